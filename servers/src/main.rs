@@ -1,0 +1,4 @@
+//! The `agentteams-mcp` command.
+#![forbid(unsafe_code)]
+
+fn main() {}

@@ -1,0 +1,131 @@
+//! The parse error: what was expected, and where (byte offset, line, column).
+
+use std::fmt;
+
+/// Why parsing stopped. Private so that new cases never break callers; the public surface is the
+/// message and the position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Code {
+    EofWhileParsingValue,
+    EofWhileParsingString,
+    EofWhileParsingArray,
+    EofWhileParsingObject,
+    ExpectedValue,
+    ExpectedColon,
+    ExpectedCommaOrEndOfArray,
+    ExpectedCommaOrEndOfObject,
+    ExpectedObjectKey,
+    TrailingComma,
+    TrailingCharacters,
+    InvalidNumber,
+    InvalidEscape,
+    InvalidUnicodeEscape,
+    LoneSurrogate,
+    ControlCharacterInString,
+    InvalidUtf8,
+    DepthLimitExceeded(usize),
+}
+
+/// A JSON syntax error with its position in the input.
+///
+/// The line and column are computed only when the error is built, so a successful parse pays
+/// nothing for them. Lines and columns count from 1; the column counts bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    code: Code,
+    offset: usize,
+    line: usize,
+    column: usize,
+}
+
+impl ParseError {
+    #[cold]
+    pub(crate) fn at(code: Code, input: &[u8], offset: usize) -> ParseError {
+        let offset = offset.min(input.len());
+        let before = &input[..offset];
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        ParseError {
+            code,
+            offset,
+            line,
+            column: offset - line_start + 1,
+        }
+    }
+
+    /// Byte offset of the offending byte (or of the end of input).
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+    /// 1-based line of the error.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+    /// 1-based byte column of the error within its line.
+    pub fn column(&self) -> usize {
+        self.column
+    }
+    /// True when the input ended before the value did (more bytes could complete it).
+    pub fn is_eof(&self) -> bool {
+        matches!(
+            self.code,
+            Code::EofWhileParsingValue
+                | Code::EofWhileParsingString
+                | Code::EofWhileParsingArray
+                | Code::EofWhileParsingObject
+        )
+    }
+    /// True when the input nests deeper than the limit allows.
+    pub fn is_depth_limit(&self) -> bool {
+        matches!(self.code, Code::DepthLimitExceeded(_))
+    }
+    /// The message without the position.
+    pub fn message(&self) -> String {
+        match self.code {
+            Code::EofWhileParsingValue => "unexpected end of input, expected a value".into(),
+            Code::EofWhileParsingString => "unexpected end of input inside a string".into(),
+            Code::EofWhileParsingArray => {
+                "unexpected end of input inside an array, expected ',' or ']'".into()
+            }
+            Code::EofWhileParsingObject => {
+                "unexpected end of input inside an object, expected ',' or '}'".into()
+            }
+            Code::ExpectedValue => "expected a value".into(),
+            Code::ExpectedColon => "expected ':' after an object key".into(),
+            Code::ExpectedCommaOrEndOfArray => "expected ',' or ']' in an array".into(),
+            Code::ExpectedCommaOrEndOfObject => "expected ',' or '}' in an object".into(),
+            Code::ExpectedObjectKey => "expected a string object key".into(),
+            Code::TrailingComma => "trailing comma before the closing bracket".into(),
+            Code::TrailingCharacters => "unexpected characters after the value".into(),
+            Code::InvalidNumber => "invalid number".into(),
+            Code::InvalidEscape => "invalid escape in a string".into(),
+            Code::InvalidUnicodeEscape => "invalid \\u escape (expected four hex digits)".into(),
+            Code::LoneSurrogate => "\\u escape is an unpaired surrogate".into(),
+            Code::ControlCharacterInString => {
+                "control character in a string (must be escaped)".into()
+            }
+            Code::InvalidUtf8 => "invalid UTF-8".into(),
+            Code::DepthLimitExceeded(limit) => {
+                format!("nesting deeper than the limit of {limit} levels")
+            }
+        }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} at line {} column {} (byte {})",
+            self.message(),
+            self.line,
+            self.column,
+            self.offset
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}

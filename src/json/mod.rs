@@ -1,0 +1,592 @@
+//! JSON values, a strict RFC 8259 parser and the two writers the protocol needs.
+//!
+//! This module is the only JSON implementation in the project: every transport, index file and tool
+//! result goes through it. It is not a serialisation framework (there is no derive, no typed
+//! deserialisation); callers walk a [`Value`].
+//!
+//! Design points:
+//! - Nothing recurses on nesting depth: the parser keeps an explicit stack, the writers walk with an
+//!   explicit stack, and [`Array`]/[`Map`] drop their children iteratively. Parsing stops at
+//!   [`DEFAULT_MAX_DEPTH`] levels with an error, never a stack overflow.
+//! - Numbers keep what the wire needs: integers exact to `u64`/`i64`, floats correctly rounded to `f64`,
+//!   and any number that neither can hold exactly (an integer beyond 64 bits, a float beyond `f64`'s
+//!   range) keeps its source text so it is written back byte for byte.
+//! - Objects keep insertion order. Duplicate keys are kept as parsed; [`Map::get`] answers the last one
+//!   (the behaviour of Python's `json`, which the reference implementation uses).
+//!
+//! ```
+//! use agentteams_mcp::json::{self, Value};
+//! let v = json::parse(br#"{"id": 12345678901234567890, "b": [1.5, null]}"#).unwrap();
+//! assert_eq!(v.get("id").and_then(Value::as_u64), Some(12345678901234567890));
+//! assert_eq!(json::to_string(&v), r#"{"id":12345678901234567890,"b":[1.5,null]}"#);
+//! ```
+
+mod error;
+mod parse;
+mod write;
+
+pub use error::ParseError;
+pub use parse::{parse, parse_with_limits, Limits, DEFAULT_MAX_DEPTH};
+pub use write::{
+    to_pretty_ascii_sorted, to_string, write_compact, write_pretty_ascii_sorted, write_python_float,
+};
+
+use std::ops::{Deref, DerefMut};
+
+/// A JSON value.
+#[derive(Clone, Debug, Default)]
+pub enum Value {
+    #[default]
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(String),
+    Array(Array),
+    Object(Map),
+}
+
+/// A JSON number, stored the way that keeps it exact.
+#[derive(Clone, Debug)]
+pub struct Number {
+    n: N,
+}
+
+#[derive(Clone, Debug)]
+enum N {
+    /// A non-negative integer that fits in u64.
+    PosInt(u64),
+    /// A negative integer that fits in i64.
+    NegInt(i64),
+    /// A finite float (the token had a fraction or exponent).
+    Float(f64),
+    /// A number no primitive holds exactly: its source text, already validated as a JSON number.
+    Verbatim(Box<str>),
+}
+
+impl Number {
+    /// Whether the number was written as an integer (no fraction, no exponent).
+    pub fn is_integer_token(&self) -> bool {
+        match &self.n {
+            N::PosInt(_) | N::NegInt(_) => true,
+            N::Float(_) => false,
+            N::Verbatim(s) => !s.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')),
+        }
+    }
+
+    /// The value as u64 when it is an integer token in range.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self.n {
+            N::PosInt(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// The value as i64 when it is an integer token in range.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self.n {
+            N::PosInt(u) => i64::try_from(u).ok(),
+            N::NegInt(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The value as f64 (nearest; infinite for a verbatim number beyond f64's range).
+    pub fn as_f64(&self) -> f64 {
+        match &self.n {
+            N::PosInt(u) => *u as f64,
+            N::NegInt(i) => *i as f64,
+            N::Float(f) => *f,
+            N::Verbatim(s) => s.parse().unwrap_or(f64::NAN),
+        }
+    }
+
+    /// A float number; `None` for NaN or infinity, which JSON cannot carry.
+    pub fn from_f64(f: f64) -> Option<Number> {
+        f.is_finite().then_some(Number { n: N::Float(f) })
+    }
+
+    /// True when this number came from (or is) a float token.
+    pub fn is_float(&self) -> bool {
+        matches!(self.n, N::Float(_))
+    }
+
+    pub(crate) fn verbatim(text: &str) -> Number {
+        Number {
+            n: N::Verbatim(text.into()),
+        }
+    }
+
+    pub(crate) fn float(f: f64) -> Number {
+        Number { n: N::Float(f) }
+    }
+}
+
+impl From<u64> for Number {
+    fn from(u: u64) -> Self {
+        Number { n: N::PosInt(u) }
+    }
+}
+
+impl From<i64> for Number {
+    fn from(i: i64) -> Self {
+        if i >= 0 {
+            Number {
+                n: N::PosInt(i as u64),
+            }
+        } else {
+            Number { n: N::NegInt(i) }
+        }
+    }
+}
+
+impl PartialEq for Number {
+    /// Numbers are equal when they denote the same value of the same kind (integer or float);
+    /// verbatim numbers compare by text.
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.n, &other.n) {
+            (N::PosInt(a), N::PosInt(b)) => a == b,
+            (N::NegInt(a), N::NegInt(b)) => a == b,
+            (N::Float(a), N::Float(b)) => a == b,
+            (N::Verbatim(a), N::Verbatim(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// A JSON array. A thin wrapper over `Vec<Value>` whose `Drop` does not recurse.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Array(Vec<Value>);
+
+impl Array {
+    pub fn new() -> Array {
+        Array(Vec::new())
+    }
+    /// Takes the elements out.
+    pub fn into_vec(mut self) -> Vec<Value> {
+        std::mem::take(&mut self.0)
+    }
+}
+
+impl From<Vec<Value>> for Array {
+    fn from(v: Vec<Value>) -> Self {
+        Array(v)
+    }
+}
+
+impl Deref for Array {
+    type Target = Vec<Value>;
+    fn deref(&self) -> &Vec<Value> {
+        &self.0
+    }
+}
+
+impl DerefMut for Array {
+    fn deref_mut(&mut self) -> &mut Vec<Value> {
+        &mut self.0
+    }
+}
+
+impl FromIterator<Value> for Array {
+    fn from_iter<I: IntoIterator<Item = Value>>(iter: I) -> Self {
+        Array(iter.into_iter().collect())
+    }
+}
+
+/// A JSON object: entries in insertion order. `Drop` does not recurse.
+#[derive(Clone, Debug, Default)]
+pub struct Map {
+    entries: Vec<(String, Value)>,
+}
+
+impl Map {
+    pub fn new() -> Map {
+        Map::default()
+    }
+
+    pub fn with_capacity(n: usize) -> Map {
+        Map {
+            entries: Vec::with_capacity(n),
+        }
+    }
+
+    /// The value of `key`; with duplicate keys, the last one (as Python's `json` keeps).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.entries
+            .iter_mut()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.entries.iter().any(|(k, _)| k == key)
+    }
+
+    /// Sets `key`: replaces the value in place when present (keeping its position), else appends.
+    pub fn insert(&mut self, key: impl Into<String>, value: Value) {
+        let key = key.into();
+        match self.get_mut(&key) {
+            Some(slot) => *slot = value,
+            None => self.entries.push((key, value)),
+        }
+    }
+
+    /// Appends without looking for an existing key (the parser's path; keeps duplicates).
+    pub(crate) fn push_unchecked(&mut self, key: String, value: Value) {
+        self.entries.push((key, value));
+    }
+
+    /// Removes every entry with `key`, returning the last value.
+    pub fn remove(&mut self, key: &str) -> Option<Value> {
+        let mut found = None;
+        let mut i = 0;
+        while i < self.entries.len() {
+            if self.entries[i].0 == key {
+                found = Some(self.entries.remove(i).1);
+            } else {
+                i += 1;
+            }
+        }
+        found
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &Value> {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    /// Takes the entries out, in order.
+    pub fn into_entries(mut self) -> Vec<(String, Value)> {
+        std::mem::take(&mut self.entries)
+    }
+
+    pub(crate) fn entries(&self) -> &[(String, Value)] {
+        &self.entries
+    }
+}
+
+impl PartialEq for Map {
+    /// Maps are equal when they hold the same entries in the same order.
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
+}
+
+impl FromIterator<(String, Value)> for Map {
+    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+        let mut m = Map::new();
+        for (k, v) in iter {
+            m.insert(k, v);
+        }
+        m
+    }
+}
+
+/// Moves every nested container of `first` onto a heap stack and lets them drop one level at a time,
+/// so dropping a deeply nested value uses constant call-stack depth.
+fn drop_iteratively(first: Vec<Value>) {
+    let mut stack: Vec<Value> = Vec::new();
+    let push_children = |children: Vec<Value>, stack: &mut Vec<Value>| {
+        for child in children {
+            match &child {
+                Value::Array(a) if !a.0.is_empty() => stack.push(child),
+                Value::Object(m) if !m.entries.is_empty() => stack.push(child),
+                _ => {}
+            }
+        }
+    };
+    push_children(first, &mut stack);
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(mut a) => {
+                let children = std::mem::take(&mut a.0);
+                push_children(children, &mut stack);
+            }
+            Value::Object(mut m) => {
+                let children = std::mem::take(&mut m.entries)
+                    .into_iter()
+                    .map(|(_, v)| v)
+                    .collect();
+                push_children(children, &mut stack);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn has_nested_container(values: &[Value]) -> bool {
+    values.iter().any(|v| match v {
+        Value::Array(a) => !a.0.is_empty(),
+        Value::Object(m) => !m.entries.is_empty(),
+        _ => false,
+    })
+}
+
+impl Drop for Array {
+    fn drop(&mut self) {
+        if has_nested_container(&self.0) {
+            drop_iteratively(std::mem::take(&mut self.0));
+        }
+    }
+}
+
+impl Drop for Map {
+    fn drop(&mut self) {
+        if self.entries.iter().any(|(_, v)| match v {
+            Value::Array(a) => !a.0.is_empty(),
+            Value::Object(m) => !m.entries.is_empty(),
+            _ => false,
+        }) {
+            let values = std::mem::take(&mut self.entries)
+                .into_iter()
+                .map(|(_, v)| v)
+                .collect();
+            drop_iteratively(values);
+        }
+    }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Number(a), Value::Number(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => a.0 == b.0,
+            (Value::Object(a), Value::Object(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Value {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+    pub fn as_number(&self) -> Option<&Number> {
+        match self {
+            Value::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+    /// An integer token in u64 range.
+    pub fn as_u64(&self) -> Option<u64> {
+        self.as_number().and_then(Number::as_u64)
+    }
+    /// An integer token in i64 range.
+    pub fn as_i64(&self) -> Option<i64> {
+        self.as_number().and_then(Number::as_i64)
+    }
+    pub fn as_f64(&self) -> Option<f64> {
+        self.as_number().map(Number::as_f64)
+    }
+    pub fn as_array(&self) -> Option<&Array> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+    pub fn as_array_mut(&mut self) -> Option<&mut Array> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+    pub fn as_object(&self) -> Option<&Map> {
+        match self {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+    pub fn as_object_mut(&mut self) -> Option<&mut Map> {
+        match self {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+    /// The member `key` of an object; `None` for a missing key or a non-object.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.as_object().and_then(|m| m.get(key))
+    }
+    /// The JSON type name as JSON Schema spells it ("integer" for integer tokens).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_integer_token() => "integer",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        }
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::String(s.to_owned())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::String(s)
+    }
+}
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+impl From<u64> for Value {
+    fn from(u: u64) -> Self {
+        Value::Number(u.into())
+    }
+}
+impl From<i64> for Value {
+    fn from(i: i64) -> Self {
+        Value::Number(i.into())
+    }
+}
+impl From<u32> for Value {
+    fn from(u: u32) -> Self {
+        Value::Number(u64::from(u).into())
+    }
+}
+impl From<i32> for Value {
+    fn from(i: i32) -> Self {
+        Value::Number(i64::from(i).into())
+    }
+}
+impl From<usize> for Value {
+    fn from(u: usize) -> Self {
+        Value::Number((u as u64).into())
+    }
+}
+impl From<f64> for Value {
+    /// A finite float; NaN and infinities become `null` (JSON cannot carry them).
+    fn from(f: f64) -> Self {
+        Number::from_f64(f).map_or(Value::Null, Value::Number)
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(v: Vec<Value>) -> Self {
+        Value::Array(Array(v))
+    }
+}
+impl From<Map> for Value {
+    fn from(m: Map) -> Self {
+        Value::Object(m)
+    }
+}
+impl From<Array> for Value {
+    fn from(a: Array) -> Self {
+        Value::Array(a)
+    }
+}
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(o: Option<T>) -> Self {
+        o.map_or(Value::Null, Into::into)
+    }
+}
+
+/// Builds an object from `(key, value)` pairs, keeping their order.
+///
+/// ```
+/// use agentteams_mcp::json::{obj, Value};
+/// let v = obj([("a", Value::from(1u64)), ("b", "x".into())]);
+/// assert_eq!(agentteams_mcp::json::to_string(&v), r#"{"a":1,"b":"x"}"#);
+/// ```
+pub fn obj<K: Into<String>, const LEN: usize>(pairs: [(K, Value); LEN]) -> Value {
+    let mut m = Map::with_capacity(LEN);
+    for (k, v) in pairs {
+        m.insert(k, v);
+    }
+    Value::Object(m)
+}
+
+impl std::fmt::Display for Value {
+    /// The compact wire form.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&to_string(self))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dropping_deep_nesting_does_not_overflow_the_stack() {
+        let mut v = Value::Null;
+        for _ in 0..1_000_000 {
+            v = Value::Array(Array(vec![v]));
+        }
+        drop(v);
+        let mut v = Value::Null;
+        for _ in 0..1_000_000 {
+            let mut m = Map::new();
+            m.insert("k", v);
+            v = Value::Object(m);
+        }
+        drop(v);
+    }
+
+    #[test]
+    fn map_get_returns_last_duplicate_and_insert_replaces_in_place() {
+        let mut m = Map::new();
+        m.push_unchecked("a".into(), 1u64.into());
+        m.push_unchecked("b".into(), 2u64.into());
+        m.push_unchecked("a".into(), 3u64.into());
+        assert_eq!(m.get("a"), Some(&Value::from(3u64)));
+        m.insert("b", 4u64.into());
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["a", "b", "a"]);
+        assert_eq!(m.remove("a"), Some(Value::from(3u64)));
+        assert_eq!(m.len(), 1);
+    }
+
+    #[test]
+    fn type_names_follow_json_schema() {
+        let v = parse(br#"[null, true, 1, 1.0, "s", [], {}]"#).unwrap();
+        let names: Vec<_> = v.as_array().unwrap().iter().map(Value::type_name).collect();
+        assert_eq!(
+            names,
+            ["null", "boolean", "integer", "number", "string", "array", "object"]
+        );
+    }
+}

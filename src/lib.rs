@@ -1,0 +1,12 @@
+//! agentteams-mcp: the Model Context Protocol stack the agentteams servers run on, written on Rust's
+//! standard library alone.
+//!
+//! Layers, bottom up: [`json`] (values, parser, writers), [`jsonrpc`] (message classification and
+//! error codes), [`server`] (the transport-agnostic engine and the [`server::ToolSet`] trait servers
+//! implement), and the transports ([`stdio`]). This crate knows MCP and nothing of git or indexes:
+//! the servers live in the `agentteams-mcp-servers` package.
+
+#![forbid(unsafe_code)]
+
+pub mod json;
+pub mod server;

@@ -1,0 +1,193 @@
+//! What a running tool call can see and do: cancellation, progress and log notifications.
+//!
+//! Notifications never go straight to a transport: they pass through the [`Notify`] sink the
+//! transport handed to the engine, so stdio and HTTP (SSE) deliver them the same way.
+
+use crate::json::{obj, Map, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+/// Receives the notifications a call emits before its result (progress, log messages).
+pub trait Notify: Send + Sync {
+    fn notify(&self, notification: Value);
+}
+
+/// A [`Notify`] that drops everything (for hosts that want only replies).
+pub struct DiscardNotifications;
+
+impl Notify for DiscardNotifications {
+    fn notify(&self, _notification: Value) {}
+}
+
+/// Shared cancellation flag of one call. Cloning shares the flag.
+#[derive(Clone, Default)]
+pub struct CancelToken {
+    inner: Arc<CancelInner>,
+}
+
+#[derive(Default)]
+struct CancelInner {
+    cancelled: AtomicBool,
+    lock: Mutex<()>,
+    changed: Condvar,
+}
+
+impl CancelToken {
+    pub fn new() -> CancelToken {
+        CancelToken::default()
+    }
+
+    /// Marks the call cancelled and wakes anyone waiting on it.
+    pub fn cancel(&self) {
+        self.inner.cancelled.store(true, Ordering::SeqCst);
+        let _guard = self.inner.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.inner.changed.notify_all();
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancelled.load(Ordering::SeqCst)
+    }
+
+    /// Sleeps up to `timeout`, returning early (true) if the call is cancelled meanwhile.
+    pub fn wait_timeout(&self, timeout: Duration) -> bool {
+        let guard = self.inner.lock.lock().unwrap_or_else(|e| e.into_inner());
+        if self.is_cancelled() {
+            return true;
+        }
+        let _ = self
+            .inner
+            .changed
+            .wait_timeout_while(guard, timeout, |_| !self.is_cancelled());
+        self.is_cancelled()
+    }
+}
+
+/// RFC 5424 severities, in ascending order, as MCP's logging utility names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+    Critical,
+    Alert,
+    Emergency,
+}
+
+impl LogLevel {
+    pub const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<LogLevel> {
+        LogLevel::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+}
+
+/// Everything a tool call gets besides its arguments.
+pub struct CallContext<'a> {
+    pub(crate) cancel: CancelToken,
+    pub(crate) notify: &'a dyn Notify,
+    pub(crate) progress_token: Option<Value>,
+    /// Log messages at or above this level are sent; `None`: the client asked for none.
+    pub(crate) log_level: Option<LogLevel>,
+    /// Whether progress notifications may carry `message` (revision 2025-03-26 and later).
+    pub(crate) progress_message: bool,
+    pub(crate) last_progress: Mutex<Option<f64>>,
+}
+
+impl<'a> CallContext<'a> {
+    /// A context for calling a tool outside any session (tests, embedding): no notifications.
+    pub fn detached(cancel: CancelToken) -> CallContext<'static> {
+        CallContext {
+            cancel,
+            notify: &DiscardNotifications,
+            progress_token: None,
+            log_level: None,
+            progress_message: true,
+            last_progress: Mutex::new(None),
+        }
+    }
+
+    /// True once the client cancelled this call (or the transport went away).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The call's cancellation token, to hand to helper threads or wait on.
+    pub fn cancel_token(&self) -> &CancelToken {
+        &self.cancel
+    }
+
+    /// Sends `notifications/progress` if the request asked for progress. `progress` must increase
+    /// from one notification to the next; a value that does not is dropped.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = &self.progress_token else {
+            return;
+        };
+        let mut last = self.last_progress.lock().unwrap_or_else(|e| e.into_inner());
+        if last.is_some_and(|l| progress <= l) {
+            return;
+        }
+        *last = Some(progress);
+        let mut params = Map::new();
+        params.insert("progressToken", token.clone());
+        params.insert("progress", Value::from(progress));
+        if let Some(total) = total {
+            params.insert("total", Value::from(total));
+        }
+        if let (Some(message), true) = (message, self.progress_message) {
+            params.insert("message", Value::from(message));
+        }
+        self.notify.notify(obj([
+            ("jsonrpc", Value::from("2.0")),
+            ("method", Value::from("notifications/progress")),
+            ("params", Value::Object(params)),
+        ]));
+    }
+
+    /// Whether a log message at `level` would be sent.
+    pub fn wants_log(&self, level: LogLevel) -> bool {
+        self.log_level.is_some_and(|min| level >= min)
+    }
+
+    /// Sends `notifications/message` when the client's log level admits `level`.
+    pub fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
+        if !self.wants_log(level) {
+            return;
+        }
+        let mut params = Map::new();
+        params.insert("level", Value::from(level.as_str()));
+        if let Some(logger) = logger {
+            params.insert("logger", Value::from(logger));
+        }
+        params.insert("data", data);
+        self.notify.notify(obj([
+            ("jsonrpc", Value::from("2.0")),
+            ("method", Value::from("notifications/message")),
+            ("params", Value::Object(params)),
+        ]));
+    }
+}

@@ -1,0 +1,12 @@
+//! The transport-agnostic MCP engine: lifecycle, version negotiation, dispatch, argument validation
+//! and result envelopes, for any [`ToolSet`].
+//!
+//! Transports (stdio, HTTP) parse bytes into a [`Value`](crate::json::Value), hand it to a
+//! [`Session`] and write back what it returns; servers only implement [`ToolSet`]. Nothing here does
+//! I/O of its own.
+
+mod context;
+mod tool;
+
+pub use context::{CallContext, CancelToken, DiscardNotifications, LogLevel, Notify};
+pub use tool::{Annotations, Tool, ToolError, ToolOutput, ToolSet};
