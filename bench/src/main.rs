@@ -20,12 +20,15 @@ struct Options {
     iterations: usize,
     data: PathBuf,
     files: Vec<String>,
+    /// Run only agentteams_mcp::json (for a profiler); no comparison is printed.
+    ours_only: bool,
 }
 
 fn options() -> Result<Options, String> {
     let mut iterations = DEFAULT_ITERATIONS;
     let mut data = None;
     let mut files = Vec::new();
+    let mut ours_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -38,6 +41,7 @@ fn options() -> Result<Options, String> {
                     return Err("--iterations must be at least 1".into());
                 }
             }
+            "--ours-only" => ours_only = true,
             "--data" => data = Some(PathBuf::from(args.next().ok_or("--data needs a folder")?)),
             _ if arg.starts_with("--") => return Err(format!("unknown option {arg}")),
             _ => files.push(arg),
@@ -58,6 +62,7 @@ fn options() -> Result<Options, String> {
         iterations,
         data,
         files,
+        ours_only,
     })
 }
 
@@ -71,34 +76,42 @@ fn mb_per_s(bytes: usize, t: Duration) -> f64 {
 }
 
 /// Times `ours` and `theirs` alternately `iterations` times (after one warm-up each) and returns
-/// their median durations.
+/// their median durations; `theirs` is skipped (and `None`) when `ours_only`.
 fn compare(
     iterations: usize,
+    ours_only: bool,
     mut ours: impl FnMut(),
     mut theirs: impl FnMut(),
-) -> (Duration, Duration) {
+) -> (Duration, Option<Duration>) {
     ours();
-    theirs();
+    if !ours_only {
+        theirs();
+    }
     let mut a = Vec::with_capacity(iterations);
     let mut b = Vec::with_capacity(iterations);
     for _ in 0..iterations {
         let t = Instant::now();
         ours();
         a.push(t.elapsed());
-        let t = Instant::now();
-        theirs();
-        b.push(t.elapsed());
+        if !ours_only {
+            let t = Instant::now();
+            theirs();
+            b.push(t.elapsed());
+        }
     }
-    (median(&mut a), median(&mut b))
+    (median(&mut a), (!ours_only).then(|| median(&mut b)))
 }
 
-fn report(file: &str, what: &str, bytes: usize, ours: Duration, theirs: Duration) {
-    println!(
-        "| {file} | {what} | {:.1} | {:.1} | {:.2}x |",
-        mb_per_s(bytes, ours),
-        mb_per_s(bytes, theirs),
-        theirs.as_secs_f64() / ours.as_secs_f64()
-    );
+fn report(file: &str, what: &str, bytes: usize, (ours, theirs): (Duration, Option<Duration>)) {
+    match theirs {
+        Some(theirs) => println!(
+            "| {file} | {what} | {:.1} | {:.1} | {:.2}x |",
+            mb_per_s(bytes, ours),
+            mb_per_s(bytes, theirs),
+            theirs.as_secs_f64() / ours.as_secs_f64()
+        ),
+        None => println!("| {file} | {what} | {:.1} | - | - |", mb_per_s(bytes, ours)),
+    }
 }
 
 fn main() {
@@ -125,24 +138,25 @@ fn main() {
                 std::process::exit(2);
             }
         };
-        let (ours, theirs) = compare(
+        let parse = compare(
             opts.iterations,
+            opts.ours_only,
             || {
                 black_box(agentteams_mcp::json::parse(black_box(&bytes)).expect("parses"));
             },
             || {
                 black_box(
-                    serde_json::from_slice::<serde_json::Value>(black_box(&bytes))
-                        .expect("parses"),
+                    serde_json::from_slice::<serde_json::Value>(black_box(&bytes)).expect("parses"),
                 );
             },
         );
-        report(file, "parse", bytes.len(), ours, theirs);
+        report(file, "parse", bytes.len(), parse);
 
         let our_value = agentteams_mcp::json::parse(&bytes).expect("parses");
         let their_value: serde_json::Value = serde_json::from_slice(&bytes).expect("parses");
-        let (ours, theirs) = compare(
+        let serialize = compare(
             opts.iterations,
+            opts.ours_only,
             || {
                 black_box(agentteams_mcp::json::to_string(black_box(&our_value)));
             },
@@ -150,6 +164,6 @@ fn main() {
                 black_box(serde_json::to_string(black_box(&their_value)).expect("serializes"));
             },
         );
-        report(file, "serialize (compact)", bytes.len(), ours, theirs);
+        report(file, "serialize (compact)", bytes.len(), serialize);
     }
 }
