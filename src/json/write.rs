@@ -42,16 +42,35 @@ enum Style {
 /// A container being written: its remaining elements.
 enum Open<'a> {
     Array(std::slice::Iter<'a, Value>),
-    Object(std::vec::IntoIter<&'a (String, Value)>),
+    Object(Entries<'a>),
 }
 
-fn object_entries(map: &Map, style: Style) -> Vec<&(String, Value)> {
-    let mut entries: Vec<&(String, Value)> = map.entries().iter().collect();
-    if style == Style::PrettyAsciiSorted {
-        // Stable sort: with duplicate keys the later one is written last, as a dict would keep it.
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+/// An object's entries in writing order: as stored (compact), or sorted by key (pretty).
+enum Entries<'a> {
+    InOrder(std::slice::Iter<'a, (String, Value)>),
+    Sorted(std::vec::IntoIter<&'a (String, Value)>),
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = &'a (String, Value);
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Entries::InOrder(iter) => iter.next(),
+            Entries::Sorted(iter) => iter.next(),
+        }
     }
-    entries
+}
+
+fn object_entries(map: &Map, style: Style) -> Entries<'_> {
+    match style {
+        Style::Compact => Entries::InOrder(map.entries().iter()),
+        Style::PrettyAsciiSorted => {
+            let mut entries: Vec<&(String, Value)> = map.entries().iter().collect();
+            // Stable sort: with duplicate keys the later one is written last, as a dict keeps it.
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Entries::Sorted(entries.into_iter())
+        }
+    }
 }
 
 fn newline_indent(out: &mut String, depth: usize) {
@@ -87,7 +106,7 @@ fn write_value(root: &Value, out: &mut String, style: Style) {
                 }
                 Value::Object(m) => {
                     out.push('{');
-                    let mut iter = object_entries(m, style).into_iter();
+                    let mut iter = object_entries(m, style);
                     if pretty {
                         newline_indent(out, stack.len() + 1);
                     }
@@ -211,14 +230,64 @@ fn write_escaped_ascii(s: &str, out: &mut String) {
 
 fn write_number(n: &Number, out: &mut String) {
     match &n.n {
-        N::PosInt(u) => {
-            let _ = write!(out, "{u}");
-        }
+        N::PosInt(u) => write_u64(*u, out),
         N::NegInt(i) => {
-            let _ = write!(out, "{i}");
+            out.push('-');
+            write_u64(i.unsigned_abs(), out);
         }
         N::Float(f) => write_python_float(*f, out),
         N::Verbatim(text) => out.push_str(text),
+    }
+}
+
+/// "00" to "99", for writing integers two digits at a time.
+static DIGIT_PAIRS: [u8; 200] = {
+    let mut table = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        table[2 * i] = b'0' + (i / 10) as u8;
+        table[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    table
+};
+
+/// Writes `n` in decimal without going through `fmt` (which costs a formatter per number).
+fn write_u64(mut n: u64, out: &mut String) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    } else {
+        i -= 1;
+        buf[i] = b'0' + n as u8;
+    }
+    out.push_str(std::str::from_utf8(&buf[i..]).expect("decimal digits are ASCII"));
+}
+
+/// A fixed buffer `fmt` can write into, so formatting a float allocates nothing.
+struct StackText {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        self.bytes
+            .get_mut(self.len..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
@@ -226,49 +295,60 @@ fn write_number(n: &Number, out: &mut String) {
 /// notation when the decimal exponent is in -4..16 (always with a fraction, `12.0`), otherwise
 /// `d.ddde±XX` with at least two exponent digits.
 pub fn write_python_float(f: f64, out: &mut String) {
-    // `{:e}` gives the shortest round-trip digits as `d.ddde[-]X`.
-    let sci = format!("{f:e}");
+    // `{:e}` gives the shortest round-trip digits as `[-]d.ddde[-]X` (at most 24 bytes).
+    let mut sci = StackText {
+        bytes: [0; 32],
+        len: 0,
+    };
+    write!(sci, "{f:e}").expect("a float's {:e} form fits in 32 bytes");
+    let sci = std::str::from_utf8(&sci.bytes[..sci.len]).expect("{:e} output is ASCII");
     let (mantissa, exponent) = sci.split_once('e').expect("{:e} always has an exponent");
     let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
+    let mantissa = match mantissa.strip_prefix('-') {
+        Some(m) => {
+            out.push('-');
+            m
+        }
+        None => mantissa,
     };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    out.push_str(sign);
+    // The significant digits: the first, then those after the point.
+    let (first, rest) = mantissa.split_at(1);
+    let rest = rest.strip_prefix('.').unwrap_or(rest);
+    let digit_count = 1 + rest.len();
     if (-4..16).contains(&exponent) {
         if exponent < 0 {
             out.push_str("0.");
             for _ in 0..(-exponent - 1) {
                 out.push('0');
             }
-            out.push_str(&digits);
+            out.push_str(first);
+            out.push_str(rest);
         } else {
             let int_len = exponent as usize + 1;
-            if digits.len() <= int_len {
-                out.push_str(&digits);
-                for _ in digits.len()..int_len {
+            out.push_str(first);
+            if digit_count <= int_len {
+                out.push_str(rest);
+                for _ in digit_count..int_len {
                     out.push('0');
                 }
                 out.push_str(".0");
             } else {
-                out.push_str(&digits[..int_len]);
+                out.push_str(&rest[..int_len - 1]);
                 out.push('.');
-                out.push_str(&digits[int_len..]);
+                out.push_str(&rest[int_len - 1..]);
             }
         }
     } else {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
+        out.push_str(first);
+        if !rest.is_empty() {
             out.push('.');
-            out.push_str(&digits[1..]);
+            out.push_str(rest);
         }
-        let _ = write!(
-            out,
-            "e{}{:02}",
-            if exponent < 0 { '-' } else { '+' },
-            exponent.abs()
-        );
+        out.push_str(if exponent < 0 { "e-" } else { "e+" });
+        if exponent.abs() < 10 {
+            out.push('0');
+        }
+        write_u64(u64::from(exponent.unsigned_abs()), out);
     }
 }
 
@@ -302,6 +382,39 @@ mod tests {
             (-2.5e-7, "-2.5e-07"),
             (5e-324, "5e-324"),
             (1.7976931348623157e308, "1.7976931348623157e+308"),
+        ];
+        for &(f, want) in cases {
+            assert_eq!(py(f), want, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn integers_are_written_in_decimal() {
+        for n in [0u64, 7, 10, 99, 100, 101, 12345, 1 << 53, u64::MAX] {
+            let mut s = String::new();
+            write_u64(n, &mut s);
+            assert_eq!(s, n.to_string());
+        }
+        let v = parse(b"[-9223372036854775808, -1, 0, 18446744073709551615]").unwrap();
+        assert_eq!(
+            to_string(&v),
+            "[-9223372036854775808,-1,0,18446744073709551615]"
+        );
+    }
+
+    #[test]
+    fn floats_print_as_python_repr_across_magnitudes() {
+        // Python's repr: repr(float) for these values, checked by hand against CPython 3.11.
+        let cases: &[(f64, &str)] = &[
+            (1e15, "1000000000000000.0"),
+            (1.2345e15, "1234500000000000.0"),
+            (123.456, "123.456"),
+            (1e-4, "0.0001"),
+            (1.5e-4, "0.00015"),
+            (9.5e-5, "9.5e-05"),
+            (1e100, "1e+100"),
+            (-1.25e-300, "-1.25e-300"),
+            (2.5e22, "2.5e+22"),
         ];
         for &(f, want) in cases {
             assert_eq!(py(f), want, "{f:e}");
