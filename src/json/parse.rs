@@ -467,7 +467,9 @@ impl<'a> Parser<'a> {
             ));
         }
 
-        let mut significant = if mantissa == 0 { 0 } else { int_digits };
+        // The integer part has no leading zeros, so all its digits count unless it is just "0". (Not
+        // `mantissa == 0`: a long integer part can wrap the accumulator to exactly zero.)
+        let mut significant = if input[int_start] == b'0' { 0 } else { int_digits };
         let mut fraction_digits = 0;
         if input.get(i) == Some(&b'.') {
             i += 1;
@@ -771,6 +773,18 @@ mod tests {
                 assert_eq!(crate::json::to_string(&got), text);
             }
         }
+    }
+
+    #[test]
+    fn fuzz_crash_integer_part_wrapping_to_zero_is_not_mistaken_for_zero() {
+        // 184467440737095516160 = 10 * 2^64: the wrapping accumulator reads it as 0, which once made
+        // this number parse as 0.1 (found by the json_parse fuzz target).
+        let text = "184467440737095516160.1";
+        let want: f64 = text.parse().unwrap();
+        assert_eq!(parse(text.as_bytes()).unwrap().as_f64(), Some(want));
+        let text = "-368934881474191032320e-1";
+        let want: f64 = text.parse().unwrap();
+        assert_eq!(parse(text.as_bytes()).unwrap().as_f64(), Some(want));
     }
 
     #[test]
