@@ -24,6 +24,7 @@
 mod error;
 mod float;
 mod parse;
+mod scan;
 mod write;
 
 pub use error::ParseError;

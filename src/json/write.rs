@@ -4,6 +4,7 @@
 //! Floats are written the way Python's `repr` writes them (shortest round-trip digits, `1e-05`,
 //! `1.5e+16`, `12.0`), which keeps tool texts byte-identical with the reference implementation.
 
+use super::scan::find_string_stop;
 use super::{Map, Number, Value, N};
 use std::fmt::Write as _;
 
@@ -164,19 +165,6 @@ fn write_key(key: &str, out: &mut String, pretty: bool) {
     out.push_str(if pretty { ": " } else { ":" });
 }
 
-/// Bytes the compact writer must escape: the quote, the backslash and control characters.
-static COMPACT_ESCAPE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut i = 0;
-    while i < 0x20 {
-        table[i] = true;
-        i += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
-
 fn write_string(s: &str, out: &mut String, ascii_only: bool) {
     out.push('"');
     if ascii_only {
@@ -184,14 +172,15 @@ fn write_string(s: &str, out: &mut String, ascii_only: bool) {
     } else {
         let bytes = s.as_bytes();
         let mut run_start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if COMPACT_ESCAPE[b as usize] {
-                out.push_str(&s[run_start..i]);
-                write_short_escape_or_u(b as char, out);
-                run_start = i + 1;
-            }
+        loop {
+            let stop = find_string_stop(bytes, run_start);
+            out.push_str(&s[run_start..stop]);
+            let Some(&b) = bytes.get(stop) else {
+                break;
+            };
+            write_short_escape_or_u(char::from(b), out);
+            run_start = stop + 1;
         }
-        out.push_str(&s[run_start..]);
     }
     out.push('"');
 }
