@@ -21,10 +21,12 @@
 //! assert_eq!(json::to_string(&v), r#"{"id":12345678901234567890,"b":[1.5,null]}"#);
 //! ```
 
+mod bigint;
 mod error;
 mod float;
 mod parse;
 mod scan;
+mod shortest;
 mod write;
 
 pub use error::ParseError;

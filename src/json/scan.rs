@@ -61,7 +61,11 @@ mod tests {
                     let want = (start..buf.len())
                         .find(|&i| STRING_STOP[buf[i] as usize])
                         .unwrap_or(buf.len());
-                    assert_eq!(find_string_stop(&buf, start), want, "byte {special:#x} at {at}");
+                    assert_eq!(
+                        find_string_stop(&buf, start),
+                        want,
+                        "byte {special:#x} at {at}"
+                    );
                 }
             }
         }

@@ -5,6 +5,7 @@
 //! `1.5e+16`, `12.0`), which keeps tool texts byte-identical with the reference implementation.
 
 use super::scan::find_string_stop;
+use super::shortest::shortest_digits;
 use super::{Map, Number, Value, N};
 use std::fmt::Write as _;
 
@@ -242,8 +243,13 @@ static DIGIT_PAIRS: [u8; 200] = {
 };
 
 /// Writes `n` in decimal without going through `fmt` (which costs a formatter per number).
-fn write_u64(mut n: u64, out: &mut String) {
+fn write_u64(n: u64, out: &mut String) {
     let mut buf = [0u8; 20];
+    out.push_str(decimal(n, &mut buf));
+}
+
+/// `n` in decimal, written into the end of `buf`.
+fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &str {
     let mut i = buf.len();
     while n >= 100 {
         let pair = (n % 100) as usize * 2;
@@ -259,50 +265,29 @@ fn write_u64(mut n: u64, out: &mut String) {
         i -= 1;
         buf[i] = b'0' + n as u8;
     }
-    out.push_str(std::str::from_utf8(&buf[i..]).expect("decimal digits are ASCII"));
+    std::str::from_utf8(&buf[i..]).expect("decimal digits are ASCII")
 }
 
-/// A fixed buffer `fmt` can write into, so formatting a float allocates nothing.
-struct StackText {
-    bytes: [u8; 32],
-    len: usize,
-}
-
-impl std::fmt::Write for StackText {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        self.bytes
-            .get_mut(self.len..end)
-            .ok_or(std::fmt::Error)?
-            .copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
-}
-
-/// Writes a finite float as Python's `repr` does: the shortest digits that round-trip, in fixed
-/// notation when the decimal exponent is in -4..16 (always with a fraction, `12.0`), otherwise
-/// `d.ddde±XX` with at least two exponent digits.
+/// Writes a finite float as Python's `repr` does: the shortest digits that round-trip (ties to
+/// even), in fixed notation when the decimal exponent is in -4..16 (always with a fraction, `12.0`),
+/// otherwise `d.ddde±XX` with at least two exponent digits.
 pub fn write_python_float(f: f64, out: &mut String) {
-    // `{:e}` gives the shortest round-trip digits as `[-]d.ddde[-]X` (at most 24 bytes).
-    let mut sci = StackText {
-        bytes: [0; 32],
-        len: 0,
+    if f.is_sign_negative() {
+        out.push('-');
+    }
+    let magnitude = f.abs();
+    let (digits, exponent) = if magnitude == 0.0 {
+        (0, 0)
+    } else {
+        shortest_digits(magnitude)
     };
-    write!(sci, "{f:e}").expect("a float's {:e} form fits in 32 bytes");
-    let sci = std::str::from_utf8(&sci.bytes[..sci.len]).expect("{:e} output is ASCII");
-    let (mantissa, exponent) = sci.split_once('e').expect("{:e} always has an exponent");
-    let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
-    let mantissa = match mantissa.strip_prefix('-') {
-        Some(m) => {
-            out.push('-');
-            m
-        }
-        None => mantissa,
-    };
-    // The significant digits: the first, then those after the point.
-    let (first, rest) = mantissa.split_at(1);
-    let rest = rest.strip_prefix('.').unwrap_or(rest);
+    let mut buf = [0u8; 20];
+    let digits = decimal(digits, &mut buf);
+    // The exponent of the first digit, as in d.ddd × 10^exponent.
+    let exponent = exponent + digits.len() as i32 - 1;
+    let (first, rest) = digits.split_at(1);
+    // Python never shows trailing zeros after the first digit.
+    let rest = rest.trim_end_matches('0');
     let digit_count = 1 + rest.len();
     if (-4..16).contains(&exponent) {
         if exponent < 0 {
@@ -401,12 +386,33 @@ mod tests {
             (1e-4, "0.0001"),
             (1.5e-4, "0.00015"),
             (9.5e-5, "9.5e-05"),
+            (f64::from_bits(0x431A_A3D7_EAC1_1F3D), "1874624286574543.2"),
+            (1e22, "1e+22"),
+            (123e18, "1.23e+20"),
             (1e100, "1e+100"),
             (-1.25e-300, "-1.25e-300"),
             (2.5e22, "2.5e+22"),
         ];
         for &(f, want) in cases {
             assert_eq!(py(f), want, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn written_floats_read_back_to_the_same_bits() {
+        let mut state = 0x1234_5678_9ABC_DEF1u64;
+        for _ in 0..100_000 {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let f = f64::from_bits(state.wrapping_mul(0x2545_F491_4F6C_DD1D));
+            if !f.is_finite() {
+                continue;
+            }
+            let text = py(f);
+            let back: f64 = text.parse().unwrap();
+            assert_eq!(back.to_bits(), f.to_bits(), "{text}");
+            assert_eq!(parse(text.as_bytes()).unwrap().as_f64(), Some(f), "{text}");
         }
     }
 
