@@ -64,7 +64,7 @@ fn bad_lines_get_a_parse_error_and_the_loop_goes_on() {
     let mut input = Vec::new();
     input.extend_from_slice(b"{not json\n");
     input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffing\"}\n");
-    input.extend_from_slice(&vec![b'['; 200]);
+    input.extend_from_slice(&[b'['; 200]);
     input.push(b'\n');
     input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n");
     let out = run(&input);
