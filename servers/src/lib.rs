@@ -4,3 +4,5 @@
 //! and audit all live in the `agentteams-mcp` library.
 
 #![forbid(unsafe_code)]
+
+pub mod gitread;
