@@ -97,7 +97,8 @@ pub fn declarations() -> Vec<Tool> {
                 "Line authorship of a file at a revision (never the worktree). Read-only.",
                 schema(&["rev", "path"], [("rev", string()), ("path", string())]),
             )
-            .argument_message("rev", &ref_message("rev")),
+            .argument_message("rev", &ref_message("rev"))
+            .missing_argument_message("path", BLAME_NEEDS_PATH),
         ),
         with_path(Tool::new(
             GIT_STATUS,
@@ -259,41 +260,18 @@ pub fn subcommand(name: &str, arguments: &Map, path: Option<&str>) -> Result<Vec
                 "--ignore-submodules=all",
             ]))
         }
-        _ => return Err(format!("unknown tool {}", python_repr(name))),
+        _ => {
+            return Err(format!(
+                "unknown tool {}",
+                agentteams_mcp::jsonrpc::py_repr(&Value::from(name))
+            ))
+        }
     };
     if let Some(path) = path {
         argv.push("--".to_owned());
         argv.push(path.to_owned());
     }
     Ok(argv)
-}
-
-/// Python's `repr` of a string, for the reference's `unknown tool '<name>'` message.
-fn python_repr(text: &str) -> String {
-    let quote = if text.contains('\'') && !text.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::from(quote);
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
 }
 
 #[cfg(test)]
@@ -441,8 +419,6 @@ mod tests {
             subcommand("git_nope", &Map::new(), None),
             Err("unknown tool 'git_nope'".to_owned())
         );
-        assert_eq!(python_repr("it's"), "\"it's\"");
-        assert_eq!(python_repr("a\nb'\""), "'a\\nb\\'\"'");
     }
 
     #[test]
