@@ -196,6 +196,10 @@ fn parse_listing(listing: &[u8]) -> Result<Parsed, String> {
             Some(at) => (&entry[..at], Some(&entry[at + 1..])),
             None => (entry, None),
         };
+        if origin == b"command line:" {
+            // The server's own -c overrides.
+            continue;
+        }
         let key = String::from_utf8_lossy(key);
         if key.starts_with("filter.") {
             return Err(FILTER_REFUSAL.to_owned());
@@ -207,13 +211,11 @@ fn parse_listing(listing: &[u8]) -> Result<Parsed, String> {
             verdict.sets_ignore_revs_file = true;
         }
         let origin_file = origin_path(origin);
-        if origin != b"command line:" {
-            match (&mut files, &origin_file) {
-                (Some(set), Some(file)) => {
-                    set.insert(file.clone());
-                }
-                _ => files = None,
+        match (&mut files, &origin_file) {
+            (Some(set), Some(file)) => {
+                set.insert(file.clone());
             }
+            _ => files = None,
         }
         if is_include_key(&key) {
             let target = match (value, &origin_file) {

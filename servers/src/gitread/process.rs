@@ -12,7 +12,6 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// How long one git process may run (the reference's `TIMEOUT_SECONDS`).
@@ -85,13 +84,25 @@ impl GroupKiller {
     }
 }
 
+/// Which pipe a capture came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// What a reader kept of its pipe, sent when the pipe closes.
+type Capture = (Stream, Vec<u8>, bool);
+
 /// One pipe reader: keeps the first `keep` bytes, drains the rest so git never blocks on a full
-/// pipe, and reports on `done` when the pipe closes.
+/// pipe, and sends its capture on `done` when the pipe closes. The thread is detached: if a process
+/// that escaped the kill holds the pipe, the reader outlives the call, holding at most `keep` bytes.
 fn spawn_reader(
+    stream: Stream,
     mut pipe: impl Read + Send + 'static,
     keep: usize,
-    done: Sender<()>,
-) -> Option<JoinHandle<(Vec<u8>, bool)>> {
+    done: Sender<Capture>,
+) -> bool {
     std::thread::Builder::new()
         .name("gitread-pipe".into())
         .spawn(move || {
@@ -110,10 +121,9 @@ fn spawn_reader(
                     Err(_) => break,
                 }
             }
-            let _ = done.send(());
-            (kept, more)
+            let _ = done.send((stream, kept, more));
         })
-        .ok()
+        .is_ok()
 }
 
 /// Runs `command` (already configured with piped stdout/stderr and its own process group), keeping
@@ -127,28 +137,28 @@ pub fn run(
     let started = Instant::now();
     let mut child = command.spawn().map_err(RunError::Spawn)?;
     let (done_tx, done_rx) = mpsc::channel();
-    let stdout = child
-        .stdout
-        .take()
-        .and_then(|pipe| spawn_reader(pipe, stdout_keep, done_tx.clone()));
-    let stderr = child
-        .stderr
-        .take()
-        .and_then(|pipe| spawn_reader(pipe, MAX_STDERR, done_tx));
-    if stdout.is_none() || stderr.is_none() {
+    let readers_started = match (child.stdout.take(), child.stderr.take()) {
+        (Some(out), Some(err)) => {
+            spawn_reader(Stream::Stdout, out, stdout_keep, done_tx.clone())
+                && spawn_reader(Stream::Stderr, err, MAX_STDERR, done_tx)
+        }
+        _ => false,
+    };
+    if !readers_started {
         killer.kill(&mut child);
         return Err(RunError::Spawn(std::io::Error::other(
             "could not start a thread to read git's output",
         )));
     }
+    let mut captures = Captures::default();
     let deadline = started + TIMEOUT;
-    let status = match wait_for_exit(&mut child, &done_rx, deadline, cancel) {
-        Ok(Exit::Clean(status)) => status,
-        Ok(Exit::PipesHeld(open)) => {
+    let status = match wait_for_exit(&mut child, &done_rx, &mut captures, deadline, cancel) {
+        Ok(Some(status)) => status,
+        Ok(None) => {
             // git is gone (a zombie, so its group id is still reserved) but something it started
             // still holds its pipes: kill the group, then collect what the readers have.
             let status = killer.kill(&mut child);
-            wait_for_pipes(&done_rx, open);
+            captures.wait_for_rest(&done_rx);
             match status {
                 Some(status) => status,
                 None => return Err(RunError::Spawn(std::io::Error::other("git vanished"))),
@@ -156,12 +166,12 @@ pub fn run(
         }
         Err(stop) => {
             killer.kill(&mut child);
-            wait_for_pipes(&done_rx, 2);
+            captures.wait_for_rest(&done_rx);
             return Err(stop);
         }
     };
-    let (stdout, stdout_more) = join_reader(stdout);
-    let (stderr, _) = join_reader(stderr);
+    let (stdout, stdout_more) = captures.stdout.unwrap_or_default();
+    let (stderr, _) = captures.stderr.unwrap_or_default();
     Ok(Finished {
         status,
         stdout,
@@ -170,23 +180,49 @@ pub fn run(
     })
 }
 
-/// How git ended.
-enum Exit {
-    /// Both pipes closed and git was reaped.
-    Clean(ExitStatus),
-    /// git exited [`PIPE_GRACE`] ago, unreaped, with this many pipes still open.
-    PipesHeld(usize),
+/// The captures received so far.
+#[derive(Default)]
+struct Captures {
+    stdout: Option<(Vec<u8>, bool)>,
+    stderr: Option<(Vec<u8>, bool)>,
 }
 
-/// Waits for both pipes to close and git to exit, the deadline, or a cancellation. While a pipe is
-/// open, exit is detected without reaping (see [`is_zombie`]) so the group can still be killed.
+impl Captures {
+    fn open(&self) -> usize {
+        usize::from(self.stdout.is_none()) + usize::from(self.stderr.is_none())
+    }
+
+    fn store(&mut self, (stream, kept, more): Capture) {
+        match stream {
+            Stream::Stdout => self.stdout = Some((kept, more)),
+            Stream::Stderr => self.stderr = Some((kept, more)),
+        }
+    }
+
+    /// After a kill, gives the readers [`PIPE_GRACE`] to see their pipes close.
+    fn wait_for_rest(&mut self, done: &Receiver<Capture>) {
+        let deadline = Instant::now() + PIPE_GRACE;
+        while self.open() > 0 {
+            let now = Instant::now();
+            match done.recv_timeout(deadline.saturating_duration_since(now)) {
+                Ok(capture) => self.store(capture),
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// Waits for both pipes to close and git to exit (`Ok(Some(status))`), for git to have exited
+/// [`PIPE_GRACE`] ago with a pipe still held open (`Ok(None)`, git left unreaped), the deadline, or
+/// a cancellation. While a pipe is open, exit is detected without reaping (see [`is_zombie`]) so
+/// the group can still be killed safely.
 fn wait_for_exit(
     child: &mut Child,
-    done: &Receiver<()>,
+    done: &Receiver<Capture>,
+    captures: &mut Captures,
     deadline: Instant,
     cancel: &CancelToken,
-) -> Result<Exit, RunError> {
-    let mut open = 2;
+) -> Result<Option<ExitStatus>, RunError> {
     let mut exited_at: Option<Instant> = None;
     let mut backoff = Duration::from_micros(50);
     loop {
@@ -197,9 +233,9 @@ fn wait_for_exit(
         if now >= deadline {
             return Err(RunError::TimedOut);
         }
-        if open == 0 {
+        if captures.open() == 0 {
             if let Ok(Some(status)) = child.try_wait() {
-                return Ok(Exit::Clean(status));
+                return Ok(Some(status));
             }
             // The pipes close a moment before the exit is reported: poll briefly, never block.
             std::thread::sleep(backoff);
@@ -207,10 +243,10 @@ fn wait_for_exit(
             continue;
         }
         match done.recv_timeout(CANCEL_POLL.min(deadline - now)) {
-            Ok(()) => open -= 1,
-            Err(RecvTimeoutError::Disconnected) => open = 0,
+            Ok(capture) => captures.store(capture),
+            Err(RecvTimeoutError::Disconnected) => return Ok(None),
             Err(RecvTimeoutError::Timeout) => match exited_at {
-                Some(at) if at.elapsed() >= PIPE_GRACE => return Ok(Exit::PipesHeld(open)),
+                Some(at) if at.elapsed() >= PIPE_GRACE => return Ok(None),
                 Some(_) => {}
                 None => {
                     if is_zombie(child.id()) {
@@ -232,27 +268,6 @@ fn is_zombie(pid: u32) -> bool {
     // The command name is in parentheses and may contain spaces or ')'; the state follows the last ')'.
     stat.rsplit_once(')')
         .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
-}
-
-/// After a kill, gives the readers [`PIPE_GRACE`] to see their pipes close.
-fn wait_for_pipes(done: &Receiver<()>, mut open: usize) {
-    let deadline = Instant::now() + PIPE_GRACE;
-    while open > 0 {
-        let now = Instant::now();
-        if now >= deadline || done.recv_timeout(deadline - now).is_err() {
-            return;
-        }
-        open -= 1;
-    }
-}
-
-/// The reader's capture if it finished; an abandoned reader (pipe held by an escaped process) gives
-/// nothing rather than blocking the call.
-fn join_reader(reader: Option<JoinHandle<(Vec<u8>, bool)>>) -> (Vec<u8>, bool) {
-    match reader {
-        Some(handle) if handle.is_finished() => handle.join().unwrap_or_default(),
-        _ => (Vec::new(), false),
-    }
 }
 
 /// The reference's exit code: the status code, or minus the signal number.
