@@ -33,6 +33,9 @@ const RACY_WINDOW: Duration = Duration::from_secs(2);
 pub const FILTER_REFUSAL: &str =
     "the repository config defines filter.* drivers, which could run programs; refusing";
 
+pub const OUTSIDE_INCLUDE_REFUSAL: &str =
+    "the repository config includes a file from outside the project; refusing";
+
 pub const IGNORE_REVS_REFUSAL: &str = "the repository config sets blame.ignoreRevsFile, which makes git blame read a file and quote its content in errors; refusing";
 
 /// What the repository's configuration allows.
@@ -86,6 +89,9 @@ impl ConfigCheck {
         let started = SystemTime::now();
         let listing = list_config(git, root, ceiling, layout, cancel, killer)?;
         let parsed = parse_listing(&listing)?;
+        if !parsed.includes_inside(root, layout) {
+            return Err(OUTSIDE_INCLUDE_REFUSAL.to_owned());
+        }
         let verdict = Arc::new(parsed.verdict);
         let files = parsed.files.and_then(|mut files| {
             files.extend([
@@ -173,6 +179,9 @@ fn list_config(
 
 struct Parsed {
     verdict: Verdict,
+    /// Where every `include.path`/`includeIf.*.path` points (`None`: a target git expands from
+    /// `~` or `%(prefix)`, which this parser does not reproduce).
+    includes: Vec<Option<PathBuf>>,
     /// Every file the listing depends on, or `None` when that cannot be known (an include path
     /// git expands from `~` or `%(prefix)`, an origin that is not a file).
     files: Option<Vec<PathBuf>>,
@@ -184,6 +193,7 @@ fn parse_listing(listing: &[u8]) -> Result<Parsed, String> {
     let mut verdict = Verdict::default();
     let mut hooks = BTreeSet::new();
     let mut files: Option<BTreeSet<PathBuf>> = Some(BTreeSet::new());
+    let mut includes = Vec::new();
     let mut fields = listing.split(|&b| b == 0);
     while let Some(origin) = fields.next() {
         if origin.is_empty() {
@@ -222,6 +232,7 @@ fn parse_listing(listing: &[u8]) -> Result<Parsed, String> {
                 (Some(value), Some(file)) => include_target(file, value),
                 _ => None,
             };
+            includes.push(target.clone());
             match (&mut files, target) {
                 (Some(set), Some(target)) => {
                     set.insert(target);
@@ -233,8 +244,27 @@ fn parse_listing(listing: &[u8]) -> Result<Parsed, String> {
     verdict.hook_names = hooks.into_iter().collect();
     Ok(Parsed {
         verdict,
+        includes,
         files: files.map(|set| set.into_iter().collect()),
     })
+}
+
+impl Parsed {
+    /// Whether every include target that exists lies inside the project or its git dirs. An
+    /// outside config file is refused even though its program-running keys would be neutralised:
+    /// git quotes lines it cannot parse (`key does not contain a section: <line>`) on stderr,
+    /// which reaches error texts. A missing target is skipped by git (and watched by the cache).
+    fn includes_inside(&self, root: &Path, layout: &Layout) -> bool {
+        self.includes.iter().all(|target| match target {
+            None => false,
+            Some(target) => match std::fs::canonicalize(target) {
+                Ok(real) => [root, &layout.git_dir, &layout.common_dir]
+                    .iter()
+                    .any(|dir| real.starts_with(dir)),
+                Err(_) => std::fs::symlink_metadata(target).is_err(),
+            },
+        })
+    }
 }
 
 /// `hook.<name>.<var>` → `<name>` (the text between the first and the last dot).

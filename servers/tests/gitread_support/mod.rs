@@ -230,9 +230,14 @@ impl Fixture {
         assert!(ran.is_empty(), "a repository program ran: {ran}");
     }
 
+    /// The token in any case (git lowercases config keys it quotes) never appears.
     pub fn assert_no_secret(&self, texts: &[String]) {
+        let token = self.token.to_ascii_lowercase();
         for text in texts {
-            assert!(!text.contains(&self.token), "the secret leaked: {text}");
+            assert!(
+                !text.to_ascii_lowercase().contains(&token),
+                "the secret leaked: {text}"
+            );
         }
     }
 
@@ -506,20 +511,46 @@ impl Listener {
     }
 }
 
-/// The blob id git stores for `content`.
-pub fn blob_id(dir: &Path, content: &str) -> String {
+/// Runs the trusted git with `input` on stdin; returns trimmed stdout (panics on failure).
+pub fn git_stdin(dir: &Path, args: &[&str], input: &[u8]) -> String {
     let mut child = git_command(dir)
-        .args(["hash-object", "--stdin"])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
-        .expect("git hash-object");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(content.as_bytes())
-        .expect("write");
-    let out = child.wait_with_output().expect("hash-object output");
+        .expect("git runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("git output");
+    let _ = feeder.join();
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// The blob id git stores for `content`.
+pub fn blob_id(dir: &Path, content: &str) -> String {
+    git_stdin(dir, &["hash-object", "--stdin"], content.as_bytes())
+}
+
+/// The path of the loose object `id` in `root`'s repository.
+pub fn loose_object(root: &Path, id: &str) -> PathBuf {
+    root.join(".git/objects").join(&id[..2]).join(&id[2..])
+}
+
+/// True while process `pid` exists and is not a zombie.
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
 }
