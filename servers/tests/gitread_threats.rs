@@ -1173,11 +1173,7 @@ fn o3_large_outputs_are_capped_with_one_marker_and_stay_json() {
             1_704_067_200 + i,
             subject.len() + 1
         ));
-        if i > 0 {
-            stream.push('\n');
-        } else {
-            stream.push_str("\n");
-        }
+        stream.push('\n');
     }
     git_stdin(&f.root, &["fast-import", "--quiet"], stream.as_bytes());
     let mut server = f.server();
