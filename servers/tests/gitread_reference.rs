@@ -298,30 +298,24 @@ fn a_launch_below_the_root_is_not_the_root() {
     ));
 }
 
+/// Serves `f` and asserts the sweep is refused as outside, never showing the outside secret.
+fn assert_refused_outside(f: &Fixture) -> Vec<Reply> {
+    let mut server = f.server();
+    let replies = server.sweep();
+    assert_sweep_refused(&replies, "outside the project");
+    f.assert_no_secret(&texts(&replies, &server));
+    replies
+}
+
 #[test]
 fn redirects_out_of_the_project_are_refused() {
-    // gitdir file to another repository.
     let f = Fixture::new("redir-gitfile");
-    let outside = f.outside_repo();
-    std::fs::remove_dir_all(f.root.join(".git")).expect("rm .git");
-    write(
-        &f.root.join(".git"),
-        &format!("gitdir: {}\n", outside.join(".git").display()),
-    );
-    let mut server = f.server();
-    let replies = server.sweep();
-    assert_sweep_refused(&replies, "outside the project");
-    f.assert_no_secret(&texts(&replies, &server));
+    f.gitfile_to(&f.outside_repo().join(".git"));
+    assert_refused_outside(&f);
 
-    // Symlinked .git.
     let f = Fixture::new("redir-symlink");
-    let outside = f.outside_repo();
-    std::fs::remove_dir_all(f.root.join(".git")).expect("rm .git");
-    std::os::unix::fs::symlink(outside.join(".git"), f.root.join(".git")).expect("symlink");
-    let mut server = f.server();
-    let replies = server.sweep();
-    assert_sweep_refused(&replies, "outside the project");
-    f.assert_no_secret(&texts(&replies, &server));
+    f.dot_git_symlink_to(&f.outside_repo().join(".git"));
+    assert_refused_outside(&f);
 
     // commondir redirect: refused, and the outside history never shows.
     let f = Fixture::new("redir-commondir");
@@ -330,15 +324,14 @@ fn redirects_out_of_the_project_are_refused() {
         &f.root.join(".git/commondir"),
         &format!("{}\n", outside.join(".git").display()),
     );
-    let mut server = f.server();
-    let replies = server.sweep();
-    assert_sweep_refused(&replies, "outside the project");
-    f.assert_no_secret(&texts(&replies, &server));
-    for r in &replies {
+    for r in assert_refused_outside(&f) {
         assert!(!r.text.contains("second"));
     }
 
-    // Alternates.
+    let f = Fixture::new("redir-forged");
+    f.forge_worktree_registration();
+    assert_refused_outside(&f);
+
     let f = Fixture::new("redir-alternates");
     let outside = f.outside_repo();
     write(
@@ -350,48 +343,11 @@ fn redirects_out_of_the_project_are_refused() {
 }
 
 #[test]
-fn a_forged_worktree_registration_is_refused() {
-    let f = Fixture::new("forged");
-    let outside = f.outside_repo();
-    let admin = f.tmp.join("admin");
-    write(&admin.join("HEAD"), "ref: refs/heads/main\n");
-    write(
-        &admin.join("commondir"),
-        &format!("{}\n", outside.join(".git").display()),
-    );
-    write(
-        &admin.join("gitdir"),
-        &format!("{}\n", f.root.join(".git").display()),
-    );
-    std::fs::remove_dir_all(f.root.join(".git")).expect("rm .git");
-    write(
-        &f.root.join(".git"),
-        &format!("gitdir: {}\n", admin.display()),
-    );
-    let mut server = f.server();
-    let replies = server.sweep();
-    assert_sweep_refused(&replies, "outside the project");
-    f.assert_no_secret(&texts(&replies, &server));
-}
-
-#[test]
 fn a_genuine_linked_worktree_outside_the_repository_is_served() {
     let f = Fixture::new("worktree");
-    let wt = f.tmp.join("wt");
-    git(
-        &f.root,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            wt.to_str().expect("utf-8 path"),
-            "-b",
-            "side",
-        ],
-    );
+    let wt = f.linked_worktree();
     let mut server = Server::start(&wt, &[]);
     let replies = server.sweep();
-    assert!(replies[0].output().contains("second"));
-    assert!(replies[2].output().contains("+two"));
-    assert_eq!(replies[7].output(), "");
+    assert_sweep_served(&replies);
+    assert_eq!(replies[7].output(), "", "the worktree is clean");
 }

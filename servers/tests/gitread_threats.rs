@@ -566,9 +566,7 @@ fn p5_symlinks_never_lead_out() {
     f.assert_no_secret(&texts(&replies, &server));
 
     let f = Fixture::new("p5-dotgit");
-    let outside = f.outside_repo();
-    std::fs::remove_dir_all(f.root.join(".git")).expect("rm");
-    std::os::unix::fs::symlink(outside.join(".git"), f.root.join(".git")).expect("symlink");
+    f.dot_git_symlink_to(&f.outside_repo().join(".git"));
     let mut server = f.server();
     let replies = server.sweep();
     assert_sweep_refused(&replies, "outside the project");
@@ -821,26 +819,13 @@ fn p10_relative_path_entries_never_pick_the_git_to_run() {
 #[test]
 fn p11_a_forged_worktree_registration_is_refused() {
     let f = Fixture::new("p11");
-    let outside = f.outside_repo();
-    let admin = f.tmp.join("forged-admin");
-    write(&admin.join("HEAD"), "ref: refs/heads/main\n");
-    write(
-        &admin.join("commondir"),
-        &format!("{}\n", outside.join(".git").display()),
-    );
-    write(
-        &admin.join("gitdir"),
-        &format!("{}\n", f.root.join(".git").display()),
-    );
-    std::fs::remove_dir_all(f.root.join(".git")).expect("rm");
-    write(
-        &f.root.join(".git"),
-        &format!("gitdir: {}\n", admin.display()),
-    );
+    f.forge_worktree_registration();
     let mut server = f.server();
     let replies = server.sweep();
     assert_sweep_refused(&replies, "outside the project");
     f.assert_no_secret(&texts(&replies, &server));
+    // The outside repository's history is what a successful redirect would show.
+    assert!(git(&f.outside_repo(), &["log", "--format=%s"]).contains(&f.token));
 }
 
 #[test]
@@ -848,22 +833,9 @@ fn p12_positive_controls_are_served() {
     let f = Fixture::new("p12");
     let mut server = f.server();
     assert_sweep_served(&server.sweep());
-    let wt = f.tmp.join("wt");
-    git(
-        &f.root,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            wt.to_str().expect("utf-8"),
-            "-b",
-            "side",
-        ],
-    );
+    let wt = f.linked_worktree();
     let mut server = Server::start(&wt, &[]);
-    let replies = server.sweep();
-    assert!(replies[0].output().contains("second"));
-    assert!(replies[6].output().contains("two"));
+    assert_sweep_served(&server.sweep());
 }
 
 #[test]

@@ -12,8 +12,7 @@
 //! trusted at all (git's own "racy git" rule), so a same-size rewrite in the same clock tick cannot
 //! hide behind an unchanged stamp.
 
-use super::invoke::{self, Git};
-use super::process::{self, GroupKiller, RunError};
+use super::invoke::{Runner, CANCELLED};
 use super::repo::Layout;
 use agentteams_mcp::server::CancelToken;
 use std::collections::BTreeSet;
@@ -74,12 +73,10 @@ impl ConfigCheck {
     /// The verdict for `layout`: the cached one while its files are unchanged, else a fresh listing.
     pub fn verdict(
         &self,
-        git: &Git,
+        runner: &Runner,
         root: &Path,
-        ceiling: &Path,
         layout: &Layout,
         cancel: &CancelToken,
-        killer: &GroupKiller,
     ) -> Result<Arc<Verdict>, String> {
         if let Some(cached) = self.lock().as_ref() {
             if cached.layout == *layout && cached.files.iter().all(|(p, s)| stamp(p) == *s) {
@@ -87,7 +84,7 @@ impl ConfigCheck {
             }
         }
         let started = SystemTime::now();
-        let listing = list_config(git, root, ceiling, layout, cancel, killer)?;
+        let listing = list_config(runner, layout, cancel)?;
         let parsed = parse_listing(&listing)?;
         if !parsed.includes_inside(root, layout) {
             return Err(OUTSIDE_INCLUDE_REFUSAL.to_owned());
@@ -142,39 +139,24 @@ fn is_settled(stamp: &Stamp, started: SystemTime) -> bool {
     }
 }
 
-/// Runs `git config --includes --null --show-origin --list` on the validated repository.
-fn list_config(
-    git: &Git,
-    root: &Path,
-    ceiling: &Path,
-    layout: &Layout,
-    cancel: &CancelToken,
-    killer: &GroupKiller,
-) -> Result<Vec<u8>, String> {
-    let mut command = git.command(root, ceiling);
-    command.env("GIT_COMMON_DIR", &layout.common_dir);
-    command.args(invoke::global_args(&layout.git_dir, root));
-    command.args(["config", "--includes", "--null", "--show-origin", "--list"]);
-    let unreadable = |detail: String| format!("could not read the repository config: {detail}");
-    match process::run(command, MAX_CONFIG_LISTING + 1, cancel, killer) {
-        Ok(done) if done.status.success() && done.stdout.len() <= MAX_CONFIG_LISTING => {
-            Ok(done.stdout)
-        }
-        Ok(done) if done.status.success() => Err(unreadable(format!(
+/// Runs `git config --includes --null --show-origin --list` on the validated repository (fail
+/// closed: any failure refuses the call).
+fn list_config(runner: &Runner, layout: &Layout, cancel: &CancelToken) -> Result<Vec<u8>, String> {
+    let command = runner.command(
+        layout,
+        &[],
+        ["config", "--includes", "--null", "--show-origin", "--list"],
+    );
+    let unreadable = |detail: &str| format!("could not read the repository config: {detail}");
+    let done = runner
+        .run(command, MAX_CONFIG_LISTING + 1, cancel)
+        .map_err(|e| if e == CANCELLED { e } else { unreadable(&e) })?;
+    if done.stdout_more || done.stdout.len() > MAX_CONFIG_LISTING {
+        return Err(unreadable(&format!(
             "the listing is longer than {MAX_CONFIG_LISTING} bytes"
-        ))),
-        Ok(done) => Err(unreadable(format!(
-            "git exited {}: {}",
-            process::exit_code(&done.status),
-            super::sanitize::render_stderr(&done.stderr)
-        ))),
-        Err(RunError::TimedOut) => Err(unreadable(format!(
-            "git timed out after {}s",
-            process::TIMEOUT.as_secs()
-        ))),
-        Err(RunError::Cancelled) => Err(super::CANCELLED.to_owned()),
-        Err(RunError::Spawn(e)) => Err(unreadable(e.to_string())),
+        )));
     }
+    Ok(done.stdout)
 }
 
 struct Parsed {

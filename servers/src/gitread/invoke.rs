@@ -5,7 +5,11 @@
 //! the pre-flight found (GIT-THREATS.md §3). Command-line `-c` settings outrank every config file,
 //! and unknown keys are ignored by older gits, so the list is safe to pass to any supported git.
 
-use std::ffi::OsString;
+use super::process::{self, Finished, GroupKiller, RunError};
+use super::repo::Layout;
+use super::sanitize;
+use agentteams_mcp::server::CancelToken;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -173,6 +177,69 @@ const FIXED_ENV: [(&str, &str); 19] = [
     ("GIT_ADVICE", "0"),
     ("GIT_CONFIG_COUNT", "0"),
 ];
+
+/// The error text of a call the client cancelled (the engine sends no reply for it).
+pub const CANCELLED: &str = "git was stopped: the call was cancelled";
+
+/// Runs hardened git commands on one project's validated repository.
+#[derive(Debug)]
+pub struct Runner {
+    git: Git,
+    root: PathBuf,
+    /// Parent of the root, for `GIT_CEILING_DIRECTORIES`.
+    ceiling: PathBuf,
+    killer: GroupKiller,
+}
+
+impl Runner {
+    pub fn new(git: Git, root: &Path, killer: GroupKiller) -> Runner {
+        Runner {
+            git,
+            root: root.to_path_buf(),
+            ceiling: root.parent().unwrap_or(root).to_path_buf(),
+            killer,
+        }
+    }
+
+    /// git pinned to `layout` (`--git-dir`, `GIT_COMMON_DIR`, `--work-tree`), with every override,
+    /// the config-defined hooks in `hook_names` disabled, then `subcommand`.
+    pub fn command<I, S>(&self, layout: &Layout, hook_names: &[String], subcommand: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command = self.git.command(&self.root, &self.ceiling);
+        command.env("GIT_COMMON_DIR", &layout.common_dir);
+        disable_hooks(&mut command, hook_names);
+        command.args(global_args(&layout.git_dir, &self.root));
+        command.args(subcommand);
+        command
+    }
+
+    /// Runs `command` keeping `stdout_keep` bytes of stdout; `Err` is the reference's message for
+    /// a non-zero exit, a timeout, a spawn failure, or [`CANCELLED`].
+    pub fn run(
+        &self,
+        command: Command,
+        stdout_keep: usize,
+        cancel: &CancelToken,
+    ) -> Result<Finished, String> {
+        match process::run(command, stdout_keep, cancel, &self.killer) {
+            Ok(done) if done.status.success() => Ok(done),
+            Ok(done) => Err(format!(
+                "git exited {}: {}",
+                process::exit_code(&done.status),
+                sanitize::render_stderr(&done.stderr)
+            )),
+            Err(RunError::TimedOut) => Err(format!(
+                "git timed out after {}s",
+                process::TIMEOUT.as_secs()
+            )),
+            Err(RunError::Cancelled) => Err(CANCELLED.to_owned()),
+            Err(RunError::Spawn(e)) => Err(format!("git could not run: {e}")),
+        }
+    }
+}
 
 /// Global options placed before the subcommand: `--git-dir`/`--work-tree` pin the repository the
 /// pre-flight validated (no discovery, `core.worktree` ignored), then every `-c` override.

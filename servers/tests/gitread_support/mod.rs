@@ -205,6 +205,50 @@ impl Fixture {
         outside
     }
 
+    /// Replaces the project's `.git` directory with a gitfile `gitdir: <target>`.
+    pub fn gitfile_to(&self, target: &Path) {
+        std::fs::remove_dir_all(self.root.join(".git")).expect("remove .git");
+        write(
+            &self.root.join(".git"),
+            &format!("gitdir: {}\n", target.display()),
+        );
+    }
+
+    /// Replaces the project's `.git` directory with a symlink to `target`.
+    pub fn dot_git_symlink_to(&self, target: &Path) {
+        std::fs::remove_dir_all(self.root.join(".git")).expect("remove .git");
+        std::os::unix::fs::symlink(target, self.root.join(".git")).expect("symlink .git");
+    }
+
+    /// GIT-THREATS.md P11: `.git` points at an admin dir outside both the project and the outside
+    /// repository, which claims that repository as its common dir and links back to this `.git`.
+    pub fn forge_worktree_registration(&self) {
+        let outside = self.outside_repo();
+        let admin = self.tmp.join("forged-admin");
+        write(&admin.join("HEAD"), "ref: refs/heads/main\n");
+        write(
+            &admin.join("commondir"),
+            &format!("{}\n", outside.join(".git").display()),
+        );
+        write(
+            &admin.join("gitdir"),
+            &format!("{}\n", self.root.join(".git").display()),
+        );
+        self.gitfile_to(&admin);
+    }
+
+    /// A genuine linked worktree of the project at `<tmp>/wt` (outside the project), on branch
+    /// `side`; returns its path.
+    pub fn linked_worktree(&self) -> PathBuf {
+        let wt = self.tmp.join("wt");
+        let wt_arg = wt.display().to_string();
+        git(
+            &self.root,
+            &["worktree", "add", "-q", &wt_arg, "-b", "side"],
+        );
+        wt
+    }
+
     /// Appends to the repository's `.git/config` directly (never through git: a planted vector
     /// must not fire while it is being planted).
     pub fn plant_config(&self, text: &str) {
