@@ -7,18 +7,21 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod gitread;
 
 use agentteams_mcp::server::{Engine, Session, ToolSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The servers this binary can serve, as `--serve-mcp` names them.
-pub const SERVERS: &[&str] = &[];
+pub const SERVERS: &[&str] = &["gitread"];
 
 /// Builds the tool set of server `name` for the project at `root` (already resolved).
 pub fn toolset(name: &str, root: &Path) -> Result<Arc<dyn ToolSet>, String> {
-    let _ = root;
-    Err(unknown_server(name))
+    match name {
+        "gitread" => Ok(Arc::new(gitread::GitRead::new(root)?)),
+        _ => Err(unknown_server(name)),
+    }
 }
 
 /// The reference's message for a name not in [`SERVERS`].
