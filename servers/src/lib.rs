@@ -4,3 +4,6 @@
 //! and audit all live in the `agentteams-mcp` library.
 
 #![forbid(unsafe_code)]
+
+pub mod index;
+pub mod recall;
