@@ -9,4 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod json;
+pub mod jsonrpc;
+pub mod schema;
 pub mod server;
+pub mod stdio;

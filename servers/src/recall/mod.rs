@@ -297,39 +297,10 @@ impl ToolSet for Recall {
             other => {
                 return Err(ToolError::new(format!(
                     "unknown tool {}",
-                    python_str_repr(other)
+                    agentteams_mcp::jsonrpc::py_repr(&Value::from(other))
                 )))
             }
         };
         value.map(ToolOutput::Value).map_err(ToolError::new)
     }
-}
-
-/// Python's `repr` of a string (for the `unknown tool` message).
-fn python_str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
 }
