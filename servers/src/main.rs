@@ -22,7 +22,7 @@ fn main() -> ExitCode {
     if raw.first().map(String::as_str) == Some("index") {
         return ExitCode::from(agentteams_mcp_servers::index::run_cli(&raw[1..]) as u8);
     }
-    let args = Args::new(raw.into_iter());
+    let args = Args::new(raw);
     let code = match run(args) {
         Ok(code) => code,
         Err(UsageError(message)) => {

@@ -297,7 +297,7 @@ mod tests {
     fn round6_is_python_round() {
         assert_eq!(round6(0.0078125), 0.007812);
         assert_eq!(round6(1.0000005), 1.000001);
-        assert_eq!(round6(3.1415926535), 3.141593);
+        assert_eq!(round6(12.3456785), 12.345678);
         assert_eq!(round6(2.0), 2.0);
         assert_eq!(confidence(2.9), "candidate");
         assert_eq!(confidence(0.99), "weak");
