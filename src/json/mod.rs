@@ -35,6 +35,8 @@ pub use write::{
     to_pretty_ascii_sorted, to_string, write_compact, write_pretty_ascii_sorted, write_python_float,
 };
 
+pub use write::write_ascii_string;
+
 use std::ops::{Deref, DerefMut};
 
 /// A JSON value.

@@ -204,6 +204,12 @@ fn write_short_escape_or_u(c: char, out: &mut String) {
     }
 }
 
+/// Appends `s` as a JSON string literal with Python's `ensure_ascii` escaping (for writers of
+/// other Python `json.dumps` layouts, such as the index builder's).
+pub fn write_ascii_string(s: &str, out: &mut String) {
+    write_string(s, out, true);
+}
+
 /// Python's `ensure_ascii` escaping: printable ASCII stays, everything else is escaped.
 fn write_escaped_ascii(s: &str, out: &mut String) {
     let mut run_start = 0;
