@@ -8,5 +8,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod audit;
 pub mod json;
+pub mod policy;
 pub mod server;
+pub mod sha256;
