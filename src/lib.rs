@@ -10,6 +10,9 @@
 
 pub mod audit;
 pub mod json;
+pub mod jsonrpc;
 pub mod policy;
+pub mod schema;
 pub mod server;
 pub mod sha256;
+pub mod stdio;

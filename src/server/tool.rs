@@ -43,6 +43,9 @@ pub struct Tool {
     /// Messages that replace the validator's generic message when a given top-level argument fails
     /// (the reference implementation's exact wording), as `(argument, message)`.
     pub argument_messages: Vec<(String, String)>,
+    /// Messages for a required top-level argument that is missing, as `(argument, message)`;
+    /// they win over `argument_messages` for that case.
+    pub missing_argument_messages: Vec<(String, String)>,
     /// Optional arguments for which an explicit `null` means "absent" (a reference quirk kept for
     /// compatibility, e.g. gitread's `path`).
     pub null_means_absent: Vec<String>,
@@ -59,6 +62,7 @@ impl Tool {
             output_schema: None,
             annotations: Annotations::READ_ONLY,
             argument_messages: Vec::new(),
+            missing_argument_messages: Vec::new(),
             null_means_absent: Vec::new(),
         }
     }
@@ -81,6 +85,13 @@ impl Tool {
     /// Uses `message` whenever argument `field` fails validation, whatever the rule.
     pub fn argument_message(mut self, field: &str, message: &str) -> Tool {
         self.argument_messages
+            .push((field.to_owned(), message.to_owned()));
+        self
+    }
+
+    /// Uses `message` when required argument `field` is missing.
+    pub fn missing_argument_message(mut self, field: &str, message: &str) -> Tool {
+        self.missing_argument_messages
             .push((field.to_owned(), message.to_owned()));
         self
     }

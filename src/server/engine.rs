@@ -1,0 +1,733 @@
+//! The engine proper: [`Engine`] (one per served tool set) and [`Session`] (one per stdio process or
+//! HTTP session), which turn one JSON-RPC message into its reply.
+//!
+//! Lifecycle, version negotiation (legacy `initialize` and the stateless 2026-07-28 era), batching,
+//! cancellation, logging, pagination and tool calls all happen here, identically for every transport.
+
+use super::context::{CallContext, CancelToken, DiscardNotifications, LogLevel, Notify};
+use super::revision::Revision;
+use super::tool::{Tool, ToolOutput, ToolSet};
+use crate::json::{obj, to_pretty_ascii_sorted, to_string, Map, Value};
+use crate::jsonrpc::{self, classify, code, error_reply, result_reply, Message, RpcError};
+use crate::schema;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A tool result's text is cut past this many bytes of UTF-8 (the reference's cap).
+pub const MAX_RESULT_TEXT_BYTES: usize = 65536;
+
+/// Appended to a text cut at [`MAX_RESULT_TEXT_BYTES`] (the reference's marker, U+2026 included).
+pub const RESULT_TRUNCATION_MARKER: &str = "\n\u{2026}[truncated at 64 KiB]";
+
+/// How long clients may cache the tool list and discovery results (2026-07-28 `ttlMs`): the lists
+/// never change while a server runs.
+pub const LIST_TTL_MS: u64 = 3_600_000;
+
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// The shared, immutable part of serving one tool set: its tools and identity.
+pub struct Engine {
+    toolset: Arc<dyn ToolSet>,
+    tools: Vec<Tool>,
+    version: String,
+}
+
+impl Engine {
+    /// An engine serving `toolset`; its tool list is read once, here.
+    pub fn new(toolset: Arc<dyn ToolSet>) -> Engine {
+        let tools = toolset.tools();
+        Engine {
+            toolset,
+            tools,
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+
+    /// The version reported in `serverInfo` (the product version by default).
+    pub fn with_version(mut self, version: &str) -> Engine {
+        self.version = version.to_owned();
+        self
+    }
+
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    pub fn toolset(&self) -> &Arc<dyn ToolSet> {
+        &self.toolset
+    }
+
+    fn find_tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    fn server_info(&self, revision: Revision) -> Value {
+        let mut info = Map::with_capacity(3);
+        info.insert("name", Value::from(self.toolset.server_name()));
+        info.insert("version", Value::from(self.version.as_str()));
+        if let (Some(title), true) = (
+            self.toolset.server_title(),
+            revision.has_structured_output(),
+        ) {
+            info.insert("title", Value::from(title));
+        }
+        Value::Object(info)
+    }
+
+    fn tool_value(&self, tool: &Tool, revision: Revision) -> Value {
+        let mut m = Map::with_capacity(6);
+        m.insert("name", Value::from(tool.name.as_str()));
+        if let (Some(title), true) = (&tool.title, revision.has_structured_output()) {
+            m.insert("title", Value::from(title.as_str()));
+        }
+        m.insert("description", Value::from(tool.description.as_str()));
+        m.insert("inputSchema", tool.input_schema.clone());
+        if let (Some(schema), true) = (&tool.output_schema, revision.has_structured_output()) {
+            m.insert("outputSchema", schema.clone());
+        }
+        if revision.has_annotations() {
+            let a = tool.annotations;
+            m.insert(
+                "annotations",
+                obj([
+                    ("readOnlyHint", Value::from(a.read_only)),
+                    ("destructiveHint", Value::from(a.destructive)),
+                    ("idempotentHint", Value::from(a.idempotent)),
+                    ("openWorldHint", Value::from(a.open_world)),
+                ]),
+            );
+        }
+        Value::Object(m)
+    }
+}
+
+/// Where a session is in the legacy lifecycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// No `initialize` yet: modern requests are served statelessly, legacy ones under 2024-11-05.
+    New,
+    /// `initialize` answered; waiting for `notifications/initialized` (requests are served anyway).
+    Initialized,
+    Ready,
+}
+
+struct State {
+    phase: Phase,
+    /// The revision `initialize` negotiated.
+    revision: Option<Revision>,
+    log_level: Option<LogLevel>,
+    client_info: Option<Value>,
+    /// Calls in progress, by the compact JSON text of their id, for `notifications/cancelled`.
+    in_flight: Vec<(String, CancelToken)>,
+}
+
+/// One client's conversation with an engine: lifecycle state, negotiated revision, log level and
+/// the calls in flight. Shared by reference between a transport's threads (all methods take
+/// `&self`; the state lock is held only briefly, never while a tool runs).
+///
+/// ```
+/// use std::sync::Arc;
+/// use agentteams_mcp::json::{self, Map};
+/// use agentteams_mcp::server::*;
+///
+/// struct Echo;
+/// impl ToolSet for Echo {
+///     fn server_name(&self) -> &str { "echo" }
+///     fn tools(&self) -> Vec<Tool> {
+///         vec![Tool::new("echo", "Echoes its arguments.", json::parse(br#"{"type":"object"}"#).unwrap())]
+///     }
+///     fn call(&self, _: &str, args: &Map, _: &CallContext<'_>) -> Result<ToolOutput, ToolError> {
+///         Ok(ToolOutput::Value(json::Value::Object(args.clone())))
+///     }
+/// }
+/// let session = Session::new(Arc::new(Engine::new(Arc::new(Echo))));
+/// let reply = session.handle_message(json::parse(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).unwrap());
+/// assert_eq!(json::to_string(&reply.unwrap()), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+/// ```
+pub struct Session {
+    engine: Arc<Engine>,
+    state: Mutex<State>,
+}
+
+/// The per-request facts a method handler needs.
+struct RequestScope<'a> {
+    revision: Revision,
+    /// Served statelessly under 2026-07-28.
+    modern: bool,
+    log_level: Option<LogLevel>,
+    notify: &'a dyn Notify,
+    cancel: CancelToken,
+}
+
+impl Session {
+    pub fn new(engine: Arc<Engine>) -> Session {
+        Session {
+            engine,
+            state: Mutex::new(State {
+                phase: Phase::New,
+                revision: None,
+                log_level: None,
+                client_info: None,
+                in_flight: Vec::new(),
+            }),
+        }
+    }
+
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere never leaves the state half-written (every update is one assignment),
+        // so a poisoned lock is still usable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The revision negotiated by `initialize`, if any.
+    pub fn negotiated_revision(&self) -> Option<Revision> {
+        self.state().revision
+    }
+
+    /// The `clientInfo` the client sent with `initialize`.
+    pub fn client_info(&self) -> Option<Value> {
+        self.state().client_info.clone()
+    }
+
+    /// The embedding API: one parsed message in, its reply out (`None` for notifications and
+    /// responses). Notifications a tool emits are dropped; use [`Session::handle_message_with`] to
+    /// receive them.
+    pub fn handle_message(&self, message: Value) -> Option<Value> {
+        self.handle_message_with(message, &DiscardNotifications, CancelToken::new())
+    }
+
+    /// Handles one message (or a batch), sending notifications a call emits to `notify` before the
+    /// reply is returned. `cancel` is the call's token: cancelling it (or a client's
+    /// `notifications/cancelled` naming the request) stops the tool where it can, and suppresses
+    /// the reply.
+    pub fn handle_message_with(
+        &self,
+        message: Value,
+        notify: &dyn Notify,
+        cancel: CancelToken,
+    ) -> Option<Value> {
+        match message {
+            Value::Array(batch) => self.handle_batch(batch.into_vec(), notify, cancel),
+            single => self.handle_single(single, notify, cancel),
+        }
+    }
+
+    /// The reply to a message that could not be parsed: the reference's -32700, with the parser's
+    /// explanation in `data`.
+    pub fn parse_error_reply(&self, detail: Option<&str>) -> Value {
+        let mut error = RpcError::new(code::PARSE_ERROR, "parse error (or line over 1 MiB)");
+        if let Some(detail) = detail {
+            error = error.with_data(obj([("detail", Value::from(detail))]));
+        }
+        error_reply(None, &error, self.omit_unknown_id())
+    }
+
+    /// Cancels every call in flight (the transport is going away).
+    pub fn cancel_all(&self) {
+        for (_, token) in self.state().in_flight.iter() {
+            token.cancel();
+        }
+    }
+
+    /// Registers `cancel` as the token of the request with this id before it runs (so that a
+    /// cancellation arriving while the request waits in a queue is not lost). Returns the token.
+    pub fn track_request(&self, message: &Value) -> CancelToken {
+        let token = CancelToken::new();
+        if let Some(key) = request_id_key(message) {
+            self.state().in_flight.push((key, token.clone()));
+        }
+        token
+    }
+
+    /// True for messages a transport should handle at once rather than queue behind running calls:
+    /// `ping` requests and `notifications/cancelled`.
+    pub fn is_urgent(message: &Value) -> bool {
+        matches!(
+            message.get("method").and_then(Value::as_str),
+            Some("ping" | "notifications/cancelled")
+        )
+    }
+
+    fn omit_unknown_id(&self) -> bool {
+        self.state()
+            .revision
+            .is_some_and(Revision::omits_unknown_id)
+    }
+
+    fn handle_batch(
+        &self,
+        batch: Vec<Value>,
+        notify: &dyn Notify,
+        cancel: CancelToken,
+    ) -> Option<Value> {
+        let allowed = self.state().revision.is_some_and(Revision::allows_batches);
+        let refusal = if !allowed {
+            Some("batching is not supported in this protocol version")
+        } else if batch.is_empty() {
+            Some("an empty batch is not a valid request")
+        } else {
+            None
+        };
+        if let Some(message) = refusal {
+            return Some(error_reply(
+                None,
+                &RpcError::invalid_request(message),
+                self.omit_unknown_id(),
+            ));
+        }
+        let mut replies = Vec::new();
+        for element in batch {
+            let is_initialize = element.get("method").and_then(Value::as_str) == Some("initialize");
+            let reply = if is_initialize {
+                let id = element
+                    .get("id")
+                    .cloned()
+                    .filter(|id| matches!(id, Value::String(_) | Value::Number(_)));
+                Some(error_reply(
+                    id,
+                    &RpcError::invalid_request("initialize must not be part of a batch"),
+                    false,
+                ))
+            } else {
+                self.handle_single(element, notify, cancel.clone())
+            };
+            replies.extend(reply);
+        }
+        (!replies.is_empty()).then(|| Value::from(replies))
+    }
+
+    fn handle_single(
+        &self,
+        message: Value,
+        notify: &dyn Notify,
+        cancel: CancelToken,
+    ) -> Option<Value> {
+        // A token registered by `track_request` is released whatever the message turns out to be.
+        let key = request_id_key(&message);
+        let reply = match classify(message) {
+            Message::Invalid { id, error } => Some(error_reply(id, &error, self.omit_unknown_id())),
+            Message::Response { .. } => None,
+            Message::Notification { method, params } => {
+                self.on_notification(&method, params);
+                None
+            }
+            Message::Request { id, method, params } => {
+                let cancel = self.register(&to_string(&id), cancel);
+                let reply = self.on_request(id, &method, params, notify, cancel.clone());
+                // A cancelled request gets no response (the spec's SHOULD); initialize is never
+                // cancelled.
+                (!cancel.is_cancelled() || method == "initialize").then_some(reply)
+            }
+        };
+        if let Some(key) = key {
+            self.unregister(&key);
+        }
+        reply
+    }
+
+    /// Records the token of a request in flight, reusing one registered by `track_request`.
+    fn register(&self, key: &str, cancel: CancelToken) -> CancelToken {
+        let mut state = self.state();
+        if let Some((_, existing)) = state.in_flight.iter().find(|(k, _)| k == key) {
+            return existing.clone();
+        }
+        state.in_flight.push((key.to_owned(), cancel.clone()));
+        cancel
+    }
+
+    fn unregister(&self, key: &str) {
+        let mut state = self.state();
+        if let Some(i) = state.in_flight.iter().position(|(k, _)| k == key) {
+            state.in_flight.remove(i);
+        }
+    }
+
+    fn on_notification(&self, method: &str, params: Option<Value>) {
+        match method {
+            "notifications/initialized" => {
+                let mut state = self.state();
+                if state.phase == Phase::Initialized {
+                    state.phase = Phase::Ready;
+                }
+            }
+            "notifications/cancelled" => {
+                // Invalid or unknown cancellations are ignored, as the spec asks.
+                let Some(id) = params.as_ref().and_then(|p| p.get("requestId")) else {
+                    return;
+                };
+                let key = to_string(id);
+                for (k, token) in self.state().in_flight.iter() {
+                    if *k == key {
+                        token.cancel();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_request(
+        &self,
+        id: Value,
+        method: &str,
+        params: Option<Value>,
+        notify: &dyn Notify,
+        cancel: CancelToken,
+    ) -> Value {
+        let params = match params {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => {
+                return error_reply(
+                    Some(id),
+                    &RpcError::invalid_params("params must be an object"),
+                    false,
+                )
+            }
+        };
+        let (phase, negotiated, session_level) = {
+            let s = self.state();
+            (s.phase, s.revision, s.log_level)
+        };
+        let meta = params.get("_meta");
+        let modern_version = meta.and_then(|m| m.get(META_PROTOCOL_VERSION));
+        let outcome = if method == "initialize" {
+            self.initialize(&params)
+        } else if let (Some(version), Phase::New) = (modern_version, phase) {
+            match modern_scope(version, meta, notify, cancel) {
+                Ok(scope) => self.dispatch(method, params, &scope),
+                Err(e) => Err(e),
+            }
+        } else {
+            let scope = RequestScope {
+                revision: negotiated.unwrap_or(Revision::DEFAULT_LEGACY),
+                modern: false,
+                log_level: session_level,
+                notify,
+                cancel,
+            };
+            self.dispatch(method, params, &scope)
+        };
+        match outcome {
+            Ok(result) => result_reply(id, result),
+            Err(error) => error_reply(Some(id), &error, false),
+        }
+    }
+
+    fn initialize(&self, params: &Map) -> Result<Value, RpcError> {
+        let revision = match params.get("protocolVersion") {
+            None | Some(Value::Null) => Revision::DEFAULT_LEGACY,
+            Some(Value::String(v)) => Revision::parse(v)
+                .filter(|r| r.is_legacy())
+                .unwrap_or(Revision::LATEST_LEGACY),
+            Some(_) => return Err(RpcError::invalid_params("protocolVersion must be a string")),
+        };
+        {
+            let mut state = self.state();
+            if state.phase != Phase::New {
+                return Err(RpcError::invalid_request("already initialized"));
+            }
+            state.phase = Phase::Initialized;
+            state.revision = Some(revision);
+            state.client_info = params.get("clientInfo").cloned();
+        }
+        let mut result = Map::with_capacity(4);
+        result.insert("protocolVersion", Value::from(revision.as_str()));
+        result.insert(
+            "capabilities",
+            obj([
+                ("tools", obj([("listChanged", Value::from(false))])),
+                ("logging", Value::Object(Map::new())),
+            ]),
+        );
+        result.insert("serverInfo", self.engine.server_info(revision));
+        if let Some(instructions) = self.engine.toolset.instructions() {
+            result.insert("instructions", Value::from(instructions));
+        }
+        Ok(Value::Object(result))
+    }
+
+    fn dispatch(
+        &self,
+        method: &str,
+        params: Map,
+        scope: &RequestScope<'_>,
+    ) -> Result<Value, RpcError> {
+        let result = match (method, scope.modern) {
+            ("ping", _) => Value::Object(Map::new()),
+            ("tools/list", _) => self.tools_list(&params, scope)?,
+            ("tools/call", _) => self.tools_call(params, scope)?,
+            ("server/discover", true) => self.discover(),
+            ("server/discover", false) if self.state().phase == Phase::New => {
+                return Err(RpcError::invalid_params(format!(
+                    "server/discover needs params._meta with {META_PROTOCOL_VERSION} and {META_CLIENT_CAPABILITIES}"
+                )))
+            }
+            ("logging/setLevel", false) => self.set_level(&params)?,
+            _ => return Err(RpcError::unknown_method(&Value::from(method))),
+        };
+        Ok(if scope.modern {
+            self.modern_result(result)
+        } else {
+            result
+        })
+    }
+
+    /// Adds what every 2026-07-28 result carries: `resultType` and the server's identity.
+    fn modern_result(&self, result: Value) -> Value {
+        let Value::Object(mut m) = result else {
+            return result;
+        };
+        if !m.contains_key("resultType") {
+            m.insert("resultType", Value::from("complete"));
+        }
+        let info = self.engine.server_info(Revision::V2026_07_28);
+        match m.get_mut("_meta") {
+            Some(Value::Object(meta)) => meta.insert(META_SERVER_INFO, info),
+            _ => m.insert("_meta", obj([(META_SERVER_INFO, info)])),
+        }
+        Value::Object(m)
+    }
+
+    fn discover(&self) -> Value {
+        let mut m = Map::with_capacity(6);
+        m.insert("resultType", Value::from("complete"));
+        m.insert("supportedVersions", Value::from(supported_versions()));
+        m.insert(
+            "capabilities",
+            obj([("tools", obj([("listChanged", Value::from(false))]))]),
+        );
+        if let Some(instructions) = self.engine.toolset.instructions() {
+            m.insert("instructions", Value::from(instructions));
+        }
+        m.insert("ttlMs", Value::from(LIST_TTL_MS));
+        m.insert("cacheScope", Value::from("public"));
+        Value::Object(m)
+    }
+
+    fn tools_list(&self, params: &Map, scope: &RequestScope<'_>) -> Result<Value, RpcError> {
+        match params.get("cursor") {
+            None | Some(Value::Null) => {}
+            Some(_) => return Err(RpcError::invalid_params("invalid cursor")),
+        }
+        let tools: Vec<Value> = self
+            .engine
+            .tools
+            .iter()
+            .map(|t| self.engine.tool_value(t, scope.revision))
+            .collect();
+        let mut m = Map::with_capacity(3);
+        m.insert("tools", Value::from(tools));
+        if scope.modern {
+            m.insert("ttlMs", Value::from(LIST_TTL_MS));
+            m.insert("cacheScope", Value::from("public"));
+        }
+        Ok(Value::Object(m))
+    }
+
+    fn set_level(&self, params: &Map) -> Result<Value, RpcError> {
+        let level = params.get("level");
+        match level.and_then(Value::as_str).and_then(LogLevel::parse) {
+            Some(level) => {
+                self.state().log_level = Some(level);
+                Ok(Value::Object(Map::new()))
+            }
+            None => Err(RpcError::invalid_params(format!(
+                "invalid log level {}; expected one of {}",
+                jsonrpc::py_repr(level.unwrap_or(&Value::Null)),
+                LogLevel::ALL.map(LogLevel::as_str).join(", ")
+            ))),
+        }
+    }
+
+    fn tools_call(&self, mut params: Map, scope: &RequestScope<'_>) -> Result<Value, RpcError> {
+        let name = match params.get("name") {
+            Some(Value::String(name)) => name.clone(),
+            _ => return Err(RpcError::invalid_params("tool name must be a string")),
+        };
+        let Some(tool) = self.engine.find_tool(&name) else {
+            return Err(RpcError::invalid_params(format!(
+                "unknown tool {}",
+                jsonrpc::py_repr(&Value::from(name.as_str()))
+            )));
+        };
+        let mut arguments = match params.remove("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(RpcError::invalid_params("arguments must be an object")),
+        };
+        for field in &tool.null_means_absent {
+            if arguments.get(field).is_some_and(Value::is_null) {
+                arguments.remove(field);
+            }
+        }
+        let arguments = Value::Object(arguments);
+        if let Err(e) = schema::validate(&tool.input_schema, &arguments) {
+            return Ok(error_result(&argument_message(tool, &e)));
+        }
+        let Value::Object(arguments) = arguments else {
+            unreachable!("built as an object above")
+        };
+        let progress_token = params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .filter(|t| matches!(t, Value::String(_)) || t.as_i64().is_some())
+            .cloned();
+        let ctx = CallContext {
+            cancel: scope.cancel.clone(),
+            notify: scope.notify,
+            progress_token,
+            log_level: scope.log_level,
+            progress_message: scope.revision.has_annotations(),
+            last_progress: Mutex::new(None),
+        };
+        let toolset = &self.engine.toolset;
+        let outcome = catch_unwind(AssertUnwindSafe(|| toolset.call(&name, &arguments, &ctx)));
+        match outcome {
+            Err(_) => Err(RpcError::new(code::INTERNAL_ERROR, "internal error")),
+            Ok(Err(e)) => Ok(error_result(e.message())),
+            Ok(Ok(output)) => Ok(success_result(output, scope.revision)),
+        }
+    }
+}
+
+/// The validator's failure, in the tool's own words when it declared them.
+fn argument_message(tool: &Tool, e: &schema::SchemaError) -> String {
+    let lookup = |list: &[(String, String)]| {
+        list.iter()
+            .find(|(field, _)| *field == e.field)
+            .map(|(_, m)| m.clone())
+    };
+    e.missing
+        .then(|| lookup(&tool.missing_argument_messages))
+        .flatten()
+        .or_else(|| lookup(&tool.argument_messages))
+        .unwrap_or_else(|| e.to_string())
+}
+
+/// The request is modern: check its `_meta` and build its scope.
+fn modern_scope<'a>(
+    version: &Value,
+    meta: Option<&Value>,
+    notify: &'a dyn Notify,
+    cancel: CancelToken,
+) -> Result<RequestScope<'a>, RpcError> {
+    match version {
+        Value::String(v) if v == Revision::V2026_07_28.as_str() => {}
+        Value::String(_) => {
+            return Err(RpcError::new(
+                code::UNSUPPORTED_PROTOCOL_VERSION,
+                "Unsupported protocol version",
+            )
+            .with_data(obj([
+                ("supported", Value::from(supported_versions())),
+                ("requested", version.clone()),
+            ])))
+        }
+        _ => {
+            return Err(RpcError::invalid_params(format!(
+                "{META_PROTOCOL_VERSION} must be a string"
+            )))
+        }
+    }
+    let meta = meta.and_then(Value::as_object);
+    if !meta.is_some_and(|m| {
+        m.get(META_CLIENT_CAPABILITIES)
+            .is_some_and(|c| c.as_object().is_some())
+    }) {
+        return Err(RpcError::invalid_params(format!(
+            "missing required _meta field {META_CLIENT_CAPABILITIES} (an object)"
+        )));
+    }
+    let log_level = meta
+        .and_then(|m| m.get(META_LOG_LEVEL))
+        .and_then(Value::as_str)
+        .and_then(LogLevel::parse);
+    Ok(RequestScope {
+        revision: Revision::V2026_07_28,
+        modern: true,
+        log_level,
+        notify,
+        cancel,
+    })
+}
+
+fn supported_versions() -> Vec<Value> {
+    Revision::ALL_NEWEST_FIRST
+        .iter()
+        .map(|r| Value::from(r.as_str()))
+        .collect()
+}
+
+fn request_id_key(message: &Value) -> Option<String> {
+    message
+        .get("id")
+        .filter(|id| matches!(id, Value::String(_) | Value::Number(_)))
+        .map(to_string)
+}
+
+/// Cuts `text` to the result cap on a UTF-8 boundary and appends the marker; reports whether it cut.
+fn cap_text(mut text: String) -> (String, bool) {
+    if text.len() <= MAX_RESULT_TEXT_BYTES {
+        return (text, false);
+    }
+    let mut cut = MAX_RESULT_TEXT_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text.truncate(cut);
+    text.push_str(RESULT_TRUNCATION_MARKER);
+    (text, true)
+}
+
+fn text_block(text: String) -> Value {
+    obj([("type", Value::from("text")), ("text", Value::from(text))])
+}
+
+/// An `isError` result carrying `message` (capped like any result text).
+fn error_result(message: &str) -> Value {
+    let (text, _) = cap_text(message.to_owned());
+    obj([
+        ("content", Value::from(vec![text_block(text)])),
+        ("isError", Value::from(true)),
+    ])
+}
+
+fn success_result(output: ToolOutput, revision: Revision) -> Value {
+    let mut m = Map::with_capacity(2);
+    match output {
+        ToolOutput::Value(value) => {
+            let (text, truncated) = cap_text(to_pretty_ascii_sorted(&value));
+            m.insert("content", Value::from(vec![text_block(text)]));
+            // A cut text must not be undone by an uncut copy of the same value beside it.
+            if revision.has_structured_output() && !truncated && value.as_object().is_some() {
+                m.insert("structuredContent", value);
+            }
+        }
+        ToolOutput::Content {
+            mut content,
+            structured,
+        } => {
+            for block in content.iter_mut() {
+                if let Some(Value::String(text)) =
+                    block.as_object_mut().and_then(|b| b.get_mut("text"))
+                {
+                    let (capped, _) = cap_text(std::mem::take(text));
+                    *text = capped;
+                }
+            }
+            m.insert("content", Value::from(content));
+            if let (Some(structured), true) = (structured, revision.has_structured_output()) {
+                m.insert("structuredContent", structured);
+            }
+        }
+    }
+    Value::Object(m)
+}
