@@ -87,8 +87,9 @@ pub struct RunInfo {
 pub enum AuditError {
     /// Opening, reading or writing the log file failed.
     Io { path: PathBuf, error: io::Error },
-    /// An earlier write failed; the chain's state on disk is unknown, so nothing more is written.
-    Disabled { path: PathBuf },
+    /// An earlier write failed (with this error); the chain's state on disk is unknown, so
+    /// nothing more is written.
+    Disabled { path: PathBuf, first_error: String },
     /// `run_completed` was already written.
     RunCompleted { path: PathBuf },
 }
@@ -99,9 +100,9 @@ impl fmt::Display for AuditError {
             AuditError::Io { path, error } => {
                 write!(f, "audit log {}: {error}", path.display())
             }
-            AuditError::Disabled { path } => write!(
+            AuditError::Disabled { path, first_error } => write!(
                 f,
-                "audit log {}: an earlier write failed, so no further record is written",
+                "audit log {}: an earlier write failed ({first_error}), so no further record is written",
                 path.display()
             ),
             AuditError::RunCompleted { path } => write!(
@@ -121,7 +122,8 @@ struct Chain {
     next_seq: u64,
     prev: String,
     completed: bool,
-    failed_write: bool,
+    /// The error of the write that failed, after which nothing more is written.
+    failed_write: Option<String>,
     calls: u64,
     blocked: u64,
     failed: u64,
@@ -174,7 +176,7 @@ impl AuditLog {
                 next_seq: 0,
                 prev: GENESIS.to_owned(),
                 completed: false,
-                failed_write: false,
+                failed_write: None,
                 calls: 0,
                 blocked: 0,
                 failed: 0,
@@ -300,9 +302,10 @@ impl AuditLog {
         update: impl FnOnce(&mut Chain),
     ) -> Result<(), AuditError> {
         let mut chain = self.lock();
-        if chain.failed_write {
+        if let Some(first_error) = &chain.failed_write {
             return Err(AuditError::Disabled {
                 path: self.path.clone(),
+                first_error: first_error.clone(),
             });
         }
         if chain.completed {
@@ -329,7 +332,7 @@ impl AuditLog {
             .write_all(line.as_bytes())
             .and_then(|()| chain.file.sync_data());
         if let Err(error) = written {
-            chain.failed_write = true;
+            chain.failed_write = Some(error.to_string());
             return Err(AuditError::Io {
                 path: self.path.clone(),
                 error,
