@@ -4,7 +4,7 @@ mod audit_support;
 use agentteams_mcp::audit::{self, AuditLog, Mode, RunInfo};
 use agentteams_mcp::json::{self, Value};
 use agentteams_mcp::policy::Policy;
-use agentteams_mcp::server::Session;
+use agentteams_mcp::server::{CancelToken, DiscardNotifications, Session};
 use agentteams_mcp::sha256;
 use audit_support::fixture::{self, call, rpc_error};
 use audit_support::{str_of, u64_of, TempDir};
@@ -187,4 +187,24 @@ fn a_policy_refusal_is_recorded_before_the_error_is_returned() {
         str_of(recs.last().unwrap(), "event"),
         Some("tool_call_blocked")
     );
+}
+
+#[test]
+fn a_call_cancelled_by_the_client_is_recorded_as_cancelled() {
+    let (_dir, path, session) = audited_session("cancelled", Mode::Redacted);
+    let cancel = CancelToken::new();
+    cancel.cancel();
+    let message = json::parse(
+        br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"git_log","arguments":{}}}"#,
+    )
+    .unwrap();
+    assert!(session
+        .handle_message_with(message, &DiscardNotifications, cancel)
+        .is_none());
+    call(&session, "git_show", "{}");
+    let recs = finish(&session, &path);
+    assert_eq!(str_of(&recs[3], "event"), Some("tool_call_completed"));
+    assert_eq!(recs[3].get("cancelled"), Some(&Value::Bool(true)));
+    assert_eq!(str_of(&recs[6], "event"), Some("tool_call_completed"));
+    assert!(recs[6].get("cancelled").is_none());
 }

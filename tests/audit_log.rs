@@ -40,7 +40,7 @@ fn records(path: &Path) -> Vec<Value> {
 fn events(records: &[Value]) -> Vec<&str> {
     records
         .iter()
-        .map(|r| str_of(&r, "event").unwrap())
+        .map(|r| str_of(r, "event").unwrap())
         .collect()
 }
 
@@ -93,13 +93,13 @@ fn a_completed_call_writes_the_five_records_of_a_chain() {
     );
     let mut prev = GENESIS.to_owned();
     for (seq, rec) in recs.iter().enumerate() {
-        assert_eq!(u64_of(&rec, "v"), Some(1));
-        assert_eq!(str_of(&rec, "run"), Some(log.run_id()));
-        assert_eq!(u64_of(&rec, "seq"), Some(seq as u64));
-        assert_eq!(str_of(&rec, "prev"), Some(prev.as_str()));
-        let hash = str_of(&rec, "hash").unwrap();
+        assert_eq!(u64_of(rec, "v"), Some(1));
+        assert_eq!(str_of(rec, "run"), Some(log.run_id()));
+        assert_eq!(u64_of(rec, "seq"), Some(seq as u64));
+        assert_eq!(str_of(rec, "prev"), Some(prev.as_str()));
+        let hash = str_of(rec, "hash").unwrap();
         assert_eq!(hash, record_hash(rec.as_object().unwrap()));
-        let time = str_of(&rec, "time").unwrap();
+        let time = str_of(rec, "time").unwrap();
         assert!(time.len() == 24 && time.ends_with('Z'), "{time}");
         prev = hash.to_owned();
     }
@@ -107,12 +107,12 @@ fn a_completed_call_writes_the_five_records_of_a_chain() {
     assert_eq!(log.head(), prev);
 
     let started = &recs[0];
-    assert_eq!(str_of(&started, "server"), Some("agentteams-test"));
-    assert_eq!(str_of(&started, "version"), Some("0.1.0"));
-    assert_eq!(str_of(&started, "root"), Some("/srv/project"));
-    assert_eq!(str_of(&started, "transport"), Some("stdio"));
-    assert_eq!(u64_of(&started, "pid"), Some(u64::from(std::process::id())));
-    assert_eq!(str_of(&started, "mode"), Some("redacted"));
+    assert_eq!(str_of(started, "server"), Some("agentteams-test"));
+    assert_eq!(str_of(started, "version"), Some("0.1.0"));
+    assert_eq!(str_of(started, "root"), Some("/srv/project"));
+    assert_eq!(str_of(started, "transport"), Some("stdio"));
+    assert_eq!(u64_of(started, "pid"), Some(u64::from(std::process::id())));
+    assert_eq!(str_of(started, "mode"), Some("redacted"));
     assert_eq!(started.get("anchor"), Some(&Value::Null));
     assert_eq!(
         started.get("policy"),
@@ -122,29 +122,29 @@ fn a_completed_call_writes_the_five_records_of_a_chain() {
     );
 
     let requested = &recs[1];
-    assert_eq!(u64_of(&requested, "call"), Some(1));
-    assert_eq!(str_of(&requested, "tool"), Some("git_log"));
-    assert_eq!(u64_of(&requested, "request_id"), Some(7));
+    assert_eq!(u64_of(requested, "call"), Some(1));
+    assert_eq!(str_of(requested, "tool"), Some("git_log"));
+    assert_eq!(u64_of(requested, "request_id"), Some(7));
     assert_same(requested.get("arguments"), &args);
     assert!(requested.get("session").is_none());
 
     let completed = &recs[3];
     let output = json::to_string(&result);
     assert_eq!(
-        u64_of(&completed, "output_bytes"),
+        u64_of(completed, "output_bytes"),
         Some(output.len() as u64)
     );
     assert_eq!(
-        str_of(&completed, "output_sha256"),
+        str_of(completed, "output_sha256"),
         Some(sha256::hex_digest(output.as_bytes()).as_str())
     );
-    assert!(u64_of(&completed, "duration_us").is_some());
+    assert!(u64_of(completed, "duration_us").is_some());
     assert_same(completed.get("result"), &result);
 
     let done = &recs[4];
-    assert_eq!(u64_of(&done, "calls"), Some(1));
-    assert_eq!(u64_of(&done, "blocked"), Some(0));
-    assert_eq!(u64_of(&done, "failed"), Some(0));
+    assert_eq!(u64_of(done, "calls"), Some(1));
+    assert_eq!(u64_of(done, "blocked"), Some(0));
+    assert_eq!(u64_of(done, "failed"), Some(0));
     assert_verifies_clean(&path);
 }
 
@@ -281,7 +281,7 @@ fn http_sessions_are_named_by_digest_unless_full() {
         call.finished(&text_result("ok", false)).unwrap();
         let recs = records(&path);
         for rec in &recs[1..] {
-            assert_eq!(str_of(&rec, "session"), Some(expected.as_str()));
+            assert_eq!(str_of(rec, "session"), Some(expected.as_str()));
         }
     }
 }
@@ -308,9 +308,9 @@ fn redacted_mode_keeps_no_secret_and_summarises_long_output() {
     assert!(!text.contains("line of output"));
     let recs = records(&path);
     let logged_args = recs[1].get("arguments").unwrap();
-    assert_eq!(str_of(&logged_args, "query"), Some("<redacted>"));
-    assert_eq!(str_of(&logged_args, "api_key"), Some("<redacted>"));
-    assert_eq!(str_of(&logged_args, "path"), Some("README.md"));
+    assert_eq!(str_of(logged_args, "query"), Some("<redacted>"));
+    assert_eq!(str_of(logged_args, "api_key"), Some("<redacted>"));
+    assert_eq!(str_of(logged_args, "path"), Some("README.md"));
     let logged_text = recs[3]
         .get("result")
         .and_then(|r| r.get("content"))

@@ -68,7 +68,9 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
     }
     if args.positional().as_deref() == Some("audit") {
         if args.positional().as_deref() != Some("verify") {
-            return Err(UsageError("audit: expected `audit verify FILE [--ci]`".into()));
+            return Err(UsageError(
+                "audit: expected `audit verify FILE [--ci]`".into(),
+            ));
         }
         let ci = args.flag("--ci");
         let file = args

@@ -238,6 +238,7 @@ impl AuditLog {
             tool: tool.to_owned(),
             session: session.map(|s| self.session_label(s)),
             started: None,
+            cancelled: false,
             finished: false,
         };
         let mut fields = call.identity();
@@ -422,6 +423,7 @@ pub struct AuditedCall<'a> {
     tool: String,
     session: Option<String>,
     started: Option<Instant>,
+    cancelled: bool,
     finished: bool,
 }
 
@@ -450,6 +452,12 @@ impl<'a> AuditedCall<'a> {
         fields.push(("rule", Value::from(rule)));
         self.log
             .append("tool_call_blocked", fields, |c| c.blocked += 1)
+    }
+
+    /// Marks the call as cancelled by the client: its outcome record says `"cancelled": true`, for
+    /// the outcome was never sent.
+    pub fn set_cancelled(&mut self) {
+        self.cancelled = true;
     }
 
     /// Records `tool_call_started`: the call passed the policy and is being run. Starts the clock.
@@ -506,6 +514,9 @@ impl<'a> AuditedCall<'a> {
             "output_sha256",
             Value::from(sha256::hex_digest(output.as_bytes())),
         ));
+        if self.cancelled {
+            fields.push(("cancelled", Value::from(true)));
+        }
         fields
     }
 }

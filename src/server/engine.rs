@@ -634,7 +634,11 @@ impl Session {
         if let Some(call) = &mut audit {
             call.started().map_err(audit_failure)?;
         }
-        record_outcome(audit, self.run_tool(tool, params, scope))
+        let outcome = self.run_tool(tool, params, scope);
+        if let (Some(call), true) = (&mut audit, scope.cancel.is_cancelled()) {
+            call.set_cancelled();
+        }
+        record_outcome(audit, outcome)
     }
 
     /// Validates the arguments of an admitted call and runs the tool.
