@@ -130,10 +130,7 @@ fn a_completed_call_writes_the_five_records_of_a_chain() {
 
     let completed = &recs[3];
     let output = json::to_string(&result);
-    assert_eq!(
-        u64_of(completed, "output_bytes"),
-        Some(output.len() as u64)
-    );
+    assert_eq!(u64_of(completed, "output_bytes"), Some(output.len() as u64));
     assert_eq!(
         str_of(completed, "output_sha256"),
         Some(sha256::hex_digest(output.as_bytes()).as_str())
