@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod conformance;
 
 use agentteams_mcp::server::{Engine, Session, ToolSet};
 use std::path::{Path, PathBuf};
@@ -15,10 +16,17 @@ use std::sync::Arc;
 /// The servers this binary can serve, as `--serve-mcp` names them.
 pub const SERVERS: &[&str] = &[];
 
+/// Test fixtures `--serve-mcp` also accepts (never listed as servers): `conformance` holds the
+/// tools the official MCP conformance suite calls.
+pub const FIXTURES: &[&str] = &["conformance"];
+
 /// Builds the tool set of server `name` for the project at `root` (already resolved).
 pub fn toolset(name: &str, root: &Path) -> Result<Arc<dyn ToolSet>, String> {
     let _ = root;
-    Err(unknown_server(name))
+    match name {
+        "conformance" => Ok(Arc::new(conformance::Conformance)),
+        _ => Err(unknown_server(name)),
+    }
 }
 
 /// The reference's message for a name not in [`SERVERS`].
@@ -45,28 +53,51 @@ pub fn resolve_root(root: Option<&Path>) -> Result<PathBuf, String> {
     })
 }
 
+/// The engine serving `name` for the project at `root`.
+fn engine(name: &str, root: &Path) -> Result<Arc<Engine>, String> {
+    let root = resolve_root(Some(root))?;
+    Ok(Arc::new(Engine::new(toolset(name, &root)?)))
+}
+
 /// Serves `name` for the project at `root` over stdio until stdin ends. Returns the process exit
 /// code: 0 at end of input, 1 on an I/O failure, 2 for an unknown server or unusable root.
 pub fn run_server(name: &str, root: &Path) -> i32 {
-    let root = match resolve_root(Some(root)) {
-        Ok(r) => r,
+    let engine = match engine(name, root) {
+        Ok(e) => e,
         Err(e) => {
             eprintln!("{e}");
             return 2;
         }
     };
-    let toolset = match toolset(name, &root) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("{e}");
-            return 2;
-        }
-    };
-    let session = Session::new(Arc::new(Engine::new(toolset)));
+    let session = Session::new(engine);
     match agentteams_mcp::stdio::serve(&session, std::io::stdin().lock(), std::io::stdout()) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("[serve-mcp] stdio failed: {e}");
+            1
+        }
+    }
+}
+
+/// Serves `name` for the project at `root` over Streamable HTTP until the process is stopped.
+/// Returns the exit code: 1 when the address cannot be bound or served, 2 for an unknown server,
+/// unusable root or refused configuration (e.g. a non-loopback address without a token).
+pub fn run_http_server(name: &str, root: &Path, config: agentteams_mcp::http::HttpConfig) -> i32 {
+    let engine = match engine(name, root) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    match agentteams_mcp::http::serve(engine, config) {
+        Ok(()) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            eprintln!("[serve-mcp] {e}");
+            2
+        }
+        Err(e) => {
+            eprintln!("[serve-mcp] HTTP failed: {e}");
             1
         }
     }
