@@ -19,7 +19,7 @@ pub mod sse;
 
 pub use endpoint::{Endpoint, ResourceMetadata, MCP_PATH};
 pub use guard::{Guard, Token, TOKEN_ENV_VAR};
-pub use server::Server;
+pub use server::{Server, Timeouts};
 
 use crate::server::Engine;
 use sessions::Sessions;
@@ -49,6 +49,8 @@ pub struct HttpConfig {
     pub resource_metadata: Option<ResourceMetadata>,
     /// Connection cap (at most [`limits::MAX_CONNECTIONS`]).
     pub max_connections: usize,
+    /// How long to wait on clients (defaults: the constants in [`limits`]).
+    pub timeouts: Timeouts,
 }
 
 impl Default for HttpConfig {
@@ -62,6 +64,7 @@ impl Default for HttpConfig {
             allowed_origins: Vec::new(),
             resource_metadata: None,
             max_connections: limits::MAX_CONNECTIONS,
+            timeouts: Timeouts::default(),
         }
     }
 }
@@ -100,7 +103,8 @@ pub fn bind(engine: Arc<Engine>, config: HttpConfig) -> io::Result<Server> {
         SocketAddr::new(config.bind, config.port),
         Arc::new(endpoint),
     )?
-    .with_max_connections(config.max_connections))
+    .with_max_connections(config.max_connections)
+    .with_timeouts(config.timeouts))
 }
 
 /// Serves `engine` over Streamable HTTP until the process ends (or binding fails).

@@ -135,6 +135,31 @@ impl<'a> Exchange<'a> {
     }
 }
 
+/// How long the server waits on a client; the defaults are the constants in [`super::limits`].
+/// Shorter values exist for tests and for operators behind proxies with their own timeouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// For the whole request head once its first byte arrived ([`HEAD_TIMEOUT`]).
+    pub head: Duration,
+    /// For the whole body once the head arrived ([`BODY_TIMEOUT`]).
+    pub body: Duration,
+    /// Between requests on a kept-alive connection ([`IDLE_TIMEOUT`]).
+    pub idle: Duration,
+    /// For each write ([`WRITE_TIMEOUT`]).
+    pub write: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            head: HEAD_TIMEOUT,
+            body: BODY_TIMEOUT,
+            idle: IDLE_TIMEOUT,
+            write: WRITE_TIMEOUT,
+        }
+    }
+}
+
 /// A bound listener ready to serve.
 pub struct Server {
     listener: TcpListener,
@@ -142,6 +167,7 @@ pub struct Server {
     pool: Pool,
     open: Arc<AtomicUsize>,
     max_connections: usize,
+    timeouts: Timeouts,
 }
 
 impl Server {
@@ -153,7 +179,13 @@ impl Server {
             pool: Pool::new(),
             open: Arc::new(AtomicUsize::new(0)),
             max_connections: MAX_CONNECTIONS,
+            timeouts: Timeouts::default(),
         })
+    }
+
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Server {
+        self.timeouts = timeouts;
+        self
     }
 
     /// Lowers the connection cap (never above [`MAX_CONNECTIONS`]).
@@ -186,9 +218,10 @@ impl Server {
         }
         let slot = OpenSlot(self.open.clone());
         let handler = self.handler.clone();
+        let timeouts = self.timeouts;
         let job = Box::new(move || {
             let _slot = slot;
-            serve_connection(&stream, &*handler);
+            serve_connection(&stream, &*handler, &timeouts);
         });
         // When no thread can be had the job (and with it the connection and its slot) is dropped:
         // the client sees the connection close.
@@ -213,6 +246,18 @@ fn reject_busy(stream: TcpStream) {
         .with_close();
     let _ = (&stream).write_all(&response.encode(false));
     let _ = stream.shutdown(std::net::Shutdown::Write);
+    // Bytes already received but unread would make the close a reset that can destroy the 503
+    // in flight; take what is there (up to one head's worth) without waiting for more.
+    if stream.set_nonblocking(true).is_ok() {
+        let mut sink = [0u8; 4096];
+        let mut drained = 0;
+        while drained < MAX_HEAD_BYTES {
+            match (&stream).read(&mut sink) {
+                Ok(n) if n > 0 => drained += n,
+                _ => break,
+            }
+        }
+    }
 }
 
 /// Why reading a request stopped.
@@ -223,12 +268,12 @@ enum Incoming {
     Reject(Response),
 }
 
-fn serve_connection(stream: &TcpStream, handler: &dyn Handler) {
+fn serve_connection(stream: &TcpStream, handler: &dyn Handler, timeouts: &Timeouts) {
     let _ = stream.set_nodelay(true);
-    let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(timeouts.write));
     let mut buf = Vec::with_capacity(READ_CHUNK);
     loop {
-        let head_len = match read_head(stream, &mut buf) {
+        let head_len = match read_head(stream, &mut buf, timeouts) {
             Ok(n) => n,
             Err(Incoming::Closed) => return,
             Err(Incoming::Reject(response)) => return send_and_close(stream, response),
@@ -237,7 +282,7 @@ fn serve_connection(stream: &TcpStream, handler: &dyn Handler) {
         let Ok(Status::Complete(head, _)) = parse_head(&buf) else {
             return;
         };
-        let body = match read_body(stream, &head, &mut rest) {
+        let body = match read_body(stream, &head, &mut rest, timeouts) {
             Ok(body) => body,
             Err(Incoming::Closed) => return,
             Err(Incoming::Reject(response)) => return send_and_close(stream, response),
@@ -287,8 +332,12 @@ fn timeout_response() -> Response {
 }
 
 /// Reads until `buf` starts with a complete head; returns its length. Waits up to
-/// [`IDLE_TIMEOUT`] for a first byte, then [`HEAD_TIMEOUT`] for the rest.
-fn read_head(stream: &TcpStream, buf: &mut Vec<u8>) -> Result<usize, Incoming> {
+/// `timeouts.idle` for a first byte, then `timeouts.head` for the rest.
+fn read_head(
+    stream: &TcpStream,
+    buf: &mut Vec<u8>,
+    timeouts: &Timeouts,
+) -> Result<usize, Incoming> {
     let mut started = (!buf.is_empty()).then(Instant::now);
     let mut check = started.is_some();
     loop {
@@ -300,8 +349,8 @@ fn read_head(stream: &TcpStream, buf: &mut Vec<u8>) -> Result<usize, Incoming> {
             }
         }
         let timeout = match started {
-            None => IDLE_TIMEOUT,
-            Some(t) => HEAD_TIMEOUT.saturating_sub(t.elapsed()),
+            None => timeouts.idle,
+            Some(t) => timeouts.head.saturating_sub(t.elapsed()),
         };
         let before = buf.len();
         match read_some(stream, buf, timeout) {
@@ -326,6 +375,7 @@ fn read_body(
     stream: &TcpStream,
     head: &RequestHead<'_>,
     rest: &mut Vec<u8>,
+    timeouts: &Timeouts,
 ) -> Result<Vec<u8>, Incoming> {
     let reject = |status: u16, message: &str| Incoming::Reject(Response::text(status, message));
     let length = head
@@ -343,7 +393,7 @@ fn read_body(
     let more = |rest: &mut Vec<u8>| match read_some(
         stream,
         rest,
-        BODY_TIMEOUT.saturating_sub(started.elapsed()),
+        timeouts.body.saturating_sub(started.elapsed()),
     ) {
         Ok(0) => Err(Incoming::Closed),
         Ok(_) => Ok(()),
