@@ -22,6 +22,7 @@
 //! ```
 
 mod error;
+mod float;
 mod parse;
 mod write;
 
@@ -239,9 +240,15 @@ impl Map {
         }
     }
 
-    /// Appends without looking for an existing key (the parser's path; keeps duplicates).
+    /// Appends without looking for an existing key (keeps duplicates).
+    #[cfg(test)]
     pub(crate) fn push_unchecked(&mut self, key: String, value: Value) {
         self.entries.push((key, value));
+    }
+
+    /// The parser's constructor: entries as parsed, duplicates kept.
+    pub(crate) fn from_parsed_entries(entries: Vec<(String, Value)>) -> Map {
+        Map { entries }
     }
 
     /// Removes every entry with `key`, returning the last value.
