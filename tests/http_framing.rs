@@ -259,3 +259,18 @@ fn a_connection_flood_is_capped_and_served_again_once_it_drains() {
     let mut c = Client::connect(addr);
     assert_eq!(c.post(INIT, &[]).status, 200);
 }
+
+#[test]
+fn http_1_0_requests_are_answered_and_the_connection_closed() {
+    let mut c = Client::connect(start_default());
+    let request = format!(
+        "POST /mcp HTTP/1.0\r\nHost: {}\r\nContent-Type: application/json\r\nConnection: keep-alive\r\nContent-Length: {}\r\n\r\n{INIT}",
+        c.host(),
+        INIT.len()
+    );
+    c.send(request.as_bytes());
+    let reply = c.read_reply().unwrap();
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("connection"), Some("close"));
+    assert!(c.is_closed());
+}

@@ -51,17 +51,20 @@ struct ExchangeState {
 pub struct Exchange<'a> {
     stream: &'a TcpStream,
     keep_alive: bool,
+    /// HTTP/1.1: a stream is chunked; HTTP/1.0: it ends when the connection closes.
+    chunked: bool,
     state: Mutex<ExchangeState>,
 }
 
 impl<'a> Exchange<'a> {
-    fn new(stream: &'a TcpStream, keep_alive: bool) -> Exchange<'a> {
+    fn new(stream: &'a TcpStream, keep_alive: bool, chunked: bool) -> Exchange<'a> {
         Exchange {
             stream,
             keep_alive,
+            chunked,
             state: Mutex::new(ExchangeState {
                 phase: Phase::Pending,
-                close: !keep_alive,
+                close: !keep_alive || !chunked,
             }),
         }
     }
@@ -96,12 +99,16 @@ impl<'a> Exchange<'a> {
     pub fn send_event(&self, data: &str) -> bool {
         let mut state = self.lock();
         let mut out = match state.phase {
-            Phase::Pending => sse::stream_head(self.keep_alive),
+            Phase::Pending => sse::stream_head(self.keep_alive, self.chunked),
             Phase::Streaming => Vec::new(),
             Phase::Done => return false,
         };
         state.phase = Phase::Streaming;
-        sse::encode_event_chunk(data, &mut out);
+        if self.chunked {
+            sse::encode_event_chunk(data, &mut out);
+        } else {
+            sse::encode_event(data, &mut out);
+        }
         self.write(&mut state, &out)
     }
 
@@ -118,7 +125,11 @@ impl<'a> Exchange<'a> {
         }
         state.phase = Phase::Done;
         let mut out = Vec::new();
-        sse::encode_last_event(data, &mut out);
+        if self.chunked {
+            sse::encode_last_event(data, &mut out);
+        } else {
+            sse::encode_event(data, &mut out);
+        }
         self.write(&mut state, &out);
     }
 
@@ -287,7 +298,7 @@ fn serve_connection(stream: &TcpStream, handler: &dyn Handler, timeouts: &Timeou
             Err(Incoming::Closed) => return,
             Err(Incoming::Reject(response)) => return send_and_close(stream, response),
         };
-        let exchange = Exchange::new(stream, head.keep_alive());
+        let exchange = Exchange::new(stream, head.keep_alive(), head.minor_version == 1);
         handler.handle(
             &Request {
                 head: &head,

@@ -6,15 +6,18 @@
 use super::chunked::{encode_chunk, LAST_CHUNK};
 use super::response::write_head;
 
-/// The head of an SSE reply (chunked, never Content-Length; no proxy buffering).
-pub fn stream_head(keep_alive: bool) -> Vec<u8> {
+/// The head of an SSE reply (never Content-Length; no proxy buffering). `chunked`: the body is
+/// chunked (HTTP/1.1); otherwise it ends when the connection closes (HTTP/1.0 has no chunking).
+pub fn stream_head(keep_alive: bool, chunked: bool) -> Vec<u8> {
     let mut headers: Vec<(&'static str, String)> = vec![
         ("Content-Type", "text/event-stream".into()),
         ("Cache-Control", "no-cache".into()),
         ("X-Accel-Buffering", "no".into()),
-        ("Transfer-Encoding", "chunked".into()),
     ];
-    if !keep_alive {
+    if chunked {
+        headers.push(("Transfer-Encoding", "chunked".into()));
+    }
+    if !keep_alive || !chunked {
         headers.push(("Connection", "close".into()));
     }
     let mut out = Vec::with_capacity(256);
@@ -87,7 +90,7 @@ mod tests {
 
     #[test]
     fn a_stream_is_a_valid_chunked_body() {
-        let mut out = stream_head(true);
+        let mut out = stream_head(true, true);
         let head_len = out.len();
         assert!(String::from_utf8_lossy(&out)
             .starts_with("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"));
@@ -102,5 +105,12 @@ mod tests {
             body,
             b"event: message\ndata: {\"n\":1}\n\nevent: message\ndata: {\"n\":2}\n\n"
         );
+    }
+
+    #[test]
+    fn an_unchunked_stream_is_delimited_by_closing() {
+        let head = String::from_utf8(stream_head(true, false)).unwrap();
+        assert!(!head.contains("Transfer-Encoding"));
+        assert!(head.ends_with("Connection: close\r\n\r\n"));
     }
 }
