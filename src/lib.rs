@@ -12,4 +12,5 @@ pub mod json;
 pub mod jsonrpc;
 pub mod schema;
 pub mod server;
+pub mod sha256;
 pub mod stdio;

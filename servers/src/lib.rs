@@ -8,18 +8,21 @@
 
 pub mod cli;
 pub mod gitread;
+pub mod index;
+pub mod recall;
 
 use agentteams_mcp::server::{Engine, Session, ToolSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The servers this binary can serve, as `--serve-mcp` names them.
-pub const SERVERS: &[&str] = &["gitread"];
+pub const SERVERS: &[&str] = &["gitread", "recall"];
 
 /// Builds the tool set of server `name` for the project at `root` (already resolved).
 pub fn toolset(name: &str, root: &Path) -> Result<Arc<dyn ToolSet>, String> {
     match name {
         "gitread" => Ok(Arc::new(gitread::GitRead::new(root)?)),
+        "recall" => Ok(Arc::new(recall::Recall::new(root)?)),
         _ => Err(unknown_server(name)),
     }
 }

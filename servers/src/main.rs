@@ -9,6 +9,7 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage:
   agentteams-mcp --serve-mcp NAME [--root DIR]   serve NAME over stdio (NAME: gitread, recall)
+  agentteams-mcp index build [--root DIR] [--team-dir DIR]   build the indexes recall reads
   agentteams-mcp --help | --version
 
 options:
@@ -17,7 +18,11 @@ options:
 exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server or root";
 
 fn main() -> ExitCode {
-    let args = Args::new(std::env::args().skip(1));
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw.first().map(String::as_str) == Some("index") {
+        return ExitCode::from(agentteams_mcp_servers::index::run_cli(&raw[1..]) as u8);
+    }
+    let args = Args::new(raw);
     let code = match run(args) {
         Ok(code) => code,
         Err(UsageError(message)) => {
