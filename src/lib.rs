@@ -8,8 +8,10 @@
 
 #![forbid(unsafe_code)]
 
+pub mod audit;
 pub mod json;
 pub mod jsonrpc;
+pub mod policy;
 pub mod schema;
 pub mod server;
 pub mod sha256;
