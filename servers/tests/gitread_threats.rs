@@ -1107,6 +1107,15 @@ fn o1_terminal_control_sequences_are_escaped() {
         saw_escape |= out.contains("\\x1b[2J");
     }
     assert!(saw_escape, "controls are escaped visibly, not dropped");
+
+    // Error texts too: a gitfile naming a path with an ESC sequence.
+    let f = Fixture::new("o1-error");
+    f.gitfile_to(Path::new("/nonexistent/\x1b[2Jgone"));
+    let mut server = f.server();
+    let reply = server.call("git_log", "{}");
+    reply.assert_error_contains("cannot resolve the git dir");
+    reply.assert_error_contains("\\x1b[2Jgone");
+    assert!(!reply.text.contains('\x1b'), "{:?}", reply.text);
 }
 
 #[test]

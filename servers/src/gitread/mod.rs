@@ -141,6 +141,7 @@ impl ToolSet for GitRead {
     ) -> Result<ToolOutput, ToolError> {
         self.run_tool(name, arguments, ctx.cancel_token())
             .map(|output| ToolOutput::Value(obj([("output", Value::from(output))])))
-            .map_err(ToolError::new)
+            // Error texts can quote repository content (a gitfile's path, git's stderr).
+            .map_err(|message| ToolError::new(sanitize(&message)))
     }
 }
