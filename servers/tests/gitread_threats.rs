@@ -194,6 +194,24 @@ fn a7_filters_are_refused_in_every_variant() {
 }
 
 #[test]
+fn a7_a_config_git_cannot_list_is_refused() {
+    // Fail closed: the reference let any non-zero exit of the listing pass as "no filters".
+    let f = Fixture::new("a7-broken");
+    f.plant_config(&format!(
+        "[filter \"x\"]\n\tclean = {}\n[broken\n",
+        f.canary_str()
+    ));
+    write(&f.root.join(".gitattributes"), "* filter=x\n");
+    f.touch_worktree();
+    let mut server = f.server();
+    assert_sweep_refused(
+        &server.sweep(),
+        "could not read the repository config: git exited",
+    );
+    f.assert_canary_silent();
+}
+
+#[test]
 fn a8_git_lfs_programs_never_run() {
     let f = Fixture::new("a8");
     let c = f.canary_str();
