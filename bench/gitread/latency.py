@@ -4,8 +4,8 @@
 Builds a repository with --commits commits (one fast-import), starts
 `agentteams-mcp --serve-mcp gitread --root <repo>` once, and then, interleaved call by call:
   server    one tools/call over stdio, from writing the request to reading the reply;
-  bare      the very git command the server runs (same argv: --git-dir, --work-tree, every -c
-            override; same cleared environment), spawned directly from this script;
+  bare      the very git command the server runs (argv and environment recorded from the server
+            through a wrapper git at start), spawned directly from this script;
   reference the reference implementation's process shape: two rev-parse, one config, the command
             (four processes per call), spawned the same way.
 Reports the median and p90 of each, and the ratio server/bare of the medians.
@@ -16,38 +16,71 @@ Usage:
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
-OVERRIDES = [
+TOOLS = {"git_log": {"n": 20}, "git_status": {}}
+
+# The reference's global options (REFERENCE-BEHAVIOUR.md §4.3), for its four-process shape.
+REFERENCE_OVERRIDES = [
     "core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "diff.external=",
     "core.untrackedCache=false", "log.showSignature=false", "protocol.allow=never",
     "status.submoduleSummary=false", "protocol.file.allow=never", "protocol.git.allow=never",
     "protocol.ssh.allow=never", "protocol.http.allow=never", "protocol.https.allow=never",
     "protocol.ext.allow=never", "log.mailmap=false", "mailmap.file=", "mailmap.blob=",
-    "core.useReplaceRefs=false", "safe.bareRepository=explicit", "diff.autoRefreshIndex=false",
-    "core.splitIndex=false", "gc.auto=0", "maintenance.auto=false", "credential.helper=",
-    "core.askPass=", "http.proxy=", "diff.submodule=short", "submodule.recurse=false",
-    "color.ui=false", "core.quotePath=true", "i18n.logOutputEncoding=UTF-8", "log.decorate=false",
-    "blame.ignoreRevsFile=", "core.attributesFile=/dev/null", "core.excludesFile=/dev/null",
-    "diff.orderFile=/dev/null",
 ]
-
-TOOLS = {
-    "git_log": ({"n": 20}, ["log", "--no-color", "--no-ext-diff", "-n20", "--date=iso-strict",
-                            "--format=%H%x09%an%x09%ad%x09%s", "--end-of-options", "HEAD"]),
-    "git_status": ({}, ["status", "--porcelain=v1", "--ignore-submodules=all"]),
-}
+REFERENCE_ENV = {"LC_ALL": "C", "LANG": "C", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
+                 "GIT_NO_LAZY_FETCH": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_LITERAL_PATHSPECS": "1"}
 
 
-def child_env(git, root):
-    return {
-        "PATH": os.path.dirname(git) + ":/usr/bin:/bin", "LC_ALL": "C", "LANG": "C",
-        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_SYSTEM": "/dev/null", "GIT_CONFIG_GLOBAL": "/dev/null",
-        "GIT_CEILING_DIRECTORIES": os.path.dirname(root), "GIT_NO_LAZY_FETCH": "1",
-        "GIT_TERMINAL_PROMPT": "0", "GIT_LITERAL_PATHSPECS": "1", "GIT_OPTIONAL_LOCKS": "0",
-        "GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": "/dev/null", "GIT_PROTOCOL_FROM_USER": "0",
-        "GIT_ALLOW_PROTOCOL": "none", "GIT_ATTR_NOSYSTEM": "1", "GIT_PAGER": "cat", "PAGER": "cat",
-        "GIT_LFS_SKIP_SMUDGE": "1", "GIT_ADVICE": "0", "GIT_CONFIG_COUNT": "0", "GIT_FLUSH": "0",
-        "GIT_COMMON_DIR": os.path.join(root, ".git"),
-    }
+class Server:
+    """The binary over stdio, with a buffered reader (readline() on an unbuffered pipe costs one
+    read(2) per byte)."""
+
+    def __init__(self, binary, root, git):
+        self.proc = subprocess.Popen([binary, "--serve-mcp", "gitread", "--root", root],
+                                     env=dict(os.environ, AGENTTEAMS_GIT=git),
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.next_id = 0
+        self.ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": "bench", "version": "1"}})
+        self.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        self.proc.stdin.flush()
+
+    def ask(self, method, params):
+        self.next_id += 1
+        self.proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method,
+                                           "params": params}) + "\n").encode())
+        self.proc.stdin.flush()
+        reply = json.loads(self.proc.stdout.readline())
+        if "result" not in reply or reply["result"].get("isError"):
+            raise SystemExit(f"error reply: {reply}")
+        return reply["result"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+def captured_commands(binary, root, git, tmp):
+    """The exact argv and environment the server gives git for each tool, recorded by a wrapper."""
+    wrapper = os.path.join(tmp, "capture-git")
+    with open(wrapper, "w") as f:
+        f.write(f"""#!/bin/sh
+case " $* " in *" config "*|*" --version "*) exec '{git}' "$@" ;; esac
+env -0 > '{tmp}/env'; printf '%s\\0' "$@" > '{tmp}/argv'
+exec '{git}' "$@"
+""")
+    os.chmod(wrapper, 0o755)
+    server = Server(binary, root, wrapper)
+    commands = {}
+    for tool, args in TOOLS.items():
+        server.ask("tools/call", {"name": tool, "arguments": args})
+        argv = [git] + [a for a in open(f"{tmp}/argv").read().split("\0") if a]
+        env = dict(kv.split("=", 1) for kv in open(f"{tmp}/env").read().split("\0") if "=" in kv)
+        for shell_var in ("PWD", "SHLVL", "_"):
+            env.pop(shell_var, None)
+        env["PATH"] = os.path.dirname(git) + ":/usr/bin:/bin"
+        commands[tool] = (argv, env)
+    server.close()
+    return commands
 
 
 def build_repo(git, path, commits):
@@ -86,34 +119,12 @@ def main():
         build_repo(git, root, a.commits)
         # Let the config files age past the pre-flight's racy window (2 s), as in any real checkout.
         time.sleep(3)
-        env = dict(os.environ, AGENTTEAMS_GIT=git)
-        proc = subprocess.Popen([a.binary, "--serve-mcp", "gitread", "--root", root], env=env,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        next_id = [0]
-
-        def ask(method, params):
-            next_id[0] += 1
-            proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": next_id[0], "method": method,
-                                          "params": params}) + "\n").encode())
-            proc.stdin.flush()
-            # A buffered reader: readline() on an unbuffered pipe costs one read(2) per byte.
-            reply = json.loads(proc.stdout.readline())
-            if "result" not in reply:
-                raise SystemExit(f"error reply: {reply}")
-            return reply["result"]
-
-        ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                           "clientInfo": {"name": "bench", "version": "1"}})
-        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        proc.stdin.flush()
-        cenv = child_env(git, root)
-        prefix = [git, "--no-pager", "--no-replace-objects", "--no-optional-locks",
-                  f"--git-dir={root}/.git", f"--work-tree={root}"]
-        for o in OVERRIDES:
-            prefix += ["-c", o]
+        commands = captured_commands(a.binary, root, git, tmp)
+        server = Server(a.binary, root, git)
         ref_prefix = [git, "-C", root, f"--work-tree={root}", "--no-pager", "--no-replace-objects",
-                      "--no-optional-locks"] + [x for o in OVERRIDES[:17] for x in ("-c", o)]
-        renv = {k: v for k, v in cenv.items() if k != "GIT_COMMON_DIR"}
+                      "--no-optional-locks"] + [x for o in REFERENCE_OVERRIDES for x in ("-c", o)]
+        renv = dict(REFERENCE_ENV, PATH=os.environ.get("PATH", "/usr/bin:/bin"),
+                    GIT_CEILING_DIRECTORIES=os.path.dirname(root))
 
         def run(argv, env_):
             subprocess.run(argv, env=env_, cwd=root, stdin=subprocess.DEVNULL,
@@ -122,21 +133,23 @@ def main():
         print(f"git {subprocess.run([git, '--version'], capture_output=True, text=True).stdout.split()[-1]}, "
               f"{a.commits} commits, {a.calls} calls each, interleaved")
         print(f"{'tool':<11} {'server ms':>17} {'bare git ms':>17} {'reference-shape ms':>19} {'server/bare':>11}")
-        for tool, (args, sub) in TOOLS.items():
+        for tool, args in TOOLS.items():
+            argv, env_ = commands[tool]
+            sub = argv[argv.index(f"--work-tree={root}") + 1:]
+            while sub and sub[0] == "-c":
+                sub = sub[2:]
             samples = {"server": [], "bare": [], "reference": []}
             for i in range(a.calls + 20):
                 t0 = time.perf_counter()
-                result = ask("tools/call", {"name": tool, "arguments": args})
+                server.ask("tools/call", {"name": tool, "arguments": args})
                 t1 = time.perf_counter()
-                run(prefix + sub, cenv)
+                run(argv, env_)
                 t2 = time.perf_counter()
                 run(ref_prefix + ["rev-parse", "--absolute-git-dir"], renv)
                 run(ref_prefix + ["rev-parse", "--path-format=absolute", "--git-common-dir"], renv)
                 run(ref_prefix + ["config", "--includes", "--name-only", "--get-regexp", r"^filter\."], renv)
                 run(ref_prefix + sub, renv)
                 t3 = time.perf_counter()
-                if result.get("isError"):
-                    raise SystemExit(f"{tool} failed: {result}")
                 if i >= 20:  # warm-up
                     samples["server"].append((t1 - t0) * 1000)
                     samples["bare"].append((t2 - t1) * 1000)
@@ -145,8 +158,7 @@ def main():
             p90 = {k: percentile(v, 0.9) for k, v in samples.items()}
             print(f"{tool:<11} {med['server']:>8.2f} (p90 {p90['server']:5.2f}) {med['bare']:>8.2f} (p90 {p90['bare']:5.2f})"
                   f" {med['reference']:>9.2f} (p90 {p90['reference']:5.2f}) {med['server'] / med['bare']:>10.2f}x")
-        proc.stdin.close()
-        proc.wait(timeout=10)
+        server.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
