@@ -156,7 +156,7 @@ impl Git {
 
 /// The environment every git child gets besides `PATH` and `GIT_CEILING_DIRECTORIES`
 /// (GIT-THREATS.md §3.1). Everything else the server inherited is dropped.
-const FIXED_ENV: [(&str, &str); 19] = [
+const FIXED_ENV: [(&str, &str); 20] = [
     ("LC_ALL", "C"),
     ("LANG", "C"),
     ("GIT_CONFIG_NOSYSTEM", "1"),
@@ -176,6 +176,8 @@ const FIXED_ENV: [(&str, &str); 19] = [
     ("GIT_LFS_SKIP_SMUDGE", "1"),
     ("GIT_ADVICE", "0"),
     ("GIT_CONFIG_COUNT", "0"),
+    // git flushes stdout after every commit when it is a pipe; one buffered write is enough here.
+    ("GIT_FLUSH", "0"),
 ];
 
 /// The error text of a call the client cancelled (the engine sends no reply for it).

@@ -141,6 +141,104 @@ impl ToolSet for GitRead {
     ) -> Result<ToolOutput, ToolError> {
         self.run_tool(name, arguments, ctx.cancel_token())
             .map(|output| ToolOutput::Value(obj([("output", Value::from(output))])))
-            .map_err(ToolError::new)
+            // Error texts can quote repository content (a gitfile's path, git's stderr).
+            .map_err(|message| ToolError::new(sanitize(&message)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    /// A two-commit repository built with the git under test (as the integration tests do).
+    fn repository(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("gitread-direct-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let git = std::env::var_os(GIT_ENV).unwrap_or_else(|| "git".into());
+        let run = |args: &[&str]| {
+            let ok = Command::new(&git)
+                .args(args)
+                .current_dir(&dir)
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_AUTHOR_NAME", "A")
+                .env("GIT_AUTHOR_EMAIL", "a@example.com")
+                .env("GIT_COMMITTER_NAME", "A")
+                .env("GIT_COMMITTER_EMAIL", "a@example.com")
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "git {args:?}");
+        };
+        run(&["init", "-q"]);
+        std::fs::write(dir.join("a.txt"), "one\n").unwrap_or_default();
+        run(&["add", "a.txt"]);
+        run(&["commit", "-q", "-m", "first"]);
+        std::fs::write(dir.join("a.txt"), "one\ntwo\n").unwrap_or_default();
+        run(&["commit", "-q", "-am", "second"]);
+        dir
+    }
+
+    fn call(
+        server: &GitRead,
+        name: &str,
+        args: &str,
+        cancel: CancelToken,
+    ) -> Result<String, String> {
+        let Ok(Value::Object(args)) = agentteams_mcp::json::parse(args.as_bytes()) else {
+            panic!("bad arguments {args}");
+        };
+        match server.call(name, &args, &CallContext::detached(cancel)) {
+            Ok(ToolOutput::Value(v)) => Ok(v
+                .get("output")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()),
+            Ok(other) => panic!("unexpected output {other:?}"),
+            Err(e) => Err(e.message().to_owned()),
+        }
+    }
+
+    #[test]
+    fn direct_calls_serve_and_refuse_like_the_binary() {
+        let dir = repository("serve");
+        let server = GitRead::new(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let log = call(&server, "git_log", r#"{"n":1}"#, CancelToken::new());
+        assert!(log.is_ok_and(|out| out.contains("\tsecond\n")));
+        let diff = call(
+            &server,
+            "git_diff",
+            r#"{"base":"HEAD~1","head":"HEAD","path":"a.txt"}"#,
+            CancelToken::new(),
+        );
+        assert!(diff.is_ok_and(|out| out.contains("+two")));
+        assert_eq!(
+            call(
+                &server,
+                "git_show",
+                r#"{"rev":"HEAD","path":".git/config"}"#,
+                CancelToken::new()
+            ),
+            Err(tools::PATH_OUTSIDE.to_owned())
+        );
+        assert_eq!(
+            call(&server, "git_nope", "{}", CancelToken::new()),
+            Err("unknown tool 'git_nope'".to_owned())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_cancelled_call_stops_before_git_answers() {
+        let dir = repository("cancel");
+        let server = GitRead::new(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let cancel = CancelToken::new();
+        cancel.cancel();
+        assert_eq!(
+            call(&server, "git_status", "{}", cancel),
+            Err(invoke::CANCELLED.to_owned())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
