@@ -7,6 +7,9 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod gitread;
+pub mod index;
+pub mod recall;
 
 use agentteams_mcp::audit::{self, AuditLog, Mode, RunInfo};
 use agentteams_mcp::policy::Policy;
@@ -15,12 +18,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The servers this binary can serve, as `--serve-mcp` names them.
-pub const SERVERS: &[&str] = &[];
+pub const SERVERS: &[&str] = &["gitread", "recall"];
 
 /// Builds the tool set of server `name` for the project at `root` (already resolved).
 pub fn toolset(name: &str, root: &Path) -> Result<Arc<dyn ToolSet>, String> {
-    let _ = root;
-    Err(unknown_server(name))
+    match name {
+        "gitread" => Ok(Arc::new(gitread::GitRead::new(root)?)),
+        "recall" => Ok(Arc::new(recall::Recall::new(root)?)),
+        _ => Err(unknown_server(name)),
+    }
 }
 
 /// The reference's message for a name not in [`SERVERS`].

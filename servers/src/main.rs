@@ -9,6 +9,7 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage:
   agentteams-mcp --serve-mcp NAME [--root DIR]   serve NAME over stdio (NAME: gitread, recall)
+  agentteams-mcp index build [--root DIR] [--team-dir DIR]   build the indexes recall reads
   agentteams-mcp audit verify FILE [--ci]         check an audit log's hash chains
   agentteams-mcp --help | --version
 
@@ -26,7 +27,11 @@ audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_co
 2 unreadable file";
 
 fn main() -> ExitCode {
-    let args = Args::new(std::env::args().skip(1));
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw.first().map(String::as_str) == Some("index") {
+        return ExitCode::from(agentteams_mcp_servers::index::run_cli(&raw[1..]) as u8);
+    }
+    let args = Args::new(raw);
     let code = match run(args) {
         Ok(code) => code,
         Err(UsageError(message)) => {
