@@ -8,7 +8,10 @@ use common::{result_text, Host, TempDir};
 use std::time::Duration;
 
 fn code(reply: &Value) -> Option<i64> {
-    reply.get("error").and_then(|e| e.get("code")).and_then(Value::as_i64)
+    reply
+        .get("error")
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_i64)
 }
 
 #[test]
@@ -18,17 +21,33 @@ fn a_host_session_from_handshake_to_shutdown() {
 
     // ping works before initialize.
     let pong = host.request(r#"{"jsonrpc":"2.0","id":"p0","method":"ping"}"#);
-    assert_eq!(json::to_string(&pong), r#"{"jsonrpc":"2.0","id":"p0","result":{}}"#);
+    assert_eq!(
+        json::to_string(&pong),
+        r#"{"jsonrpc":"2.0","id":"p0","result":{}}"#
+    );
 
     let init = host.initialize("2025-06-18");
-    assert_eq!(init.get("protocolVersion").and_then(Value::as_str), Some("2025-06-18"));
+    assert_eq!(
+        init.get("protocolVersion").and_then(Value::as_str),
+        Some("2025-06-18")
+    );
     let info = init.get("serverInfo").unwrap();
-    assert_eq!(info.get("name").and_then(Value::as_str), Some("agentteams-recall"));
+    assert_eq!(
+        info.get("name").and_then(Value::as_str),
+        Some("agentteams-recall")
+    );
     host.assert_silent(Duration::from_millis(200));
 
     let list = host.request(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-    let tools = list.get("result").and_then(|r| r.get("tools")).and_then(Value::as_array).unwrap();
-    let names: Vec<_> = tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).collect();
+    let tools = list
+        .get("result")
+        .and_then(|r| r.get("tools"))
+        .and_then(Value::as_array)
+        .unwrap();
+    let names: Vec<_> = tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .collect();
     assert_eq!(names, ["query_index", "query_code"]);
     for tool in tools.iter() {
         assert_eq!(
@@ -40,7 +59,10 @@ fn a_host_session_from_handshake_to_shutdown() {
     // A real call: no index in an empty project is the reference's tool error.
     let (text, is_error) = result_text(&host.call("query_index", r#"{"query":"widgets"}"#));
     assert!(is_error);
-    assert!(text.starts_with("no references/memory-index.json under ."), "{text}");
+    assert!(
+        text.starts_with("no references/memory-index.json under ."),
+        "{text}"
+    );
 
     // Argument failures are isError results in the reference's words.
     let (text, is_error) = result_text(&host.call("query_index", r#"{"query":"x","k":0}"#));
@@ -57,10 +79,14 @@ fn a_host_session_from_handshake_to_shutdown() {
     host.write(&long);
     assert_eq!(code(&host.recv()), Some(-32700));
     host.write(b"\n  \r\n");
-    let unknown = host.request(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":["git_log"]}}"#);
+    let unknown = host
+        .request(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":["git_log"]}}"#);
     assert_eq!(code(&unknown), Some(-32602));
     let pong = host.request(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#);
-    assert_eq!(json::to_string(&pong), r#"{"jsonrpc":"2.0","id":4,"result":{}}"#);
+    assert_eq!(
+        json::to_string(&pong),
+        r#"{"jsonrpc":"2.0","id":4,"result":{}}"#
+    );
 
     // Closing stdin ends the process with status 0.
     assert_eq!(host.close().code(), Some(0));
@@ -71,16 +97,27 @@ fn modern_clients_discover_then_call_statelessly() {
     let project = TempDir::new("host-modern");
     let mut host = Host::start("recall", project.path(), &[]);
     let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
-    let discover = host.request(&format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{meta}}}}}"#));
+    let discover = host.request(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{meta}}}}}"#
+    ));
     let result = discover.get("result").unwrap();
-    assert_eq!(result.get("resultType").and_then(Value::as_str), Some("complete"));
+    assert_eq!(
+        result.get("resultType").and_then(Value::as_str),
+        Some("complete")
+    );
     let call = host.request(&format!(
         r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"query_code","arguments":{{"query":"x"}},{meta}}}}}"#
     ));
     let result = call.get("result").unwrap();
-    assert_eq!(result.get("resultType").and_then(Value::as_str), Some("complete"));
+    assert_eq!(
+        result.get("resultType").and_then(Value::as_str),
+        Some("complete")
+    );
     let (text, is_error) = result_text(result);
-    assert!(is_error && text.contains("code-index/manifest.json"), "{text}");
+    assert!(
+        is_error && text.contains("code-index/manifest.json"),
+        "{text}"
+    );
     assert_eq!(host.close().code(), Some(0));
 }
 

@@ -57,8 +57,7 @@ enum Open<'a> {
     Object(Entries<'a>),
 }
 
-/// An object's entries in writing order: as stored (compact), or sorted by key (pretty, and the
-/// sorted compact form).
+/// An object's entries in writing order: as stored (compact), or sorted by key (sorted and pretty forms).
 enum Entries<'a> {
     InOrder(std::slice::Iter<'a, (String, Value)>),
     Sorted(std::vec::IntoIter<&'a (String, Value)>),

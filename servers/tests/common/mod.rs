@@ -22,7 +22,12 @@ impl Host {
     /// Starts `agentteams-mcp --serve-mcp SERVER --root ROOT` with `extra` arguments.
     pub fn start(server: &str, root: &Path, extra: &[&str]) -> Host {
         let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
-        command.arg("--serve-mcp").arg(server).arg("--root").arg(root).args(extra);
+        command
+            .arg("--serve-mcp")
+            .arg(server)
+            .arg("--root")
+            .arg(root)
+            .args(extra);
         Host::spawn(command)
     }
 
@@ -44,7 +49,11 @@ impl Host {
             }
         });
         let stdin = child.stdin.take();
-        Host { child, stdin, lines }
+        Host {
+            child,
+            stdin,
+            lines,
+        }
     }
 
     /// Writes raw bytes (a line must end with `\n`).
@@ -100,7 +109,10 @@ impl Host {
         let reply = self.request(&format!(
             r#"{{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
         ));
-        reply.get("result").cloned().unwrap_or_else(|| panic!("no result: {reply}"))
+        reply
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("no result: {reply}"))
     }
 
     /// Closes stdin (what hosts do first at shutdown) and waits for the exit.
@@ -111,7 +123,10 @@ impl Host {
             if let Some(status) = self.child.try_wait().expect("wait for the server") {
                 return status;
             }
-            assert!(std::time::Instant::now() < deadline, "the server did not exit after stdin closed");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server did not exit after stdin closed"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }
