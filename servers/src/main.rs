@@ -3,8 +3,10 @@
 
 use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
 use agentteams_mcp_servers::cli::{Args, UsageError};
-use agentteams_mcp_servers::{run_http_server, run_server, FIXTURES, SERVERS};
-use std::path::PathBuf;
+use agentteams_mcp_servers::{
+    run_http_server, run_server_with, verify_audit_log, ServeOptions, FIXTURES, SERVERS,
+};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -13,10 +15,18 @@ usage:
   agentteams-mcp --serve-mcp NAME --http [--bind ADDR] [--port N] [--auth-token-file F]
                  [--stateless] [--allow-host NAME]... [--allow-origin ORIGIN]...
                                                  serve NAME over Streamable HTTP at /mcp
+  agentteams-mcp index build [--root DIR] [--team-dir DIR]   build the indexes recall reads
+  agentteams-mcp audit verify FILE [--ci]         check an audit log's hash chains
   agentteams-mcp --help | --version
 
 options:
   --root DIR, --project DIR   the project the server works on (default: the current directory)
+  --allow-tool PATTERN        serve only tools matching an allow rule (repeatable; globs * and ?)
+  --deny-tool PATTERN         never serve tools matching PATTERN (repeatable; deny wins)
+  --policy FILE               more rules from a JSON file {\"allow\": [...], \"deny\": [...]}
+  --audit-log FILE            append a hash-chained record of every tool call to FILE
+  --audit-full                keep argument and result values in the audit log (default: redacted)
+  --ci                        audit verify: also fail on a run without run_completed
   --bind ADDR                 HTTP address (default 127.0.0.1; any other needs a token)
   --port N                    HTTP port (default 7330)
   --auth-token-file F         require `Authorization: Bearer <token>`, token read from F
@@ -25,10 +35,16 @@ options:
   --allow-host NAME           also accept this host name in Host/Origin (repeatable)
   --allow-origin ORIGIN       also accept this exact Origin, e.g. https://app.example.com
 
-exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server or root";
+exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server or root
+audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_completed too);
+2 unreadable file";
 
 fn main() -> ExitCode {
-    let args = Args::new(std::env::args().skip(1));
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw.first().map(String::as_str) == Some("index") {
+        return ExitCode::from(agentteams_mcp_servers::index::run_cli(&raw[1..]) as u8);
+    }
+    let args = Args::new(raw);
     let code = match run(args) {
         Ok(code) => code,
         Err(UsageError(message)) => {
@@ -50,6 +66,16 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
     }
     if let Some(name) = args.value("--serve-mcp")? {
         let root = args.value_any(&["--root", "--project"])?;
+        let options = ServeOptions {
+            allow_tools: args.values("--allow-tool")?,
+            deny_tools: args.values("--deny-tool")?,
+            policy_file: args.value("--policy")?.map(PathBuf::from),
+            audit_log: args.value("--audit-log")?.map(PathBuf::from),
+            audit_full: args.flag("--audit-full"),
+        };
+        if options.audit_full && options.audit_log.is_none() {
+            return Err(UsageError("--audit-full needs --audit-log FILE".into()));
+        }
         let http = http_config(&mut args)?;
         args.finish()?;
         if !SERVERS.contains(&name.as_str()) && !FIXTURES.contains(&name.as_str()) {
@@ -58,10 +84,23 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
         }
         let root = root.map_or_else(|| PathBuf::from("."), PathBuf::from);
         let code = match http {
-            Some(config) => run_http_server(&name, &root, config),
-            None => run_server(&name, &root),
+            Some(config) => run_http_server(&name, &root, &options, config),
+            None => run_server_with(&name, &root, &options),
         };
         return Ok(code as u8);
+    }
+    if args.positional().as_deref() == Some("audit") {
+        if args.positional().as_deref() != Some("verify") {
+            return Err(UsageError(
+                "audit: expected `audit verify FILE [--ci]`".into(),
+            ));
+        }
+        let ci = args.flag("--ci");
+        let file = args
+            .positional()
+            .ok_or_else(|| UsageError("audit verify needs a FILE".into()))?;
+        args.finish()?;
+        return Ok(verify_audit_log(Path::new(&file), ci) as u8);
     }
     Err(UsageError("nothing to do: give --serve-mcp NAME".into()))
 }

@@ -291,15 +291,24 @@ impl Endpoint {
             if id.is_some_and(|id| sessions.get(&id).is_some()) {
                 return Some(invalid_request(400, "already initialized"));
             }
-            let session = Arc::new(Session::new(self.engine.clone()));
+            let id = match sessions.new_id() {
+                Ok(id) => id,
+                Err(e) => {
+                    return Some(invalid_request(
+                        500,
+                        &format!("cannot create a session id: {e}"),
+                    ))
+                }
+            };
+            // The id names the session in audit records from its first call on.
+            let session = Arc::new(Session::new(self.engine.clone()).with_id(&id));
             let reply = session.handle_message(message)?;
             if reply.get("result").is_none() {
                 return Some(Response::json(200, &reply));
             }
-            return Some(match sessions.insert(session) {
-                Ok(id) => Response::json(200, &reply).header("Mcp-Session-Id", &id),
-                Err(e) => invalid_request(500, &format!("cannot create a session id: {e}")),
-            });
+            let response = Response::json(200, &reply).header("Mcp-Session-Id", &id);
+            sessions.insert_as(id, session);
+            return Some(response);
         }
         let Some(id) = id else {
             return Some(invalid_request(

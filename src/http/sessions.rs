@@ -47,7 +47,7 @@ impl Sessions {
     }
 
     /// A fresh id: [`SESSION_ID_BYTES`] random bytes as lower-case hex (visible ASCII).
-    fn new_id(&self) -> io::Result<String> {
+    pub fn new_id(&self) -> io::Result<String> {
         let mut bytes = [0u8; SESSION_ID_BYTES];
         self.random
             .lock()
@@ -60,6 +60,12 @@ impl Sessions {
     /// is still full the least recently used session is ended.
     pub fn insert(&self, session: Arc<Session>) -> io::Result<String> {
         let id = self.new_id()?;
+        self.insert_as(id.clone(), session);
+        Ok(id)
+    }
+
+    /// Registers `session` under `id` (from [`Sessions::new_id`]), as [`Sessions::insert`] does.
+    pub fn insert_as(&self, id: String, session: Arc<Session>) {
         let now = Instant::now();
         let mut table = self.lock();
         let expiry = self.expiry;
@@ -74,13 +80,12 @@ impl Sessions {
             }
         }
         table.insert(
-            id.clone(),
+            id,
             Entry {
                 session,
                 last_used: now,
             },
         );
-        Ok(id)
     }
 
     /// The live session with this id, marking it used; `None` if unknown, ended or expired.
