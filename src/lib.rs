@@ -8,6 +8,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod client;
 pub mod json;
 pub mod jsonrpc;
 pub mod schema;
