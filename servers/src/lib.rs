@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod client_cmd;
 
 use agentteams_mcp::server::{Engine, Session, ToolSet};
 use std::path::{Path, PathBuf};

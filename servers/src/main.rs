@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 use agentteams_mcp_servers::cli::{Args, UsageError};
+use agentteams_mcp_servers::client_cmd;
 use agentteams_mcp_servers::{run_server, SERVERS};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,6 +10,8 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage:
   agentteams-mcp --serve-mcp NAME [--root DIR]   serve NAME over stdio (NAME: gitread, recall)
+  agentteams-mcp client ...                      call an MCP server by hand (client --help)
+  agentteams-mcp trust ...                       manage .agentteams/mcp-trust.json (trust --help)
   agentteams-mcp --help | --version
 
 options:
@@ -17,7 +20,13 @@ options:
 exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server or root";
 
 fn main() -> ExitCode {
-    let args = Args::new(std::env::args().skip(1));
+    let mut raw: Vec<String> = std::env::args().skip(1).collect();
+    match raw.first().map(String::as_str) {
+        Some("client") => return ExitCode::from(client_cmd::run_client(raw.split_off(1))),
+        Some("trust") => return ExitCode::from(client_cmd::run_trust(raw.split_off(1))),
+        _ => {}
+    }
+    let args = Args::new(raw);
     let code = match run(args) {
         Ok(code) => code,
         Err(UsageError(message)) => {
