@@ -369,16 +369,12 @@ impl Core {
         self.request("tools/call", params)
     }
 
-    /// `notifications/cancelled` for a request that timed out (legacy only: modern HTTP cancels
-    /// by closing the stream, which the transport has already done).
-    pub fn cancelled_notification(&self, id: &Value, reason: &str) -> Option<Outgoing> {
-        if matches!(self.phase, Phase::Modern) {
-            return None;
-        }
+    /// `notifications/cancelled` for a request that timed out.
+    pub fn cancelled_notification(&self, id: &Value, reason: &str) -> Outgoing {
         let mut params = Map::new();
         params.insert("requestId", id.clone());
         params.insert("reason", Value::from(reason));
-        Some(self.notification("notifications/cancelled", params))
+        self.notification("notifications/cancelled", params)
     }
 }
 

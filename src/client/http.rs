@@ -619,6 +619,10 @@ impl Transport for HttpTransport {
     fn reset_session(&mut self) {
         self.session_id = None;
     }
+
+    fn cancels_with_notification(&self, timed_out: &Outgoing) -> bool {
+        !timed_out.modern
+    }
 }
 
 #[cfg(test)]

@@ -68,6 +68,13 @@ pub trait Transport: Send {
 
     /// Forgets the session before a fresh `initialize` (HTTP); nothing for other transports.
     fn reset_session(&mut self) {}
+
+    /// Whether a request that timed out should be followed by `notifications/cancelled`.
+    /// Modern HTTP cancels by closing the response stream instead (which a timeout already did).
+    fn cancels_with_notification(&self, timed_out: &Outgoing) -> bool {
+        let _ = timed_out;
+        true
+    }
 }
 
 /// How to connect and what to ask for.
@@ -197,7 +204,8 @@ impl Client {
             .transport
             .request(out, self.options.call_timeout, on_event);
         if let (Err(ClientError::Timeout { .. }), Some(id)) = (&result, &out.id) {
-            if let Some(cancel) = self.core.cancelled_notification(id, "timed out") {
+            if self.transport.cancels_with_notification(out) {
+                let cancel = self.core.cancelled_notification(id, "timed out");
                 let _ = self.transport.notify(&cancel, self.options.connect_timeout);
             }
         }
@@ -212,6 +220,11 @@ impl Client {
             ..self.options.clone()
         };
         handshake(&mut self.core, self.transport.as_mut(), &options)
+    }
+
+    /// Changes the time allowed for each later call.
+    pub fn set_call_timeout(&mut self, timeout: Duration) {
+        self.options.call_timeout = timeout;
     }
 
     /// Every tool the server offers, following `nextCursor` across pages.
