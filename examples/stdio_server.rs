@@ -35,14 +35,24 @@ impl ToolSet for Demo {
                 "Fails with the given message.",
                 schema(r#"{"type":"object","properties":{"message":{"type":"string"}}}"#),
             ),
-            Tool::new("progress", "Reports progress 0, 50, 100 of 100.", schema(open)),
+            Tool::new(
+                "progress",
+                "Reports progress 0, 50, 100 of 100.",
+                schema(open),
+            ),
             Tool::new("chatty", "Logs three messages at level info.", schema(open)),
             Tool::new(
                 "slow",
                 "Waits ms milliseconds (or until cancelled).",
-                schema(r#"{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"required":["ms"]}"#),
+                schema(
+                    r#"{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"required":["ms"]}"#,
+                ),
             ),
-            Tool::new("send_note", "Does nothing (a sensitive name for trust tests).", schema(open)),
+            Tool::new(
+                "send_note",
+                "Does nothing (a sensitive name for trust tests).",
+                schema(open),
+            ),
         ]
     }
 
@@ -50,7 +60,9 @@ impl ToolSet for Demo {
         match name {
             "echo" => Ok(ToolOutput::Value(Value::Object(args.clone()))),
             "fail" => Err(ToolError::new(
-                args.get("message").and_then(Value::as_str).unwrap_or("failed as asked"),
+                args.get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("failed as asked"),
             )),
             "progress" => {
                 for p in [0.0, 50.0, 100.0] {
@@ -79,7 +91,8 @@ impl ToolSet for Demo {
 
 fn main() {
     let session = Session::new(Arc::new(Engine::new(Arc::new(Demo))));
-    if let Err(e) = agentteams_mcp::stdio::serve(&session, std::io::stdin().lock(), std::io::stdout())
+    if let Err(e) =
+        agentteams_mcp::stdio::serve(&session, std::io::stdin().lock(), std::io::stdout())
     {
         eprintln!("stdio_server: {e}");
         std::process::exit(1);

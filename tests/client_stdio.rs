@@ -63,7 +63,11 @@ fn lists_and_calls_tools_in_both_eras() {
         let result = client
             .call_tool("echo", args(&[("word", Value::from("hi"))]))
             .unwrap();
-        assert!(result.text().contains("\"word\": \"hi\""), "{}", result.text());
+        assert!(
+            result.text().contains("\"word\": \"hi\""),
+            "{}",
+            result.text()
+        );
 
         match client.call_tool("fail", args(&[("message", Value::from("boom"))])) {
             Err(ClientError::Tool { tool, text, .. }) => {
@@ -180,7 +184,10 @@ fn bad_json_is_a_clear_error() {
     );
     match err {
         ClientError::Protocol(m) => {
-            assert!(m.contains("not JSON") && m.contains("this is not json"), "{m}")
+            assert!(
+                m.contains("not JSON") && m.contains("this is not json"),
+                "{m}"
+            )
         }
         other => panic!("{other:?}"),
     }
@@ -210,9 +217,12 @@ fn a_silent_server_times_out() {
         "{err:?}"
     );
     // Silent from the start: the handshake itself times out, and the child is still shut down.
-    let err = Client::spawn(&["sh".into(), "-c".into(), "sleep 30".into()], legacy_with_timeout(200))
-        .err()
-        .expect("no handshake");
+    let err = Client::spawn(
+        &["sh".into(), "-c".into(), "sleep 30".into()],
+        legacy_with_timeout(200),
+    )
+    .err()
+    .expect("no handshake");
     assert!(matches!(err, ClientError::Timeout { .. }), "{err:?}");
 }
 
@@ -249,8 +259,11 @@ fn a_legacy_server_in_an_older_revision_is_accepted_and_auto_falls_back() {
         "read a; printf '%s\\n' '{{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{{\"code\":-32601,\"message\":\"no\"}}}}'; read b; printf '%s\\n' '{}'; read c; read d; printf '%s\\n' '{{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{{\"tools\":[{{\"name\":\"t\",\"inputSchema\":{{\"type\":\"object\"}}}}]}}}}'; sleep 10",
         INIT_REPLY.replace("\"id\":1", "\"id\":2")
     );
-    let mut client =
-        Client::spawn(&["sh".into(), "-c".into(), script], options(EraChoice::Auto)).unwrap();
+    let mut client = Client::spawn(
+        &["sh".into(), "-c".into(), script],
+        options(EraChoice::Auto),
+    )
+    .unwrap();
     assert_eq!(client.server().revision, Revision::V2025_03_26);
     let tools = client.list_tools().unwrap();
     assert_eq!(tools.len(), 1);

@@ -133,7 +133,11 @@ fn seconds(args: &mut Args, name: &str, default: Duration) -> Result<Duration, U
             .ok()
             .filter(|s| s.is_finite() && *s > 0.0 && *s <= 86_400.0)
             .map(Duration::from_secs_f64)
-            .ok_or_else(|| UsageError(format!("{name} must be a number of seconds from 0 to 86400, not {v:?}"))),
+            .ok_or_else(|| {
+                UsageError(format!(
+                    "{name} must be a number of seconds from 0 to 86400, not {v:?}"
+                ))
+            }),
     }
 }
 
@@ -141,8 +145,9 @@ fn seconds(args: &mut Args, name: &str, default: Duration) -> Result<Duration, U
 fn options(args: &mut Args) -> Result<Options, UsageError> {
     let mut o = Options::default();
     if let Some(era) = args.value("--era")? {
-        o.era = EraChoice::parse(&era)
-            .ok_or_else(|| UsageError(format!("--era must be auto, legacy or modern, not {era:?}")))?;
+        o.era = EraChoice::parse(&era).ok_or_else(|| {
+            UsageError(format!("--era must be auto, legacy or modern, not {era:?}"))
+        })?;
     }
     o.call_timeout = seconds(args, "--timeout", o.call_timeout)?;
     o.connect_timeout = seconds(args, "--connect-timeout", o.connect_timeout)?;
@@ -151,7 +156,11 @@ fn options(args: &mut Args) -> Result<Options, UsageError> {
             .parse::<usize>()
             .ok()
             .filter(|&n| n >= 1024)
-            .ok_or_else(|| UsageError(format!("--max-response-bytes must be an integer of at least 1024, not {n:?}")))?;
+            .ok_or_else(|| {
+                UsageError(format!(
+                    "--max-response-bytes must be an integer of at least 1024, not {n:?}"
+                ))
+            })?;
     }
     o.log_level = args.value("--log-level")?;
     if let Some(level) = &o.log_level {
@@ -165,7 +174,9 @@ fn options(args: &mut Args) -> Result<Options, UsageError> {
     let env = args.value("--token-env")?;
     o.bearer_token = match (file, env) {
         (Some(_), Some(_)) => {
-            return Err(UsageError("give --token-file or --token-env, not both".into()))
+            return Err(UsageError(
+                "give --token-file or --token-env, not both".into(),
+            ))
         }
         (Some(path), None) => {
             let text = std::fs::read_to_string(&path)
@@ -251,7 +262,9 @@ fn show_event(event: &Event) {
             message,
         } => {
             let total = total.map_or(String::new(), |t| format!("/{t}"));
-            let message = message.as_deref().map_or(String::new(), |m| format!(" {m}"));
+            let message = message
+                .as_deref()
+                .map_or(String::new(), |m| format!(" {m}"));
             eprintln!("progress: {progress}{total}{message}");
         }
         Event::Log {
@@ -259,8 +272,12 @@ fn show_event(event: &Event) {
             logger,
             data,
         } => {
-            let logger = logger.as_deref().map_or(String::new(), |l| format!(" {l}:"));
-            let text = data.as_str().map_or_else(|| json::to_string(data), str::to_owned);
+            let logger = logger
+                .as_deref()
+                .map_or(String::new(), |l| format!(" {l}:"));
+            let text = data
+                .as_str()
+                .map_or_else(|| json::to_string(data), str::to_owned);
             eprintln!("log [{level}]{logger} {text}");
         }
         Event::Other { method, params } => eprintln!("{method} {}", json::to_string(params)),
@@ -269,7 +286,10 @@ fn show_event(event: &Event) {
 
 /// `agentteams-mcp client ...`: the arguments after `client`.
 pub fn run_client(argv: Vec<String>) -> u8 {
-    if matches!(argv.first().map(String::as_str), Some("--help" | "-h" | "help")) {
+    if matches!(
+        argv.first().map(String::as_str),
+        Some("--help" | "-h" | "help")
+    ) {
         println!("{CLIENT_USAGE}");
         return 0;
     }
@@ -534,7 +554,11 @@ fn parameters(tool: &ToolInfo) -> Vec<String> {
                 Some(other) => json::to_string(other),
                 None => "any".into(),
             };
-            let star = if required.contains(&name.as_str()) { "*" } else { "" };
+            let star = if required.contains(&name.as_str()) {
+                "*"
+            } else {
+                ""
+            };
             format!("{name}{star} ({ty})")
         })
         .collect()
@@ -557,7 +581,10 @@ fn print_result(result: &ToolResult, json_out: bool) {
             ),
             "resource" => {
                 let r = block.get("resource");
-                let uri = r.and_then(|r| r.get("uri")).and_then(Value::as_str).unwrap_or("");
+                let uri = r
+                    .and_then(|r| r.get("uri"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
                 println!("[resource {uri}]");
                 if let Some(text) = r.and_then(|r| r.get("text")).and_then(Value::as_str) {
                     println!("{text}");
@@ -594,7 +621,9 @@ pub fn run_trust(mut argv: Vec<String>) -> u8 {
 fn server_key(args: &mut Args) -> Result<(String, Option<Target>), UsageError> {
     if let Some(key) = args.value("--server")? {
         if args.value("--url")?.is_some() || !args.trailing().is_empty() {
-            return Err(UsageError("give one of --server, --url or -- COMMAND".into()));
+            return Err(UsageError(
+                "give one of --server, --url or -- COMMAND".into(),
+            ));
         }
         return Ok((key, None));
     }
@@ -678,7 +707,11 @@ fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
             };
             if let Err(e) = edit {
                 eprintln!("agentteams-mcp trust: {e}");
-                return Ok(if verb == "revoke" { EXIT_TOOL_ERROR } else { EXIT_USAGE });
+                return Ok(if verb == "revoke" {
+                    EXIT_TOOL_ERROR
+                } else {
+                    EXIT_USAGE
+                });
             }
             policy.save(&root).map_err(|e| {
                 eprintln!("agentteams-mcp trust: {e}");

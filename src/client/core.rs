@@ -118,10 +118,16 @@ pub enum Event {
 #[derive(Debug)]
 pub enum Incoming {
     /// A response (result or error) to request `id`; `message` is the whole response.
-    Response { id: Value, message: Value },
+    Response {
+        id: Value,
+        message: Value,
+    },
     Notification(Event),
     /// A request from the server; the transport answers it with [`server_request_reply`].
-    Request { id: Value, method: String },
+    Request {
+        id: Value,
+        method: String,
+    },
     /// Not a JSON-RPC message this client understands (ignored, but worth a diagnostic).
     Invalid(String),
 }
@@ -222,7 +228,10 @@ impl Core {
             params.insert("_meta", Value::Object(meta));
         }
         let name = match method {
-            "tools/call" => params.get("name").and_then(Value::as_str).map(str::to_owned),
+            "tools/call" => params
+                .get("name")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
             _ => None,
         };
         let message = obj([
@@ -639,7 +648,10 @@ mod tests {
         let err = core
             .accept_initialize(v(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#))
             .unwrap_err();
-        assert!(err.to_string().contains("protocolVersion (missing)"), "{err}");
+        assert!(
+            err.to_string().contains("protocolVersion (missing)"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -653,8 +665,13 @@ mod tests {
             Some("2026-07-28")
         );
         assert!(meta.get(META_CLIENT_CAPABILITIES).is_some());
-        assert_eq!(meta.get(META_LOG_LEVEL).and_then(Value::as_str), Some("info"));
-        let modern = v(r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{}}}}"#);
+        assert_eq!(
+            meta.get(META_LOG_LEVEL).and_then(Value::as_str),
+            Some("info")
+        );
+        let modern = v(
+            r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{}}}}"#,
+        );
         assert!(core.accept_discover(Ok(modern)).unwrap());
         let call = core.call_request("git_log", Map::new(), false);
         assert!(call.modern);
@@ -704,12 +721,17 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        let ok = tool_result("t", v(r#"{"content":[{"type":"text","text":"hi"}],"isError":false}"#))
-            .unwrap();
+        let ok = tool_result(
+            "t",
+            v(r#"{"content":[{"type":"text","text":"hi"}],"isError":false}"#),
+        )
+        .unwrap();
         assert_eq!(ok.text(), "hi");
         match result_of(
             "tools/call",
-            v(r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"unknown tool 'x'","data":1}}"#),
+            v(
+                r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"unknown tool 'x'","data":1}}"#,
+            ),
         ) {
             Err(ClientError::Rpc { method, error }) => {
                 assert_eq!(method, "tools/call");
@@ -719,8 +741,11 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        let err = result_of("x", v(r#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"input_required"}}"#))
-            .unwrap_err();
+        let err = result_of(
+            "x",
+            v(r#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"input_required"}}"#),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("input_required"), "{err}");
         let err = result_of("x", v(r#"[1]"#)).unwrap_err();
         assert!(err.to_string().contains("not a JSON-RPC response object"));
@@ -768,7 +793,9 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        match classify(v(r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage"}"#)) {
+        match classify(v(
+            r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage"}"#,
+        )) {
             Incoming::Request { id, method } => {
                 let reply = server_request_reply(id, &method);
                 assert_eq!(

@@ -124,6 +124,8 @@ mod tests {
             status: 401,
             challenge: Some("Bearer realm=\"mcp\"".into()),
         };
-        assert!(e.to_string().contains("HTTP 401, WWW-Authenticate: Bearer realm=\"mcp\""));
+        assert!(e
+            .to_string()
+            .contains("HTTP 401, WWW-Authenticate: Bearer realm=\"mcp\""));
     }
 }

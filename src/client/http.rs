@@ -11,6 +11,7 @@ use super::sse::{SseEvent, SseParser};
 use super::wire::{self, BodyDecoder, HttpUrl, ResponseHead};
 use super::Transport;
 use crate::json::{self, Value};
+use crate::server::Revision;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
@@ -42,6 +43,8 @@ pub struct HttpTransport {
     url: HttpUrl,
     token: Option<String>,
     session_id: Option<String>,
+    /// The revision of the last message sent, for the headers of GET and DELETE.
+    revision: Option<Revision>,
     connect_timeout: Duration,
     max_message_bytes: usize,
 }
@@ -67,6 +70,7 @@ impl HttpTransport {
             url,
             token,
             session_id: None,
+            revision: None,
             connect_timeout,
             max_message_bytes,
         })
@@ -92,7 +96,7 @@ impl HttpTransport {
         if let (Some(id), false) = (&self.session_id, modern) {
             h.push(("Mcp-Session-Id", id.clone()));
         }
-        if let Some(rev) = out.and_then(|o| o.revision) {
+        if let Some(rev) = out.map_or(self.revision, |o| o.revision) {
             h.push(("MCP-Protocol-Version", rev.as_str().to_owned()));
         }
         if let Some(o) = out.filter(|o| o.modern) {
@@ -107,9 +111,7 @@ impl HttpTransport {
     fn open(&self, what: &str, timeout: Duration, deadline: Instant) -> Result<Conn, ClientError> {
         let addrs: Vec<SocketAddr> = (self.url.host.as_str(), self.url.port)
             .to_socket_addrs()
-            .map_err(|e| {
-                ClientError::Connect(format!("cannot resolve {}: {e}", self.url.host))
-            })?
+            .map_err(|e| ClientError::Connect(format!("cannot resolve {}: {e}", self.url.host)))?
             .collect();
         let mut last = None;
         for addr in addrs {
@@ -148,6 +150,7 @@ impl HttpTransport {
         deadline: Instant,
     ) -> Result<(ResponseHead, Conn), ClientError> {
         let body = json::to_string(&out.message);
+        self.revision = out.revision;
         let mut headers = self.headers(Some(out));
         headers.push(("Accept", "application/json, text/event-stream".into()));
         headers.push(("Content-Type", "application/json".into()));
@@ -368,8 +371,7 @@ pub fn header_value(value: &str) -> String {
 }
 
 fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for group in bytes.chunks(3) {
         let n = group
@@ -618,6 +620,7 @@ impl Transport for HttpTransport {
 
     fn reset_session(&mut self) {
         self.session_id = None;
+        self.revision = None;
     }
 
     fn cancels_with_notification(&self, timed_out: &Outgoing) -> bool {

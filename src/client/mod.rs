@@ -174,7 +174,11 @@ impl Client {
         params: Map,
         on_event: &mut dyn FnMut(&Event),
     ) -> Result<Value, ClientError> {
-        self.exchange(method, &|core| core.request(method, params.clone()), on_event)
+        self.exchange(
+            method,
+            &|core| core.request(method, params.clone()),
+            on_event,
+        )
     }
 
     fn exchange(

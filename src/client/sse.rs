@@ -226,7 +226,10 @@ mod tests {
         let mut p = SseParser::new(8);
         let mut out = Vec::new();
         let long = [b'x'; 8 + FIELD_NAME_ALLOWANCE + 1];
-        assert!(p.feed(&long, &mut out).is_err(), "a line is bounded before it ends");
+        assert!(
+            p.feed(&long, &mut out).is_err(),
+            "a line is bounded before it ends"
+        );
         let mut p = SseParser::new(8);
         assert_eq!(
             p.feed(b"data:12345\ndata:12345\n", &mut out),

@@ -163,20 +163,11 @@ pub struct Decision {
 }
 
 /// The whole policy.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Policy {
     pub servers: BTreeMap<String, ServerPolicy>,
     /// `None`: [`DEFAULT_SENSITIVE`].
     pub sensitive: Option<Vec<String>>,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy {
-            servers: BTreeMap::new(),
-            sensitive: None,
-        }
-    }
 }
 
 impl Policy {
@@ -244,7 +235,8 @@ impl Policy {
     pub fn to_json(&self) -> String {
         let mut servers = Map::new();
         for (key, entry) in &self.servers {
-            let list = |v: &[String]| Value::Array(v.iter().map(|s| Value::from(s.as_str())).collect());
+            let list =
+                |v: &[String]| Value::Array(v.iter().map(|s| Value::from(s.as_str())).collect());
             let mut m = Map::new();
             m.insert("level", Value::from(entry.level.as_str()));
             m.insert("allow", list(&entry.allow));
@@ -324,7 +316,12 @@ impl Policy {
 
     /// Sets the level of `server`. `tools` (for `allow`) are added to the allowlist and taken off
     /// the deny list; allowing named tools makes an untrusted server verified.
-    pub fn allow(&mut self, server: &str, level: Option<Level>, tools: &[String]) -> Result<(), TrustError> {
+    pub fn allow(
+        &mut self,
+        server: &str,
+        level: Option<Level>,
+        tools: &[String],
+    ) -> Result<(), TrustError> {
         check_names(tools)?;
         let entry = self.entry(server)?;
         for t in tools {
@@ -419,7 +416,9 @@ impl Policy {
 
     fn entry(&mut self, server: &str) -> Result<&mut ServerPolicy, TrustError> {
         if !self.servers.contains_key(server) && self.servers.len() >= MAX_SERVERS {
-            return Err(TrustError(format!("the policy already holds {MAX_SERVERS} servers")));
+            return Err(TrustError(format!(
+                "the policy already holds {MAX_SERVERS} servers"
+            )));
         }
         Ok(self.servers.entry(server.to_owned()).or_default())
     }
@@ -434,7 +433,9 @@ fn server_entry(value: &Value) -> Result<ServerPolicy, TrustError> {
         match key.as_str() {
             "level" => {
                 entry.level = v.as_str().and_then(Level::parse).ok_or_else(|| {
-                    TrustError("\"level\" must be \"trusted\", \"verified\" or \"untrusted\"".into())
+                    TrustError(
+                        "\"level\" must be \"trusted\", \"verified\" or \"untrusted\"".into(),
+                    )
                 })?
             }
             "allow" => entry.allow = names(v, "allow", false)?,
@@ -454,7 +455,9 @@ fn names(value: &Value, field: &str, patterns: bool) -> Result<Vec<String>, Trus
         return Err(TrustError(format!("{field:?} must be an array of strings")));
     };
     if items.len() > MAX_NAMES {
-        return Err(TrustError(format!("{field:?} holds more than {MAX_NAMES} entries")));
+        return Err(TrustError(format!(
+            "{field:?} holds more than {MAX_NAMES} entries"
+        )));
     }
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -487,7 +490,9 @@ fn check_pattern(p: &str) -> Result<(), TrustError> {
     let word = p.strip_suffix('*').unwrap_or(p);
     if word.is_empty()
         || word.len() > MAX_NAME_CHARS
-        || !word.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        || !word
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
     {
         return Err(TrustError(format!(
             "sensitive pattern {p:?} must be a lowercase word of letters and digits, optionally ending in *"
@@ -550,19 +555,36 @@ mod tests {
     fn names_split_into_words() {
         assert_eq!(name_words("git_log"), ["git", "log"]);
         assert_eq!(name_words("writeFile"), ["write", "file"]);
-        assert_eq!(name_words("HTTPRequest-send.v2"), ["httprequest", "send", "v2"]);
+        assert_eq!(
+            name_words("HTTPRequest-send.v2"),
+            ["httprequest", "send", "v2"]
+        );
         assert_eq!(name_words("__"), Vec::<String>::new());
     }
 
     #[test]
     fn untrusted_servers_lose_sensitive_tools_only() {
         let p = Policy::default();
-        for tool in ["write_file", "deleteRepo", "run", "exec_command", "send_email", "pay_invoice", "git_push"] {
+        for tool in [
+            "write_file",
+            "deleteRepo",
+            "run",
+            "exec_command",
+            "send_email",
+            "pay_invoice",
+            "git_push",
+        ] {
             let d = p.decide("http://x:80/", tool);
             assert!(!d.allowed, "{tool}");
             assert!(d.reason.contains("sensitive pattern"), "{}", d.reason);
         }
-        for tool in ["git_log", "query_index", "display", "runtime_info", "prune_list"] {
+        for tool in [
+            "git_log",
+            "query_index",
+            "display",
+            "runtime_info",
+            "prune_list",
+        ] {
             let d = p.decide("http://x:80/", tool);
             assert!(d.allowed, "{tool}: {}", d.reason);
         }
@@ -596,19 +618,29 @@ mod tests {
     #[test]
     fn file_round_trips_and_rejects_unknown_keys() {
         let mut p = Policy::default();
-        p.allow("http://127.0.0.1:8080/mcp", Some(Level::Verified), &s(&["search"]))
-            .unwrap();
+        p.allow(
+            "http://127.0.0.1:8080/mcp",
+            Some(Level::Verified),
+            &s(&["search"]),
+        )
+        .unwrap();
         p.sensitive = Some(s(&["nuke*"]));
         let text = p.to_json();
         assert_eq!(Policy::parse(text.as_bytes()).unwrap(), p);
         assert!(!p.decide("other", "nuke_it").allowed);
         assert!(p.decide("other", "write_file").allowed);
         for (bad, why) in [
-            (r#"{"servers":{"a":{"level":"trusted","denny":[]}}}"#, "unknown key \"denny\""),
+            (
+                r#"{"servers":{"a":{"level":"trusted","denny":[]}}}"#,
+                "unknown key \"denny\"",
+            ),
             (r#"{"server":{}}"#, "unknown key \"server\""),
             (r#"{"servers":{"a":{"level":"root"}}}"#, "\"level\" must be"),
             (r#"{"sensitive":["Write"]}"#, "lowercase word"),
-            (r#"{"servers":{"a":{"allow":[1]}}}"#, "allow[0] must be a string"),
+            (
+                r#"{"servers":{"a":{"allow":[1]}}}"#,
+                "allow[0] must be a string",
+            ),
             (r#"{"version":2}"#, "\"version\" must be 1"),
             ("[]", "must be a JSON object"),
         ] {
@@ -637,11 +669,18 @@ mod tests {
         let mut p = Policy::default();
         p.allow("a", None, &[]).unwrap();
         p.allow("b", Some(Level::Verified), &[]).unwrap();
-        p.allow("c", Some(Level::Verified), &s(&["send_mail"])).unwrap();
+        p.allow("c", Some(Level::Verified), &s(&["send_mail"]))
+            .unwrap();
         let findings = p.audit().join("\n");
         assert!(findings.contains("a: trusted"), "{findings}");
-        assert!(findings.contains("b: verified with an empty allowlist"), "{findings}");
-        assert!(findings.contains("c: allowlisted tool send_mail matches"), "{findings}");
+        assert!(
+            findings.contains("b: verified with an empty allowlist"),
+            "{findings}"
+        );
+        assert!(
+            findings.contains("c: allowlisted tool send_mail matches"),
+            "{findings}"
+        );
         assert!(Policy::default().audit().is_empty());
     }
 

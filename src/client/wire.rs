@@ -275,14 +275,27 @@ pub fn truncate(s: &str, max: usize) -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Chunk {
     /// Reading a size line; the size so far and the line length so far.
-    Size { size: u64, len: usize, ext: bool },
-    SizeLf { size: u64 },
-    Data { left: u64 },
+    Size {
+        size: u64,
+        len: usize,
+        ext: bool,
+    },
+    SizeLf {
+        size: u64,
+    },
+    Data {
+        left: u64,
+    },
     DataCr,
     DataLf,
     /// In the trailer section; `blank` when the current line is empty so far.
-    Trailer { blank: bool, len: usize },
-    TrailerLf { blank: bool },
+    Trailer {
+        blank: bool,
+        len: usize,
+    },
+    TrailerLf {
+        blank: bool,
+    },
     Done,
 }
 
@@ -326,7 +339,9 @@ impl BodyDecoder {
         if self.is_done() || self.framing == Framing::UntilClose {
             Ok(())
         } else {
-            Err(WireError("connection closed in the middle of the body".into()))
+            Err(WireError(
+                "connection closed in the middle of the body".into(),
+            ))
         }
     }
 
@@ -338,7 +353,9 @@ impl BodyDecoder {
                 Ok(input.len())
             }
             Framing::Length(_) => {
-                let take = input.len().min(usize::try_from(self.left).unwrap_or(usize::MAX));
+                let take = input
+                    .len()
+                    .min(usize::try_from(self.left).unwrap_or(usize::MAX));
                 out.extend_from_slice(&input[..take]);
                 self.left -= take as u64;
                 Ok(take)
@@ -408,7 +425,10 @@ fn chunk_step(state: Chunk, b: u8) -> Result<Chunk, WireError> {
             }
         }
         Chunk::SizeLf { size } if b == b'\n' => match size {
-            0 => Chunk::Trailer { blank: true, len: 0 },
+            0 => Chunk::Trailer {
+                blank: true,
+                len: 0,
+            },
             left => Chunk::Data { left },
         },
         Chunk::DataCr if b == b'\r' => Chunk::DataLf,
@@ -428,7 +448,10 @@ fn chunk_step(state: Chunk, b: u8) -> Result<Chunk, WireError> {
             }
         }
         Chunk::TrailerLf { blank: true } if b == b'\n' => Chunk::Done,
-        Chunk::TrailerLf { blank: false } if b == b'\n' => Chunk::Trailer { blank: true, len: 0 },
+        Chunk::TrailerLf { blank: false } if b == b'\n' => Chunk::Trailer {
+            blank: true,
+            len: 0,
+        },
         _ => return bad("lines must end with CRLF"),
     })
 }
@@ -452,7 +475,10 @@ mod tests {
         assert_eq!(HttpUrl::parse("http://h").unwrap().target, "/");
         assert_eq!(HttpUrl::parse("http://h?q").unwrap().target, "/?q");
         let https = HttpUrl::parse("https://example.com/mcp").unwrap_err();
-        assert!(https.to_string().contains("README.md, section \"TLS\""), "{https}");
+        assert!(
+            https.to_string().contains("README.md, section \"TLS\""),
+            "{https}"
+        );
         for (url, why) in [
             ("ftp://x", "only http:// URLs"),
             ("http://", "no host"),
@@ -488,9 +514,10 @@ mod tests {
         big.resize(MAX_RESPONSE_HEAD_BYTES + 1, b'a');
         let e = parse_head(&big).unwrap_err();
         assert!(e.0.contains("larger than"), "{e}");
-        let (h, _) = parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n")
-            .unwrap()
-            .unwrap();
+        let (h, _) =
+            parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n")
+                .unwrap()
+                .unwrap();
         assert!(h.framing().is_err());
     }
 
