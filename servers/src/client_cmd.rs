@@ -603,15 +603,27 @@ fn print_result(result: &ToolResult, json_out: bool) {
 
 /// `agentteams-mcp trust ...`: the arguments after `trust`.
 pub fn run_trust(mut argv: Vec<String>) -> u8 {
-    match argv.first().map(String::as_str) {
-        None => return usage(UsageError("give a trust command".into()), TRUST_USAGE),
-        Some("--help" | "-h" | "help") => {
-            println!("{TRUST_USAGE}");
-            return 0;
-        }
-        Some(_) => {}
+    const VERBS: [&str; 6] = ["list", "inspect", "allow", "deny", "revoke", "audit"];
+    let options_part = argv.iter().take_while(|a| *a != "--");
+    if options_part.clone().any(|a| a == "--help" || a == "-h") {
+        println!("{TRUST_USAGE}");
+        return 0;
     }
-    let verb = argv.remove(0);
+    let verb = match options_part
+        .clone()
+        .position(|a| VERBS.contains(&a.as_str()))
+    {
+        Some(i) => argv.remove(i),
+        None => {
+            let message = match options_part.clone().find(|a| !a.starts_with('-')) {
+                Some(other) => format!(
+                    "unknown trust command {other:?}; give list, inspect, allow, deny, revoke or audit"
+                ),
+                None => "give a trust command: list, inspect, allow, deny, revoke or audit".into(),
+            };
+            return usage(UsageError(message), TRUST_USAGE);
+        }
+    };
     let mut args = Args::new(argv);
     match trust_command(&mut args, &verb) {
         Ok(code) | Err(code) => code,
