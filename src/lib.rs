@@ -8,9 +8,12 @@
 
 #![forbid(unsafe_code)]
 
+pub mod audit;
 pub mod client;
 pub mod json;
 pub mod jsonrpc;
+pub mod policy;
 pub mod schema;
 pub mod server;
+pub mod sha256;
 pub mod stdio;

@@ -370,3 +370,70 @@ fn the_trust_policy_gates_calls_and_is_managed_by_trust_commands() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A git repository with one commit, built for the test.
+fn repo(name: &str) -> PathBuf {
+    let dir = project(name);
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .args([
+                "-c",
+                "user.name=Client Test",
+                "-c",
+                "user.email=t@example.com",
+            ])
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("git runs");
+        assert!(o.status.success(), "git {args:?}: {}", stderr(&o));
+    };
+    git(&["init", "-q"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "client test commit"]);
+    dir
+}
+
+#[test]
+fn this_projects_servers_answer_the_client_over_stdio() {
+    let dir = repo("own-servers");
+    let root = dir.to_str().unwrap();
+    for era in ["auto", "legacy"] {
+        let serve = |server: &'static str| [BIN, "--serve-mcp", server, "--root", root];
+        let client = |args: &[&str], server: &'static str| {
+            let mut all = vec!["client", "--project", root, "--era", era];
+            all.extend_from_slice(args);
+            all.push("--");
+            all.extend_from_slice(&serve(server));
+            run(&all)
+        };
+        let o = client(&["tools"], "gitread");
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        for tool in ["git_log", "git_show", "git_diff", "git_blame", "git_status"] {
+            assert!(stdout(&o).contains(tool), "{era}: {}", stdout(&o));
+        }
+        let o = client(&["call", "git_log", "--arg", "n=1"], "gitread");
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        assert!(stdout(&o).contains("client test commit"), "{}", stdout(&o));
+        let o = client(&["call", "git_show", "--arg", "rev=no-such-rev"], "gitread");
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{era}: a tool error: {}",
+            stderr(&o)
+        );
+        assert!(
+            stderr(&o).contains("tool git_show failed: "),
+            "{}",
+            stderr(&o)
+        );
+
+        let o = client(&["--json", "tools"], "recall");
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        assert!(stdout(&o).contains("\"query_index\""), "{}", stdout(&o));
+        // No index was built: the server's own message comes back as a tool error.
+        let o = client(&["call", "query_index", "--arg", "query=x"], "recall");
+        assert_eq!(o.status.code(), Some(1), "{era}");
+        assert!(stderr(&o).contains("memory-index.json"), "{}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -10,6 +10,10 @@
 //!   The table of powers is computed at compile time from its definition (big-integer arithmetic in a
 //!   `const fn`), so it carries no hand-copied constants.
 
+use super::bigint::{
+    add_one, bit_length, bits_128, divide_small, multiply_small, shift_right, top_128, LIMBS,
+};
+
 /// The smallest decimal exponent with a table entry; below it any 19-digit `w` rounds to zero.
 const SMALLEST_POWER_OF_TEN: i32 = -342;
 /// The largest decimal exponent with a table entry; above it any non-zero `w` overflows.
@@ -132,104 +136,6 @@ fn product_approximation(q: i32, w: u64) -> (u64, u64) {
 /// (high word, low word). For `q < 0` the entry is the reciprocal `2^b / 5^-q` rounded up, as the
 /// algorithm's proofs require (Lemire 2021, section 6).
 static POWERS_OF_FIVE: [(u64, u64); TABLE_LEN] = powers_of_five();
-
-/// Little-endian limbs of the big integers used to build the table: enough for `2^b` with the
-/// largest `b` the reciprocals need (about 1720 bits).
-const LIMBS: usize = 28;
-type Big = [u64; LIMBS];
-
-const fn bit_length(x: &Big) -> u32 {
-    let mut i = LIMBS;
-    while i > 0 {
-        i -= 1;
-        if x[i] != 0 {
-            return i as u32 * 64 + 64 - x[i].leading_zeros();
-        }
-    }
-    0
-}
-
-const fn multiply_small(x: &mut Big, m: u64) {
-    let mut carry = 0u128;
-    let mut i = 0;
-    while i < LIMBS {
-        let t = x[i] as u128 * m as u128 + carry;
-        x[i] = t as u64;
-        carry = t >> 64;
-        i += 1;
-    }
-}
-
-const fn divide_small(x: &mut Big, d: u64) {
-    let mut remainder = 0u128;
-    let mut i = LIMBS;
-    while i > 0 {
-        i -= 1;
-        let t = (remainder << 64) | x[i] as u128;
-        x[i] = (t / d as u128) as u64;
-        remainder = t % d as u128;
-    }
-}
-
-/// Bits `[from, from + 128)` of `x` as (high word, low word).
-const fn bits_128(x: &Big, from: u32) -> (u64, u64) {
-    const fn word(x: &Big, bit: u32) -> u64 {
-        let limb = (bit / 64) as usize;
-        let offset = bit % 64;
-        let low = if limb < LIMBS { x[limb] >> offset } else { 0 };
-        let high = if offset != 0 && limb + 1 < LIMBS {
-            x[limb + 1] << (64 - offset)
-        } else {
-            0
-        };
-        low | high
-    }
-    (word(x, from + 64), word(x, from))
-}
-
-/// The top 128 bits of `x` with its highest set bit moved to bit 127 (zero-padded when shorter).
-const fn top_128(x: &Big) -> (u64, u64) {
-    let length = bit_length(x);
-    if length >= 128 {
-        bits_128(x, length - 128)
-    } else {
-        // Shift left: represent as bits of x << (128 - length), read from 0.
-        let shift = 128 - length;
-        let value = ((x[1] as u128) << 64 | x[0] as u128) << shift;
-        ((value >> 64) as u64, value as u64)
-    }
-}
-
-const fn add_one(x: &mut Big) {
-    let mut i = 0;
-    while i < LIMBS {
-        let (sum, overflow) = x[i].overflowing_add(1);
-        x[i] = sum;
-        if !overflow {
-            return;
-        }
-        i += 1;
-    }
-}
-
-/// `x >> shift` for a shift below the width.
-const fn shift_right(x: &Big, shift: u32) -> Big {
-    let mut out = [0u64; LIMBS];
-    let limbs = (shift / 64) as usize;
-    let bits = shift % 64;
-    let mut i = 0;
-    while i + limbs < LIMBS {
-        let low = x[i + limbs] >> bits;
-        let high = if bits != 0 && i + limbs + 1 < LIMBS {
-            x[i + limbs + 1] << (64 - bits)
-        } else {
-            0
-        };
-        out[i] = low | high;
-        i += 1;
-    }
-    out
-}
 
 const fn powers_of_five() -> [(u64, u64); TABLE_LEN] {
     let mut table = [(0u64, 0u64); TABLE_LEN];

@@ -6,6 +6,7 @@
 
 use super::error::{Code, ParseError};
 use super::float::decimal_to_f64;
+use super::scan::find_string_stop;
 use super::{Array, Map, Number, Value};
 
 /// How deep arrays and objects may nest by default. Deeper input is an error, never a stack overflow.
@@ -53,48 +54,6 @@ enum Frame {
         start: usize,
         key: String,
     },
-}
-
-/// Bytes that end the fast scan of a string: the quote, the backslash and control characters.
-static STRING_STOP: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut i = 0;
-    while i < 0x20 {
-        table[i] = true;
-        i += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
-
-/// The index of the first byte at or after `i` that ends a string's plain run (see
-/// [`STRING_STOP`]), or `input.len()`. Looks at eight bytes per step: a byte is flagged by the
-/// classic "has a byte less than n / equal to c" word tricks, whose lowest flag is always exact.
-#[inline]
-fn find_string_stop(input: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    while let Some(chunk) = input.get(i..i + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        let control = word.wrapping_sub(ONES * 0x20);
-        let quote = (word ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES)
-            & !(word ^ (ONES * u64::from(b'"')));
-        let backslash = (word ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES)
-            & !(word ^ (ONES * u64::from(b'\\')));
-        let flags = (control | quote | backslash) & !word & HIGH;
-        if flags != 0 {
-            return i + (flags.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while let Some(&b) = input.get(i) {
-        if STRING_STOP[b as usize] {
-            break;
-        }
-        i += 1;
-    }
-    i
 }
 
 struct Parser<'a> {
@@ -467,7 +426,13 @@ impl<'a> Parser<'a> {
             ));
         }
 
-        let mut significant = if mantissa == 0 { 0 } else { int_digits };
+        // The integer part has no leading zeros, so all its digits count unless it is just "0". (Not
+        // `mantissa == 0`: a long integer part can wrap the accumulator to exactly zero.)
+        let mut significant = if input[int_start] == b'0' {
+            0
+        } else {
+            int_digits
+        };
         let mut fraction_digits = 0;
         if input.get(i) == Some(&b'.') {
             i += 1;
@@ -771,6 +736,18 @@ mod tests {
                 assert_eq!(crate::json::to_string(&got), text);
             }
         }
+    }
+
+    #[test]
+    fn fuzz_crash_integer_part_wrapping_to_zero_is_not_mistaken_for_zero() {
+        // 184467440737095516160 = 10 * 2^64: the wrapping accumulator reads it as 0, which once made
+        // this number parse as 0.1 (found by the json_parse fuzz target).
+        let text = "184467440737095516160.1";
+        let want: f64 = text.parse().unwrap();
+        assert_eq!(parse(text.as_bytes()).unwrap().as_f64(), Some(want));
+        let text = "-368934881474191032320e-1";
+        let want: f64 = text.parse().unwrap();
+        assert_eq!(parse(text.as_bytes()).unwrap().as_f64(), Some(want));
     }
 
     #[test]
