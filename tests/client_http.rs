@@ -737,3 +737,143 @@ fn unreachable_servers_and_https_urls_fail_clearly() {
         other => panic!("{:?}", other.map(|_| ())),
     }
 }
+
+// ---- this project's Streamable HTTP server ---------------------------------------------
+
+/// Serves the demo engine with the library's own HTTP server on a free port; returns its URL.
+fn product_server(config: agentteams_mcp::http::HttpConfig) -> String {
+    let engine = Arc::new(Engine::new(Arc::new(Demo)));
+    let server = agentteams_mcp::http::bind(engine, config).expect("binds a free port");
+    let url = format!("http://{}/mcp", server.local_addr().unwrap());
+    std::thread::spawn(move || server.run());
+    url
+}
+
+fn free_port_config() -> agentteams_mcp::http::HttpConfig {
+    agentteams_mcp::http::HttpConfig {
+        port: 0,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn the_products_http_server_in_every_era_and_mode() {
+    for stateless in [false, true] {
+        let url = product_server(agentteams_mcp::http::HttpConfig {
+            stateless,
+            ..free_port_config()
+        });
+        for (era, revision) in [
+            (EraChoice::Auto, Revision::V2026_07_28),
+            (EraChoice::Legacy, Revision::V2025_11_25),
+        ] {
+            let opts = Options {
+                era,
+                ..Options::default()
+            };
+            let mut client = Client::connect_http(&url, opts).unwrap();
+            assert_eq!(client.server().revision, revision);
+            assert_eq!(client.list_tools().unwrap().len(), 3);
+            let mut progress = Vec::new();
+            let result = client
+                .call_tool_with("progress", Map::new(), &mut |e| {
+                    if let Event::Progress { progress: p, .. } = e {
+                        progress.push(*p)
+                    }
+                })
+                .unwrap();
+            assert_eq!(result.text(), "\"done\"");
+            assert_eq!(
+                progress,
+                [0.0, 50.0, 100.0],
+                "stateless={stateless} {era:?}"
+            );
+            match client.call_tool("fail", Map::new()) {
+                Err(ClientError::Tool { text, .. }) => assert_eq!(text, "it broke"),
+                other => panic!("{other:?}"),
+            }
+            match client.call_tool("nope", Map::new()) {
+                Err(ClientError::Rpc { error, .. }) => assert_eq!(error.code, -32602),
+                other => panic!("{other:?}"),
+            }
+            client
+                .close()
+                .expect("DELETE (or nothing to delete) succeeds");
+        }
+    }
+}
+
+#[test]
+fn the_products_http_server_demands_its_token() {
+    let token = "client-test-token-0123456789";
+    let url = product_server(agentteams_mcp::http::HttpConfig {
+        auth_token: Some(agentteams_mcp::http::Token::new(token).unwrap()),
+        ..free_port_config()
+    });
+    match Client::connect_http(&url, Options::default()) {
+        Err(ClientError::AuthRequired { status, challenge }) => {
+            assert_eq!(status, 401);
+            assert!(challenge.unwrap_or_default().starts_with("Bearer"));
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    let opts = Options {
+        bearer_token: Some(token.into()),
+        ..Options::default()
+    };
+    let mut client = Client::connect_http(&url, opts).unwrap();
+    assert_eq!(client.list_tools().unwrap().len(), 3);
+    client.close().unwrap();
+}
+
+#[test]
+fn a_session_the_products_server_ended_is_replaced_transparently() {
+    let url = product_server(free_port_config());
+    let mut client = Client::connect_http(&url, legacy(30_000)).unwrap();
+    let first = client.session_id().expect("a legacy session").to_owned();
+    // Someone else ends the session (as an expiry would): DELETE it behind the client's back.
+    let port = url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp");
+    let mut s = TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+    write!(
+        s,
+        "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {first}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+
+    assert_eq!(
+        client.list_tools().unwrap().len(),
+        3,
+        "re-initialized and replayed"
+    );
+    let second = client.session_id().expect("a fresh session").to_owned();
+    assert_ne!(first, second);
+    client.close().unwrap();
+    assert_eq!(
+        status_in_session(&url, &second),
+        404,
+        "close deleted the session"
+    );
+}
+
+/// The status a request in session `id` gets now.
+fn status_in_session(url: &str, id: &str) -> u16 {
+    let port = url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp");
+    let mut s = TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMcp-Session-Id: {id}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    reply[9..12].parse().unwrap()
+}

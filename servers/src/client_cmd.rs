@@ -65,6 +65,15 @@ Every subcommand takes --project DIR (default: .); the policy is DIR/.agentteams
 exit codes: 0 ok; 1 audit findings or nothing to revoke; 2 usage or unusable policy file;
 3 authorization required; 4 connection failure";
 
+/// Like `println!`, but a reader that went away (`| head`) ends nothing: output is best effort,
+/// the exit code still says how the command went.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 /// What the command line asked for, or the exit code to stop with.
 type Outcome<T> = Result<T, u8>;
 
@@ -290,7 +299,7 @@ pub fn run_client(argv: Vec<String>) -> u8 {
         argv.first().map(String::as_str),
         Some("--help" | "-h" | "help")
     ) {
-        println!("{CLIENT_USAGE}");
+        out!("{CLIENT_USAGE}");
         return 0;
     }
     let mut args = Args::new(split_json_arguments(argv));
@@ -398,7 +407,7 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
         Ok(code) => code,
         Err(e) => {
             if let (ClientError::Tool { result, .. }, true) = (&e, json_out) {
-                println!("{}", json::to_string(result));
+                out!("{}", json::to_string(result));
             }
             report(&e, json_out)
         }
@@ -469,14 +478,14 @@ fn print_info(server: &ServerInfo, json_out: bool) {
         if let Some(i) = &server.instructions {
             m.insert("instructions", Value::from(i.as_str()));
         }
-        println!("{}", json::to_string(&Value::Object(m)));
+        out!("{}", json::to_string(&Value::Object(m)));
         return;
     }
-    println!("server: {} {}", server.name, server.version);
-    println!("protocol: {} ({era})", server.revision);
-    println!("capabilities: {}", json::to_string(&server.capabilities));
+    out!("server: {} {}", server.name, server.version);
+    out!("protocol: {} ({era})", server.revision);
+    out!("capabilities: {}", json::to_string(&server.capabilities));
     if let Some(i) = &server.instructions {
-        println!("instructions: {i}");
+        out!("instructions: {i}");
     }
 }
 
@@ -508,7 +517,7 @@ fn print_tools(tools: &[ToolInfo], policy: &Policy, key: &str, json_out: bool) -
                 ]),
             ),
         ]);
-        println!("{}", json::to_string(&out));
+        out!("{}", json::to_string(&out));
         return 0;
     }
     for tool in tools {
@@ -518,17 +527,17 @@ fn print_tools(tools: &[ToolInfo], policy: &Policy, key: &str, json_out: bool) -
         } else {
             format!("  [refused by trust policy: {}]", decision.reason)
         };
-        println!("{}{mark}", tool.name);
+        out!("{}{mark}", tool.name);
         if let Some(d) = tool.description.as_deref().and_then(|d| d.lines().next()) {
-            println!("    {d}");
+            out!("    {d}");
         }
         let params = parameters(tool);
         if !params.is_empty() {
-            println!("    arguments: {}", params.join(", "));
+            out!("    arguments: {}", params.join(", "));
         }
     }
     if tools.is_empty() {
-        println!("(the server offers no tools)");
+        out!("(the server offers no tools)");
     }
     0
 }
@@ -566,15 +575,15 @@ fn parameters(tool: &ToolInfo) -> Vec<String> {
 
 fn print_result(result: &ToolResult, json_out: bool) {
     if json_out {
-        println!("{}", json::to_string(&result.raw));
+        out!("{}", json::to_string(&result.raw));
         return;
     }
     for block in &result.content {
         let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
         let field = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or("");
         match kind {
-            "text" => println!("{}", field("text")),
-            "image" | "audio" => println!(
+            "text" => out!("{}", field("text")),
+            "image" | "audio" => out!(
                 "[{kind} {}, {} bytes of base64]",
                 field("mimeType"),
                 field("data").len()
@@ -585,18 +594,18 @@ fn print_result(result: &ToolResult, json_out: bool) {
                     .and_then(|r| r.get("uri"))
                     .and_then(Value::as_str)
                     .unwrap_or("");
-                println!("[resource {uri}]");
+                out!("[resource {uri}]");
                 if let Some(text) = r.and_then(|r| r.get("text")).and_then(Value::as_str) {
-                    println!("{text}");
+                    out!("{text}");
                 }
             }
-            "resource_link" => println!("[link {}]", field("uri")),
-            _ => println!("{}", json::to_string(block)),
+            "resource_link" => out!("[link {}]", field("uri")),
+            _ => out!("{}", json::to_string(block)),
         }
     }
     if result.content.is_empty() {
         if let Some(s) = &result.structured {
-            println!("{}", json::to_pretty_ascii_sorted(s));
+            out!("{}", json::to_pretty_ascii_sorted(s));
         }
     }
 }
@@ -606,7 +615,7 @@ pub fn run_trust(mut argv: Vec<String>) -> u8 {
     const VERBS: [&str; 6] = ["list", "inspect", "allow", "deny", "revoke", "audit"];
     let options_part = argv.iter().take_while(|a| *a != "--");
     if options_part.clone().any(|a| a == "--help" || a == "-h") {
-        println!("{TRUST_USAGE}");
+        out!("{TRUST_USAGE}");
         return 0;
     }
     let verb = match options_part
@@ -657,23 +666,23 @@ fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
             finish(args)?;
             let policy = load_policy(&root)?;
             if json_out {
-                print!("{}", policy.to_json());
+                out!("{}", policy.to_json().trim_end());
                 return Ok(0);
             }
-            println!("policy: {}", Policy::path(&root).display());
+            out!("policy: {}", Policy::path(&root).display());
             if policy.servers.is_empty() {
-                println!("(no servers listed: every server is untrusted)");
+                out!("(no servers listed: every server is untrusted)");
             }
             for (key, entry) in &policy.servers {
-                println!("{key}: {}", entry.level.as_str());
+                out!("{key}: {}", entry.level.as_str());
                 if !entry.allow.is_empty() {
-                    println!("    allow: {}", entry.allow.join(", "));
+                    out!("    allow: {}", entry.allow.join(", "));
                 }
                 if !entry.deny.is_empty() {
-                    println!("    deny: {}", entry.deny.join(", "));
+                    out!("    deny: {}", entry.deny.join(", "));
                 }
             }
-            println!(
+            out!(
                 "sensitive name patterns (refused on untrusted servers): {}",
                 policy.sensitive_patterns().join(" ")
             );
@@ -684,10 +693,10 @@ fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
             let policy = load_policy(&root)?;
             let findings = policy.audit();
             for f in &findings {
-                println!("{f}");
+                out!("{f}");
             }
             if findings.is_empty() {
-                println!("no findings in {}", Policy::path(&root).display());
+                out!("no findings in {}", Policy::path(&root).display());
                 Ok(0)
             } else {
                 Ok(EXIT_TOOL_ERROR)
@@ -730,7 +739,7 @@ fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
                 EXIT_USAGE
             })?;
             let entry = policy.server(&key);
-            println!("{key}: {}", entry.level.as_str());
+            out!("{key}: {}", entry.level.as_str());
             Ok(0)
         }
         "inspect" => {
@@ -750,7 +759,7 @@ fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
             let _ = client.close();
             let tools = tools.map_err(|e| report(&e, json_out))?;
             if !json_out {
-                println!(
+                out!(
                     "{key}: {} ({} {}, protocol {})",
                     policy.server(&key).level.as_str(),
                     info.name,

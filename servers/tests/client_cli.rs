@@ -437,3 +437,124 @@ fn this_projects_servers_answer_the_client_over_stdio() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A server process this test started; killed when dropped.
+struct HttpServer(std::process::Child);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `agentteams-mcp --serve-mcp ARGS... --http --port 0`; returns it and the URL it printed.
+fn serve_http(args: &[&str]) -> (HttpServer, String) {
+    use std::io::BufRead;
+    let mut child = Command::new(BIN)
+        .args(["--serve-mcp"])
+        .args(args)
+        .args(["--http", "--port", "0"])
+        .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_owned();
+    (HttpServer(child), url)
+}
+
+#[test]
+fn this_projects_http_server_answers_the_client() {
+    let dir = repo("own-http");
+    let (_gitread, url) = serve_http(&["gitread", "--root", dir.to_str().unwrap()]);
+    for era in ["auto", "legacy"] {
+        let o = run(&[
+            "client", "--url", &url, "--era", era, "call", "git_log", "--arg", "n=1",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        assert!(stdout(&o).contains("client test commit"), "{}", stdout(&o));
+    }
+
+    // The conformance fixture streams progress and log notifications as SSE.
+    let (_fixture, url) = serve_http(&["conformance"]);
+    let o = run(&[
+        "client",
+        "--url",
+        &url,
+        "--era",
+        "legacy",
+        "call",
+        "test_tool_with_progress",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("progress: 100/100"), "{}", stderr(&o));
+    let o = run(&[
+        "client",
+        "--url",
+        &url,
+        "--log-level",
+        "debug",
+        "call",
+        "test_tool_with_logging",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("Tool execution completed"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["client", "--url", &url, "call", "test_error_handling"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("intentionally returns an error"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["client", "--url", &url, "call", "test_image_content"]);
+    assert!(
+        stdout(&o).starts_with("[image image/png, "),
+        "{}",
+        stdout(&o)
+    );
+
+    // A server with a token: 3 without it, 0 with it (from a file or the environment).
+    let token = dir.join("token");
+    std::fs::write(&token, "client-cli-token-0123456789\n").unwrap();
+    let (_guarded, url) =
+        serve_http(&["conformance", "--auth-token-file", token.to_str().unwrap()]);
+    let o = run(&["client", "--url", &url, "tools"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let o = run(&[
+        "client",
+        "--url",
+        &url,
+        "--token-file",
+        token.to_str().unwrap(),
+        "tools",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = Command::new(BIN)
+        .args([
+            "client",
+            "--url",
+            &url,
+            "--token-env",
+            "CLIENT_CLI_TOKEN",
+            "tools",
+        ])
+        .env("CLIENT_CLI_TOKEN", "client-cli-token-0123456789")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

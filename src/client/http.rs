@@ -76,11 +76,6 @@ impl HttpTransport {
         })
     }
 
-    /// The session id the server assigned, if any.
-    pub fn session_id(&self) -> Option<&str> {
-        self.session_id.as_deref()
-    }
-
     fn headers(&self, out: Option<&Outgoing>) -> Vec<(&'static str, String)> {
         let mut h = vec![
             ("Connection", "close".to_owned()),
@@ -621,6 +616,10 @@ impl Transport for HttpTransport {
     fn reset_session(&mut self) {
         self.session_id = None;
         self.revision = None;
+    }
+
+    fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
     }
 
     fn cancels_with_notification(&self, timed_out: &Outgoing) -> bool {

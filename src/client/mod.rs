@@ -69,6 +69,11 @@ pub trait Transport: Send {
     /// Forgets the session before a fresh `initialize` (HTTP); nothing for other transports.
     fn reset_session(&mut self) {}
 
+    /// The session the server assigned (HTTP legacy era), if any.
+    fn session_id(&self) -> Option<&str> {
+        None
+    }
+
     /// Whether a request that timed out should be followed by `notifications/cancelled`.
     /// Modern HTTP cancels by closing the response stream instead (which a timeout already did).
     fn cancels_with_notification(&self, timed_out: &Outgoing) -> bool {
@@ -224,6 +229,11 @@ impl Client {
             ..self.options.clone()
         };
         handshake(&mut self.core, self.transport.as_mut(), &options)
+    }
+
+    /// The HTTP session id the server assigned, while one is live.
+    pub fn session_id(&self) -> Option<&str> {
+        self.transport.session_id()
     }
 
     /// Changes the time allowed for each later call.
