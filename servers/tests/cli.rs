@@ -32,7 +32,10 @@ fn unknown_server_names_the_choices_and_exits_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(o.stdout.is_empty(), "stdout carries protocol bytes only");
     let err = stderr(&o);
-    assert!(err.starts_with("[serve-mcp] unknown server 'nope'; choose from "), "{err}");
+    assert!(
+        err.starts_with("[serve-mcp] unknown server 'nope'; choose from "),
+        "{err}"
+    );
     for name in agentteams_mcp_servers::SERVERS {
         assert!(err.contains(name), "{err}");
     }
@@ -42,8 +45,14 @@ fn unknown_server_names_the_choices_and_exits_2() {
 fn usage_errors_exit_2_with_a_message() {
     for (args, message) in [
         (&["--serve-mcp"][..], "--serve-mcp needs a value"),
-        (&["--serve-mcp", "gitread", "--bogus"][..], "unknown option --bogus"),
-        (&["--serve-mcp", "gitread", "--root", "a", "--project", "b"][..], "--root and --project are the same option; give one"),
+        (
+            &["--serve-mcp", "gitread", "--bogus"][..],
+            "unknown option --bogus",
+        ),
+        (
+            &["--serve-mcp", "gitread", "--root", "a", "--project", "b"][..],
+            "--root and --project are the same option; give one",
+        ),
         (&[][..], "nothing to do"),
     ] {
         let o = agentteams(args);

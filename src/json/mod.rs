@@ -32,8 +32,11 @@ mod write;
 pub use error::ParseError;
 pub use parse::{parse, parse_with_limits, Limits, DEFAULT_MAX_DEPTH};
 pub use write::{
-    to_pretty_ascii_sorted, to_string, write_compact, write_pretty_ascii_sorted, write_python_float,
+    to_pretty_ascii_sorted, to_string, to_string_sorted, write_compact, write_pretty_ascii_sorted,
+    write_python_float,
 };
+
+pub use write::write_ascii_string;
 
 use std::ops::{Deref, DerefMut};
 

@@ -21,6 +21,15 @@ pub fn write_compact(value: &Value, out: &mut String) {
     write_value(value, out, Style::Compact);
 }
 
+/// The compact form with object members sorted by key (code point order; duplicates keep their
+/// order): the canonical form the audit log hashes. The same bytes as Python's
+/// `json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`.
+pub fn to_string_sorted(value: &Value) -> String {
+    let mut out = String::with_capacity(128);
+    write_value(value, &mut out, Style::CompactSorted);
+    out
+}
+
 /// The reference's tool-text form: Python's `json.dumps(v, indent=1, sort_keys=True)` with its
 /// default `ensure_ascii`: one space of indent per level, keys sorted by code point, every character
 /// outside U+0020..U+007E escaped.
@@ -38,6 +47,7 @@ pub fn write_pretty_ascii_sorted(value: &Value, out: &mut String) {
 #[derive(Clone, Copy, PartialEq)]
 enum Style {
     Compact,
+    CompactSorted,
     PrettyAsciiSorted,
 }
 
@@ -47,7 +57,7 @@ enum Open<'a> {
     Object(Entries<'a>),
 }
 
-/// An object's entries in writing order: as stored (compact), or sorted by key (pretty).
+/// An object's entries in writing order: as stored (compact), or sorted by key (sorted and pretty forms).
 enum Entries<'a> {
     InOrder(std::slice::Iter<'a, (String, Value)>),
     Sorted(std::vec::IntoIter<&'a (String, Value)>),
@@ -66,7 +76,7 @@ impl<'a> Iterator for Entries<'a> {
 fn object_entries(map: &Map, style: Style) -> Entries<'_> {
     match style {
         Style::Compact => Entries::InOrder(map.entries().iter()),
-        Style::PrettyAsciiSorted => {
+        Style::CompactSorted | Style::PrettyAsciiSorted => {
             let mut entries: Vec<&(String, Value)> = map.entries().iter().collect();
             // Stable sort: with duplicate keys the later one is written last, as a dict keeps it.
             entries.sort_by(|a, b| a.0.cmp(&b.0));
@@ -204,6 +214,12 @@ fn write_short_escape_or_u(c: char, out: &mut String) {
     }
 }
 
+/// Appends `s` as a JSON string literal with Python's `ensure_ascii` escaping (for writers of
+/// other Python `json.dumps` layouts, such as the index builder's).
+pub fn write_ascii_string(s: &str, out: &mut String) {
+    write_string(s, out, true);
+}
+
 /// Python's `ensure_ascii` escaping: printable ASCII stays, everything else is escaped.
 fn write_escaped_ascii(s: &str, out: &mut String) {
     let mut run_start = 0;
@@ -335,6 +351,17 @@ mod tests {
         let mut s = String::new();
         write_python_float(f, &mut s);
         s
+    }
+
+    #[test]
+    fn sorted_compact_form_sorts_nested_members_by_code_point() {
+        let v = parse(br#"{"b":1,"a":{"\u00e9":[1.0,"\n"],"Z":null},"\u00e0":2}"#).unwrap();
+        // The bytes Python's json.dumps(v, sort_keys=True, separators=(",", ":"),
+        // ensure_ascii=False) writes for the same input.
+        assert_eq!(
+            to_string_sorted(&v),
+            "{\"a\":{\"Z\":null,\"\u{e9}\":[1.0,\"\\n\"]},\"b\":1,\"\u{e0}\":2}"
+        );
     }
 
     #[test]

@@ -1,0 +1,405 @@
+//! The code index (`references/code-index/`): the `local` partition over the project's sources
+//! (one document per file, definition passages, code-token postings, project-relative paths),
+//! the two API partitions written empty, and the manifest; all in the reference's formats.
+
+use super::memory::write_postings;
+use super::passages;
+use super::postings::Postings;
+use super::pyjson::PyJson;
+use super::sources::{language_for, mtime, read_text};
+use crate::recall::rank::round6;
+use crate::recall::tokenize::Tokenizer;
+use agentteams_mcp::json::{obj, Value};
+use agentteams_mcp::sha256;
+use std::path::{Path, PathBuf};
+
+/// The partitions written, as `(name, source_kind)`, in manifest (sorted) order.
+pub const PARTITIONS: [(&str, &str); 3] = [
+    ("api-docs", "api-doc"),
+    ("api-modules", "api-module"),
+    ("local", "local-script"),
+];
+
+const SCHEMA_VERSION: &str = "1.0";
+const FORMAT_VERSION: &str = "json-code-bm25-v1";
+const WRITE_OWNER: &str = "agentteams.code_index";
+const VECTOR_MODE: &str = "sparse-tfidf-cosine";
+const FALLBACK_POLICY: &str = "non-blocking-file-read-then-search";
+
+/// One source file as a document.
+pub struct CodeDoc {
+    pub path: String,
+    pub language: Option<&'static str>,
+    pub length: u64,
+    pub snippet: String,
+    pub passages: Vec<String>,
+    pub source_hash: String,
+    pub source_mtime: f64,
+}
+
+/// One built partition.
+pub struct Partition {
+    pub source_kind: &'static str,
+    pub docs: Vec<CodeDoc>,
+    pub postings: Postings,
+    /// Units considered (readable files), including those skipped for having no tokens.
+    pub source_count: usize,
+    pub built_at: String,
+}
+
+/// Builds the `local` partition over `sources` (paths relative to `root`, sorted). `progress` is
+/// called after each file with the number done.
+pub fn build_local(
+    root: &Path,
+    sources: &[PathBuf],
+    built_at: &str,
+    progress: &mut dyn FnMut(usize),
+) -> Partition {
+    let mut partition = Partition::empty("local-script", built_at);
+    for (done, rel) in sources.iter().enumerate() {
+        progress(done + 1);
+        let absolute = root.join(rel);
+        let Some(text) = read_text(&absolute) else {
+            continue;
+        };
+        partition.source_count += 1;
+        let length = partition.postings.add(&text, Tokenizer::Code);
+        if length == 0 {
+            continue;
+        }
+        let language = language_for(rel);
+        let passages = passages::passages(&text, language);
+        partition.docs.push(CodeDoc {
+            path: rel.to_string_lossy().into_owned(),
+            language,
+            length,
+            snippet: passages::snippet(&passages, &text),
+            passages,
+            source_hash: sha256::hex_digest(text.as_bytes()),
+            source_mtime: mtime(&absolute),
+        });
+    }
+    partition
+}
+
+impl Partition {
+    /// A partition with no documents (the API partitions this builder does not fill).
+    pub fn empty(source_kind: &'static str, built_at: &str) -> Partition {
+        Partition {
+            source_kind,
+            docs: Vec::new(),
+            postings: Postings::new(),
+            source_count: 0,
+            built_at: built_at.to_owned(),
+        }
+    }
+
+    /// SHA-256 of `path:symbol:source_hash` joined by `|`, sorted by (path, symbol).
+    fn source_fingerprint(&self) -> String {
+        let mut parts: Vec<(&str, String)> = self
+            .docs
+            .iter()
+            .map(|d| (d.path.as_str(), format!("{}::{}", d.path, d.source_hash)))
+            .collect();
+        parts.sort_by(|a, b| a.0.cmp(b.0));
+        let joined: Vec<String> = parts.into_iter().map(|(_, s)| s).collect();
+        sha256::hex_digest(joined.join("|").as_bytes())
+    }
+
+    /// The file's bytes: `json.dumps(partition, indent=2, sort_keys=True) + "\n"` (keys are
+    /// written in sorted order by hand).
+    pub fn to_json(&self) -> String {
+        let fingerprint = self.source_fingerprint();
+        let build_id = sha256::hex_digest(
+            format!("{fingerprint}|{}|{}", self.built_at, self.source_count).as_bytes(),
+        );
+        let norms = self.postings.vector_norms();
+        let mut w = PyJson::new(Some(2), 4096 + self.postings.terms.len() * 64);
+        w.begin_object();
+        w.key("N");
+        w.int(self.docs.len() as u64);
+        w.key("artifact_type");
+        w.string("code-index-partition");
+        w.key("avgdl");
+        w.float(self.postings.avgdl());
+        w.key("built_at");
+        w.string(&self.built_at);
+        w.key("code_index_schema_version");
+        w.string(SCHEMA_VERSION);
+        w.key("dependency_fingerprint");
+        w.null();
+        w.key("documents");
+        w.begin_array();
+        for (doc_id, doc) in self.docs.iter().enumerate() {
+            w.element();
+            self.write_document(&mut w, doc_id, doc, norms[doc_id]);
+        }
+        w.end_array();
+        w.key("fallback_policy");
+        w.string(FALLBACK_POLICY);
+        w.key("framework");
+        w.string("");
+        w.key("index_build_id");
+        w.string(&build_id);
+        w.key("index_format_version");
+        w.string(FORMAT_VERSION);
+        w.key("index_write_owner");
+        w.string(WRITE_OWNER);
+        w.key("postings");
+        write_postings(&mut w, &self.postings, true);
+        w.key("project_name");
+        w.string("");
+        w.key("source_count");
+        w.int(self.source_count as u64);
+        w.key("source_fingerprint");
+        w.string(&fingerprint);
+        w.key("source_kind");
+        w.string(self.source_kind);
+        w.key("vector_dim");
+        w.null();
+        w.key("vector_model_id");
+        w.null();
+        w.key("vector_runtime_mode");
+        w.string(VECTOR_MODE);
+        w.end_object();
+        let mut text = w.finish();
+        text.push('\n');
+        text
+    }
+
+    /// [`content_fingerprint`] of this partition's file, computed without writing the file.
+    pub fn content_fingerprint(&self) -> String {
+        let mut w = PyJson::new(None, 1024 + self.postings.terms.len() * 48);
+        w.begin_object();
+        w.key("N");
+        w.int(self.docs.len() as u64);
+        w.key("avgdl");
+        w.float(round6(self.postings.avgdl()));
+        w.key("dependency_fingerprint");
+        w.null();
+        w.key("docs");
+        w.begin_array();
+        for doc in &self.docs {
+            w.element();
+            w.begin_array();
+            for part in [
+                Some(doc.path.as_str()),
+                None,
+                Some(self.source_kind),
+                Some(&doc.source_hash),
+            ] {
+                w.element();
+                w.opt_string(part);
+            }
+            w.end_array();
+        }
+        w.end_array();
+        w.key("postings");
+        write_postings(&mut w, &self.postings, true);
+        w.key("source_fingerprint");
+        w.string(&self.source_fingerprint());
+        w.key("source_kind");
+        w.string(self.source_kind);
+        w.end_object();
+        sha256::hex_digest(w.finish().as_bytes())
+    }
+
+    /// The manifest's entry for this partition as written.
+    pub fn manifest_entry(&self) -> Value {
+        obj([
+            ("source_kind", Value::from(self.source_kind)),
+            ("N", Value::from(self.docs.len())),
+            ("source_count", Value::from(self.source_count)),
+            ("built_at", Value::from(self.built_at.as_str())),
+            ("source_fingerprint", Value::from(self.source_fingerprint())),
+            ("dependency_fingerprint", Value::Null),
+        ])
+    }
+
+    fn write_document(&self, w: &mut PyJson, doc_id: usize, doc: &CodeDoc, norm: f64) {
+        w.begin_object();
+        w.key("doc_id");
+        w.int(doc_id as u64);
+        w.key("language");
+        w.opt_string(doc.language);
+        w.key("length");
+        w.int(doc.length);
+        w.key("passages");
+        w.begin_array();
+        for p in &doc.passages {
+            w.element();
+            w.string(p);
+        }
+        w.end_array();
+        w.key("path");
+        w.string(&doc.path);
+        w.key("provenance");
+        w.null();
+        w.key("signature");
+        w.null();
+        w.key("snippet");
+        w.string(&doc.snippet);
+        w.key("source_hash");
+        w.string(&doc.source_hash);
+        w.key("source_kind");
+        w.string(self.source_kind);
+        w.key("source_mtime");
+        w.float(doc.source_mtime);
+        w.key("symbol");
+        w.null();
+        w.key("title");
+        let title = Path::new(&doc.path)
+            .file_name()
+            .map_or_else(|| doc.path.clone(), |n| n.to_string_lossy().into_owned());
+        w.string(&title);
+        w.key("vector_norm_sq");
+        w.float(norm);
+        w.end_object();
+    }
+}
+
+fn field(v: &Value, key: &str) -> Value {
+    v.get(key).cloned().unwrap_or(Value::Null)
+}
+
+/// The reference's content identity of a parsed partition (what decides whether to rewrite it):
+/// SHA-256 of `json.dumps({N, avgdl (6 decimals), dependency_fingerprint, docs: [[path, symbol,
+/// source_kind, source_hash]], postings, source_fingerprint, source_kind}, sort_keys=True)`.
+pub fn content_fingerprint(partition: &Value) -> String {
+    let docs: Vec<Value> = partition
+        .get("documents")
+        .and_then(Value::as_array)
+        .map(|docs| {
+            docs.iter()
+                .filter(|d| d.as_object().is_some())
+                .map(|d| {
+                    Value::from(vec![
+                        field(d, "path"),
+                        field(d, "symbol"),
+                        field(d, "source_kind"),
+                        field(d, "source_hash"),
+                    ])
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let avgdl = partition
+        .get("avgdl")
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    let mut w = PyJson::new(None, 1024);
+    w.begin_object();
+    w.key("N");
+    w.value(&field(partition, "N"), true);
+    w.key("avgdl");
+    w.float(round6(avgdl));
+    w.key("dependency_fingerprint");
+    w.value(&field(partition, "dependency_fingerprint"), true);
+    w.key("docs");
+    w.value(&Value::from(docs), true);
+    w.key("postings");
+    match partition.get("postings") {
+        Some(p) => w.value(p, true),
+        None => w.value(&Value::Object(Default::default()), true),
+    }
+    w.key("source_fingerprint");
+    w.value(&field(partition, "source_fingerprint"), true);
+    w.key("source_kind");
+    w.value(&field(partition, "source_kind"), true);
+    w.end_object();
+    sha256::hex_digest(w.finish().as_bytes())
+}
+
+/// The manifest entry of a partition file kept from an earlier build.
+pub fn manifest_entry_of(part: &Value) -> Value {
+    obj([
+        ("source_kind", field(part, "source_kind")),
+        ("N", field(part, "N")),
+        ("source_count", field(part, "source_count")),
+        ("built_at", field(part, "built_at")),
+        ("source_fingerprint", field(part, "source_fingerprint")),
+        (
+            "dependency_fingerprint",
+            field(part, "dependency_fingerprint"),
+        ),
+    ])
+}
+
+/// The manifest's bytes, from the partitions as they are on disk (`(name, manifest entry)`).
+pub fn manifest_json(on_disk: Vec<(&str, Value)>, built_at: &str) -> String {
+    let mut partitions = agentteams_mcp::json::Map::new();
+    for (name, mut entry) in on_disk {
+        if let Some(map) = entry.as_object_mut() {
+            map.insert("file", Value::from(format!("{name}.json")));
+        }
+        partitions.insert(name, entry);
+    }
+    let strings =
+        |items: &[&str]| Value::from(items.iter().map(|s| Value::from(*s)).collect::<Vec<_>>());
+    let manifest = obj([
+        ("artifact_type", Value::from("code-index-manifest")),
+        ("code_index_schema_version", Value::from(SCHEMA_VERSION)),
+        ("index_format_version", Value::from(FORMAT_VERSION)),
+        ("index_write_owner", Value::from(WRITE_OWNER)),
+        ("vector_runtime_mode", Value::from(VECTOR_MODE)),
+        ("vector_model_id", Value::Null),
+        ("vector_dim", Value::Null),
+        ("fallback_policy", Value::from(FALLBACK_POLICY)),
+        ("project_name", Value::from("")),
+        ("framework", Value::from("")),
+        ("built_at", Value::from(built_at)),
+        ("partitions", Value::Object(partitions)),
+        (
+            "query_entrypoints",
+            strings(&["agentteams --query-code", "/code-recall"]),
+        ),
+        (
+            "maintenance_entrypoints",
+            strings(&["agentteams --refresh-code-index", "agentteams --update"]),
+        ),
+        ("trigger_sources", strings(&["cli", "script"])),
+    ]);
+    let mut w = PyJson::new(Some(2), 2048);
+    w.value(&manifest, true);
+    let mut text = w.finish();
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::schema::validate_code_index;
+    use agentteams_mcp::json::parse;
+
+    #[test]
+    fn typed_and_parsed_content_fingerprints_agree() {
+        let dir = std::env::temp_dir().join(format!("index-code-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("pkg")).unwrap();
+        std::fs::write(dir.join("pkg/a.py"), "def alpha(x):\n    '''Doc é.'''\n").unwrap();
+        std::fs::write(dir.join("b.sh"), "beta() {\n}\n").unwrap();
+        std::fs::write(dir.join("empty.py"), "").unwrap();
+        let sources = [
+            PathBuf::from("b.sh"),
+            PathBuf::from("empty.py"),
+            PathBuf::from("pkg/a.py"),
+        ];
+        let partition = build_local(&dir, &sources, "2026-10-07T12:34:56Z", &mut |_| {});
+        assert_eq!((partition.docs.len(), partition.source_count), (2, 3));
+        let text = partition.to_json();
+        let parsed = parse(text.as_bytes()).unwrap();
+        assert!(validate_code_index(&parsed).is_ok());
+        assert_eq!(
+            content_fingerprint(&parsed),
+            partition.content_fingerprint()
+        );
+        // Keys are written sorted, exactly as json.dumps(sort_keys=True, indent=2) would.
+        let mut resorted = PyJson::new(Some(2), 0);
+        resorted.value(&parsed, true);
+        assert_eq!(format!("{}\n", resorted.finish()), text);
+        let empty = Partition::empty("api-doc", "2026-10-07T12:34:56Z");
+        let parsed = parse(empty.to_json().as_bytes()).unwrap();
+        assert_eq!(content_fingerprint(&parsed), empty.content_fingerprint());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

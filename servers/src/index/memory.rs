@@ -1,0 +1,360 @@
+//! The memory index (`references/memory-index.json`): documents from the project's markdown,
+//! substantive paragraphs with home paths redacted, prose-token postings, written in the
+//! reference's key order with `json.dumps(indent=2)` layout.
+
+use super::passages::{blocks, py_splitlines};
+use super::postings::Postings;
+use super::pyjson::PyJson;
+use super::sources::{mtime, read_text};
+use crate::recall::is_python_whitespace;
+use crate::recall::rank::cut_chars;
+use crate::recall::tokenize::Tokenizer;
+use agentteams_mcp::sha256;
+use std::path::{Path, PathBuf};
+
+/// Substantive paragraphs kept per document.
+pub const MAX_PARAGRAPHS: usize = 20;
+/// Code points a paragraph is cut to.
+pub const PARAGRAPH_CHARS: usize = 480;
+/// Code points of a document's stored snippet.
+pub const SNIPPET_CHARS: usize = 240;
+
+/// One indexed markdown document.
+pub struct MemoryDoc {
+    pub path: String,
+    pub title: String,
+    pub length: u64,
+    pub snippet: String,
+    pub paragraphs: Vec<String>,
+    pub source_hash: String,
+    pub source_mtime: f64,
+}
+
+/// A built memory index, ready to write.
+pub struct MemoryIndex {
+    pub docs: Vec<MemoryDoc>,
+    pub postings: Postings,
+    pub source_count: usize,
+    pub built_at: String,
+    pub project_name: String,
+    pub framework: String,
+}
+
+fn strip(s: &str) -> &str {
+    s.trim_matches(is_python_whitespace)
+}
+
+/// The path as stored: relative to the root when inside it, else unchanged.
+fn store_path(path: &Path, root: &Path) -> String {
+    match path.strip_prefix(root) {
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => path.to_string_lossy().into_owned(),
+    }
+}
+
+/// Builds the memory index over `sources` (absolute paths, in order).
+pub fn build(root: &Path, sources: &[PathBuf], built_at: &str) -> MemoryIndex {
+    let mut postings = Postings::new();
+    let mut docs = Vec::new();
+    for path in sources {
+        let Some(text) = read_text(path) else {
+            continue;
+        };
+        let length = postings.add(&text, Tokenizer::Prose);
+        if length == 0 {
+            continue;
+        }
+        let paragraphs = paragraphs(&text);
+        let snippet = match paragraphs.first() {
+            Some(first) => cut_chars(first, SNIPPET_CHARS).to_owned(),
+            None => legacy_snippet(&text),
+        };
+        docs.push(MemoryDoc {
+            path: store_path(path, root),
+            title: title(path, &text),
+            length,
+            snippet,
+            paragraphs,
+            source_hash: sha256::hex_digest(text.as_bytes()),
+            source_mtime: mtime(path),
+        });
+    }
+    MemoryIndex {
+        docs,
+        postings,
+        source_count: sources.len(),
+        built_at: built_at.to_owned(),
+        project_name: String::new(),
+        framework: String::new(),
+    }
+}
+
+/// The first `# ` heading, else the file name.
+fn title(path: &Path, text: &str) -> String {
+    py_splitlines(text)
+        .into_iter()
+        .map(strip)
+        .find_map(|l| l.strip_prefix("# ").map(|t| strip(t).to_owned()))
+        .unwrap_or_else(|| {
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+}
+
+/// The first non-blank line not starting with `#` (used only when no paragraph is substantive).
+fn legacy_snippet(text: &str) -> String {
+    py_splitlines(strip(text))
+        .into_iter()
+        .map(strip)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| cut_chars(l, SNIPPET_CHARS).to_owned())
+        .unwrap_or_default()
+}
+
+/// Up to [`MAX_PARAGRAPHS`] substantive paragraphs, headings dropped, joined to one line,
+/// home paths redacted, cut to [`PARAGRAPH_CHARS`].
+pub fn paragraphs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for block in blocks(text) {
+        let p = strip(block);
+        if p.is_empty() || !is_substantive(p) {
+            continue;
+        }
+        let body: Vec<&str> = py_splitlines(p)
+            .into_iter()
+            .map(strip)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect();
+        let body = if body.is_empty() {
+            p.replace('\n', " ")
+        } else {
+            body.join(" ")
+        };
+        out.push(cut_chars(&redact_home_paths(&body), PARAGRAPH_CHARS).to_owned());
+        if out.len() >= MAX_PARAGRAPHS {
+            break;
+        }
+    }
+    out
+}
+
+fn starts_with_ignore_ascii_case(s: &str, prefix: &str) -> bool {
+    s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+}
+
+fn is_substantive(p: &str) -> bool {
+    if starts_with_ignore_ascii_case(p, "<!--")
+        || starts_with_ignore_ascii_case(
+            p,
+            "all notable changes to this project will be documented",
+        )
+        || p.contains("---|")
+        || p.starts_with('|')
+        || p.starts_with("[![")
+    {
+        return false;
+    }
+    let lines: Vec<&str> = py_splitlines(p)
+        .into_iter()
+        .map(strip)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if lines.iter().all(|l| l.starts_with('#')) {
+        return false;
+    }
+    word_count(p) >= 8
+}
+
+/// Matches of `[A-Za-z0-9_-]+`.
+fn word_count(p: &str) -> usize {
+    p.as_bytes()
+        .split(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-'))
+        .filter(|w| !w.is_empty())
+        .count()
+}
+
+/// `(?:/Users/|/home/|C:\\\\Users\\\\)[^\s"'`,;:)\]}]*` → `<path>`.
+pub fn redact_home_paths(text: &str) -> String {
+    const PREFIXES: [&str; 3] = ["/Users/", "/home/", "C:\\\\Users\\\\"];
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((start, prefix)) = PREFIXES
+        .iter()
+        .filter_map(|p| rest.find(p).map(|i| (i, *p)))
+        .min_by_key(|(i, _)| *i)
+    {
+        out.push_str(&rest[..start]);
+        out.push_str("<path>");
+        let tail = &rest[start + prefix.len()..];
+        let end = tail
+            .find(|c: char| {
+                c.is_whitespace()
+                    || ('\u{1c}'..='\u{1f}').contains(&c)
+                    || matches!(c, '"' | '\'' | '`' | ',' | ';' | ':' | ')' | ']' | '}')
+            })
+            .unwrap_or(tail.len());
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `source_fingerprint`: SHA-256 of `path:source_hash` joined by `|`, sorted by path.
+fn fingerprint(docs: &[MemoryDoc]) -> String {
+    let mut parts: Vec<(&str, String)> = docs
+        .iter()
+        .map(|d| (d.path.as_str(), format!("{}:{}", d.path, d.source_hash)))
+        .collect();
+    parts.sort_by(|a, b| a.0.cmp(b.0));
+    let joined: Vec<String> = parts.into_iter().map(|(_, s)| s).collect();
+    sha256::hex_digest(joined.join("|").as_bytes())
+}
+
+impl MemoryIndex {
+    /// The file's bytes: `json.dumps(index, indent=2) + "\n"`, keys in the reference's order.
+    pub fn to_json(&self) -> String {
+        let source_fingerprint = fingerprint(&self.docs);
+        let build_id = sha256::hex_digest(
+            format!(
+                "{source_fingerprint}|{}|{}",
+                self.built_at, self.source_count
+            )
+            .as_bytes(),
+        );
+        let norms = self.postings.vector_norms();
+        let mut w = PyJson::new(Some(2), 1024 + self.postings.terms.len() * 64);
+        w.begin_object();
+        for (key, value) in [
+            ("artifact_type", "memory-index"),
+            ("memory_index_schema_version", "1.3"),
+            ("index_format_version", "json-bm25-postings-v2"),
+            ("index_build_id", build_id.as_str()),
+            ("index_write_owner", "agentteams.build_team"),
+            ("vector_runtime_mode", "sparse-tfidf-cosine"),
+        ] {
+            w.key(key);
+            w.string(value);
+        }
+        w.key("vector_model_id");
+        w.null();
+        w.key("vector_dim");
+        w.null();
+        for (key, value) in [
+            ("fallback_policy", "non-blocking-file-read-then-search"),
+            ("source_fingerprint", source_fingerprint.as_str()),
+            ("project_name", self.project_name.as_str()),
+            ("framework", self.framework.as_str()),
+            ("built_at", self.built_at.as_str()),
+        ] {
+            w.key(key);
+            w.string(value);
+        }
+        w.key("source_count");
+        w.int(self.source_count as u64);
+        w.key("documents");
+        w.begin_array();
+        for (doc_id, doc) in self.docs.iter().enumerate() {
+            w.element();
+            w.begin_object();
+            w.key("doc_id");
+            w.int(doc_id as u64);
+            w.key("path");
+            w.string(&doc.path);
+            w.key("title");
+            w.string(&doc.title);
+            w.key("length");
+            w.int(doc.length);
+            w.key("snippet");
+            w.string(&doc.snippet);
+            w.key("paragraphs");
+            w.begin_array();
+            for p in &doc.paragraphs {
+                w.element();
+                w.string(p);
+            }
+            w.end_array();
+            w.key("source_hash");
+            w.string(&doc.source_hash);
+            w.key("source_mtime");
+            w.float(doc.source_mtime);
+            w.key("vector_norm_sq");
+            w.float(norms[doc_id]);
+            w.end_object();
+        }
+        w.end_array();
+        w.key("postings");
+        write_postings(&mut w, &self.postings, false);
+        w.key("avgdl");
+        w.float(self.postings.avgdl());
+        w.key("N");
+        w.int(self.docs.len() as u64);
+        w.end_object();
+        let mut text = w.finish();
+        text.push('\n');
+        text
+    }
+}
+
+/// `{"term": [{"doc_id": d, "tf": n}, ...], ...}`, terms in first-seen order or sorted.
+pub fn write_postings(w: &mut PyJson, postings: &Postings, sorted: bool) {
+    let mut order: Vec<usize> = (0..postings.terms.len()).collect();
+    if sorted {
+        order.sort_by(|&a, &b| postings.terms[a].0.cmp(&postings.terms[b].0));
+    }
+    w.begin_object();
+    for i in order {
+        let (term, entries) = &postings.terms[i];
+        w.key(term);
+        w.begin_array();
+        for &(doc, tf) in entries {
+            w.element();
+            w.begin_object();
+            w.key("doc_id");
+            w.int(u64::from(doc));
+            w.key("tf");
+            w.int(u64::from(tf));
+            w.end_object();
+        }
+        w.end_array();
+    }
+    w.end_object();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paragraphs_follow_the_reference_rules() {
+        let text = "# Title\n\n<!-- comment with many many words in it ok yes -->\n\n| a | b |\n|---|---|\n\n## Heading only\n\n## Section\nThe widget factory builds widgets from gears and bolts daily.\n\nshort one\n\n[![badge](x)] one two three four five six seven eight\n\nSee /home/alice/secret/file.txt, and C:\\\\Users\\\\bob\\\\x for nine words total here ok.";
+        assert_eq!(
+            paragraphs(text),
+            [
+                "The widget factory builds widgets from gears and bolts daily.",
+                "See <path>, and <path> for nine words total here ok.",
+            ]
+        );
+        assert_eq!(title(Path::new("x/doc.md"), text), "Title");
+        assert_eq!(title(Path::new("x/doc.md"), "#NoSpace\ntext"), "doc.md");
+    }
+
+    #[test]
+    fn legacy_snippet_is_the_first_plain_line_unredacted() {
+        assert_eq!(
+            legacy_snippet("\n# h\n  /home/x plain words  \nmore"),
+            "/home/x plain words"
+        );
+        assert_eq!(legacy_snippet("# only"), "");
+    }
+
+    #[test]
+    fn redaction_stops_at_the_reference_delimiters() {
+        assert_eq!(
+            redact_home_paths("a /Users/x/y:z /home/q)r"),
+            "a <path>:z <path>)r"
+        );
+        assert_eq!(redact_home_paths("no paths"), "no paths");
+        assert_eq!(redact_home_paths("/home/"), "<path>");
+    }
+}

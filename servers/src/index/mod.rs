@@ -1,0 +1,300 @@
+//! The index builder behind `agentteams-mcp index build`: writes the memory index and the code
+//! index recall reads, in the reference's formats, deterministically and atomically.
+//!
+//! Module map: [`sources`] picks the files, [`memory`] and [`code`] build the two indexes
+//! ([`passages`] extracts definitions, [`postings`] counts terms), [`pyjson`] writes Python's
+//! JSON layouts, [`atomic`] replaces files, [`clock`] stamps `built_at`.
+
+pub mod atomic;
+pub mod clock;
+pub mod code;
+pub mod memory;
+pub mod passages;
+pub mod postings;
+pub mod pyjson;
+pub mod sources;
+
+use crate::recall::schema::{validate_code_index, validate_memory_index, CodeIndexFile};
+use crate::recall::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
+use agentteams_mcp::json::{self, Value};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const USAGE: &str = "usage: agentteams-mcp index build [--root DIR] [--team-dir DIR]
+
+  --root DIR      the project to index (default: the current directory)
+  --team-dir DIR  where references/ is written, relative to the root unless absolute (default:
+                  the team dir that already holds an index, else the first of .claude/agents,
+                  .github/agents, .goose, .codex/agents, .goose/recipes that exists, else the root)";
+
+/// Files between two progress lines on a terminal.
+const PROGRESS_EVERY: usize = 100;
+
+/// What one build did, for the summary line and for tests.
+#[derive(Debug)]
+pub struct BuildReport {
+    pub team_dir: PathBuf,
+    pub memory_sources: usize,
+    pub memory_documents: usize,
+    pub memory_terms: usize,
+    pub code_files: usize,
+    pub code_documents: usize,
+    pub code_terms: usize,
+    pub source_bytes: u64,
+    /// Partitions whose content changed and were rewritten.
+    pub rewritten: Vec<&'static str>,
+}
+
+/// Runs `index ...` with the arguments after `index`; returns the exit status (2 for usage errors).
+pub fn run_cli(args: &[String]) -> i32 {
+    let (root, team) = match parse_args(args) {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            eprintln!("agentteams-mcp index: {message}\n\n{USAGE}");
+            return 2;
+        }
+    };
+    let started = Instant::now();
+    let show_progress = std::io::stderr().is_terminal();
+    let mut progress = |done: usize, total: usize| {
+        if show_progress && (done % PROGRESS_EVERY == 0 || done == total) {
+            eprint!("\rindex build: code index: {done}/{total} files");
+            if done == total {
+                eprintln!();
+            }
+        }
+    };
+    match build(&root, team.as_deref(), &mut progress) {
+        Ok(report) => {
+            let secs = started.elapsed().as_secs_f64();
+            eprintln!(
+                "index build: memory index: {} sources, {} documents, {} terms",
+                report.memory_sources, report.memory_documents, report.memory_terms
+            );
+            eprintln!(
+                "index build: code index: {} files, {} documents, {} terms ({})",
+                report.code_files,
+                report.code_documents,
+                report.code_terms,
+                if report.rewritten.is_empty() {
+                    "no partition changed".to_owned()
+                } else {
+                    format!("rewrote {}", report.rewritten.join(", "))
+                }
+            );
+            eprintln!(
+                "index build: wrote {} in {secs:.2} s ({:.1} MB of source, {:.1} MB/s)",
+                report.team_dir.join("references").display(),
+                report.source_bytes as f64 / 1e6,
+                report.source_bytes as f64 / 1e6 / secs.max(1e-9)
+            );
+            0
+        }
+        Err(message) => {
+            eprintln!("agentteams-mcp index build: {message}");
+            1
+        }
+    }
+}
+
+fn parse_args(args: &[String]) -> Result<(PathBuf, Option<PathBuf>), String> {
+    let mut iter = args.iter();
+    match iter.next().map(String::as_str) {
+        Some("build") => {}
+        Some(other) => return Err(format!("unknown command {other:?} (expected build)")),
+        None => return Err("missing command (expected build)".into()),
+    }
+    let mut root = None;
+    let mut team = None;
+    while let Some(arg) = iter.next() {
+        let slot = match arg.as_str() {
+            "--root" => &mut root,
+            "--team-dir" => &mut team,
+            other => return Err(format!("unexpected argument {other:?}")),
+        };
+        if slot.is_some() {
+            return Err(format!("{arg} given twice"));
+        }
+        let value = iter.next().ok_or_else(|| format!("{arg} needs a value"))?;
+        *slot = Some(PathBuf::from(value));
+    }
+    let root = match root {
+        Some(r) => r,
+        None => std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory: {e}"))?,
+    };
+    Ok((root, team))
+}
+
+/// The team dir to write to when none is given: one that already holds an index (so a rebuild
+/// replaces what recall reads), else the first existing agents dir, else the root.
+fn default_team_dir(root: &Path) -> PathBuf {
+    let candidates = || {
+        TEAM_DIRS.iter().map(|d| {
+            if *d == "." {
+                root.to_path_buf()
+            } else {
+                root.join(d)
+            }
+        })
+    };
+    candidates()
+        .find(|d| d.join(MEMORY_MARKER).exists() || d.join(CODE_MARKER).exists())
+        .or_else(|| candidates().skip(1).find(|d| d.is_dir()))
+        .unwrap_or_else(|| root.to_path_buf())
+}
+
+/// Builds and writes both indexes for the project at `root`. `progress(done, total)` is called
+/// while code files are indexed.
+pub fn build(
+    root: &Path,
+    team_dir: Option<&Path>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<BuildReport, String> {
+    let root = std::fs::canonicalize(root)
+        .map_err(|e| format!("cannot use {} as the project root: {e}", root.display()))?;
+    if !root.is_dir() {
+        return Err(format!("{} is not a directory", root.display()));
+    }
+    let team_dir = match team_dir {
+        Some(dir) => confine(&root, &root.join(dir)).map_err(|e| {
+            format!(
+                "--team-dir {}: {e} (recall reads only inside the project)",
+                dir.display()
+            )
+        })?,
+        None => default_team_dir(&root),
+    };
+    let references = team_dir.join("references");
+    let code_dir = references.join("code-index");
+    std::fs::create_dir_all(&code_dir)
+        .map_err(|e| format!("cannot create {}: {e}", code_dir.display()))?;
+    let built_at = clock::now();
+
+    let memory_paths = sources::memory_sources(&root);
+    let memory = memory::build(&root, &memory_paths, &built_at);
+    let memory_json = memory.to_json();
+    check_own_output(&memory_json, "memory-index.json", |v| {
+        validate_memory_index(v).map(|_| ())
+    })?;
+    atomic::write_atomic(
+        &references.join("memory-index.json"),
+        memory_json.as_bytes(),
+    )?;
+
+    let code_paths = sources::code_sources(&root);
+    let total = code_paths.len();
+    let local = code::build_local(&root, &code_paths, &built_at, &mut |done| {
+        progress(done, total)
+    });
+    let source_bytes = code_paths
+        .iter()
+        .filter_map(|p| std::fs::metadata(root.join(p)).ok())
+        .map(|m| m.len())
+        .sum();
+    let mut report = BuildReport {
+        team_dir: team_dir.clone(),
+        memory_sources: memory.source_count,
+        memory_documents: memory.docs.len(),
+        memory_terms: memory.postings.terms.len(),
+        code_files: local.source_count,
+        code_documents: local.docs.len(),
+        code_terms: local.postings.terms.len(),
+        source_bytes,
+        rewritten: Vec::new(),
+    };
+    let mut on_disk: Vec<(&str, Value)> = Vec::new();
+    for (name, kind) in code::PARTITIONS {
+        let empty;
+        let partition = if kind == "local-script" {
+            &local
+        } else {
+            empty = code::Partition::empty(kind, &built_at);
+            &empty
+        };
+        let (entry, rewritten) = write_partition(&code_dir, name, partition)?;
+        if rewritten {
+            report.rewritten.push(name);
+        }
+        on_disk.push((name, entry));
+    }
+    let manifest = code::manifest_json(on_disk, &built_at);
+    check_own_output(&manifest, "manifest.json", |v| {
+        validate_code_index(v).map(|_| ())
+    })?;
+    atomic::write_atomic(&code_dir.join("manifest.json"), manifest.as_bytes())?;
+    Ok(report)
+}
+
+/// Parses what the builder is about to write and validates it with recall's validator: a
+/// builder bug must fail the build, never produce an index recall refuses.
+fn check_own_output(
+    text: &str,
+    name: &str,
+    validate: impl Fn(&Value) -> Result<(), crate::recall::schema::SchemaError>,
+) -> Result<Value, String> {
+    let value = json::parse(text.as_bytes())
+        .map_err(|e| format!("internal error: {name} is not valid JSON: {e}"))?;
+    validate(&value).map_err(|e| format!("internal error: {name} fails its schema: {e}"))?;
+    Ok(value)
+}
+
+/// Writes one partition unless the file on disk has the same content fingerprint (then it and
+/// its `built_at` stay). Returns the partition's manifest entry as it now is on disk, and whether
+/// it was written.
+fn write_partition(
+    dir: &Path,
+    name: &str,
+    partition: &code::Partition,
+) -> Result<(Value, bool), String> {
+    let path = dir.join(format!("{name}.json"));
+    if let Some(existing) = std::fs::read(&path)
+        .ok()
+        .and_then(|bytes| json::parse(&bytes).ok())
+        .filter(|v| validate_code_index(v) == Ok(CodeIndexFile::Partition))
+    {
+        if code::content_fingerprint(&existing) == partition.content_fingerprint() {
+            return Ok((code::manifest_entry_of(&existing), false));
+        }
+    }
+    let text = partition.to_json();
+    if cfg!(debug_assertions) {
+        // Release builds skip re-reading their own output; the test suite (debug) checks it.
+        check_own_output(&text, name, |v| match validate_code_index(v)? {
+            CodeIndexFile::Partition => Ok(()),
+            CodeIndexFile::Manifest => Err(crate::recall::schema::SchemaError {
+                path: "$".into(),
+                rule: "is a manifest, not a partition".into(),
+            }),
+        })?;
+    }
+    atomic::write_atomic(&path, text.as_bytes())?;
+    Ok((partition.manifest_entry(), true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn usage_errors_exit_2() {
+        assert_eq!(run_cli(&args(&[])), 2);
+        assert_eq!(run_cli(&args(&["rebuild"])), 2);
+        assert_eq!(run_cli(&args(&["build", "--root"])), 2);
+        assert_eq!(run_cli(&args(&["build", "--bogus", "x"])), 2);
+        assert_eq!(run_cli(&args(&["build", "--root", "a", "--root", "b"])), 2);
+    }
+
+    #[test]
+    fn arguments_parse() {
+        let (root, team) =
+            parse_args(&args(&["build", "--team-dir", "t", "--root", "/r"])).unwrap();
+        assert_eq!(root, PathBuf::from("/r"));
+        assert_eq!(team, Some(PathBuf::from("t")));
+    }
+}

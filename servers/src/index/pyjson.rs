@@ -1,0 +1,175 @@
+//! A streaming writer of the JSON layouts Python's `json.dumps` produces with `ensure_ascii`: the
+//! memory index (`indent=2`, keys as inserted), code-index files (`indent=2`, keys sorted by the
+//! caller) and the content fingerprint payload (no indent: `", "` and `": "` separators).
+//!
+//! Builders call the primitives in the order keys must appear, so large postings never become a
+//! [`Value`] tree; [`PyJson::value`] writes an already-parsed value (an index file read back).
+
+use agentteams_mcp::json::{write_ascii_string, write_python_float, Value};
+use std::fmt::Write as _;
+
+/// The writer. `indent: None` is Python's default single-line layout.
+pub struct PyJson {
+    out: String,
+    indent: Option<usize>,
+    /// Per open container: true until its first member is written.
+    empty: Vec<bool>,
+}
+
+impl PyJson {
+    pub fn new(indent: Option<usize>, capacity: usize) -> PyJson {
+        PyJson {
+            out: String::with_capacity(capacity),
+            indent,
+            empty: Vec::new(),
+        }
+    }
+
+    pub fn finish(self) -> String {
+        self.out
+    }
+
+    /// Separator and indentation before an array element or an object key.
+    fn member(&mut self) {
+        if let Some(first) = self.empty.last_mut() {
+            if *first {
+                *first = false;
+            } else {
+                self.out.push(',');
+                if self.indent.is_none() {
+                    self.out.push(' ');
+                }
+            }
+            self.newline(self.empty.len());
+        }
+    }
+
+    fn newline(&mut self, depth: usize) {
+        if let Some(width) = self.indent {
+            self.out.push('\n');
+            for _ in 0..width * depth {
+                self.out.push(' ');
+            }
+        }
+    }
+
+    fn open(&mut self, bracket: char) {
+        self.out.push(bracket);
+        self.empty.push(true);
+    }
+
+    fn close(&mut self, bracket: char) {
+        if self.empty.pop() == Some(false) {
+            self.newline(self.empty.len());
+        }
+        self.out.push(bracket);
+    }
+
+    pub fn begin_object(&mut self) {
+        self.open('{');
+    }
+    pub fn end_object(&mut self) {
+        self.close('}');
+    }
+    pub fn begin_array(&mut self) {
+        self.open('[');
+    }
+    pub fn end_array(&mut self) {
+        self.close(']');
+    }
+
+    /// Starts an object member; the value follows.
+    pub fn key(&mut self, key: &str) {
+        self.member();
+        write_ascii_string(key, &mut self.out);
+        self.out.push_str(": ");
+    }
+
+    /// Starts an array element; the value follows.
+    pub fn element(&mut self) {
+        self.member();
+    }
+
+    pub fn string(&mut self, s: &str) {
+        write_ascii_string(s, &mut self.out);
+    }
+
+    pub fn opt_string(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => self.string(s),
+            None => self.null(),
+        }
+    }
+
+    pub fn int(&mut self, n: u64) {
+        let _ = write!(self.out, "{n}");
+    }
+
+    pub fn float(&mut self, f: f64) {
+        write_python_float(f, &mut self.out);
+    }
+
+    pub fn null(&mut self) {
+        self.out.push_str("null");
+    }
+
+    /// Writes a parsed value, object keys sorted when `sort_keys`. Recursive: only for values whose
+    /// depth is bounded (schema-validated index files, at most six levels).
+    pub fn value(&mut self, value: &Value, sort_keys: bool) {
+        match value {
+            Value::Array(items) => {
+                self.begin_array();
+                for item in items.iter() {
+                    self.element();
+                    self.value(item, sort_keys);
+                }
+                self.end_array();
+            }
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                if sort_keys {
+                    entries.sort_by(|a, b| a.0.cmp(b.0));
+                }
+                self.begin_object();
+                for (key, item) in entries {
+                    self.key(key);
+                    self.value(item, sort_keys);
+                }
+                self.end_object();
+            }
+            Value::String(s) => self.string(s),
+            scalar => agentteams_mcp::json::write_compact(scalar, &mut self.out),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentteams_mcp::json::parse;
+
+    #[test]
+    fn indent_two_matches_python() {
+        // python3 -c 'import json;print(json.dumps({"b":[1,{"x":[]}],"a":{},"c":"\u00e9","d":1.0},indent=2))'
+        let mut w = PyJson::new(Some(2), 0);
+        w.value(
+            &parse(r#"{"b":[1,{"x":[]}],"a":{},"c":"é","d":1.0}"#.as_bytes()).unwrap(),
+            false,
+        );
+        assert_eq!(
+            w.finish(),
+            "{\n  \"b\": [\n    1,\n    {\n      \"x\": []\n    }\n  ],\n  \"a\": {},\n  \"c\": \"\\u00e9\",\n  \"d\": 1.0\n}"
+        );
+    }
+
+    #[test]
+    fn single_line_sorted_matches_python() {
+        // python3 -c 'import json;print(json.dumps({"b":[1,None],"a":{"z":1,"N":2}},sort_keys=True))'
+        let mut w = PyJson::new(None, 0);
+        w.value(
+            &parse(br#"{"b":[1,null],"a":{"z":1,"N":2}}"#).unwrap(),
+            true,
+        );
+        assert_eq!(w.finish(), r#"{"a": {"N": 2, "z": 1}, "b": [1, null]}"#);
+    }
+}

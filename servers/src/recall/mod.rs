@@ -1,0 +1,306 @@
+//! The `recall` server: read-only queries of a team's memory index and code index
+//! (`query_index`, `query_code`), compatible with the reference implementation's indexes,
+//! arguments, messages, scores and result shape.
+//!
+//! Module map: [`teamdir`] finds the index and confines paths, [`load`] reads, validates and
+//! caches index files ([`schema`] is the validator), [`tokenize`] and [`rank`] do the retrieval.
+//! recall never writes anything and never refreshes an index.
+
+pub mod load;
+pub mod rank;
+pub mod schema;
+pub mod teamdir;
+pub mod tokenize;
+
+use agentteams_mcp::json::{obj, Map, Value};
+use agentteams_mcp::server::{CallContext, Tool, ToolError, ToolOutput, ToolSet};
+use load::{CodeFile, IndexKind, Loaded, Loader};
+use rank::Hit;
+use std::path::{Path, PathBuf};
+
+/// Most hits one call returns.
+pub const MAX_K: u64 = 20;
+/// Hits returned when the call does not say.
+pub const DEFAULT_K: u64 = 5;
+/// Longest query, in code points.
+pub const MAX_QUERY_CHARS: usize = 500;
+/// Code points of a returned snippet before it is cut (and `…` appended).
+pub const SNIPPET_MAX: usize = 400;
+/// Partitions one manifest may list; a longer list is refused rather than read.
+pub const MAX_PARTITIONS: usize = 64;
+/// `query_code`'s `kind` values, in the order messages list them.
+pub const KINDS: [&str; 4] = ["all", "local", "api", "doc"];
+
+const QUERY_MESSAGE: &str = "query must be a non-empty string of at most 500 characters";
+const K_MESSAGE: &str = "k must be an integer from 1 to 20";
+const KIND_MESSAGE: &str = "kind must be one of all, local, api, doc";
+
+/// The recall tool set for one project root.
+pub struct Recall {
+    root: PathBuf,
+    loader: Loader,
+}
+
+impl Recall {
+    /// A recall server over the project at `root` (canonicalised: the containment rule compares
+    /// resolved paths).
+    pub fn new(root: &Path) -> Result<Recall, String> {
+        let root = std::fs::canonicalize(root)
+            .map_err(|e| format!("cannot use {} as the project root: {e}", root.display()))?;
+        if !root.is_dir() {
+            return Err(format!("{} is not a directory", root.display()));
+        }
+        Ok(Recall {
+            root,
+            loader: Loader::new(),
+        })
+    }
+
+    fn query_index(&self, query: &str, k: usize) -> Result<Value, String> {
+        let team = teamdir::find_team_dir(&self.root, teamdir::MEMORY_MARKER, "--refresh-index")?;
+        let loaded = self.loader.load(
+            &self.root,
+            &team.join(teamdir::MEMORY_MARKER),
+            IndexKind::Memory,
+        )?;
+        let Loaded::Memory(corpus) = &*loaded else {
+            return Err("memory index failed schema validation: not a memory index".into());
+        };
+        let hits = rank::rank(corpus, query, k);
+        Ok(result(
+            Value::from(corpus.built_at.as_str()),
+            hits.iter().map(|h| self.hit_value(h, false)).collect(),
+        ))
+    }
+
+    fn query_code(&self, query: &str, k: usize, kind: &str) -> Result<Value, String> {
+        let team =
+            teamdir::find_team_dir(&self.root, teamdir::CODE_MARKER, "--refresh-code-index")?;
+        let manifest = self.loader.load(
+            &self.root,
+            &team.join(teamdir::CODE_MARKER),
+            IndexKind::Code,
+        )?;
+        let partitions: &[(String, String)] = match &*manifest {
+            Loaded::Code(CodeFile::Manifest { partitions, .. }) => partitions,
+            _ => &[],
+        };
+        if partitions.len() > MAX_PARTITIONS {
+            return Err(format!(
+                "code index failed schema validation: manifest.json: $.partitions: lists {} partitions, more than the limit of {MAX_PARTITIONS}",
+                partitions.len()
+            ));
+        }
+        let dir = team.join("references/code-index");
+        let mut loaded = Vec::new();
+        for (_, file) in partitions {
+            let path = dir.join(file);
+            // Confine before testing existence, so the answer never reveals which outside files exist.
+            teamdir::confine(&self.root, &path)?;
+            if path.exists() {
+                loaded.push(self.loader.load(&self.root, &path, IndexKind::Code)?);
+            }
+        }
+        let built_at = loaded
+            .iter()
+            .filter_map(|l| match &**l {
+                Loaded::Code(file) if !file.built_at().is_empty() => Some(file.built_at()),
+                _ => None,
+            })
+            .max()
+            .map_or(Value::Null, Value::from);
+        let allowed: &[&str] = match kind {
+            "local" => &["local-script"],
+            "api" => &["api-module"],
+            "doc" => &["api-doc"],
+            _ => &schema::SOURCE_KINDS,
+        };
+        let mut hits: Vec<Hit<'_>> = Vec::new();
+        for file in &loaded {
+            if let Loaded::Code(CodeFile::Partition(corpus)) = &**file {
+                if corpus
+                    .source_kind
+                    .as_deref()
+                    .is_some_and(|s| allowed.contains(&s))
+                {
+                    hits.extend(rank::rank(corpus, query, k));
+                }
+            }
+        }
+        let hits = rank::merge_partitions(hits, k);
+        Ok(result(
+            built_at,
+            hits.iter().map(|h| self.hit_value(h, true)).collect(),
+        ))
+    }
+
+    /// The allowlisted fields of a hit. Code hits carry `symbol`; stored absolute paths inside the
+    /// project are shown relative to it (the reference's builder stores absolute ones).
+    fn hit_value(&self, hit: &Hit<'_>, code: bool) -> Value {
+        let mut map = Map::new();
+        map.insert("doc_id", Value::from(hit.doc_id));
+        map.insert("path", Value::from(self.display_path(&hit.doc.path)));
+        map.insert("title", Value::from(hit.doc.title.as_str()));
+        if code {
+            let symbol = hit.doc.symbol.as_ref().and_then(|s| s.as_deref());
+            map.insert("symbol", symbol.map_or(Value::Null, Value::from));
+        }
+        map.insert("score", Value::from(hit.rounded_score()));
+        map.insert("confidence", Value::from(hit.confidence()));
+        map.insert("snippet", Value::from(cap_snippet(&hit.snippet)));
+        Value::Object(map)
+    }
+
+    fn display_path(&self, stored: &str) -> String {
+        let path = Path::new(stored);
+        match path.strip_prefix(&self.root) {
+            Ok(rel) if path.is_absolute() && !rel.as_os_str().is_empty() => {
+                rel.to_string_lossy().into_owned()
+            }
+            _ => stored.to_owned(),
+        }
+    }
+}
+
+fn result(built_at: Value, hits: Vec<Value>) -> Value {
+    obj([
+        ("built_at", built_at),
+        ("may_be_stale", Value::Bool(true)),
+        ("hits", Value::from(hits)),
+    ])
+}
+
+/// The 400-code-point cap on returned snippets (stored ones are at most 240, so this only bites on
+/// foreign indexes).
+fn cap_snippet(snippet: &str) -> String {
+    let cut = rank::cut_chars(snippet, SNIPPET_MAX);
+    if cut.len() == snippet.len() {
+        snippet.to_owned()
+    } else {
+        format!("{cut}\u{2026}")
+    }
+}
+
+/// Python's `str.isspace` set: Unicode `White_Space` plus the four separators U+001C..U+001F.
+pub fn is_python_whitespace(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// The arguments both tools share, checked in the reference's order.
+fn query_and_k(args: &Map) -> Result<(&str, usize), ToolError> {
+    let query = args
+        .get("query")
+        .and_then(Value::as_str)
+        .filter(|q| {
+            !q.trim_matches(is_python_whitespace).is_empty() && q.chars().count() <= MAX_QUERY_CHARS
+        })
+        .ok_or_else(|| ToolError::new(QUERY_MESSAGE))?;
+    let k = match args.get("k") {
+        None => DEFAULT_K,
+        Some(v) => v
+            .as_number()
+            .filter(|n| n.is_integer_token())
+            .and_then(|n| n.as_u64())
+            .filter(|k| (1..=MAX_K).contains(k))
+            .ok_or_else(|| ToolError::new(K_MESSAGE))?,
+    };
+    Ok((query, k as usize))
+}
+
+fn query_schema(with_kind: bool) -> Value {
+    let mut properties = Map::new();
+    properties.insert(
+        "query",
+        obj([
+            ("type", Value::from("string")),
+            ("minLength", Value::from(1u64)),
+            ("maxLength", Value::from(MAX_QUERY_CHARS)),
+        ]),
+    );
+    properties.insert(
+        "k",
+        obj([
+            ("type", Value::from("integer")),
+            ("minimum", Value::from(1u64)),
+            ("maximum", Value::from(MAX_K)),
+        ]),
+    );
+    if with_kind {
+        properties.insert(
+            "kind",
+            obj([
+                ("type", Value::from("string")),
+                (
+                    "enum",
+                    Value::from(KINDS.iter().map(|k| Value::from(*k)).collect::<Vec<_>>()),
+                ),
+            ]),
+        );
+    }
+    obj([
+        ("type", Value::from("object")),
+        ("required", Value::from(vec![Value::from("query")])),
+        ("properties", Value::Object(properties)),
+    ])
+}
+
+impl ToolSet for Recall {
+    fn server_name(&self) -> &str {
+        "agentteams-recall"
+    }
+
+    fn instructions(&self) -> Option<&str> {
+        Some("Search the team's memory index (query_index) and code index (query_code). Results may be stale; nothing is ever refreshed or written.")
+    }
+
+    fn tools(&self) -> Vec<Tool> {
+        vec![
+            Tool::new(
+                "query_index",
+                "Query the team's memory index (documents). Read-only; never refreshes.",
+                query_schema(false),
+            )
+            .title("Query the memory index")
+            .argument_message("query", QUERY_MESSAGE)
+            .argument_message("k", K_MESSAGE),
+            Tool::new(
+                "query_code",
+                "Query the team's code and API index. Read-only; never refreshes.",
+                query_schema(true),
+            )
+            .title("Query the code index")
+            .argument_message("query", QUERY_MESSAGE)
+            .argument_message("k", K_MESSAGE)
+            .argument_message("kind", KIND_MESSAGE),
+        ]
+    }
+
+    fn call(
+        &self,
+        name: &str,
+        arguments: &Map,
+        _ctx: &CallContext<'_>,
+    ) -> Result<ToolOutput, ToolError> {
+        let (query, k) = query_and_k(arguments)?;
+        let value = match name {
+            "query_index" => self.query_index(query, k),
+            "query_code" => {
+                let kind = match arguments.get("kind") {
+                    None => "all",
+                    Some(v) => v
+                        .as_str()
+                        .filter(|k| KINDS.contains(k))
+                        .ok_or_else(|| ToolError::new(KIND_MESSAGE))?,
+                };
+                self.query_code(query, k, kind)
+            }
+            other => {
+                return Err(ToolError::new(format!(
+                    "unknown tool {}",
+                    agentteams_mcp::jsonrpc::py_repr(&Value::from(other))
+                )))
+            }
+        };
+        value.map(ToolOutput::Value).map_err(ToolError::new)
+    }
+}

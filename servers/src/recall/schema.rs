@@ -1,0 +1,619 @@
+//! The reference's index schemas (`memory-index.schema.json`, `code-index.schema.json`) as a
+//! hand-written structural validator over parsed JSON, plus the referential checks the reference
+//! lacks (a posting naming a document that does not exist).
+//!
+//! It accepts exactly what Draft-07 `jsonschema` accepts for these two schemas: integers may be
+//! integral floats (`2.0`), booleans are never numbers, `additionalProperties: false` everywhere,
+//! duplicate keys count once (the last, as Python's `json` keeps), and the two regular expressions
+//! behave like Python's `re.search` (`$` also matches before a final newline). One deliberate
+//! difference: `\d` in the `built_at` pattern accepts ASCII digits only.
+
+use agentteams_mcp::json::{Map, Value};
+use std::collections::HashSet;
+use std::fmt;
+
+/// Why a parsed index file is not a valid index: the JSON path of the offending value and the rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaError {
+    /// `$`, `$.documents[3].length`, `$.postings["os.path"][0].tf`, ...
+    pub path: String,
+    pub rule: String,
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.rule)
+    }
+}
+
+/// Which branch of the code-index `oneOf` a file matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CodeIndexFile {
+    Manifest,
+    Partition,
+}
+
+const MANIFEST_TYPE: &str = "code-index-manifest";
+const PARTITION_TYPE: &str = "code-index-partition";
+pub(crate) const SOURCE_KINDS: [&str; 3] = ["local-script", "api-module", "api-doc"];
+const TRIGGER_SOURCES: [&str; 6] = ["cli", "env", "scheduler", "workflow", "script", "manual"];
+
+/// What one property must hold.
+#[derive(Clone, Copy)]
+enum Rule {
+    Const(&'static str),
+    Str,
+    NonEmptyStr,
+    StrOrNull,
+    Hex64,
+    Hex64OrNull,
+    Timestamp,
+    /// An integer (integral floats included) at least this large.
+    IntAtLeast(u64),
+    /// `vector_dim`: an integer >= 1, or null.
+    DimOrNull,
+    /// A number (not a boolean) >= 0.
+    NonNegNumber,
+    BoolOrNull,
+    OneOf(&'static [&'static str]),
+    StrArray,
+    EnumArray(&'static [&'static str]),
+    MemoryDocuments,
+    CodeDocuments,
+    Postings,
+    Partitions,
+    Provenance,
+}
+
+struct Field {
+    name: &'static str,
+    required: bool,
+    rule: Rule,
+}
+
+const fn req(name: &'static str, rule: Rule) -> Field {
+    Field {
+        name,
+        required: true,
+        rule,
+    }
+}
+
+const fn opt(name: &'static str, rule: Rule) -> Field {
+    Field {
+        name,
+        required: false,
+        rule,
+    }
+}
+
+const MEMORY_INDEX: &[Field] = &[
+    req("artifact_type", Rule::Const("memory-index")),
+    req("memory_index_schema_version", Rule::NonEmptyStr),
+    opt("index_format_version", Rule::NonEmptyStr),
+    opt("index_build_id", Rule::Hex64),
+    opt("index_write_owner", Rule::NonEmptyStr),
+    opt("vector_runtime_mode", Rule::NonEmptyStr),
+    opt("vector_model_id", Rule::StrOrNull),
+    opt("vector_dim", Rule::DimOrNull),
+    opt("fallback_policy", Rule::NonEmptyStr),
+    opt("source_fingerprint", Rule::Hex64),
+    req("project_name", Rule::Str),
+    req("framework", Rule::Str),
+    req("built_at", Rule::Timestamp),
+    req("source_count", Rule::IntAtLeast(0)),
+    req("documents", Rule::MemoryDocuments),
+    req("postings", Rule::Postings),
+    req("avgdl", Rule::NonNegNumber),
+    req("N", Rule::IntAtLeast(0)),
+];
+
+const MEMORY_DOCUMENT: &[Field] = &[
+    req("doc_id", Rule::IntAtLeast(0)),
+    req("path", Rule::Str),
+    req("title", Rule::Str),
+    req("length", Rule::IntAtLeast(0)),
+    req("snippet", Rule::Str),
+    req("paragraphs", Rule::StrArray),
+    opt("source_hash", Rule::Hex64),
+    req("source_mtime", Rule::NonNegNumber),
+    opt("vector_norm_sq", Rule::NonNegNumber),
+];
+
+const MANIFEST: &[Field] = &[
+    req("artifact_type", Rule::Const(MANIFEST_TYPE)),
+    req("code_index_schema_version", Rule::NonEmptyStr),
+    opt("index_format_version", Rule::NonEmptyStr),
+    opt("index_write_owner", Rule::NonEmptyStr),
+    opt("vector_runtime_mode", Rule::NonEmptyStr),
+    opt("vector_model_id", Rule::StrOrNull),
+    opt("vector_dim", Rule::DimOrNull),
+    opt("fallback_policy", Rule::NonEmptyStr),
+    req("project_name", Rule::Str),
+    req("framework", Rule::Str),
+    req("built_at", Rule::Timestamp),
+    req("partitions", Rule::Partitions),
+    opt("query_entrypoints", Rule::StrArray),
+    opt("maintenance_entrypoints", Rule::StrArray),
+    opt("trigger_sources", Rule::EnumArray(&TRIGGER_SOURCES)),
+];
+
+const PARTITION_ENTRY: &[Field] = &[
+    req("file", Rule::NonEmptyStr),
+    req("source_kind", Rule::OneOf(&SOURCE_KINDS)),
+    req("N", Rule::IntAtLeast(0)),
+    opt("source_count", Rule::IntAtLeast(0)),
+    opt("built_at", Rule::Timestamp),
+    opt("source_fingerprint", Rule::Hex64),
+    opt("dependency_fingerprint", Rule::Hex64OrNull),
+];
+
+const PARTITION: &[Field] = &[
+    req("artifact_type", Rule::Const(PARTITION_TYPE)),
+    req("code_index_schema_version", Rule::NonEmptyStr),
+    opt("index_format_version", Rule::NonEmptyStr),
+    opt("index_build_id", Rule::Hex64),
+    opt("index_write_owner", Rule::NonEmptyStr),
+    opt("vector_runtime_mode", Rule::NonEmptyStr),
+    opt("vector_model_id", Rule::StrOrNull),
+    opt("vector_dim", Rule::DimOrNull),
+    opt("fallback_policy", Rule::NonEmptyStr),
+    opt("source_fingerprint", Rule::Hex64),
+    opt("dependency_fingerprint", Rule::Hex64OrNull),
+    req("source_kind", Rule::OneOf(&SOURCE_KINDS)),
+    req("project_name", Rule::Str),
+    req("framework", Rule::Str),
+    req("built_at", Rule::Timestamp),
+    req("source_count", Rule::IntAtLeast(0)),
+    req("documents", Rule::CodeDocuments),
+    req("postings", Rule::Postings),
+    req("avgdl", Rule::NonNegNumber),
+    req("N", Rule::IntAtLeast(0)),
+];
+
+const CODE_DOCUMENT: &[Field] = &[
+    req("doc_id", Rule::IntAtLeast(0)),
+    req("path", Rule::Str),
+    req("source_kind", Rule::OneOf(&SOURCE_KINDS)),
+    opt("language", Rule::StrOrNull),
+    opt("symbol", Rule::StrOrNull),
+    opt("signature", Rule::StrOrNull),
+    opt("provenance", Rule::Provenance),
+    req("title", Rule::Str),
+    req("length", Rule::IntAtLeast(0)),
+    req("snippet", Rule::Str),
+    req("passages", Rule::StrArray),
+    opt("source_hash", Rule::Hex64),
+    req("source_mtime", Rule::NonNegNumber),
+    opt("vector_norm_sq", Rule::NonNegNumber),
+];
+
+const PROVENANCE: &[Field] = &[
+    opt("distribution", Rule::Str),
+    opt("version", Rule::StrOrNull),
+    opt("resolved_from", Rule::StrOrNull),
+    opt("editable", Rule::BoolOrNull),
+    opt("declared_only", Rule::BoolOrNull),
+];
+
+const POSTING: &[Field] = &[
+    req("doc_id", Rule::IntAtLeast(0)),
+    req("tf", Rule::IntAtLeast(1)),
+];
+
+/// Validates a memory index (`references/memory-index.json`).
+pub fn validate_memory_index(value: &Value) -> Result<(), SchemaError> {
+    let mut path = String::from("$");
+    check_object(value, MEMORY_INDEX, &mut path)?;
+    check_references(value, &mut path)
+}
+
+/// Validates a code-index file: the manifest or a partition (the schema's `oneOf`, decided by
+/// `artifact_type`, since the two branches' constants exclude each other).
+pub fn validate_code_index(value: &Value) -> Result<CodeIndexFile, SchemaError> {
+    let mut path = String::from("$");
+    match value.get("artifact_type").and_then(Value::as_str) {
+        Some(MANIFEST_TYPE) => {
+            check_object(value, MANIFEST, &mut path)?;
+            Ok(CodeIndexFile::Manifest)
+        }
+        Some(PARTITION_TYPE) => {
+            check_object(value, PARTITION, &mut path)?;
+            check_references(value, &mut path)?;
+            Ok(CodeIndexFile::Partition)
+        }
+        _ if value.as_object().is_none() => Err(type_error(&path, "an object", value)),
+        _ => Err(SchemaError {
+            path: "$.artifact_type".into(),
+            rule: format!(
+                "must be \"{MANIFEST_TYPE}\" or \"{PARTITION_TYPE}\" (the schema's oneOf matched neither)"
+            ),
+        }),
+    }
+}
+
+/// Every posting must name an existing document: the reference indexes `documents` with it and
+/// crashes otherwise.
+fn check_references(value: &Value, path: &mut String) -> Result<(), SchemaError> {
+    let n_docs = value
+        .get("documents")
+        .and_then(Value::as_array)
+        .map_or(0, |a| a.len());
+    let Some(postings) = value.get("postings").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for (term, entries) in last_entries(postings) {
+        for (i, entry) in entries
+            .as_array()
+            .into_iter()
+            .flat_map(|a| a.iter())
+            .enumerate()
+        {
+            let doc_id = entry.get("doc_id").and_then(integral).unwrap_or(0.0);
+            if doc_id >= n_docs as f64 {
+                let len = path.len();
+                push_key(path, "postings");
+                push_key(path, term);
+                path.push_str(&format!("[{i}].doc_id"));
+                let err = SchemaError {
+                    path: path.clone(),
+                    rule: format!(
+                        "{doc_id} does not name a document (the index has {n_docs} documents)"
+                    ),
+                };
+                path.truncate(len);
+                return Err(err);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The entries of `map` a Python dict would keep: the last of each key, in first-seen order of
+/// the kept ones (order does not matter to validation).
+fn last_entries(map: &Map) -> Vec<(&String, &Value)> {
+    let entries: Vec<(&String, &Value)> = map.iter().collect();
+    if entries.len() < 2 {
+        return entries;
+    }
+    let mut seen = HashSet::with_capacity(entries.len());
+    let mut kept: Vec<(&String, &Value)> = entries
+        .into_iter()
+        .rev()
+        .filter(|(k, _)| seen.insert(k.as_str()))
+        .collect();
+    kept.reverse();
+    kept
+}
+
+fn push_key(path: &mut String, key: &str) {
+    if !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        path.push('.');
+        path.push_str(key);
+    } else {
+        path.push('[');
+        agentteams_mcp::json::write_compact(&Value::from(key), path);
+        path.push(']');
+    }
+}
+
+fn check_object(value: &Value, fields: &[Field], path: &mut String) -> Result<(), SchemaError> {
+    let Some(map) = value.as_object() else {
+        return Err(type_error(path, "an object", value));
+    };
+    for field in fields {
+        if field.required && !map.contains_key(field.name) {
+            return Err(SchemaError {
+                path: path.clone(),
+                rule: format!("'{}' is a required property", field.name),
+            });
+        }
+    }
+    for (key, child) in last_entries(map) {
+        let Some(field) = fields.iter().find(|f| f.name == key) else {
+            return Err(SchemaError {
+                path: path.clone(),
+                rule: format!("additional properties are not allowed ('{key}' was unexpected)"),
+            });
+        };
+        let len = path.len();
+        push_key(path, key);
+        check_rule(child, field.rule, path)?;
+        path.truncate(len);
+    }
+    Ok(())
+}
+
+fn check_rule(value: &Value, rule: Rule, path: &mut String) -> Result<(), SchemaError> {
+    let ok = match rule {
+        Rule::Const(want) => {
+            if value.as_str() == Some(want) {
+                return Ok(());
+            }
+            return Err(SchemaError {
+                path: path.clone(),
+                rule: format!("must be \"{want}\""),
+            });
+        }
+        Rule::Str => value.as_str().is_some(),
+        Rule::NonEmptyStr => value.as_str().is_some_and(|s| !s.is_empty()),
+        Rule::StrOrNull => value.is_null() || value.as_str().is_some(),
+        Rule::Hex64 => value.as_str().is_some_and(is_hex64),
+        Rule::Hex64OrNull => value.is_null() || value.as_str().is_some_and(is_hex64),
+        Rule::Timestamp => value.as_str().is_some_and(is_timestamp),
+        Rule::IntAtLeast(min) => integral(value).is_some_and(|n| n >= min as f64),
+        Rule::DimOrNull => value.is_null() || integral(value).is_some_and(|n| n >= 1.0),
+        Rule::NonNegNumber => value
+            .as_number()
+            .is_some_and(|n| n.as_f64() >= 0.0 || n.as_f64().is_nan()),
+        Rule::BoolOrNull => value.is_null() || value.as_bool().is_some(),
+        Rule::OneOf(options) => value.as_str().is_some_and(|s| options.contains(&s)),
+        Rule::StrArray | Rule::EnumArray(_) => {
+            return check_array(value, path, |item| match rule {
+                Rule::EnumArray(options) => item.as_str().is_some_and(|s| options.contains(&s)),
+                _ => item.as_str().is_some(),
+            })
+        }
+        Rule::MemoryDocuments => return check_array_of(value, MEMORY_DOCUMENT, path),
+        Rule::CodeDocuments => return check_array_of(value, CODE_DOCUMENT, path),
+        Rule::Postings => return check_postings(value, path),
+        Rule::Partitions => return check_map_of(value, PARTITION_ENTRY, path),
+        Rule::Provenance => {
+            return if value.is_null() {
+                Ok(())
+            } else {
+                check_object(value, PROVENANCE, path)
+            }
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(type_error(path, describe(rule), value))
+    }
+}
+
+fn describe(rule: Rule) -> &'static str {
+    match rule {
+        Rule::Str => "a string",
+        Rule::NonEmptyStr => "a non-empty string",
+        Rule::StrOrNull => "a string or null",
+        Rule::Hex64 => "64 lowercase hex digits (^[a-f0-9]{64}$)",
+        Rule::Hex64OrNull => "64 lowercase hex digits or null",
+        Rule::Timestamp => {
+            "a UTC timestamp like 2026-10-07T12:34:56.123456Z (^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$)"
+        }
+        Rule::IntAtLeast(0) => "an integer >= 0",
+        Rule::IntAtLeast(_) => "an integer >= 1",
+        Rule::DimOrNull => "an integer >= 1 or null",
+        Rule::NonNegNumber => "a number >= 0",
+        Rule::BoolOrNull => "a boolean or null",
+        Rule::OneOf(_) => "one of local-script, api-module, api-doc",
+        _ => "valid",
+    }
+}
+
+fn type_error(path: &str, expected: &str, found: &Value) -> SchemaError {
+    let shown = match found {
+        Value::String(s) if s.chars().count() > 40 => {
+            format!("a string of {} characters", s.chars().count())
+        }
+        Value::Array(_) => "an array".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+        other => agentteams_mcp::json::to_string(other),
+    };
+    SchemaError {
+        path: path.to_owned(),
+        rule: format!("must be {expected}, found {shown}"),
+    }
+}
+
+fn check_array(
+    value: &Value,
+    path: &mut String,
+    item_ok: impl Fn(&Value) -> bool,
+) -> Result<(), SchemaError> {
+    let Some(items) = value.as_array() else {
+        return Err(type_error(path, "an array", value));
+    };
+    for (i, item) in items.iter().enumerate() {
+        if !item_ok(item) {
+            return Err(type_error(&format!("{path}[{i}]"), "a string", item));
+        }
+    }
+    Ok(())
+}
+
+fn check_array_of(value: &Value, fields: &[Field], path: &mut String) -> Result<(), SchemaError> {
+    let Some(items) = value.as_array() else {
+        return Err(type_error(path, "an array", value));
+    };
+    for (i, item) in items.iter().enumerate() {
+        let len = path.len();
+        path.push_str(&format!("[{i}]"));
+        check_object(item, fields, path)?;
+        path.truncate(len);
+    }
+    Ok(())
+}
+
+fn check_map_of(value: &Value, fields: &[Field], path: &mut String) -> Result<(), SchemaError> {
+    let Some(map) = value.as_object() else {
+        return Err(type_error(path, "an object", value));
+    };
+    for (key, child) in last_entries(map) {
+        let len = path.len();
+        push_key(path, key);
+        check_object(child, fields, path)?;
+        path.truncate(len);
+    }
+    Ok(())
+}
+
+fn check_postings(value: &Value, path: &mut String) -> Result<(), SchemaError> {
+    let Some(map) = value.as_object() else {
+        return Err(type_error(path, "an object", value));
+    };
+    for (term, entries) in last_entries(map) {
+        let len = path.len();
+        push_key(path, term);
+        check_array_of(entries, POSTING, path)?;
+        path.truncate(len);
+    }
+    Ok(())
+}
+
+/// The value of a JSON number that Draft-07 counts as an integer (`3` or `3.0`); never a boolean.
+pub(crate) fn integral(value: &Value) -> Option<f64> {
+    let n = value.as_number()?;
+    let f = n.as_f64();
+    (n.is_integer_token() || f.fract() == 0.0).then_some(f)
+}
+
+/// Python `re.search(pattern, s)` where `$` also matches before one final `\n`.
+fn strip_final_newline(s: &str) -> &str {
+    s.strip_suffix('\n').unwrap_or(s)
+}
+
+fn is_hex64(s: &str) -> bool {
+    let s = strip_final_newline(s);
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'a'..=b'f' | b'0'..=b'9'))
+}
+
+/// `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$`
+fn is_timestamp(s: &str) -> bool {
+    let b = strip_final_newline(s).as_bytes();
+    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd";
+    if b.len() < SHAPE.len() + 1 || b[b.len() - 1] != b'Z' {
+        return false;
+    }
+    let shape_ok = SHAPE.iter().zip(b).all(|(&want, &got)| match want {
+        b'd' => got.is_ascii_digit(),
+        other => other == got,
+    });
+    let fraction = &b[SHAPE.len()..b.len() - 1];
+    shape_ok
+        && (fraction.is_empty()
+            || (fraction.len() >= 2
+                && fraction[0] == b'.'
+                && fraction[1..].iter().all(u8::is_ascii_digit)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentteams_mcp::json::parse;
+
+    fn memory(docs: &str, postings: &str) -> Value {
+        parse(
+            format!(
+                r#"{{"artifact_type": "memory-index", "memory_index_schema_version": "1.3",
+               "project_name": "", "framework": "", "built_at": "2026-10-07T12:34:56.5Z",
+               "source_count": 1, "documents": {docs}, "postings": {postings},
+               "avgdl": 2.0, "N": 1}}"#
+            )
+            .as_bytes(),
+        )
+        .unwrap()
+    }
+
+    const DOC: &str = r#"[{"doc_id": 0, "path": "a.md", "title": "A", "length": 2.0,
+        "snippet": "s", "paragraphs": ["p"], "source_mtime": 0}]"#;
+
+    #[test]
+    fn accepts_a_valid_memory_index_with_integral_floats() {
+        assert_eq!(
+            validate_memory_index(&memory(DOC, r#"{"x": [{"doc_id": 0, "tf": 1}]}"#)),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn names_the_path_of_the_offending_field() {
+        let bad = DOC.replace(r#""length": 2.0"#, r#""length": -1"#);
+        let err = validate_memory_index(&memory(&bad, "{}")).unwrap_err();
+        assert_eq!(err.path, "$.documents[0].length");
+        assert_eq!(err.rule, "must be an integer >= 0, found -1");
+        let err = validate_memory_index(&memory(DOC, r#"{"os.path": [{"doc_id": 0, "tf": 0}]}"#))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"$.postings["os.path"][0].tf: must be an integer >= 1, found 0"#
+        );
+        let extra = DOC.replace(r#""title""#, r#""body": 1, "title""#);
+        let err = validate_memory_index(&memory(&extra, "{}")).unwrap_err();
+        assert_eq!(
+            err.rule,
+            "additional properties are not allowed ('body' was unexpected)"
+        );
+        let missing = DOC.replace(r#""snippet": "s","#, "");
+        let err = validate_memory_index(&memory(&missing, "{}")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "$.documents[0]: 'snippet' is a required property"
+        );
+        let boolean = DOC.replace(r#""source_mtime": 0"#, r#""source_mtime": true"#);
+        assert!(validate_memory_index(&memory(&boolean, "{}")).is_err());
+    }
+
+    #[test]
+    fn postings_must_name_existing_documents() {
+        let err =
+            validate_memory_index(&memory(DOC, r#"{"x": [{"doc_id": 1, "tf": 1}]}"#)).unwrap_err();
+        assert_eq!(err.path, "$.postings.x[0].doc_id");
+    }
+
+    #[test]
+    fn duplicate_keys_count_once_as_python_keeps_the_last() {
+        let v = memory(
+            DOC,
+            r#"{"x": [{"doc_id": 9, "tf": 0}], "x": [{"doc_id": 0, "tf": 1}]}"#,
+        );
+        assert_eq!(validate_memory_index(&v), Ok(()));
+    }
+
+    #[test]
+    fn patterns_behave_like_python_re_search() {
+        assert!(is_timestamp("2026-10-07T12:34:56Z"));
+        assert!(is_timestamp("2026-10-07T12:34:56.123456Z\n"));
+        assert!(!is_timestamp("2026-10-07T12:34:56.Z"));
+        assert!(!is_timestamp("2026-10-07 12:34:56Z"));
+        assert!(!is_timestamp("2026-10-07T12:34:56+00:00"));
+        assert!(is_hex64(&"a".repeat(64)));
+        assert!(is_hex64(&format!("{}\n", "0".repeat(64))));
+        assert!(!is_hex64(&"A".repeat(64)));
+        assert!(!is_hex64(&"a".repeat(63)));
+    }
+
+    #[test]
+    fn code_index_one_of_picks_the_branch_by_artifact_type() {
+        let manifest = parse(
+            br#"{"artifact_type": "code-index-manifest", "code_index_schema_version": "1.0",
+                "project_name": "", "framework": "", "built_at": "2026-10-07T12:34:56Z",
+                "partitions": {"local": {"file": "local.json", "source_kind": "local-script", "N": 0,
+                "dependency_fingerprint": null}}, "trigger_sources": ["cli"]}"#,
+        )
+        .unwrap();
+        assert_eq!(validate_code_index(&manifest), Ok(CodeIndexFile::Manifest));
+        let other = parse(br#"{"artifact_type": "memory-index"}"#).unwrap();
+        assert_eq!(
+            validate_code_index(&other).unwrap_err().path,
+            "$.artifact_type"
+        );
+        let not_object = parse(b"[1]").unwrap();
+        assert_eq!(
+            validate_code_index(&not_object).unwrap_err().rule,
+            "must be an object, found an array"
+        );
+        let bad_trigger = parse(
+            br#"{"artifact_type": "code-index-manifest", "code_index_schema_version": "1.0",
+                "project_name": "", "framework": "", "built_at": "2026-10-07T12:34:56Z",
+                "partitions": {}, "trigger_sources": ["cron"]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            validate_code_index(&bad_trigger).unwrap_err().path,
+            "$.trigger_sources[0]"
+        );
+    }
+}

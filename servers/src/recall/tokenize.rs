@@ -1,0 +1,344 @@
+//! The reference's two tokenizers (prose for the memory index, code for the code index) and their
+//! stopword lists, shared by the ranker and the index builder so both always agree.
+//!
+//! Both work on bytes: every pattern is ASCII-only and UTF-8 never puts an ASCII byte inside a
+//! multi-byte character, so non-ASCII text simply separates tokens, exactly as the reference's
+//! regular expressions do.
+
+/// The prose tokenizer's stopwords (`memory_index._STOPWORDS`).
+fn is_prose_stopword(word: &str) -> bool {
+    matches!(
+        word,
+        "the"
+            | "and"
+            | "for"
+            | "with"
+            | "that"
+            | "this"
+            | "from"
+            | "into"
+            | "are"
+            | "was"
+            | "were"
+            | "but"
+            | "not"
+            | "you"
+            | "your"
+            | "our"
+            | "their"
+            | "have"
+            | "has"
+            | "had"
+            | "will"
+            | "can"
+            | "could"
+            | "should"
+            | "would"
+            | "been"
+            | "being"
+            | "they"
+            | "them"
+            | "its"
+            | "his"
+            | "her"
+            | "she"
+            | "him"
+            | "who"
+            | "what"
+            | "when"
+            | "where"
+            | "why"
+            | "how"
+            | "any"
+            | "all"
+            | "some"
+            | "one"
+            | "two"
+            | "three"
+            | "may"
+            | "also"
+            | "than"
+    )
+}
+
+/// The code tokenizer's stopwords (`code_index._CODE_STOPWORDS`): Python and shell keywords plus
+/// prose noise that survives identifier splitting.
+fn is_code_stopword(word: &str) -> bool {
+    matches!(
+        word,
+        "def"
+            | "class"
+            | "return"
+            | "import"
+            | "from"
+            | "as"
+            | "if"
+            | "elif"
+            | "else"
+            | "for"
+            | "while"
+            | "with"
+            | "try"
+            | "except"
+            | "finally"
+            | "raise"
+            | "pass"
+            | "break"
+            | "continue"
+            | "lambda"
+            | "yield"
+            | "global"
+            | "nonlocal"
+            | "assert"
+            | "del"
+            | "in"
+            | "is"
+            | "and"
+            | "or"
+            | "not"
+            | "none"
+            | "true"
+            | "false"
+            | "self"
+            | "cls"
+            | "async"
+            | "await"
+            | "then"
+            | "fi"
+            | "do"
+            | "done"
+            | "esac"
+            | "function"
+            | "local"
+            | "echo"
+            | "export"
+            | "the"
+            | "that"
+            | "this"
+            | "into"
+            | "are"
+    )
+}
+
+/// Which tokenizer an index uses: prose for the memory index, code for code partitions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tokenizer {
+    Prose,
+    Code,
+}
+
+impl Tokenizer {
+    /// Calls `emit` with each token of `text`, in order, duplicates included.
+    pub fn each_token(self, text: &str, emit: &mut dyn FnMut(&str)) {
+        match self {
+            Tokenizer::Prose => prose_tokens(text, emit),
+            Tokenizer::Code => code_tokens(text, emit),
+        }
+    }
+
+    /// The tokens of `text` as owned strings (queries, passages, tests).
+    pub fn tokens(self, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        self.each_token(text, &mut |t| out.push(t.to_owned()));
+        out
+    }
+}
+
+fn is_prose_tail(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// `[A-Za-z][A-Za-z0-9_-]{2,}`, lowercased, minus the prose stopwords.
+fn prose_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let mut lower = String::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_alphabetic() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_prose_tail(bytes[i]) {
+            i += 1;
+        }
+        // A run shorter than 3 cannot hold a match starting later inside it either (its suffixes
+        // are shorter still), so skipping to its end matches the regex's retry behaviour.
+        if i - start >= 3 {
+            lower.clear();
+            lower.push_str(&text[start..i]);
+            lower.make_ascii_lowercase();
+            if !is_prose_stopword(&lower) {
+                emit(&lower);
+            }
+        }
+    }
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+fn is_ident_tail(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'.'
+}
+
+/// For each match of `[A-Za-z_][A-Za-z0-9_.]*`: the whole lowercased identifier (dots trimmed)
+/// when it adds information, then its dotted, snake_case and camelCase parts of 2+ characters,
+/// minus the code stopwords.
+fn code_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
+    let bytes = text.as_bytes();
+    // The identifier's parts, lowercased, back to back in one buffer (no allocation per part).
+    let mut parts = String::new();
+    let mut bounds: Vec<(usize, usize)> = Vec::new();
+    let mut whole = String::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_ident_start(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_ident_tail(bytes[i]) {
+            i += 1;
+        }
+        let raw = &text[start..i];
+        parts.clear();
+        bounds.clear();
+        for piece in raw.split(['.', '_']).filter(|p| !p.is_empty()) {
+            camel_parts(piece, &mut |sub| {
+                if sub.len() >= 2 {
+                    let from = parts.len();
+                    parts.push_str(sub);
+                    parts[from..].make_ascii_lowercase();
+                    if is_code_stopword(&parts[from..]) {
+                        parts.truncate(from);
+                    } else {
+                        bounds.push((from, parts.len()));
+                    }
+                }
+            });
+        }
+        whole.clear();
+        whole.push_str(raw.trim_matches('.'));
+        whole.make_ascii_lowercase();
+        let only_part_is_whole = bounds.len() == 1 && parts == whole;
+        if whole.len() >= 2 && !is_code_stopword(&whole) && !only_part_is_whole {
+            emit(&whole);
+        }
+        for &(from, to) in &bounds {
+            emit(&parts[from..to]);
+        }
+    }
+}
+
+/// Splits an ASCII-alphanumeric piece like `[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+`.
+fn camel_parts<'a>(piece: &'a str, emit: &mut dyn FnMut(&'a str)) {
+    let s = piece.as_bytes();
+    let is_lower_or_digit = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    let run_end = |mut j: usize, pred: &dyn Fn(u8) -> bool| {
+        while j < s.len() && pred(s[j]) {
+            j += 1;
+        }
+        j
+    };
+    let mut i = 0;
+    while i < s.len() {
+        let end = if s[i].is_ascii_uppercase() {
+            let upper_end = run_end(i, &|b: u8| b.is_ascii_uppercase());
+            if upper_end - i >= 2 && upper_end < s.len() && s[upper_end].is_ascii_lowercase() {
+                // `HTTPServer`: the run minus the letter that starts the next word.
+                upper_end - 1
+            } else if i + 1 < s.len() && is_lower_or_digit(s[i + 1]) {
+                run_end(i + 1, &is_lower_or_digit)
+            } else {
+                upper_end
+            }
+        } else {
+            run_end(i, &is_lower_or_digit)
+        };
+        emit(&piece[i..end]);
+        i = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(text: &str) -> Vec<String> {
+        Tokenizer::Code.tokens(text)
+    }
+
+    fn prose(text: &str) -> Vec<String> {
+        Tokenizer::Prose.tokens(text)
+    }
+
+    #[test]
+    fn code_tokenizer_matches_the_reference_vectors() {
+        let toks = code("import os\ndef batch_update(inputPath): return os.path.join(inputPath)");
+        assert_eq!(
+            toks,
+            [
+                "os",
+                "batch_update",
+                "batch",
+                "update",
+                "inputpath",
+                "input",
+                "path",
+                "os.path.join",
+                "os",
+                "path",
+                "join",
+                "inputpath",
+                "input",
+                "path"
+            ]
+        );
+        assert_eq!(code("requests requests"), ["requests", "requests"]);
+    }
+
+    #[test]
+    fn camel_case_splitting_follows_the_regex() {
+        let split = |s: &str| {
+            let mut v = Vec::new();
+            camel_parts(s, &mut |p| v.push(p.to_owned()));
+            v
+        };
+        assert_eq!(split("HTTPServer"), ["HTTP", "Server"]);
+        assert_eq!(split("ABC1d"), ["ABC", "1d"]);
+        assert_eq!(split("parseJSONValue2x"), ["parse", "JSON", "Value2x"]);
+        assert_eq!(split("ABC"), ["ABC"]);
+        assert_eq!(split("A"), ["A"]);
+        assert_eq!(split("aB"), ["a", "B"]);
+        assert_eq!(split("123abc"), ["123abc"]);
+    }
+
+    #[test]
+    fn code_tokens_trim_dots_and_drop_stopwords_and_short_parts() {
+        assert_eq!(
+            code(".x._private_Name."),
+            ["x._private_name", "private", "name"]
+        );
+        assert_eq!(code("self.value"), ["self.value", "value"]);
+        assert_eq!(code("def if a _ __init__"), ["__init__", "init"]);
+        assert_eq!(code("HTTPServer"), ["httpserver", "http", "server"]);
+        assert!(code("9 + 'é' — ; ").is_empty());
+    }
+
+    #[test]
+    fn prose_tokenizer_keeps_words_of_three_or_more() {
+        assert_eq!(
+            prose("The Widget-factory's 2nd run_id: ab x9y été ÉtéXYZ and Foo"),
+            ["widget-factory", "run_id", "x9y", "xyz", "foo"]
+        );
+        assert_eq!(prose("9abc _abc"), ["abc", "abc"]);
+    }
+
+    #[test]
+    fn plain_words_tokenize_alike_in_both_tokenizers() {
+        let text = "widgets gears sprockets bolts";
+        assert_eq!(code(text), prose(text));
+    }
+}

@@ -1,0 +1,365 @@
+//! `agentteams-mcp index build` run as a user runs it, then the written indexes read back with
+//! recall's own validator and queried through the binary as an MCP host would.
+
+mod recall_support;
+
+use agentteams_mcp::json::{self, Value};
+use agentteams_mcp_servers::recall::schema::{validate_code_index, validate_memory_index};
+use recall_support::{hits, str_field, Project, Server};
+
+fn fixture() -> Project {
+    let project = Project::new("index-fixture");
+    project.write(
+        "README.md",
+        "# Widget Works\n\nWidget Works builds widgets from gears, bolts and sprockets every single day.\n\n## Install\n\nRun the installer from /home/alice/widgets/setup.sh to install all of the widget tooling.\n",
+    );
+    project.write(
+        "workSummaries/2026-10-01.md",
+        "# Drift baseline\n\nThe drift baseline template compares the current team against its recorded baseline template.\n",
+    );
+    project.write(
+        "references/plans/sprocket.md",
+        "# Sprocket plan\n\nSprockets mesh with gears; the plan covers sprocket sizing and sprocket wear over time.\n",
+    );
+    project.write(
+        "node_modules/pkg/README.md",
+        "# Ignored\n\nignored ignored ignored ignored ignored ignored ignored ignored\n",
+    );
+    project.write(
+        "tools/deploy.py",
+        "import os\n\ndef batch_update(inputPath, retries=3):\n    \"\"\"Update every widget in a batch.\"\"\"\n    return os.path.join(inputPath)\n\nclass GearBox(Base):\n    '''Holds gears.'''\n",
+    );
+    project.write("scripts/run.sh", "#!/bin/sh\nbuild_all() {\n  make\n}\n");
+    project.write(
+        "src/lib.rs",
+        "/// Counts sprockets in a gear train.\npub fn count_sprockets(train: &GearTrain) -> usize {\n    0\n}\n",
+    );
+    project.write(
+        "web/app.ts",
+        "export interface WidgetProps {\n  size: number;\n}\n",
+    );
+    project.write("build/generated.py", "def ignored_generated(): pass\n");
+    project.write("empty.py", "\n");
+    project
+}
+
+fn parse_file(project: &Project, rel: &str) -> Value {
+    json::parse(project.read(rel).as_bytes()).unwrap()
+}
+
+#[test]
+fn build_writes_valid_indexes_with_relative_paths() {
+    let project = fixture();
+    let out = project.index_build(&[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("memory index: 3 sources, 3 documents"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("code index: 5 files, 4 documents"),
+        "{stderr}"
+    );
+
+    let memory = parse_file(&project, "references/memory-index.json");
+    validate_memory_index(&memory).unwrap();
+    let paths: Vec<&str> = memory
+        .get("documents")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .map(|d| str_field(d, "path"))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "workSummaries/2026-10-01.md",
+            "README.md",
+            "references/plans/sprocket.md"
+        ]
+    );
+    let readme = &memory.get("documents").and_then(Value::as_array).unwrap()[1];
+    assert_eq!(str_field(readme, "title"), "Widget Works");
+    let paragraphs = readme.get("paragraphs").and_then(Value::as_array).unwrap();
+    assert_eq!(
+        paragraphs[1].as_str(),
+        Some("Run the installer from <path> to install all of the widget tooling.")
+    );
+
+    for file in [
+        "manifest.json",
+        "local.json",
+        "api-modules.json",
+        "api-docs.json",
+    ] {
+        let value = parse_file(&project, &format!("references/code-index/{file}"));
+        validate_code_index(&value).unwrap_or_else(|e| panic!("{file}: {e}"));
+    }
+    let local = parse_file(&project, "references/code-index/local.json");
+    let docs = local.get("documents").and_then(Value::as_array).unwrap();
+    let summary: Vec<(&str, &str)> = docs
+        .iter()
+        .map(|d| (str_field(d, "path"), str_field(d, "language")))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("scripts/run.sh", "shell"),
+            ("src/lib.rs", "rust"),
+            ("tools/deploy.py", "python"),
+            ("web/app.ts", "typescript")
+        ]
+    );
+    let python = &docs[2];
+    let passages: Vec<&str> = python
+        .get("passages")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        passages,
+        [
+            "def batch_update(inputPath, retries=3) \u{2014} Update every widget in a batch.",
+            "class GearBox(Base) \u{2014} Holds gears."
+        ]
+    );
+    assert_eq!(
+        str_field(&docs[1], "snippet"),
+        "pub fn count_sprockets(train: &GearTrain) -> usize \u{2014} Counts sprockets in a gear train."
+    );
+    let manifest = parse_file(&project, "references/code-index/manifest.json");
+    let names: Vec<&String> = manifest
+        .get("partitions")
+        .and_then(Value::as_object)
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(names, ["api-docs", "api-modules", "local"]);
+    assert!(!project
+        .path("references/code-index/local.json.tmp")
+        .exists());
+}
+
+#[test]
+fn recall_serves_both_tools_over_stdio_from_a_fresh_build() {
+    let project = fixture();
+    assert!(project.index_build(&[]).status.success());
+    let mut server = Server::start(&project.root);
+    let (is_error, text) = server.call("query_index", r#"{"query": "drift baseline template"}"#);
+    assert!(!is_error, "{text}");
+    let found = hits(&text);
+    assert_eq!(str_field(&found[0], "path"), "workSummaries/2026-10-01.md");
+    assert_eq!(str_field(&found[0], "title"), "Drift baseline");
+    assert_eq!(str_field(&found[0], "confidence"), "reliable");
+
+    let (is_error, text) = server.call(
+        "query_code",
+        r#"{"query": "batchUpdate input_path", "k": 3}"#,
+    );
+    assert!(!is_error, "{text}");
+    let found = hits(&text);
+    assert_eq!(str_field(&found[0], "path"), "tools/deploy.py");
+    assert_eq!(
+        str_field(&found[0], "snippet"),
+        "def batch_update(inputPath, retries=3) \u{2014} Update every widget in a batch."
+    );
+    assert!(found[0].get("symbol").is_some_and(Value::is_null));
+    let (_, text) = server.call(
+        "query_code",
+        r#"{"query": "count_sprockets", "kind": "local"}"#,
+    );
+    assert_eq!(str_field(&hits(&text)[0], "path"), "src/lib.rs");
+    let (_, text) = server.call(
+        "query_code",
+        r#"{"query": "count_sprockets", "kind": "api"}"#,
+    );
+    assert!(hits(&text).is_empty());
+
+    // The engine validates arguments with the reference's messages.
+    for (args, want) in [
+        (
+            r#"{"query": ""}"#,
+            "query must be a non-empty string of at most 500 characters",
+        ),
+        (
+            r#"{"query": "   "}"#,
+            "query must be a non-empty string of at most 500 characters",
+        ),
+        (
+            r#"{"query": "x", "k": 0}"#,
+            "k must be an integer from 1 to 20",
+        ),
+        (
+            r#"{"query": "x", "k": 21}"#,
+            "k must be an integer from 1 to 20",
+        ),
+        (
+            r#"{"query": "x", "k": true}"#,
+            "k must be an integer from 1 to 20",
+        ),
+        (
+            r#"{"query": "x", "kind": "all-of-it"}"#,
+            "kind must be one of all, local, api, doc",
+        ),
+    ] {
+        let (is_error, text) = server.call("query_code", args);
+        assert!(is_error, "{args}");
+        assert_eq!(text, want, "{args}");
+    }
+}
+
+#[test]
+fn queries_write_nothing_and_ignore_staleness() {
+    let project = fixture();
+    assert!(project.index_build(&[]).status.success());
+    let mut server = Server::start(&project.root);
+    let (_, before_text) = server.call("query_code", r#"{"query": "gears widget"}"#);
+    let before = project.snapshot();
+    // A source changes after the build: results stay those of the index, flagged maybe-stale.
+    project.write("tools/deploy.py", "def something_else(): pass\n");
+    let before = {
+        let mut b = before;
+        b.insert(
+            "tools/deploy.py".into(),
+            project.snapshot()[std::path::Path::new("tools/deploy.py")],
+        );
+        b
+    };
+    let (_, after_text) = server.call("query_code", r#"{"query": "gears widget"}"#);
+    assert_eq!(before_text, after_text);
+    assert!(after_text.contains("\"may_be_stale\": true"));
+    server.call("query_index", r#"{"query": "widgets"}"#);
+    assert_eq!(project.snapshot(), before);
+}
+
+#[test]
+fn rebuilding_unchanged_sources_keeps_partitions_byte_identical() {
+    let project = fixture();
+    assert!(project.index_build(&[]).status.success());
+    let local = project.read("references/code-index/local.json");
+    let api = project.read("references/code-index/api-docs.json");
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let out = project.index_build(&[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no partition changed"));
+    assert_eq!(project.read("references/code-index/local.json"), local);
+    assert_eq!(project.read("references/code-index/api-docs.json"), api);
+    let manifest = parse_file(&project, "references/code-index/manifest.json");
+    let local_value = json::parse(local.as_bytes()).unwrap();
+    assert_eq!(
+        manifest
+            .get("partitions")
+            .and_then(|p| p.get("local"))
+            .and_then(|l| l.get("built_at")),
+        local_value.get("built_at")
+    );
+    // A changed source rewrites the local partition only.
+    project.write("tools/new_tool.py", "def fresh(): pass\n");
+    let out = project.index_build(&[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("rewrote local)"));
+    assert_ne!(project.read("references/code-index/local.json"), local);
+    assert_eq!(project.read("references/code-index/api-docs.json"), api);
+}
+
+#[test]
+fn two_projects_with_the_same_sources_index_identically() {
+    let strip_volatile = |project: &Project| {
+        let mut value = parse_file(project, "references/code-index/local.json");
+        let map = value.as_object_mut().unwrap();
+        map.remove("built_at");
+        map.remove("index_build_id");
+        for doc in map
+            .get_mut("documents")
+            .and_then(Value::as_array_mut)
+            .unwrap()
+            .iter_mut()
+        {
+            doc.as_object_mut().unwrap().remove("source_mtime");
+        }
+        json::to_string(&value)
+    };
+    let a = fixture();
+    let b = fixture();
+    assert!(a.index_build(&[]).status.success());
+    assert!(b.index_build(&[]).status.success());
+    assert_eq!(strip_volatile(&a), strip_volatile(&b));
+}
+
+#[test]
+fn an_empty_project_gets_valid_empty_indexes() {
+    let project = Project::new("index-empty");
+    let out = project.index_build(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let memory = parse_file(&project, "references/memory-index.json");
+    validate_memory_index(&memory).unwrap();
+    assert_eq!(memory.get("N").and_then(Value::as_u64), Some(0));
+    assert_eq!(json::to_string(memory.get("postings").unwrap()), "{}");
+    assert_eq!(memory.get("avgdl").and_then(Value::as_f64), Some(0.0));
+    let mut server = Server::start(&project.root);
+    let (is_error, text) = server.call("query_index", r#"{"query": "anything"}"#);
+    assert!(!is_error);
+    assert!(hits(&text).is_empty());
+    let (is_error, text) = server.call("query_code", r#"{"query": "anything"}"#);
+    assert!(!is_error);
+    assert!(hits(&text).is_empty());
+}
+
+#[test]
+fn team_dir_choice_and_unwritable_targets() {
+    let project = fixture();
+    std::fs::create_dir_all(project.path(".claude/agents")).unwrap();
+    assert!(project.index_build(&[]).status.success());
+    assert!(project
+        .path(".claude/agents/references/memory-index.json")
+        .exists());
+    let previous = project.read(".claude/agents/references/memory-index.json");
+
+    // A team dir where references/code-index cannot be created: non-zero exit, old index intact.
+    project.write("blocked/references/code-index", "a file, not a folder");
+    let out = project.index_build(&["--team-dir", "blocked"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot create"), "{stderr}");
+    assert_eq!(
+        project.read(".claude/agents/references/memory-index.json"),
+        previous
+    );
+
+    let out = project.index_build(&["--team-dir", "../elsewhere"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("outside the project"));
+    let out = project.index_build(&["--bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_git_work_tree_is_listed_by_git_honouring_ignores() {
+    let project = Project::new("index-git");
+    project.write(".gitignore", "ignored/\n");
+    project.write("ignored/secret.py", "def hidden(): pass\n");
+    project.write("build/kept.py", "def generated_but_tracked(): pass\n");
+    project.write("app.py", "def visible(): pass\n");
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&project.root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(project.index_build(&[]).status.success());
+    let local = parse_file(&project, "references/code-index/local.json");
+    let paths: Vec<&str> = local
+        .get("documents")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .map(|d| str_field(d, "path"))
+        .collect();
+    // git decides: the ignored folder is out, build/ (pruned only by the fallback walk) is in.
+    assert_eq!(paths, ["app.py", "build/kept.py"]);
+}

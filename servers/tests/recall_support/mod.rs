@@ -1,0 +1,227 @@
+//! Shared fixtures for the recall and index tests: temporary projects, the binary as an MCP host
+//! drives it, and a snapshot of a tree's files to prove nothing was written.
+#![allow(dead_code)]
+
+use agentteams_mcp::json::{self, Value};
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_agentteams-mcp");
+
+/// A project directory under the system temp dir, removed on drop.
+pub struct Project {
+    pub root: PathBuf,
+}
+
+impl Project {
+    pub fn new(tag: &str) -> Project {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "agentteams-{tag}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        Project {
+            root: fs::canonicalize(&dir).unwrap(),
+        }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+        let path = self.root.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, content).unwrap();
+        path
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+
+    /// Runs `agentteams-mcp index build --root <root> <extra...>`.
+    pub fn index_build(&self, extra: &[&str]) -> Output {
+        Command::new(BIN)
+            .args(["index", "build", "--root"])
+            .arg(&self.root)
+            .args(extra)
+            .output()
+            .unwrap()
+    }
+
+    /// Every file under the root with its modification time in nanoseconds.
+    pub fn snapshot(&self) -> BTreeMap<PathBuf, i128> {
+        let mut out = BTreeMap::new();
+        let mut pending = vec![self.root.clone()];
+        while let Some(dir) = pending.pop() {
+            for entry in fs::read_dir(&dir).unwrap().flatten() {
+                let meta = fs::symlink_metadata(entry.path()).unwrap();
+                if meta.is_dir() {
+                    pending.push(entry.path());
+                }
+                let nanos =
+                    i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec());
+                out.insert(
+                    entry.path().strip_prefix(&self.root).unwrap().to_path_buf(),
+                    nanos,
+                );
+            }
+        }
+        out
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+/// A running `agentteams-mcp --serve-mcp recall`, initialised.
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Server {
+    pub fn start(root: &Path) -> Server {
+        let mut child = Command::new(BIN)
+            .args(["--serve-mcp", "recall", "--root"])
+            .arg(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut server = Server {
+            child,
+            stdin,
+            stdout,
+            next_id: 0,
+        };
+        let init = server.request(
+            "initialize",
+            r#"{"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}"#,
+        );
+        assert!(init.get("result").is_some(), "{init}");
+        server.send(r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#);
+        server
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its reply.
+    pub fn request(&mut self, method: &str, params: &str) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&format!(
+            r#"{{"jsonrpc": "2.0", "id": {id}, "method": "{method}", "params": {params}}}"#
+        ));
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        let reply = json::parse(line.as_bytes()).unwrap();
+        assert_eq!(reply.get("id").and_then(Value::as_u64), Some(id), "{line}");
+        reply
+    }
+
+    /// Calls a tool; returns (isError, text).
+    pub fn call(&mut self, tool: &str, arguments: &str) -> (bool, String) {
+        let reply = self.request(
+            "tools/call",
+            &format!(r#"{{"name": "{tool}", "arguments": {arguments}}}"#),
+        );
+        let result = reply.get("result").unwrap_or_else(|| panic!("{reply}"));
+        let text = result
+            .get("content")
+            .and_then(Value::as_array)
+            .and_then(|c| c.first())
+            .and_then(|c| c.get("text"))
+            .and_then(Value::as_str)
+            .unwrap()
+            .to_owned();
+        let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+        (is_error, text)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// The hits of a successful tool text.
+pub fn hits(text: &str) -> Vec<Value> {
+    let value = json::parse(text.as_bytes()).unwrap_or_else(|e| panic!("{e}: {text}"));
+    value
+        .get("hits")
+        .and_then(Value::as_array)
+        .map(|a| a.to_vec())
+        .unwrap()
+}
+
+pub fn str_field<'a>(hit: &'a Value, key: &str) -> &'a str {
+    hit.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// A schema-valid memory index with the given documents JSON and postings JSON.
+pub fn memory_index(documents: &str, postings: &str, n: usize, avgdl: f64) -> String {
+    format!(
+        r#"{{"artifact_type": "memory-index", "memory_index_schema_version": "1.3",
+            "project_name": "p", "framework": "f", "built_at": "2026-10-07T12:34:56.123456Z",
+            "source_count": {n}, "documents": {documents}, "postings": {postings},
+            "avgdl": {avgdl:?}, "N": {n}}}"#
+    )
+}
+
+/// A schema-valid code-index manifest listing `partitions` (`(name, file, kind)`).
+pub fn manifest(partitions: &[(&str, &str, &str)]) -> String {
+    let entries: Vec<String> = partitions
+        .iter()
+        .map(|(name, file, kind)| {
+            format!(r#""{name}": {{"file": "{file}", "source_kind": "{kind}", "N": 0}}"#)
+        })
+        .collect();
+    format!(
+        r#"{{"artifact_type": "code-index-manifest", "code_index_schema_version": "1.0",
+            "project_name": "", "framework": "", "built_at": "2026-10-07T12:34:56Z",
+            "partitions": {{{}}}}}"#,
+        entries.join(", ")
+    )
+}
+
+/// A schema-valid code partition.
+pub fn partition(
+    kind: &str,
+    built_at: &str,
+    documents: &str,
+    postings: &str,
+    n: usize,
+    avgdl: f64,
+) -> String {
+    format!(
+        r#"{{"artifact_type": "code-index-partition", "code_index_schema_version": "1.0",
+            "source_kind": "{kind}", "project_name": "", "framework": "", "built_at": "{built_at}",
+            "source_count": {n}, "documents": {documents}, "postings": {postings},
+            "avgdl": {avgdl:?}, "N": {n}}}"#
+    )
+}

@@ -1,0 +1,441 @@
+//! recall's two tools called the way the engine calls them (`ToolSet::call`), over indexes the
+//! tests write by hand: argument rules, messages, containment, validation, ranking, the cache.
+
+mod recall_support;
+
+use agentteams_mcp::json::{self, Map, Value};
+use agentteams_mcp::server::{CallContext, CancelToken, ToolOutput, ToolSet};
+use agentteams_mcp_servers::recall::Recall;
+use recall_support::{hits, manifest, memory_index, partition, str_field, Project};
+
+fn call(recall: &Recall, tool: &str, args: &str) -> Result<String, String> {
+    let args: Map = json::parse(args.as_bytes())
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .clone();
+    match recall.call(tool, &args, &CallContext::detached(CancelToken::new())) {
+        Ok(ToolOutput::Value(v)) => Ok(json::to_pretty_ascii_sorted(&v)),
+        Ok(other) => panic!("unexpected output {other:?}"),
+        Err(e) => Err(e.message().to_owned()),
+    }
+}
+
+/// Three documents whose scores `recall::rank`'s unit test derives by hand.
+fn widget_project() -> Project {
+    let project = Project::new("recall-widgets");
+    let doc = |id: usize, path: &str, len: usize, paragraphs: &str| {
+        format!(
+            r#"{{"doc_id": {id}, "path": "{path}", "title": "T{id}", "length": {len}, "snippet": "stored {id}",
+                "paragraphs": {paragraphs}, "source_mtime": 0}}"#
+        )
+    };
+    let docs = format!(
+        "[{}, {}, {}]",
+        doc(0, "a.md", 3, r#"["all about gear", "widget widget talk"]"#),
+        doc(1, "b.md", 2, "[]"),
+        doc(2, "c.md", 4, r#"["bolt"]"#)
+    );
+    let postings = r#"{"widget": [{"doc_id": 0, "tf": 2}, {"doc_id": 1, "tf": 1}],
+        "gear": [{"doc_id": 0, "tf": 1}], "bolt": [{"doc_id": 1, "tf": 1}, {"doc_id": 2, "tf": 3}],
+        "nut": [{"doc_id": 2, "tf": 1}]}"#;
+    project.write(
+        "references/memory-index.json",
+        &memory_index(&docs, postings, 3, 3.0),
+    );
+    project
+}
+
+#[test]
+fn query_index_ranks_a_small_corpus_as_computed_by_hand() {
+    let project = widget_project();
+    let recall = Recall::new(&project.root).unwrap();
+    let text = call(&recall, "query_index", r#"{"query": "Widget"}"#).unwrap();
+    // ln(1.6) * 5/3.5 = 0.6714337560653366 and ln(1.6) * 2.5/2.125 = 0.5529454461714537.
+    assert_eq!(
+        text,
+        r#"{
+ "built_at": "2026-10-07T12:34:56.123456Z",
+ "hits": [
+  {
+   "confidence": "weak",
+   "doc_id": 0,
+   "path": "a.md",
+   "score": 0.671434,
+   "snippet": "widget widget talk",
+   "title": "T0"
+  },
+  {
+   "confidence": "weak",
+   "doc_id": 1,
+   "path": "b.md",
+   "score": 0.552945,
+   "snippet": "stored 1",
+   "title": "T1"
+  }
+ ],
+ "may_be_stale": true
+}"#
+    );
+    // Duplicated query terms count again: 2 × 0.6714337560653366 + ln(1 + 2.5/1.5) × 1.0.
+    let text = call(
+        &recall,
+        "query_index",
+        r#"{"query": "widget widget gear", "k": 1}"#,
+    )
+    .unwrap();
+    let hit = &hits(&text)[0];
+    assert_eq!(hit.get("score").and_then(Value::as_f64), Some(2.323697));
+    assert_eq!(str_field(hit, "confidence"), "candidate");
+    let none = call(&recall, "query_index", r#"{"query": "the and zebra"}"#).unwrap();
+    assert!(hits(&none).is_empty());
+}
+
+#[test]
+fn arguments_are_refused_with_the_reference_messages() {
+    let project = widget_project();
+    let recall = Recall::new(&project.root).unwrap();
+    let query_msg = "query must be a non-empty string of at most 500 characters";
+    let k_msg = "k must be an integer from 1 to 20";
+    let long = format!(r#"{{"query": "{}"}}"#, "é".repeat(501));
+    for (args, want) in [
+        (r#"{"query": ""}"#, query_msg),
+        (r#"{"query": " \t\u001f\u3000"}"#, query_msg),
+        (r#"{"query": 5}"#, query_msg),
+        (r#"{}"#, query_msg),
+        (long.as_str(), query_msg),
+        (r#"{"query": "x", "k": 0}"#, k_msg),
+        (r#"{"query": "x", "k": 21}"#, k_msg),
+        (r#"{"query": "x", "k": true}"#, k_msg),
+        (r#"{"query": "x", "k": 5.0}"#, k_msg),
+        (r#"{"query": "x", "k": null}"#, k_msg),
+        (r#"{"query": "", "k": 0}"#, query_msg),
+    ] {
+        assert_eq!(
+            call(&recall, "query_index", args).unwrap_err(),
+            want,
+            "{args}"
+        );
+    }
+    let exact = format!(r#"{{"query": "{}", "k": 20, "extra": 1}}"#, "é".repeat(500));
+    assert!(call(&recall, "query_index", &exact).is_ok());
+    assert_eq!(
+        call(
+            &recall,
+            "query_code",
+            r#"{"query": "x", "kind": "symbols"}"#
+        )
+        .unwrap_err(),
+        "kind must be one of all, local, api, doc"
+    );
+    assert_eq!(
+        call(&recall, "query_nope", r#"{"query": "x"}"#).unwrap_err(),
+        "unknown tool 'query_nope'"
+    );
+}
+
+#[test]
+fn missing_indexes_name_the_refresh_flag_and_nothing_is_written() {
+    let project = Project::new("recall-missing");
+    let recall = Recall::new(&project.root).unwrap();
+    let before = project.snapshot();
+    let err = call(&recall, "query_index", r#"{"query": "x"}"#).unwrap_err();
+    assert_eq!(err, "no references/memory-index.json under ., .claude/agents, .github/agents, .goose, .codex/agents; ask the orchestrator to run --refresh-index");
+    let err = call(&recall, "query_code", r#"{"query": "x"}"#).unwrap_err();
+    assert!(
+        err.starts_with("no references/code-index/manifest.json under "),
+        "{err}"
+    );
+    assert!(err.ends_with("--refresh-code-index"), "{err}");
+    assert_eq!(project.snapshot(), before);
+}
+
+#[test]
+fn long_snippets_are_capped_at_400_code_points() {
+    let project = Project::new("recall-cap");
+    let long = "ü".repeat(1000);
+    let docs = format!(
+        r#"[{{"doc_id": 0, "path": "a.md", "title": "A", "length": 1, "snippet": "{long}",
+             "paragraphs": [], "source_mtime": 0}}]"#
+    );
+    project.write(
+        "references/memory-index.json",
+        &memory_index(&docs, r#"{"widget": [{"doc_id": 0, "tf": 1}]}"#, 1, 1.0),
+    );
+    let recall = Recall::new(&project.root).unwrap();
+    let text = call(&recall, "query_index", r#"{"query": "widget"}"#).unwrap();
+    let hit = &hits(&text)[0];
+    let snippet = str_field(hit, "snippet");
+    assert_eq!(snippet.chars().count(), 401);
+    assert!(snippet.ends_with("ü\u{2026}"));
+    let keys: Vec<&String> = hit.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["confidence", "doc_id", "path", "score", "snippet", "title"]
+    );
+}
+
+#[test]
+fn a_symlinked_team_dir_outside_the_project_is_refused() {
+    let project = Project::new("recall-link");
+    let outside = Project::new("recall-link-outside");
+    outside.write(
+        "references/memory-index.json",
+        &memory_index("[]", "{}", 0, 0.0),
+    );
+    std::os::unix::fs::symlink(&outside.root, project.path(".goose")).unwrap();
+    let recall = Recall::new(&project.root).unwrap();
+    let err = call(&recall, "query_index", r#"{"query": "x"}"#).unwrap_err();
+    assert_eq!(err, ".goose resolves outside the project; refusing");
+    // The index file itself linked outside is refused too.
+    std::fs::remove_file(project.path(".goose")).unwrap();
+    std::fs::create_dir_all(project.path("references")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path("references/memory-index.json"),
+        project.path("references/memory-index.json"),
+    )
+    .unwrap();
+    let err = call(&recall, "query_index", r#"{"query": "x"}"#).unwrap_err();
+    assert!(err.contains("outside the project"), "{err}");
+}
+
+#[test]
+fn partition_paths_outside_the_project_are_refused_whether_or_not_they_exist() {
+    let project = Project::new("recall-oracle");
+    project.write(
+        "references/code-index/manifest.json",
+        &manifest(&[("x", "../../../definitely-not-here.json", "local-script")]),
+    );
+    let recall = Recall::new(&project.root).unwrap();
+    let err = call(&recall, "query_code", r#"{"query": "x"}"#).unwrap_err();
+    assert_eq!(
+        err,
+        "definitely-not-here.json resolves outside the project; refusing"
+    );
+    // An existing outside file gives the same answer.
+    let outside = Project::new("recall-oracle-outside");
+    outside.write("p.json", "{}");
+    let rel = format!("../../..{}", outside.path("p.json").display());
+    project.write(
+        "references/code-index/manifest.json",
+        &manifest(&[("x", &rel, "local-script")]),
+    );
+    let err = call(&recall, "query_code", r#"{"query": "x"}"#).unwrap_err();
+    assert_eq!(err, "p.json resolves outside the project; refusing");
+    // A missing partition inside the project is skipped silently.
+    project.write(
+        "references/code-index/manifest.json",
+        &manifest(&[("local", "local.json", "local-script")]),
+    );
+    let text = call(&recall, "query_code", r#"{"query": "x"}"#).unwrap();
+    assert_eq!(
+        text,
+        "{\n \"built_at\": null,\n \"hits\": [],\n \"may_be_stale\": true\n}"
+    );
+}
+
+fn code_doc(id: usize, path: &str, symbol: &str, length: usize) -> String {
+    format!(
+        r#"{{"doc_id": {id}, "path": "{path}", "source_kind": "local-script", "title": "t{id}",
+            "length": {length}, "snippet": "s{id}", "passages": [], "source_mtime": 1.5,
+            "symbol": {symbol}, "language": "python"}}"#
+    )
+}
+
+#[test]
+fn query_code_merges_partitions_filters_kinds_and_relativises_paths() {
+    let project = Project::new("recall-code");
+    let abs = project.path("tools/run.py");
+    let local_docs = format!(
+        "[{}, {}]",
+        code_doc(0, &abs.display().to_string(), "null", 2),
+        code_doc(1, "lib/b.py", "null", 2)
+    );
+    let postings = r#"{"deploy": [{"doc_id": 0, "tf": 1}, {"doc_id": 1, "tf": 1}]}"#;
+    project.write(
+        "references/code-index/local.json",
+        &partition(
+            "local-script",
+            "2026-10-07T10:00:00Z",
+            &local_docs,
+            postings,
+            2,
+            2.0,
+        ),
+    );
+    let api_docs = format!("[{}]", code_doc(0, "requests", r#""deploy""#, 2))
+        .replace("local-script", "api-module");
+    project.write(
+        "references/code-index/api-modules.json",
+        &partition(
+            "api-module",
+            "2026-10-08T10:00:00Z",
+            &api_docs,
+            r#"{"deploy": [{"doc_id": 0, "tf": 1}]}"#,
+            1,
+            2.0,
+        ),
+    );
+    project.write(
+        "references/code-index/manifest.json",
+        &manifest(&[
+            ("api-modules", "api-modules.json", "api-module"),
+            ("local", "local.json", "local-script"),
+        ]),
+    );
+    let recall = Recall::new(&project.root).unwrap();
+    let text = call(&recall, "query_code", r#"{"query": "deploy", "k": 20}"#).unwrap();
+    let all = hits(&text);
+    let value = json::parse(text.as_bytes()).unwrap();
+    assert_eq!(
+        value.get("built_at").and_then(Value::as_str),
+        Some("2026-10-08T10:00:00Z")
+    );
+    // Equal rounded scores order by the stored path, as the reference sorts: the absolute one
+    // ("/tmp/...") first, although it is shown relative.
+    let order: Vec<(&str, &str)> = all
+        .iter()
+        .map(|h| (str_field(h, "path"), str_field(h, "symbol")))
+        .collect();
+    assert_eq!(order.len(), 3);
+    assert!(order.contains(&("requests", "deploy")));
+    let local: Vec<&str> = order
+        .iter()
+        .filter(|o| o.1.is_empty())
+        .map(|o| o.0)
+        .collect();
+    assert_eq!(local, ["tools/run.py", "lib/b.py"]);
+    let text = call(
+        &recall,
+        "query_code",
+        r#"{"query": "deploy", "kind": "api"}"#,
+    )
+    .unwrap();
+    let api = hits(&text);
+    assert_eq!(api.len(), 1);
+    assert_eq!(str_field(&api[0], "symbol"), "deploy");
+    let text = call(
+        &recall,
+        "query_code",
+        r#"{"query": "deploy", "kind": "doc"}"#,
+    )
+    .unwrap();
+    assert!(hits(&text).is_empty());
+}
+
+#[test]
+fn invalid_indexes_name_the_file_and_the_json_path() {
+    let project = Project::new("recall-invalid");
+    project.write("references/memory-index.json", "{not json");
+    let recall = Recall::new(&project.root).unwrap();
+    let err = call(&recall, "query_index", r#"{"query": "x"}"#).unwrap_err();
+    assert!(
+        err.starts_with("cannot read memory index at memory-index.json: "),
+        "{err}"
+    );
+    let docs = r#"[{"doc_id": 0, "path": "a.md", "title": "A", "length": -3, "snippet": "",
+                    "paragraphs": [], "source_mtime": 0}]"#;
+    project.write(
+        "references/memory-index.json",
+        &memory_index(docs, "{}", 1, 1.0),
+    );
+    let err = call(&recall, "query_index", r#"{"query": "x"}"#).unwrap_err();
+    assert_eq!(
+        err,
+        "memory index failed schema validation: memory-index.json: $.documents[0].length: must be an integer >= 0, found -3"
+    );
+    let docs = docs.replace("-3", "1");
+    project.write(
+        "references/memory-index.json",
+        &memory_index(&docs, r#"{"x": [{"doc_id": 4, "tf": 1}]}"#, 1, 1.0),
+    );
+    let err = call(&recall, "query_index", r#"{"query": "xyz"}"#).unwrap_err();
+    assert!(
+        err.starts_with(
+            "memory index failed schema validation: memory-index.json: $.postings.x[0].doc_id"
+        ),
+        "{err}"
+    );
+    project.write(
+        "references/code-index/manifest.json",
+        &manifest(&[("local", "local.json", "local-script")])
+            .replace("\"N\": 0", "\"N\": 0, \"extra\": 1"),
+    );
+    let err = call(&recall, "query_code", r#"{"query": "x"}"#).unwrap_err();
+    assert_eq!(err, "code index failed schema validation: manifest.json: $.partitions.local: additional properties are not allowed ('extra' was unexpected)");
+}
+
+#[test]
+fn a_changed_index_file_is_reread_on_the_next_call() {
+    let project = widget_project();
+    let recall = Recall::new(&project.root).unwrap();
+    let first = call(&recall, "query_index", r#"{"query": "widget"}"#).unwrap();
+    assert_eq!(hits(&first).len(), 2);
+    // Same call again: served from the cache, same answer.
+    assert_eq!(
+        call(&recall, "query_index", r#"{"query": "widget"}"#).unwrap(),
+        first
+    );
+    let docs = r#"[{"doc_id": 0, "path": "new.md", "title": "New", "length": 1, "snippet": "",
+                    "paragraphs": [], "source_mtime": 0}]"#;
+    project.write(
+        "references/memory-index.json",
+        &memory_index(docs, r#"{"widget": [{"doc_id": 0, "tf": 1}]}"#, 1, 1.0),
+    );
+    let second = call(&recall, "query_index", r#"{"query": "widget"}"#).unwrap();
+    let hits = hits(&second);
+    assert_eq!(hits.len(), 1);
+    assert_eq!(str_field(&hits[0], "path"), "new.md");
+    project.write("references/memory-index.json", "[]");
+    assert!(call(&recall, "query_index", r#"{"query": "widget"}"#).is_err());
+}
+
+#[test]
+fn team_dirs_are_searched_in_order_and_each_index_independently() {
+    let project = Project::new("recall-order");
+    let one = |title: &str| {
+        memory_index(
+            &format!(
+                r#"[{{"doc_id": 0, "path": "{title}", "title": "{title}", "length": 1, "snippet": "", "paragraphs": [], "source_mtime": 0}}]"#
+            ),
+            r#"{"widget": [{"doc_id": 0, "tf": 1}]}"#,
+            1,
+            1.0,
+        )
+    };
+    project.write(".codex/agents/references/memory-index.json", &one("codex"));
+    project.write(
+        ".github/agents/references/memory-index.json",
+        &one("github"),
+    );
+    project.write(
+        ".claude/agents/references/code-index/manifest.json",
+        &manifest(&[]),
+    );
+    let recall = Recall::new(&project.root).unwrap();
+    let text = call(&recall, "query_index", r#"{"query": "widget"}"#).unwrap();
+    assert_eq!(str_field(&hits(&text)[0], "title"), "github");
+    assert!(call(&recall, "query_code", r#"{"query": "widget"}"#).is_ok());
+}
+
+#[test]
+fn tools_are_declared_as_the_reference_declares_them() {
+    let project = Project::new("recall-decl");
+    let recall = Recall::new(&project.root).unwrap();
+    let tools = recall.tools();
+    assert_eq!(recall.server_name(), "agentteams-recall");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["query_index", "query_code"]);
+    assert_eq!(
+        json::to_string(&tools[1].input_schema),
+        r#"{"type":"object","required":["query"],"properties":{"query":{"type":"string","minLength":1,"maxLength":500},"k":{"type":"integer","minimum":1,"maximum":20},"kind":{"type":"string","enum":["all","local","api","doc"]}}}"#
+    );
+    assert_eq!(
+        tools[0].description,
+        "Query the team's memory index (documents). Read-only; never refreshes."
+    );
+    assert_eq!(
+        tools[1].description,
+        "Query the team's code and API index. Read-only; never refreshes."
+    );
+}
