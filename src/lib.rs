@@ -3,12 +3,13 @@
 //!
 //! Layers, bottom up: [`json`] (values, parser, writers), [`jsonrpc`] (message classification and
 //! error codes), [`server`] (the transport-agnostic engine and the [`server::ToolSet`] trait servers
-//! implement), and the transports ([`stdio`]). This crate knows MCP and nothing of git or indexes:
+//! implement), and the transports ([`stdio`], [`http`]). This crate knows MCP and nothing of git or indexes:
 //! the servers live in the `agentteams-mcp-servers` package.
 
 #![forbid(unsafe_code)]
 
 pub mod audit;
+pub mod http;
 pub mod json;
 pub mod jsonrpc;
 pub mod policy;

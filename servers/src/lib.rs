@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod conformance;
 pub mod gitread;
 pub mod index;
 pub mod recall;
@@ -20,11 +21,16 @@ use std::sync::Arc;
 /// The servers this binary can serve, as `--serve-mcp` names them.
 pub const SERVERS: &[&str] = &["gitread", "recall"];
 
+/// Test fixtures `--serve-mcp` also accepts (never listed as servers): `conformance` holds the
+/// tools the official MCP conformance suite calls.
+pub const FIXTURES: &[&str] = &["conformance"];
+
 /// Builds the tool set of server `name` for the project at `root` (already resolved).
 pub fn toolset(name: &str, root: &Path) -> Result<Arc<dyn ToolSet>, String> {
     match name {
         "gitread" => Ok(Arc::new(gitread::GitRead::new(root)?)),
         "recall" => Ok(Arc::new(recall::Recall::new(root)?)),
+        "conformance" => Ok(Arc::new(conformance::Conformance)),
         _ => Err(unknown_server(name)),
     }
 }
@@ -95,50 +101,14 @@ pub fn run_server(name: &str, root: &Path) -> i32 {
 /// cannot be used or an audit log that cannot be opened, and 1 when the run cannot be recorded as
 /// completed.
 pub fn run_server_with(name: &str, root: &Path, options: &ServeOptions) -> i32 {
-    let root = match resolve_root(Some(root)) {
-        Ok(r) => r,
+    let engine = match build_engine(name, root, options, "stdio") {
+        Ok(e) => e,
         Err(e) => {
             eprintln!("{e}");
             return 2;
         }
     };
-    let toolset = match toolset(name, &root) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("{e}");
-            return 2;
-        }
-    };
-    let policy = match options.policy() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("[serve-mcp] {e}");
-            return 2;
-        }
-    };
-    let mut engine = Engine::new(toolset.clone()).with_policy(policy.clone());
-    if let Some(path) = &options.audit_log {
-        let info = RunInfo {
-            server: toolset.server_name().to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-            root: root.display().to_string(),
-            transport: "stdio".to_owned(),
-            policy: policy.describe(),
-        };
-        let mode = if options.audit_full {
-            Mode::Full
-        } else {
-            Mode::Redacted
-        };
-        match AuditLog::open(path, &info, mode) {
-            Ok(log) => engine = engine.with_audit(log),
-            Err(e) => {
-                eprintln!("[serve-mcp] {e}");
-                return 2;
-            }
-        }
-    }
-    let session = Session::new(Arc::new(engine));
+    let session = Session::new(engine);
     match agentteams_mcp::stdio::serve(&session, std::io::stdin().lock(), std::io::stdout()) {
         Ok(()) => complete_audit(session.engine()),
         Err(e) => {
@@ -146,6 +116,67 @@ pub fn run_server_with(name: &str, root: &Path, options: &ServeOptions) -> i32 {
             1
         }
     }
+}
+
+/// Serves `name` for the project at `root` over Streamable HTTP until the process is stopped.
+/// Returns the exit code: 1 when the address cannot be bound or served, 2 for an unknown server,
+/// unusable root, policy or audit log, or a refused configuration (e.g. a non-loopback address
+/// without a token).
+pub fn run_http_server(
+    name: &str,
+    root: &Path,
+    options: &ServeOptions,
+    config: agentteams_mcp::http::HttpConfig,
+) -> i32 {
+    let engine = match build_engine(name, root, options, "http") {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    match agentteams_mcp::http::serve(engine.clone(), config) {
+        Ok(()) => complete_audit(&engine),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            eprintln!("[serve-mcp] {e}");
+            2
+        }
+        Err(e) => {
+            eprintln!("[serve-mcp] HTTP failed: {e}");
+            1
+        }
+    }
+}
+
+/// The engine serving `name` for the project at `root` under the options' policy and audit log;
+/// `transport` is what the audit log's `run_started` record names.
+pub fn build_engine(
+    name: &str,
+    root: &Path,
+    options: &ServeOptions,
+    transport: &str,
+) -> Result<Arc<Engine>, String> {
+    let root = resolve_root(Some(root))?;
+    let toolset = toolset(name, &root)?;
+    let policy = options.policy().map_err(|e| format!("[serve-mcp] {e}"))?;
+    let mut engine = Engine::new(toolset.clone()).with_policy(policy.clone());
+    if let Some(path) = &options.audit_log {
+        let info = RunInfo {
+            server: toolset.server_name().to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            root: root.display().to_string(),
+            transport: transport.to_owned(),
+            policy: policy.describe(),
+        };
+        let mode = if options.audit_full {
+            Mode::Full
+        } else {
+            Mode::Redacted
+        };
+        let log = AuditLog::open(path, &info, mode).map_err(|e| format!("[serve-mcp] {e}"))?;
+        engine = engine.with_audit(log);
+    }
+    Ok(Arc::new(engine))
 }
 
 /// Writes `run_completed` at clean shutdown and tells the operator the run's final hash (to keep

@@ -224,6 +224,18 @@ impl Session {
         self
     }
 
+    /// A session that behaves as if `initialize` had negotiated `revision` (stateless HTTP serves
+    /// each request on one of these).
+    pub fn initialized(engine: Arc<Engine>, revision: Revision) -> Session {
+        let session = Session::new(engine);
+        {
+            let mut state = session.state();
+            state.phase = Phase::Ready;
+            state.revision = Some(revision);
+        }
+        session
+    }
+
     pub fn engine(&self) -> &Arc<Engine> {
         &self.engine
     }
@@ -776,6 +788,32 @@ fn modern_scope<'a>(
         notify,
         cancel,
     })
+}
+
+/// The modern protocol version a message names in `params._meta`, if any: such a request is served
+/// statelessly under 2026-07-28 (transports route on it, e.g. HTTP's dual-era endpoint).
+pub fn modern_protocol_version(message: &Value) -> Option<&Value> {
+    message
+        .get("params")
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+}
+
+/// The error a modern request's `_meta` earns before dispatch (unsupported version -32022, missing
+/// client capabilities -32602), for transports that answer those with their own status (HTTP 400).
+pub fn check_modern_meta(message: &Value) -> Result<(), RpcError> {
+    let meta = message.get("params").and_then(|p| p.get("_meta"));
+    let version = meta
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .unwrap_or(&Value::Null);
+    modern_scope(
+        &Value::Null,
+        version,
+        meta,
+        &DiscardNotifications,
+        CancelToken::new(),
+    )
+    .map(drop)
 }
 
 fn supported_versions() -> Vec<Value> {
