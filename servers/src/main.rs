@@ -3,6 +3,7 @@
 
 use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
 use agentteams_mcp_servers::cli::{Args, UsageError};
+use agentteams_mcp_servers::client_cmd;
 use agentteams_mcp_servers::{
     run_http_server, run_server_with, verify_audit_log, ServeOptions, FIXTURES, SERVERS,
 };
@@ -17,6 +18,8 @@ usage:
                                                  serve NAME over Streamable HTTP at /mcp
   agentteams-mcp index build [--root DIR] [--team-dir DIR]   build the indexes recall reads
   agentteams-mcp audit verify FILE [--ci]         check an audit log's hash chains
+  agentteams-mcp client ...                      call an MCP server by hand (client --help)
+  agentteams-mcp trust ...                       manage .agentteams/mcp-trust.json (trust --help)
   agentteams-mcp --help | --version
 
 options:
@@ -41,8 +44,13 @@ audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_co
 
 fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).collect();
-    if raw.first().map(String::as_str) == Some("index") {
-        return ExitCode::from(agentteams_mcp_servers::index::run_cli(&raw[1..]) as u8);
+    match raw.first().map(String::as_str) {
+        Some("index") => {
+            return ExitCode::from(agentteams_mcp_servers::index::run_cli(&raw[1..]) as u8)
+        }
+        Some("client") => return ExitCode::from(client_cmd::run_client(raw[1..].to_vec())),
+        Some("trust") => return ExitCode::from(client_cmd::run_trust(raw[1..].to_vec())),
+        _ => {}
     }
     let args = Args::new(raw);
     let code = match run(args) {
