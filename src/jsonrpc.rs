@@ -164,6 +164,14 @@ pub fn classify(message: Value) -> Message {
     }
 }
 
+/// True when [`classify`] would call `message` a request (it must be answered), without consuming
+/// it: transports that map replies to status codes (HTTP) need to know before dispatching.
+pub fn is_request(message: &Value) -> bool {
+    message.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+        && message.get("method").and_then(Value::as_str).is_some()
+        && message.get("id").is_some_and(valid_id)
+}
+
 /// `{"jsonrpc": "2.0", "id": id, "result": result}`.
 pub fn result_reply(id: Value, result: Value) -> Value {
     obj([

@@ -3,13 +3,17 @@
 //!
 //! Layers, bottom up: [`json`] (values, parser, writers), [`jsonrpc`] (message classification and
 //! error codes), [`server`] (the transport-agnostic engine and the [`server::ToolSet`] trait servers
-//! implement), and the transports ([`stdio`]). This crate knows MCP and nothing of git or indexes:
+//! implement), and the transports ([`stdio`], [`http`]). This crate knows MCP and nothing of git or indexes:
 //! the servers live in the `agentteams-mcp-servers` package.
 
 #![forbid(unsafe_code)]
 
+pub mod audit;
+pub mod client;
+pub mod http;
 pub mod json;
 pub mod jsonrpc;
+pub mod policy;
 pub mod schema;
 pub mod server;
 pub mod sha256;

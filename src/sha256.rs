@@ -116,40 +116,56 @@ impl Sha256 {
     }
 }
 
-/// FIPS 180-4 §6.2.2: one round of the compression function over a 512-bit block.
+/// FIPS 180-4 §6.2.2: the compression function over one 512-bit block.
+///
+/// The message schedule is kept as a 16-word ring computed as the rounds need it, and the rounds
+/// are unrolled eight at a time so the working variables rotate by renaming instead of moving.
 fn compress(state: &mut [u32; 8], block: &[u8; BLOCK_LEN]) {
-    let mut w = [0u32; 64];
+    let mut w = [0u32; 16];
     for (word, bytes) in w.iter_mut().zip(block.chunks_exact(4)) {
         *word = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
     }
-    for t in 16..64 {
-        let s0 = w[t - 15].rotate_right(7) ^ w[t - 15].rotate_right(18) ^ (w[t - 15] >> 3);
-        let s1 = w[t - 2].rotate_right(17) ^ w[t - 2].rotate_right(19) ^ (w[t - 2] >> 10);
-        w[t] = w[t - 16]
-            .wrapping_add(s0)
-            .wrapping_add(w[t - 7])
-            .wrapping_add(s1);
-    }
     let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
-    for t in 0..64 {
-        let big_s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
-        let ch = (e & f) ^ (!e & g);
-        let t1 = h
-            .wrapping_add(big_s1)
-            .wrapping_add(ch)
-            .wrapping_add(K[t])
-            .wrapping_add(w[t]);
-        let big_s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
-        let maj = (a & b) ^ (a & c) ^ (b & c);
-        let t2 = big_s0.wrapping_add(maj);
-        h = g;
-        g = f;
-        f = e;
-        e = d.wrapping_add(t1);
-        d = c;
-        c = b;
-        b = a;
-        a = t1.wrapping_add(t2);
+    // One round: t is the round number; the words are named so that each call rotates them.
+    macro_rules! round {
+        ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident, $t:expr) => {{
+            let t = $t;
+            let wt = if t < 16 {
+                w[t]
+            } else {
+                let w15 = w[(t + 1) % 16];
+                let w2 = w[(t + 14) % 16];
+                let s0 = w15.rotate_right(7) ^ w15.rotate_right(18) ^ (w15 >> 3);
+                let s1 = w2.rotate_right(17) ^ w2.rotate_right(19) ^ (w2 >> 10);
+                let next = w[t % 16]
+                    .wrapping_add(s0)
+                    .wrapping_add(w[(t + 9) % 16])
+                    .wrapping_add(s1);
+                w[t % 16] = next;
+                next
+            };
+            let big_s1 = $e.rotate_right(6) ^ $e.rotate_right(11) ^ $e.rotate_right(25);
+            let ch = ($e & $f) ^ (!$e & $g);
+            let t1 = $h
+                .wrapping_add(big_s1)
+                .wrapping_add(ch)
+                .wrapping_add(K[t])
+                .wrapping_add(wt);
+            let big_s0 = $a.rotate_right(2) ^ $a.rotate_right(13) ^ $a.rotate_right(22);
+            let maj = ($a & $b) ^ ($a & $c) ^ ($b & $c);
+            $d = $d.wrapping_add(t1);
+            $h = t1.wrapping_add(big_s0.wrapping_add(maj));
+        }};
+    }
+    for base in (0..64).step_by(8) {
+        round!(a, b, c, d, e, f, g, h, base);
+        round!(h, a, b, c, d, e, f, g, base + 1);
+        round!(g, h, a, b, c, d, e, f, base + 2);
+        round!(f, g, h, a, b, c, d, e, base + 3);
+        round!(e, f, g, h, a, b, c, d, base + 4);
+        round!(d, e, f, g, h, a, b, c, base + 5);
+        round!(c, d, e, f, g, h, a, b, base + 6);
+        round!(b, c, d, e, f, g, h, a, base + 7);
     }
     for (s, v) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
         *s = s.wrapping_add(v);

@@ -27,7 +27,7 @@ pub const EOF_GRACE: Duration = Duration::from_millis(1000);
 
 /// What the line reader produced.
 #[derive(Debug, PartialEq, Eq)]
-enum Line {
+pub(crate) enum Line {
     /// A line within the cap, without its newline.
     Text(Vec<u8>),
     /// A line over the cap; its bytes were discarded. `blank` when all of them were whitespace.
@@ -35,25 +35,33 @@ enum Line {
 }
 
 /// Whitespace as Python's `str.strip()` sees it in ASCII (the reference skips such lines).
-fn is_blank_byte(b: u8) -> bool {
+pub(crate) fn is_blank_byte(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1f)
 }
 
-/// Splits input on `\n`, holding at most [`MAX_LINE_BYTES`] of any line.
-struct LineReader<R> {
+/// Splits input on `\n`, holding at most `max` bytes ([`MAX_LINE_BYTES`] by default) of any line.
+pub(crate) struct LineReader<R> {
     inner: BufReader<R>,
     line: Vec<u8>,
+    max: usize,
 }
 
 impl<R: Read> LineReader<R> {
     fn new(inner: R) -> Self {
+        LineReader::with_limit(inner, MAX_LINE_BYTES)
+    }
+
+    /// A reader whose lines may hold up to `max` bytes, counting the newline (the client's
+    /// response cap).
+    pub(crate) fn with_limit(inner: R, max: usize) -> Self {
         LineReader {
             inner: BufReader::with_capacity(64 * 1024, inner),
             line: Vec::new(),
+            max,
         }
     }
 
-    fn next_line(&mut self) -> io::Result<Option<Line>> {
+    pub(crate) fn next_line(&mut self) -> io::Result<Option<Line>> {
         self.line.clear();
         let mut total = 0usize;
         let mut overlong = false;
@@ -79,7 +87,7 @@ impl<R: Read> LineReader<R> {
             total += part.len();
             if overlong {
                 blank &= part.iter().all(|&b| is_blank_byte(b));
-            } else if total > MAX_LINE_BYTES {
+            } else if total > self.max {
                 overlong = true;
                 blank = self.line.iter().chain(part).all(|&b| is_blank_byte(b));
                 self.line.clear();

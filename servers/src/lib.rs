@@ -7,20 +7,31 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod client_cmd;
+pub mod conformance;
+pub mod gitread;
 pub mod index;
 pub mod recall;
 
+use agentteams_mcp::audit::{self, AuditLog, Mode, RunInfo};
+use agentteams_mcp::policy::Policy;
 use agentteams_mcp::server::{Engine, Session, ToolSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The servers this binary can serve, as `--serve-mcp` names them.
-pub const SERVERS: &[&str] = &["recall"];
+pub const SERVERS: &[&str] = &["gitread", "recall"];
+
+/// Test fixtures `--serve-mcp` also accepts (never listed as servers): `conformance` holds the
+/// tools the official MCP conformance suite calls.
+pub const FIXTURES: &[&str] = &["conformance"];
 
 /// Builds the tool set of server `name` for the project at `root` (already resolved).
 pub fn toolset(name: &str, root: &Path) -> Result<Arc<dyn ToolSet>, String> {
     match name {
+        "gitread" => Ok(Arc::new(gitread::GitRead::new(root)?)),
         "recall" => Ok(Arc::new(recall::Recall::new(root)?)),
+        "conformance" => Ok(Arc::new(conformance::Conformance)),
         _ => Err(unknown_server(name)),
     }
 }
@@ -49,29 +60,155 @@ pub fn resolve_root(root: Option<&Path>) -> Result<PathBuf, String> {
     })
 }
 
+/// The operator's governance settings for a served run: tool policy and audit log.
+#[derive(Clone, Debug, Default)]
+pub struct ServeOptions {
+    /// `--allow-tool PATTERN`, in order.
+    pub allow_tools: Vec<String>,
+    /// `--deny-tool PATTERN`, in order.
+    pub deny_tools: Vec<String>,
+    /// `--policy FILE`.
+    pub policy_file: Option<PathBuf>,
+    /// `--audit-log FILE` (no log unless given).
+    pub audit_log: Option<PathBuf>,
+    /// `--audit-full`: keep argument and result values instead of redacting them.
+    pub audit_full: bool,
+}
+
+impl ServeOptions {
+    /// The policy these options describe: the policy file's rules, then the command line's.
+    pub fn policy(&self) -> Result<Policy, String> {
+        let mut policy = Policy::new();
+        if let Some(file) = &self.policy_file {
+            policy.add_file(file).map_err(|e| e.to_string())?;
+        }
+        for pattern in &self.allow_tools {
+            policy.allow(pattern).map_err(|e| e.to_string())?;
+        }
+        for pattern in &self.deny_tools {
+            policy.deny(pattern).map_err(|e| e.to_string())?;
+        }
+        Ok(policy)
+    }
+}
+
 /// Serves `name` for the project at `root` over stdio until stdin ends. Returns the process exit
 /// code: 0 at end of input, 1 on an I/O failure, 2 for an unknown server or unusable root.
 pub fn run_server(name: &str, root: &Path) -> i32 {
-    let root = match resolve_root(Some(root)) {
-        Ok(r) => r,
+    run_server_with(name, root, &ServeOptions::default())
+}
+
+/// [`run_server`] under a tool policy and, if asked, an audit log. Also exits 2 for a policy that
+/// cannot be used or an audit log that cannot be opened, and 1 when the run cannot be recorded as
+/// completed.
+pub fn run_server_with(name: &str, root: &Path, options: &ServeOptions) -> i32 {
+    let engine = match build_engine(name, root, options, "stdio") {
+        Ok(e) => e,
         Err(e) => {
             eprintln!("{e}");
             return 2;
         }
     };
-    let toolset = match toolset(name, &root) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("{e}");
-            return 2;
-        }
-    };
-    let session = Session::new(Arc::new(Engine::new(toolset)));
+    let session = Session::new(engine);
     match agentteams_mcp::stdio::serve(&session, std::io::stdin().lock(), std::io::stdout()) {
-        Ok(()) => 0,
+        Ok(()) => complete_audit(session.engine()),
         Err(e) => {
             eprintln!("[serve-mcp] stdio failed: {e}");
             1
+        }
+    }
+}
+
+/// Serves `name` for the project at `root` over Streamable HTTP until the process is stopped.
+/// Returns the exit code: 1 when the address cannot be bound or served, 2 for an unknown server,
+/// unusable root, policy or audit log, or a refused configuration (e.g. a non-loopback address
+/// without a token).
+pub fn run_http_server(
+    name: &str,
+    root: &Path,
+    options: &ServeOptions,
+    config: agentteams_mcp::http::HttpConfig,
+) -> i32 {
+    let engine = match build_engine(name, root, options, "http") {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    match agentteams_mcp::http::serve(engine.clone(), config) {
+        Ok(()) => complete_audit(&engine),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            eprintln!("[serve-mcp] {e}");
+            2
+        }
+        Err(e) => {
+            eprintln!("[serve-mcp] HTTP failed: {e}");
+            1
+        }
+    }
+}
+
+/// The engine serving `name` for the project at `root` under the options' policy and audit log;
+/// `transport` is what the audit log's `run_started` record names.
+pub fn build_engine(
+    name: &str,
+    root: &Path,
+    options: &ServeOptions,
+    transport: &str,
+) -> Result<Arc<Engine>, String> {
+    let root = resolve_root(Some(root))?;
+    let toolset = toolset(name, &root)?;
+    let policy = options.policy().map_err(|e| format!("[serve-mcp] {e}"))?;
+    let mut engine = Engine::new(toolset.clone()).with_policy(policy.clone());
+    if let Some(path) = &options.audit_log {
+        let info = RunInfo {
+            server: toolset.server_name().to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            root: root.display().to_string(),
+            transport: transport.to_owned(),
+            policy: policy.describe(),
+        };
+        let mode = if options.audit_full {
+            Mode::Full
+        } else {
+            Mode::Redacted
+        };
+        let log = AuditLog::open(path, &info, mode).map_err(|e| format!("[serve-mcp] {e}"))?;
+        engine = engine.with_audit(log);
+    }
+    Ok(Arc::new(engine))
+}
+
+/// Writes `run_completed` at clean shutdown and tells the operator the run's final hash (to keep
+/// elsewhere: it is what proves later that the log was not rewritten). 1 if it cannot be written.
+fn complete_audit(engine: &Engine) -> i32 {
+    let Some(log) = engine.audit() else {
+        return 0;
+    };
+    match log.complete_run() {
+        Ok(head) => {
+            eprintln!("[audit] run {} completed; head {head}", log.run_id());
+            0
+        }
+        Err(e) => {
+            eprintln!("[audit] {e}");
+            1
+        }
+    }
+}
+
+/// `agentteams-mcp audit verify FILE [--ci]`: prints the verifier's report and returns the exit
+/// code (0 intact; 1 tampering, and in `ci` mode also an incomplete run; 2 unreadable file).
+pub fn verify_audit_log(path: &Path, ci: bool) -> i32 {
+    match audit::verify_file(path) {
+        Ok(report) => {
+            println!("{report}");
+            audit::exit_code(&report, ci)
+        }
+        Err(e) => {
+            eprintln!("[audit] cannot read {}: {e}", path.display());
+            2
         }
     }
 }

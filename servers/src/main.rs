@@ -1,26 +1,56 @@
 //! The `agentteams-mcp` command: serve an MCP server over stdio (or HTTP), and the tools around it.
 #![forbid(unsafe_code)]
 
+use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
 use agentteams_mcp_servers::cli::{Args, UsageError};
-use agentteams_mcp_servers::{run_server, SERVERS};
-use std::path::PathBuf;
+use agentteams_mcp_servers::client_cmd;
+use agentteams_mcp_servers::{
+    run_http_server, run_server_with, verify_audit_log, ServeOptions, FIXTURES, SERVERS,
+};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage:
   agentteams-mcp --serve-mcp NAME [--root DIR]   serve NAME over stdio (NAME: gitread, recall)
+  agentteams-mcp --serve-mcp NAME --http [--bind ADDR] [--port N] [--auth-token-file F]
+                 [--stateless] [--allow-host NAME]... [--allow-origin ORIGIN]...
+                                                 serve NAME over Streamable HTTP at /mcp
   agentteams-mcp index build [--root DIR] [--team-dir DIR]   build the indexes recall reads
+  agentteams-mcp audit verify FILE [--ci]         check an audit log's hash chains
+  agentteams-mcp client ...                      call an MCP server by hand (client --help)
+  agentteams-mcp trust ...                       manage .agentteams/mcp-trust.json (trust --help)
   agentteams-mcp --help | --version
 
 options:
   --root DIR, --project DIR   the project the server works on (default: the current directory)
+  --allow-tool PATTERN        serve only tools matching an allow rule (repeatable; globs * and ?)
+  --deny-tool PATTERN         never serve tools matching PATTERN (repeatable; deny wins)
+  --policy FILE               more rules from a JSON file {\"allow\": [...], \"deny\": [...]}
+  --audit-log FILE            append a hash-chained record of every tool call to FILE
+  --audit-full                keep argument and result values in the audit log (default: redacted)
+  --ci                        audit verify: also fail on a run without run_completed
+  --bind ADDR                 HTTP address (default 127.0.0.1; any other needs a token)
+  --port N                    HTTP port (default 7330)
+  --auth-token-file F         require `Authorization: Bearer <token>`, token read from F
+                              (or from the environment variable AGENTTEAMS_MCP_AUTH_TOKEN)
+  --stateless                 serve without sessions (each request stands alone)
+  --allow-host NAME           also accept this host name in Host/Origin (repeatable)
+  --allow-origin ORIGIN       also accept this exact Origin, e.g. https://app.example.com
 
-exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server or root";
+exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server or root
+audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_completed too);
+2 unreadable file";
 
 fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).collect();
-    if raw.first().map(String::as_str) == Some("index") {
-        return ExitCode::from(agentteams_mcp_servers::index::run_cli(&raw[1..]) as u8);
+    match raw.first().map(String::as_str) {
+        Some("index") => {
+            return ExitCode::from(agentteams_mcp_servers::index::run_cli(&raw[1..]) as u8)
+        }
+        Some("client") => return ExitCode::from(client_cmd::run_client(raw[1..].to_vec())),
+        Some("trust") => return ExitCode::from(client_cmd::run_trust(raw[1..].to_vec())),
+        _ => {}
     }
     let args = Args::new(raw);
     let code = match run(args) {
@@ -44,13 +74,93 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
     }
     if let Some(name) = args.value("--serve-mcp")? {
         let root = args.value_any(&["--root", "--project"])?;
+        let options = ServeOptions {
+            allow_tools: args.values("--allow-tool")?,
+            deny_tools: args.values("--deny-tool")?,
+            policy_file: args.value("--policy")?.map(PathBuf::from),
+            audit_log: args.value("--audit-log")?.map(PathBuf::from),
+            audit_full: args.flag("--audit-full"),
+        };
+        if options.audit_full && options.audit_log.is_none() {
+            return Err(UsageError("--audit-full needs --audit-log FILE".into()));
+        }
+        let http = http_config(&mut args)?;
         args.finish()?;
-        if !SERVERS.contains(&name.as_str()) {
+        if !SERVERS.contains(&name.as_str()) && !FIXTURES.contains(&name.as_str()) {
             eprintln!("{}", agentteams_mcp_servers::unknown_server(&name));
             return Ok(2);
         }
         let root = root.map_or_else(|| PathBuf::from("."), PathBuf::from);
-        return Ok(run_server(&name, &root) as u8);
+        let code = match http {
+            Some(config) => run_http_server(&name, &root, &options, config),
+            None => run_server_with(&name, &root, &options),
+        };
+        return Ok(code as u8);
+    }
+    if args.positional().as_deref() == Some("audit") {
+        if args.positional().as_deref() != Some("verify") {
+            return Err(UsageError(
+                "audit: expected `audit verify FILE [--ci]`".into(),
+            ));
+        }
+        let ci = args.flag("--ci");
+        let file = args
+            .positional()
+            .ok_or_else(|| UsageError("audit verify needs a FILE".into()))?;
+        args.finish()?;
+        return Ok(verify_audit_log(Path::new(&file), ci) as u8);
     }
     Err(UsageError("nothing to do: give --serve-mcp NAME".into()))
+}
+
+/// The HTTP options when `--http` is given (`None`: serve stdio; HTTP options without `--http`
+/// are a usage error). The token never comes from argv, which other local users can read.
+fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
+    let http = args.flag("--http");
+    let bind = args.value("--bind")?;
+    let port = args.value("--port")?;
+    let token_file = args.value("--auth-token-file")?;
+    let stateless = args.flag("--stateless");
+    let allowed_hosts = args.values("--allow-host")?;
+    let allowed_origins = args.values("--allow-origin")?;
+    if !http {
+        let given = bind.is_some()
+            || port.is_some()
+            || token_file.is_some()
+            || stateless
+            || !allowed_hosts.is_empty()
+            || !allowed_origins.is_empty();
+        return match given {
+            true => Err(UsageError("HTTP options need --http".into())),
+            false => Ok(None),
+        };
+    }
+    let mut config = HttpConfig {
+        stateless,
+        allowed_hosts,
+        allowed_origins,
+        ..HttpConfig::default()
+    };
+    if let Some(bind) = bind {
+        config.bind = bind
+            .parse()
+            .map_err(|_| UsageError(format!("--bind needs an IP address, not {bind:?}")))?;
+    }
+    config.port = match port {
+        None => DEFAULT_PORT,
+        Some(p) => p
+            .parse()
+            .map_err(|_| UsageError(format!("--port needs a number 0-65535, not {p:?}")))?,
+    };
+    config.auth_token = match (token_file, std::env::var(TOKEN_ENV_VAR)) {
+        (Some(file), _) => Some(
+            Token::from_file(std::path::Path::new(&file))
+                .map_err(|e| UsageError(format!("--auth-token-file: {e}")))?,
+        ),
+        (None, Ok(text)) => {
+            Some(Token::new(&text).map_err(|e| UsageError(format!("{TOKEN_ENV_VAR}: {e}")))?)
+        }
+        (None, Err(_)) => None,
+    };
+    Ok(Some(config))
 }

@@ -21,14 +21,19 @@
 //! assert_eq!(json::to_string(&v), r#"{"id":12345678901234567890,"b":[1.5,null]}"#);
 //! ```
 
+mod bigint;
 mod error;
+mod float;
 mod parse;
+mod scan;
+mod shortest;
 mod write;
 
 pub use error::ParseError;
 pub use parse::{parse, parse_with_limits, Limits, DEFAULT_MAX_DEPTH};
 pub use write::{
-    to_pretty_ascii_sorted, to_string, write_compact, write_pretty_ascii_sorted, write_python_float,
+    to_pretty_ascii_sorted, to_string, to_string_sorted, write_compact, write_pretty_ascii_sorted,
+    write_python_float,
 };
 
 pub use write::write_ascii_string;
@@ -241,9 +246,15 @@ impl Map {
         }
     }
 
-    /// Appends without looking for an existing key (the parser's path; keeps duplicates).
+    /// Appends without looking for an existing key (keeps duplicates).
+    #[cfg(test)]
     pub(crate) fn push_unchecked(&mut self, key: String, value: Value) {
         self.entries.push((key, value));
+    }
+
+    /// The parser's constructor: entries as parsed, duplicates kept.
+    pub(crate) fn from_parsed_entries(entries: Vec<(String, Value)>) -> Map {
+        Map { entries }
     }
 
     /// Removes every entry with `key`, returning the last value.
@@ -307,66 +318,64 @@ impl FromIterator<(String, Value)> for Map {
     }
 }
 
-/// Moves every nested container of `first` onto a heap stack and lets them drop one level at a time,
-/// so dropping a deeply nested value uses constant call-stack depth.
-fn drop_iteratively(first: Vec<Value>) {
-    let mut stack: Vec<Value> = Vec::new();
-    let push_children = |children: Vec<Value>, stack: &mut Vec<Value>| {
+/// Drops `first`'s elements with constant call-stack depth: containers that hold further
+/// containers are moved onto a heap stack and emptied one at a time, while containers of scalars are
+/// dropped on the spot (their own `Drop` finds nothing nested, so it cannot recurse further).
+fn drop_iteratively(first: impl Iterator<Item = Value>) {
+    fn sort_children(children: impl Iterator<Item = Value>, stack: &mut Vec<Value>) {
         for child in children {
-            match &child {
-                Value::Array(a) if !a.0.is_empty() => stack.push(child),
-                Value::Object(m) if !m.entries.is_empty() => stack.push(child),
-                _ => {}
+            if holds_nested_container(&child) {
+                stack.push(child);
             }
         }
-    };
-    push_children(first, &mut stack);
+    }
+    let mut stack: Vec<Value> = Vec::new();
+    sort_children(first, &mut stack);
     while let Some(value) = stack.pop() {
         match value {
-            Value::Array(mut a) => {
-                let children = std::mem::take(&mut a.0);
-                push_children(children, &mut stack);
-            }
-            Value::Object(mut m) => {
-                let children = std::mem::take(&mut m.entries)
-                    .into_iter()
-                    .map(|(_, v)| v)
-                    .collect();
-                push_children(children, &mut stack);
-            }
+            Value::Array(mut a) => sort_children(std::mem::take(&mut a.0).into_iter(), &mut stack),
+            Value::Object(mut m) => sort_children(
+                std::mem::take(&mut m.entries).into_iter().map(|(_, v)| v),
+                &mut stack,
+            ),
             _ => {}
         }
     }
 }
 
-fn has_nested_container(values: &[Value]) -> bool {
-    values.iter().any(|v| match v {
+fn is_non_empty_container(value: &Value) -> bool {
+    match value {
         Value::Array(a) => !a.0.is_empty(),
         Value::Object(m) => !m.entries.is_empty(),
         _ => false,
-    })
+    }
+}
+
+/// Whether `value` is a container with a non-empty container among its elements.
+fn holds_nested_container(value: &Value) -> bool {
+    match value {
+        Value::Array(a) => a.0.iter().any(is_non_empty_container),
+        Value::Object(m) => m.entries.iter().any(|(_, v)| is_non_empty_container(v)),
+        _ => false,
+    }
 }
 
 impl Drop for Array {
     fn drop(&mut self) {
-        if has_nested_container(&self.0) {
-            drop_iteratively(std::mem::take(&mut self.0));
+        if self.0.iter().any(is_non_empty_container) {
+            drop_iteratively(std::mem::take(&mut self.0).into_iter());
         }
     }
 }
 
 impl Drop for Map {
     fn drop(&mut self) {
-        if self.entries.iter().any(|(_, v)| match v {
-            Value::Array(a) => !a.0.is_empty(),
-            Value::Object(m) => !m.entries.is_empty(),
-            _ => false,
-        }) {
-            let values = std::mem::take(&mut self.entries)
-                .into_iter()
-                .map(|(_, v)| v)
-                .collect();
-            drop_iteratively(values);
+        if self.entries.iter().any(|(_, v)| is_non_empty_container(v)) {
+            drop_iteratively(
+                std::mem::take(&mut self.entries)
+                    .into_iter()
+                    .map(|(_, v)| v),
+            );
         }
     }
 }

@@ -5,6 +5,8 @@
 //! once). Not a streaming parser: the caller hands over one complete document and bounds its size.
 
 use super::error::{Code, ParseError};
+use super::float::decimal_to_f64;
+use super::scan::find_string_stop;
 use super::{Array, Map, Number, Value};
 
 /// How deep arrays and objects may nest by default. Deeper input is an error, never a stack overflow.
@@ -40,25 +42,19 @@ pub fn parse_with_limits(input: &[u8], limits: Limits) -> Result<Value, ParseErr
     .parse_document(limits.max_depth)
 }
 
-/// An open container waiting for its next element.
+/// An open container waiting for its next element. Elements themselves wait on the parser's shared
+/// element stacks from `start` on, so each finished container is allocated once at its exact size
+/// instead of growing by doubling.
 enum Frame {
-    Array(Vec<Value>),
-    /// The object so far and the key whose value is being parsed.
-    Object(Map, String),
+    Array {
+        start: usize,
+    },
+    /// The key whose value is being parsed.
+    Object {
+        start: usize,
+        key: String,
+    },
 }
-
-/// Bytes that end the fast scan of a string: the quote, the backslash and control characters.
-static STRING_STOP: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut i = 0;
-    while i < 0x20 {
-        table[i] = true;
-        i += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
 
 struct Parser<'a> {
     input: &'a [u8],
@@ -66,6 +62,10 @@ struct Parser<'a> {
     /// Reused buffer for strings that contain escapes.
     scratch: Vec<u8>,
 }
+
+/// Exponent digits beyond this value no longer change the result (any |exponent| above ~400
+/// underflows or overflows); accumulation stops there so it cannot overflow.
+const EXPONENT_SATURATION: i64 = 1 << 40;
 
 impl<'a> Parser<'a> {
     #[cold]
@@ -96,6 +96,8 @@ impl<'a> Parser<'a> {
 
     fn parse_document(mut self, max_depth: usize) -> Result<Value, ParseError> {
         let mut stack: Vec<Frame> = Vec::new();
+        let mut elements: Vec<Value> = Vec::new();
+        let mut entries: Vec<(String, Value)> = Vec::new();
         'value: loop {
             self.skip_whitespace();
             let mut value = match self.peek() {
@@ -110,7 +112,9 @@ impl<'a> Parser<'a> {
                         self.pos += 1;
                         Value::Array(Array::new())
                     } else {
-                        stack.push(Frame::Array(Vec::new()));
+                        stack.push(Frame::Array {
+                            start: elements.len(),
+                        });
                         continue 'value;
                     }
                 }
@@ -127,7 +131,10 @@ impl<'a> Parser<'a> {
                         }
                         Some(b'"') => {
                             let key = self.parse_key()?;
-                            stack.push(Frame::Object(Map::new(), key));
+                            stack.push(Frame::Object {
+                                start: entries.len(),
+                                key,
+                            });
                             continue 'value;
                         }
                         None => return Err(self.error(Code::EofWhileParsingObject)),
@@ -152,7 +159,8 @@ impl<'a> Parser<'a> {
                         }
                         return Ok(value);
                     }
-                    Some(Frame::Array(elements)) => {
+                    Some(Frame::Array { start }) => {
+                        let start = *start;
                         elements.push(value);
                         self.skip_whitespace();
                         match self.peek() {
@@ -166,17 +174,16 @@ impl<'a> Parser<'a> {
                             }
                             Some(b']') => {
                                 self.pos += 1;
-                                let Some(Frame::Array(elements)) = stack.pop() else {
-                                    unreachable!("the top frame is an array")
-                                };
-                                value = Value::Array(Array::from(elements));
+                                stack.pop();
+                                value = Value::Array(Array::from(elements.split_off(start)));
                             }
                             None => return Err(self.error(Code::EofWhileParsingArray)),
                             Some(_) => return Err(self.error(Code::ExpectedCommaOrEndOfArray)),
                         }
                     }
-                    Some(Frame::Object(map, key)) => {
-                        map.push_unchecked(std::mem::take(key), value);
+                    Some(Frame::Object { start, key }) => {
+                        let start = *start;
+                        entries.push((std::mem::take(key), value));
                         self.skip_whitespace();
                         match self.peek() {
                             Some(b',') => {
@@ -185,7 +192,7 @@ impl<'a> Parser<'a> {
                                 match self.peek() {
                                     Some(b'"') => {
                                         let next_key = self.parse_key()?;
-                                        if let Some(Frame::Object(_, key)) = stack.last_mut() {
+                                        if let Some(Frame::Object { key, .. }) = stack.last_mut() {
                                             *key = next_key;
                                         }
                                         continue 'value;
@@ -197,10 +204,10 @@ impl<'a> Parser<'a> {
                             }
                             Some(b'}') => {
                                 self.pos += 1;
-                                let Some(Frame::Object(map, _)) = stack.pop() else {
-                                    unreachable!("the top frame is an object")
-                                };
-                                value = Value::Object(map);
+                                stack.pop();
+                                value = Value::Object(Map::from_parsed_entries(
+                                    entries.split_off(start),
+                                ));
                             }
                             None => return Err(self.error(Code::EofWhileParsingObject)),
                             Some(_) => return Err(self.error(Code::ExpectedCommaOrEndOfObject)),
@@ -252,18 +259,12 @@ impl<'a> Parser<'a> {
     /// Parses a string starting at the opening quote.
     fn parse_string(&mut self) -> Result<String, ParseError> {
         let start = self.pos + 1;
-        let mut i = start;
+        let i = find_string_stop(self.input, start);
         // Fast path: no escapes.
-        while let Some(&b) = self.input.get(i) {
-            if STRING_STOP[b as usize] {
-                if b == b'"' {
-                    let text = self.utf8(start, i)?;
-                    self.pos = i + 1;
-                    return Ok(text.to_owned());
-                }
-                break;
-            }
-            i += 1;
+        if self.input.get(i) == Some(&b'"') {
+            let text = self.utf8(start, i)?;
+            self.pos = i + 1;
+            return Ok(text.to_owned());
         }
         self.parse_string_with_escapes(start, i)
     }
@@ -366,12 +367,7 @@ impl<'a> Parser<'a> {
                 _ => {
                     // Copy the run up to the next byte that needs attention.
                     let run_start = i;
-                    while let Some(&c) = self.input.get(i) {
-                        if STRING_STOP[c as usize] {
-                            break;
-                        }
-                        i += 1;
-                    }
+                    i = find_string_stop(self.input, i);
                     buf.extend_from_slice(&self.input[run_start..i]);
                 }
             }
@@ -408,80 +404,137 @@ impl<'a> Parser<'a> {
 
     /// Parses a number token per RFC 8259's grammar.
     fn parse_number(&mut self) -> Result<Number, ParseError> {
-        let start = self.pos;
         let input = self.input;
-        let mut i = start;
-        let negative = input[i] == b'-';
-        if negative {
-            i += 1;
-        }
+        let start = self.pos;
+        let negative = input[start] == b'-';
+        let int_start = start + usize::from(negative);
+        let mut i = int_start;
+        // Every digit goes into `mantissa`; it is only trusted while at most 19 significant digits
+        // were read (10^19 < 2^64), which `significant` tracks.
         let mut mantissa: u64 = 0;
-        let mut overflow = false;
         match input.get(i) {
             Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => {
-                while let Some(&d @ b'0'..=b'9') = input.get(i) {
-                    match mantissa
-                        .checked_mul(10)
-                        .and_then(|m| m.checked_add(u64::from(d - b'0')))
-                    {
-                        Some(m) => mantissa = m,
-                        None => overflow = true,
-                    }
-                    i += 1;
-                }
-            }
+            Some(b'1'..=b'9') => i = accumulate_digits(input, i, &mut mantissa),
             None => return Err(self.error_at(Code::EofWhileParsingValue, i)),
             Some(_) => return Err(self.error_at(Code::InvalidNumber, i)),
         }
-        let mut is_float = false;
+        let int_digits = i - int_start;
+        if !matches!(input.get(i), Some(b'.' | b'e' | b'E')) {
+            self.pos = i;
+            return Ok(integer_number(
+                input, start, i, negative, mantissa, int_digits,
+            ));
+        }
+
+        // The integer part has no leading zeros, so all its digits count unless it is just "0". (Not
+        // `mantissa == 0`: a long integer part can wrap the accumulator to exactly zero.)
+        let mut significant = if input[int_start] == b'0' {
+            0
+        } else {
+            int_digits
+        };
+        let mut fraction_digits = 0;
         if input.get(i) == Some(&b'.') {
-            is_float = true;
             i += 1;
-            let digits_start = i;
-            while let Some(b'0'..=b'9') = input.get(i) {
+            let fraction_start = i;
+            while let Some(&d) = input.get(i) {
+                let digit = d.wrapping_sub(b'0');
+                if digit > 9 {
+                    break;
+                }
+                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
+                // Leading zeros of the fraction are not significant; every digit after them is.
+                significant += usize::from(significant != 0 || mantissa != 0);
                 i += 1;
             }
-            if i == digits_start {
+            fraction_digits = i - fraction_start;
+            if fraction_digits == 0 {
                 return Err(self.error_at(Code::InvalidNumber, i));
             }
         }
+        let mut exponent: i64 = 0;
         if let Some(b'e' | b'E') = input.get(i) {
-            is_float = true;
             i += 1;
+            let exponent_negative = input.get(i) == Some(&b'-');
             if let Some(b'+' | b'-') = input.get(i) {
                 i += 1;
             }
             let digits_start = i;
-            while let Some(b'0'..=b'9') = input.get(i) {
+            while let Some(&d) = input.get(i) {
+                let digit = d.wrapping_sub(b'0');
+                if digit > 9 {
+                    break;
+                }
+                exponent = (exponent * 10 + i64::from(digit)).min(EXPONENT_SATURATION);
                 i += 1;
             }
             if i == digits_start {
                 return Err(self.error_at(Code::InvalidNumber, i));
             }
+            if exponent_negative {
+                exponent = -exponent;
+            }
         }
         self.pos = i;
-        if !is_float && !overflow {
-            if !negative {
-                return Ok(Number::from(mantissa));
-            }
-            if mantissa != 0 && mantissa <= 1u64 << 63 {
-                return Ok(Number::from((mantissa as i64).wrapping_neg()));
-            }
-        }
-        let text = std::str::from_utf8(&input[start..i]).expect("number tokens are ASCII");
-        if !is_float {
-            // -0, or an integer beyond 64 bits: keep the text so it is written back unchanged.
-            return Ok(Number::verbatim(text));
-        }
-        let f: f64 = text
-            .parse()
-            .map_err(|_| self.error_at(Code::InvalidNumber, start))?;
+        let text = || std::str::from_utf8(&input[start..i]).expect("number tokens are ASCII");
+        let exact = if significant <= 19 && exponent.abs() < EXPONENT_SATURATION {
+            decimal_to_f64(mantissa, exponent - fraction_digits as i64)
+        } else {
+            None
+        };
+        let f = match exact {
+            Some(magnitude) if negative => -magnitude,
+            Some(magnitude) => magnitude,
+            None => text()
+                .parse()
+                .map_err(|_| self.error_at(Code::InvalidNumber, start))?,
+        };
         if f.is_finite() {
             Ok(Number::float(f))
         } else {
-            Ok(Number::verbatim(text))
+            // Beyond f64's range: keep the text so it is written back unchanged.
+            Ok(Number::verbatim(text()))
         }
+    }
+}
+
+/// Reads decimal digits from `i` into `mantissa` (wrapping; the caller counts digits) and returns
+/// the index after the last digit.
+#[inline]
+fn accumulate_digits(input: &[u8], mut i: usize, mantissa: &mut u64) -> usize {
+    while let Some(&d) = input.get(i) {
+        let digit = d.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
+        i += 1;
+    }
+    i
+}
+
+/// The number for an integer token `input[start..end]` whose `digits` digits (without the sign)
+/// were accumulated into `mantissa`: exact as u64/i64 where it fits, else kept as text.
+fn integer_number(
+    input: &[u8],
+    start: usize,
+    end: usize,
+    negative: bool,
+    mantissa: u64,
+    digits: usize,
+) -> Number {
+    let text = std::str::from_utf8(&input[start..end]).expect("number tokens are ASCII");
+    let magnitude = match digits {
+        // Nineteen digits always fit in a u64, so the wrapping accumulation was exact.
+        0..=19 => Some(mantissa),
+        20 => text.trim_start_matches('-').parse::<u64>().ok(),
+        _ => None,
+    };
+    match (magnitude, negative) {
+        (Some(m), false) => Number::from(m),
+        (Some(m), true) if m != 0 && m <= 1u64 << 63 => Number::from((m as i64).wrapping_neg()),
+        // -0, or an integer beyond 64 bits: keep the text so it is written back unchanged.
+        _ => Number::verbatim(text),
     }
 }
 
@@ -615,5 +668,142 @@ mod tests {
         let m = v.as_object().unwrap();
         assert_eq!(m.keys().collect::<Vec<_>>(), ["b", "a", "b"]);
         assert_eq!(m.get("b").and_then(Value::as_u64), Some(3));
+    }
+
+    #[test]
+    fn floats_are_correctly_rounded_in_every_token_shape() {
+        // xorshift64*, deterministic and crate-free.
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        };
+        for _ in 0..100_000 {
+            let digits = |n: u64, r: u64| -> String {
+                let s = r.to_string();
+                s[..(n as usize).min(s.len())].to_string()
+            };
+            let int = digits(1 + next() % 12, next());
+            let int = int.trim_start_matches('0');
+            let int = if int.is_empty() { "0" } else { int };
+            let fraction = match next() % 3 {
+                0 => String::new(),
+                1 => format!(".{}", digits(1 + next() % 19, next())),
+                _ => format!(".{}{}", "0".repeat((next() % 30) as usize), next()),
+            };
+            let exponent = match next() % 3 {
+                0 if !fraction.is_empty() => String::new(),
+                _ => format!("e{}", (next() % 700) as i64 - 350),
+            };
+            let sign = if next() % 2 == 0 { "-" } else { "" };
+            let text = format!("{sign}{int}{fraction}{exponent}");
+            let want: f64 = text.parse().unwrap();
+            let got = parse(text.as_bytes()).unwrap();
+            if want.is_finite() {
+                assert_eq!(
+                    got.as_f64().map(f64::to_bits),
+                    Some(want.to_bits()),
+                    "{text}"
+                );
+            } else {
+                assert_eq!(crate::json::to_string(&got), text, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_and_saturated_numbers_fall_back_exactly() {
+        let cases = [
+            "0.1000000000000000055511151231257827021181583404541015625",
+            "2.4703282292062327208828439643411068618252990130716238221279284125033775363510437593264991818081799618989828234772285886546332835517796989819938739800539093906315035659515570226392290858392449105184435931802849936536152500319370457678249219365623669863658480757001585769269903706311928279558551332927834338409351978015531246597263579574622766465272827220056374006485499977096599470454020828166226237857393450736339007967761930577506740176324673600968951340535537458516661134223766678604162159680461914467291840300530057530849048765391711386591646239524912623653881879636239373280423891018672348497668235089863388587925628302755995657524455507255189313690836254779186948667994968324049705821028513185451396213837722826145437693412532098591327667236328125e-324",
+            "1e-99999999999999999999",
+            "1e99999999999999999999",
+            "0.0000000000000000000000000000001e31",
+            "123456789012345678901234567890e-30",
+        ];
+        for text in cases {
+            let want: f64 = text.parse().unwrap();
+            let got = parse(text.as_bytes()).unwrap();
+            if want.is_finite() {
+                assert_eq!(
+                    got.as_f64().map(f64::to_bits),
+                    Some(want.to_bits()),
+                    "{text}"
+                );
+            } else {
+                assert_eq!(crate::json::to_string(&got), text);
+            }
+        }
+    }
+
+    #[test]
+    fn fuzz_crash_integer_part_wrapping_to_zero_is_not_mistaken_for_zero() {
+        // 184467440737095516160 = 10 * 2^64: the wrapping accumulator reads it as 0, which once made
+        // this number parse as 0.1 (found by the json_parse fuzz target).
+        let text = "184467440737095516160.1";
+        let want: f64 = text.parse().unwrap();
+        assert_eq!(parse(text.as_bytes()).unwrap().as_f64(), Some(want));
+        let text = "-368934881474191032320e-1";
+        let want: f64 = text.parse().unwrap();
+        assert_eq!(parse(text.as_bytes()).unwrap().as_f64(), Some(want));
+    }
+
+    #[test]
+    fn integers_are_exact_at_the_64_bit_edges() {
+        for (text, unsigned, signed) in [
+            (
+                "9999999999999999999",
+                Some(9_999_999_999_999_999_999u64),
+                None,
+            ),
+            ("18446744073709551615", Some(u64::MAX), None),
+            ("-9223372036854775808", None, Some(i64::MIN)),
+            ("-9223372036854775807", None, Some(i64::MIN + 1)),
+            ("9223372036854775807", Some(i64::MAX as u64), Some(i64::MAX)),
+        ] {
+            let v = parse(text.as_bytes()).unwrap();
+            assert_eq!(
+                (v.as_u64(), v.as_i64().filter(|_| signed.is_some())),
+                (unsigned, signed),
+                "{text}"
+            );
+        }
+        for text in [
+            "18446744073709551616",
+            "99999999999999999999",
+            "-9223372036854775809",
+            "-0",
+        ] {
+            let v = parse(text.as_bytes()).unwrap();
+            assert_eq!((v.as_u64(), v.as_i64()), (None, None), "{text}");
+            assert_eq!(crate::json::to_string(&v), text);
+        }
+    }
+
+    #[test]
+    fn string_scan_finds_stops_at_every_offset() {
+        for len in 0..40 {
+            for stop in ["\"", "\\n", "\n", "\u{1f}"] {
+                let body = "a\u{e9}".repeat(len / 2) + &"b".repeat(len % 2);
+                let text = format!("[\"{body}{stop}tail\"]");
+                let result = parse(text.as_bytes());
+                match stop {
+                    "\"" => assert!(result.is_err(), "{text:?}"),
+                    "\\n" => {
+                        let v = result.unwrap();
+                        assert_eq!(
+                            v.as_array().unwrap()[0].as_str(),
+                            Some(format!("{body}\ntail").as_str())
+                        );
+                    }
+                    _ => {
+                        let e = result.unwrap_err();
+                        assert_eq!(e.offset(), 2 + body.len(), "{text:?}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -4,6 +4,8 @@
 //! Floats are written the way Python's `repr` writes them (shortest round-trip digits, `1e-05`,
 //! `1.5e+16`, `12.0`), which keeps tool texts byte-identical with the reference implementation.
 
+use super::scan::find_string_stop;
+use super::shortest::shortest_digits;
 use super::{Map, Number, Value, N};
 use std::fmt::Write as _;
 
@@ -17,6 +19,15 @@ pub fn to_string(value: &Value) -> String {
 /// Appends the compact wire form of `value` to `out`.
 pub fn write_compact(value: &Value, out: &mut String) {
     write_value(value, out, Style::Compact);
+}
+
+/// The compact form with object members sorted by key (code point order; duplicates keep their
+/// order): the canonical form the audit log hashes. The same bytes as Python's
+/// `json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`.
+pub fn to_string_sorted(value: &Value) -> String {
+    let mut out = String::with_capacity(128);
+    write_value(value, &mut out, Style::CompactSorted);
+    out
 }
 
 /// The reference's tool-text form: Python's `json.dumps(v, indent=1, sort_keys=True)` with its
@@ -36,22 +47,42 @@ pub fn write_pretty_ascii_sorted(value: &Value, out: &mut String) {
 #[derive(Clone, Copy, PartialEq)]
 enum Style {
     Compact,
+    CompactSorted,
     PrettyAsciiSorted,
 }
 
 /// A container being written: its remaining elements.
 enum Open<'a> {
     Array(std::slice::Iter<'a, Value>),
-    Object(std::vec::IntoIter<&'a (String, Value)>),
+    Object(Entries<'a>),
 }
 
-fn object_entries(map: &Map, style: Style) -> Vec<&(String, Value)> {
-    let mut entries: Vec<&(String, Value)> = map.entries().iter().collect();
-    if style == Style::PrettyAsciiSorted {
-        // Stable sort: with duplicate keys the later one is written last, as a dict would keep it.
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+/// An object's entries in writing order: as stored (compact), or sorted by key (sorted and pretty forms).
+enum Entries<'a> {
+    InOrder(std::slice::Iter<'a, (String, Value)>),
+    Sorted(std::vec::IntoIter<&'a (String, Value)>),
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = &'a (String, Value);
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Entries::InOrder(iter) => iter.next(),
+            Entries::Sorted(iter) => iter.next(),
+        }
     }
-    entries
+}
+
+fn object_entries(map: &Map, style: Style) -> Entries<'_> {
+    match style {
+        Style::Compact => Entries::InOrder(map.entries().iter()),
+        Style::CompactSorted | Style::PrettyAsciiSorted => {
+            let mut entries: Vec<&(String, Value)> = map.entries().iter().collect();
+            // Stable sort: with duplicate keys the later one is written last, as a dict keeps it.
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Entries::Sorted(entries.into_iter())
+        }
+    }
 }
 
 fn newline_indent(out: &mut String, depth: usize) {
@@ -87,7 +118,7 @@ fn write_value(root: &Value, out: &mut String, style: Style) {
                 }
                 Value::Object(m) => {
                     out.push('{');
-                    let mut iter = object_entries(m, style).into_iter();
+                    let mut iter = object_entries(m, style);
                     if pretty {
                         newline_indent(out, stack.len() + 1);
                     }
@@ -145,19 +176,6 @@ fn write_key(key: &str, out: &mut String, pretty: bool) {
     out.push_str(if pretty { ": " } else { ":" });
 }
 
-/// Bytes the compact writer must escape: the quote, the backslash and control characters.
-static COMPACT_ESCAPE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut i = 0;
-    while i < 0x20 {
-        table[i] = true;
-        i += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
-
 fn write_string(s: &str, out: &mut String, ascii_only: bool) {
     out.push('"');
     if ascii_only {
@@ -165,14 +183,15 @@ fn write_string(s: &str, out: &mut String, ascii_only: bool) {
     } else {
         let bytes = s.as_bytes();
         let mut run_start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if COMPACT_ESCAPE[b as usize] {
-                out.push_str(&s[run_start..i]);
-                write_short_escape_or_u(b as char, out);
-                run_start = i + 1;
-            }
+        loop {
+            let stop = find_string_stop(bytes, run_start);
+            out.push_str(&s[run_start..stop]);
+            let Some(&b) = bytes.get(stop) else {
+                break;
+            };
+            write_short_escape_or_u(char::from(b), out);
+            run_start = stop + 1;
         }
-        out.push_str(&s[run_start..]);
     }
     out.push('"');
 }
@@ -217,64 +236,109 @@ fn write_escaped_ascii(s: &str, out: &mut String) {
 
 fn write_number(n: &Number, out: &mut String) {
     match &n.n {
-        N::PosInt(u) => {
-            let _ = write!(out, "{u}");
-        }
+        N::PosInt(u) => write_u64(*u, out),
         N::NegInt(i) => {
-            let _ = write!(out, "{i}");
+            out.push('-');
+            write_u64(i.unsigned_abs(), out);
         }
         N::Float(f) => write_python_float(*f, out),
         N::Verbatim(text) => out.push_str(text),
     }
 }
 
-/// Writes a finite float as Python's `repr` does: the shortest digits that round-trip, in fixed
-/// notation when the decimal exponent is in -4..16 (always with a fraction, `12.0`), otherwise
-/// `d.ddde±XX` with at least two exponent digits.
+/// "00" to "99", for writing integers two digits at a time.
+static DIGIT_PAIRS: [u8; 200] = {
+    let mut table = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        table[2 * i] = b'0' + (i / 10) as u8;
+        table[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    table
+};
+
+/// Writes `n` in decimal without going through `fmt` (which costs a formatter per number).
+fn write_u64(n: u64, out: &mut String) {
+    let mut buf = [0u8; 20];
+    out.push_str(decimal(n, &mut buf));
+}
+
+/// `n` in decimal, written into the end of `buf`.
+fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &str {
+    let mut i = buf.len();
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    } else {
+        i -= 1;
+        buf[i] = b'0' + n as u8;
+    }
+    std::str::from_utf8(&buf[i..]).expect("decimal digits are ASCII")
+}
+
+/// Writes a finite float as Python's `repr` does: the shortest digits that round-trip (ties to
+/// even), in fixed notation when the decimal exponent is in -4..16 (always with a fraction, `12.0`),
+/// otherwise `d.ddde±XX` with at least two exponent digits.
 pub fn write_python_float(f: f64, out: &mut String) {
-    // `{:e}` gives the shortest round-trip digits as `d.ddde[-]X`.
-    let sci = format!("{f:e}");
-    let (mantissa, exponent) = sci.split_once('e').expect("{:e} always has an exponent");
-    let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
+    if f.is_sign_negative() {
+        out.push('-');
+    }
+    let magnitude = f.abs();
+    let (digits, exponent) = if magnitude == 0.0 {
+        (0, 0)
+    } else {
+        shortest_digits(magnitude)
     };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    out.push_str(sign);
+    let mut buf = [0u8; 20];
+    let digits = decimal(digits, &mut buf);
+    // The exponent of the first digit, as in d.ddd × 10^exponent.
+    let exponent = exponent + digits.len() as i32 - 1;
+    let (first, rest) = digits.split_at(1);
+    // Python never shows trailing zeros after the first digit.
+    let rest = rest.trim_end_matches('0');
+    let digit_count = 1 + rest.len();
     if (-4..16).contains(&exponent) {
         if exponent < 0 {
             out.push_str("0.");
             for _ in 0..(-exponent - 1) {
                 out.push('0');
             }
-            out.push_str(&digits);
+            out.push_str(first);
+            out.push_str(rest);
         } else {
             let int_len = exponent as usize + 1;
-            if digits.len() <= int_len {
-                out.push_str(&digits);
-                for _ in digits.len()..int_len {
+            out.push_str(first);
+            if digit_count <= int_len {
+                out.push_str(rest);
+                for _ in digit_count..int_len {
                     out.push('0');
                 }
                 out.push_str(".0");
             } else {
-                out.push_str(&digits[..int_len]);
+                out.push_str(&rest[..int_len - 1]);
                 out.push('.');
-                out.push_str(&digits[int_len..]);
+                out.push_str(&rest[int_len - 1..]);
             }
         }
     } else {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
+        out.push_str(first);
+        if !rest.is_empty() {
             out.push('.');
-            out.push_str(&digits[1..]);
+            out.push_str(rest);
         }
-        let _ = write!(
-            out,
-            "e{}{:02}",
-            if exponent < 0 { '-' } else { '+' },
-            exponent.abs()
-        );
+        out.push_str(if exponent < 0 { "e-" } else { "e+" });
+        if exponent.abs() < 10 {
+            out.push('0');
+        }
+        write_u64(u64::from(exponent.unsigned_abs()), out);
     }
 }
 
@@ -290,6 +354,17 @@ mod tests {
     }
 
     #[test]
+    fn sorted_compact_form_sorts_nested_members_by_code_point() {
+        let v = parse(br#"{"b":1,"a":{"\u00e9":[1.0,"\n"],"Z":null},"\u00e0":2}"#).unwrap();
+        // The bytes Python's json.dumps(v, sort_keys=True, separators=(",", ":"),
+        // ensure_ascii=False) writes for the same input.
+        assert_eq!(
+            to_string_sorted(&v),
+            "{\"a\":{\"Z\":null,\"\u{e9}\":[1.0,\"\\n\"]},\"b\":1,\"\u{e0}\":2}"
+        );
+    }
+
+    #[test]
     fn floats_print_as_python_repr() {
         let cases: &[(f64, &str)] = &[
             (0.0, "0.0"),
@@ -297,7 +372,7 @@ mod tests {
             (12.0, "12.0"),
             (1.5, "1.5"),
             (0.1, "0.1"),
-            (4.235017, "4.235017"),
+            (1.234567, "1.234567"),
             (1e-5, "1e-05"),
             (0.0001, "0.0001"),
             (1.5e16, "1.5e+16"),
@@ -311,6 +386,60 @@ mod tests {
         ];
         for &(f, want) in cases {
             assert_eq!(py(f), want, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn integers_are_written_in_decimal() {
+        for n in [0u64, 7, 10, 99, 100, 101, 12345, 1 << 53, u64::MAX] {
+            let mut s = String::new();
+            write_u64(n, &mut s);
+            assert_eq!(s, n.to_string());
+        }
+        let v = parse(b"[-9223372036854775808, -1, 0, 18446744073709551615]").unwrap();
+        assert_eq!(
+            to_string(&v),
+            "[-9223372036854775808,-1,0,18446744073709551615]"
+        );
+    }
+
+    #[test]
+    fn floats_print_as_python_repr_across_magnitudes() {
+        // Python's repr: repr(float) for these values, checked by hand against CPython 3.11.
+        let cases: &[(f64, &str)] = &[
+            (1e15, "1000000000000000.0"),
+            (1.2345e15, "1234500000000000.0"),
+            (123.456, "123.456"),
+            (1e-4, "0.0001"),
+            (1.5e-4, "0.00015"),
+            (9.5e-5, "9.5e-05"),
+            (f64::from_bits(0x431A_A3D7_EAC1_1F3D), "1874624286574543.2"),
+            (1e22, "1e+22"),
+            (123e18, "1.23e+20"),
+            (1e100, "1e+100"),
+            (-1.25e-300, "-1.25e-300"),
+            (2.5e22, "2.5e+22"),
+        ];
+        for &(f, want) in cases {
+            assert_eq!(py(f), want, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn written_floats_read_back_to_the_same_bits() {
+        let mut state = 0x1234_5678_9ABC_DEF1u64;
+        for _ in 0..100_000 {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let f = f64::from_bits(state.wrapping_mul(0x2545_F491_4F6C_DD1D));
+            if !f.is_finite() {
+                continue;
+            }
+            let text = py(f);
+            let back: f64 = text.parse().unwrap();
+            assert_eq!(back.to_bits(), f.to_bits(), "{text}");
+            assert_eq!(parse(text.as_bytes()).unwrap().as_f64(), Some(f), "{text}");
         }
     }
 

@@ -7,8 +7,10 @@
 use super::context::{CallContext, CancelToken, DiscardNotifications, LogLevel, Notify};
 use super::revision::Revision;
 use super::tool::{Tool, ToolOutput, ToolSet};
+use crate::audit::{AuditError, AuditLog, AuditedCall};
 use crate::json::{obj, to_pretty_ascii_sorted, to_string, Map, Value};
 use crate::jsonrpc::{self, classify, code, error_reply, result_reply, Message, RpcError};
+use crate::policy::Policy;
 use crate::schema;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -28,11 +30,14 @@ const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabiliti
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
-/// The shared, immutable part of serving one tool set: its tools and identity.
+/// The shared, immutable part of serving one tool set: its tools and identity, the operator's tool
+/// policy and the audit log.
 pub struct Engine {
     toolset: Arc<dyn ToolSet>,
     tools: Vec<Tool>,
     version: String,
+    policy: Policy,
+    audit: Option<AuditLog>,
 }
 
 impl Engine {
@@ -43,7 +48,39 @@ impl Engine {
             toolset,
             tools,
             version: env!("CARGO_PKG_VERSION").to_owned(),
+            policy: Policy::new(),
+            audit: None,
         }
+    }
+
+    /// The operator's tool policy. Without one, the empty policy applies: read-only tools are
+    /// served and any tool that may change data is refused. A tool the policy refuses is left out
+    /// of `tools/list`, and a call to it gets error -32001 naming the rule.
+    pub fn with_policy(mut self, policy: Policy) -> Engine {
+        self.policy = policy;
+        self
+    }
+
+    /// Records every tool call in `audit`. A call whose records cannot be written is refused
+    /// (or its result withheld) with -32603: nothing is served unrecorded.
+    pub fn with_audit(mut self, audit: AuditLog) -> Engine {
+        self.audit = Some(audit);
+        self
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The audit log, to complete the run at shutdown ([`AuditLog::complete_run`]).
+    pub fn audit(&self) -> Option<&AuditLog> {
+        self.audit.as_ref()
+    }
+
+    /// Whether the policy lets clients see and call `tool`. Only what the server declares
+    /// decides; nothing from the client does.
+    fn is_allowed(&self, tool: &Tool) -> bool {
+        self.policy.decide(&tool.name, &tool.annotations).allowed
     }
 
     /// The version reported in `serverInfo` (the product version by default).
@@ -150,10 +187,14 @@ struct State {
 pub struct Session {
     engine: Arc<Engine>,
     state: Mutex<State>,
+    /// The transport's session id (HTTP), named in audit records.
+    id: Option<String>,
 }
 
 /// The per-request facts a method handler needs.
 struct RequestScope<'a> {
+    /// The client's request id (logged in the audit record, never trusted).
+    id: &'a Value,
     revision: Revision,
     /// Served statelessly under 2026-07-28.
     modern: bool,
@@ -173,7 +214,26 @@ impl Session {
                 client_info: None,
                 in_flight: Vec::new(),
             }),
+            id: None,
         }
+    }
+
+    /// Names this session (HTTP transports: the `MCP-Session-Id`) in the audit log's records.
+    pub fn with_id(mut self, id: &str) -> Session {
+        self.id = Some(id.to_owned());
+        self
+    }
+
+    /// A session that behaves as if `initialize` had negotiated `revision` (stateless HTTP serves
+    /// each request on one of these).
+    pub fn initialized(engine: Arc<Engine>, revision: Revision) -> Session {
+        let session = Session::new(engine);
+        {
+            let mut state = session.state();
+            state.phase = Phase::Ready;
+            state.revision = Some(revision);
+        }
+        session
     }
 
     pub fn engine(&self) -> &Arc<Engine> {
@@ -401,12 +461,13 @@ impl Session {
         let outcome = if method == "initialize" {
             self.initialize(&params)
         } else if let (Some(version), Phase::New) = (modern_version, phase) {
-            match modern_scope(version, meta, notify, cancel) {
+            match modern_scope(&id, version, meta, notify, cancel) {
                 Ok(scope) => self.dispatch(method, params, &scope),
                 Err(e) => Err(e),
             }
         } else {
             let scope = RequestScope {
+                id: &id,
                 revision: negotiated.unwrap_or(Revision::DEFAULT_LEGACY),
                 modern: false,
                 log_level: session_level,
@@ -521,6 +582,7 @@ impl Session {
             .engine
             .tools
             .iter()
+            .filter(|t| self.engine.is_allowed(t))
             .map(|t| self.engine.tool_value(t, scope.revision))
             .collect();
         let mut m = Map::with_capacity(3);
@@ -547,17 +609,58 @@ impl Session {
         }
     }
 
-    fn tools_call(&self, mut params: Map, scope: &RequestScope<'_>) -> Result<Value, RpcError> {
+    /// `tools/call`: audit record of the request, tool lookup, policy, then the call itself, and
+    /// the audit record of its outcome.
+    fn tools_call(&self, params: Map, scope: &RequestScope<'_>) -> Result<Value, RpcError> {
         let name = match params.get("name") {
             Some(Value::String(name)) => name.clone(),
             _ => return Err(RpcError::invalid_params("tool name must be a string")),
         };
+        let mut audit = match &self.engine.audit {
+            None => None,
+            Some(log) => {
+                let arguments = params.get("arguments").cloned().unwrap_or_default();
+                let requested =
+                    log.call_requested(self.id.as_deref(), Some(scope.id), &name, &arguments);
+                Some(requested.map_err(audit_failure)?)
+            }
+        };
         let Some(tool) = self.engine.find_tool(&name) else {
-            return Err(RpcError::invalid_params(format!(
+            let unknown = RpcError::invalid_params(format!(
                 "unknown tool {}",
                 jsonrpc::py_repr(&Value::from(name.as_str()))
-            )));
+            ));
+            return record_outcome(audit, Err(unknown));
         };
+        let decision = self.engine.policy.decide(&tool.name, &tool.annotations);
+        if !decision.allowed {
+            if let Some(call) = audit {
+                call.blocked(&decision.reason.to_string())
+                    .map_err(audit_failure)?;
+            }
+            return Err(RpcError::new(
+                code::POLICY_DENIED,
+                decision.refusal_message(&name),
+            ));
+        }
+        if let Some(call) = &mut audit {
+            call.started().map_err(audit_failure)?;
+        }
+        let outcome = self.run_tool(tool, params, scope);
+        if let (Some(call), true) = (&mut audit, scope.cancel.is_cancelled()) {
+            call.set_cancelled();
+        }
+        record_outcome(audit, outcome)
+    }
+
+    /// Validates the arguments of an admitted call and runs the tool.
+    fn run_tool(
+        &self,
+        tool: &Tool,
+        mut params: Map,
+        scope: &RequestScope<'_>,
+    ) -> Result<Value, RpcError> {
+        let name = &tool.name;
         let mut arguments = match params.remove("arguments") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
@@ -589,13 +692,39 @@ impl Session {
             last_progress: Mutex::new(None),
         };
         let toolset = &self.engine.toolset;
-        let outcome = catch_unwind(AssertUnwindSafe(|| toolset.call(&name, &arguments, &ctx)));
+        let outcome = catch_unwind(AssertUnwindSafe(|| toolset.call(name, &arguments, &ctx)));
         match outcome {
             Err(_) => Err(RpcError::new(code::INTERNAL_ERROR, "internal error")),
             Ok(Err(e)) => Ok(error_result(e.message())),
             Ok(Ok(output)) => Ok(success_result(output, scope.revision)),
         }
     }
+}
+
+/// Writes the audit record of a call's outcome (when audited) and passes the outcome on. An
+/// outcome that cannot be recorded is withheld: the client gets -32603 instead.
+fn record_outcome(
+    audit: Option<AuditedCall<'_>>,
+    outcome: Result<Value, RpcError>,
+) -> Result<Value, RpcError> {
+    let Some(call) = audit else {
+        return outcome;
+    };
+    let recorded = match &outcome {
+        Ok(result) => call.finished(result),
+        Err(error) => call.rejected(error.code, &error.message),
+    };
+    recorded.map_err(audit_failure)?;
+    outcome
+}
+
+/// What the client hears when the audit log cannot be written. The details (path, OS error) are
+/// the operator's: [`AuditLog::complete_run`] reports them at shutdown.
+fn audit_failure(_: AuditError) -> RpcError {
+    RpcError::new(
+        code::INTERNAL_ERROR,
+        "the audit log cannot be written, so the call is refused",
+    )
 }
 
 /// The validator's failure, in the tool's own words when it declared them.
@@ -614,6 +743,7 @@ fn argument_message(tool: &Tool, e: &schema::SchemaError) -> String {
 
 /// The request is modern: check its `_meta` and build its scope.
 fn modern_scope<'a>(
+    id: &'a Value,
     version: &Value,
     meta: Option<&Value>,
     notify: &'a dyn Notify,
@@ -651,12 +781,39 @@ fn modern_scope<'a>(
         .and_then(Value::as_str)
         .and_then(LogLevel::parse);
     Ok(RequestScope {
+        id,
         revision: Revision::V2026_07_28,
         modern: true,
         log_level,
         notify,
         cancel,
     })
+}
+
+/// The modern protocol version a message names in `params._meta`, if any: such a request is served
+/// statelessly under 2026-07-28 (transports route on it, e.g. HTTP's dual-era endpoint).
+pub fn modern_protocol_version(message: &Value) -> Option<&Value> {
+    message
+        .get("params")
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+}
+
+/// The error a modern request's `_meta` earns before dispatch (unsupported version -32022, missing
+/// client capabilities -32602), for transports that answer those with their own status (HTTP 400).
+pub fn check_modern_meta(message: &Value) -> Result<(), RpcError> {
+    let meta = message.get("params").and_then(|p| p.get("_meta"));
+    let version = meta
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .unwrap_or(&Value::Null);
+    modern_scope(
+        &Value::Null,
+        version,
+        meta,
+        &DiscardNotifications,
+        CancelToken::new(),
+    )
+    .map(drop)
 }
 
 fn supported_versions() -> Vec<Value> {

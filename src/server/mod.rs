@@ -11,6 +11,9 @@ mod revision;
 mod tool;
 
 pub use context::{CallContext, CancelToken, DiscardNotifications, LogLevel, Notify};
-pub use engine::{Engine, Session, LIST_TTL_MS, MAX_RESULT_TEXT_BYTES, RESULT_TRUNCATION_MARKER};
+pub use engine::{
+    check_modern_meta, modern_protocol_version, Engine, Session, LIST_TTL_MS,
+    MAX_RESULT_TEXT_BYTES, RESULT_TRUNCATION_MARKER,
+};
 pub use revision::Revision;
 pub use tool::{Annotations, Tool, ToolError, ToolOutput, ToolSet};

@@ -1,0 +1,24 @@
+//! Parse → write → parse: whatever the parser accepts, the compact writer must write back to an
+//! equal value (and the same text again), and the pretty sorted writer's output must parse back to a
+//! value whose pretty form is identical (equal up to key order).
+#![no_main]
+
+use agentteams_mcp::json;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(first) = json::parse(data) else {
+        return;
+    };
+    let compact = json::to_string(&first);
+    let second = json::parse(compact.as_bytes()).expect("compact output parses");
+    assert!(second == first, "compact round trip changed the value: {compact}");
+    assert_eq!(json::to_string(&second), compact);
+
+    let pretty = json::to_pretty_ascii_sorted(&first);
+    assert!(pretty.is_ascii());
+    let reparsed = json::parse(pretty.as_bytes()).expect("pretty output parses");
+    assert_eq!(json::to_pretty_ascii_sorted(&reparsed), pretty);
+    // Sorting keys must not change the content: the pretty form of the compact round trip agrees.
+    assert_eq!(json::to_pretty_ascii_sorted(&second), pretty);
+});

@@ -1,0 +1,828 @@
+//! The `client` and `trust` commands: probe an MCP server by hand (list its tools, call one), and
+//! manage the project's trust policy for the servers it connects to.
+//!
+//! Exit codes (both commands): 0 ok; 1 tool error (an `isError` result, a JSON-RPC error, a tool
+//! refused by the trust policy, audit findings); 2 usage error or unusable policy file; 3 the
+//! server requires authorization; 4 the server could not be reached or misbehaved.
+
+use crate::cli::{Args, UsageError};
+use agentteams_mcp::client::trust::{self, Level, Policy};
+use agentteams_mcp::client::{
+    Client, ClientError, EraChoice, Event, Options, ServerInfo, ToolInfo, ToolResult,
+};
+use agentteams_mcp::json::{self, obj, Map, Value};
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub const CLIENT_USAGE: &str = "\
+usage:
+  agentteams-mcp client --url URL [OPTIONS] (info | tools | call TOOL [--arg K=V]... [--json ARGS])
+  agentteams-mcp client [OPTIONS] (info | tools | call TOOL ...) -- COMMAND [ARGS...]
+
+  info    connect and show the server's name, protocol revision and capabilities
+  tools   list the server's tools (and what the trust policy lets through)
+  call    call TOOL; --arg K=V sets one argument (V is read as the tool's schema types it: text
+          for string parameters, JSON otherwise), --json '{...}' gives all arguments as JSON
+
+options:
+  --json                    machine output: one JSON object on stdout
+  --era auto|legacy|modern  protocol era (default auto: probe server/discover, else initialize)
+  --timeout SECS            time allowed for each call (default 60)
+  --connect-timeout SECS    time allowed to connect over HTTP (default 10)
+  --token-file PATH         send the file's content as a bearer token (HTTP)
+  --token-env VAR           send the variable's value as a bearer token (HTTP)
+  --max-response-bytes N    cap on one message from the server (default 4194304)
+  --log-level LEVEL         ask the server for log messages at LEVEL and above (printed to stderr)
+  --project DIR             the project whose .agentteams/mcp-trust.json applies (default: .)
+
+A server started with `-- COMMAND` is spoken to over its stdin and stdout, then its stdin is
+closed (and it is killed if it has not exited 2 s later). Only http:// URLs are supported.
+
+exit codes: 0 ok; 1 tool error or refused by the trust policy; 2 usage; 3 authorization
+required; 4 connection failure (unreachable, timeout, malformed or oversized reply)";
+
+pub const TRUST_USAGE: &str = "\
+usage:
+  agentteams-mcp trust list [--json]
+  agentteams-mcp trust inspect SERVER [client options]
+  agentteams-mcp trust allow SERVER [--level trusted|verified] [--tool NAME]...
+  agentteams-mcp trust deny SERVER [--tool NAME]...
+  agentteams-mcp trust revoke SERVER [--tool NAME]...
+  agentteams-mcp trust audit
+
+SERVER is --url URL, --server KEY (as `trust list` shows it) or, last, -- COMMAND [ARGS...].
+Every subcommand takes --project DIR (default: .); the policy is DIR/.agentteams/mcp-trust.json.
+
+  allow   no --tool: the server becomes trusted (all tools); with --tool: the tools join its
+          allowlist and an untrusted server becomes verified (only allowlisted tools)
+  deny    no --tool: the server becomes untrusted (tools with sensitive names refused); with
+          --tool: the tools are refused whatever the level
+  revoke  no --tool: forget the server (untrusted default); with --tool: drop the tools from
+          both lists
+  inspect connect, list the server's tools and show which the policy lets through
+  audit   report risky entries (trusted servers, sensitive allowlisted tools); exit 1 if any
+
+exit codes: 0 ok; 1 audit findings or nothing to revoke; 2 usage or unusable policy file;
+3 authorization required; 4 connection failure";
+
+/// Like `println!`, but a reader that went away (`| head`) ends nothing: output is best effort,
+/// the exit code still says how the command went.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// What the command line asked for, or the exit code to stop with.
+type Outcome<T> = Result<T, u8>;
+
+const EXIT_TOOL_ERROR: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+const EXIT_AUTH: u8 = 3;
+const EXIT_CONNECTION: u8 = 4;
+
+/// How a client error ends the command.
+pub fn exit_code(e: &ClientError) -> u8 {
+    match e {
+        ClientError::Tool { .. } | ClientError::Rpc { .. } => EXIT_TOOL_ERROR,
+        ClientError::AuthRequired { .. } => EXIT_AUTH,
+        ClientError::Unsupported(_) => EXIT_USAGE,
+        ClientError::Connect(_)
+        | ClientError::Timeout { .. }
+        | ClientError::Closed(_)
+        | ClientError::Protocol(_)
+        | ClientError::Http { .. }
+        | ClientError::SessionExpired => EXIT_CONNECTION,
+    }
+}
+
+/// The server to talk to.
+enum Target {
+    Url(String),
+    Command(Vec<String>),
+}
+
+impl Target {
+    fn key(&self) -> Result<String, UsageError> {
+        match self {
+            Target::Url(u) => trust::server_key_for_url(u).map_err(|e| UsageError(e.0)),
+            Target::Command(argv) => Ok(trust::server_key_for_command(argv)),
+        }
+    }
+
+    fn connect(&self, options: Options) -> Result<Client, ClientError> {
+        match self {
+            Target::Url(u) => Client::connect_http(u, options),
+            Target::Command(argv) => Client::spawn(argv, options),
+        }
+    }
+}
+
+fn target(args: &mut Args) -> Result<Target, UsageError> {
+    let url = args.value("--url")?;
+    let command = args.trailing();
+    match (url, command.is_empty()) {
+        (Some(u), true) => Ok(Target::Url(u)),
+        (None, false) => Ok(Target::Command(command)),
+        (Some(_), false) => Err(UsageError(
+            "give either --url URL or -- COMMAND, not both".into(),
+        )),
+        (None, true) => Err(UsageError(
+            "which server? give --url URL or, last, -- COMMAND [ARGS...]".into(),
+        )),
+    }
+}
+
+fn seconds(args: &mut Args, name: &str, default: Duration) -> Result<Duration, UsageError> {
+    match args.value(name)? {
+        None => Ok(default),
+        Some(v) => v
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s > 0.0 && *s <= 86_400.0)
+            .map(Duration::from_secs_f64)
+            .ok_or_else(|| {
+                UsageError(format!(
+                    "{name} must be a number of seconds from 0 to 86400, not {v:?}"
+                ))
+            }),
+    }
+}
+
+/// Reads the connection options every command that connects shares.
+fn options(args: &mut Args) -> Result<Options, UsageError> {
+    let mut o = Options::default();
+    if let Some(era) = args.value("--era")? {
+        o.era = EraChoice::parse(&era).ok_or_else(|| {
+            UsageError(format!("--era must be auto, legacy or modern, not {era:?}"))
+        })?;
+    }
+    o.call_timeout = seconds(args, "--timeout", o.call_timeout)?;
+    o.connect_timeout = seconds(args, "--connect-timeout", o.connect_timeout)?;
+    if let Some(n) = args.value("--max-response-bytes")? {
+        o.max_response_bytes = n
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n >= 1024)
+            .ok_or_else(|| {
+                UsageError(format!(
+                    "--max-response-bytes must be an integer of at least 1024, not {n:?}"
+                ))
+            })?;
+    }
+    o.log_level = args.value("--log-level")?;
+    if let Some(level) = &o.log_level {
+        if agentteams_mcp::server::LogLevel::parse(level).is_none() {
+            return Err(UsageError(format!(
+                "--log-level must be one of debug, info, notice, warning, error, critical, alert, emergency, not {level:?}"
+            )));
+        }
+    }
+    let file = args.value("--token-file")?;
+    let env = args.value("--token-env")?;
+    o.bearer_token = match (file, env) {
+        (Some(_), Some(_)) => {
+            return Err(UsageError(
+                "give --token-file or --token-env, not both".into(),
+            ))
+        }
+        (Some(path), None) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| UsageError(format!("--token-file {path}: {e}")))?;
+            Some(text.trim().to_owned())
+        }
+        (None, Some(var)) => Some(
+            std::env::var(&var)
+                .map_err(|_| UsageError(format!("--token-env {var}: the variable is not set")))?
+                .trim()
+                .to_owned(),
+        ),
+        (None, None) => None,
+    };
+    Ok(o)
+}
+
+fn project(args: &mut Args) -> Result<PathBuf, UsageError> {
+    Ok(args
+        .value_any(&["--project", "--root"])?
+        .map_or_else(|| PathBuf::from("."), PathBuf::from))
+}
+
+fn load_policy(root: &std::path::Path) -> Outcome<Policy> {
+    Policy::load(root).map_err(|e| {
+        eprintln!("agentteams-mcp: trust policy: {e}");
+        EXIT_USAGE
+    })
+}
+
+/// `--json ARGS` and the `--json` output flag share a spelling: a `--json` followed by a JSON
+/// object (or written `--json={...}`) carries the arguments and becomes `--arguments-json`.
+fn split_json_arguments(argv: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut iter = argv.into_iter().peekable();
+    let mut after_dashes = false;
+    while let Some(a) = iter.next() {
+        if after_dashes {
+            out.push(a);
+            continue;
+        }
+        if a == "--" {
+            after_dashes = true;
+        } else if a == "--json" && iter.peek().is_some_and(|n| n.trim_start().starts_with('{')) {
+            out.push("--arguments-json".into());
+            continue;
+        } else if let Some(v) = a.strip_prefix("--json=") {
+            out.push("--arguments-json".into());
+            out.push(v.to_owned());
+            continue;
+        }
+        out.push(a);
+    }
+    out
+}
+
+fn usage(e: UsageError, text: &str) -> u8 {
+    eprintln!("agentteams-mcp: {e}\n\n{text}");
+    EXIT_USAGE
+}
+
+fn report(e: &ClientError, json_out: bool) -> u8 {
+    if json_out {
+        let mut err = Map::new();
+        err.insert("kind", Value::from(e.kind()));
+        err.insert("message", Value::from(e.to_string()));
+        if let ClientError::Rpc { error, .. } = e {
+            err.insert("code", Value::from(error.code));
+        }
+        eprintln!("{}", json::to_string(&obj([("error", Value::Object(err))])));
+    } else {
+        eprintln!("agentteams-mcp client: {e}");
+    }
+    exit_code(e)
+}
+
+/// Prints a server notification on stderr.
+fn show_event(event: &Event) {
+    match event {
+        Event::Progress {
+            progress,
+            total,
+            message,
+        } => {
+            let total = total.map_or(String::new(), |t| format!("/{t}"));
+            let message = message
+                .as_deref()
+                .map_or(String::new(), |m| format!(" {m}"));
+            eprintln!("progress: {progress}{total}{message}");
+        }
+        Event::Log {
+            level,
+            logger,
+            data,
+        } => {
+            let logger = logger
+                .as_deref()
+                .map_or(String::new(), |l| format!(" {l}:"));
+            let text = data
+                .as_str()
+                .map_or_else(|| json::to_string(data), str::to_owned);
+            eprintln!("log [{level}]{logger} {text}");
+        }
+        Event::Other { method, params } => eprintln!("{method} {}", json::to_string(params)),
+    }
+}
+
+/// `agentteams-mcp client ...`: the arguments after `client`.
+pub fn run_client(argv: Vec<String>) -> u8 {
+    if matches!(
+        argv.first().map(String::as_str),
+        Some("--help" | "-h" | "help")
+    ) {
+        out!("{CLIENT_USAGE}");
+        return 0;
+    }
+    let mut args = Args::new(split_json_arguments(argv));
+    match client_command(&mut args) {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+fn client_command(args: &mut Args) -> Outcome<u8> {
+    let parsed = (|| {
+        let json_out = args.flag("--json");
+        let target = target(args)?;
+        let options = options(args)?;
+        let root = project(args)?;
+        let pairs = args.values("--arg")?;
+        let json_args = args.value("--arguments-json")?;
+        let verb = args
+            .positional()
+            .ok_or_else(|| UsageError("give info, tools or call TOOL".into()))?;
+        let call = match verb.as_str() {
+            "info" | "tools" if pairs.is_empty() && json_args.is_none() => None,
+            "info" | "tools" => {
+                return Err(UsageError(format!(
+                    "--arg and --json ARGS go with call, not {verb}"
+                )))
+            }
+            "call" => {
+                let tool = args
+                    .positional()
+                    .ok_or_else(|| UsageError("call needs the tool's name".into()))?;
+                Some((tool, pairs, json_args))
+            }
+            other => {
+                return Err(UsageError(format!(
+                    "unknown client command {other:?}; give info, tools or call TOOL"
+                )))
+            }
+        };
+        let rest = std::mem::replace(args, Args::new(Vec::new()));
+        rest.finish()?;
+        Ok((json_out, target, options, root, verb, call))
+    })();
+    let (json_out, target, options, root, verb, call) =
+        parsed.map_err(|e| usage(e, CLIENT_USAGE))?;
+    let key = target.key().map_err(|e| usage(e, CLIENT_USAGE))?;
+    let policy = load_policy(&root)?;
+    let explicit = match &call {
+        Some((tool, pairs, json_args)) => {
+            let decision = policy.decide(&key, tool);
+            if !decision.allowed {
+                eprintln!(
+                    "agentteams-mcp client: tool {tool} of {key} is refused by the trust policy ({}); see `agentteams-mcp trust`",
+                    decision.reason
+                );
+                return Err(EXIT_TOOL_ERROR);
+            }
+            let base = match json_args {
+                None => Map::new(),
+                Some(text) => match json::parse(text.as_bytes()) {
+                    Ok(Value::Object(m)) => m,
+                    Ok(other) => {
+                        return Err(usage(
+                            UsageError(format!(
+                                "--json ARGS must be a JSON object, not {}",
+                                other.type_name()
+                            )),
+                            CLIENT_USAGE,
+                        ))
+                    }
+                    Err(e) => {
+                        return Err(usage(
+                            UsageError(format!("--json ARGS is not valid JSON: {e}")),
+                            CLIENT_USAGE,
+                        ))
+                    }
+                },
+            };
+            let mut split = Vec::with_capacity(pairs.len());
+            for p in pairs {
+                let Some((k, v)) = p.split_once('=') else {
+                    return Err(usage(
+                        UsageError(format!("--arg {p:?} must be KEY=VALUE")),
+                        CLIENT_USAGE,
+                    ));
+                };
+                split.push((k.to_owned(), v.to_owned()));
+            }
+            Some((tool.clone(), base, split))
+        }
+        None => None,
+    };
+    let mut client = target.connect(options).map_err(|e| report(&e, json_out))?;
+    let outcome = match (verb.as_str(), explicit) {
+        ("info", _) => {
+            print_info(client.server(), json_out);
+            Ok(0)
+        }
+        ("tools", _) => client
+            .list_tools()
+            .map(|tools| print_tools(&tools, &policy, &key, json_out)),
+        (_, Some((tool, base, pairs))) => call_tool(&mut client, &tool, base, pairs, json_out),
+        _ => Ok(0),
+    };
+    let code = match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            if let (ClientError::Tool { result, .. }, true) = (&e, json_out) {
+                out!("{}", json::to_string(result));
+            }
+            report(&e, json_out)
+        }
+    };
+    if let Err(e) = client.close() {
+        eprintln!("agentteams-mcp client: closing: {e}");
+    }
+    Ok(code)
+}
+
+fn call_tool(
+    client: &mut Client,
+    tool: &str,
+    mut arguments: Map,
+    pairs: Vec<(String, String)>,
+    json_out: bool,
+) -> Result<u8, ClientError> {
+    if !pairs.is_empty() {
+        let tools = client.list_tools()?;
+        let schema = tools
+            .iter()
+            .find(|t| t.name == tool)
+            .and_then(ToolInfo::input_schema);
+        for (k, v) in pairs {
+            arguments.insert(k.clone(), coerce(schema, &k, v));
+        }
+    }
+    let result = client.call_tool_with(tool, arguments, &mut show_event)?;
+    print_result(&result, json_out);
+    Ok(0)
+}
+
+/// A `--arg` value: text when the tool's schema types the parameter as a string, else JSON when it
+/// parses (numbers, booleans, objects), else text.
+fn coerce(schema: Option<&Map>, key: &str, value: String) -> Value {
+    let declared = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(|p| p.get(key))
+        .and_then(|p| p.get("type"));
+    let string_only = match declared {
+        Some(Value::String(t)) => t == "string",
+        Some(Value::Array(types)) => types.iter().all(|t| t.as_str() == Some("string")),
+        _ => false,
+    };
+    if string_only {
+        return Value::String(value);
+    }
+    json::parse(value.as_bytes()).unwrap_or(Value::String(value))
+}
+
+fn print_info(server: &ServerInfo, json_out: bool) {
+    let era = if server.revision.is_legacy() {
+        "legacy session"
+    } else {
+        "stateless"
+    };
+    if json_out {
+        let mut m = Map::new();
+        m.insert(
+            "serverInfo",
+            obj([
+                ("name", Value::from(server.name.as_str())),
+                ("version", Value::from(server.version.as_str())),
+            ]),
+        );
+        m.insert("protocolVersion", Value::from(server.revision.as_str()));
+        m.insert("capabilities", server.capabilities.clone());
+        if let Some(i) = &server.instructions {
+            m.insert("instructions", Value::from(i.as_str()));
+        }
+        out!("{}", json::to_string(&Value::Object(m)));
+        return;
+    }
+    out!("server: {} {}", server.name, server.version);
+    out!("protocol: {} ({era})", server.revision);
+    out!("capabilities: {}", json::to_string(&server.capabilities));
+    if let Some(i) = &server.instructions {
+        out!("instructions: {i}");
+    }
+}
+
+fn print_tools(tools: &[ToolInfo], policy: &Policy, key: &str, json_out: bool) -> u8 {
+    if json_out {
+        let refused: Vec<Value> = tools
+            .iter()
+            .filter_map(|t| {
+                let d = policy.decide(key, &t.name);
+                (!d.allowed).then(|| {
+                    obj([
+                        ("name", Value::from(t.name.as_str())),
+                        ("reason", Value::from(d.reason)),
+                    ])
+                })
+            })
+            .collect();
+        let out = obj([
+            (
+                "tools",
+                Value::Array(tools.iter().map(|t| t.raw.clone()).collect()),
+            ),
+            (
+                "policy",
+                obj([
+                    ("server", Value::from(key)),
+                    ("level", Value::from(policy.server(key).level.as_str())),
+                    ("refused", Value::Array(refused.into())),
+                ]),
+            ),
+        ]);
+        out!("{}", json::to_string(&out));
+        return 0;
+    }
+    for tool in tools {
+        let decision = policy.decide(key, &tool.name);
+        let mark = if decision.allowed {
+            String::new()
+        } else {
+            format!("  [refused by trust policy: {}]", decision.reason)
+        };
+        out!("{}{mark}", tool.name);
+        if let Some(d) = tool.description.as_deref().and_then(|d| d.lines().next()) {
+            out!("    {d}");
+        }
+        let params = parameters(tool);
+        if !params.is_empty() {
+            out!("    arguments: {}", params.join(", "));
+        }
+    }
+    if tools.is_empty() {
+        out!("(the server offers no tools)");
+    }
+    0
+}
+
+/// `name (type)` for each declared parameter, `*` marking required ones.
+fn parameters(tool: &ToolInfo) -> Vec<String> {
+    let Some(schema) = tool.input_schema() else {
+        return Vec::new();
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .map(|(name, p)| {
+            let ty = match p.get("type") {
+                Some(Value::String(t)) => t.clone(),
+                Some(other) => json::to_string(other),
+                None => "any".into(),
+            };
+            let star = if required.contains(&name.as_str()) {
+                "*"
+            } else {
+                ""
+            };
+            format!("{name}{star} ({ty})")
+        })
+        .collect()
+}
+
+fn print_result(result: &ToolResult, json_out: bool) {
+    if json_out {
+        out!("{}", json::to_string(&result.raw));
+        return;
+    }
+    for block in &result.content {
+        let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
+        let field = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or("");
+        match kind {
+            "text" => out!("{}", field("text")),
+            "image" | "audio" => out!(
+                "[{kind} {}, {} bytes of base64]",
+                field("mimeType"),
+                field("data").len()
+            ),
+            "resource" => {
+                let r = block.get("resource");
+                let uri = r
+                    .and_then(|r| r.get("uri"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                out!("[resource {uri}]");
+                if let Some(text) = r.and_then(|r| r.get("text")).and_then(Value::as_str) {
+                    out!("{text}");
+                }
+            }
+            "resource_link" => out!("[link {}]", field("uri")),
+            _ => out!("{}", json::to_string(block)),
+        }
+    }
+    if result.content.is_empty() {
+        if let Some(s) = &result.structured {
+            out!("{}", json::to_pretty_ascii_sorted(s));
+        }
+    }
+}
+
+/// `agentteams-mcp trust ...`: the arguments after `trust`.
+pub fn run_trust(mut argv: Vec<String>) -> u8 {
+    const VERBS: [&str; 6] = ["list", "inspect", "allow", "deny", "revoke", "audit"];
+    let options_part = argv.iter().take_while(|a| *a != "--");
+    if options_part.clone().any(|a| a == "--help" || a == "-h") {
+        out!("{TRUST_USAGE}");
+        return 0;
+    }
+    let verb = match options_part
+        .clone()
+        .position(|a| VERBS.contains(&a.as_str()))
+    {
+        Some(i) => argv.remove(i),
+        None => {
+            let message = match options_part.clone().find(|a| !a.starts_with('-')) {
+                Some(other) => format!(
+                    "unknown trust command {other:?}; give list, inspect, allow, deny, revoke or audit"
+                ),
+                None => "give a trust command: list, inspect, allow, deny, revoke or audit".into(),
+            };
+            return usage(UsageError(message), TRUST_USAGE);
+        }
+    };
+    let mut args = Args::new(argv);
+    match trust_command(&mut args, &verb) {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+fn server_key(args: &mut Args) -> Result<(String, Option<Target>), UsageError> {
+    if let Some(key) = args.value("--server")? {
+        if args.value("--url")?.is_some() || !args.trailing().is_empty() {
+            return Err(UsageError(
+                "give one of --server, --url or -- COMMAND".into(),
+            ));
+        }
+        return Ok((key, None));
+    }
+    let t = target(args)?;
+    Ok((t.key()?, Some(t)))
+}
+
+fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
+    let fail = |e: UsageError| usage(e, TRUST_USAGE);
+    let root = project(args).map_err(fail)?;
+    let finish = |args: &mut Args| {
+        std::mem::replace(args, Args::new(Vec::new()))
+            .finish()
+            .map_err(|e| usage(e, TRUST_USAGE))
+    };
+    match verb {
+        "list" => {
+            let json_out = args.flag("--json");
+            finish(args)?;
+            let policy = load_policy(&root)?;
+            if json_out {
+                out!("{}", policy.to_json().trim_end());
+                return Ok(0);
+            }
+            out!("policy: {}", Policy::path(&root).display());
+            if policy.servers.is_empty() {
+                out!("(no servers listed: every server is untrusted)");
+            }
+            for (key, entry) in &policy.servers {
+                out!("{key}: {}", entry.level.as_str());
+                if !entry.allow.is_empty() {
+                    out!("    allow: {}", entry.allow.join(", "));
+                }
+                if !entry.deny.is_empty() {
+                    out!("    deny: {}", entry.deny.join(", "));
+                }
+            }
+            out!(
+                "sensitive name patterns (refused on untrusted servers): {}",
+                policy.sensitive_patterns().join(" ")
+            );
+            Ok(0)
+        }
+        "audit" => {
+            finish(args)?;
+            let policy = load_policy(&root)?;
+            let findings = policy.audit();
+            for f in &findings {
+                out!("{f}");
+            }
+            if findings.is_empty() {
+                out!("no findings in {}", Policy::path(&root).display());
+                Ok(0)
+            } else {
+                Ok(EXIT_TOOL_ERROR)
+            }
+        }
+        "allow" | "deny" | "revoke" => {
+            let (key, _) = server_key(args).map_err(fail)?;
+            let tools = args.values("--tool").map_err(fail)?;
+            let level = match args.value("--level").map_err(fail)? {
+                None => None,
+                Some(_) if verb != "allow" => {
+                    return Err(fail(UsageError("--level goes with allow only".into())))
+                }
+                Some(l) => match Level::parse(&l) {
+                    Some(Level::Untrusted) | None => {
+                        return Err(fail(UsageError(format!(
+                            "--level must be trusted or verified, not {l:?} (use `trust deny` to make a server untrusted)"
+                        ))))
+                    }
+                    level => level,
+                },
+            };
+            finish(args)?;
+            let mut policy = load_policy(&root)?;
+            let edit = match verb {
+                "allow" => policy.allow(&key, level, &tools),
+                "deny" => policy.deny(&key, &tools),
+                _ => policy.revoke(&key, &tools),
+            };
+            if let Err(e) = edit {
+                eprintln!("agentteams-mcp trust: {e}");
+                return Ok(if verb == "revoke" {
+                    EXIT_TOOL_ERROR
+                } else {
+                    EXIT_USAGE
+                });
+            }
+            policy.save(&root).map_err(|e| {
+                eprintln!("agentteams-mcp trust: {e}");
+                EXIT_USAGE
+            })?;
+            let entry = policy.server(&key);
+            out!("{key}: {}", entry.level.as_str());
+            Ok(0)
+        }
+        "inspect" => {
+            let (key, target) = server_key(args).map_err(fail)?;
+            let options = options(args).map_err(fail)?;
+            let json_out = args.flag("--json");
+            finish(args)?;
+            let Some(target) = target else {
+                return Err(fail(UsageError(
+                    "inspect connects to the server: give --url URL or -- COMMAND".into(),
+                )));
+            };
+            let policy = load_policy(&root)?;
+            let mut client = target.connect(options).map_err(|e| report(&e, json_out))?;
+            let tools = client.list_tools();
+            let info = client.server().clone();
+            let _ = client.close();
+            let tools = tools.map_err(|e| report(&e, json_out))?;
+            if !json_out {
+                out!(
+                    "{key}: {} ({} {}, protocol {})",
+                    policy.server(&key).level.as_str(),
+                    info.name,
+                    info.version,
+                    info.revision
+                );
+            }
+            Ok(print_tools(&tools, &policy, &key, json_out))
+        }
+        other => Err(fail(UsageError(format!(
+            "unknown trust command {other:?}; give list, inspect, allow, deny, revoke or audit"
+        )))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn json_flag_and_json_arguments_are_told_apart() {
+        assert_eq!(
+            split_json_arguments(strings(&["--json", "call", "t", "--json", "{\"a\":1}"])),
+            strings(&["--json", "call", "t", "--arguments-json", "{\"a\":1}"])
+        );
+        assert_eq!(
+            split_json_arguments(strings(&["call", "t", "--json={}", "--", "--json", "{"])),
+            strings(&["call", "t", "--arguments-json", "{}", "--", "--json", "{"])
+        );
+    }
+
+    #[test]
+    fn arguments_follow_the_schema_types() {
+        let schema = json::parse(
+            br#"{"type":"object","properties":{"rev":{"type":"string"},"n":{"type":"integer"}}}"#,
+        )
+        .unwrap();
+        let schema = schema.as_object();
+        assert_eq!(coerce(schema, "rev", "1234".into()), Value::from("1234"));
+        assert_eq!(coerce(schema, "n", "12".into()), Value::from(12u64));
+        assert_eq!(coerce(schema, "n", "twelve".into()), Value::from("twelve"));
+        assert_eq!(coerce(None, "flag", "true".into()), Value::from(true));
+    }
+
+    #[test]
+    fn exit_codes_follow_the_table() {
+        let rpc = ClientError::Rpc {
+            method: "tools/call".into(),
+            error: agentteams_mcp::jsonrpc::RpcError::new(-32602, "unknown tool"),
+        };
+        assert_eq!(exit_code(&rpc), 1);
+        assert_eq!(
+            exit_code(&ClientError::AuthRequired {
+                status: 401,
+                challenge: None
+            }),
+            3
+        );
+        assert_eq!(exit_code(&ClientError::Connect("refused".into())), 4);
+        assert_eq!(exit_code(&ClientError::Unsupported("https".into())), 2);
+    }
+}

@@ -1,0 +1,280 @@
+//! Runs one git process to completion or to its end: bounded capture of stdout and stderr, a
+//! wall-clock timeout, client cancellation, and killing the whole process group git started.
+//!
+//! std has no process-group kill, and the project forbids `unsafe` and foreign crates, so the group
+//! is killed by running the system `kill` program (`kill -KILL -- -<pgid>`) on an absolute path
+//! found at start; `Child::kill` then covers git itself even if that program is missing. The group
+//! id is git's own pid (spawned with `process_group(0)`), and it cannot be reused while git is
+//! unreaped, which is why the kill always happens before the final `wait`.
+
+use agentteams_mcp::server::CancelToken;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+/// How long one git process may run (the reference's `TIMEOUT_SECONDS`).
+pub const TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Bytes of stderr kept for the error message (the reference's excerpt length).
+pub const MAX_STDERR: usize = 400;
+
+/// Longest wait between two cancellation checks while git runs; pipe activity and exit wake the
+/// waiter at once, so this bounds only how late a cancellation is noticed.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// After git is killed (or exits while something it started still holds the pipes), how long the
+/// pipe readers get to finish before they are abandoned. A process that escaped the group could
+/// hold the pipes forever; its reader thread then keeps draining into a bounded buffer.
+const PIPE_GRACE: Duration = Duration::from_millis(500);
+
+/// Where the system `kill` program may live.
+const KILL_PROGRAMS: [&str; 2] = ["/bin/kill", "/usr/bin/kill"];
+
+/// What a finished git process left behind.
+#[derive(Debug)]
+pub struct Finished {
+    pub status: ExitStatus,
+    /// The first `stdout_keep` bytes of stdout.
+    pub stdout: Vec<u8>,
+    /// True when stdout had more bytes than were kept.
+    pub stdout_more: bool,
+    /// The first [`MAX_STDERR`] bytes of stderr.
+    pub stderr: Vec<u8>,
+}
+
+/// Why a run produced no [`Finished`].
+#[derive(Debug)]
+pub enum RunError {
+    Spawn(std::io::Error),
+    TimedOut,
+    Cancelled,
+}
+
+/// Kills process groups; found once at start.
+#[derive(Clone, Debug)]
+pub struct GroupKiller {
+    kill_program: Option<PathBuf>,
+}
+
+impl GroupKiller {
+    pub fn locate() -> GroupKiller {
+        GroupKiller {
+            kill_program: KILL_PROGRAMS
+                .iter()
+                .map(PathBuf::from)
+                .find(|path| path.is_file()),
+        }
+    }
+
+    /// SIGKILL to every process in `child`'s group, then to `child` itself, then reaps it.
+    fn kill(&self, child: &mut Child) -> Option<ExitStatus> {
+        if let Some(program) = &self.kill_program {
+            let _ = Command::new(program)
+                .env_clear()
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+        let _ = child.kill();
+        child.wait().ok()
+    }
+}
+
+/// Which pipe a capture came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// What a reader kept of its pipe, sent when the pipe closes.
+type Capture = (Stream, Vec<u8>, bool);
+
+/// One pipe reader: keeps the first `keep` bytes, drains the rest so git never blocks on a full
+/// pipe, and sends its capture on `done` when the pipe closes. The thread is detached: if a process
+/// that escaped the kill holds the pipe, the reader outlives the call, holding at most `keep` bytes.
+fn spawn_reader(
+    stream: Stream,
+    mut pipe: impl Read + Send + 'static,
+    keep: usize,
+    done: Sender<Capture>,
+) -> bool {
+    std::thread::Builder::new()
+        .name("gitread-pipe".into())
+        .spawn(move || {
+            let mut kept = Vec::new();
+            let mut more = false;
+            let mut buffer = [0u8; 16 * 1024];
+            loop {
+                match pipe.read(&mut buffer) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        let room = keep.saturating_sub(kept.len());
+                        kept.extend_from_slice(&buffer[..n.min(room)]);
+                        more |= n > room;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            let _ = done.send((stream, kept, more));
+        })
+        .is_ok()
+}
+
+/// Runs `command` (already configured with piped stdout/stderr and its own process group), keeping
+/// `stdout_keep` bytes of stdout. Returns when git exits, the timeout passes or `cancel` fires.
+pub fn run(
+    mut command: Command,
+    stdout_keep: usize,
+    cancel: &CancelToken,
+    killer: &GroupKiller,
+) -> Result<Finished, RunError> {
+    let started = Instant::now();
+    let mut child = command.spawn().map_err(RunError::Spawn)?;
+    let (done_tx, done_rx) = mpsc::channel();
+    let readers_started = match (child.stdout.take(), child.stderr.take()) {
+        (Some(out), Some(err)) => {
+            spawn_reader(Stream::Stdout, out, stdout_keep, done_tx.clone())
+                && spawn_reader(Stream::Stderr, err, MAX_STDERR, done_tx)
+        }
+        _ => false,
+    };
+    if !readers_started {
+        killer.kill(&mut child);
+        return Err(RunError::Spawn(std::io::Error::other(
+            "could not start a thread to read git's output",
+        )));
+    }
+    let mut captures = Captures::default();
+    let deadline = started + TIMEOUT;
+    let status = match wait_for_exit(&mut child, &done_rx, &mut captures, deadline, cancel) {
+        Ok(Some(status)) => status,
+        Ok(None) => {
+            // git is gone (a zombie, so its group id is still reserved) but something it started
+            // still holds its pipes: kill the group, then collect what the readers have.
+            let status = killer.kill(&mut child);
+            captures.wait_for_rest(&done_rx);
+            match status {
+                Some(status) => status,
+                None => return Err(RunError::Spawn(std::io::Error::other("git vanished"))),
+            }
+        }
+        Err(stop) => {
+            killer.kill(&mut child);
+            captures.wait_for_rest(&done_rx);
+            return Err(stop);
+        }
+    };
+    let (stdout, stdout_more) = captures.stdout.unwrap_or_default();
+    let (stderr, _) = captures.stderr.unwrap_or_default();
+    Ok(Finished {
+        status,
+        stdout,
+        stdout_more,
+        stderr,
+    })
+}
+
+/// The captures received so far.
+#[derive(Default)]
+struct Captures {
+    stdout: Option<(Vec<u8>, bool)>,
+    stderr: Option<(Vec<u8>, bool)>,
+}
+
+impl Captures {
+    fn open(&self) -> usize {
+        usize::from(self.stdout.is_none()) + usize::from(self.stderr.is_none())
+    }
+
+    fn store(&mut self, (stream, kept, more): Capture) {
+        match stream {
+            Stream::Stdout => self.stdout = Some((kept, more)),
+            Stream::Stderr => self.stderr = Some((kept, more)),
+        }
+    }
+
+    /// After a kill, gives the readers [`PIPE_GRACE`] to see their pipes close.
+    fn wait_for_rest(&mut self, done: &Receiver<Capture>) {
+        let deadline = Instant::now() + PIPE_GRACE;
+        while self.open() > 0 {
+            let now = Instant::now();
+            match done.recv_timeout(deadline.saturating_duration_since(now)) {
+                Ok(capture) => self.store(capture),
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// Waits for both pipes to close and git to exit (`Ok(Some(status))`), for git to have exited
+/// [`PIPE_GRACE`] ago with a pipe still held open (`Ok(None)`, git left unreaped), the deadline, or
+/// a cancellation. While a pipe is open, exit is detected without reaping (see [`is_zombie`]) so
+/// the group can still be killed safely.
+fn wait_for_exit(
+    child: &mut Child,
+    done: &Receiver<Capture>,
+    captures: &mut Captures,
+    deadline: Instant,
+    cancel: &CancelToken,
+) -> Result<Option<ExitStatus>, RunError> {
+    let mut exited_at: Option<Instant> = None;
+    let mut backoff = Duration::from_micros(50);
+    loop {
+        if cancel.is_cancelled() {
+            return Err(RunError::Cancelled);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(RunError::TimedOut);
+        }
+        if captures.open() == 0 {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Ok(Some(status));
+            }
+            // The pipes close a moment before the exit is reported: poll briefly, never block.
+            std::thread::sleep(backoff);
+            backoff = (backoff * 2).min(CANCEL_POLL);
+            continue;
+        }
+        match done.recv_timeout(CANCEL_POLL.min(deadline - now)) {
+            Ok(capture) => captures.store(capture),
+            Err(RecvTimeoutError::Disconnected) => return Ok(None),
+            Err(RecvTimeoutError::Timeout) => match exited_at {
+                Some(at) if at.elapsed() >= PIPE_GRACE => return Ok(None),
+                Some(_) => {}
+                None => {
+                    if is_zombie(child.id()) {
+                        exited_at = Some(Instant::now());
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// Whether process `pid` has exited but is not reaped yet, read from `/proc/<pid>/stat` (state
+/// `Z`). Reading it does not reap, so the pid and its group id stay reserved. Where `/proc` is
+/// absent this answers false and a held pipe ends only at the timeout.
+fn is_zombie(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The command name is in parentheses and may contain spaces or ')'; the state follows the last ')'.
+    stat.rsplit_once(')')
+        .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+}
+
+/// The reference's exit code: the status code, or minus the signal number.
+pub fn exit_code(status: &ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|signal| -signal))
+        .unwrap_or(-1)
+}

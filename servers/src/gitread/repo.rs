@@ -1,0 +1,318 @@
+//! Which repository a call may read: the project's own git dir and common dir, found by reading
+//! `.git`, `commondir` and the worktree back-link from disk, then checked for containment,
+//! alternates and symlinks that leave the repository.
+//!
+//! The reference asks `git rev-parse` for the two directories (two processes per call). Their
+//! layout is fully specified (gitrepository-layout: the gitfile, `commondir`, `worktrees/<id>/gitdir`),
+//! so the product reads the same files itself and then pins the result for git with `--git-dir`
+//! and `GIT_COMMON_DIR`: git never re-discovers the repository, so what was checked is what runs.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Largest `.git` file, `commondir` or `gitdir` back-link read (git itself reads a path, so a few
+/// KiB is ample; a larger file is refused rather than read into memory).
+const MAX_POINTER_FILE: u64 = 4096;
+
+/// Files and directories git reads inside the git dir and common dir; each must stay inside its
+/// own directory after resolving symlinks, so no symlink leads git to another repository's objects,
+/// refs, index or to a file whose parse errors would quote outside content.
+const COMMON_ENTRIES: [&str; 11] = [
+    "config",
+    "objects",
+    "objects/info",
+    "objects/pack",
+    "refs",
+    "packed-refs",
+    "info",
+    "info/attributes",
+    "info/exclude",
+    "info/grafts",
+    "shallow",
+];
+const GIT_DIR_ENTRIES: [&str; 5] = [
+    "HEAD",
+    "index",
+    "config.worktree",
+    "info",
+    "info/sparse-checkout",
+];
+
+/// The validated repository of a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The git dir (for a linked worktree, `<common>/worktrees/<id>`), canonical.
+    pub git_dir: PathBuf,
+    /// The common dir (objects, refs, config), canonical.
+    pub common_dir: PathBuf,
+}
+
+/// Why a repository is refused; `Display` gives the reference's message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RepoError {
+    NotRoot(PathBuf),
+    Unresolvable(String),
+    Alternates,
+    Outside,
+}
+
+impl std::fmt::Display for RepoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RepoError::NotRoot(root) => write!(
+                f,
+                "{} is not the root of a git work tree; the MCP client must launch this server there",
+                root.display()
+            ),
+            RepoError::Unresolvable(inner) => write!(f, "cannot resolve the git dir: {inner}"),
+            RepoError::Alternates => f.write_str(
+                "the repository borrows objects from elsewhere (alternates); refusing",
+            ),
+            RepoError::Outside => f.write_str(
+                "the project's .git points at a repository outside the project; refusing",
+            ),
+        }
+    }
+}
+
+/// Finds and checks the repository of the work tree at `root` (canonical), in the reference's order:
+/// `.git` exists, git dir and common dir resolve, no alternates, both inside the root or a genuine
+/// linked worktree; then (product) no symlink inside them leads out.
+pub fn inspect(root: &Path) -> Result<Layout, RepoError> {
+    let dot_git = root.join(".git");
+    let meta = fs::metadata(&dot_git).map_err(|_| RepoError::NotRoot(root.to_path_buf()))?;
+    let git_dir = if meta.is_dir() {
+        canonical(&dot_git)?
+    } else {
+        let target = read_pointer(&dot_git, "gitdir: ")?;
+        canonical(&root.join(target))?
+    };
+    let common_dir = match fs::symlink_metadata(git_dir.join("commondir")) {
+        Ok(_) => {
+            let target = read_pointer(&git_dir.join("commondir"), "")?;
+            canonical(&git_dir.join(target))?
+        }
+        Err(_) => git_dir.clone(),
+    };
+    for name in ["alternates", "http-alternates"] {
+        // lstat: a dangling symlink counts as present.
+        if fs::symlink_metadata(common_dir.join("objects/info").join(name)).is_ok() {
+            return Err(RepoError::Alternates);
+        }
+    }
+    let layout = Layout {
+        git_dir,
+        common_dir,
+    };
+    let contained = layout.git_dir.starts_with(root) && layout.common_dir.starts_with(root);
+    if !contained && !is_registered_worktree(&dot_git, &layout) {
+        return Err(RepoError::Outside);
+    }
+    no_escaping_symlinks(&layout.common_dir, &COMMON_ENTRIES)?;
+    no_escaping_symlinks(&layout.git_dir, &GIT_DIR_ENTRIES)?;
+    Ok(layout)
+}
+
+/// A genuine linked worktree: `.git` is a regular file, the git dir is `<common>/worktrees/<id>`,
+/// and that admin dir's `gitdir` file points back at this very `.git` file (REFERENCE-BEHAVIOUR.md
+/// §4.6 step 4). A forged admin dir elsewhere fails the second test; one inside another repository's
+/// `worktrees/` fails the back-link.
+fn is_registered_worktree(dot_git: &Path, layout: &Layout) -> bool {
+    let is_file = fs::symlink_metadata(dot_git).is_ok_and(|m| m.file_type().is_file());
+    let Some(admin_parent) = layout.git_dir.parent() else {
+        return false;
+    };
+    if !is_file
+        || admin_parent.file_name() != Some("worktrees".as_ref())
+        || admin_parent.parent() != Some(layout.common_dir.as_path())
+    {
+        return false;
+    }
+    let Ok(back_link) = read_pointer(&layout.git_dir.join("gitdir"), "") else {
+        return false;
+    };
+    // git ≥ 2.48 may write the back-link relative to the admin dir.
+    let (Ok(linked), Ok(this)) = (
+        fs::canonicalize(layout.git_dir.join(back_link)),
+        fs::canonicalize(dot_git),
+    ) else {
+        return false;
+    };
+    linked == this
+}
+
+/// Each listed entry that exists must resolve to a path inside `dir`.
+fn no_escaping_symlinks(dir: &Path, entries: &[&str]) -> Result<(), RepoError> {
+    for entry in entries {
+        let path = dir.join(entry);
+        if fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        match fs::canonicalize(&path) {
+            Ok(resolved) if resolved.starts_with(dir) => {}
+            _ => return Err(RepoError::Outside),
+        }
+    }
+    Ok(())
+}
+
+/// Reads a path-holding file the way git does: `prefix` required at the start, trailing `\n`/`\r`
+/// removed. A NUL, an empty path or an oversized file is refused (git would read something else
+/// than this parser, so the two must never disagree silently).
+fn read_pointer(file: &Path, prefix: &str) -> Result<PathBuf, RepoError> {
+    let unreadable = |why: &str| RepoError::Unresolvable(format!("{}: {why}", file.display()));
+    let mut bytes = Vec::new();
+    fs::File::open(file)
+        .and_then(|f| f.take(MAX_POINTER_FILE + 1).read_to_end(&mut bytes))
+        .map_err(|e| unreadable(&e.to_string()))?;
+    if bytes.len() as u64 > MAX_POINTER_FILE {
+        return Err(unreadable("file too large"));
+    }
+    let text = std::str::from_utf8(&bytes).map_err(|_| unreadable("not UTF-8"))?;
+    let body = text
+        .strip_prefix(prefix)
+        .ok_or_else(|| unreadable("invalid gitfile format"))?
+        .trim_end_matches(['\n', '\r']);
+    if body.is_empty() || body.contains('\0') {
+        return Err(unreadable("invalid path"));
+    }
+    Ok(PathBuf::from(body))
+}
+
+fn canonical(path: &Path) -> Result<PathBuf, RepoError> {
+    fs::canonicalize(path).map_err(|e| RepoError::Unresolvable(format!("{}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct TempDir(PathBuf);
+    impl TempDir {
+        fn new(tag: &str) -> TempDir {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            static NEXT: AtomicUsize = AtomicUsize::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "gitread-repo-{tag}-{}-{}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::SeqCst)
+            ));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap_or_default();
+            TempDir(fs::canonicalize(&dir).unwrap_or(dir))
+        }
+    }
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A minimal git dir layout (no git needed: only the files this module reads).
+    fn git_dir_at(dir: &Path) {
+        fs::create_dir_all(dir.join("objects/info")).unwrap_or_default();
+        fs::create_dir_all(dir.join("refs")).unwrap_or_default();
+        fs::write(dir.join("HEAD"), "ref: refs/heads/main\n").unwrap_or_default();
+    }
+
+    #[test]
+    fn a_plain_repository_is_its_own_common_dir() {
+        let t = TempDir::new("plain");
+        git_dir_at(&t.0.join(".git"));
+        let layout = inspect(&t.0);
+        assert_eq!(
+            layout,
+            Ok(Layout {
+                git_dir: t.0.join(".git"),
+                common_dir: t.0.join(".git"),
+            })
+        );
+    }
+
+    #[test]
+    fn a_missing_dot_git_is_not_the_root() {
+        let t = TempDir::new("noroot");
+        let err = inspect(&t.0)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("is not the root of a git work tree"), "{err}");
+    }
+
+    #[test]
+    fn gitfile_and_commondir_redirects_outside_are_refused() {
+        let t = TempDir::new("redirect");
+        let root = t.0.join("project");
+        let outside = t.0.join("outside/.git");
+        git_dir_at(&outside);
+        fs::create_dir_all(&root).unwrap_or_default();
+        fs::write(
+            root.join(".git"),
+            format!("gitdir: {}\n", outside.display()),
+        )
+        .unwrap_or_default();
+        assert_eq!(inspect(&root), Err(RepoError::Outside));
+
+        fs::remove_file(root.join(".git")).unwrap_or_default();
+        git_dir_at(&root.join(".git"));
+        fs::write(
+            root.join(".git/commondir"),
+            format!("{}\n", outside.display()),
+        )
+        .unwrap_or_default();
+        assert_eq!(inspect(&root), Err(RepoError::Outside));
+    }
+
+    #[test]
+    fn dangling_alternates_symlinks_count() {
+        let t = TempDir::new("alt");
+        git_dir_at(&t.0.join(".git"));
+        std::os::unix::fs::symlink(
+            "/nonexistent/objects",
+            t.0.join(".git/objects/info/alternates"),
+        )
+        .unwrap_or_default();
+        assert_eq!(inspect(&t.0), Err(RepoError::Alternates));
+    }
+
+    #[test]
+    fn symlinked_objects_leaving_the_git_dir_are_refused() {
+        let t = TempDir::new("objlink");
+        git_dir_at(&t.0.join("elsewhere"));
+        fs::create_dir_all(t.0.join("project/.git/refs")).unwrap_or_default();
+        std::os::unix::fs::symlink(
+            t.0.join("elsewhere/objects"),
+            t.0.join("project/.git/objects"),
+        )
+        .unwrap_or_default();
+        assert_eq!(inspect(&t.0.join("project")), Err(RepoError::Outside));
+    }
+
+    #[test]
+    fn pointer_files_at_the_size_limit() {
+        let t = TempDir::new("limit");
+        git_dir_at(&t.0.join("real"));
+        let line = format!("gitdir: {}", t.0.join("real").display());
+        let pad = |total: usize| format!("{line}{}", "\n".repeat(total - line.len()));
+        fs::write(t.0.join(".git"), pad(MAX_POINTER_FILE as usize)).unwrap_or_default();
+        assert!(inspect(&t.0).is_ok_and(|l| l.git_dir == t.0.join("real")));
+        fs::write(t.0.join(".git"), pad(MAX_POINTER_FILE as usize + 1)).unwrap_or_default();
+        let err = inspect(&t.0)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("file too large"), "{err}");
+    }
+
+    #[test]
+    fn pointer_files_with_nul_or_bad_prefix_are_unresolvable() {
+        let t = TempDir::new("pointer");
+        fs::write(t.0.join(".git"), "gitdir: /a\0/b\n").unwrap_or_default();
+        assert!(matches!(inspect(&t.0), Err(RepoError::Unresolvable(_))));
+        fs::write(t.0.join(".git"), "gitdir:/a\n").unwrap_or_default();
+        assert!(matches!(inspect(&t.0), Err(RepoError::Unresolvable(_))));
+        fs::write(t.0.join(".git"), vec![b'x'; 5000]).unwrap_or_default();
+        assert!(matches!(inspect(&t.0), Err(RepoError::Unresolvable(_))));
+    }
+}

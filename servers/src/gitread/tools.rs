@@ -1,0 +1,457 @@
+//! The five tools: their declarations (names, descriptions, input schemas as the reference
+//! advertises them), the argument rules the schema cannot express, and each tool's subcommand argv.
+
+use agentteams_mcp::json::{obj, Map, Value};
+use agentteams_mcp::server::Tool;
+use std::ffi::OsString;
+use std::path::{Component, Path, PathBuf};
+
+/// Most commits `git_log` returns (the reference's `MAX_LOG`).
+pub const MAX_LOG: u64 = 200;
+/// Commits `git_log` returns when `n` is absent.
+pub const DEFAULT_LOG: u64 = 20;
+/// Longest revision accepted.
+pub const MAX_REV_LEN: usize = 200;
+/// Symlinks followed while resolving one argument path before it counts as a loop.
+const MAX_SYMLINKS: usize = 40;
+
+pub const PATH_NOT_RELATIVE: &str = "path must be a relative path inside the project";
+pub const PATH_OUTSIDE: &str = "path must be inside the project and outside .git";
+pub const N_RANGE: &str = "n must be an integer from 1 to 200";
+pub const BLAME_NEEDS_PATH: &str = "git_blame needs a path";
+
+pub const GIT_LOG: &str = "git_log";
+pub const GIT_SHOW: &str = "git_show";
+pub const GIT_DIFF: &str = "git_diff";
+pub const GIT_BLAME: &str = "git_blame";
+pub const GIT_STATUS: &str = "git_status";
+
+/// The reference's message for a revision argument `field` that breaks the ref rule.
+pub fn ref_message(field: &str) -> String {
+    format!(
+        "{field} must be a plain revision (letters, digits, ._/@{{}}~^-), not starting with '-'"
+    )
+}
+
+fn string() -> Value {
+    obj([("type", Value::from("string"))])
+}
+
+fn schema<const N: usize>(required: &[&str], properties: [(&str, Value); N]) -> Value {
+    let properties = obj(properties);
+    if required.is_empty() {
+        return obj([("type", Value::from("object")), ("properties", properties)]);
+    }
+    let required = Value::Array(required.iter().map(|&r| Value::from(r)).collect());
+    obj([
+        ("type", Value::from("object")),
+        ("required", required),
+        ("properties", properties),
+    ])
+}
+
+/// The tools in the reference's order, with its exact descriptions and schemas.
+pub fn declarations() -> Vec<Tool> {
+    let n = obj([
+        ("type", Value::from("integer")),
+        ("minimum", Value::from(1u64)),
+        ("maximum", Value::from(MAX_LOG)),
+    ]);
+    let with_path = |tool: Tool| {
+        tool.argument_message("path", PATH_NOT_RELATIVE)
+            .null_means_absent("path")
+    };
+    vec![
+        with_path(
+            Tool::new(
+                GIT_LOG,
+                "Commit history (hash, author, date, subject). Read-only.",
+                schema(&[], [("rev", string()), ("n", n), ("path", string())]),
+            )
+            .argument_message("rev", &ref_message("rev"))
+            .argument_message("n", N_RANGE),
+        ),
+        with_path(
+            Tool::new(
+                GIT_SHOW,
+                "One commit: metadata, stat and patch. Read-only.",
+                schema(&["rev"], [("rev", string()), ("path", string())]),
+            )
+            .argument_message("rev", &ref_message("rev")),
+        ),
+        with_path(
+            Tool::new(
+                GIT_DIFF,
+                "Diff between two revisions (never the worktree). Read-only.",
+                schema(
+                    &["base", "head"],
+                    [("base", string()), ("head", string()), ("path", string())],
+                ),
+            )
+            .argument_message("base", &ref_message("base"))
+            .argument_message("head", &ref_message("head")),
+        ),
+        with_path(
+            Tool::new(
+                GIT_BLAME,
+                "Line authorship of a file at a revision (never the worktree). Read-only.",
+                schema(&["rev", "path"], [("rev", string()), ("path", string())]),
+            )
+            .argument_message("rev", &ref_message("rev"))
+            .missing_argument_message("path", BLAME_NEEDS_PATH),
+        ),
+        with_path(Tool::new(
+            GIT_STATUS,
+            "Working-tree status (porcelain), without locks. Read-only.",
+            schema(&[], []),
+        )),
+    ]
+}
+
+/// The ref rule: 1–200 characters of `[A-Za-z0-9._/@{}~^-]`, not starting with `-`.
+pub fn revision<'a>(arguments: &'a Map, field: &str) -> Result<&'a str, String> {
+    let value = arguments.get(field).and_then(Value::as_str).unwrap_or("");
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "._/@{}~^-".contains(c);
+    if value.is_empty()
+        || value.len() > MAX_REV_LEN
+        || value.starts_with('-')
+        || !value.chars().all(allowed)
+    {
+        return Err(ref_message(field));
+    }
+    Ok(value)
+}
+
+/// The path rule (REFERENCE-BEHAVIOUR.md §4.5, `.git` compared case-insensitively): relative,
+/// inside `root` after resolving symlinks like Python's `Path.resolve()`, never into `.git` by name
+/// or, through a symlink, into the repository's git dirs.
+pub fn checked_path<'a>(
+    value: &'a Value,
+    root: &Path,
+    git_dirs: [&Path; 2],
+) -> Result<&'a str, String> {
+    let text = value.as_str().unwrap_or("");
+    if text.is_empty() || text.contains('\0') || text.starts_with('-') || text.starts_with('/') {
+        return Err(PATH_NOT_RELATIVE.to_owned());
+    }
+    let names_git = Path::new(text)
+        .components()
+        .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"));
+    let inside = match resolve(root, Path::new(text)) {
+        Some(resolved) => {
+            resolved.starts_with(root) && !git_dirs.iter().any(|dir| resolved.starts_with(dir))
+        }
+        None => false,
+    };
+    if names_git || !inside {
+        return Err(PATH_OUTSIDE.to_owned());
+    }
+    Ok(text)
+}
+
+/// `base.join(relative)` with every symlink resolved component by component and `..` applied to the
+/// resolved path (POSIX `realpath` semantics, non-strict: missing components are kept as written).
+/// `None` on a symlink loop or an unreadable link.
+fn resolve(base: &Path, relative: &Path) -> Option<PathBuf> {
+    let mut resolved = base.to_path_buf();
+    let mut pending: Vec<OsString> = relative
+        .components()
+        .rev()
+        .map(|c| c.as_os_str().to_owned())
+        .collect();
+    let mut links = 0;
+    while let Some(part) = pending.pop() {
+        match Path::new(&part).components().next() {
+            Some(Component::RootDir) => resolved = PathBuf::from("/"),
+            Some(Component::ParentDir) => {
+                resolved.pop();
+            }
+            Some(Component::Normal(name)) => {
+                let next = resolved.join(name);
+                match std::fs::symlink_metadata(&next) {
+                    Ok(meta) if meta.file_type().is_symlink() => {
+                        links += 1;
+                        if links > MAX_SYMLINKS {
+                            return None;
+                        }
+                        let target = std::fs::read_link(&next).ok()?;
+                        pending.extend(target.components().rev().map(|c| c.as_os_str().to_owned()));
+                    }
+                    _ => resolved = next,
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(resolved)
+}
+
+/// The subcommand argv of tool `name` (after the global options), the reference's exactly except
+/// that `git_diff` always ends its revisions with `--`: with exactly two arguments after the
+/// options, git diff silently switches to `--no-index` when either names a path outside the
+/// repository (`/etc/passwd`), and the ref rule admits such text.
+pub fn subcommand(name: &str, arguments: &Map, path: Option<&str>) -> Result<Vec<String>, String> {
+    let own = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let mut argv = match name {
+        GIT_LOG => {
+            let n = match arguments.get("n") {
+                None => DEFAULT_LOG,
+                Some(value) => value
+                    .as_u64()
+                    .filter(|n| (1..=MAX_LOG).contains(n))
+                    .ok_or_else(|| N_RANGE.to_owned())?,
+            };
+            let rev = match arguments.get("rev") {
+                None => "HEAD",
+                Some(_) => revision(arguments, "rev")?,
+            };
+            let mut argv = own(&["log", "--no-color", "--no-ext-diff"]);
+            argv.push(format!("-n{n}"));
+            argv.extend(own(&[
+                "--date=iso-strict",
+                "--format=%H%x09%an%x09%ad%x09%s",
+                "--end-of-options",
+                rev,
+            ]));
+            argv
+        }
+        GIT_SHOW => {
+            let rev = revision(arguments, "rev")?;
+            own(&[
+                "show",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--stat",
+                "--patch",
+                "--format=fuller",
+                "--end-of-options",
+                rev,
+            ])
+        }
+        GIT_DIFF => {
+            let base = revision(arguments, "base")?;
+            let head = revision(arguments, "head")?;
+            let mut argv = own(&[
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--ignore-submodules=all",
+                "--end-of-options",
+                base,
+                head,
+                "--",
+            ]);
+            argv.extend(path.map(str::to_owned));
+            return Ok(argv);
+        }
+        GIT_BLAME => {
+            let path = path.ok_or_else(|| BLAME_NEEDS_PATH.to_owned())?;
+            let rev = revision(arguments, "rev")?;
+            // No --end-of-options: blame mis-parses `--end-of-options REV -- PATH`; the ref rule's
+            // leading-'-' ban is what keeps REV from being an option.
+            return Ok(own(&["blame", "--no-textconv", rev, "--", path]));
+        }
+        GIT_STATUS => {
+            return Ok(own(&[
+                "status",
+                "--porcelain=v1",
+                "--ignore-submodules=all",
+            ]))
+        }
+        _ => {
+            return Err(format!(
+                "unknown tool {}",
+                agentteams_mcp::jsonrpc::py_repr(&Value::from(name))
+            ))
+        }
+    };
+    if let Some(path) = path {
+        argv.push("--".to_owned());
+        argv.push(path.to_owned());
+    }
+    Ok(argv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentteams_mcp::json;
+
+    fn args(text: &str) -> Map {
+        match json::parse(text.as_bytes()) {
+            Ok(Value::Object(map)) => map,
+            _ => panic!("bad test input {text}"),
+        }
+    }
+
+    #[test]
+    fn declarations_match_the_reference_wire_form() {
+        let tools = declarations();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, [GIT_LOG, GIT_SHOW, GIT_DIFF, GIT_BLAME, GIT_STATUS]);
+        assert_eq!(
+            json::to_string(&tools[0].input_schema),
+            r#"{"type":"object","properties":{"rev":{"type":"string"},"n":{"type":"integer","minimum":1,"maximum":200},"path":{"type":"string"}}}"#
+        );
+        assert_eq!(
+            json::to_string(&tools[2].input_schema),
+            r#"{"type":"object","required":["base","head"],"properties":{"base":{"type":"string"},"head":{"type":"string"},"path":{"type":"string"}}}"#
+        );
+        assert_eq!(
+            json::to_string(&tools[4].input_schema),
+            r#"{"type":"object","properties":{}}"#
+        );
+        assert_eq!(
+            tools[3].description,
+            "Line authorship of a file at a revision (never the worktree). Read-only."
+        );
+    }
+
+    #[test]
+    fn the_ref_rule_accepts_plain_revisions_only() {
+        for good in ["HEAD~1", "HEAD^", "main@{1}", "v1.0", "A..B", "a/b-c_d"] {
+            let a = args(&format!(r#"{{"rev":"{good}"}}"#));
+            assert_eq!(revision(&a, "rev"), Ok(good), "{good}");
+        }
+        let long = "a".repeat(MAX_REV_LEN + 1);
+        for bad in [
+            "HEAD;rm",
+            "--output=/tmp/x",
+            "-x",
+            "a b",
+            "HEAD:a.txt",
+            "",
+            long.as_str(),
+        ] {
+            let a = args(&format!(r#"{{"rev":"{bad}"}}"#));
+            assert_eq!(revision(&a, "rev"), Err(ref_message("rev")), "{bad}");
+        }
+        let edge = "a".repeat(MAX_REV_LEN);
+        assert!(revision(&args(&format!(r#"{{"rev":"{edge}"}}"#)), "rev").is_ok());
+        assert_eq!(
+            ref_message("base"),
+            "base must be a plain revision (letters, digits, ._/@{}~^-), not starting with '-'"
+        );
+    }
+
+    #[test]
+    fn log_argv_is_the_reference_one() {
+        let argv = subcommand(GIT_LOG, &args(r#"{"n":5}"#), Some("a.txt"));
+        assert_eq!(
+            argv,
+            Ok(vec![
+                "log".into(),
+                "--no-color".into(),
+                "--no-ext-diff".into(),
+                "-n5".into(),
+                "--date=iso-strict".into(),
+                "--format=%H%x09%an%x09%ad%x09%s".into(),
+                "--end-of-options".into(),
+                "HEAD".into(),
+                "--".into(),
+                "a.txt".into(),
+            ])
+        );
+        assert_eq!(
+            subcommand(GIT_LOG, &args(r#"{"n":201}"#), None),
+            Err(N_RANGE.to_owned())
+        );
+        assert_eq!(
+            subcommand(GIT_LOG, &args(r#"{"n":"5"}"#), None),
+            Err(N_RANGE.to_owned())
+        );
+        assert_eq!(
+            subcommand(GIT_LOG, &args(r#"{"rev":null}"#), None),
+            Err(ref_message("rev"))
+        );
+    }
+
+    #[test]
+    fn diff_always_closes_its_revisions_with_a_double_dash() {
+        let argv = subcommand(
+            GIT_DIFF,
+            &args(r#"{"base":"/etc/passwd","head":"/tmp/x"}"#),
+            None,
+        )
+        .unwrap_or_default();
+        assert_eq!(argv.last().map(String::as_str), Some("--"));
+        assert_eq!(
+            subcommand(GIT_DIFF, &args(r#"{"base":"HEAD"}"#), None),
+            Err(ref_message("head"))
+        );
+    }
+
+    #[test]
+    fn blame_needs_a_path_before_its_revision() {
+        assert_eq!(
+            subcommand(GIT_BLAME, &args(r#"{"rev":"-x"}"#), None),
+            Err(BLAME_NEEDS_PATH.to_owned())
+        );
+        assert_eq!(
+            subcommand(GIT_BLAME, &args(r#"{"rev":"HEAD"}"#), Some("a.txt")),
+            Ok(vec![
+                "blame".into(),
+                "--no-textconv".into(),
+                "HEAD".into(),
+                "--".into(),
+                "a.txt".into()
+            ])
+        );
+    }
+
+    #[test]
+    fn status_ignores_the_path() {
+        assert_eq!(
+            subcommand(GIT_STATUS, &Map::new(), Some("a.txt")),
+            Ok(vec![
+                "status".into(),
+                "--porcelain=v1".into(),
+                "--ignore-submodules=all".into()
+            ])
+        );
+    }
+
+    #[test]
+    fn unknown_tools_are_named_with_python_repr() {
+        assert_eq!(
+            subcommand("git_nope", &Map::new(), None),
+            Err("unknown tool 'git_nope'".to_owned())
+        );
+    }
+
+    #[test]
+    fn paths_must_stay_inside_and_out_of_git() {
+        let root = std::env::temp_dir().join(format!("gitread-paths-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(root.join("sub"));
+        let root = std::fs::canonicalize(&root).unwrap_or(root);
+        let _ = std::os::unix::fs::symlink("/etc", root.join("link"));
+        let _ = std::os::unix::fs::symlink(".git", root.join("gitlink"));
+        let _ = std::os::unix::fs::symlink("loop", root.join("loop"));
+        let git = root.join(".git");
+        let check = |p: &str| checked_path(&Value::from(p), &root, [&git, &git]).map(str::to_owned);
+        for good in ["a.txt", ".", "sub/../a.txt", "sub/new-file"] {
+            assert_eq!(check(good), Ok(good.to_owned()));
+        }
+        for bad in ["", "-x", "/etc/passwd"] {
+            assert_eq!(check(bad), Err(PATH_NOT_RELATIVE.to_owned()), "{bad}");
+        }
+        assert_eq!(
+            checked_path(&Value::from(5u64), &root, [&git, &git]),
+            Err(PATH_NOT_RELATIVE.to_owned())
+        );
+        for bad in [
+            "../x",
+            ".git/config",
+            ".GIT/config",
+            "link/passwd",
+            "missing/../../x",
+            "gitlink/config",
+            "loop",
+        ] {
+            assert_eq!(check(bad), Err(PATH_OUTSIDE.to_owned()), "{bad}");
+        }
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}

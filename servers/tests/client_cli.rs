@@ -1,0 +1,560 @@
+//! `agentteams-mcp client` and `agentteams-mcp trust` through the binary: output, exit codes and
+//! the trust policy file, against the library's example stdio server and small HTTP fixtures.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_agentteams-mcp");
+
+/// The library's example server, which `cargo test --workspace` builds next to the binary.
+fn example_server() -> String {
+    let dir = Path::new(BIN).parent().expect("the binary has a directory");
+    let path = dir
+        .join("examples")
+        .join(format!("stdio_server{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo test --workspace` (which builds the examples)",
+        path.display()
+    );
+    path.to_string_lossy().into_owned()
+}
+
+/// A fresh project directory for the trust policy.
+fn project(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("client-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// `agentteams-mcp <verb> --project DIR <args> -- <example server>`.
+fn with_example(verb: &str, dir: &Path, args: &[&str]) -> Output {
+    let server = example_server();
+    let mut all = vec![verb, "--project", dir.to_str().unwrap()];
+    all.extend_from_slice(args);
+    all.push("--");
+    all.push(&server);
+    run(&all)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn tools_and_calls_print_for_people_and_for_machines() {
+    let dir = project("tools");
+    let o = with_example("client", &dir, &["tools"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("echo\n    Returns its arguments."), "{text}");
+    assert!(text.contains("arguments: ms* (integer)"), "{text}");
+    assert!(
+        text.contains("send_note  [refused by trust policy"),
+        "{text}"
+    );
+
+    let o = with_example("client", &dir, &["--json", "tools"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v = agentteams_mcp::json::parse(&o.stdout).expect("one JSON object");
+    assert_eq!(
+        v.get("tools").and_then(|t| t.as_array()).map(|t| t.len()),
+        Some(6)
+    );
+    let refused = v.get("policy").and_then(|p| p.get("refused")).unwrap();
+    assert_eq!(
+        agentteams_mcp::json::to_string(refused.as_array().unwrap()[0].get("name").unwrap()),
+        "\"send_note\""
+    );
+
+    // --arg values follow the schema: `ms` is an integer, so "5" is sent as 5.
+    let o = with_example("client", &dir, &["call", "slow", "--arg", "ms=5"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), "5");
+    let o = with_example(
+        "client",
+        &dir,
+        &["call", "echo", "--json", r#"{"a":[1,2]}"#, "--arg", "b=x"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"b\": \"x\""), "{}", stdout(&o));
+    let o = with_example("client", &dir, &["--json", "call", "echo", "--arg", "n=1"]);
+    let v = agentteams_mcp::json::parse(&o.stdout).expect("one JSON object");
+    assert!(v.get("content").is_some(), "{}", stdout(&o));
+    let o = with_example("client", &dir, &["--era", "legacy", "info"]);
+    assert!(
+        stdout(&o).contains("protocol: 2025-11-25 (legacy session)"),
+        "{}",
+        stdout(&o)
+    );
+    let o = with_example("client", &dir, &["--log-level", "info", "call", "chatty"]);
+    assert!(
+        stderr(&o).contains("log [info] chatty: started"),
+        "{}",
+        stderr(&o)
+    );
+    let o = with_example("client", &dir, &["call", "progress"]);
+    assert!(
+        stderr(&o).contains("progress: 50/100 working"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn tool_errors_exit_1_with_the_servers_words() {
+    let dir = project("errors");
+    let o = with_example(
+        "client",
+        &dir,
+        &["call", "fail", "--arg", "message=disk on fire"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("tool fail failed: disk on fire"),
+        "{}",
+        stderr(&o)
+    );
+    let o = with_example(
+        "client",
+        &dir,
+        &["--json", "call", "fail", "--arg", "message=x"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("\"isError\":true"),
+        "the result goes to stdout: {}",
+        stdout(&o)
+    );
+    assert!(
+        stderr(&o).contains("\"kind\":\"tool_error\""),
+        "{}",
+        stderr(&o)
+    );
+    let o = with_example("client", &dir, &["call", "nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("error -32602: unknown tool 'nope'"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for (args, message) in [
+        (&["client", "tools"][..], "which server?"),
+        (
+            &["client", "--url", "http://127.0.0.1:9/mcp", "bogus"][..],
+            "unknown client command \"bogus\"",
+        ),
+        (
+            &["client", "--url", "http://127.0.0.1:9/mcp", "call"][..],
+            "call needs the tool's name",
+        ),
+        (
+            &[
+                "client",
+                "--url",
+                "http://127.0.0.1:9/mcp",
+                "--timeout",
+                "-1",
+                "tools",
+            ][..],
+            "--timeout must be",
+        ),
+        (
+            &[
+                "client",
+                "--url",
+                "http://127.0.0.1:9/mcp",
+                "tools",
+                "--arg",
+                "a=1",
+            ][..],
+            "go with call",
+        ),
+        (
+            &["client", "--url", "https://example.com/mcp", "tools"][..],
+            "README.md, section \"TLS\"",
+        ),
+        (
+            &[
+                "client",
+                "--url",
+                "http://127.0.0.1:9/mcp",
+                "call",
+                "t",
+                "--json",
+                "{oops",
+            ][..],
+            "not valid JSON",
+        ),
+        (&["trust"][..], "give a trust command"),
+        (&["trust", "allow"][..], "which server?"),
+        (
+            &["trust", "allow", "--server", "k", "--level", "untrusted"][..],
+            "--level must be trusted or verified",
+        ),
+        (&["trust", "frobnicate"][..], "unknown trust command"),
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn unreachable_servers_exit_4_and_auth_failures_exit_3() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let o = run(&["client", "--url", &url, "tools"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot connect to"), "{}", stderr(&o));
+
+    let o = run(&["client", "tools", "--", "/nonexistent/mcp-server"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "http://127.0.0.1:{}/mcp",
+        listener.local_addr().unwrap().port()
+    );
+    let server = std::thread::spawn(move || {
+        let mut auth_headers = Vec::new();
+        for _ in 0..2 {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut buf = vec![0u8; 65536];
+            let n = s.read(&mut buf).unwrap();
+            let head = String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase();
+            auth_headers.push(
+                head.lines()
+                    .find(|l| l.starts_with("authorization:"))
+                    .map(str::to_owned),
+            );
+            s.write_all(b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm=\"mcp\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
+        }
+        auth_headers
+    });
+    let o = run(&["client", "--url", &url, "tools"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("requires authorization (HTTP 401"),
+        "{}",
+        stderr(&o)
+    );
+    let dir = project("token");
+    let token = dir.join("token");
+    std::fs::write(&token, "t0ken\n").unwrap();
+    let o = run(&[
+        "client",
+        "--url",
+        &url,
+        "--token-file",
+        token.to_str().unwrap(),
+        "tools",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    let seen = server.join().unwrap();
+    assert_eq!(seen[0], None);
+    assert_eq!(seen[1].as_deref(), Some("authorization: bearer t0ken"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_trust_policy_gates_calls_and_is_managed_by_trust_commands() {
+    let dir = project("trust");
+    let server_key = format!("stdio:{}", example_server());
+    let o = with_example("client", &dir, &["call", "send_note"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("refused by the trust policy"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = with_example("trust", &dir, &["inspect"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with(&format!("{server_key}: untrusted (example-stdio-server")),
+        "{}",
+        stdout(&o)
+    );
+
+    let o = with_example("trust", &dir, &["allow", "--tool", "send_note"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), format!("{server_key}: verified"));
+    let o = with_example("client", &dir, &["call", "send_note"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = with_example("client", &dir, &["call", "echo"]);
+    assert_eq!(o.status.code(), Some(1), "verified: only the allowlist");
+
+    let policy = std::fs::read_to_string(dir.join(".agentteams/mcp-trust.json")).unwrap();
+    assert!(policy.contains("\"send_note\""), "{policy}");
+    let o = run(&["trust", "list", "--project", dir.to_str().unwrap()]);
+    assert!(
+        stdout(&o).contains(&format!("{server_key}: verified\n    allow: send_note")),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["trust", "audit", "--project", dir.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a sensitive allowlisted tool is a finding"
+    );
+    assert!(
+        stdout(&o).contains("allowlisted tool send_note matches"),
+        "{}",
+        stdout(&o)
+    );
+
+    let o = with_example("trust", &dir, &["deny", "--tool", "send_note"]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = with_example("trust", &dir, &["allow"]);
+    assert_eq!(stdout(&o).trim(), format!("{server_key}: trusted"));
+    let o = with_example("client", &dir, &["call", "send_note"]);
+    assert_eq!(o.status.code(), Some(1), "the deny list wins over trusted");
+    let o = run(&[
+        "trust",
+        "revoke",
+        "--project",
+        dir.to_str().unwrap(),
+        "--server",
+        &server_key,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&[
+        "trust",
+        "revoke",
+        "--project",
+        dir.to_str().unwrap(),
+        "--server",
+        &server_key,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "nothing left to revoke");
+    let o = run(&["trust", "audit", "--project", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+
+    std::fs::write(
+        dir.join(".agentteams/mcp-trust.json"),
+        "{\"servers\": {\"x\": {\"levle\": 1}}}",
+    )
+    .unwrap();
+    let o = run(&["trust", "list", "--project", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown key \"levle\""),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A git repository with one commit, built for the test.
+fn repo(name: &str) -> PathBuf {
+    let dir = project(name);
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .args([
+                "-c",
+                "user.name=Client Test",
+                "-c",
+                "user.email=t@example.com",
+            ])
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("git runs");
+        assert!(o.status.success(), "git {args:?}: {}", stderr(&o));
+    };
+    git(&["init", "-q"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "client test commit"]);
+    dir
+}
+
+#[test]
+fn this_projects_servers_answer_the_client_over_stdio() {
+    let dir = repo("own-servers");
+    let root = dir.to_str().unwrap();
+    for era in ["auto", "legacy"] {
+        let serve = |server: &'static str| [BIN, "--serve-mcp", server, "--root", root];
+        let client = |args: &[&str], server: &'static str| {
+            let mut all = vec!["client", "--project", root, "--era", era];
+            all.extend_from_slice(args);
+            all.push("--");
+            all.extend_from_slice(&serve(server));
+            run(&all)
+        };
+        let o = client(&["tools"], "gitread");
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        for tool in ["git_log", "git_show", "git_diff", "git_blame", "git_status"] {
+            assert!(stdout(&o).contains(tool), "{era}: {}", stdout(&o));
+        }
+        let o = client(&["call", "git_log", "--arg", "n=1"], "gitread");
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        assert!(stdout(&o).contains("client test commit"), "{}", stdout(&o));
+        let o = client(&["call", "git_show", "--arg", "rev=no-such-rev"], "gitread");
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{era}: a tool error: {}",
+            stderr(&o)
+        );
+        assert!(
+            stderr(&o).contains("tool git_show failed: "),
+            "{}",
+            stderr(&o)
+        );
+
+        let o = client(&["--json", "tools"], "recall");
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        assert!(stdout(&o).contains("\"query_index\""), "{}", stdout(&o));
+        // No index was built: the server's own message comes back as a tool error.
+        let o = client(&["call", "query_index", "--arg", "query=x"], "recall");
+        assert_eq!(o.status.code(), Some(1), "{era}");
+        assert!(stderr(&o).contains("memory-index.json"), "{}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A server process this test started; killed when dropped.
+struct HttpServer(std::process::Child);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `agentteams-mcp --serve-mcp ARGS... --http --port 0`; returns it and the URL it printed.
+fn serve_http(args: &[&str]) -> (HttpServer, String) {
+    use std::io::BufRead;
+    let mut child = Command::new(BIN)
+        .args(["--serve-mcp"])
+        .args(args)
+        .args(["--http", "--port", "0"])
+        .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_owned();
+    (HttpServer(child), url)
+}
+
+#[test]
+fn this_projects_http_server_answers_the_client() {
+    let dir = repo("own-http");
+    let (_gitread, url) = serve_http(&["gitread", "--root", dir.to_str().unwrap()]);
+    for era in ["auto", "legacy"] {
+        let o = run(&[
+            "client", "--url", &url, "--era", era, "call", "git_log", "--arg", "n=1",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        assert!(stdout(&o).contains("client test commit"), "{}", stdout(&o));
+    }
+
+    // The conformance fixture streams progress and log notifications as SSE.
+    let (_fixture, url) = serve_http(&["conformance"]);
+    let o = run(&[
+        "client",
+        "--url",
+        &url,
+        "--era",
+        "legacy",
+        "call",
+        "test_tool_with_progress",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("progress: 100/100"), "{}", stderr(&o));
+    let o = run(&[
+        "client",
+        "--url",
+        &url,
+        "--log-level",
+        "debug",
+        "call",
+        "test_tool_with_logging",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("Tool execution completed"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["client", "--url", &url, "call", "test_error_handling"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("intentionally returns an error"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["client", "--url", &url, "call", "test_image_content"]);
+    assert!(
+        stdout(&o).starts_with("[image image/png, "),
+        "{}",
+        stdout(&o)
+    );
+
+    // A server with a token: 3 without it, 0 with it (from a file or the environment).
+    let token = dir.join("token");
+    std::fs::write(&token, "client-cli-token-0123456789\n").unwrap();
+    let (_guarded, url) =
+        serve_http(&["conformance", "--auth-token-file", token.to_str().unwrap()]);
+    let o = run(&["client", "--url", &url, "tools"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let o = run(&[
+        "client",
+        "--url",
+        &url,
+        "--token-file",
+        token.to_str().unwrap(),
+        "tools",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = Command::new(BIN)
+        .args([
+            "client",
+            "--url",
+            &url,
+            "--token-env",
+            "CLIENT_CLI_TOKEN",
+            "tools",
+        ])
+        .env("CLIENT_CLI_TOKEN", "client-cli-token-0123456789")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

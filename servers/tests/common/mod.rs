@@ -1,0 +1,182 @@
+//! A minimal MCP host for end-to-end tests: starts the real binary and speaks newline-delimited
+//! JSON-RPC over its stdio, the way Claude Code, Cursor or the Python SDK do.
+#![allow(dead_code)] // each test file uses a different part of this helper
+
+use agentteams_mcp::json::{self, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+/// How long a test waits for one reply before it fails (a hang, not a performance check).
+pub const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub struct Host {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Host {
+    /// Starts `agentteams-mcp --serve-mcp SERVER --root ROOT` with `extra` arguments.
+    pub fn start(server: &str, root: &Path, extra: &[&str]) -> Host {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+        command
+            .arg("--serve-mcp")
+            .arg(server)
+            .arg("--root")
+            .arg(root)
+            .args(extra);
+        Host::spawn(command)
+    }
+
+    pub fn spawn(mut command: Command) -> Host {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the binary starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Host {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    /// Writes raw bytes (a line must end with `\n`).
+    pub fn write(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).expect("write to the server");
+        stdin.flush().expect("flush to the server");
+    }
+
+    pub fn send(&mut self, message: &str) {
+        self.write(format!("{message}\n").as_bytes());
+    }
+
+    /// The next line on stdout, parsed; fails the test if it is not JSON (stdout is protocol only).
+    pub fn recv(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(REPLY_TIMEOUT)
+            .expect("a reply within the timeout");
+        json::parse(line.as_bytes())
+            .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line}"))
+    }
+
+    /// Sends a request and returns its reply, skipping notifications that come first.
+    pub fn request(&mut self, message: &str) -> Value {
+        self.send(message);
+        loop {
+            let reply = self.recv();
+            if reply.get("id").is_some() || reply.get("error").is_some() {
+                return reply;
+            }
+        }
+    }
+
+    /// No line arrives within `wait` (for notifications and skipped lines).
+    pub fn assert_silent(&mut self, wait: Duration) {
+        if let Ok(line) = self.lines.recv_timeout(wait) {
+            panic!("expected no output, got {line}");
+        }
+    }
+
+    /// `initialize` with `version`, then `notifications/initialized`; returns the result.
+    pub fn initialize(&mut self, version: &str) -> Value {
+        let reply = self.request(&format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"test-host","version":"1"}}}}}}"#
+        ));
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        reply.get("result").cloned().expect("initialize succeeds")
+    }
+
+    /// `tools/call` and the result object.
+    pub fn call(&mut self, tool: &str, arguments: &str) -> Value {
+        let reply = self.request(&format!(
+            r#"{{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+        ));
+        reply
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("no result: {reply}"))
+    }
+
+    /// Closes stdin (what hosts do first at shutdown) and waits for the exit.
+    pub fn close(mut self) -> ExitStatus {
+        drop(self.stdin.take());
+        let deadline = std::time::Instant::now() + REPLY_TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait for the server") {
+                return status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server did not exit after stdin closed"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The text of a tool result's first content block, and whether it is an error.
+pub fn result_text(result: &Value) -> (String, bool) {
+    let text = result
+        .get("content")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+        .and_then(|b| b.get("text"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    (text, is_error)
+}
+
+/// A fresh, empty directory for one test (removed when the value drops).
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    pub fn new(label: &str) -> TempDir {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "agentteams-{label}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create a temp dir");
+        TempDir(path.canonicalize().expect("canonical temp dir"))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

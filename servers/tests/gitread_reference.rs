@@ -1,0 +1,353 @@
+//! gitread's behavioural checks taken from the reference's tests (REFERENCE-BEHAVIOUR.md §10,
+//! items 5 and 12–21), through the real binary over stdio.
+
+mod gitread_support;
+
+use agentteams_mcp::json::{self, Value};
+use gitread_support::*;
+
+#[test]
+fn tools_list_is_the_reference_catalogue() {
+    let f = Fixture::new("list");
+    let mut server = f.server();
+    let reply = server.request("tools/list", "{}");
+    let tools = reply
+        .get("result")
+        .and_then(|r| r.get("tools"))
+        .and_then(Value::as_array)
+        .expect("tools");
+    let names: Vec<&str> = tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .collect();
+    assert_eq!(
+        names,
+        ["git_log", "git_show", "git_diff", "git_blame", "git_status"]
+    );
+    assert_eq!(
+        json::to_string(tools[1].get("inputSchema").expect("schema")),
+        r#"{"type":"object","required":["rev"],"properties":{"rev":{"type":"string"},"path":{"type":"string"}}}"#
+    );
+}
+
+#[test]
+fn end_to_end_log_shows_the_last_subject() {
+    let f = Fixture::new("e2e");
+    let mut server = f.server();
+    let reply = server.call("git_log", r#"{"n":1}"#);
+    let output = reply.output();
+    assert!(output.contains("\tsecond\n"), "{output}");
+    assert!(!output.contains("first"), "n=1 gives one commit: {output}");
+    let line = output.lines().next().unwrap_or_default();
+    let fields: Vec<&str> = line.split('\t').collect();
+    assert_eq!(fields.len(), 4, "hash, author, date, subject: {line}");
+    assert_eq!(fields[0].len(), 40);
+    assert_eq!(fields[1], "Alice");
+    // Strict ISO 8601 (git 2.39 prints UTC as +00:00, newer gits as Z).
+    assert!(fields[2].starts_with("2024-01-01T00:00:00"), "{line}");
+}
+
+#[test]
+fn happy_paths_of_the_five_tools() {
+    let f = Fixture::new("happy");
+    let mut server = f.server();
+    assert!(server
+        .call("git_log", r#"{"n":5}"#)
+        .output()
+        .contains("second"));
+    assert!(server
+        .call("git_show", r#"{"rev":"HEAD"}"#)
+        .output()
+        .contains("+two"));
+    assert!(server
+        .call(
+            "git_diff",
+            r#"{"base":"HEAD~1","head":"HEAD","path":"a.txt"}"#
+        )
+        .output()
+        .contains("+two"));
+    assert!(server
+        .call("git_blame", r#"{"rev":"HEAD","path":"a.txt"}"#)
+        .output()
+        .contains("two"));
+    assert_eq!(server.call("git_status", "{}").output(), "?? new.txt\n");
+    // `path: null` counts as absent; `.` is the whole project.
+    assert!(server
+        .call("git_log", r#"{"path":null}"#)
+        .output()
+        .contains("first"));
+    assert!(server
+        .call("git_log", r#"{"path":"."}"#)
+        .output()
+        .contains("first"));
+    // The text is the reference's pretty form: {"output": ...} with one-space indent.
+    let text = server.call("git_status", "{}").text;
+    assert_eq!(text, "{\n \"output\": \"?? new.txt\\n\"\n}");
+}
+
+#[test]
+fn refusals_are_tool_errors_with_the_reference_messages() {
+    let f = Fixture::new("refuse");
+    let mut server = f.server();
+    let pwned = f.tmp.join("pwned");
+    let rev_msg =
+        "rev must be a plain revision (letters, digits, ._/@{}~^-), not starting with '-'";
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "git_show",
+            format!(r#"{{"rev":"--output={}"}}"#, pwned.display()),
+            rev_msg,
+        ),
+        ("git_show", r#"{"rev":"HEAD;rm"}"#.into(), rev_msg),
+        ("git_show", r#"{"rev":"HEAD:a.txt"}"#.into(), rev_msg),
+        ("git_show", r#"{}"#.into(), rev_msg),
+        (
+            "git_show",
+            r#"{"rev":"HEAD","path":"../x"}"#.into(),
+            "path must be inside the project and outside .git",
+        ),
+        (
+            "git_show",
+            r#"{"rev":"HEAD","path":"/etc/passwd"}"#.into(),
+            "path must be a relative path inside the project",
+        ),
+        (
+            "git_show",
+            r#"{"rev":"HEAD","path":".git/config"}"#.into(),
+            "path must be inside the project and outside .git",
+        ),
+        (
+            "git_show",
+            r#"{"rev":"HEAD","path":".GIT/config"}"#.into(),
+            "path must be inside the project and outside .git",
+        ),
+        (
+            "git_show",
+            r#"{"rev":"HEAD","path":""}"#.into(),
+            "path must be a relative path inside the project",
+        ),
+        (
+            "git_show",
+            r#"{"rev":"HEAD","path":5}"#.into(),
+            "path must be a relative path inside the project",
+        ),
+        (
+            "git_log",
+            r#"{"n":201}"#.into(),
+            "n must be an integer from 1 to 200",
+        ),
+        (
+            "git_log",
+            r#"{"n":0}"#.into(),
+            "n must be an integer from 1 to 200",
+        ),
+        (
+            "git_log",
+            r#"{"n":"5"}"#.into(),
+            "n must be an integer from 1 to 200",
+        ),
+        (
+            "git_log",
+            r#"{"n":true}"#.into(),
+            "n must be an integer from 1 to 200",
+        ),
+        ("git_log", r#"{"rev":null}"#.into(), rev_msg),
+        (
+            "git_diff",
+            r#"{"base":"HEAD"}"#.into(),
+            "head must be a plain revision",
+        ),
+        (
+            "git_diff",
+            r#"{"head":"HEAD"}"#.into(),
+            "base must be a plain revision",
+        ),
+        (
+            "git_blame",
+            r#"{"rev":"HEAD"}"#.into(),
+            "git_blame needs a path",
+        ),
+        ("git_blame", r#"{"path":"a.txt"}"#.into(), rev_msg),
+        (
+            "git_status",
+            r#"{"path":"../x"}"#.into(),
+            "path must be inside the project and outside .git",
+        ),
+    ];
+    for (tool, args, message) in &cases {
+        let reply = server.call(tool, args);
+        reply.assert_error_contains(message);
+    }
+    assert!(!pwned.exists(), "--output wrote a file");
+    // n at its edges is served.
+    assert!(!server.call("git_log", r#"{"n":200}"#).is_error);
+    assert!(!server.call("git_log", r#"{"n":1}"#).is_error);
+}
+
+#[test]
+fn an_unknown_tool_is_an_invalid_params_error() {
+    let f = Fixture::new("unknown");
+    let mut server = f.server();
+    let reply = server.request("tools/call", r#"{"name":"git_nope","arguments":{}}"#);
+    let error = reply.get("error").expect("a JSON-RPC error");
+    assert_eq!(error.get("code").and_then(Value::as_i64), Some(-32602));
+    assert_eq!(
+        error.get("message").and_then(Value::as_str),
+        Some("unknown tool 'git_nope'")
+    );
+}
+
+#[test]
+fn a_filter_defined_through_include_path_is_refused_and_never_runs() {
+    let f = Fixture::new("filter-include");
+    write(
+        &f.root.join("cfg/evil"),
+        &format!("[filter \"x\"]\n\tclean = {}\n", f.canary_str()),
+    );
+    f.plant_config("[include]\n\tpath = ../cfg/evil\n");
+    write(&f.root.join(".gitattributes"), "* filter=x\n");
+    f.touch_worktree();
+    let mut server = f.server();
+    let replies = server.sweep();
+    assert_sweep_refused(&replies, "filter");
+    replies[7].assert_error_contains(
+        "the repository config defines filter.* drivers, which could run programs; refusing",
+    );
+    f.assert_canary_silent();
+}
+
+#[test]
+fn planted_program_settings_are_neutralised() {
+    let f = Fixture::new("neutralised");
+    let c = f.canary_str();
+    f.plant_config(&format!(
+        "[core]\n\tfsmonitor = {c}\n\tpager = {c}\n\tsshCommand = {c}\n[diff]\n\texternal = {c}\n[diff \"t\"]\n\ttextconv = {c}\n"
+    ));
+    write(&f.root.join(".gitattributes"), "*.txt diff=t\n");
+    f.touch_worktree();
+    let mut server = f.server();
+    let replies = server.sweep();
+    assert_sweep_served(&replies);
+    f.assert_canary_silent();
+}
+
+#[test]
+fn the_environment_is_an_allowlist() {
+    let f = Fixture::new("env");
+    let mut server = Server::start(
+        &f.root,
+        &[
+            ("GIT_DIR", Some("/nonexistent")),
+            ("GIT_EXTERNAL_DIFF", Some("/bin/false")),
+        ],
+    );
+    assert!(server.call("git_log", "{}").output().contains("second"));
+    assert!(server
+        .call("git_diff", r#"{"base":"HEAD~1","head":"HEAD"}"#)
+        .output()
+        .contains("+two"));
+}
+
+#[test]
+fn status_never_writes_the_index() {
+    let f = Fixture::new("index");
+    let index = f.root.join(".git/index");
+    let before = std::fs::metadata(&index).and_then(|m| m.modified()).ok();
+    let bytes_before = std::fs::read(&index).unwrap_or_default();
+    f.touch_worktree();
+    let mut server = f.server();
+    assert_eq!(server.call("git_status", "{}").output(), "?? new.txt\n");
+    assert_eq!(
+        std::fs::metadata(&index).and_then(|m| m.modified()).ok(),
+        before
+    );
+    assert_eq!(std::fs::read(&index).unwrap_or_default(), bytes_before);
+    assert!(!f.root.join(".git/index.lock").exists());
+}
+
+#[test]
+fn mailmap_never_leaks() {
+    let f = Fixture::new("mailmap");
+    write(&f.secret_file, "LEAKED <alice@example.com>\n");
+    f.plant_config(&format!(
+        "[mailmap]\n\tfile = {}\n[log]\n\tmailmap = true\n",
+        f.secret_file.display()
+    ));
+    let mut server = f.server();
+    let log = server.call("git_log", r#"{"n":5}"#).output();
+    let blame = server
+        .call("git_blame", r#"{"rev":"HEAD","path":"a.txt"}"#)
+        .output();
+    let show = server.call("git_show", r#"{"rev":"HEAD"}"#).output();
+    for out in [&log, &blame, &show] {
+        assert!(!out.contains("LEAKED"), "{out}");
+    }
+    assert!(log.contains("Alice"));
+}
+
+#[test]
+fn a_launch_below_the_root_is_not_the_root() {
+    let f = Fixture::new("notroot");
+    std::fs::create_dir_all(f.root.join("sub")).expect("sub");
+    let mut server = Server::start(&f.root.join("sub"), &[]);
+    let reply = server.call("git_log", "{}");
+    reply.assert_error_contains("not the root");
+    reply.assert_error_contains(&format!(
+        "{}/sub is not the root of a git work tree; the MCP client must launch this server there",
+        f.root.display()
+    ));
+}
+
+/// Serves `f` and asserts the sweep is refused as outside, never showing the outside secret.
+fn assert_refused_outside(f: &Fixture) -> Vec<Reply> {
+    let mut server = f.server();
+    let replies = server.sweep();
+    assert_sweep_refused(&replies, "outside the project");
+    f.assert_no_secret(&texts(&replies, &server));
+    replies
+}
+
+#[test]
+fn redirects_out_of_the_project_are_refused() {
+    let f = Fixture::new("redir-gitfile");
+    f.gitfile_to(&f.outside_repo().join(".git"));
+    assert_refused_outside(&f);
+
+    let f = Fixture::new("redir-symlink");
+    f.dot_git_symlink_to(&f.outside_repo().join(".git"));
+    assert_refused_outside(&f);
+
+    // commondir redirect: refused, and the outside history never shows.
+    let f = Fixture::new("redir-commondir");
+    let outside = f.outside_repo();
+    write(
+        &f.root.join(".git/commondir"),
+        &format!("{}\n", outside.join(".git").display()),
+    );
+    for r in assert_refused_outside(&f) {
+        assert!(!r.text.contains("second"));
+    }
+
+    let f = Fixture::new("redir-forged");
+    f.forge_worktree_registration();
+    assert_refused_outside(&f);
+
+    let f = Fixture::new("redir-alternates");
+    let outside = f.outside_repo();
+    write(
+        &f.root.join(".git/objects/info/alternates"),
+        &format!("{}\n", outside.join(".git/objects").display()),
+    );
+    let mut server = f.server();
+    assert_sweep_refused(&server.sweep(), "alternates");
+}
+
+#[test]
+fn a_genuine_linked_worktree_outside_the_repository_is_served() {
+    let f = Fixture::new("worktree");
+    let wt = f.linked_worktree();
+    let mut server = Server::start(&wt, &[]);
+    let replies = server.sweep();
+    assert_sweep_served(&replies);
+    assert_eq!(replies[7].output(), "", "the worktree is clean");
+}

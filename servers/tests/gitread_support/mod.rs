@@ -1,0 +1,600 @@
+//! Test harness for gitread: fixture repositories built with a trusted git, the server driven over
+//! stdio the way an MCP host drives it, and the observable assertions of GIT-THREATS.md §1
+//! (canary programs, secrets, write records, loopback listeners).
+//!
+//! The git under test is `AGENTTEAMS_GIT` when set (the server reads the same variable), else the
+//! first `git` on `PATH`; run the suite once per installed git.
+
+#![allow(dead_code)]
+
+use agentteams_mcp::json::{self, Value};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// The git the tests use to build fixtures (and the server uses to read them).
+pub fn git_program() -> PathBuf {
+    if let Some(explicit) = std::env::var_os("AGENTTEAMS_GIT") {
+        return PathBuf::from(explicit);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("git"))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/git"))
+}
+
+/// `(major, minor, patch)` of the git under test.
+pub fn git_version() -> (u32, u32, u32) {
+    let out = Command::new(git_program())
+        .arg("--version")
+        .output()
+        .expect("git runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text
+        .trim()
+        .trim_start_matches("git version ")
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    (
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+    )
+}
+
+/// A directory under the system temp dir, removed on drop.
+pub struct TempDir {
+    pub path: PathBuf,
+}
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let path = std::env::temp_dir().join(format!(
+            "gitread-{tag}-{}-{}-{nanos}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::create_dir_all(&path).expect("temp dir");
+        let path = std::fs::canonicalize(&path).expect("canonical temp dir");
+        TempDir { path }
+    }
+
+    pub fn join(&self, rel: &str) -> PathBuf {
+        self.path.join(rel)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Runs the trusted git (no global or system config, fixed identity) in `dir`; panics on failure.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = git_command(dir).args(args).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
+}
+
+pub fn git_command(dir: &Path) -> Command {
+    let mut c = Command::new(git_program());
+    c.current_dir(dir)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Alice")
+        .env("GIT_AUTHOR_EMAIL", "alice@example.com")
+        .env("GIT_COMMITTER_NAME", "Alice")
+        .env("GIT_COMMITTER_EMAIL", "alice@example.com")
+        .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
+        .stdin(Stdio::null());
+    c
+}
+
+/// Appends `text` to a file (creating it).
+pub fn append(path: &Path, text: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("parent dir");
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .expect("open for append");
+    f.write_all(text.as_bytes()).expect("append");
+}
+
+pub fn write(path: &Path, content: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("parent dir");
+    }
+    std::fs::write(path, content).expect("write");
+}
+
+pub fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// The base fixture of GIT-THREATS.md §1 plus the outside world an attack aims at:
+/// `<tmp>/repo` (two commits on a.txt, untracked new.txt), a canary program, a secret file and
+/// an outside repository whose commit subject holds the secret token.
+pub struct Fixture {
+    pub tmp: TempDir,
+    pub root: PathBuf,
+    pub canary: PathBuf,
+    pub marker: PathBuf,
+    pub secret_file: PathBuf,
+    pub token: String,
+}
+
+impl Fixture {
+    pub fn new(tag: &str) -> Fixture {
+        let tmp = TempDir::new(tag);
+        let root = tmp.join("repo");
+        std::fs::create_dir_all(&root).expect("repo dir");
+        git(&root, &["init", "-q", "-b", "main"]);
+        write(&root.join("a.txt"), "one\n");
+        git(&root, &["add", "a.txt"]);
+        git(&root, &["commit", "-q", "-m", "first"]);
+        write(&root.join("a.txt"), "one\ntwo\n");
+        git(&root, &["commit", "-q", "-am", "second"]);
+        write(&root.join("new.txt"), "untracked\n");
+        let marker = tmp.join("canary-ran");
+        let canary = tmp.join("canary.sh");
+        write(
+            &canary,
+            &format!(
+                "#!/bin/sh\necho \"$0 $*\" >> '{}'\ncat\nexit 0\n",
+                marker.display()
+            ),
+        );
+        make_executable(&canary);
+        let token = format!(
+            "SECRET{:032x}",
+            SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(7)
+                ^ 0x5eed_5eed_5eed_5eed
+        );
+        let secret_file = tmp.join("secret.txt");
+        write(&secret_file, &format!("{token}\n"));
+        Fixture {
+            tmp,
+            root,
+            canary,
+            marker,
+            secret_file,
+            token,
+        }
+    }
+
+    pub fn canary_str(&self) -> String {
+        self.canary.display().to_string()
+    }
+
+    /// An outside repository whose only commit's subject is the secret token; returns its path.
+    pub fn outside_repo(&self) -> PathBuf {
+        let outside = self.tmp.join("outside");
+        if !outside.exists() {
+            std::fs::create_dir_all(&outside).expect("outside dir");
+            git(&outside, &["init", "-q", "-b", "main"]);
+            write(&outside.join("secret.txt"), &format!("{}\n", self.token));
+            git(&outside, &["add", "secret.txt"]);
+            git(&outside, &["commit", "-q", "-m", &self.token]);
+        }
+        outside
+    }
+
+    /// Replaces the project's `.git` directory with a gitfile `gitdir: <target>`.
+    pub fn gitfile_to(&self, target: &Path) {
+        std::fs::remove_dir_all(self.root.join(".git")).expect("remove .git");
+        write(
+            &self.root.join(".git"),
+            &format!("gitdir: {}\n", target.display()),
+        );
+    }
+
+    /// Replaces the project's `.git` directory with a symlink to `target`.
+    pub fn dot_git_symlink_to(&self, target: &Path) {
+        std::fs::remove_dir_all(self.root.join(".git")).expect("remove .git");
+        std::os::unix::fs::symlink(target, self.root.join(".git")).expect("symlink .git");
+    }
+
+    /// GIT-THREATS.md P11: `.git` points at an admin dir outside both the project and the outside
+    /// repository, which claims that repository as its common dir and links back to this `.git`.
+    pub fn forge_worktree_registration(&self) {
+        let outside = self.outside_repo();
+        let admin = self.tmp.join("forged-admin");
+        write(&admin.join("HEAD"), "ref: refs/heads/main\n");
+        write(
+            &admin.join("commondir"),
+            &format!("{}\n", outside.join(".git").display()),
+        );
+        write(
+            &admin.join("gitdir"),
+            &format!("{}\n", self.root.join(".git").display()),
+        );
+        self.gitfile_to(&admin);
+    }
+
+    /// A genuine linked worktree of the project at `<tmp>/wt` (outside the project), on branch
+    /// `side`; returns its path.
+    pub fn linked_worktree(&self) -> PathBuf {
+        let wt = self.tmp.join("wt");
+        let wt_arg = wt.display().to_string();
+        git(
+            &self.root,
+            &["worktree", "add", "-q", &wt_arg, "-b", "side"],
+        );
+        wt
+    }
+
+    /// Appends to the repository's `.git/config` directly (never through git: a planted vector
+    /// must not fire while it is being planted).
+    pub fn plant_config(&self, text: &str) {
+        append(&self.root.join(".git/config"), text);
+    }
+
+    /// Makes every worktree file's mtime newer than the index records (as in an unpacked
+    /// archive), so status and diff re-hash them, which is when clean filters would run.
+    pub fn touch_worktree(&self) {
+        let later = SystemTime::now() + Duration::from_secs(5);
+        for entry in walk(&self.root) {
+            if entry.components().any(|c| c.as_os_str() == ".git") {
+                continue;
+            }
+            if let Ok(f) = std::fs::File::options().write(true).open(&entry) {
+                let _ = f.set_modified(later);
+            }
+        }
+    }
+
+    pub fn assert_canary_silent(&self) {
+        let ran = std::fs::read_to_string(&self.marker).unwrap_or_default();
+        assert!(ran.is_empty(), "a repository program ran: {ran}");
+    }
+
+    /// The token in any case (git lowercases config keys it quotes) never appears.
+    pub fn assert_no_secret(&self, texts: &[String]) {
+        let token = self.token.to_ascii_lowercase();
+        for text in texts {
+            assert!(
+                !text.to_ascii_lowercase().contains(&token),
+                "the secret leaked: {text}"
+            );
+        }
+    }
+
+    pub fn server(&self) -> Server {
+        Server::start(&self.root, &[])
+    }
+}
+
+/// Every regular file and symlink under `dir`, recursively.
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(path),
+                Ok(_) => out.push(path),
+                Err(_) => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `(size, mtime, content)` of every file under `dir` (GIT-THREATS.md WRITE record).
+pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, Option<SystemTime>, Vec<u8>)> {
+    walk(dir)
+        .into_iter()
+        .map(|p| {
+            let meta = std::fs::symlink_metadata(&p).ok();
+            let record = (
+                meta.as_ref().map(|m| m.len()).unwrap_or(0),
+                meta.and_then(|m| m.modified().ok()),
+                std::fs::read(&p).unwrap_or_default(),
+            );
+            (p, record)
+        })
+        .collect()
+}
+
+/// One tool result as a host sees it.
+#[derive(Clone, Debug)]
+pub struct Reply {
+    pub is_error: bool,
+    /// The text content block.
+    pub text: String,
+}
+
+impl Reply {
+    /// The `output` string of a success (the tool text parsed as JSON).
+    pub fn output(&self) -> String {
+        assert!(!self.is_error, "expected success, got error: {}", self.text);
+        let value = json::parse(self.text.as_bytes()).expect("tool text is JSON");
+        value
+            .get("output")
+            .and_then(Value::as_str)
+            .expect("an output string")
+            .to_owned()
+    }
+
+    pub fn assert_error_contains(&self, needle: &str) {
+        assert!(
+            self.is_error,
+            "expected an error containing {needle:?}, got success: {}",
+            self.text
+        );
+        assert!(
+            self.text.contains(needle),
+            "expected {needle:?} in {:?}",
+            self.text
+        );
+    }
+}
+
+/// The server binary over stdio.
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+    stderr_file: PathBuf,
+    _stderr_dir: Arc<TempDir>,
+}
+
+impl Server {
+    /// Starts `agentteams-mcp --serve-mcp gitread --root <root>` with extra environment `env`
+    /// (a `None` value removes the variable) and performs the initialize handshake.
+    pub fn start(root: &Path, env: &[(&str, Option<&str>)]) -> Server {
+        Server::start_in(root, env, None)
+    }
+
+    pub fn start_in(root: &Path, env: &[(&str, Option<&str>)], cwd: Option<&Path>) -> Server {
+        let stderr_dir = Arc::new(TempDir::new("stderr"));
+        let stderr_file = stderr_dir.join("stderr");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+        command
+            .args(["--serve-mcp", "gitread", "--root"])
+            .arg(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr_file).expect("stderr file"));
+        if let Some(cwd) = cwd {
+            command.current_dir(cwd);
+        }
+        for (name, value) in env {
+            match value {
+                Some(v) => command.env(name, v),
+                None => command.env_remove(name),
+            };
+        }
+        let mut child = command.spawn().expect("the server starts");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut server = Server {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+            stderr_file,
+            _stderr_dir: stderr_dir,
+        };
+        let init = server.request(
+            "initialize",
+            r#"{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"gitread-tests","version":"1"}}"#,
+        );
+        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        server
+    }
+
+    pub fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// Reads one reply line.
+    pub fn read_reply(&mut self) -> Value {
+        let mut line = String::new();
+        let n = self.stdout.read_line(&mut line).expect("read reply");
+        assert!(n > 0, "the server closed stdout; stderr: {}", self.stderr());
+        json::parse(line.as_bytes()).expect("reply is JSON")
+    }
+
+    /// Sends a request with `params` (JSON text) and returns its reply.
+    pub fn request(&mut self, method: &str, params: &str) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#
+        ));
+        let reply = self.read_reply();
+        assert_eq!(reply.get("id").and_then(Value::as_u64), Some(id), "{reply}");
+        reply
+    }
+
+    /// Calls tool `name` with `arguments` (JSON text).
+    pub fn call(&mut self, name: &str, arguments: &str) -> Reply {
+        let reply = self.request(
+            "tools/call",
+            &format!(r#"{{"name":"{name}","arguments":{arguments}}}"#),
+        );
+        let result = reply
+            .get("result")
+            .unwrap_or_else(|| panic!("no result for {name}: {reply}"));
+        let text = result
+            .get("content")
+            .and_then(|c| c.as_array())
+            .and_then(|c| c.first())
+            .and_then(|c| c.get("text"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        Reply {
+            is_error: result.get("isError").and_then(Value::as_bool) == Some(true),
+            text,
+        }
+    }
+
+    /// The sweep of GIT-THREATS.md §1: every tool, with and without a path.
+    pub fn sweep(&mut self) -> Vec<Reply> {
+        SWEEP
+            .iter()
+            .map(|(name, args)| self.call(name, args))
+            .collect()
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_file).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+pub const SWEEP: [(&str, &str); 8] = [
+    ("git_log", r#"{"n":5}"#),
+    ("git_log", r#"{"path":"a.txt"}"#),
+    ("git_show", r#"{"rev":"HEAD"}"#),
+    ("git_show", r#"{"rev":"HEAD","path":"a.txt"}"#),
+    ("git_diff", r#"{"base":"HEAD~1","head":"HEAD"}"#),
+    (
+        "git_diff",
+        r#"{"base":"HEAD~1","head":"HEAD","path":"a.txt"}"#,
+    ),
+    ("git_blame", r#"{"rev":"HEAD","path":"a.txt"}"#),
+    ("git_status", "{}"),
+];
+
+/// Every text of a sweep plus the server's stderr, for SECRET assertions.
+pub fn texts(replies: &[Reply], server: &Server) -> Vec<String> {
+    let mut all: Vec<String> = replies.iter().map(|r| r.text.clone()).collect();
+    all.push(server.stderr());
+    all
+}
+
+/// Asserts every sweep call succeeded with the base fixture's content.
+pub fn assert_sweep_served(replies: &[Reply]) {
+    for ((name, args), reply) in SWEEP.iter().zip(replies) {
+        assert!(!reply.is_error, "{name} {args} failed: {}", reply.text);
+    }
+    assert!(replies[0].output().contains("second"));
+    assert!(replies[2].output().contains("+two"));
+    assert!(replies[6].output().contains("two"));
+}
+
+/// Asserts every sweep call was refused with `needle` in its message.
+pub fn assert_sweep_refused(replies: &[Reply], needle: &str) {
+    for reply in replies {
+        reply.assert_error_contains(needle);
+    }
+}
+
+/// Loopback listeners that count accepted connections (GIT-THREATS.md NET).
+pub struct Listener {
+    pub port: u16,
+    accepted: Arc<AtomicUsize>,
+}
+
+impl Listener {
+    pub fn start() -> Listener {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let port = listener.local_addr().expect("addr").port();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let counter = accepted.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                counter.fetch_add(1, Ordering::SeqCst);
+                if let Ok(mut s) = stream {
+                    let _ = s.write_all(
+                        b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\n\r\n",
+                    );
+                }
+            }
+        });
+        Listener { port, accepted }
+    }
+
+    pub fn accepted(&self) -> usize {
+        self.accepted.load(Ordering::SeqCst)
+    }
+}
+
+/// Runs the trusted git with `input` on stdin; returns trimmed stdout (panics on failure).
+pub fn git_stdin(dir: &Path, args: &[&str], input: &[u8]) -> String {
+    let mut child = git_command(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("git output");
+    let _ = feeder.join();
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// The blob id git stores for `content`.
+pub fn blob_id(dir: &Path, content: &str) -> String {
+    git_stdin(dir, &["hash-object", "--stdin"], content.as_bytes())
+}
+
+/// The path of the loose object `id` in `root`'s repository.
+pub fn loose_object(root: &Path, id: &str) -> PathBuf {
+    root.join(".git/objects").join(&id[..2]).join(&id[2..])
+}
+
+/// True while process `pid` exists and is not a zombie.
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}

@@ -1,0 +1,134 @@
+//! `--http` through the real binary: it serves the conformance fixture on the address it prints,
+//! takes its token from a file or the environment (never argv), and refuses unsafe setups.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+
+const TOKEN: &str = "binary-test-token-0123456789";
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts the fixture on a free port; returns the process and the port it printed.
+fn serve(extra: &[&str], env_token: Option<&str>) -> (Server, u16) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+    command
+        .args(["--serve-mcp", "conformance", "--http", "--port", "0"])
+        .args(extra)
+        .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if let Some(token) = env_token {
+        command.env("AGENTTEAMS_MCP_AUTH_TOKEN", token);
+    }
+    let mut child = command.spawn().expect("the binary runs");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .trim()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.strip_suffix("/mcp"))
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    (Server(child), port)
+}
+
+/// POSTs an initialize request; returns the status code and the whole response.
+fn initialize(port: u16, auth: Option<&str>) -> (u16, String) {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;
+    let auth = auth.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nConnection: close\r\n{auth}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    let status = reply[9..12].parse().unwrap();
+    (status, reply)
+}
+
+#[test]
+fn serves_the_fixture_over_http_on_the_printed_address() {
+    let (_server, port) = serve(&[], None);
+    let (status, reply) = initialize(port, None);
+    assert_eq!(status, 200, "{reply}");
+    assert!(reply.contains("Mcp-Session-Id: "));
+    assert!(reply.contains("\"name\":\"agentteams-conformance\""));
+}
+
+#[test]
+fn the_token_comes_from_a_file_or_the_environment() {
+    let file = std::env::temp_dir().join(format!("agentteams-http-token-{}", std::process::id()));
+    std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+    let (_server, port) = serve(&["--auth-token-file", file.to_str().unwrap()], None);
+    assert_eq!(initialize(port, None).0, 401);
+    assert_eq!(initialize(port, Some(TOKEN)).0, 200);
+    std::fs::remove_file(&file).unwrap();
+
+    let (_server, port) = serve(&[], Some(TOKEN));
+    assert_eq!(initialize(port, Some("wrong-token-0123456789")).0, 401);
+    assert_eq!(initialize(port, Some(TOKEN)).0, 200);
+}
+
+#[test]
+fn unsafe_or_malformed_http_setups_exit_2() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+            .args(args)
+            .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
+            .output()
+            .unwrap()
+    };
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &[
+                "--serve-mcp",
+                "conformance",
+                "--http",
+                "--bind",
+                "0.0.0.0",
+                "--port",
+                "0",
+            ],
+            "without an auth token",
+        ),
+        (
+            &["--serve-mcp", "conformance", "--port", "7330"],
+            "HTTP options need --http",
+        ),
+        (
+            &["--serve-mcp", "conformance", "--http", "--port", "http"],
+            "--port needs a number",
+        ),
+        (
+            &[
+                "--serve-mcp",
+                "conformance",
+                "--http",
+                "--auth-token-file",
+                "/nonexistent/token",
+            ],
+            "--auth-token-file",
+        ),
+    ];
+    for (args, message) in cases {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+}

@@ -1,0 +1,138 @@
+//! The record format's fixed parts: canonical form and hash, timestamps, run ids.
+
+use crate::json::{self, Map, Value};
+use crate::sha256::{self, Sha256};
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The `prev` of a run's first record: there is no previous record in its chain.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// The record format version, written as `"v"` in every record.
+pub const FORMAT_VERSION: u64 = 1;
+
+/// Length of a run id in hexadecimal digits (128 bits).
+pub const RUN_ID_LEN: usize = 32;
+
+/// The SHA-256 of a record's canonical form: the record without its `hash` member, written as
+/// compact JSON with members sorted by key ([`json::to_string_sorted`]).
+pub fn record_hash(record: &Map) -> String {
+    let mut without_hash = Map::with_capacity(record.len());
+    for (key, value) in record.iter().filter(|(k, _)| k.as_str() != "hash") {
+        without_hash.insert(key.clone(), value.clone());
+    }
+    sha256::hex_digest(json::to_string_sorted(&Value::Object(without_hash)).as_bytes())
+}
+
+/// Adds the `hash` member to `record` and returns the line to append (canonical form, newline).
+pub fn seal(mut record: Map) -> (String, String) {
+    let hash = record_hash(&record);
+    record.insert("hash", Value::from(hash.as_str()));
+    let mut line = json::to_string_sorted(&Value::Object(record));
+    line.push('\n');
+    (line, hash)
+}
+
+/// `time` formatted as RFC 3339 in UTC with milliseconds, e.g. `2026-11-29T20:55:06.123Z`.
+pub fn rfc3339(time: SystemTime) -> String {
+    let since_epoch = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since_epoch.as_secs();
+    let (year, month, day) = civil_from_days((secs / 86_400) as i64);
+    let of_day = secs % 86_400;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        of_day / 3600,
+        of_day / 60 % 60,
+        of_day % 60,
+        since_epoch.subsec_millis()
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`, which works in 400-year eras so no table or loop is needed).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// A fresh run id: 128 bits, hexadecimal. Unique across processes and runs without coordination:
+/// it digests the OS-seeded keys of two `RandomState`s, the pid, the time and a process counter.
+pub fn new_run_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = Sha256::new();
+    for _ in 0..2 {
+        let mut hasher = RandomState::new().build_hasher();
+        hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+        h.update(&hasher.finish().to_le_bytes());
+    }
+    h.update(&std::process::id().to_le_bytes());
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    h.update(&now.as_nanos().to_le_bytes());
+    let mut id = sha256::to_hex(&h.finish());
+    id.truncate(RUN_ID_LEN);
+    id
+}
+
+/// Whether `s` is a run id as [`new_run_id`] makes them.
+pub fn is_run_id(s: &str) -> bool {
+    s.len() == RUN_ID_LEN && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn timestamps_are_rfc3339_utc() {
+        let at = |secs: u64, millis: u64| {
+            rfc3339(UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_millis(millis))
+        };
+        assert_eq!(at(0, 0), "1970-01-01T00:00:00.000Z");
+        // `date -u -d @951782400` = 2000-02-29 (a 400-year leap day).
+        assert_eq!(at(951_782_400, 5), "2000-02-29T00:00:00.005Z");
+        assert_eq!(at(1_796_063_706, 123), "2026-11-30T18:35:06.123Z");
+        assert_eq!(at(4_107_542_399, 999), "2100-02-28T23:59:59.999Z");
+        assert_eq!(at(4_107_542_400, 0), "2100-03-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn run_ids_are_distinct_hex() {
+        let a = new_run_id();
+        let b = new_run_id();
+        assert!(is_run_id(&a) && is_run_id(&b));
+        assert_ne!(a, b);
+        assert!(!is_run_id(&a.to_uppercase()));
+        assert!(!is_run_id(&a[1..]));
+    }
+
+    #[test]
+    fn hash_covers_everything_but_the_hash_member_in_any_key_order() {
+        let Value::Object(a) = json::parse(br#"{"b":1,"a":"x","hash":"ignored"}"#).unwrap() else {
+            unreachable!()
+        };
+        let Value::Object(b) = json::parse(br#"{"a":"x","b":1}"#).unwrap() else {
+            unreachable!()
+        };
+        assert_eq!(record_hash(&a), record_hash(&b));
+        assert_eq!(record_hash(&b), sha256::hex_digest(br#"{"a":"x","b":1}"#));
+        let (line, hash) = seal(b);
+        assert_eq!(
+            line,
+            format!("{{\"a\":\"x\",\"b\":1,\"hash\":\"{hash}\"}}\n")
+        );
+    }
+}

@@ -1,0 +1,660 @@
+//! The Streamable HTTP transport over `std::net`: one POST per message, replies as JSON or as an
+//! SSE stream, sessions (`Mcp-Session-Id`), resumption of a broken stream with `Last-Event-ID`,
+//! DELETE on close, bearer tokens, and timeouts on connect and on every call.
+//!
+//! Each exchange uses its own connection (`Connection: close`): a blocking client sends one
+//! message at a time, and a fresh connection can never inherit a half-read body.
+
+use super::core::{self, Event, Incoming, Outgoing};
+use super::error::ClientError;
+use super::sse::{SseEvent, SseParser};
+use super::wire::{self, BodyDecoder, HttpUrl, ResponseHead};
+use super::Transport;
+use crate::json::{self, Value};
+use crate::server::Revision;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+/// Bytes read from the socket per call.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// Most of an error response's body read (it is only quoted in the error message).
+pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// Longest session id accepted from a server.
+pub const MAX_SESSION_ID_BYTES: usize = 1024;
+
+/// Reconnections allowed per call when an event stream ends before its answer.
+pub const MAX_SSE_RECONNECTS: usize = 5;
+
+/// Delay before reconnecting when the server sent no `retry:` field.
+pub const DEFAULT_SSE_RETRY: Duration = Duration::from_secs(1);
+
+/// Longest `retry:` delay honoured (the call's deadline bounds it further).
+pub const MAX_SSE_RETRY: Duration = Duration::from_secs(60);
+
+/// Statuses accepted as a successful DELETE of the session (404: already gone; 405: the server
+/// does not let clients end sessions).
+pub const DELETE_OK_STATUSES: [u16; 5] = [200, 202, 204, 404, 405];
+
+/// A Streamable HTTP endpoint and the session held with it.
+pub struct HttpTransport {
+    url: HttpUrl,
+    token: Option<String>,
+    session_id: Option<String>,
+    /// The revision of the last message sent, for the headers of GET and DELETE.
+    revision: Option<Revision>,
+    connect_timeout: Duration,
+    max_message_bytes: usize,
+}
+
+impl HttpTransport {
+    /// Prepares to talk to `url` (nothing is sent yet). `token` is sent as `Authorization: Bearer`.
+    pub fn new(
+        url: &str,
+        token: Option<String>,
+        connect_timeout: Duration,
+        max_message_bytes: usize,
+    ) -> Result<HttpTransport, ClientError> {
+        let url = HttpUrl::parse(url)?;
+        if let Some(t) = &token {
+            if t.is_empty() || t.bytes().any(|b| !(0x21..=0x7e).contains(&b)) {
+                return Err(ClientError::Unsupported(
+                    "the bearer token must be non-empty visible ASCII (no spaces or line breaks)"
+                        .into(),
+                ));
+            }
+        }
+        Ok(HttpTransport {
+            url,
+            token,
+            session_id: None,
+            revision: None,
+            connect_timeout,
+            max_message_bytes,
+        })
+    }
+
+    fn headers(&self, out: Option<&Outgoing>) -> Vec<(&'static str, String)> {
+        let mut h = vec![
+            ("Connection", "close".to_owned()),
+            (
+                "User-Agent",
+                format!("agentteams-mcp-client/{}", env!("CARGO_PKG_VERSION")),
+            ),
+        ];
+        if let Some(t) = &self.token {
+            h.push(("Authorization", format!("Bearer {t}")));
+        }
+        let modern = out.is_some_and(|o| o.modern);
+        if let (Some(id), false) = (&self.session_id, modern) {
+            h.push(("Mcp-Session-Id", id.clone()));
+        }
+        if let Some(rev) = out.map_or(self.revision, |o| o.revision) {
+            h.push(("MCP-Protocol-Version", rev.as_str().to_owned()));
+        }
+        if let Some(o) = out.filter(|o| o.modern) {
+            h.push(("Mcp-Method", header_value(&o.method)));
+            if let Some(name) = &o.name {
+                h.push(("Mcp-Name", header_value(name)));
+            }
+        }
+        h
+    }
+
+    fn open(&self, what: &str, timeout: Duration, deadline: Instant) -> Result<Conn, ClientError> {
+        let addrs: Vec<SocketAddr> = (self.url.host.as_str(), self.url.port)
+            .to_socket_addrs()
+            .map_err(|e| ClientError::Connect(format!("cannot resolve {}: {e}", self.url.host)))?
+            .collect();
+        let mut last = None;
+        for addr in addrs {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let limit = self.connect_timeout.min(left).max(Duration::from_millis(1));
+            match TcpStream::connect_timeout(&addr, limit) {
+                Ok(stream) => {
+                    return Ok(Conn {
+                        stream,
+                        pending: Vec::new(),
+                        what: what.to_owned(),
+                        timeout,
+                        deadline,
+                        url: self.url.to_string(),
+                    })
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(ClientError::Connect(match last {
+            Some(e) if e.kind() == ErrorKind::TimedOut => format!(
+                "cannot connect to {}: no answer within {:.1} s",
+                self.url,
+                self.connect_timeout.as_secs_f64()
+            ),
+            Some(e) => format!("cannot connect to {}: {e}", self.url),
+            None => format!("cannot connect to {}: the host has no address", self.url),
+        }))
+    }
+
+    /// POSTs `out`; returns the response head and the open connection positioned at the body.
+    fn post(
+        &mut self,
+        out: &Outgoing,
+        timeout: Duration,
+        deadline: Instant,
+    ) -> Result<(ResponseHead, Conn), ClientError> {
+        let body = json::to_string(&out.message);
+        self.revision = out.revision;
+        let mut headers = self.headers(Some(out));
+        headers.push(("Accept", "application/json, text/event-stream".into()));
+        headers.push(("Content-Type", "application/json".into()));
+        headers.push(("Content-Length", body.len().to_string()));
+        let mut bytes = wire::request_head("POST", &self.url, &headers);
+        bytes.extend_from_slice(body.as_bytes());
+        let mut conn = self.open(&out.method, timeout, deadline)?;
+        conn.send(&bytes)?;
+        let head = conn.head()?;
+        if out.method == "initialize" && head.status == 200 {
+            self.session_id = session_id(&head)?;
+        }
+        match head.status {
+            401 | 403 => Err(auth_required(&head)),
+            404 if self.session_id.is_some() && !out.modern && out.method != "initialize" => {
+                self.session_id = None;
+                Err(ClientError::SessionExpired)
+            }
+            _ => Ok((head, conn)),
+        }
+    }
+
+    /// Reads a JSON reply body: the response to `id` (notifications in a batch go to `on_event`).
+    fn json_reply(
+        &self,
+        mut conn: Conn,
+        head: &ResponseHead,
+        out: &Outgoing,
+        id: &Value,
+        on_event: &mut dyn FnMut(&Event),
+    ) -> Result<Value, ClientError> {
+        let body = conn.body(head, self.max_message_bytes, true)?;
+        let parsed = json::parse(&body).map_err(|e| {
+            ClientError::Protocol(format!(
+                "server answered {} with invalid JSON ({e}): {}",
+                out.method,
+                wire::truncate(&String::from_utf8_lossy(&body), 120)
+            ))
+        })?;
+        let messages = match parsed {
+            Value::Array(a) => a.into_vec(),
+            single => vec![single],
+        };
+        for message in messages {
+            match core::classify(message) {
+                Incoming::Response { id: got, message } if core::answers(&got, id) => {
+                    return Ok(message)
+                }
+                Incoming::Notification(e) => on_event(&e),
+                _ => {}
+            }
+        }
+        Err(ClientError::Protocol(format!(
+            "server's JSON reply to {} holds no response to request {}",
+            out.method,
+            json::to_string(id)
+        )))
+    }
+
+    /// Follows an SSE reply until the response to `id` arrives, resuming with `Last-Event-ID`
+    /// when the stream ends early after an event that carried an id.
+    #[allow(clippy::too_many_arguments)]
+    fn sse_reply(
+        &self,
+        mut conn: Conn,
+        head: &ResponseHead,
+        out: &Outgoing,
+        id: &Value,
+        timeout: Duration,
+        deadline: Instant,
+        on_event: &mut dyn FnMut(&Event),
+    ) -> Result<Value, ClientError> {
+        let mut parser = SseParser::new(self.max_message_bytes);
+        let mut decoder = BodyDecoder::new(head.framing().map_err(|e| conn.wire_error(e))?);
+        let mut reconnects = 0;
+        loop {
+            let mut bytes = Vec::new();
+            let (more, dropped) = match conn.next_body(&mut decoder, &mut bytes) {
+                Ok(more) => (more, None),
+                Err(ClientError::Closed(why)) => (false, Some(why)),
+                Err(e) => return Err(e),
+            };
+            let mut events = Vec::new();
+            parser
+                .feed(&bytes, &mut events)
+                .map_err(|e| ClientError::Protocol(e.to_string()))?;
+            for event in events {
+                if let Some(reply) = sse_message(event, out, id, on_event)? {
+                    return Ok(reply);
+                }
+            }
+            if more {
+                continue;
+            }
+            let why = dropped.unwrap_or_else(|| "the server ended the event stream".into());
+            let Some(last_id) = parser.last_event_id().map(str::to_owned) else {
+                return Err(ClientError::Closed(format!(
+                    "{why} before answering {} (no event id to resume from)",
+                    out.method
+                )));
+            };
+            if reconnects == MAX_SSE_RECONNECTS {
+                return Err(ClientError::Closed(format!(
+                    "{why} before answering {}; gave up after {MAX_SSE_RECONNECTS} reconnections",
+                    out.method
+                )));
+            }
+            reconnects += 1;
+            let delay = parser
+                .retry_ms()
+                .map_or(DEFAULT_SSE_RETRY, Duration::from_millis)
+                .min(MAX_SSE_RETRY);
+            if Instant::now() + delay >= deadline {
+                return Err(ClientError::Timeout {
+                    method: out.method.clone(),
+                    after: timeout,
+                });
+            }
+            std::thread::sleep(delay);
+            let (resumed_head, resumed) = self.resume(out, &last_id, timeout, deadline)?;
+            conn = resumed;
+            decoder = BodyDecoder::new(resumed_head.framing().map_err(|e| conn.wire_error(e))?);
+            parser.new_stream();
+        }
+    }
+
+    /// GETs the endpoint with `Last-Event-ID` to pick a broken stream back up.
+    fn resume(
+        &self,
+        out: &Outgoing,
+        last_id: &str,
+        timeout: Duration,
+        deadline: Instant,
+    ) -> Result<(ResponseHead, Conn), ClientError> {
+        let mut headers = self.headers(Some(out));
+        headers.retain(|(k, _)| *k != "Mcp-Method" && *k != "Mcp-Name");
+        headers.push(("Accept", "text/event-stream".into()));
+        headers.push(("Last-Event-ID", header_value(last_id)));
+        let bytes = wire::request_head("GET", &self.url, &headers);
+        let mut conn = self.open(&out.method, timeout, deadline)?;
+        conn.send(&bytes)?;
+        let head = conn.head()?;
+        match head.status {
+            200 if head.media_type() == "text/event-stream" => Ok((head, conn)),
+            401 | 403 => Err(auth_required(&head)),
+            status => Err(ClientError::Closed(format!(
+                "the event stream for {} ended before its answer and resuming it failed (GET with Last-Event-ID answered HTTP {status})",
+                out.method
+            ))),
+        }
+    }
+}
+
+/// Reads one SSE event: `Some(reply)` when it is the response to `id`.
+fn sse_message(
+    event: SseEvent,
+    out: &Outgoing,
+    id: &Value,
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<Option<Value>, ClientError> {
+    if event.event != "message" || event.data.trim().is_empty() {
+        return Ok(None);
+    }
+    let message = json::parse(event.data.as_bytes()).map_err(|e| {
+        ClientError::Protocol(format!(
+            "server sent an SSE event for {} that is not JSON ({e}): {}",
+            out.method,
+            wire::truncate(&event.data, 120)
+        ))
+    })?;
+    match core::classify(message) {
+        Incoming::Response { id: got, message } if core::answers(&got, id) => Ok(Some(message)),
+        Incoming::Notification(e) => {
+            on_event(&e);
+            Ok(None)
+        }
+        // Server requests would need a POSTed answer; this client offers no capabilities the
+        // server may use them for, so none is due.
+        _ => Ok(None),
+    }
+}
+
+fn auth_required(head: &ResponseHead) -> ClientError {
+    ClientError::AuthRequired {
+        status: head.status,
+        challenge: head.header("www-authenticate").map(str::to_owned),
+    }
+}
+
+fn session_id(head: &ResponseHead) -> Result<Option<String>, ClientError> {
+    let Some(id) = head.header("mcp-session-id") else {
+        return Ok(None);
+    };
+    if id.is_empty()
+        || id.len() > MAX_SESSION_ID_BYTES
+        || id.bytes().any(|b| !(0x21..=0x7e).contains(&b))
+    {
+        return Err(ClientError::Protocol(format!(
+            "server sent an Mcp-Session-Id that is not 1 to {MAX_SESSION_ID_BYTES} visible ASCII characters"
+        )));
+    }
+    Ok(Some(id.to_owned()))
+}
+
+/// A 2026-07-28 header value: as is when it is visible ASCII without edge spaces, else
+/// `=?base64?<Base64 of the UTF-8>?=`.
+pub fn header_value(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !value.starts_with(' ')
+        && !value.ends_with(' ')
+        && !value.starts_with("=?base64?");
+    if plain {
+        value.to_owned()
+    } else {
+        format!("=?base64?{}?=", base64(value.as_bytes()))
+    }
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for group in bytes.chunks(3) {
+        let n = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= group.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// One connection, its unread bytes and the deadline of the call it serves.
+struct Conn {
+    stream: TcpStream,
+    pending: Vec<u8>,
+    what: String,
+    timeout: Duration,
+    deadline: Instant,
+    url: String,
+}
+
+impl Conn {
+    fn timed_out(&self) -> ClientError {
+        ClientError::Timeout {
+            method: self.what.clone(),
+            after: self.timeout,
+        }
+    }
+
+    fn wire_error(&self, e: wire::WireError) -> ClientError {
+        ClientError::Protocol(format!(
+            "malformed HTTP response from {} to {}: {e}",
+            self.url, self.what
+        ))
+    }
+
+    fn send(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(self.timed_out());
+        }
+        let _ = self.stream.set_write_timeout(Some(left));
+        self.stream.write_all(bytes).map_err(|e| match e.kind() {
+            ErrorKind::WouldBlock | ErrorKind::TimedOut => self.timed_out(),
+            _ => ClientError::Closed(format!(
+                "connection to {} failed while sending {}: {e}",
+                self.url, self.what
+            )),
+        })
+    }
+
+    /// Reads more bytes into `pending`; false at end of stream.
+    fn fill(&mut self) -> Result<bool, ClientError> {
+        let mut chunk = [0u8; READ_CHUNK];
+        loop {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(self.timed_out());
+            }
+            let _ = self.stream.set_read_timeout(Some(left));
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return Ok(false),
+                Ok(n) => {
+                    self.pending.extend_from_slice(&chunk[..n]);
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    return Err(self.timed_out())
+                }
+                Err(e) => {
+                    return Err(ClientError::Closed(format!(
+                        "connection to {} dropped while reading the answer to {}: {e}",
+                        self.url, self.what
+                    )))
+                }
+            }
+        }
+    }
+
+    /// Reads the response head, skipping interim 1xx responses.
+    fn head(&mut self) -> Result<ResponseHead, ClientError> {
+        loop {
+            if let Some((head, used)) =
+                wire::parse_head(&self.pending).map_err(|e| self.wire_error(e))?
+            {
+                self.pending.drain(..used);
+                if (100..200).contains(&head.status) {
+                    continue;
+                }
+                return Ok(head);
+            }
+            if !self.fill()? {
+                return Err(ClientError::Closed(format!(
+                    "{} closed the connection without answering {}",
+                    self.url, self.what
+                )));
+            }
+        }
+    }
+
+    /// Appends the next decoded body bytes to `out`; false once the body has ended.
+    fn next_body(
+        &mut self,
+        decoder: &mut BodyDecoder,
+        out: &mut Vec<u8>,
+    ) -> Result<bool, ClientError> {
+        loop {
+            if decoder.is_done() {
+                return Ok(false);
+            }
+            if !self.pending.is_empty() {
+                let used = decoder
+                    .feed(&self.pending, out)
+                    .map_err(|e| self.wire_error(e))?;
+                self.pending.drain(..used);
+                return Ok(!decoder.is_done());
+            }
+            if !self.fill()? {
+                decoder.at_eof().map_err(|e| {
+                    ClientError::Closed(format!(
+                        "connection to {} dropped in the middle of the answer to {}: {e}",
+                        self.url, self.what
+                    ))
+                })?;
+                return Ok(false);
+            }
+        }
+    }
+
+    /// The whole body, at most `max` bytes: past it, an error (`strict`) or the first `max` bytes.
+    fn body(
+        &mut self,
+        head: &ResponseHead,
+        max: usize,
+        strict: bool,
+    ) -> Result<Vec<u8>, ClientError> {
+        let framing = head.framing().map_err(|e| self.wire_error(e))?;
+        let what = self.what.clone();
+        let too_large = || {
+            ClientError::Protocol(format!(
+                "server's reply to {what} is larger than {max} bytes (the response size cap)"
+            ))
+        };
+        if let (wire::Framing::Length(n), true) = (framing, strict) {
+            if n > max as u64 {
+                return Err(too_large());
+            }
+        }
+        let mut decoder = BodyDecoder::new(framing);
+        let mut body = Vec::new();
+        while self.next_body(&mut decoder, &mut body)? {
+            if body.len() > max {
+                if strict {
+                    return Err(too_large());
+                }
+                break;
+            }
+        }
+        if body.len() > max {
+            if strict {
+                return Err(too_large());
+            }
+            body.truncate(max);
+        }
+        Ok(body)
+    }
+}
+
+impl Transport for HttpTransport {
+    fn request(
+        &mut self,
+        out: &Outgoing,
+        timeout: Duration,
+        on_event: &mut dyn FnMut(&Event),
+    ) -> Result<Value, ClientError> {
+        let Some(id) = &out.id else {
+            self.notify(out, timeout)?;
+            return Ok(Value::Null);
+        };
+        let deadline = Instant::now() + timeout;
+        let (head, mut conn) = self.post(out, timeout, deadline)?;
+        match head.status {
+            200..=299 if head.status != 202 && head.status != 204 => {
+                if head.media_type() == "text/event-stream" {
+                    self.sse_reply(conn, &head, out, id, timeout, deadline, on_event)
+                } else {
+                    self.json_reply(conn, &head, out, id, on_event)
+                }
+            }
+            status => {
+                let body = conn.body(&head, MAX_ERROR_BODY_BYTES, false)?;
+                // A JSON-RPC error in the body says more than the status: let the core map it.
+                if let Ok(message) = json::parse(&body) {
+                    if message.get("error").is_some() {
+                        return Ok(message);
+                    }
+                }
+                Err(ClientError::Http {
+                    status,
+                    body: wire::truncate(String::from_utf8_lossy(&body).trim(), 200),
+                })
+            }
+        }
+    }
+
+    fn notify(&mut self, out: &Outgoing, timeout: Duration) -> Result<(), ClientError> {
+        let deadline = Instant::now() + timeout;
+        let (head, mut conn) = self.post(out, timeout, deadline)?;
+        if (200..300).contains(&head.status) {
+            return Ok(());
+        }
+        let body = conn.body(&head, MAX_ERROR_BODY_BYTES, false)?;
+        Err(ClientError::Http {
+            status: head.status,
+            body: wire::truncate(String::from_utf8_lossy(&body).trim(), 200),
+        })
+    }
+
+    fn close(&mut self) -> Result<(), ClientError> {
+        let Some(id) = self.session_id.take() else {
+            return Ok(());
+        };
+        let mut headers = self.headers(None);
+        headers.push(("Mcp-Session-Id", id));
+        let bytes = wire::request_head("DELETE", &self.url, &headers);
+        let deadline = Instant::now() + self.connect_timeout;
+        let mut conn = self.open("DELETE", self.connect_timeout, deadline)?;
+        conn.send(&bytes)?;
+        let head = conn.head()?;
+        if DELETE_OK_STATUSES.contains(&head.status) {
+            Ok(())
+        } else {
+            Err(ClientError::Http {
+                status: head.status,
+                body: "DELETE of the session refused".into(),
+            })
+        }
+    }
+
+    fn reset_session(&mut self) {
+        self.session_id = None;
+        self.revision = None;
+    }
+
+    fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    fn cancels_with_notification(&self, timed_out: &Outgoing) -> bool {
+        !timed_out.modern
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_values_encode_only_when_needed() {
+        assert_eq!(header_value("git_log"), "git_log");
+        assert_eq!(header_value("héllo"), "=?base64?aMOpbGxv?=");
+        assert_eq!(header_value(" x"), "=?base64?IHg=?=");
+        assert_eq!(base64(b"Man"), "TWFu");
+        assert_eq!(base64(b"Ma"), "TWE=");
+        assert_eq!(base64(b"M"), "TQ==");
+        assert_eq!(base64(b""), "");
+    }
+
+    #[test]
+    fn tokens_must_be_header_safe() {
+        let t = |tok: &str| {
+            HttpTransport::new(
+                "http://127.0.0.1:9/mcp",
+                Some(tok.into()),
+                Duration::from_secs(1),
+                1024,
+            )
+        };
+        assert!(t("abc.DEF-123").is_ok());
+        for bad in ["", "a b", "a\r\nX-Evil: 1"] {
+            assert!(t(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! A blocking MCP client: connect to a server (a child process over stdio, or Streamable HTTP),
+//! list its tools and call them.
+//!
+//! Layers: [`core`] holds the protocol state and message mapping and does no I/O; [`stdio`] and
+//! [`http`] move messages ([`Transport`]); [`Client`] runs the lifecycle over any transport:
+//! era detection (`server/discover`, then `initialize` as the fallback), pagination, one
+//! re-initialization when an HTTP session expires, and `notifications/cancelled` after a timeout.
+//! [`trust`] decides which of a server's tools may be used.
+//!
+//! ```no_run
+//! use agentteams_mcp::client::{Client, Options};
+//! use agentteams_mcp::json::Map;
+//! let argv = ["agentteams-mcp", "--serve-mcp", "gitread", "--root", "."].map(String::from);
+//! let mut client = Client::spawn(&argv, Options::default())?;
+//! for tool in client.list_tools()? {
+//!     println!("{}", tool.name);
+//! }
+//! let result = client.call_tool("git_log", Map::new())?;
+//! println!("{}", result.text());
+//! client.close()?;
+//! # Ok::<(), agentteams_mcp::client::ClientError>(())
+//! ```
+
+pub mod core;
+mod error;
+pub mod http;
+pub mod sse;
+pub mod stdio;
+pub mod trust;
+pub mod wire;
+
+pub use self::core::{EraChoice, Event, Outgoing, ServerInfo, ToolInfo, ToolResult};
+pub use error::ClientError;
+
+use crate::json::{Map, Value};
+use std::time::Duration;
+
+/// Default time allowed to establish an HTTP connection.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Default time allowed for one request's answer (including SSE resumption).
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Time allowed for the `server/discover` probe before falling back to `initialize`.
+pub const DISCOVER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Default cap on one message from the server (a JSON body, an SSE event or a stdio line).
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+
+/// Moves messages to a server and back. Implemented by [`stdio::StdioTransport`] and
+/// [`http::HttpTransport`]; the protocol logic stays in [`Client`] and [`core`].
+pub trait Transport: Send {
+    /// Sends request `out` and returns the server's response to it (the whole JSON-RPC message),
+    /// passing notifications that arrive meanwhile to `on_event`. Fails with
+    /// [`ClientError::Timeout`] when no answer arrives within `timeout`.
+    fn request(
+        &mut self,
+        out: &Outgoing,
+        timeout: Duration,
+        on_event: &mut dyn FnMut(&Event),
+    ) -> Result<Value, ClientError>;
+
+    /// Sends a notification.
+    fn notify(&mut self, out: &Outgoing, timeout: Duration) -> Result<(), ClientError>;
+
+    /// Ends the conversation (stdio: close stdin, then kill; HTTP: DELETE the session).
+    fn close(&mut self) -> Result<(), ClientError>;
+
+    /// Forgets the session before a fresh `initialize` (HTTP); nothing for other transports.
+    fn reset_session(&mut self) {}
+
+    /// The session the server assigned (HTTP legacy era), if any.
+    fn session_id(&self) -> Option<&str> {
+        None
+    }
+
+    /// Whether a request that timed out should be followed by `notifications/cancelled`.
+    /// Modern HTTP cancels by closing the response stream instead (which a timeout already did).
+    fn cancels_with_notification(&self, timed_out: &Outgoing) -> bool {
+        let _ = timed_out;
+        true
+    }
+}
+
+/// How to connect and what to ask for.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub client_name: String,
+    pub client_version: String,
+    pub era: EraChoice,
+    pub connect_timeout: Duration,
+    pub call_timeout: Duration,
+    pub max_response_bytes: usize,
+    /// Sent as `Authorization: Bearer` (HTTP only).
+    pub bearer_token: Option<String>,
+    /// When set, asks the server for log notifications at this level and above.
+    pub log_level: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            client_name: "agentteams-mcp-client".into(),
+            client_version: env!("CARGO_PKG_VERSION").into(),
+            era: EraChoice::Auto,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            bearer_token: None,
+            log_level: None,
+        }
+    }
+}
+
+/// A connected client. Dropping it closes the connection (without reporting close errors).
+pub struct Client {
+    core: core::Core,
+    transport: Box<dyn Transport>,
+    options: Options,
+    server: ServerInfo,
+    closed: bool,
+}
+
+impl Client {
+    /// Starts `argv` as a child process and connects to it over stdio.
+    pub fn spawn(argv: &[String], options: Options) -> Result<Client, ClientError> {
+        let transport = stdio::StdioTransport::spawn(argv, options.max_response_bytes)?;
+        Client::connect(Box::new(transport), options)
+    }
+
+    /// Connects to the Streamable HTTP endpoint at `url` (http:// only).
+    pub fn connect_http(url: &str, options: Options) -> Result<Client, ClientError> {
+        let transport = http::HttpTransport::new(
+            url,
+            options.bearer_token.clone(),
+            options.connect_timeout,
+            options.max_response_bytes,
+        )?;
+        Client::connect(Box::new(transport), options)
+    }
+
+    /// Runs the handshake over `transport`: the era probe when asked for, then `initialize` and
+    /// `notifications/initialized` for a legacy server.
+    pub fn connect(
+        mut transport: Box<dyn Transport>,
+        options: Options,
+    ) -> Result<Client, ClientError> {
+        let mut core = core::Core::new(
+            &options.client_name,
+            &options.client_version,
+            options.log_level.as_deref(),
+        );
+        let server = match handshake(&mut core, transport.as_mut(), &options) {
+            Ok(server) => server,
+            Err(e) => {
+                let _ = transport.close();
+                return Err(e);
+            }
+        };
+        Ok(Client {
+            core,
+            transport,
+            options,
+            server,
+            closed: false,
+        })
+    }
+
+    /// What the server said about itself (revision, name, version, capabilities, instructions).
+    pub fn server(&self) -> &ServerInfo {
+        &self.server
+    }
+
+    /// Sends `method` and returns its result. An expired HTTP session is re-initialized once and
+    /// the request replayed; a timeout sends `notifications/cancelled` (legacy era).
+    pub fn request(
+        &mut self,
+        method: &str,
+        params: Map,
+        on_event: &mut dyn FnMut(&Event),
+    ) -> Result<Value, ClientError> {
+        self.exchange(
+            method,
+            &|core| core.request(method, params.clone()),
+            on_event,
+        )
+    }
+
+    fn exchange(
+        &mut self,
+        method: &str,
+        build: &dyn Fn(&mut core::Core) -> Outgoing,
+        on_event: &mut dyn FnMut(&Event),
+    ) -> Result<Value, ClientError> {
+        let out = build(&mut self.core);
+        let reply = match self.send(&out, on_event) {
+            Err(ClientError::SessionExpired) => {
+                self.server = self.reinitialize()?;
+                let out = build(&mut self.core);
+                self.send(&out, on_event)?
+            }
+            other => other?,
+        };
+        core::result_of(method, reply)
+    }
+
+    fn send(
+        &mut self,
+        out: &Outgoing,
+        on_event: &mut dyn FnMut(&Event),
+    ) -> Result<Value, ClientError> {
+        let result = self
+            .transport
+            .request(out, self.options.call_timeout, on_event);
+        if let (Err(ClientError::Timeout { .. }), Some(id)) = (&result, &out.id) {
+            if self.transport.cancels_with_notification(out) {
+                let cancel = self.core.cancelled_notification(id, "timed out");
+                let _ = self.transport.notify(&cancel, self.options.connect_timeout);
+            }
+        }
+        result
+    }
+
+    fn reinitialize(&mut self) -> Result<ServerInfo, ClientError> {
+        self.transport.reset_session();
+        self.core.reset();
+        let options = Options {
+            era: EraChoice::Legacy,
+            ..self.options.clone()
+        };
+        handshake(&mut self.core, self.transport.as_mut(), &options)
+    }
+
+    /// The HTTP session id the server assigned, while one is live.
+    pub fn session_id(&self) -> Option<&str> {
+        self.transport.session_id()
+    }
+
+    /// Changes the time allowed for each later call.
+    pub fn set_call_timeout(&mut self, timeout: Duration) {
+        self.options.call_timeout = timeout;
+    }
+
+    /// Every tool the server offers, following `nextCursor` across pages.
+    pub fn list_tools(&mut self) -> Result<Vec<ToolInfo>, ClientError> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..core::MAX_TOOL_PAGES {
+            let result = self.request(
+                "tools/list",
+                core::list_params(cursor.as_deref()),
+                &mut |_| {},
+            )?;
+            let (page, next) = core::tools_page(&result)?;
+            tools.extend(page);
+            match next {
+                None => return Ok(tools),
+                Some(c) if !seen.insert(c.clone()) => {
+                    return Err(ClientError::Protocol(format!(
+                        "tools/list returned cursor {c:?} twice; stopping to avoid a loop"
+                    )))
+                }
+                Some(c) => cursor = Some(c),
+            }
+        }
+        Err(ClientError::Protocol(format!(
+            "tools/list has more than {} pages",
+            core::MAX_TOOL_PAGES
+        )))
+    }
+
+    /// Calls `tool`. A result with `isError: true` is returned as [`ClientError::Tool`].
+    pub fn call_tool(&mut self, tool: &str, arguments: Map) -> Result<ToolResult, ClientError> {
+        self.call_tool_with(tool, arguments, &mut |_| {})
+    }
+
+    /// Calls `tool`, passing progress and log notifications to `on_event` as they arrive.
+    pub fn call_tool_with(
+        &mut self,
+        tool: &str,
+        arguments: Map,
+        on_event: &mut dyn FnMut(&Event),
+    ) -> Result<ToolResult, ClientError> {
+        let build = |core: &mut core::Core| core.call_request(tool, arguments.clone(), true);
+        let result = self.exchange("tools/call", &build, on_event)?;
+        core::tool_result(tool, result)
+    }
+
+    /// Ends the conversation: stdio closes the child's stdin and then kills it if it lingers;
+    /// HTTP deletes the session (200, 202, 204, 404 and 405 all count as done).
+    pub fn close(mut self) -> Result<(), ClientError> {
+        self.closed = true;
+        self.transport.close()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        if !self.closed {
+            let _ = self.transport.close();
+        }
+    }
+}
+
+fn handshake(
+    core: &mut core::Core,
+    transport: &mut dyn Transport,
+    options: &Options,
+) -> Result<ServerInfo, ClientError> {
+    if options.era != EraChoice::Legacy {
+        let probe = core.discover_request();
+        let timeout = match options.era {
+            EraChoice::Auto => DISCOVER_TIMEOUT.min(options.call_timeout),
+            _ => options.call_timeout,
+        };
+        let outcome = transport.request(&probe, timeout, &mut |_| {});
+        let discovered = outcome.as_ref().ok().cloned();
+        if core.accept_discover(outcome.clone())? {
+            let result = core::result_of("server/discover", discovered.unwrap_or_default())?;
+            return Ok(core::Core::modern_server_info(&result));
+        }
+        if options.era == EraChoice::Modern {
+            return Err(match outcome {
+                Err(e) => e,
+                Ok(reply) => match core::result_of("server/discover", reply) {
+                    Err(e) => e,
+                    Ok(_) => ClientError::Protocol(
+                        "server/discover does not list 2026-07-28 among supportedVersions".into(),
+                    ),
+                },
+            });
+        }
+    }
+    let init = core.initialize_request();
+    let reply = transport.request(&init, options.call_timeout, &mut |_| {})?;
+    let server = core.accept_initialize(reply)?;
+    let initialized = core.notification("notifications/initialized", Map::new());
+    transport.notify(&initialized, options.call_timeout)?;
+    if let Some(set_level) = core.set_level_request(&server) {
+        let reply = transport.request(&set_level, options.call_timeout, &mut |_| {})?;
+        core::result_of("logging/setLevel", reply)?;
+    }
+    Ok(server)
+}

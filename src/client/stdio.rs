@@ -1,0 +1,251 @@
+//! The stdio transport: a server run as a child process, spoken to in newline-delimited JSON-RPC
+//! over its stdin and stdout, and shut down the way hosts do it (close stdin, wait, then kill).
+//!
+//! A reader thread turns the child's stdout into messages (each line bounded by the response cap,
+//! so a runaway line costs no more memory than the cap) and a writer thread feeds its stdin (so a
+//! child that stops reading cannot block the caller past its timeout). The caller waits on a
+//! bounded channel with the call's deadline.
+
+use super::core::{self, Event, Incoming, Outgoing};
+use super::error::ClientError;
+use super::Transport;
+use crate::json::{self, Value};
+use crate::stdio::{is_blank_byte, Line, LineReader};
+use std::io::Write;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::time::{Duration, Instant};
+
+/// After closing the child's stdin, how long it may take to exit before it is killed (the
+/// official clients wait 2 s).
+pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+/// Messages the reader may hold for a caller that is not waiting (backpressure on the child).
+pub const MAX_QUEUED_MESSAGES: usize = 16;
+
+/// Lines the writer may hold for a child that is not reading.
+pub const MAX_QUEUED_WRITES: usize = 16;
+
+/// How often `close` checks whether the child has exited.
+const EXIT_POLL: Duration = Duration::from_millis(10);
+
+/// What the reader thread saw on the child's stdout.
+enum FromChild {
+    Message(Value),
+    /// A line that is not a usable message: it fails the call in flight.
+    Bad(String),
+    /// End of output (the child exited or closed stdout), with the read error if any.
+    End(Option<String>),
+}
+
+/// A running server process.
+pub struct StdioTransport {
+    command: String,
+    child: Child,
+    to_child: Option<SyncSender<Vec<u8>>>,
+    from_child: Receiver<FromChild>,
+    ended: bool,
+}
+
+impl StdioTransport {
+    /// Starts `argv[0]` with the remaining arguments. Its stderr is inherited (servers log there).
+    pub fn spawn(argv: &[String], max_message_bytes: usize) -> Result<StdioTransport, ClientError> {
+        let Some((program, args)) = argv.split_first() else {
+            return Err(ClientError::Unsupported("no server command given".into()));
+        };
+        let command = argv.join(" ");
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| ClientError::Connect(format!("cannot start `{command}`: {e}")))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(ClientError::Connect(format!(
+                "cannot start `{command}`: its stdin or stdout could not be piped"
+            )));
+        };
+        let (to_child, writes) = mpsc::sync_channel::<Vec<u8>>(MAX_QUEUED_WRITES);
+        std::thread::Builder::new()
+            .name("mcp-client-stdin".into())
+            .spawn(move || write_loop(stdin, writes))
+            .map_err(|e| ClientError::Connect(format!("cannot start a writer thread: {e}")))?;
+        let (found, from_child) = mpsc::sync_channel::<FromChild>(MAX_QUEUED_MESSAGES);
+        std::thread::Builder::new()
+            .name("mcp-client-stdout".into())
+            .spawn(move || read_loop(stdout, max_message_bytes, found))
+            .map_err(|e| ClientError::Connect(format!("cannot start a reader thread: {e}")))?;
+        Ok(StdioTransport {
+            command,
+            child,
+            to_child: Some(to_child),
+            from_child,
+            ended: false,
+        })
+    }
+
+    fn send_line(&mut self, message: &Value) -> Result<(), ClientError> {
+        let mut line = json::to_string(message).into_bytes();
+        line.push(b'\n');
+        let Some(tx) = &self.to_child else {
+            return Err(ClientError::Closed("the connection is closed".into()));
+        };
+        match tx.try_send(line) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(_)) => Err(ClientError::Protocol(format!(
+                "server `{}` is not reading its stdin ({MAX_QUEUED_WRITES} messages queued)",
+                self.command
+            ))),
+            Err(TrySendError::Disconnected(_)) => Err(self.ended_error()),
+        }
+    }
+
+    fn ended_error(&mut self) -> ClientError {
+        let note = self.exit_status_note();
+        ClientError::Closed(format!("server `{}` has exited{note}", self.command))
+    }
+
+    /// ` (exit status: N)` once the child has exited, waiting briefly for it to do so.
+    fn exit_status_note(&mut self) -> String {
+        let deadline = Instant::now() + Duration::from_millis(200);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return format!(" ({status})"),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(EXIT_POLL),
+                _ => return String::new(),
+            }
+        }
+    }
+}
+
+fn write_loop(mut stdin: ChildStdin, writes: Receiver<Vec<u8>>) {
+    for line in writes {
+        if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+            return;
+        }
+    }
+    // Dropping stdin here closes the child's input: the signal to exit.
+}
+
+fn read_loop(stdout: impl std::io::Read, max: usize, found: SyncSender<FromChild>) {
+    let mut lines = LineReader::with_limit(stdout, max);
+    loop {
+        let item = match lines.next_line() {
+            Ok(None) => FromChild::End(None),
+            Err(e) => FromChild::End(Some(e.to_string())),
+            Ok(Some(Line::Overlong { blank: true })) => continue,
+            Ok(Some(Line::Overlong { blank: false })) => FromChild::Bad(format!(
+                "server sent a message longer than {max} bytes (the response size cap); it was discarded"
+            )),
+            Ok(Some(Line::Text(bytes))) if bytes.iter().all(|&b| is_blank_byte(b)) => continue,
+            Ok(Some(Line::Text(bytes))) => match json::parse(&bytes) {
+                Ok(v) => FromChild::Message(v),
+                Err(e) => FromChild::Bad(format!(
+                    "server wrote a line to stdout that is not JSON ({e}): {}",
+                    super::wire::truncate(&String::from_utf8_lossy(&bytes), 120)
+                )),
+            },
+        };
+        let end = matches!(item, FromChild::End(_));
+        if found.send(item).is_err() || end {
+            return;
+        }
+    }
+}
+
+impl Transport for StdioTransport {
+    fn request(
+        &mut self,
+        out: &Outgoing,
+        timeout: Duration,
+        on_event: &mut dyn FnMut(&Event),
+    ) -> Result<Value, ClientError> {
+        let deadline = Instant::now() + timeout;
+        let Some(id) = &out.id else {
+            self.notify(out, timeout)?;
+            return Ok(Value::Null);
+        };
+        if self.ended {
+            return Err(self.ended_error());
+        }
+        self.send_line(&out.message)?;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let item = match self.from_child.recv_timeout(left) {
+                Ok(item) => item,
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(ClientError::Timeout {
+                        method: out.method.clone(),
+                        after: timeout,
+                    })
+                }
+                Err(RecvTimeoutError::Disconnected) => FromChild::End(None),
+            };
+            match item {
+                FromChild::Message(message) => match core::classify(message) {
+                    Incoming::Response { id: got, message } if core::answers(&got, id) => {
+                        return Ok(message)
+                    }
+                    // A late answer to an earlier request that timed out.
+                    Incoming::Response { .. } | Incoming::Invalid(_) => {}
+                    Incoming::Notification(event) => on_event(&event),
+                    Incoming::Request { id, method } => {
+                        // Best effort: a child that stopped reading gets no answer.
+                        let _ = self.send_line(&core::server_request_reply(id, &method));
+                    }
+                },
+                FromChild::Bad(why) => return Err(ClientError::Protocol(why)),
+                FromChild::End(read_error) => {
+                    self.ended = true;
+                    let note = self.exit_status_note();
+                    let detail = read_error.map_or(String::new(), |e| format!(": {e}"));
+                    return Err(ClientError::Closed(format!(
+                        "server `{}` exited before answering {}{note}{detail}",
+                        self.command, out.method
+                    )));
+                }
+            }
+        }
+    }
+
+    fn notify(&mut self, out: &Outgoing, _timeout: Duration) -> Result<(), ClientError> {
+        if self.ended {
+            return Err(self.ended_error());
+        }
+        self.send_line(&out.message)
+    }
+
+    fn close(&mut self) -> Result<(), ClientError> {
+        // Closing stdin is the shutdown signal; the writer drops it once its queue is empty.
+        self.to_child = None;
+        let deadline = Instant::now() + CLOSE_GRACE;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) => return Ok(()),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(EXIT_POLL),
+                Ok(None) => break,
+                Err(e) => {
+                    return Err(ClientError::Closed(format!(
+                        "cannot wait for server `{}`: {e}",
+                        self.command
+                    )))
+                }
+            }
+        }
+        // std offers only SIGKILL; the grace above is the server's chance to exit cleanly.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        Ok(())
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        if self.to_child.is_some() || matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.close();
+        }
+    }
+}

@@ -1,0 +1,668 @@
+//! The Streamable HTTP endpoint (`/mcp`): era routing, sessions, Accept/Content-Type rules, the
+//! status-code tables of both eras, and the optional RFC 9728 protected-resource metadata.
+//!
+//! Legacy (2025-03-26 … 2025-11-25) requests run in a session named by `Mcp-Session-Id`; modern
+//! (2026-07-28) requests, recognised by `params._meta["io.modelcontextprotocol/protocolVersion"]`,
+//! run statelessly with their HTTP headers checked against the body. Replies are JSON unless the
+//! call emits notifications before its result, in which case the reply becomes an SSE stream at
+//! the first notification.
+
+use super::guard::{Denial, Guard};
+use super::request::{trim_ows, RequestHead};
+use super::response::Response;
+use super::server::{Exchange, Handler, Request};
+use super::sessions::Sessions;
+use crate::json::{self, Value};
+use crate::jsonrpc::{code, error_reply, is_request, RpcError};
+use crate::server::{
+    check_modern_meta, modern_protocol_version, CancelToken, Engine, Notify, Revision, Session,
+};
+use std::sync::Arc;
+
+/// The path MCP is served at.
+pub const MCP_PATH: &str = "/mcp";
+
+/// The RFC 9728 well-known path (served only when [`ResourceMetadata`] is configured).
+pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// The revision a legacy request is served under when it names none and has no session
+/// (stateless mode): the spec's fallback for a missing `MCP-Protocol-Version`.
+const STATELESS_DEFAULT: Revision = Revision::V2025_03_26;
+
+/// OAuth 2.0 protected-resource metadata (RFC 9728) naming the authorization server that issues
+/// this server's tokens. Served at [`METADATA_PATH`] (and with [`MCP_PATH`] appended) and named in
+/// every 401 challenge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceMetadata {
+    /// The canonical URI of this endpoint as clients reach it, e.g. `https://mcp.example.com/mcp`.
+    pub resource: String,
+    /// Issuer URLs of the authorization servers (at least one).
+    pub authorization_servers: Vec<String>,
+    /// Scopes a token may carry (advertised only).
+    pub scopes: Vec<String>,
+}
+
+impl ResourceMetadata {
+    /// Where the metadata document lives for `resource` (RFC 9728 §3.1: the well-known path is
+    /// inserted between the authority and the resource's path).
+    pub fn url(&self) -> String {
+        let (scheme, rest) = self
+            .resource
+            .split_once("://")
+            .unwrap_or(("https", self.resource.as_str()));
+        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        format!(
+            "{scheme}://{authority}{METADATA_PATH}{}",
+            path.trim_end_matches('/')
+        )
+    }
+
+    fn document(&self) -> Value {
+        let strings = |list: &[String]| {
+            Value::from(
+                list.iter()
+                    .map(|s| Value::from(s.as_str()))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let mut doc = crate::json::Map::new();
+        doc.insert("resource", Value::from(self.resource.as_str()));
+        doc.insert(
+            "authorization_servers",
+            strings(&self.authorization_servers),
+        );
+        if !self.scopes.is_empty() {
+            doc.insert("scopes_supported", strings(&self.scopes));
+        }
+        doc.insert("bearer_methods_supported", strings(&["header".to_owned()]));
+        Value::Object(doc)
+    }
+}
+
+/// The MCP endpoint: one engine, its sessions (none when stateless) and its access rules.
+pub struct Endpoint {
+    engine: Arc<Engine>,
+    guard: Guard,
+    sessions: Option<Sessions>,
+    metadata: Option<ResourceMetadata>,
+}
+
+/// A JSON-RPC error body without an id (the request's id is unknown or irrelevant at this layer).
+fn rpc_error(status: u16, code: i64, message: &str) -> Response {
+    Response::json(
+        status,
+        &error_reply(None, &RpcError::new(code, message), true),
+    )
+}
+
+fn invalid_request(status: u16, message: &str) -> Response {
+    rpc_error(status, code::INVALID_REQUEST, message)
+}
+
+fn not_allowed(allow: &str) -> Response {
+    invalid_request(405, "method not allowed on this endpoint").header("Allow", allow)
+}
+
+impl Endpoint {
+    /// `sessions` is `None` for stateless legacy serving (`--stateless`).
+    pub fn new(
+        engine: Arc<Engine>,
+        guard: Guard,
+        sessions: Option<Sessions>,
+        metadata: Option<ResourceMetadata>,
+    ) -> Endpoint {
+        Endpoint {
+            engine,
+            guard,
+            sessions,
+            metadata,
+        }
+    }
+
+    fn route(&self, request: &Request<'_>, exchange: &Exchange<'_>) -> Option<Response> {
+        let head = request.head;
+        let path = head.target.split('?').next().unwrap_or_default();
+        if path == MCP_PATH {
+            return self.mcp(request, exchange);
+        }
+        let metadata_paths = [
+            METADATA_PATH.to_owned(),
+            format!("{METADATA_PATH}{MCP_PATH}"),
+        ];
+        match &self.metadata {
+            Some(metadata) if metadata_paths.iter().any(|p| p == path) => {
+                Some(self.metadata_document(head, metadata))
+            }
+            _ => Some(Response::text(404, "not found")),
+        }
+    }
+
+    fn metadata_document(&self, head: &RequestHead<'_>, metadata: &ResourceMetadata) -> Response {
+        if let Err(denial) = self.guard.check_origin(head) {
+            return self.deny(denial);
+        }
+        match head.method {
+            "GET" => Response::json(200, &metadata.document()),
+            _ => Response::text(405, "method not allowed").header("Allow", "GET"),
+        }
+    }
+
+    fn deny(&self, denial: Denial) -> Response {
+        let response = invalid_request(denial.status(), &denial.to_string());
+        if denial.status() != 401 {
+            return response;
+        }
+        let mut challenge = String::from("Bearer realm=\"mcp\"");
+        if denial == Denial::BadToken {
+            challenge.push_str(", error=\"invalid_token\"");
+        }
+        if let Some(metadata) = &self.metadata {
+            challenge.push_str(&format!(", resource_metadata=\"{}\"", metadata.url()));
+            if !metadata.scopes.is_empty() {
+                challenge.push_str(&format!(", scope=\"{}\"", metadata.scopes.join(" ")));
+            }
+        }
+        response.header("WWW-Authenticate", &challenge)
+    }
+
+    fn mcp(&self, request: &Request<'_>, exchange: &Exchange<'_>) -> Option<Response> {
+        let head = request.head;
+        // Authentication precedes any session lookup, so ids reveal nothing to strangers.
+        if let Err(denial) = self
+            .guard
+            .check_origin(head)
+            .and_then(|()| self.guard.check_token(head))
+        {
+            return Some(self.deny(denial));
+        }
+        match head.method {
+            "POST" => self.post(head, request.body, exchange),
+            "GET" => Some(self.get_or_delete(head, false)),
+            "DELETE" => Some(self.get_or_delete(head, true)),
+            _ => Some(not_allowed("GET, POST, DELETE")),
+        }
+    }
+
+    /// GET (no server stream is offered) and DELETE (ends a session).
+    fn get_or_delete(&self, head: &RequestHead<'_>, delete: bool) -> Response {
+        let id = match head.single("mcp-session-id") {
+            Ok(id) => id,
+            Err(_) => return invalid_request(400, "Mcp-Session-Id must be sent once"),
+        };
+        let (Some(id), Some(sessions)) = (id, &self.sessions) else {
+            // Without a session this is the modern era's (or a stateless server's) GET/DELETE.
+            return not_allowed("POST");
+        };
+        let id = String::from_utf8_lossy(id);
+        if delete && sessions.remove(&id) {
+            return Response::empty(200);
+        }
+        if sessions.get(&id).is_none() {
+            return invalid_request(404, "session not found");
+        }
+        not_allowed("POST, DELETE")
+    }
+
+    fn post(
+        &self,
+        head: &RequestHead<'_>,
+        body: &[u8],
+        exchange: &Exchange<'_>,
+    ) -> Option<Response> {
+        if !accepts(head, "application/json") || !accepts(head, "text/event-stream") {
+            return Some(invalid_request(
+                406,
+                "Accept must list both application/json and text/event-stream",
+            ));
+        }
+        if !is_json_content(head) {
+            return Some(invalid_request(
+                415,
+                "Content-Type must be application/json",
+            ));
+        }
+        let message = match json::parse(body) {
+            Ok(message) => message,
+            Err(e) => {
+                return Some(rpc_error(
+                    400,
+                    code::PARSE_ERROR,
+                    &format!("parse error: {e}"),
+                ))
+            }
+        };
+        let header_version = match head.single("mcp-protocol-version") {
+            Ok(v) => v.map(|v| String::from_utf8_lossy(v).into_owned()),
+            Err(_) => {
+                return Some(invalid_request(
+                    400,
+                    "MCP-Protocol-Version must be sent once",
+                ))
+            }
+        };
+        let header_is_modern =
+            header_version.as_deref().and_then(Revision::parse) == Some(Revision::V2026_07_28);
+        if modern_protocol_version(&message).is_some() || header_is_modern {
+            return self.modern(head, message, header_version.as_deref(), exchange);
+        }
+        self.legacy(head, message, header_version.as_deref(), exchange)
+    }
+
+    fn legacy(
+        &self,
+        head: &RequestHead<'_>,
+        message: Value,
+        header_version: Option<&str>,
+        exchange: &Exchange<'_>,
+    ) -> Option<Response> {
+        let initialize = is_request(&message)
+            && message.get("method").and_then(Value::as_str) == Some("initialize");
+        // MCP-Protocol-Version must name a supported revision (not necessarily the negotiated one);
+        // initialize negotiates in its body instead.
+        let header_revision = match header_version {
+            None => None,
+            Some(v) => match Revision::parse(v).filter(|r| r.is_legacy()) {
+                Some(r) => Some(r),
+                None if initialize => None,
+                None => {
+                    return Some(invalid_request(
+                        400,
+                        &format!("unsupported MCP-Protocol-Version {v:?}"),
+                    ))
+                }
+            },
+        };
+        let id = match head.single("mcp-session-id") {
+            Ok(id) => id.map(|id| String::from_utf8_lossy(id).into_owned()),
+            Err(_) => return Some(invalid_request(400, "Mcp-Session-Id must be sent once")),
+        };
+        let Some(sessions) = &self.sessions else {
+            let session = if initialize {
+                Session::new(self.engine.clone())
+            } else {
+                Session::initialized(
+                    self.engine.clone(),
+                    header_revision.unwrap_or(STATELESS_DEFAULT),
+                )
+            };
+            return self.run(&session, message, None, exchange);
+        };
+        if initialize {
+            if id.is_some_and(|id| sessions.get(&id).is_some()) {
+                return Some(invalid_request(400, "already initialized"));
+            }
+            let id = match sessions.new_id() {
+                Ok(id) => id,
+                Err(e) => {
+                    return Some(invalid_request(
+                        500,
+                        &format!("cannot create a session id: {e}"),
+                    ))
+                }
+            };
+            // The id names the session in audit records from its first call on.
+            let session = Arc::new(Session::new(self.engine.clone()).with_id(&id));
+            let reply = session.handle_message(message)?;
+            if reply.get("result").is_none() {
+                return Some(Response::json(200, &reply));
+            }
+            let response = Response::json(200, &reply).header("Mcp-Session-Id", &id);
+            sessions.insert_as(id, session);
+            return Some(response);
+        }
+        let Some(id) = id else {
+            return Some(invalid_request(
+                400,
+                "Mcp-Session-Id header required (send initialize first)",
+            ));
+        };
+        let Some(session) = sessions.get(&id) else {
+            return Some(invalid_request(404, "session not found"));
+        };
+        self.run(&session, message, None, exchange)
+    }
+
+    /// Checks a 2026-07-28 request's headers against its body, then serves it statelessly.
+    fn modern(
+        &self,
+        head: &RequestHead<'_>,
+        message: Value,
+        header_version: Option<&str>,
+        exchange: &Exchange<'_>,
+    ) -> Option<Response> {
+        let method = message.get("method").and_then(Value::as_str);
+        let notification = method.is_some() && message.get("id").is_none();
+        if !is_request(&message) && !notification {
+            return Some(invalid_request(
+                400,
+                "body must be one JSON-RPC request or notification",
+            ));
+        }
+        let Some(body_version) = modern_protocol_version(&message) else {
+            return Some(rpc_error(
+                400,
+                code::INVALID_PARAMS,
+                "MCP-Protocol-Version names 2026-07-28 but params._meta lacks io.modelcontextprotocol/protocolVersion",
+            ));
+        };
+        let body_version_text = body_version.as_str();
+        if header_version.is_none() || header_version != body_version_text {
+            return Some(header_mismatch(
+                "MCP-Protocol-Version",
+                header_version,
+                body_version_text,
+            ));
+        }
+        // The version check comes before the other headers; missing capabilities after them.
+        let meta_error = check_modern_meta(&message).err();
+        if let Some(error) = meta_error
+            .as_ref()
+            .filter(|e| e.code == code::UNSUPPORTED_PROTOCOL_VERSION)
+        {
+            return Some(Response::json(400, &error_reply(None, error, true)));
+        }
+        if let Err(response) = check_named_header(head, "mcp-method", "Mcp-Method", method) {
+            return Some(response);
+        }
+        let name_field = match method {
+            Some("tools/call" | "prompts/get") => Some("name"),
+            Some("resources/read") => Some("uri"),
+            _ => None,
+        };
+        if let Some(field) = name_field {
+            let body_name = message
+                .get("params")
+                .and_then(|p| p.get(field))
+                .and_then(Value::as_str);
+            if let Err(response) = check_named_header(head, "mcp-name", "Mcp-Name", body_name) {
+                return Some(response);
+            }
+        }
+        if let Some(error) = meta_error {
+            return Some(Response::json(400, &error_reply(None, &error, true)));
+        }
+        let cancel = CancelToken::new();
+        let session = Session::new(self.engine.clone());
+        self.run(&session, message, Some(cancel), exchange)
+    }
+
+    /// Hands one message to `session` and answers: 202 without a reply, 200 (or a status the reply's
+    /// error earns) with one, as JSON or, once the call has emitted a notification, as SSE.
+    /// `modern_cancel`: the 2026-07-28 era cancels a call whose response stream the client closed.
+    fn run(
+        &self,
+        session: &Session,
+        message: Value,
+        modern_cancel: Option<CancelToken>,
+        exchange: &Exchange<'_>,
+    ) -> Option<Response> {
+        let request = is_request(&message);
+        let batch = matches!(message, Value::Array(_));
+        let cancel = modern_cancel.clone().unwrap_or_default();
+        let notify = StreamNotify {
+            exchange,
+            cancel_on_disconnect: modern_cancel.clone(),
+        };
+        let Some(reply) = session.handle_message_with(message, &notify, cancel) else {
+            return (!exchange.is_streaming()).then(|| Response::empty(202));
+        };
+        let is_error_code = |c: i64| {
+            reply
+                .get("error")
+                .and_then(|e| e.get("code"))
+                .and_then(Value::as_i64)
+                == Some(c)
+        };
+        let status = if !(request || batch && reply.as_array().is_some()) {
+            // Not a JSON-RPC message, or a batch refused as a whole.
+            400
+        } else if modern_cancel.is_some() && is_error_code(code::METHOD_NOT_FOUND) {
+            404
+        } else {
+            200
+        };
+        let text = json::to_string(&reply);
+        if exchange.is_streaming() {
+            exchange.finish_stream(&text);
+            return None;
+        }
+        Some(Response::empty(status).body("application/json", text.into_bytes()))
+    }
+}
+
+impl Handler for Endpoint {
+    fn handle(&self, request: &Request<'_>, exchange: &Exchange<'_>) {
+        if let Some(response) = self.route(request, exchange) {
+            exchange.respond(response);
+        }
+    }
+}
+
+/// Streams a call's notifications as SSE events on its own response.
+struct StreamNotify<'a, 'b> {
+    exchange: &'a Exchange<'b>,
+    cancel_on_disconnect: Option<CancelToken>,
+}
+
+impl Notify for StreamNotify<'_, '_> {
+    fn notify(&self, notification: Value) {
+        let delivered = self.exchange.send_event(&json::to_string(&notification));
+        if let (false, Some(cancel)) = (delivered, &self.cancel_on_disconnect) {
+            cancel.cancel();
+        }
+    }
+}
+
+/// -32020 with the wording of the 2026-07-28 revision.
+fn header_mismatch(header: &str, sent: Option<&str>, body: Option<&str>) -> Response {
+    let message = match (sent, body) {
+        (None, _) => format!("Header mismatch: {header} header is missing"),
+        (Some(sent), Some(body)) => format!(
+            "Header mismatch: {header} header value '{sent}' does not match body value '{body}'"
+        ),
+        (Some(sent), None) => {
+            format!("Header mismatch: {header} header value '{sent}' has no body value to match")
+        }
+    };
+    rpc_error(400, code::HEADER_MISMATCH, &message)
+}
+
+/// Checks that header `name` (decoded from its `=?base64?…?=` form if so sent) equals `body`.
+fn check_named_header(
+    head: &RequestHead<'_>,
+    name: &str,
+    display: &str,
+    body: Option<&str>,
+) -> Result<(), Response> {
+    let raw = match head.single(name) {
+        Ok(Some(raw)) => raw,
+        Ok(None) => return Err(header_mismatch(display, None, body)),
+        Err(_) => {
+            return Err(rpc_error(
+                400,
+                code::HEADER_MISMATCH,
+                &format!("Header mismatch: {display} must be sent once"),
+            ))
+        }
+    };
+    let Some(value) = decode_header_value(raw) else {
+        return Err(rpc_error(
+            400,
+            code::HEADER_MISMATCH,
+            &format!("Header mismatch: {display} header holds invalid characters"),
+        ));
+    };
+    if Some(value.as_str()) == body {
+        Ok(())
+    } else {
+        Err(header_mismatch(display, Some(&value), body))
+    }
+}
+
+/// A 2026-07-28 header value: visible ASCII as is, or `=?base64?<Base64 of UTF-8>?=`.
+fn decode_header_value(raw: &[u8]) -> Option<String> {
+    if let Some(encoded) = raw
+        .strip_prefix(b"=?base64?")
+        .and_then(|r| r.strip_suffix(b"?="))
+    {
+        return String::from_utf8(base64_decode(encoded)?).ok();
+    }
+    if !raw.iter().all(|b| (0x20..0x7f).contains(b)) {
+        return None;
+    }
+    String::from_utf8(raw.to_vec()).ok()
+}
+
+/// Standard Base64 with optional padding; `None` on any other byte.
+fn base64_decode(text: &[u8]) -> Option<Vec<u8>> {
+    let text = text
+        .strip_suffix(b"==")
+        .or_else(|| text.strip_suffix(b"="))
+        .unwrap_or(text);
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for &c in text {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    (text.len() % 4 != 1).then_some(out)
+}
+
+/// Whether the request's Accept admits `media` (`type/subtype`); `*/*` and `type/*` count, `q=0`
+/// excludes, and no Accept header at all admits everything (RFC 9110 §12.5.1).
+fn accepts(head: &RequestHead<'_>, media: &str) -> bool {
+    let mut values = head.values("accept").peekable();
+    if values.peek().is_none() {
+        return true;
+    }
+    let wildcard = format!("{}/*", media.split('/').next().unwrap_or_default());
+    values.flat_map(|v| v.split(|&b| b == b',')).any(|item| {
+        let mut parts = item.split(|&b| b == b';').map(trim_ows);
+        let range = parts.next().unwrap_or_default();
+        let refused = parts.any(|p| {
+            p.len() >= 3
+                && p[..2].eq_ignore_ascii_case(b"q=")
+                && p[2..].iter().all(|&b| b == b'0' || b == b'.')
+        });
+        !refused
+            && [media.as_bytes(), wildcard.as_bytes(), b"*/*"]
+                .iter()
+                .any(|m| range.eq_ignore_ascii_case(m))
+    })
+}
+
+/// Content-Type is `application/json`, parameters (charset) ignored.
+fn is_json_content(head: &RequestHead<'_>) -> bool {
+    match head.single("content-type") {
+        Ok(Some(value)) => {
+            let media = value.split(|&b| b == b';').next().unwrap_or_default();
+            trim_ows(media).eq_ignore_ascii_case(b"application/json")
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::request::{parse_head, Status};
+
+    fn with_head<T>(headers: &str, f: impl FnOnce(&RequestHead<'_>) -> T) -> T {
+        let buf = format!("POST /mcp HTTP/1.1\r\n{headers}\r\n");
+        let Ok(Status::Complete(head, _)) = parse_head(buf.as_bytes()) else {
+            panic!("bad test head");
+        };
+        f(&head)
+    }
+
+    #[test]
+    fn accept_rules() {
+        let both = |h: &str| {
+            with_head(h, |head| {
+                accepts(head, "application/json") && accepts(head, "text/event-stream")
+            })
+        };
+        assert!(both("Accept: application/json, text/event-stream\r\n"));
+        assert!(both(
+            "Accept: application/json\r\nAccept: text/event-stream\r\n"
+        ));
+        assert!(both("Accept: */*\r\n"));
+        assert!(both("Accept: application/*, TEXT/*;q=0.5\r\n"));
+        assert!(both(""));
+        assert!(!both("Accept: application/json\r\n"));
+        assert!(!both("Accept: text/event-stream\r\n"));
+        assert!(!both("Accept: application/json, text/event-stream;q=0\r\n"));
+        assert!(!both("Accept: text/html\r\n"));
+    }
+
+    #[test]
+    fn content_type_rules() {
+        let json = |h: &str| with_head(h, is_json_content);
+        assert!(json("Content-Type: application/json\r\n"));
+        assert!(json("Content-Type: Application/JSON; charset=utf-8\r\n"));
+        assert!(!json("Content-Type: text/plain\r\n"));
+        assert!(!json("Content-Type: application/jsonx\r\n"));
+        assert!(!json(""));
+    }
+
+    #[test]
+    fn header_values_decode_base64_form() {
+        assert_eq!(
+            decode_header_value(b"tools/call").as_deref(),
+            Some("tools/call")
+        );
+        // "héllo" in UTF-8, Base64-encoded.
+        assert_eq!(
+            decode_header_value(b"=?base64?aMOpbGxv?=").as_deref(),
+            Some("héllo")
+        );
+        assert_eq!(
+            decode_header_value(b"=?base64?aMOpbGxv").as_deref(),
+            Some("=?base64?aMOpbGxv")
+        );
+        assert_eq!(decode_header_value(b"=?base64?a*?="), None);
+        assert_eq!(decode_header_value(b"caf\xc3\xa9"), None);
+        assert_eq!(base64_decode(b"TWFu"), Some(b"Man".to_vec()));
+        assert_eq!(base64_decode(b"TWE="), Some(b"Ma".to_vec()));
+        assert_eq!(base64_decode(b"TQ=="), Some(b"M".to_vec()));
+        assert_eq!(base64_decode(b"T"), None);
+    }
+
+    #[test]
+    fn metadata_url_inserts_the_well_known_path() {
+        let m = ResourceMetadata {
+            resource: "https://mcp.example.com/mcp".into(),
+            authorization_servers: vec!["https://auth.example.com".into()],
+            scopes: vec![],
+        };
+        assert_eq!(
+            m.url(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(
+            json::to_string(&m.document()),
+            r#"{"resource":"https://mcp.example.com/mcp","authorization_servers":["https://auth.example.com"],"bearer_methods_supported":["header"]}"#
+        );
+        let root = ResourceMetadata {
+            resource: "https://mcp.example.com".into(),
+            ..m
+        };
+        assert_eq!(
+            root.url(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource"
+        );
+    }
+}

@@ -1,0 +1,57 @@
+//! Every bound the HTTP server enforces, in one place, so SECURITY.md and the tests name the same numbers.
+//!
+//! Each limit turns hostile or broken input into a clear status code (or a closed connection)
+//! instead of unbounded memory, threads or time.
+
+use std::time::Duration;
+
+/// Longest request line (`METHOD target HTTP/1.1`) without its CRLF; longer → 414.
+pub const MAX_REQUEST_LINE: usize = 8 * 1024;
+
+/// Largest request head (request line, headers, final blank line); larger → 431.
+pub const MAX_HEAD_BYTES: usize = 16 * 1024;
+
+/// Most header fields in one request; more → 431.
+pub const MAX_HEADERS: usize = 64;
+
+/// Largest request body, sent with Content-Length or chunked; larger → 413 and the connection closes.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Longest chunk-size line of a chunked body (hex size plus extensions) without its CRLF.
+pub const MAX_CHUNK_LINE: usize = 1024;
+
+/// Largest trailer section after the last chunk (trailers are read and discarded).
+pub const MAX_TRAILER_BYTES: usize = 4 * 1024;
+
+/// Most connections open at once; the next one gets 503 and is closed.
+pub const MAX_CONNECTIONS: usize = 1024;
+
+/// Most worker threads; each serves one connection at a time, so this equals the connection cap.
+pub const MAX_WORKERS: usize = MAX_CONNECTIONS;
+
+/// Stack of each worker thread (tool calls run on it; the JSON code does not recurse).
+pub const WORKER_STACK_BYTES: usize = 512 * 1024;
+
+/// An idle worker thread exits after waiting this long for a connection.
+pub const WORKER_IDLE_EXIT: Duration = Duration::from_secs(60);
+
+/// Time allowed to receive a whole request head once its first byte arrived (slowloris bound).
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Time allowed to receive a whole request body once the head arrived.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a kept-alive connection may sit idle between requests before it is closed.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Time allowed for one write to the client (a client that never reads cannot hold a worker).
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Most live MCP sessions; past it the least recently used session is ended (its id gets 404).
+pub const MAX_SESSIONS: usize = 1024;
+
+/// A session unused this long expires (its id gets 404 and the client re-initializes).
+pub const SESSION_IDLE_EXPIRY: Duration = Duration::from_secs(60 * 60);
+
+/// Bytes read from the socket per read call; the connection buffer grows only up to the limits above.
+pub const READ_CHUNK: usize = 8 * 1024;

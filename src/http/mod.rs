@@ -1,0 +1,118 @@
+//! Streamable HTTP for the engine: a blocking HTTP/1.1 server on `std::net` with the MCP endpoint
+//! at `/mcp` (legacy sessions and modern stateless requests on one endpoint).
+//!
+//! Layers, bottom up: [`limits`] (every bound, named), [`request`] (the head parser, no I/O),
+//! [`chunked`] (the chunked-body decoder), [`response`] and [`sse`] (writers), [`guard`]
+//! (Host/Origin and bearer checks), [`pool`] and [`server`] (threads, connections, timeouts),
+//! [`sessions`] and [`endpoint`] (MCP over it). No TLS: run behind a TLS-terminating proxy.
+
+pub mod chunked;
+pub mod endpoint;
+pub mod guard;
+pub mod limits;
+pub mod pool;
+pub mod request;
+pub mod response;
+pub mod server;
+pub mod sessions;
+pub mod sse;
+
+pub use endpoint::{Endpoint, ResourceMetadata, MCP_PATH};
+pub use guard::{Guard, Token, TOKEN_ENV_VAR};
+pub use server::{Server, Timeouts};
+
+use crate::server::Engine;
+use sessions::Sessions;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+/// The port served when none is given.
+pub const DEFAULT_PORT: u16 = 7330;
+
+/// How to serve: where, who may connect, and whether to keep sessions.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Address to bind; loopback (127.0.0.1) by default. Any other address requires `auth_token`.
+    pub bind: IpAddr,
+    /// Port to bind ([`DEFAULT_PORT`]; 0 picks a free one).
+    pub port: u16,
+    /// Bearer token every request must carry (read from a file or the environment, never argv).
+    pub auth_token: Option<Token>,
+    /// Serve the legacy era without sessions: each request stands alone (for load balancers).
+    pub stateless: bool,
+    /// Host names accepted in Host/Origin besides the loopback names (e.g. the public name).
+    pub allowed_hosts: Vec<String>,
+    /// Whole origins (`https://app.example.com`) accepted in Origin besides the allowed hosts.
+    pub allowed_origins: Vec<String>,
+    /// RFC 9728 metadata to serve and name in 401 challenges; none by default.
+    pub resource_metadata: Option<ResourceMetadata>,
+    /// Connection cap (at most [`limits::MAX_CONNECTIONS`]).
+    pub max_connections: usize,
+    /// How long to wait on clients (defaults: the constants in [`limits`]).
+    pub timeouts: Timeouts,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            port: DEFAULT_PORT,
+            auth_token: None,
+            stateless: false,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            resource_metadata: None,
+            max_connections: limits::MAX_CONNECTIONS,
+            timeouts: Timeouts::default(),
+        }
+    }
+}
+
+/// Binds the endpoint for `engine` without serving yet (tests and hosts read the bound address).
+/// Refuses a non-loopback address without a token, and metadata without an authorization server.
+pub fn bind(engine: Arc<Engine>, config: HttpConfig) -> io::Result<Server> {
+    let refuse = |message: String| io::Error::new(io::ErrorKind::InvalidInput, message);
+    if !config.bind.is_loopback() && config.auth_token.is_none() {
+        return Err(refuse(format!(
+            "refusing to serve on non-loopback address {} without an auth token",
+            config.bind
+        )));
+    }
+    if config
+        .resource_metadata
+        .as_ref()
+        .is_some_and(|m| m.authorization_servers.is_empty())
+    {
+        return Err(refuse(
+            "protected-resource metadata needs at least one authorization server".into(),
+        ));
+    }
+    let guard = Guard::new(
+        &config.allowed_hosts,
+        &config.allowed_origins,
+        config.auth_token.clone(),
+    );
+    let sessions = if config.stateless {
+        None
+    } else {
+        Some(Sessions::new()?)
+    };
+    let endpoint = Endpoint::new(engine, guard, sessions, config.resource_metadata.clone());
+    Ok(Server::bind(
+        SocketAddr::new(config.bind, config.port),
+        Arc::new(endpoint),
+    )?
+    .with_max_connections(config.max_connections)
+    .with_timeouts(config.timeouts))
+}
+
+/// Serves `engine` over Streamable HTTP until the process ends (or binding fails).
+pub fn serve(engine: Arc<Engine>, config: HttpConfig) -> io::Result<()> {
+    let server = bind(engine, config)?;
+    eprintln!(
+        "[serve-mcp] Streamable HTTP on http://{}{MCP_PATH}",
+        server.local_addr()?
+    );
+    server.run()
+}

@@ -1,0 +1,439 @@
+//! The blocking HTTP/1.1 server: accept loop, connection cap, keep-alive connection loop with
+//! read/idle timeouts, body reading, and the [`Exchange`] a handler answers through.
+//!
+//! Every request's body is read in full (within [`MAX_BODY_BYTES`]) before the handler sees it, so
+//! an early rejection never leaves unread bytes that a kept-alive connection would misparse as the
+//! next request; anything that cannot be read that way closes the connection.
+
+use super::chunked::ChunkedDecoder;
+use super::limits::{
+    BODY_TIMEOUT, HEAD_TIMEOUT, IDLE_TIMEOUT, MAX_BODY_BYTES, MAX_CONNECTIONS, MAX_HEAD_BYTES,
+    READ_CHUNK, WRITE_TIMEOUT,
+};
+use super::pool::Pool;
+use super::request::{parse_head, BodyLength, RequestHead, Status};
+use super::response::Response;
+use super::sse;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// One complete request: its head and its whole (de-chunked) body.
+pub struct Request<'a> {
+    pub head: &'a RequestHead<'a>,
+    pub body: &'a [u8],
+}
+
+/// Answers requests. Called on worker threads, possibly for many connections at once.
+pub trait Handler: Send + Sync + 'static {
+    /// Answers `request` through `exchange`, with one [`Exchange::respond`] or an SSE stream
+    /// ([`Exchange::send_event`]… then [`Exchange::finish_stream`]).
+    fn handle(&self, request: &Request<'_>, exchange: &Exchange<'_>);
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Pending,
+    Streaming,
+    Done,
+}
+
+#[derive(Debug)]
+struct ExchangeState {
+    phase: Phase,
+    close: bool,
+}
+
+/// The response side of one request: a whole response, or an SSE stream written event by event.
+/// Shareable across threads, so a tool's notification callback can stream from anywhere.
+pub struct Exchange<'a> {
+    stream: &'a TcpStream,
+    keep_alive: bool,
+    /// HTTP/1.1: a stream is chunked; HTTP/1.0: it ends when the connection closes.
+    chunked: bool,
+    state: Mutex<ExchangeState>,
+}
+
+impl<'a> Exchange<'a> {
+    fn new(stream: &'a TcpStream, keep_alive: bool, chunked: bool) -> Exchange<'a> {
+        Exchange {
+            stream,
+            keep_alive,
+            chunked,
+            state: Mutex::new(ExchangeState {
+                phase: Phase::Pending,
+                close: !keep_alive || !chunked,
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ExchangeState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes `bytes` in one call; a failure marks the connection for closing.
+    fn write(&self, state: &mut ExchangeState, bytes: &[u8]) -> bool {
+        let ok = (&*self.stream).write_all(bytes).is_ok();
+        if !ok {
+            state.close = true;
+        }
+        ok
+    }
+
+    /// Sends a whole response (ignored if a response or stream was already started).
+    pub fn respond(&self, response: Response) {
+        let mut state = self.lock();
+        if state.phase != Phase::Pending {
+            return;
+        }
+        state.phase = Phase::Done;
+        state.close |= response.close;
+        let bytes = response.encode(!state.close);
+        self.write(&mut state, &bytes);
+    }
+
+    /// Sends one SSE event, starting the stream on the first call. False when the client is gone or
+    /// a whole response was already sent.
+    pub fn send_event(&self, data: &str) -> bool {
+        let mut state = self.lock();
+        let mut out = match state.phase {
+            Phase::Pending => sse::stream_head(self.keep_alive, self.chunked),
+            Phase::Streaming => Vec::new(),
+            Phase::Done => return false,
+        };
+        state.phase = Phase::Streaming;
+        if self.chunked {
+            sse::encode_event_chunk(data, &mut out);
+        } else {
+            sse::encode_event(data, &mut out);
+        }
+        self.write(&mut state, &out)
+    }
+
+    /// True once an SSE stream has been started.
+    pub fn is_streaming(&self) -> bool {
+        self.lock().phase == Phase::Streaming
+    }
+
+    /// Sends the last event and ends the stream.
+    pub fn finish_stream(&self, data: &str) {
+        let mut state = self.lock();
+        if state.phase != Phase::Streaming {
+            return;
+        }
+        state.phase = Phase::Done;
+        let mut out = Vec::new();
+        if self.chunked {
+            sse::encode_last_event(data, &mut out);
+        } else {
+            sse::encode_event(data, &mut out);
+        }
+        self.write(&mut state, &out);
+    }
+
+    /// Ends the exchange: answers 500 if the handler sent nothing, closes an unfinished stream.
+    /// True when the connection must close.
+    fn complete(&self) -> bool {
+        let phase = self.lock().phase;
+        match phase {
+            Phase::Pending => self.respond(Response::text(500, "no response was produced")),
+            Phase::Streaming => self.lock().close = true,
+            Phase::Done => {}
+        }
+        self.lock().close
+    }
+}
+
+/// How long the server waits on a client; the defaults are the constants in [`super::limits`].
+/// Shorter values exist for tests and for operators behind proxies with their own timeouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// For the whole request head once its first byte arrived ([`HEAD_TIMEOUT`]).
+    pub head: Duration,
+    /// For the whole body once the head arrived ([`BODY_TIMEOUT`]).
+    pub body: Duration,
+    /// Between requests on a kept-alive connection ([`IDLE_TIMEOUT`]).
+    pub idle: Duration,
+    /// For each write ([`WRITE_TIMEOUT`]).
+    pub write: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            head: HEAD_TIMEOUT,
+            body: BODY_TIMEOUT,
+            idle: IDLE_TIMEOUT,
+            write: WRITE_TIMEOUT,
+        }
+    }
+}
+
+/// A bound listener ready to serve.
+pub struct Server {
+    listener: TcpListener,
+    handler: Arc<dyn Handler>,
+    pool: Pool,
+    open: Arc<AtomicUsize>,
+    max_connections: usize,
+    timeouts: Timeouts,
+}
+
+impl Server {
+    /// Binds `addr` with the default connection cap [`MAX_CONNECTIONS`].
+    pub fn bind(addr: SocketAddr, handler: Arc<dyn Handler>) -> io::Result<Server> {
+        Ok(Server {
+            listener: TcpListener::bind(addr)?,
+            handler,
+            pool: Pool::new(),
+            open: Arc::new(AtomicUsize::new(0)),
+            max_connections: MAX_CONNECTIONS,
+            timeouts: Timeouts::default(),
+        })
+    }
+
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Server {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// Lowers the connection cap (never above [`MAX_CONNECTIONS`]).
+    pub fn with_max_connections(mut self, max: usize) -> Server {
+        self.max_connections = max.clamp(1, MAX_CONNECTIONS);
+        self
+    }
+
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Accepts connections forever.
+    pub fn run(self) -> io::Result<()> {
+        loop {
+            match self.listener.accept() {
+                Ok((stream, _)) => self.dispatch(stream),
+                // Out of file descriptors or a connection reset before accept: back off briefly
+                // instead of spinning, and keep serving.
+                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+    }
+
+    fn dispatch(&self, stream: TcpStream) {
+        if self.open.fetch_add(1, Ordering::SeqCst) >= self.max_connections {
+            self.open.fetch_sub(1, Ordering::SeqCst);
+            reject_busy(stream);
+            return;
+        }
+        let slot = OpenSlot(self.open.clone());
+        let handler = self.handler.clone();
+        let timeouts = self.timeouts;
+        let job = Box::new(move || {
+            let _slot = slot;
+            serve_connection(&stream, &*handler, &timeouts);
+        });
+        // When no thread can be had the job (and with it the connection and its slot) is dropped:
+        // the client sees the connection close.
+        let _ = self.pool.execute(job);
+    }
+}
+
+/// Holds one place under the connection cap; gives it back when dropped.
+struct OpenSlot(Arc<AtomicUsize>);
+
+impl Drop for OpenSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Answers a connection past the cap with 503 and closes it, without reading its request.
+fn reject_busy(stream: TcpStream) {
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+    let response = Response::text(503, "too many open connections; retry later")
+        .header("Retry-After", "1")
+        .with_close();
+    let _ = (&stream).write_all(&response.encode(false));
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    // Bytes already received but unread would make the close a reset that can destroy the 503
+    // in flight; take what is there (up to one head's worth) without waiting for more.
+    if stream.set_nonblocking(true).is_ok() {
+        let mut sink = [0u8; 4096];
+        let mut drained = 0;
+        while drained < MAX_HEAD_BYTES {
+            match (&stream).read(&mut sink) {
+                Ok(n) if n > 0 => drained += n,
+                _ => break,
+            }
+        }
+    }
+}
+
+/// Why reading a request stopped.
+enum Incoming {
+    /// The client closed or went idle: close without a response.
+    Closed,
+    /// Answer with this (the connection then closes).
+    Reject(Response),
+}
+
+fn serve_connection(stream: &TcpStream, handler: &dyn Handler, timeouts: &Timeouts) {
+    let _ = stream.set_nodelay(true);
+    let _ = stream.set_write_timeout(Some(timeouts.write));
+    let mut buf = Vec::with_capacity(READ_CHUNK);
+    loop {
+        let head_len = match read_head(stream, &mut buf, timeouts) {
+            Ok(n) => n,
+            Err(Incoming::Closed) => return,
+            Err(Incoming::Reject(response)) => return send_and_close(stream, response),
+        };
+        let mut rest = buf.split_off(head_len);
+        let Ok(Status::Complete(head, _)) = parse_head(&buf) else {
+            return;
+        };
+        let body = match read_body(stream, &head, &mut rest, timeouts) {
+            Ok(body) => body,
+            Err(Incoming::Closed) => return,
+            Err(Incoming::Reject(response)) => return send_and_close(stream, response),
+        };
+        let exchange = Exchange::new(stream, head.keep_alive(), head.minor_version == 1);
+        handler.handle(
+            &Request {
+                head: &head,
+                body: &body,
+            },
+            &exchange,
+        );
+        if exchange.complete() {
+            return;
+        }
+        drop(head);
+        buf = rest;
+    }
+}
+
+fn send_and_close(stream: &TcpStream, response: Response) {
+    let _ = (&*stream).write_all(&response.with_close().encode(false));
+}
+
+/// Reads one read's worth into `buf` within `timeout`; `Ok(0)` at end of stream.
+fn read_some(stream: &TcpStream, buf: &mut Vec<u8>, timeout: Duration) -> io::Result<usize> {
+    if timeout.is_zero() {
+        return Err(io::ErrorKind::TimedOut.into());
+    }
+    stream.set_read_timeout(Some(timeout))?;
+    let start = buf.len();
+    buf.resize(start + READ_CHUNK, 0);
+    let result = (&*stream).read(&mut buf[start..]);
+    buf.truncate(start + *result.as_ref().unwrap_or(&0));
+    result
+}
+
+fn is_timeout(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
+
+fn timeout_response() -> Response {
+    Response::text(408, "request not received in time")
+}
+
+/// Reads until `buf` starts with a complete head; returns its length. Waits up to
+/// `timeouts.idle` for a first byte, then `timeouts.head` for the rest.
+fn read_head(
+    stream: &TcpStream,
+    buf: &mut Vec<u8>,
+    timeouts: &Timeouts,
+) -> Result<usize, Incoming> {
+    let mut started = (!buf.is_empty()).then(Instant::now);
+    let mut check = started.is_some();
+    loop {
+        if check || buf.len() > MAX_HEAD_BYTES {
+            match parse_head(buf) {
+                Ok(Status::Complete(_, n)) => return Ok(n),
+                Ok(Status::Partial) => {}
+                Err(e) => return Err(Incoming::Reject(Response::text(e.status(), &e.to_string()))),
+            }
+        }
+        let timeout = match started {
+            None => timeouts.idle,
+            Some(t) => timeouts.head.saturating_sub(t.elapsed()),
+        };
+        let before = buf.len();
+        match read_some(stream, buf, timeout) {
+            Ok(0) => return Err(Incoming::Closed),
+            Ok(_) => {
+                // Reparse only when a line may have ended (or on the first bytes, to refuse
+                // garbage early): a byte-at-a-time sender then costs linear time.
+                check = started.is_none() || buf[before..].contains(&b'\n');
+                started.get_or_insert_with(Instant::now);
+            }
+            Err(e) if is_timeout(&e) && started.is_some() => {
+                return Err(Incoming::Reject(timeout_response()))
+            }
+            Err(_) => return Err(Incoming::Closed),
+        }
+    }
+}
+
+/// Reads the body `head` announces, starting with the bytes already in `rest`; leaves any bytes
+/// after the body (a pipelined request) in `rest`.
+fn read_body(
+    stream: &TcpStream,
+    head: &RequestHead<'_>,
+    rest: &mut Vec<u8>,
+    timeouts: &Timeouts,
+) -> Result<Vec<u8>, Incoming> {
+    let reject = |status: u16, message: &str| Incoming::Reject(Response::text(status, message));
+    let length = head
+        .body_length()
+        .map_err(|e| reject(e.status(), &e.to_string()))?;
+    if let Some(expect) = head.values("expect").next() {
+        if !expect.eq_ignore_ascii_case(b"100-continue") {
+            return Err(reject(417, "only `Expect: 100-continue` is supported"));
+        }
+        if length != BodyLength::Empty && rest.is_empty() {
+            let _ = (&*stream).write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
+        }
+    }
+    let started = Instant::now();
+    let more = |rest: &mut Vec<u8>| match read_some(
+        stream,
+        rest,
+        timeouts.body.saturating_sub(started.elapsed()),
+    ) {
+        Ok(0) => Err(Incoming::Closed),
+        Ok(_) => Ok(()),
+        Err(e) if is_timeout(&e) => Err(Incoming::Reject(timeout_response())),
+        Err(_) => Err(Incoming::Closed),
+    };
+    match length {
+        BodyLength::Empty => Ok(Vec::new()),
+        BodyLength::Fixed(n) => {
+            debug_assert!(n <= MAX_BODY_BYTES);
+            while rest.len() < n {
+                more(rest)?;
+            }
+            let after = rest.split_off(n);
+            Ok(std::mem::replace(rest, after))
+        }
+        BodyLength::Chunked => {
+            let mut decoder = ChunkedDecoder::new();
+            let mut body = Vec::new();
+            loop {
+                let used = decoder
+                    .decode(rest, &mut body)
+                    .map_err(|e| reject(e.status(), &e.to_string()))?;
+                rest.drain(..used);
+                if decoder.is_done() {
+                    return Ok(body);
+                }
+                more(rest)?;
+            }
+        }
+    }
+}

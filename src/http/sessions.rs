@@ -1,0 +1,185 @@
+//! The table of live Streamable HTTP sessions: random ids, idle expiry and a size cap.
+
+use super::limits::{MAX_SESSIONS, SESSION_IDLE_EXPIRY};
+use crate::server::Session;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Read};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Random bytes per session id (128 bits), hex-encoded on the wire.
+pub const SESSION_ID_BYTES: usize = 16;
+
+struct Entry {
+    session: Arc<Session>,
+    last_used: Instant,
+}
+
+/// Live sessions by id. Ids come from the OS random source, so they cannot be guessed.
+pub struct Sessions {
+    table: Mutex<HashMap<String, Entry>>,
+    random: Mutex<File>,
+    max: usize,
+    expiry: Duration,
+}
+
+impl Sessions {
+    /// Opens the OS random source (`/dev/urandom`; std has no CSPRNG of its own).
+    pub fn new() -> io::Result<Sessions> {
+        Ok(Sessions {
+            table: Mutex::new(HashMap::new()),
+            random: Mutex::new(File::open("/dev/urandom")?),
+            max: MAX_SESSIONS,
+            expiry: SESSION_IDLE_EXPIRY,
+        })
+    }
+
+    /// The same table with a smaller cap and expiry (tests).
+    pub fn with_limits(mut self, max: usize, expiry: Duration) -> Sessions {
+        self.max = max.max(1);
+        self.expiry = expiry;
+        self
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A fresh id: [`SESSION_ID_BYTES`] random bytes as lower-case hex (visible ASCII).
+    pub fn new_id(&self) -> io::Result<String> {
+        let mut bytes = [0u8; SESSION_ID_BYTES];
+        self.random
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .read_exact(&mut bytes)?;
+        Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    }
+
+    /// Registers `session` and returns its id. Expired sessions are dropped first; when the table
+    /// is still full the least recently used session is ended.
+    pub fn insert(&self, session: Arc<Session>) -> io::Result<String> {
+        let id = self.new_id()?;
+        self.insert_as(id.clone(), session);
+        Ok(id)
+    }
+
+    /// Registers `session` under `id` (from [`Sessions::new_id`]), as [`Sessions::insert`] does.
+    pub fn insert_as(&self, id: String, session: Arc<Session>) {
+        let now = Instant::now();
+        let mut table = self.lock();
+        let expiry = self.expiry;
+        table.retain(|_, e| now.duration_since(e.last_used) < expiry);
+        if table.len() >= self.max {
+            let oldest = table
+                .iter()
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(id, _)| id.clone());
+            if let Some(entry) = oldest.and_then(|id| table.remove(&id)) {
+                entry.session.cancel_all();
+            }
+        }
+        table.insert(
+            id,
+            Entry {
+                session,
+                last_used: now,
+            },
+        );
+    }
+
+    /// The live session with this id, marking it used; `None` if unknown, ended or expired.
+    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
+        let now = Instant::now();
+        let mut table = self.lock();
+        let entry = table.get_mut(id)?;
+        if now.duration_since(entry.last_used) >= self.expiry {
+            table.remove(id);
+            return None;
+        }
+        entry.last_used = now;
+        Some(entry.session.clone())
+    }
+
+    /// Ends the session with this id; false if there was none.
+    pub fn remove(&self, id: &str) -> bool {
+        match self.lock().remove(id) {
+            Some(entry) => {
+                entry.session.cancel_all();
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Map;
+    use crate::server::{CallContext, Engine, Tool, ToolError, ToolOutput, ToolSet};
+
+    struct NoTools;
+    impl ToolSet for NoTools {
+        fn server_name(&self) -> &str {
+            "none"
+        }
+        fn tools(&self) -> Vec<Tool> {
+            Vec::new()
+        }
+        fn call(&self, _: &str, _: &Map, _: &CallContext<'_>) -> Result<ToolOutput, ToolError> {
+            Err(ToolError::new("no tools"))
+        }
+    }
+
+    fn session() -> Arc<Session> {
+        Arc::new(Session::new(Arc::new(Engine::new(Arc::new(NoTools)))))
+    }
+
+    #[test]
+    fn ids_are_random_visible_ascii_and_resolve() {
+        let sessions = Sessions::new().unwrap();
+        let a = sessions.insert(session()).unwrap();
+        let b = sessions.insert(session()).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 2 * SESSION_ID_BYTES);
+        assert!(a.bytes().all(|c| (0x21..=0x7e).contains(&c)));
+        assert!(sessions.get(&a).is_some());
+        assert!(sessions.get("not-an-id").is_none());
+        assert!(sessions.remove(&a));
+        assert!(sessions.get(&a).is_none());
+        assert!(!sessions.remove(&a));
+        assert!(sessions.get(&b).is_some());
+    }
+
+    #[test]
+    fn the_cap_ends_the_least_recently_used_session() {
+        let sessions = Sessions::new()
+            .unwrap()
+            .with_limits(2, Duration::from_secs(3600));
+        let a = sessions.insert(session()).unwrap();
+        let b = sessions.insert(session()).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(sessions.get(&a).is_some()); // a is now more recent than b
+        let c = sessions.insert(session()).unwrap();
+        assert_eq!(sessions.len(), 2);
+        assert!(sessions.get(&b).is_none());
+        assert!(sessions.get(&a).is_some() && sessions.get(&c).is_some());
+    }
+
+    #[test]
+    fn idle_sessions_expire() {
+        let sessions = Sessions::new().unwrap().with_limits(8, Duration::ZERO);
+        let a = sessions.insert(session()).unwrap();
+        assert!(sessions.get(&a).is_none());
+        assert!(sessions.is_empty());
+    }
+}
