@@ -1,4 +1,4 @@
-# Sourced by run.sh and interop.sh: builds the binary and starts the conformance fixture server
+# Sourced by conformance/run.sh and tests/interop/http.sh: builds the binary and starts the conformance fixture server
 # over Streamable HTTP on a free loopback port. Sets $url (a localhost URL: the suite's
 # DNS-rebinding scenario expects that host name to be accepted) and stops the server on exit.
 # Needs $root (the checkout).
