@@ -718,6 +718,12 @@ fn json_rpc_errors_in_error_statuses_are_typed() {
         }
         other => panic!("{other:?}"),
     }
+    let server = misbehaving(|_, s| respond(s, "202 Accepted", &[], b""));
+    let m = message_of(
+        ClientErrorKind::Protocol,
+        list_error(&server, legacy(30_000)),
+    );
+    assert!(m.contains("tools/list with HTTP 202 and no body"), "{m}");
     let server = misbehaving(|_, s| respond(s, "500 Internal Server Error", &[], b"kaput"));
     match list_error(&server, legacy(30_000)) {
         ClientError::Http { status, body } => assert_eq!((status, body.as_str()), (500, "kaput")),
