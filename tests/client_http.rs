@@ -583,6 +583,22 @@ fn misbehaving(misbehave: fn(&Request, &mut TcpStream)) -> Fixture {
     })
 }
 
+#[derive(Debug)]
+enum ClientErrorKind {
+    Protocol,
+    Closed,
+}
+
+/// The message of `err`, which must be of `kind`.
+#[track_caller]
+fn message_of(kind: ClientErrorKind, err: ClientError) -> String {
+    match (kind, err) {
+        (ClientErrorKind::Protocol, ClientError::Protocol(m)) => m,
+        (ClientErrorKind::Closed, ClientError::Closed(m)) => m,
+        (kind, other) => panic!("expected {kind:?}, got {other:?}"),
+    }
+}
+
 fn list_error(server: &Fixture, opts: Options) -> ClientError {
     let mut client = Client::connect_http(&server.url, opts).expect("handshake");
     client.list_tools().expect_err("the server misbehaves")
@@ -598,29 +614,28 @@ fn bad_json_is_a_clear_error() {
             b"{\"jsonrpc\": nope",
         )
     });
-    match list_error(&server, legacy(30_000)) {
-        ClientError::Protocol(m) => {
-            assert!(m.contains("invalid JSON") && m.contains("nope"), "{m}")
-        }
-        other => panic!("{other:?}"),
-    }
+    let m = message_of(
+        ClientErrorKind::Protocol,
+        list_error(&server, legacy(30_000)),
+    );
+    assert!(m.contains("invalid JSON") && m.contains("nope"), "{m}");
     let server = misbehaving(|_, s| {
         sse_head(s);
         let _ = s.write_all(b"data: {not json\n\n");
     });
-    match list_error(&server, legacy(30_000)) {
-        ClientError::Protocol(m) => {
-            assert!(m.contains("SSE event") && m.contains("not JSON"), "{m}")
-        }
-        other => panic!("{other:?}"),
-    }
+    let m = message_of(
+        ClientErrorKind::Protocol,
+        list_error(&server, legacy(30_000)),
+    );
+    assert!(m.contains("SSE event") && m.contains("not JSON"), "{m}");
     let server = misbehaving(|_, s| {
         let _ = s.write_all(b"SSH-2.0-OpenSSH_9.2\r\n\r\n");
     });
-    match list_error(&server, legacy(30_000)) {
-        ClientError::Protocol(m) => assert!(m.contains("malformed HTTP response"), "{m}"),
-        other => panic!("{other:?}"),
-    }
+    let m = message_of(
+        ClientErrorKind::Protocol,
+        list_error(&server, legacy(30_000)),
+    );
+    assert!(m.contains("malformed HTTP response"), "{m}");
 }
 
 #[test]
@@ -632,20 +647,16 @@ fn oversized_replies_are_refused_at_the_cap() {
     let server = misbehaving(|_, s| {
         let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n");
     });
-    match list_error(&server, small()) {
-        ClientError::Protocol(m) => assert!(m.contains("larger than 65536 bytes"), "{m}"),
-        other => panic!("{other:?}"),
-    }
+    let m = message_of(ClientErrorKind::Protocol, list_error(&server, small()));
+    assert!(m.contains("larger than 65536 bytes"), "{m}");
     // An endless chunked body: the client stops reading at the cap.
     let server = misbehaving(|_, s| {
         let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
         let chunk = format!("4000\r\n{}\r\n", "x".repeat(0x4000));
         while s.write_all(chunk.as_bytes()).is_ok() {}
     });
-    match list_error(&server, small()) {
-        ClientError::Protocol(m) => assert!(m.contains("larger than 65536 bytes"), "{m}"),
-        other => panic!("{other:?}"),
-    }
+    let m = message_of(ClientErrorKind::Protocol, list_error(&server, small()));
+    assert!(m.contains("larger than 65536 bytes"), "{m}");
     // An SSE event that never ends.
     let server = misbehaving(|_, s| {
         sse_head(s);
@@ -653,10 +664,8 @@ fn oversized_replies_are_refused_at_the_cap() {
         let block = [b'y'; 8192];
         while s.write_all(&block).is_ok() {}
     });
-    match list_error(&server, small()) {
-        ClientError::Protocol(m) => assert!(m.contains("SSE event larger than 65536 bytes"), "{m}"),
-        other => panic!("{other:?}"),
-    }
+    let m = message_of(ClientErrorKind::Protocol, list_error(&server, small()));
+    assert!(m.contains("SSE event larger than 65536 bytes"), "{m}");
 }
 
 #[test]
@@ -678,10 +687,8 @@ fn a_connection_dropped_mid_body_is_reported() {
     let server = misbehaving(|_, s| {
         let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"jsonrpc\":");
     });
-    match list_error(&server, legacy(30_000)) {
-        ClientError::Closed(m) => assert!(m.contains("in the middle of the answer"), "{m}"),
-        other => panic!("{other:?}"),
-    }
+    let m = message_of(ClientErrorKind::Closed, list_error(&server, legacy(30_000)));
+    assert!(m.contains("in the middle of the answer"), "{m}");
 }
 
 #[test]
@@ -711,6 +718,12 @@ fn json_rpc_errors_in_error_statuses_are_typed() {
         }
         other => panic!("{other:?}"),
     }
+    let server = misbehaving(|_, s| respond(s, "202 Accepted", &[], b""));
+    let m = message_of(
+        ClientErrorKind::Protocol,
+        list_error(&server, legacy(30_000)),
+    );
+    assert!(m.contains("tools/list with HTTP 202 and no body"), "{m}");
     let server = misbehaving(|_, s| respond(s, "500 Internal Server Error", &[], b"kaput"));
     match list_error(&server, legacy(30_000)) {
         ClientError::Http { status, body } => assert_eq!((status, body.as_str()), (500, "kaput")),

@@ -7,7 +7,7 @@
 //! medians (serde time / our time: above 1 means we are faster) and the median of the ratios of
 //! back-to-back pairs, which is the steadier figure on a busy machine.
 //!
-//! Usage: `cargo run --release -- [--iterations N] [--data DIR] [FILE...]`
+//! Usage: `cargo run --release --bin agentteams-mcp-bench -- [--iterations N] [--data DIR] [FILE...]`
 //! (DIR holds `corpus/`; by default `shared/data/json` is looked for beside and above this crate).
 
 use std::hint::black_box;

@@ -333,9 +333,10 @@ fn policy_files_and_allowlists_through_the_command_line() {
         "tool \"git_diff\" is refused by policy: rule deny \"git_diff\" (policy file deny[0])"
     );
 
-    // An allowlist that names no tool of the server hides them all.
+    // An allowlist that names no tool of the server hides them all; --read-only (the only mode)
+    // is accepted.
     let served = converse(
-        gitread(&repo, &["--allow-tool", "query_*"]),
+        gitread(&repo, &["--read-only", "--allow-tool", "query_*"]),
         &[INIT.to_owned(), list(1)],
     );
     assert!(listed_names(&served.replies[1]).is_empty());

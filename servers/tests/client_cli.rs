@@ -47,6 +47,11 @@ fn with_example(verb: &str, dir: &Path, args: &[&str]) -> Output {
     run(&all)
 }
 
+#[track_caller]
+fn assert_contains(text: &str, needle: &str) {
+    assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -91,28 +96,16 @@ fn tools_and_calls_print_for_people_and_for_machines() {
         &["call", "echo", "--json", r#"{"a":[1,2]}"#, "--arg", "b=x"],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).contains("\"b\": \"x\""), "{}", stdout(&o));
+    assert_contains(&stdout(&o), "\"b\": \"x\"");
     let o = with_example("client", &dir, &["--json", "call", "echo", "--arg", "n=1"]);
     let v = agentteams_mcp::json::parse(&o.stdout).expect("one JSON object");
     assert!(v.get("content").is_some(), "{}", stdout(&o));
     let o = with_example("client", &dir, &["--era", "legacy", "info"]);
-    assert!(
-        stdout(&o).contains("protocol: 2025-11-25 (legacy session)"),
-        "{}",
-        stdout(&o)
-    );
+    assert_contains(&stdout(&o), "protocol: 2025-11-25 (legacy session)");
     let o = with_example("client", &dir, &["--log-level", "info", "call", "chatty"]);
-    assert!(
-        stderr(&o).contains("log [info] chatty: started"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "log [info] chatty: started");
     let o = with_example("client", &dir, &["call", "progress"]);
-    assert!(
-        stderr(&o).contains("progress: 50/100 working"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "progress: 50/100 working");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -125,11 +118,7 @@ fn tool_errors_exit_1_with_the_servers_words() {
         &["call", "fail", "--arg", "message=disk on fire"],
     );
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("tool fail failed: disk on fire"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "tool fail failed: disk on fire");
     let o = with_example(
         "client",
         &dir,
@@ -141,18 +130,10 @@ fn tool_errors_exit_1_with_the_servers_words() {
         "the result goes to stdout: {}",
         stdout(&o)
     );
-    assert!(
-        stderr(&o).contains("\"kind\":\"tool_error\""),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "\"kind\":\"tool_error\"");
     let o = with_example("client", &dir, &["call", "nope"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("error -32602: unknown tool 'nope'"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "error -32602: unknown tool 'nope'");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -230,7 +211,7 @@ fn unreachable_servers_exit_4_and_auth_failures_exit_3() {
     let url = format!("http://127.0.0.1:{port}/mcp");
     let o = run(&["client", "--url", &url, "tools"]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
-    assert!(stderr(&o).contains("cannot connect to"), "{}", stderr(&o));
+    assert_contains(&stderr(&o), "cannot connect to");
 
     let o = run(&["client", "tools", "--", "/nonexistent/mcp-server"]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
@@ -258,11 +239,7 @@ fn unreachable_servers_exit_4_and_auth_failures_exit_3() {
     });
     let o = run(&["client", "--url", &url, "tools"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("requires authorization (HTTP 401"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "requires authorization (HTTP 401");
     let dir = project("token");
     let token = dir.join("token");
     std::fs::write(&token, "t0ken\n").unwrap();
@@ -287,11 +264,7 @@ fn the_trust_policy_gates_calls_and_is_managed_by_trust_commands() {
     let server_key = format!("stdio:{}", example_server());
     let o = with_example("client", &dir, &["call", "send_note"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("refused by the trust policy"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "refused by the trust policy");
 
     let o = with_example("trust", &dir, &["inspect"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -312,10 +285,9 @@ fn the_trust_policy_gates_calls_and_is_managed_by_trust_commands() {
     let policy = std::fs::read_to_string(dir.join(".agentteams/mcp-trust.json")).unwrap();
     assert!(policy.contains("\"send_note\""), "{policy}");
     let o = run(&["trust", "list", "--project", dir.to_str().unwrap()]);
-    assert!(
-        stdout(&o).contains(&format!("{server_key}: verified\n    allow: send_note")),
-        "{}",
-        stdout(&o)
+    assert_contains(
+        &stdout(&o),
+        &format!("{server_key}: verified\n    allow: send_note"),
     );
     let o = run(&["trust", "audit", "--project", dir.to_str().unwrap()]);
     assert_eq!(
@@ -323,11 +295,7 @@ fn the_trust_policy_gates_calls_and_is_managed_by_trust_commands() {
         Some(1),
         "a sensitive allowlisted tool is a finding"
     );
-    assert!(
-        stdout(&o).contains("allowlisted tool send_note matches"),
-        "{}",
-        stdout(&o)
-    );
+    assert_contains(&stdout(&o), "allowlisted tool send_note matches");
 
     let o = with_example("trust", &dir, &["deny", "--tool", "send_note"]);
     assert_eq!(o.status.code(), Some(0));
@@ -363,11 +331,7 @@ fn the_trust_policy_gates_calls_and_is_managed_by_trust_commands() {
     .unwrap();
     let o = run(&["trust", "list", "--project", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("unknown key \"levle\""),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "unknown key \"levle\"");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -413,7 +377,7 @@ fn this_projects_servers_answer_the_client_over_stdio() {
         }
         let o = client(&["call", "git_log", "--arg", "n=1"], "gitread");
         assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
-        assert!(stdout(&o).contains("client test commit"), "{}", stdout(&o));
+        assert_contains(&stdout(&o), "client test commit");
         let o = client(&["call", "git_show", "--arg", "rev=no-such-rev"], "gitread");
         assert_eq!(
             o.status.code(),
@@ -421,19 +385,15 @@ fn this_projects_servers_answer_the_client_over_stdio() {
             "{era}: a tool error: {}",
             stderr(&o)
         );
-        assert!(
-            stderr(&o).contains("tool git_show failed: "),
-            "{}",
-            stderr(&o)
-        );
+        assert_contains(&stderr(&o), "tool git_show failed: ");
 
         let o = client(&["--json", "tools"], "recall");
         assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
-        assert!(stdout(&o).contains("\"query_index\""), "{}", stdout(&o));
+        assert_contains(&stdout(&o), "\"query_index\"");
         // No index was built: the server's own message comes back as a tool error.
         let o = client(&["call", "query_index", "--arg", "query=x"], "recall");
         assert_eq!(o.status.code(), Some(1), "{era}");
-        assert!(stderr(&o).contains("memory-index.json"), "{}", stderr(&o));
+        assert_contains(&stderr(&o), "memory-index.json");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -482,7 +442,7 @@ fn this_projects_http_server_answers_the_client() {
             "client", "--url", &url, "--era", era, "call", "git_log", "--arg", "n=1",
         ]);
         assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
-        assert!(stdout(&o).contains("client test commit"), "{}", stdout(&o));
+        assert_contains(&stdout(&o), "client test commit");
     }
 
     // The conformance fixture streams progress and log notifications as SSE.
@@ -497,7 +457,7 @@ fn this_projects_http_server_answers_the_client() {
         "test_tool_with_progress",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stderr(&o).contains("progress: 100/100"), "{}", stderr(&o));
+    assert_contains(&stderr(&o), "progress: 100/100");
     let o = run(&[
         "client",
         "--url",
@@ -508,18 +468,10 @@ fn this_projects_http_server_answers_the_client() {
         "test_tool_with_logging",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("Tool execution completed"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "Tool execution completed");
     let o = run(&["client", "--url", &url, "call", "test_error_handling"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("intentionally returns an error"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "intentionally returns an error");
     let o = run(&["client", "--url", &url, "call", "test_image_content"]);
     assert!(
         stdout(&o).starts_with("[image image/png, "),

@@ -563,6 +563,10 @@ impl Transport for HttpTransport {
                     self.json_reply(conn, &head, out, id, on_event)
                 }
             }
+            202 | 204 => Err(ClientError::Protocol(format!(
+                "server answered the request {} with HTTP {} and no body; a request needs a response",
+                out.method, head.status
+            ))),
             status => {
                 let body = conn.body(&head, MAX_ERROR_BODY_BYTES, false)?;
                 // A JSON-RPC error in the body says more than the status: let the core map it.

@@ -87,6 +87,22 @@ impl StdioTransport {
         })
     }
 
+    /// Handles what arrived while no call was waiting: late replies and notifications are
+    /// dropped, server requests answered, and a bad line is not blamed on the next call.
+    fn drain_between_calls(&mut self) {
+        while let Ok(item) = self.from_child.try_recv() {
+            match item {
+                FromChild::Message(message) => {
+                    if let Incoming::Request { id, method } = core::classify(message) {
+                        let _ = self.send_line(&core::server_request_reply(id, &method));
+                    }
+                }
+                FromChild::Bad(_) => {}
+                FromChild::End(_) => self.ended = true,
+            }
+        }
+    }
+
     fn send_line(&mut self, message: &Value) -> Result<(), ClientError> {
         let mut line = json::to_string(message).into_bytes();
         line.push(b'\n');
@@ -168,6 +184,7 @@ impl Transport for StdioTransport {
             self.notify(out, timeout)?;
             return Ok(Value::Null);
         };
+        self.drain_between_calls();
         if self.ended {
             return Err(self.ended_error());
         }

@@ -1,15 +1,14 @@
 //! HTTP/1.1 on the client side, without I/O: `http://` URLs, request heads, and an incremental
 //! response parser (head, then a body framed by Content-Length, chunked encoding or connection
-//! close) that says "complete", "need more" or what was wrong.
+//! close) that says "complete", "need more" or what was wrong. Chunked bodies go through the
+//! server's decoder ([`crate::http::chunked`]).
 
 use super::error::ClientError;
+use crate::http::chunked::ChunkedDecoder;
 use std::fmt;
 
 /// Largest response head accepted (status line, headers, blank line).
 pub const MAX_RESPONSE_HEAD_BYTES: usize = 64 * 1024;
-
-/// Longest chunk-size line (hex size plus extensions) of a chunked body.
-pub const MAX_CHUNK_LINE_BYTES: usize = 1024;
 
 /// Most header fields in one response.
 pub const MAX_RESPONSE_HEADERS: usize = 128;
@@ -272,40 +271,14 @@ pub fn truncate(s: &str, max: usize) -> String {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Chunk {
-    /// Reading a size line; the size so far and the line length so far.
-    Size {
-        size: u64,
-        len: usize,
-        ext: bool,
-    },
-    SizeLf {
-        size: u64,
-    },
-    Data {
-        left: u64,
-    },
-    DataCr,
-    DataLf,
-    /// In the trailer section; `blank` when the current line is empty so far.
-    Trailer {
-        blank: bool,
-        len: usize,
-    },
-    TrailerLf {
-        blank: bool,
-    },
-    Done,
-}
-
 /// Decodes a response body as it arrives.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct BodyDecoder {
     framing: Framing,
     /// Bytes left for a Content-Length body.
     left: u64,
-    chunk: Chunk,
+    /// The server's chunked decoder, unbounded: the client applies its own caps to what it keeps.
+    chunked: ChunkedDecoder,
 }
 
 impl BodyDecoder {
@@ -317,11 +290,7 @@ impl BodyDecoder {
         BodyDecoder {
             framing,
             left,
-            chunk: Chunk::Size {
-                size: 0,
-                len: 0,
-                ext: false,
-            },
+            chunked: ChunkedDecoder::with_limit(usize::MAX),
         }
     }
 
@@ -329,7 +298,7 @@ impl BodyDecoder {
     pub fn is_done(&self) -> bool {
         match self.framing {
             Framing::Length(_) => self.left == 0,
-            Framing::Chunked => self.chunk == Chunk::Done,
+            Framing::Chunked => self.chunked.is_done(),
             Framing::UntilClose => false,
         }
     }
@@ -360,105 +329,18 @@ impl BodyDecoder {
                 self.left -= take as u64;
                 Ok(take)
             }
-            Framing::Chunked => self.feed_chunked(input, out),
+            Framing::Chunked => self
+                .chunked
+                .decode(input, out)
+                .map_err(|e| WireError(format!("chunked body: {e}"))),
         }
     }
-
-    fn feed_chunked(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<usize, WireError> {
-        let mut i = 0;
-        while i < input.len() && self.chunk != Chunk::Done {
-            if let Chunk::Data { left } = self.chunk {
-                let take = (input.len() - i).min(usize::try_from(left).unwrap_or(usize::MAX));
-                out.extend_from_slice(&input[i..i + take]);
-                i += take;
-                self.chunk = match left - take as u64 {
-                    0 => Chunk::DataCr,
-                    left => Chunk::Data { left },
-                };
-                continue;
-            }
-            self.chunk = chunk_step(self.chunk, input[i])?;
-            i += 1;
-        }
-        Ok(i)
-    }
-}
-
-fn chunk_step(state: Chunk, b: u8) -> Result<Chunk, WireError> {
-    let bad = |why: &str| Err(WireError(format!("chunked body: {why}")));
-    Ok(match state {
-        Chunk::Size { size, len, ext } => {
-            if len >= MAX_CHUNK_LINE_BYTES {
-                return bad(&format!(
-                    "chunk-size line longer than {MAX_CHUNK_LINE_BYTES} bytes"
-                ));
-            }
-            match (b, ext) {
-                (b'\r', _) if len > 0 => Chunk::SizeLf { size },
-                (b';' | b' ' | b'\t', _) if len > 0 => Chunk::Size {
-                    size,
-                    len: len + 1,
-                    ext: true,
-                },
-                (_, true) => Chunk::Size {
-                    size,
-                    len: len + 1,
-                    ext,
-                },
-                (_, false) => {
-                    let Some(d) = (b as char).to_digit(16) else {
-                        return bad("chunk size is not hexadecimal");
-                    };
-                    let Some(size) = size
-                        .checked_mul(16)
-                        .and_then(|s| s.checked_add(u64::from(d)))
-                        .filter(|&s| s <= u64::from(u32::MAX))
-                    else {
-                        return bad("chunk size too large");
-                    };
-                    Chunk::Size {
-                        size,
-                        len: len + 1,
-                        ext,
-                    }
-                }
-            }
-        }
-        Chunk::SizeLf { size } if b == b'\n' => match size {
-            0 => Chunk::Trailer {
-                blank: true,
-                len: 0,
-            },
-            left => Chunk::Data { left },
-        },
-        Chunk::DataCr if b == b'\r' => Chunk::DataLf,
-        Chunk::DataLf if b == b'\n' => Chunk::Size {
-            size: 0,
-            len: 0,
-            ext: false,
-        },
-        Chunk::Trailer { blank, .. } if b == b'\r' => Chunk::TrailerLf { blank },
-        Chunk::Trailer { len, .. } => {
-            if len >= MAX_CHUNK_LINE_BYTES {
-                return bad("trailer line too long");
-            }
-            Chunk::Trailer {
-                blank: false,
-                len: len + 1,
-            }
-        }
-        Chunk::TrailerLf { blank: true } if b == b'\n' => Chunk::Done,
-        Chunk::TrailerLf { blank: false } if b == b'\n' => Chunk::Trailer {
-            blank: true,
-            len: 0,
-        },
-        _ => return bad("lines must end with CRLF"),
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::limits::MAX_CHUNK_LINE;
 
     #[test]
     fn urls() {
@@ -538,7 +420,7 @@ mod tests {
             assert!(d.feed(bad, &mut Vec::new()).is_err(), "{bad:?}");
         }
         let mut d = BodyDecoder::new(Framing::Chunked);
-        let long = vec![b'1'; MAX_CHUNK_LINE_BYTES + 1];
+        let long = vec![b'1'; MAX_CHUNK_LINE + 1];
         assert!(d.feed(&long, &mut Vec::new()).is_err());
         let mut d = BodyDecoder::new(Framing::Chunked);
         d.feed(b"5\r\nhel", &mut Vec::new()).unwrap();

@@ -99,6 +99,8 @@ pub struct ChunkedDecoder {
     state: State,
     decoded: usize,
     trailer_bytes: usize,
+    /// Largest decoded body accepted ([`MAX_BODY_BYTES`] for requests).
+    limit: usize,
 }
 
 impl Default for ChunkedDecoder {
@@ -109,10 +111,17 @@ impl Default for ChunkedDecoder {
 
 impl ChunkedDecoder {
     pub fn new() -> ChunkedDecoder {
+        ChunkedDecoder::with_limit(MAX_BODY_BYTES)
+    }
+
+    /// A decoder whose body may decode to `limit` bytes (the client reads responses, whose caps
+    /// it enforces itself, with `usize::MAX`).
+    pub fn with_limit(limit: usize) -> ChunkedDecoder {
         ChunkedDecoder {
             state: State::Size { value: 0, len: 0 },
             decoded: 0,
             trailer_bytes: 0,
+            limit,
         }
     }
 
@@ -163,7 +172,7 @@ impl ChunkedDecoder {
                         let value = value
                             .checked_mul(16)
                             .and_then(|v| v.checked_add(d))
-                            .filter(|&v| v <= MAX_BODY_BYTES)
+                            .filter(|&v| v <= self.limit)
                             .ok_or(ChunkError::BodyTooLarge)?;
                         State::Size {
                             value,
@@ -199,8 +208,8 @@ impl ChunkedDecoder {
                 if value == 0 {
                     State::TrailerStart
                 } else {
-                    self.decoded += value;
-                    if self.decoded > MAX_BODY_BYTES {
+                    self.decoded = self.decoded.saturating_add(value);
+                    if self.decoded > self.limit {
                         return Err(ChunkError::BodyTooLarge);
                     }
                     State::Data { remaining: value }

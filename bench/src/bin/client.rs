@@ -6,6 +6,10 @@
 //! both send the same bytes); `tools/list` touches no git, so the numbers are the transport's.
 //! Median calls/s over rounds that interleave the two, and ours/floor.
 //!
+//! Then the same over Streamable HTTP (`--http --port 0`, legacy session): our client against a
+//! hand-written floor that POSTs the same request on a fresh connection each time, as the client
+//! does (`Connection: close`), and reads the whole reply.
+//!
 //! Usage: `cargo run --release --bin client -- --server PATH [--rounds N]` where PATH is the
 //! release `agentteams-mcp` binary (build it first: `cargo build --release` at the top level).
 
@@ -106,11 +110,81 @@ fn main() {
     client.close().unwrap();
     drop(stdin);
     let _ = child.wait();
-    let _ = std::fs::remove_dir_all(&repo);
 
+    report("stdio", rounds, ours, floor);
+    http(&argv, rounds);
+    let _ = std::fs::remove_dir_all(&repo);
+}
+
+fn http(argv: &[String], rounds: usize) {
+    use std::io::Read;
+    let mut server = Command::new(&argv[0])
+        .args(&argv[1..])
+        .args(["--http", "--port", "0"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_owned();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let options = Options {
+        era: EraChoice::Legacy,
+        ..Options::default()
+    };
+    let mut client = Client::connect_http(&url, options).unwrap();
+    let session = client.session_id().unwrap().to_owned();
+    let raw = |id: u64| {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{}}}}"#);
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            s,
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut reply = Vec::new();
+        s.read_to_end(&mut reply).unwrap();
+        let start = reply.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        json::parse(&reply[start..]).unwrap()
+    };
+    let (mut ours, mut floor) = (Vec::new(), Vec::new());
+    let mut id = 1_000_000;
+    for _ in 0..rounds {
+        let start = Instant::now();
+        for _ in 0..CALLS_PER_ROUND {
+            std::hint::black_box(client.list_tools().unwrap());
+        }
+        ours.push(start.elapsed());
+        let start = Instant::now();
+        for _ in 0..CALLS_PER_ROUND {
+            std::hint::black_box(raw(id));
+            id += 1;
+        }
+        floor.push(start.elapsed());
+    }
+    client.close().unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    report("Streamable HTTP", rounds, ours, floor);
+}
+
+fn report(transport: &str, rounds: usize, ours: Vec<Duration>, floor: Vec<Duration>) {
     let per_s = |d: Duration| CALLS_PER_ROUND as f64 / d.as_secs_f64();
     let (o, f) = (median(ours), median(floor));
-    println!("stdio tools/list round trips, {rounds} rounds x {CALLS_PER_ROUND} calls (median)");
+    println!(
+        "{transport} tools/list round trips, {rounds} rounds x {CALLS_PER_ROUND} calls (median)"
+    );
     println!(
         "  client::Client   {:>9.0} calls/s  ({:.1} us/call)",
         per_s(o),

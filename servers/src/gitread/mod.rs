@@ -25,6 +25,7 @@ use config_check::ConfigCheck;
 use invoke::{Git, Runner, Version};
 use process::{GroupKiller, RunError};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 const INSTRUCTIONS: &str = "Read-only git history of the project this server was started in. \
 Revisions are plain names (HEAD~1, main, v1.0, a..b); paths are relative to the project root. \
@@ -89,8 +90,30 @@ impl GitRead {
         }
         let command = runner.command(&layout, &verdict.hook_names, subcommand);
         // A few bytes past the cap so a character split at the cap still decodes whole.
-        let done = runner.run(command, MAX_OUTPUT + 4, cancel)?;
+        let done = runner.run(command, MAX_OUTPUT + 4, TIMEOUT, cancel)?;
         Ok(sanitize::render_output(&done.stdout, done.stdout_more))
+    }
+
+    /// The work tree's files as `git ls-files -co --exclude-standard -z` lists them (tracked and
+    /// untracked, ignored ones left out), NUL-separated, for the code-index builder: the same
+    /// repository checks, config pre-flight and hardened invocation as every tool, with the
+    /// builder's own `timeout` and a listing of at most `max_bytes` (more is an error, never a
+    /// silently shortened list).
+    pub fn list_files(&self, timeout: Duration, max_bytes: usize) -> Result<Vec<u8>, String> {
+        let runner = self.runner.as_ref().map_err(Clone::clone)?;
+        let cancel = CancelToken::new();
+        let layout = repo::inspect(&self.root).map_err(|e| e.to_string())?;
+        let verdict = self.config.verdict(runner, &self.root, &layout, &cancel)?;
+        let command = runner.command(
+            &layout,
+            &verdict.hook_names,
+            ["ls-files", "-co", "--exclude-standard", "-z"],
+        );
+        let done = runner.run(command, max_bytes + 1, timeout, &cancel)?;
+        if done.stdout_more || done.stdout.len() > max_bytes {
+            return Err(format!("git ls-files listed more than {max_bytes} bytes"));
+        }
+        Ok(done.stdout)
     }
 }
 
@@ -99,12 +122,13 @@ fn checked_version(git: Git, killer: &GroupKiller) -> Result<Git, String> {
     let here = Path::new("/");
     let mut command = git.command(here, here);
     command.arg("--version");
-    let done = process::run(command, 256, &CancelToken::new(), killer).map_err(|e| match e {
-        RunError::Spawn(e) => format!("git could not run: {e}"),
-        RunError::TimedOut | RunError::Cancelled => {
-            "git could not run: git --version hung".to_owned()
-        }
-    })?;
+    let done =
+        process::run(command, 256, TIMEOUT, &CancelToken::new(), killer).map_err(|e| match e {
+            RunError::Spawn(e) => format!("git could not run: {e}"),
+            RunError::TimedOut | RunError::Cancelled => {
+                "git could not run: git --version hung".to_owned()
+            }
+        })?;
     let text = String::from_utf8_lossy(&done.stdout);
     let version = Version::parse(&text)
         .filter(|_| done.status.success())
@@ -225,6 +249,37 @@ mod tests {
         assert_eq!(
             call(&server, "git_nope", "{}", CancelToken::new()),
             Err("unknown tool 'git_nope'".to_owned())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn list_files_gives_tracked_and_untracked_files_within_its_limits() {
+        let dir = repository("ls");
+        std::fs::write(dir.join("new.txt"), "x\n").unwrap_or_default();
+        std::fs::write(dir.join(".gitignore"), "ignored.txt\n").unwrap_or_default();
+        std::fs::write(dir.join("ignored.txt"), "x\n").unwrap_or_default();
+        let server = GitRead::new(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let listing = server
+            .list_files(Duration::from_secs(30), 1024)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut names: Vec<&[u8]> = listing
+            .split(|&b| b == 0)
+            .filter(|n| !n.is_empty())
+            .collect();
+        names.sort();
+        assert_eq!(names, [&b".gitignore"[..], b"a.txt", b"new.txt"]);
+        // 25 bytes listed: a limit of 25 is served, 24 is an error.
+        assert!(server.list_files(Duration::from_secs(30), 25).is_ok());
+        assert_eq!(
+            server.list_files(Duration::from_secs(30), 24),
+            Err("git ls-files listed more than 24 bytes".to_owned())
+        );
+        std::fs::write(dir.join(".git/config"), "[filter \"x\"]\n\tclean = cat\n")
+            .unwrap_or_default();
+        assert_eq!(
+            server.list_files(Duration::from_secs(30), 1024),
+            Err(config_check::FILTER_REFUSAL.to_owned())
         );
         let _ = std::fs::remove_dir_all(&dir);
     }

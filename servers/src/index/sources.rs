@@ -2,14 +2,19 @@
 //! scratch-dir exclusions) and the code index's local sources (`git ls-files` through gitread's
 //! hardened runner, else a pruned walk), plus reading a source as the reference does.
 
-use agentteams_mcp::server::CancelToken;
+use crate::gitread::GitRead;
 use std::ffi::OsStr;
 use std::fs;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
 
 /// Largest listing accepted from git (NUL-separated paths).
 pub const MAX_GIT_LISTING_BYTES: usize = 64 * 1024 * 1024;
+
+/// How long `git ls-files` may run before the builder gives up on it and walks the tree.
+pub const GIT_LISTING_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// Largest source file indexed; bigger files are skipped like unreadable ones.
 pub const MAX_SOURCE_BYTES: u64 = 16 * 1024 * 1024;
 /// Most files one build indexes (memory and code sources each).
@@ -205,30 +210,18 @@ fn walk_code(root: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// `git ls-files -co --exclude-standard -z`, run through gitread's hardened runner (empty
-/// environment, every config override, its own process group, timeout) on the repository gitread's
-/// checks accept (a `.git` file, link or `commondir` leading outside the project is refused). `None`
-/// when the root is no such work tree, git is missing, fails, times out or lists more than
+/// `git ls-files -co --exclude-standard -z` through gitread ([`GitRead::list_files`]): the same
+/// repository checks (a `.git` file, link or `commondir` leading outside the project is refused;
+/// filter drivers are refused), the same hardened invocation and process control. `None` when the
+/// root is no such work tree, git is missing, refuses, fails, times out or lists more than
 /// [`MAX_GIT_LISTING_BYTES`]: the caller walks the tree instead.
 fn git_listing(root: &Path) -> Option<Vec<PathBuf>> {
-    use crate::gitread::invoke::{Git, Runner};
-    use crate::gitread::process::GroupKiller;
-    let layout = crate::gitread::repo::inspect(root).ok()?;
-    let git = Git::locate().ok()??;
-    let runner = Runner::new(git, root, GroupKiller::locate());
-    let command = runner.command(
-        &layout,
-        &[],
-        ["ls-files", "-co", "--exclude-standard", "-z"],
-    );
-    let done = runner
-        .run(command, MAX_GIT_LISTING_BYTES, &CancelToken::new())
+    let gitread = GitRead::new(root).ok()?;
+    let listing = gitread
+        .list_files(GIT_LISTING_TIMEOUT, MAX_GIT_LISTING_BYTES)
         .ok()?;
-    if done.stdout_more {
-        return None;
-    }
     Some(
-        done.stdout
+        listing
             .split(|&b| b == 0)
             .filter(|s| !s.is_empty())
             .filter_map(|s| std::str::from_utf8(s).ok())
