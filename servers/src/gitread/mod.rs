@@ -9,9 +9,9 @@
 //! of GIT-THREATS.md to the defence here and the test that proves it.
 
 mod config_check;
-pub(crate) mod invoke;
-pub(crate) mod process;
-pub(crate) mod repo;
+mod invoke;
+mod process;
+mod repo;
 mod sanitize;
 mod tools;
 
