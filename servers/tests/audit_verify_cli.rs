@@ -1,29 +1,12 @@
 //! `agentteams-mcp audit verify FILE [--ci]` through the binary: report, exit codes, tampering.
 
+mod common;
+
 use agentteams_mcp::audit::{AuditLog, Mode, RunInfo};
 use agentteams_mcp::json::{obj, Value};
-use std::path::{Path, PathBuf};
+use common::TempDir;
+use std::path::Path;
 use std::process::{Command, Output};
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!(
-            "agentteams-audit-cli-{name}-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn verify(path: &Path, ci: bool) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
@@ -64,8 +47,8 @@ fn write_lines(path: &Path, lines: &[String]) {
 
 #[test]
 fn an_intact_log_verifies_with_exit_0_in_both_modes() {
-    let dir = TempDir::new("intact");
-    let path = dir.0.join("audit.log");
+    let dir = TempDir::new("audit-cli-intact");
+    let path = dir.path().join("audit.log");
     write_log(&path);
     for ci in [false, true] {
         let o = verify(&path, ci);
@@ -81,8 +64,8 @@ fn an_intact_log_verifies_with_exit_0_in_both_modes() {
 
 #[test]
 fn every_kind_of_tampering_exits_1_and_names_the_line() {
-    let dir = TempDir::new("tampered");
-    let path = dir.0.join("audit.log");
+    let dir = TempDir::new("audit-cli-tampered");
+    let path = dir.path().join("audit.log");
     write_log(&path);
     let original = lines(&path);
     let forged_after_completion = {
@@ -151,8 +134,8 @@ fn every_kind_of_tampering_exits_1_and_names_the_line() {
 
 #[test]
 fn a_run_without_run_completed_fails_only_in_ci_mode() {
-    let dir = TempDir::new("incomplete");
-    let path = dir.0.join("audit.log");
+    let dir = TempDir::new("audit-cli-incomplete");
+    let path = dir.path().join("audit.log");
     write_log(&path);
     let original = lines(&path);
     write_lines(&path, &original[..4]);

@@ -249,3 +249,20 @@ fn a_new_include_target_and_a_branch_switch_are_noticed() {
         .assert_error_contains("filter");
     f.assert_canary_silent();
 }
+
+#[test]
+fn an_oversized_config_is_refused() {
+    let f = Fixture::new("bigconfig");
+    let mut config = String::from("[big]\n");
+    let mut n = 0;
+    // Each key lists as `file:<path>\0big.kNNNNNN\n<value>\0`: well past 4 MiB in total.
+    while config.len() < 4 * 1024 * 1024 {
+        config.push_str(&format!("\tk{n:06} = {}\n", "v".repeat(40)));
+        n += 1;
+    }
+    f.plant_config(&config);
+    let mut server = f.server();
+    server.call("git_status", "{}").assert_error_contains(
+        "could not read the repository config: the listing is longer than 4194304 bytes",
+    );
+}

@@ -194,6 +194,24 @@ fn a7_filters_are_refused_in_every_variant() {
 }
 
 #[test]
+fn a7_a_config_git_cannot_list_is_refused() {
+    // Fail closed: the reference let any non-zero exit of the listing pass as "no filters".
+    let f = Fixture::new("a7-broken");
+    f.plant_config(&format!(
+        "[filter \"x\"]\n\tclean = {}\n[broken\n",
+        f.canary_str()
+    ));
+    write(&f.root.join(".gitattributes"), "* filter=x\n");
+    f.touch_worktree();
+    let mut server = f.server();
+    assert_sweep_refused(
+        &server.sweep(),
+        "could not read the repository config: git exited",
+    );
+    f.assert_canary_silent();
+}
+
+#[test]
 fn a8_git_lfs_programs_never_run() {
     let f = Fixture::new("a8");
     let c = f.canary_str();
@@ -1107,6 +1125,15 @@ fn o1_terminal_control_sequences_are_escaped() {
         saw_escape |= out.contains("\\x1b[2J");
     }
     assert!(saw_escape, "controls are escaped visibly, not dropped");
+
+    // Error texts too: a gitfile naming a path with an ESC sequence.
+    let f = Fixture::new("o1-error");
+    f.gitfile_to(Path::new("/nonexistent/\x1b[2Jgone"));
+    let mut server = f.server();
+    let reply = server.call("git_log", "{}");
+    reply.assert_error_contains("cannot resolve the git dir");
+    reply.assert_error_contains("\\x1b[2Jgone");
+    assert!(!reply.text.contains('\x1b'), "{:?}", reply.text);
 }
 
 #[test]

@@ -325,7 +325,9 @@ impl AuditLog {
         for (key, value) in fields {
             record.insert(key, value);
         }
-        let (line, hash) = record::seal(fit_record(record));
+        let mut record = Value::Object(record);
+        let canonical = fit_record(&mut record);
+        let (line, hash) = record::seal(record, &canonical);
         // One write of the whole line: with O_APPEND the kernel places it at the end of the file
         // in one piece, so concurrent runs never split each other's records.
         let written = chain
@@ -350,28 +352,32 @@ impl AuditLog {
 const BULKY_MEMBERS: [&str; 3] = ["arguments", "result", "error"];
 
 /// Replaces bulky members by their summary when the record would exceed [`MAX_RECORD_BYTES`]
-/// (possible in full mode, or with many short strings), largest first.
-fn fit_record(mut record: Map) -> Map {
+/// (possible in full mode, or with many short strings), largest first. Returns the canonical form
+/// of the record as it is then.
+fn fit_record(record: &mut Value) -> String {
     // Room for the `hash` member the seal adds, and the newline.
     const SEAL_BYTES: usize = 80;
     loop {
-        let length = json::to_string(&Value::Object(record.clone())).len() + SEAL_BYTES;
-        if length <= MAX_RECORD_BYTES {
-            return record;
+        let canonical = record::canonical(record);
+        if canonical.len() + SEAL_BYTES <= MAX_RECORD_BYTES {
+            return canonical;
         }
+        let Some(members) = record.as_object_mut() else {
+            return canonical;
+        };
         let largest = BULKY_MEMBERS
             .iter()
             .filter_map(|&k| {
-                let v = record.get(k)?;
+                let v = members.get(k)?;
                 let is_summary = v.get("elided_bytes").is_some() && v.get("sha256").is_some();
                 (!is_summary).then(|| (json::to_string(v).len(), k))
             })
             .max();
         let Some((_, key)) = largest else {
-            return record;
+            return canonical;
         };
-        let summarised = summary(record.get(key).expect("member present"));
-        record.insert(key, summarised);
+        let summarised = summary(members.get(key).expect("member present"));
+        members.insert(key, summarised);
     }
 }
 

@@ -26,11 +26,22 @@ pub fn record_hash(record: &Map) -> String {
     sha256::hex_digest(json::to_string_sorted(&Value::Object(without_hash)).as_bytes())
 }
 
-/// Adds the `hash` member to `record` and returns the line to append (canonical form, newline).
-pub fn seal(mut record: Map) -> (String, String) {
-    let hash = record_hash(&record);
-    record.insert("hash", Value::from(hash.as_str()));
-    let mut line = json::to_string_sorted(&Value::Object(record));
+/// The canonical form of a record (an object) that has no `hash` member yet: the bytes its hash
+/// covers.
+pub fn canonical(record: &Value) -> String {
+    debug_assert!(record.get("hash").is_none(), "a sealed record");
+    json::to_string_sorted(record)
+}
+
+/// Adds the `hash` member to `record`, whose [`canonical`] form is `canonical`, and returns the
+/// line to append (canonical form with the hash, newline) and the hash.
+pub fn seal(mut record: Value, canonical: &str) -> (String, String) {
+    debug_assert!(record.get("hash").is_none(), "a sealed record");
+    let hash = sha256::hex_digest(canonical.as_bytes());
+    if let Value::Object(map) = &mut record {
+        map.insert("hash", Value::from(hash.as_str()));
+    }
+    let mut line = json::to_string_sorted(&record);
     line.push('\n');
     (line, hash)
 }
@@ -129,7 +140,8 @@ mod tests {
         };
         assert_eq!(record_hash(&a), record_hash(&b));
         assert_eq!(record_hash(&b), sha256::hex_digest(br#"{"a":"x","b":1}"#));
-        let (line, hash) = seal(b);
+        let b = Value::Object(b);
+        let (line, hash) = seal(b.clone(), &canonical(&b));
         assert_eq!(
             line,
             format!("{{\"a\":\"x\",\"b\":1,\"hash\":\"{hash}\"}}\n")

@@ -249,6 +249,7 @@ pub fn verify_reader(mut input: impl BufRead) -> io::Result<Report> {
                 if let Some(state) = found.run.as_ref().and_then(|r| runs.get(r)) {
                     let run = &mut report.runs[state.report];
                     run.broken_at.get_or_insert(number);
+                    run.last_line = number;
                 }
                 report.problems.push(found);
                 continue;

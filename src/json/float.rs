@@ -181,6 +181,7 @@ const fn powers_of_five() -> [(u64, u64); TABLE_LEN] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::TestRng;
 
     #[test]
     fn table_matches_reference_values() {
@@ -208,17 +209,6 @@ mod tests {
         }
     }
 
-    /// A small deterministic generator (xorshift64*), so the test needs no crate.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-    }
-
     /// Compares with `str::parse`; returns whether an exact path decided.
     fn check(w: u64, q: i64) -> bool {
         let text = format!("{w}e{q}");
@@ -238,7 +228,7 @@ mod tests {
 
     #[test]
     fn agrees_with_std_on_random_decimals() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rng = TestRng(0x9E37_79B9_7F4A_7C15);
         let mut undecided = 0;
         for _ in 0..300_000 {
             let digits = 1 + rng.next() % 19;
@@ -288,7 +278,7 @@ mod tests {
             check(w, q);
         }
         // Decimals next to random doubles, cut at 15 to 19 digits, and one unit either side.
-        let mut rng = Rng(42);
+        let mut rng = TestRng(42);
         for _ in 0..20_000 {
             let near = f64::from_bits(1 + rng.next() % 0x7FE0_0000_0000_0000);
             for digits in [15usize, 16, 17, 18, 19] {

@@ -283,13 +283,8 @@ mod tests {
 
     #[test]
     fn agrees_with_std_on_random_and_edge_floats() {
-        let mut state = 0x853C_49E6_748F_EA9Bu64;
-        let mut next = move || {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            state.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        };
+        let mut rng = crate::json::TestRng(0x853C_49E6_748F_EA9B);
+        let mut next = move || rng.next();
         let mut values: Vec<f64> = (0..200_000)
             .map(|_| f64::from_bits(next() % 0x7FF0_0000_0000_0000))
             .filter(|f| *f > 0.0)

@@ -427,12 +427,9 @@ mod tests {
 
     #[test]
     fn written_floats_read_back_to_the_same_bits() {
-        let mut state = 0x1234_5678_9ABC_DEF1u64;
+        let mut rng = crate::json::TestRng(0x1234_5678_9ABC_DEF1);
         for _ in 0..100_000 {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            let f = f64::from_bits(state.wrapping_mul(0x2545_F491_4F6C_DD1D));
+            let f = f64::from_bits(rng.next());
             if !f.is_finite() {
                 continue;
             }

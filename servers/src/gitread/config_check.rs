@@ -13,6 +13,7 @@
 //! hide behind an unchanged stamp.
 
 use super::invoke::{Runner, CANCELLED};
+use super::process::TIMEOUT;
 use super::repo::Layout;
 use agentteams_mcp::server::CancelToken;
 use std::collections::BTreeSet;
@@ -149,7 +150,7 @@ fn list_config(runner: &Runner, layout: &Layout, cancel: &CancelToken) -> Result
     );
     let unreadable = |detail: &str| format!("could not read the repository config: {detail}");
     let done = runner
-        .run(command, MAX_CONFIG_LISTING + 1, cancel)
+        .run(command, MAX_CONFIG_LISTING + 1, TIMEOUT, cancel)
         .map_err(|e| if e == CANCELLED { e } else { unreadable(&e) })?;
     if done.stdout_more || done.stdout.len() > MAX_CONFIG_LISTING {
         return Err(unreadable(&format!(

@@ -12,6 +12,7 @@ use agentteams_mcp::server::CancelToken;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 /// Environment variable naming the git executable to use (an absolute path). When unset, `git` is
 /// looked up once at start in the absolute entries of the server's `PATH`.
@@ -156,7 +157,7 @@ impl Git {
 
 /// The environment every git child gets besides `PATH` and `GIT_CEILING_DIRECTORIES`
 /// (GIT-THREATS.md §3.1). Everything else the server inherited is dropped.
-const FIXED_ENV: [(&str, &str); 19] = [
+const FIXED_ENV: [(&str, &str); 20] = [
     ("LC_ALL", "C"),
     ("LANG", "C"),
     ("GIT_CONFIG_NOSYSTEM", "1"),
@@ -176,6 +177,8 @@ const FIXED_ENV: [(&str, &str); 19] = [
     ("GIT_LFS_SKIP_SMUDGE", "1"),
     ("GIT_ADVICE", "0"),
     ("GIT_CONFIG_COUNT", "0"),
+    // git flushes stdout after every commit when it is a pipe; one buffered write is enough here.
+    ("GIT_FLUSH", "0"),
 ];
 
 /// The error text of a call the client cancelled (the engine sends no reply for it).
@@ -216,25 +219,23 @@ impl Runner {
         command
     }
 
-    /// Runs `command` keeping `stdout_keep` bytes of stdout; `Err` is the reference's message for
-    /// a non-zero exit, a timeout, a spawn failure, or [`CANCELLED`].
+    /// Runs `command` for at most `timeout`, keeping `stdout_keep` bytes of stdout; `Err` is the
+    /// reference's message for a non-zero exit, a timeout, a spawn failure, or [`CANCELLED`].
     pub fn run(
         &self,
         command: Command,
         stdout_keep: usize,
+        timeout: Duration,
         cancel: &CancelToken,
     ) -> Result<Finished, String> {
-        match process::run(command, stdout_keep, cancel, &self.killer) {
+        match process::run(command, stdout_keep, timeout, cancel, &self.killer) {
             Ok(done) if done.status.success() => Ok(done),
             Ok(done) => Err(format!(
                 "git exited {}: {}",
                 process::exit_code(&done.status),
                 sanitize::render_stderr(&done.stderr)
             )),
-            Err(RunError::TimedOut) => Err(format!(
-                "git timed out after {}s",
-                process::TIMEOUT.as_secs()
-            )),
+            Err(RunError::TimedOut) => Err(format!("git timed out after {}s", timeout.as_secs())),
             Err(RunError::Cancelled) => Err(CANCELLED.to_owned()),
             Err(RunError::Spawn(e)) => Err(format!("git could not run: {e}")),
         }

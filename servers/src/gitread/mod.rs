@@ -9,9 +9,9 @@
 //! of GIT-THREATS.md to the defence here and the test that proves it.
 
 mod config_check;
-mod invoke;
-mod process;
-mod repo;
+pub(crate) mod invoke;
+pub(crate) mod process;
+pub(crate) mod repo;
 mod sanitize;
 mod tools;
 
@@ -25,6 +25,7 @@ use config_check::ConfigCheck;
 use invoke::{Git, Runner, Version};
 use process::{GroupKiller, RunError};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 const INSTRUCTIONS: &str = "Read-only git history of the project this server was started in. \
 Revisions are plain names (HEAD~1, main, v1.0, a..b); paths are relative to the project root. \
@@ -89,8 +90,30 @@ impl GitRead {
         }
         let command = runner.command(&layout, &verdict.hook_names, subcommand);
         // A few bytes past the cap so a character split at the cap still decodes whole.
-        let done = runner.run(command, MAX_OUTPUT + 4, cancel)?;
+        let done = runner.run(command, MAX_OUTPUT + 4, TIMEOUT, cancel)?;
         Ok(sanitize::render_output(&done.stdout, done.stdout_more))
+    }
+
+    /// The work tree's files as `git ls-files -co --exclude-standard -z` lists them (tracked and
+    /// untracked, ignored ones left out), NUL-separated, for the code-index builder: the same
+    /// repository checks, config pre-flight and hardened invocation as every tool, with the
+    /// builder's own `timeout` and a listing of at most `max_bytes` (more is an error, never a
+    /// silently shortened list).
+    pub fn list_files(&self, timeout: Duration, max_bytes: usize) -> Result<Vec<u8>, String> {
+        let runner = self.runner.as_ref().map_err(Clone::clone)?;
+        let cancel = CancelToken::new();
+        let layout = repo::inspect(&self.root).map_err(|e| e.to_string())?;
+        let verdict = self.config.verdict(runner, &self.root, &layout, &cancel)?;
+        let command = runner.command(
+            &layout,
+            &verdict.hook_names,
+            ["ls-files", "-co", "--exclude-standard", "-z"],
+        );
+        let done = runner.run(command, max_bytes + 1, timeout, &cancel)?;
+        if done.stdout_more || done.stdout.len() > max_bytes {
+            return Err(format!("git ls-files listed more than {max_bytes} bytes"));
+        }
+        Ok(done.stdout)
     }
 }
 
@@ -99,12 +122,13 @@ fn checked_version(git: Git, killer: &GroupKiller) -> Result<Git, String> {
     let here = Path::new("/");
     let mut command = git.command(here, here);
     command.arg("--version");
-    let done = process::run(command, 256, &CancelToken::new(), killer).map_err(|e| match e {
-        RunError::Spawn(e) => format!("git could not run: {e}"),
-        RunError::TimedOut | RunError::Cancelled => {
-            "git could not run: git --version hung".to_owned()
-        }
-    })?;
+    let done =
+        process::run(command, 256, TIMEOUT, &CancelToken::new(), killer).map_err(|e| match e {
+            RunError::Spawn(e) => format!("git could not run: {e}"),
+            RunError::TimedOut | RunError::Cancelled => {
+                "git could not run: git --version hung".to_owned()
+            }
+        })?;
     let text = String::from_utf8_lossy(&done.stdout);
     let version = Version::parse(&text)
         .filter(|_| done.status.success())
@@ -141,6 +165,135 @@ impl ToolSet for GitRead {
     ) -> Result<ToolOutput, ToolError> {
         self.run_tool(name, arguments, ctx.cancel_token())
             .map(|output| ToolOutput::Value(obj([("output", Value::from(output))])))
-            .map_err(ToolError::new)
+            // Error texts can quote repository content (a gitfile's path, git's stderr).
+            .map_err(|message| ToolError::new(sanitize(&message)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    /// A two-commit repository built with the git under test (as the integration tests do).
+    fn repository(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("gitread-direct-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let git = std::env::var_os(GIT_ENV).unwrap_or_else(|| "git".into());
+        let run = |args: &[&str]| {
+            let ok = Command::new(&git)
+                .args(args)
+                .current_dir(&dir)
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_AUTHOR_NAME", "A")
+                .env("GIT_AUTHOR_EMAIL", "a@example.com")
+                .env("GIT_COMMITTER_NAME", "A")
+                .env("GIT_COMMITTER_EMAIL", "a@example.com")
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "git {args:?}");
+        };
+        run(&["init", "-q"]);
+        std::fs::write(dir.join("a.txt"), "one\n").unwrap_or_default();
+        run(&["add", "a.txt"]);
+        run(&["commit", "-q", "-m", "first"]);
+        std::fs::write(dir.join("a.txt"), "one\ntwo\n").unwrap_or_default();
+        run(&["commit", "-q", "-am", "second"]);
+        dir
+    }
+
+    fn call(
+        server: &GitRead,
+        name: &str,
+        args: &str,
+        cancel: CancelToken,
+    ) -> Result<String, String> {
+        let Ok(Value::Object(args)) = agentteams_mcp::json::parse(args.as_bytes()) else {
+            panic!("bad arguments {args}");
+        };
+        match server.call(name, &args, &CallContext::detached(cancel)) {
+            Ok(ToolOutput::Value(v)) => Ok(v
+                .get("output")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()),
+            Ok(other) => panic!("unexpected output {other:?}"),
+            Err(e) => Err(e.message().to_owned()),
+        }
+    }
+
+    #[test]
+    fn direct_calls_serve_and_refuse_like_the_binary() {
+        let dir = repository("serve");
+        let server = GitRead::new(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let log = call(&server, "git_log", r#"{"n":1}"#, CancelToken::new());
+        assert!(log.is_ok_and(|out| out.contains("\tsecond\n")));
+        let diff = call(
+            &server,
+            "git_diff",
+            r#"{"base":"HEAD~1","head":"HEAD","path":"a.txt"}"#,
+            CancelToken::new(),
+        );
+        assert!(diff.is_ok_and(|out| out.contains("+two")));
+        assert_eq!(
+            call(
+                &server,
+                "git_show",
+                r#"{"rev":"HEAD","path":".git/config"}"#,
+                CancelToken::new()
+            ),
+            Err(tools::PATH_OUTSIDE.to_owned())
+        );
+        assert_eq!(
+            call(&server, "git_nope", "{}", CancelToken::new()),
+            Err("unknown tool 'git_nope'".to_owned())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn list_files_gives_tracked_and_untracked_files_within_its_limits() {
+        let dir = repository("ls");
+        std::fs::write(dir.join("new.txt"), "x\n").unwrap_or_default();
+        std::fs::write(dir.join(".gitignore"), "ignored.txt\n").unwrap_or_default();
+        std::fs::write(dir.join("ignored.txt"), "x\n").unwrap_or_default();
+        let server = GitRead::new(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let listing = server
+            .list_files(Duration::from_secs(30), 1024)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut names: Vec<&[u8]> = listing
+            .split(|&b| b == 0)
+            .filter(|n| !n.is_empty())
+            .collect();
+        names.sort();
+        assert_eq!(names, [&b".gitignore"[..], b"a.txt", b"new.txt"]);
+        // 25 bytes listed: a limit of 25 is served, 24 is an error.
+        assert!(server.list_files(Duration::from_secs(30), 25).is_ok());
+        assert_eq!(
+            server.list_files(Duration::from_secs(30), 24),
+            Err("git ls-files listed more than 24 bytes".to_owned())
+        );
+        std::fs::write(dir.join(".git/config"), "[filter \"x\"]\n\tclean = cat\n")
+            .unwrap_or_default();
+        assert_eq!(
+            server.list_files(Duration::from_secs(30), 1024),
+            Err(config_check::FILTER_REFUSAL.to_owned())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_cancelled_call_stops_before_git_answers() {
+        let dir = repository("cancel");
+        let server = GitRead::new(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let cancel = CancelToken::new();
+        cancel.cancel();
+        assert_eq!(
+            call(&server, "git_status", "{}", cancel),
+            Err(invoke::CANCELLED.to_owned())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -14,7 +14,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
-/// How long one git process may run (the reference's `TIMEOUT_SECONDS`).
+/// How long one git process of a tool call may run (the reference's `TIMEOUT_SECONDS`).
 pub const TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Bytes of stderr kept for the error message (the reference's excerpt length).
@@ -131,6 +131,7 @@ fn spawn_reader(
 pub fn run(
     mut command: Command,
     stdout_keep: usize,
+    timeout: Duration,
     cancel: &CancelToken,
     killer: &GroupKiller,
 ) -> Result<Finished, RunError> {
@@ -151,7 +152,7 @@ pub fn run(
         )));
     }
     let mut captures = Captures::default();
-    let deadline = started + TIMEOUT;
+    let deadline = started + timeout;
     let status = match wait_for_exit(&mut child, &done_rx, &mut captures, deadline, cancel) {
         Ok(Some(status)) => status,
         Ok(None) => {

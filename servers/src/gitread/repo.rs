@@ -290,6 +290,22 @@ mod tests {
     }
 
     #[test]
+    fn pointer_files_at_the_size_limit() {
+        let t = TempDir::new("limit");
+        git_dir_at(&t.0.join("real"));
+        let line = format!("gitdir: {}", t.0.join("real").display());
+        let pad = |total: usize| format!("{line}{}", "\n".repeat(total - line.len()));
+        fs::write(t.0.join(".git"), pad(MAX_POINTER_FILE as usize)).unwrap_or_default();
+        assert!(inspect(&t.0).is_ok_and(|l| l.git_dir == t.0.join("real")));
+        fs::write(t.0.join(".git"), pad(MAX_POINTER_FILE as usize + 1)).unwrap_or_default();
+        let err = inspect(&t.0)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("file too large"), "{err}");
+    }
+
+    #[test]
     fn pointer_files_with_nul_or_bad_prefix_are_unresolvable() {
         let t = TempDir::new("pointer");
         fs::write(t.0.join(".git"), "gitdir: /a\0/b\n").unwrap_or_default();

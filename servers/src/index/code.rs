@@ -167,6 +167,55 @@ impl Partition {
         text
     }
 
+    /// [`content_fingerprint`] of this partition's file, computed without writing the file.
+    pub fn content_fingerprint(&self) -> String {
+        let mut w = PyJson::new(None, 1024 + self.postings.terms.len() * 48);
+        w.begin_object();
+        w.key("N");
+        w.int(self.docs.len() as u64);
+        w.key("avgdl");
+        w.float(round6(self.postings.avgdl()));
+        w.key("dependency_fingerprint");
+        w.null();
+        w.key("docs");
+        w.begin_array();
+        for doc in &self.docs {
+            w.element();
+            w.begin_array();
+            for part in [
+                Some(doc.path.as_str()),
+                None,
+                Some(self.source_kind),
+                Some(&doc.source_hash),
+            ] {
+                w.element();
+                w.opt_string(part);
+            }
+            w.end_array();
+        }
+        w.end_array();
+        w.key("postings");
+        write_postings(&mut w, &self.postings, true);
+        w.key("source_fingerprint");
+        w.string(&self.source_fingerprint());
+        w.key("source_kind");
+        w.string(self.source_kind);
+        w.end_object();
+        sha256::hex_digest(w.finish().as_bytes())
+    }
+
+    /// The manifest's entry for this partition as written.
+    pub fn manifest_entry(&self) -> Value {
+        obj([
+            ("source_kind", Value::from(self.source_kind)),
+            ("N", Value::from(self.docs.len())),
+            ("source_count", Value::from(self.source_count)),
+            ("built_at", Value::from(self.built_at.as_str())),
+            ("source_fingerprint", Value::from(self.source_fingerprint())),
+            ("dependency_fingerprint", Value::Null),
+        ])
+    }
+
     fn write_document(&self, w: &mut PyJson, doc_id: usize, doc: &CodeDoc, norm: f64) {
         w.begin_object();
         w.key("doc_id");
@@ -261,25 +310,29 @@ pub fn content_fingerprint(partition: &Value) -> String {
     sha256::hex_digest(w.finish().as_bytes())
 }
 
-/// The manifest's bytes, from the partitions as they are on disk (`(name, parsed file)`).
-pub fn manifest_json(on_disk: &[(&str, &Value)], built_at: &str) -> String {
+/// The manifest entry of a partition file kept from an earlier build.
+pub fn manifest_entry_of(part: &Value) -> Value {
+    obj([
+        ("source_kind", field(part, "source_kind")),
+        ("N", field(part, "N")),
+        ("source_count", field(part, "source_count")),
+        ("built_at", field(part, "built_at")),
+        ("source_fingerprint", field(part, "source_fingerprint")),
+        (
+            "dependency_fingerprint",
+            field(part, "dependency_fingerprint"),
+        ),
+    ])
+}
+
+/// The manifest's bytes, from the partitions as they are on disk (`(name, manifest entry)`).
+pub fn manifest_json(on_disk: Vec<(&str, Value)>, built_at: &str) -> String {
     let mut partitions = agentteams_mcp::json::Map::new();
-    for (name, part) in on_disk {
-        partitions.insert(
-            *name,
-            obj([
-                ("file", Value::from(format!("{name}.json"))),
-                ("source_kind", field(part, "source_kind")),
-                ("N", field(part, "N")),
-                ("source_count", field(part, "source_count")),
-                ("built_at", field(part, "built_at")),
-                ("source_fingerprint", field(part, "source_fingerprint")),
-                (
-                    "dependency_fingerprint",
-                    field(part, "dependency_fingerprint"),
-                ),
-            ]),
-        );
+    for (name, mut entry) in on_disk {
+        if let Some(map) = entry.as_object_mut() {
+            map.insert("file", Value::from(format!("{name}.json")));
+        }
+        partitions.insert(name, entry);
     }
     let strings =
         |items: &[&str]| Value::from(items.iter().map(|s| Value::from(*s)).collect::<Vec<_>>());
@@ -311,4 +364,42 @@ pub fn manifest_json(on_disk: &[(&str, &Value)], built_at: &str) -> String {
     let mut text = w.finish();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::schema::validate_code_index;
+    use agentteams_mcp::json::parse;
+
+    #[test]
+    fn typed_and_parsed_content_fingerprints_agree() {
+        let dir = std::env::temp_dir().join(format!("index-code-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("pkg")).unwrap();
+        std::fs::write(dir.join("pkg/a.py"), "def alpha(x):\n    '''Doc é.'''\n").unwrap();
+        std::fs::write(dir.join("b.sh"), "beta() {\n}\n").unwrap();
+        std::fs::write(dir.join("empty.py"), "").unwrap();
+        let sources = [
+            PathBuf::from("b.sh"),
+            PathBuf::from("empty.py"),
+            PathBuf::from("pkg/a.py"),
+        ];
+        let partition = build_local(&dir, &sources, "2026-10-07T12:34:56Z", &mut |_| {});
+        assert_eq!((partition.docs.len(), partition.source_count), (2, 3));
+        let text = partition.to_json();
+        let parsed = parse(text.as_bytes()).unwrap();
+        assert!(validate_code_index(&parsed).is_ok());
+        assert_eq!(
+            content_fingerprint(&parsed),
+            partition.content_fingerprint()
+        );
+        // Keys are written sorted, exactly as json.dumps(sort_keys=True, indent=2) would.
+        let mut resorted = PyJson::new(Some(2), 0);
+        resorted.value(&parsed, true);
+        assert_eq!(format!("{}\n", resorted.finish()), text);
+        let empty = Partition::empty("api-doc", "2026-10-07T12:34:56Z");
+        let parsed = parse(empty.to_json().as_bytes()).unwrap();
+        assert_eq!(content_fingerprint(&parsed), empty.content_fingerprint());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

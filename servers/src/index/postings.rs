@@ -4,15 +4,44 @@
 
 use crate::recall::tokenize::Tokenizer;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A fast non-cryptographic hash for the term table (FxHash's multiply-rotate): the builder looks
+/// up every token of every file, and the keys are its own tokens, so flooding is not a concern.
+#[derive(Default)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+            self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
+        }
+        for &b in chunks.remainder() {
+            self.hash = (self.hash.rotate_left(5) ^ u64::from(b)).wrapping_mul(FX_SEED);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
 
 /// Postings under construction and, once finished, as written.
 #[derive(Default)]
 pub struct Postings {
-    ids: HashMap<String, usize>,
+    ids: HashMap<String, usize, BuildHasherDefault<FxHasher>>,
     /// `(term, [(doc, tf)])` in first-seen order.
     pub terms: Vec<(String, Vec<(u32, u32)>)>,
     /// Token count per document.
     pub lengths: Vec<u64>,
+    /// Per term: the document that last counted it and where in that document's list.
+    seen_in: Vec<(u32, u32)>,
 }
 
 impl Postings {
@@ -23,12 +52,14 @@ impl Postings {
     /// Tokenizes `text` as the next document; returns its token count. A document with no tokens
     /// is not added (callers skip it) and 0 is returned.
     pub fn add(&mut self, text: &str, tokenizer: Tokenizer) -> u64 {
+        // Documents are numbered from 1 in `seen_in` so that 0 means "not yet in any".
         let doc = self.lengths.len() as u32;
+        let stamp = doc + 1;
         let mut local: Vec<(usize, u32)> = Vec::new();
-        let mut local_pos: HashMap<usize, usize> = HashMap::new();
         let mut length = 0u64;
         let ids = &mut self.ids;
         let terms = &mut self.terms;
+        let seen_in = &mut self.seen_in;
         tokenizer.each_token(text, &mut |token| {
             length += 1;
             let id = match ids.get(token) {
@@ -37,15 +68,16 @@ impl Postings {
                     let id = terms.len();
                     terms.push((token.to_owned(), Vec::new()));
                     ids.insert(token.to_owned(), id);
+                    seen_in.push((0, 0));
                     id
                 }
             };
-            match local_pos.get(&id) {
-                Some(&pos) => local[pos].1 += 1,
-                None => {
-                    local_pos.insert(id, local.len());
-                    local.push((id, 1));
-                }
+            let (last, pos) = seen_in[id];
+            if last == stamp {
+                local[pos as usize].1 += 1;
+            } else {
+                seen_in[id] = (stamp, local.len() as u32);
+                local.push((id, 1));
             }
         });
         if length == 0 {

@@ -1,18 +1,20 @@
 //! Which files the builder indexes: the memory index's markdown set (the reference's sources and
-//! scratch-dir exclusions) and the code index's local sources (`git ls-files`, hardened, else a
-//! pruned walk), plus reading a source as the reference does.
+//! scratch-dir exclusions) and the code index's local sources (`git ls-files` through gitread's
+//! hardened runner, else a pruned walk), plus reading a source as the reference does.
 
+use crate::gitread::GitRead;
 use std::ffi::OsStr;
 use std::fs;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Wall-clock limit for the `git ls-files` listing (the reference's 30 s).
-pub const GIT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Largest listing accepted from git (NUL-separated paths).
 pub const MAX_GIT_LISTING_BYTES: usize = 64 * 1024 * 1024;
+
+/// How long `git ls-files` may run before the builder gives up on it and walks the tree.
+pub const GIT_LISTING_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// Largest source file indexed; bigger files are skipped like unreadable ones.
 pub const MAX_SOURCE_BYTES: u64 = 16 * 1024 * 1024;
 /// Most files one build indexes (memory and code sources each).
@@ -208,120 +210,19 @@ fn walk_code(root: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Global options that keep git from running configured programs, touching the network or
-/// writing (GIT-THREATS.md §3.2).
-const GIT_HARDENING: [&str; 37] = [
-    "--no-pager",
-    "--no-replace-objects",
-    "--no-optional-locks",
-    "-c",
-    "core.fsmonitor=false",
-    "-c",
-    "core.hooksPath=/dev/null",
-    "-c",
-    "core.pager=cat",
-    "-c",
-    "core.untrackedCache=false",
-    "-c",
-    "protocol.allow=never",
-    "-c",
-    "core.useReplaceRefs=false",
-    "-c",
-    "safe.bareRepository=explicit",
-    "-c",
-    "core.splitIndex=false",
-    "-c",
-    "gc.auto=0",
-    "-c",
-    "maintenance.auto=false",
-    "-c",
-    "credential.helper=",
-    "-c",
-    "core.askPass=",
-    "-c",
-    "submodule.recurse=false",
-    "-c",
-    "core.quotePath=true",
-    "-c",
-    "diff.external=",
-    "-c",
-    "status.submoduleSummary=false",
-    "-c",
-    "http.proxy=",
-];
-
-/// `git ls-files -co --exclude-standard -z` with the hardened environment and options, when
-/// `root/.git` is a real directory (a `.git` file or link could point the listing outside the
-/// project). `None` when git is missing, fails or times out: the caller walks instead.
+/// `git ls-files -co --exclude-standard -z` through gitread ([`GitRead::list_files`]): the same
+/// repository checks (a `.git` file, link or `commondir` leading outside the project is refused;
+/// filter drivers are refused), the same hardened invocation and process control. `None` when the
+/// root is no such work tree, git is missing, refuses, fails, times out or lists more than
+/// [`MAX_GIT_LISTING_BYTES`]: the caller walks the tree instead.
 fn git_listing(root: &Path) -> Option<Vec<PathBuf>> {
-    let dot_git = fs::symlink_metadata(root.join(".git")).ok()?;
-    if !dot_git.is_dir() {
-        return None;
-    }
-    let git = ["/usr/bin/git", "/usr/local/bin/git", "/bin/git"]
-        .into_iter()
-        .map(Path::new)
-        .find(|p| p.is_file())?;
-    let git_dir = git.parent().unwrap_or(Path::new("/usr/bin"));
-    let ceiling = root.parent().unwrap_or(root);
-    let mut child = Command::new(git)
-        .env_clear()
-        .env("PATH", format!("{}:/usr/bin:/bin", git_dir.display()))
-        .env("LC_ALL", "C")
-        .env("LANG", "C")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_SYSTEM", "/dev/null")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CEILING_DIRECTORIES", ceiling)
-        .env("GIT_NO_LAZY_FETCH", "1")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env("GIT_NO_REPLACE_OBJECTS", "1")
-        .env("GIT_PROTOCOL_FROM_USER", "0")
-        .env("GIT_ALLOW_PROTOCOL", "none")
-        .env("GIT_ATTR_NOSYSTEM", "1")
-        .env("GIT_PAGER", "cat")
-        .env("PAGER", "cat")
-        .env("GIT_LFS_SKIP_SMUDGE", "1")
-        .arg("-C")
-        .arg(root)
-        .args(GIT_HARDENING)
-        .args(["ls-files", "-co", "--exclude-standard", "-z"])
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
+    let gitread = GitRead::new(root).ok()?;
+    let listing = gitread
+        .list_files(GIT_LISTING_TIMEOUT, MAX_GIT_LISTING_BYTES)
         .ok()?;
-    let mut stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        let mut limited = (&mut stdout).take(MAX_GIT_LISTING_BYTES as u64 + 1);
-        let _ = limited.read_to_end(&mut out);
-        // Drain anything beyond the cap so git never blocks on a full pipe.
-        let _ = std::io::copy(&mut stdout, &mut std::io::sink());
-        out
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() < GIT_TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(5))
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-        }
-    };
-    let out = reader.join().ok()?;
-    if !status?.success() || out.len() > MAX_GIT_LISTING_BYTES {
-        return None;
-    }
     Some(
-        out.split(|&b| b == 0)
+        listing
+            .split(|&b| b == 0)
             .filter(|s| !s.is_empty())
             .filter_map(|s| std::str::from_utf8(s).ok())
             .map(PathBuf::from)

@@ -5,7 +5,7 @@
 use super::schema::{integral, validate_code_index, validate_memory_index, CodeIndexFile};
 use super::teamdir::confine;
 use super::tokenize::Tokenizer;
-use agentteams_mcp::json::{self, Map, Value};
+use agentteams_mcp::json::{self, Value};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Read;
@@ -41,6 +41,77 @@ pub struct Posting {
     pub tf: f64,
 }
 
+/// Every term's postings list, in three flat arrays (a handful of allocations instead of two per
+/// term), looked up by binary search over the sorted terms.
+#[derive(Debug, Default)]
+pub struct PostingTable {
+    /// All terms, back to back.
+    text: String,
+    /// Per term, sorted by term: its span in `text` and in `postings`.
+    terms: Vec<TermSpan>,
+    postings: Vec<Posting>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct TermSpan {
+    text: (u32, u32),
+    postings: (u32, u32),
+}
+
+impl PostingTable {
+    fn term(&self, span: &TermSpan) -> &str {
+        &self.text[span.text.0 as usize..span.text.1 as usize]
+    }
+
+    /// The stored term equal to `term` and its postings, in stored order.
+    pub fn get(&self, term: &str) -> Option<(&str, &[Posting])> {
+        let i = self
+            .terms
+            .binary_search_by(|span| self.term(span).cmp(term))
+            .ok()?;
+        let span = &self.terms[i];
+        let list = &self.postings[span.postings.0 as usize..span.postings.1 as usize];
+        Some((self.term(span), list))
+    }
+
+    /// Builds the table from `(term, postings)` in file order; a repeated term keeps its last
+    /// list, as a Python dict does.
+    pub fn from_lists<'a>(lists: impl Iterator<Item = (&'a str, Vec<Posting>)>) -> PostingTable {
+        let mut table = PostingTable::default();
+        for (term, list) in lists {
+            let text = (
+                table.text.len() as u32,
+                (table.text.len() + term.len()) as u32,
+            );
+            table.text.push_str(term);
+            let postings = (
+                table.postings.len() as u32,
+                (table.postings.len() + list.len()) as u32,
+            );
+            table.postings.extend(list);
+            table.terms.push(TermSpan { text, postings });
+        }
+        table.seal();
+        table
+    }
+
+    /// Sorts the terms for lookup and drops all but the last occurrence of a repeated term.
+    fn seal(&mut self) {
+        let mut order: Vec<usize> = (0..self.terms.len()).collect();
+        // Stable: equal terms stay in file order, so the last of a run is the one Python keeps.
+        order.sort_by(|&a, &b| self.term(&self.terms[a]).cmp(self.term(&self.terms[b])));
+        let mut sorted: Vec<TermSpan> = Vec::with_capacity(order.len());
+        for i in order {
+            let span = self.terms[i];
+            match sorted.last_mut() {
+                Some(last) if self.term(last) == self.term(&span) => *last = span,
+                _ => sorted.push(span),
+            }
+        }
+        self.terms = sorted;
+    }
+}
+
 /// A memory index or one code partition: everything BM25 ranks over.
 #[derive(Debug)]
 pub struct Corpus {
@@ -49,7 +120,7 @@ pub struct Corpus {
     pub n: f64,
     pub avgdl: f64,
     pub documents: Vec<Document>,
-    pub postings: HashMap<String, Vec<Posting>>,
+    pub postings: PostingTable,
     pub built_at: String,
     /// Partitions only: `source_kind`.
     pub source_kind: Option<String>,
@@ -179,18 +250,8 @@ impl Loader {
         let invalid = |e: super::schema::SchemaError| {
             format!("{} failed schema validation: {name}: {e}", kind.label())
         };
-        let loaded = match kind {
-            IndexKind::Memory => {
-                validate_memory_index(&value).map_err(invalid)?;
-                Loaded::Memory(corpus_from(value, Tokenizer::Prose))
-            }
-            IndexKind::Code => match validate_code_index(&value).map_err(invalid)? {
-                CodeIndexFile::Manifest => Loaded::Code(manifest_from(value)),
-                CodeIndexFile::Partition => {
-                    Loaded::Code(CodeFile::Partition(corpus_from(value, Tokenizer::Code)))
-                }
-            },
-        };
+        let loaded = validate_and_convert(&value, kind).map_err(invalid)?;
+        dispose(value);
         let loaded = Arc::new(loaded);
         self.store(resolved, kind, identity, Arc::clone(&loaded));
         Ok(loaded)
@@ -232,6 +293,59 @@ impl Loader {
     }
 }
 
+/// Validates a parsed file and converts it to the ranker's form. The two walks only read the tree,
+/// so they run side by side (conversion on a second thread) and a cold query pays for the longer
+/// one, not both; the conversion is discarded when validation fails.
+fn validate_and_convert(
+    value: &Value,
+    kind: IndexKind,
+) -> Result<Loaded, super::schema::SchemaError> {
+    let convert = || match kind {
+        IndexKind::Memory => Loaded::Memory(corpus_from(value, Tokenizer::Prose)),
+        IndexKind::Code => match value.get("artifact_type").and_then(Value::as_str) {
+            Some("code-index-partition") => {
+                Loaded::Code(CodeFile::Partition(corpus_from(value, Tokenizer::Code)))
+            }
+            _ => Loaded::Code(manifest_from(value)),
+        },
+    };
+    let validate = || match kind {
+        IndexKind::Memory => validate_memory_index(value).map(|()| None),
+        IndexKind::Code => validate_code_index(value).map(Some),
+    };
+    let (validated, converted) = std::thread::scope(|scope| {
+        let converter = std::thread::Builder::new()
+            .name("recall-convert".into())
+            .spawn_scoped(scope, convert);
+        let validated = validate();
+        let converted = match converter {
+            Ok(handle) => handle.join().ok(),
+            Err(_) => None,
+        };
+        (validated, converted)
+    });
+    let file = validated?;
+    // Conversion is infallible on a validated tree; redo it inline if the thread could not run.
+    let loaded = converted.unwrap_or_else(convert);
+    let consistent = matches!(
+        (&loaded, file),
+        (Loaded::Memory(_), None)
+            | (
+                Loaded::Code(CodeFile::Manifest { .. }),
+                Some(CodeIndexFile::Manifest)
+            )
+            | (
+                Loaded::Code(CodeFile::Partition(_)),
+                Some(CodeIndexFile::Partition)
+            )
+    );
+    debug_assert!(
+        consistent,
+        "conversion and validation disagree on the file kind"
+    );
+    Ok(loaded)
+}
+
 /// Python's `OSError` text: `[Errno 2] No such file or directory: '/path'`.
 fn os_error_text(error: &std::io::Error, path: &Path) -> String {
     let text = error.to_string();
@@ -250,46 +364,48 @@ fn os_error_text(error: &std::io::Error, path: &Path) -> String {
     }
 }
 
-fn take_string(value: Value) -> String {
-    match value {
-        Value::String(s) => s,
-        _ => String::new(),
-    }
+fn string(value: &Value) -> String {
+    value.as_str().unwrap_or_default().to_owned()
 }
 
 fn number(value: &Value) -> f64 {
     value.as_f64().unwrap_or(0.0)
 }
 
+/// Hands a parsed file's tree to a short-lived thread to free: dropping millions of small
+/// allocations would otherwise sit on the first query's critical path.
+fn dispose(value: Value) {
+    // If no thread can be started, the closure and the tree in it are dropped right here.
+    let _ = std::thread::Builder::new()
+        .name("recall-free".into())
+        .spawn(move || drop(value));
+}
+
 /// Converts a validated memory index or partition. Duplicate keys: the last one wins, as in Python.
-fn corpus_from(value: Value, tokenizer: Tokenizer) -> Corpus {
+fn corpus_from(value: &Value, tokenizer: Tokenizer) -> Corpus {
     let mut corpus = Corpus {
         tokenizer,
         n: 0.0,
         avgdl: 0.0,
         documents: Vec::new(),
-        postings: HashMap::new(),
+        postings: PostingTable::default(),
         built_at: String::new(),
         source_kind: None,
     };
-    let Value::Object(map) = value else {
+    let Some(map) = value.as_object() else {
         return corpus;
     };
-    for (key, value) in map.into_entries() {
+    for (key, value) in map.iter() {
         match key.as_str() {
-            "N" => corpus.n = number(&value),
-            "avgdl" => corpus.avgdl = number(&value),
-            "built_at" => corpus.built_at = take_string(value),
-            "source_kind" => corpus.source_kind = Some(take_string(value)),
+            "N" => corpus.n = number(value),
+            "avgdl" => corpus.avgdl = number(value),
+            "built_at" => corpus.built_at = string(value),
+            "source_kind" => corpus.source_kind = Some(string(value)),
             "documents" => {
-                corpus.documents = match value {
-                    Value::Array(items) => items
-                        .into_vec()
-                        .into_iter()
-                        .map(|d| document_from(d, tokenizer))
-                        .collect(),
-                    _ => Vec::new(),
-                }
+                corpus.documents = value
+                    .as_array()
+                    .map(|items| items.iter().map(|d| document_from(d, tokenizer)).collect())
+                    .unwrap_or_default()
             }
             "postings" => corpus.postings = postings_from(value),
             _ => {}
@@ -298,7 +414,7 @@ fn corpus_from(value: Value, tokenizer: Tokenizer) -> Corpus {
     corpus
 }
 
-fn document_from(value: Value, tokenizer: Tokenizer) -> Document {
+fn document_from(value: &Value, tokenizer: Tokenizer) -> Document {
     let mut doc = Document {
         path: String::new(),
         title: String::new(),
@@ -311,26 +427,23 @@ fn document_from(value: Value, tokenizer: Tokenizer) -> Document {
         Tokenizer::Prose => "paragraphs",
         Tokenizer::Code => "passages",
     };
-    let Value::Object(map) = value else {
+    let Some(map) = value.as_object() else {
         return doc;
     };
-    for (key, value) in map.into_entries() {
+    for (key, value) in map.iter() {
         match key.as_str() {
-            "path" => doc.path = take_string(value),
-            "title" => doc.title = take_string(value),
-            "length" => doc.length = number(&value),
-            "snippet" => doc.snippet = take_string(value),
+            "path" => doc.path = string(value),
+            "title" => doc.title = string(value),
+            "length" => doc.length = number(value),
+            "snippet" => doc.snippet = string(value),
             "symbol" if tokenizer == Tokenizer::Code => {
-                doc.symbol = Some(match value {
-                    Value::String(s) => Some(s),
-                    _ => None,
-                })
+                doc.symbol = Some(value.as_str().map(str::to_owned))
             }
             k if k == passages_key => {
-                doc.passages = match value {
-                    Value::Array(items) => items.into_vec().into_iter().map(take_string).collect(),
-                    _ => Vec::new(),
-                }
+                doc.passages = value
+                    .as_array()
+                    .map(|items| items.iter().map(string).collect())
+                    .unwrap_or_default()
             }
             _ => {}
         }
@@ -338,36 +451,51 @@ fn document_from(value: Value, tokenizer: Tokenizer) -> Document {
     doc
 }
 
-fn postings_from(value: Value) -> HashMap<String, Vec<Posting>> {
-    let Value::Object(map) = value else {
-        return HashMap::new();
+fn postings_from(value: &Value) -> PostingTable {
+    let Some(map) = value.as_object() else {
+        return PostingTable::default();
     };
-    let mut postings = HashMap::with_capacity(map.len());
-    for (term, entries) in map.into_entries() {
-        let list: Vec<Posting> = entries
-            .as_array()
-            .into_iter()
-            .flat_map(|a| a.iter())
-            .map(|entry| Posting {
-                doc: entry.get("doc_id").and_then(integral).unwrap_or(0.0) as usize,
-                tf: entry.get("tf").map_or(0.0, number),
-            })
-            .collect();
-        postings.insert(term, list);
+    let mut table = PostingTable::default();
+    table.text.reserve(map.len() * 12);
+    table.terms.reserve(map.len());
+    for (term, entries) in map.iter() {
+        let items = entries.as_array().map_or(&[][..], |a| &a[..]);
+        let text = (
+            table.text.len() as u32,
+            (table.text.len() + term.len()) as u32,
+        );
+        table.text.push_str(term);
+        let first = table.postings.len() as u32;
+        for entry in items {
+            let mut posting = Posting { doc: 0, tf: 0.0 };
+            for (key, value) in entry.as_object().into_iter().flat_map(|m| m.iter()) {
+                // Validation (run alongside) admits only "doc_id" and "tf", which differ in
+                // length; comparing lengths avoids reading every key's bytes.
+                if key.len() == 6 {
+                    posting.doc = integral(value).unwrap_or(0.0) as usize;
+                } else {
+                    posting.tf = number(value);
+                }
+            }
+            table.postings.push(posting);
+        }
+        table.terms.push(TermSpan {
+            text,
+            postings: (first, table.postings.len() as u32),
+        });
     }
-    postings
+    table.seal();
+    table
 }
 
-fn manifest_from(value: Value) -> CodeFile {
+fn manifest_from(value: &Value) -> CodeFile {
     let mut partitions = Vec::new();
     let mut built_at = String::new();
-    if let Value::Object(map) = value {
-        for (key, value) in map.into_entries() {
-            match key.as_str() {
-                "built_at" => built_at = take_string(value),
-                "partitions" => partitions = partition_list(value),
-                _ => {}
-            }
+    for (key, value) in value.as_object().into_iter().flat_map(|m| m.iter()) {
+        match key.as_str() {
+            "built_at" => built_at = string(value),
+            "partitions" => partitions = partition_list(value),
+            _ => {}
         }
     }
     CodeFile::Manifest {
@@ -378,20 +506,23 @@ fn manifest_from(value: Value) -> CodeFile {
 
 /// The manifest's partitions in file order; a repeated name keeps its first position and its last
 /// value, as a Python dict does.
-fn partition_list(value: Value) -> Vec<(String, String)> {
-    let Value::Object(map) = value else {
+fn partition_list(value: &Value) -> Vec<(String, String)> {
+    let Some(map) = value.as_object() else {
         return Vec::new();
     };
     let mut out: Vec<(String, String)> = Vec::new();
-    for (name, meta) in map.into_entries() {
+    let mut position: HashMap<&str, usize> = HashMap::new();
+    for (name, meta) in map.iter() {
         let file = meta
-            .as_object()
-            .and_then(|m: &Map| m.get("file"))
+            .get("file")
             .and_then(Value::as_str)
             .map_or_else(|| format!("{name}.json"), str::to_owned);
-        match out.iter_mut().find(|(n, _)| *n == name) {
-            Some(slot) => slot.1 = file,
-            None => out.push((name, file)),
+        match position.get(name.as_str()) {
+            Some(&i) => out[i].1 = file,
+            None => {
+                position.insert(name, out.len());
+                out.push((name.clone(), file));
+            }
         }
     }
     out

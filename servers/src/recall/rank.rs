@@ -80,8 +80,8 @@ pub fn rank<'a>(corpus: &'a Corpus, query: &str, k: usize) -> Vec<Hit<'a>> {
     };
     let mut q_terms: Vec<(&str, f64)> = Vec::new();
     corpus.tokenizer.each_token(query, &mut |t| {
-        if let Some((term, list)) = corpus.postings.get_key_value(t) {
-            q_terms.push((term.as_str(), idf(corpus.n, list.len())));
+        if let Some((term, list)) = corpus.postings.get(t) {
+            q_terms.push((term, idf(corpus.n, list.len())));
         }
     });
     if q_terms.is_empty() {
@@ -91,7 +91,8 @@ pub fn rank<'a>(corpus: &'a Corpus, query: &str, k: usize) -> Vec<Hit<'a>> {
     let mut touched: Vec<usize> = Vec::new();
     let mut seen = vec![false; corpus.documents.len()];
     for &(term, idf) in &q_terms {
-        for posting in &corpus.postings[term] {
+        let list = corpus.postings.get(term).map_or(&[][..], |(_, list)| list);
+        for posting in list {
             let dl = corpus.documents[posting.doc].length;
             let tf = posting.tf;
             let denom = tf + K1 * ((1.0 - B) + (B * dl) / avgdl);
@@ -202,7 +203,7 @@ fn symbol_key(doc: &Document) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recall::load::Posting;
+    use crate::recall::load::{Posting, PostingTable};
 
     fn doc(path: &str, length: f64, passages: &[&str]) -> Document {
         Document {
@@ -217,14 +218,20 @@ mod tests {
 
     /// Three documents, postings written by hand:
     /// d0 "widget widget gear" (3), d1 "widget bolt" (2), d2 "bolt bolt bolt nut" (4); avgdl 3.
+    fn p(doc: usize, tf: f64) -> Posting {
+        Posting { doc, tf }
+    }
+
     fn corpus() -> Corpus {
-        let p = |doc, tf| Posting { doc, tf };
-        let postings = HashMap::from([
-            ("widget".to_string(), vec![p(0, 2.0), p(1, 1.0)]),
-            ("gear".to_string(), vec![p(0, 1.0)]),
-            ("bolt".to_string(), vec![p(1, 1.0), p(2, 3.0)]),
-            ("nut".to_string(), vec![p(2, 1.0)]),
-        ]);
+        let postings = PostingTable::from_lists(
+            [
+                ("widget", vec![p(0, 2.0), p(1, 1.0)]),
+                ("gear", vec![p(0, 1.0)]),
+                ("bolt", vec![p(1, 1.0), p(2, 3.0)]),
+                ("nut", vec![p(2, 1.0)]),
+            ]
+            .into_iter(),
+        );
         Corpus {
             tokenizer: Tokenizer::Prose,
             n: 3.0,
@@ -269,9 +276,13 @@ mod tests {
     fn ties_break_by_doc_id_and_k_cuts() {
         let mut c = corpus();
         c.documents[2].length = 2.0;
-        c.postings.insert(
-            "bolt".into(),
-            vec![Posting { doc: 2, tf: 1.0 }, Posting { doc: 1, tf: 1.0 }],
+        // A repeated term keeps its last list, as a Python dict does.
+        c.postings = PostingTable::from_lists(
+            [
+                ("bolt", vec![p(1, 1.0), p(2, 3.0)]),
+                ("bolt", vec![p(2, 1.0), p(1, 1.0)]),
+            ]
+            .into_iter(),
         );
         let hits = rank(&c, "bolt", 5);
         assert_eq!(hits[0].score, hits[1].score);

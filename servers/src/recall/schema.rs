@@ -10,7 +10,7 @@
 
 use agentteams_mcp::json::{Map, Value};
 use std::collections::HashSet;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 /// Why a parsed index file is not a valid index: the JSON path of the offending value and the rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -203,15 +203,13 @@ const POSTING: &[Field] = &[
 
 /// Validates a memory index (`references/memory-index.json`).
 pub fn validate_memory_index(value: &Value) -> Result<(), SchemaError> {
-    let mut path = String::from("$");
-    check_object(value, MEMORY_INDEX, &mut path)?;
-    check_references(value, &mut path)
+    check_object(value, MEMORY_INDEX, &mut JsonPath::for_file(value))
 }
 
 /// Validates a code-index file: the manifest or a partition (the schema's `oneOf`, decided by
 /// `artifact_type`, since the two branches' constants exclude each other).
 pub fn validate_code_index(value: &Value) -> Result<CodeIndexFile, SchemaError> {
-    let mut path = String::from("$");
+    let mut path = JsonPath::for_file(value);
     match value.get("artifact_type").and_then(Value::as_str) {
         Some(MANIFEST_TYPE) => {
             check_object(value, MANIFEST, &mut path)?;
@@ -219,7 +217,6 @@ pub fn validate_code_index(value: &Value) -> Result<CodeIndexFile, SchemaError> 
         }
         Some(PARTITION_TYPE) => {
             check_object(value, PARTITION, &mut path)?;
-            check_references(value, &mut path)?;
             Ok(CodeIndexFile::Partition)
         }
         _ if value.as_object().is_none() => Err(type_error(&path, "an object", value)),
@@ -232,52 +229,81 @@ pub fn validate_code_index(value: &Value) -> Result<CodeIndexFile, SchemaError> 
     }
 }
 
-/// Every posting must name an existing document: the reference indexes `documents` with it and
-/// crashes otherwise.
-fn check_references(value: &Value, path: &mut String) -> Result<(), SchemaError> {
-    let n_docs = value
-        .get("documents")
-        .and_then(Value::as_array)
-        .map_or(0, |a| a.len());
-    let Some(postings) = value.get("postings").and_then(Value::as_object) else {
-        return Ok(());
-    };
-    for (term, entries) in last_entries(postings) {
-        for (i, entry) in entries
-            .as_array()
-            .into_iter()
-            .flat_map(|a| a.iter())
-            .enumerate()
-        {
-            let doc_id = entry.get("doc_id").and_then(integral).unwrap_or(0.0);
-            if doc_id >= n_docs as f64 {
-                let len = path.len();
-                push_key(path, "postings");
-                push_key(path, term);
-                path.push_str(&format!("[{i}].doc_id"));
-                let err = SchemaError {
-                    path: path.clone(),
-                    rule: format!(
-                        "{doc_id} does not name a document (the index has {n_docs} documents)"
-                    ),
-                };
-                path.truncate(len);
-                return Err(err);
-            }
-        }
-    }
-    Ok(())
+/// Where the validator is, kept as segments and rendered only for an error message.
+#[derive(Default)]
+struct JsonPath<'a> {
+    segments: Vec<Segment<'a>>,
+    /// Documents in the file being validated, for the postings' referential check.
+    n_docs: usize,
 }
 
-/// The entries of `map` a Python dict would keep: the last of each key, in first-seen order of
-/// the kept ones (order does not matter to validation).
-fn last_entries(map: &Map) -> Vec<(&String, &Value)> {
-    let entries: Vec<(&String, &Value)> = map.iter().collect();
-    if entries.len() < 2 {
-        return entries;
+enum Segment<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+impl<'a> JsonPath<'a> {
+    fn for_file(value: &Value) -> JsonPath<'a> {
+        JsonPath {
+            segments: Vec::new(),
+            n_docs: value
+                .get("documents")
+                .and_then(Value::as_array)
+                .map_or(0, |a| a.len()),
+        }
     }
-    let mut seen = HashSet::with_capacity(entries.len());
-    let mut kept: Vec<(&String, &Value)> = entries
+
+    fn render(&self) -> String {
+        let mut out = String::from("$");
+        for segment in &self.segments {
+            match segment {
+                Segment::Key(key)
+                    if !key.is_empty()
+                        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') =>
+                {
+                    out.push('.');
+                    out.push_str(key);
+                }
+                Segment::Key(key) => {
+                    out.push('[');
+                    agentteams_mcp::json::write_compact(&Value::from(*key), &mut out);
+                    out.push(']');
+                }
+                Segment::Index(i) => {
+                    let _ = write!(out, "[{i}]");
+                }
+            }
+        }
+        out
+    }
+
+    fn error(&self, rule: String) -> SchemaError {
+        SchemaError {
+            path: self.render(),
+            rule,
+        }
+    }
+}
+
+/// Whether entry `i` of `map` is the one a Python dict keeps for its key (the last).
+fn kept(map: &Map, i: usize, key: &str) -> bool {
+    !map.iter().skip(i + 1).any(|(later, _)| later == key)
+}
+
+/// The entries of `map` a Python dict would keep: the last of each key (order does not matter to
+/// validation). Small objects, the vast majority, are checked without allocating.
+fn last_entries(map: &Map) -> Vec<(&String, &Value)> {
+    if map.len() <= 16 {
+        return map
+            .iter()
+            .enumerate()
+            .filter(|(i, (k, _))| kept(map, *i, k))
+            .map(|(_, e)| e)
+            .collect();
+    }
+    let all: Vec<(&String, &Value)> = map.iter().collect();
+    let mut seen = HashSet::with_capacity(all.len());
+    let mut kept: Vec<(&String, &Value)> = all
         .into_iter()
         .rev()
         .filter(|(k, _)| seen.insert(k.as_str()))
@@ -286,54 +312,55 @@ fn last_entries(map: &Map) -> Vec<(&String, &Value)> {
     kept
 }
 
-fn push_key(path: &mut String, key: &str) {
-    if !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-        path.push('.');
-        path.push_str(key);
-    } else {
-        path.push('[');
-        agentteams_mcp::json::write_compact(&Value::from(key), path);
-        path.push(']');
-    }
-}
-
-fn check_object(value: &Value, fields: &[Field], path: &mut String) -> Result<(), SchemaError> {
+fn check_object<'a>(
+    value: &'a Value,
+    fields: &[Field],
+    path: &mut JsonPath<'a>,
+) -> Result<(), SchemaError> {
     let Some(map) = value.as_object() else {
         return Err(type_error(path, "an object", value));
     };
     for field in fields {
         if field.required && !map.contains_key(field.name) {
-            return Err(SchemaError {
-                path: path.clone(),
-                rule: format!("'{}' is a required property", field.name),
-            });
+            return Err(path.error(format!("'{}' is a required property", field.name)));
         }
     }
-    for (key, child) in last_entries(map) {
+    let visit = |key: &'a String, child: &'a Value, path: &mut JsonPath<'a>| {
         let Some(field) = fields.iter().find(|f| f.name == key) else {
-            return Err(SchemaError {
-                path: path.clone(),
-                rule: format!("additional properties are not allowed ('{key}' was unexpected)"),
-            });
+            return Err(path.error(format!(
+                "additional properties are not allowed ('{key}' was unexpected)"
+            )));
         };
-        let len = path.len();
-        push_key(path, key);
+        path.segments.push(Segment::Key(key));
         check_rule(child, field.rule, path)?;
-        path.truncate(len);
+        path.segments.pop();
+        Ok(())
+    };
+    if map.len() <= 16 {
+        for (i, (key, child)) in map.iter().enumerate() {
+            if kept(map, i, key) {
+                visit(key, child, path)?;
+            }
+        }
+    } else {
+        for (key, child) in last_entries(map) {
+            visit(key, child, path)?;
+        }
     }
     Ok(())
 }
 
-fn check_rule(value: &Value, rule: Rule, path: &mut String) -> Result<(), SchemaError> {
+fn check_rule<'a>(
+    value: &'a Value,
+    rule: Rule,
+    path: &mut JsonPath<'a>,
+) -> Result<(), SchemaError> {
     let ok = match rule {
         Rule::Const(want) => {
             if value.as_str() == Some(want) {
                 return Ok(());
             }
-            return Err(SchemaError {
-                path: path.clone(),
-                rule: format!("must be \"{want}\""),
-            });
+            return Err(path.error(format!("must be \"{want}\"")));
         }
         Rule::Str => value.as_str().is_some(),
         Rule::NonEmptyStr => value.as_str().is_some_and(|s| !s.is_empty()),
@@ -343,16 +370,17 @@ fn check_rule(value: &Value, rule: Rule, path: &mut String) -> Result<(), Schema
         Rule::Timestamp => value.as_str().is_some_and(is_timestamp),
         Rule::IntAtLeast(min) => integral(value).is_some_and(|n| n >= min as f64),
         Rule::DimOrNull => value.is_null() || integral(value).is_some_and(|n| n >= 1.0),
-        Rule::NonNegNumber => value
-            .as_number()
-            .is_some_and(|n| n.as_f64() >= 0.0 || n.as_f64().is_nan()),
+        Rule::NonNegNumber => value.as_number().is_some_and(|n| n.as_f64() >= 0.0),
         Rule::BoolOrNull => value.is_null() || value.as_bool().is_some(),
         Rule::OneOf(options) => value.as_str().is_some_and(|s| options.contains(&s)),
-        Rule::StrArray | Rule::EnumArray(_) => {
-            return check_array(value, path, |item| match rule {
-                Rule::EnumArray(options) => item.as_str().is_some_and(|s| options.contains(&s)),
-                _ => item.as_str().is_some(),
-            })
+        Rule::StrArray => return check_array(value, path, "a string", &[]),
+        Rule::EnumArray(options) => {
+            return check_array(
+                value,
+                path,
+                "one of cli, env, scheduler, workflow, script, manual",
+                options,
+            )
         }
         Rule::MemoryDocuments => return check_array_of(value, MEMORY_DOCUMENT, path),
         Rule::CodeDocuments => return check_array_of(value, CODE_DOCUMENT, path),
@@ -393,7 +421,7 @@ fn describe(rule: Rule) -> &'static str {
     }
 }
 
-fn type_error(path: &str, expected: &str, found: &Value) -> SchemaError {
+fn type_error(path: &JsonPath<'_>, expected: &str, found: &Value) -> SchemaError {
     let shown = match found {
         Value::String(s) if s.chars().count() > 40 => {
             format!("a string of {} characters", s.chars().count())
@@ -402,63 +430,115 @@ fn type_error(path: &str, expected: &str, found: &Value) -> SchemaError {
         Value::Object(_) => "an object".to_owned(),
         other => agentteams_mcp::json::to_string(other),
     };
-    SchemaError {
-        path: path.to_owned(),
-        rule: format!("must be {expected}, found {shown}"),
-    }
+    path.error(format!("must be {expected}, found {shown}"))
 }
 
-fn check_array(
-    value: &Value,
-    path: &mut String,
-    item_ok: impl Fn(&Value) -> bool,
+/// An array of strings; with `options`, of those strings only.
+fn check_array<'a>(
+    value: &'a Value,
+    path: &mut JsonPath<'a>,
+    expected: &str,
+    options: &[&str],
 ) -> Result<(), SchemaError> {
     let Some(items) = value.as_array() else {
         return Err(type_error(path, "an array", value));
     };
     for (i, item) in items.iter().enumerate() {
-        if !item_ok(item) {
-            return Err(type_error(&format!("{path}[{i}]"), "a string", item));
+        let ok = item
+            .as_str()
+            .is_some_and(|s| options.is_empty() || options.contains(&s));
+        if !ok {
+            path.segments.push(Segment::Index(i));
+            return Err(type_error(path, expected, item));
         }
     }
     Ok(())
 }
 
-fn check_array_of(value: &Value, fields: &[Field], path: &mut String) -> Result<(), SchemaError> {
+fn check_array_of<'a>(
+    value: &'a Value,
+    fields: &[Field],
+    path: &mut JsonPath<'a>,
+) -> Result<(), SchemaError> {
     let Some(items) = value.as_array() else {
         return Err(type_error(path, "an array", value));
     };
     for (i, item) in items.iter().enumerate() {
-        let len = path.len();
-        path.push_str(&format!("[{i}]"));
+        path.segments.push(Segment::Index(i));
         check_object(item, fields, path)?;
-        path.truncate(len);
+        path.segments.pop();
     }
     Ok(())
 }
 
-fn check_map_of(value: &Value, fields: &[Field], path: &mut String) -> Result<(), SchemaError> {
+fn check_map_of<'a>(
+    value: &'a Value,
+    fields: &[Field],
+    path: &mut JsonPath<'a>,
+) -> Result<(), SchemaError> {
     let Some(map) = value.as_object() else {
         return Err(type_error(path, "an object", value));
     };
     for (key, child) in last_entries(map) {
-        let len = path.len();
-        push_key(path, key);
+        path.segments.push(Segment::Key(key));
         check_object(child, fields, path)?;
-        path.truncate(len);
+        path.segments.pop();
     }
     Ok(())
 }
 
-fn check_postings(value: &Value, path: &mut String) -> Result<(), SchemaError> {
+fn check_postings<'a>(value: &'a Value, path: &mut JsonPath<'a>) -> Result<(), SchemaError> {
     let Some(map) = value.as_object() else {
         return Err(type_error(path, "an object", value));
     };
     for (term, entries) in last_entries(map) {
-        let len = path.len();
-        push_key(path, term);
-        check_array_of(entries, POSTING, path)?;
-        path.truncate(len);
+        path.segments.push(Segment::Key(term));
+        let Some(items) = entries.as_array() else {
+            return Err(type_error(path, "an array", entries));
+        };
+        for (i, entry) in items.iter().enumerate() {
+            path.segments.push(Segment::Index(i));
+            check_posting(entry, path)?;
+            path.segments.pop();
+        }
+        path.segments.pop();
+    }
+    Ok(())
+}
+
+/// One `{"doc_id", "tf"}` entry: the schema's rules plus "names an existing document". The common
+/// shape (exactly those two keys) is checked directly; anything else takes the general route.
+fn check_posting<'a>(entry: &'a Value, path: &mut JsonPath<'a>) -> Result<(), SchemaError> {
+    let doc_id = match entry.as_object() {
+        Some(map) if map.len() == 2 => {
+            let mut doc_id = None;
+            let mut tf = None;
+            for (key, value) in map.iter() {
+                match key.as_str() {
+                    "doc_id" => doc_id = Some(value),
+                    "tf" => tf = Some(value),
+                    _ => {}
+                }
+            }
+            match (doc_id.and_then(integral), tf.and_then(integral)) {
+                (Some(d), Some(t)) if d >= 0.0 && t >= 1.0 => d,
+                _ => {
+                    check_object(entry, POSTING, path)?;
+                    return Ok(());
+                }
+            }
+        }
+        _ => {
+            check_object(entry, POSTING, path)?;
+            entry.get("doc_id").and_then(integral).unwrap_or(0.0)
+        }
+    };
+    if doc_id >= path.n_docs as f64 {
+        path.segments.push(Segment::Key("doc_id"));
+        return Err(path.error(format!(
+            "{doc_id} does not name a document (the index has {} documents)",
+            path.n_docs
+        )));
     }
     Ok(())
 }

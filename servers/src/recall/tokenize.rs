@@ -188,7 +188,9 @@ fn is_ident_tail(b: u8) -> bool {
 /// minus the code stopwords.
 fn code_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
     let bytes = text.as_bytes();
-    let mut parts: Vec<String> = Vec::new();
+    // The identifier's parts, lowercased, back to back in one buffer (no allocation per part).
+    let mut parts = String::new();
+    let mut bounds: Vec<(usize, usize)> = Vec::new();
     let mut whole = String::new();
     let mut i = 0;
     while i < bytes.len() {
@@ -202,13 +204,17 @@ fn code_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
         }
         let raw = &text[start..i];
         parts.clear();
+        bounds.clear();
         for piece in raw.split(['.', '_']).filter(|p| !p.is_empty()) {
             camel_parts(piece, &mut |sub| {
                 if sub.len() >= 2 {
-                    let mut s = sub.to_owned();
-                    s.make_ascii_lowercase();
-                    if !is_code_stopword(&s) {
-                        parts.push(s);
+                    let from = parts.len();
+                    parts.push_str(sub);
+                    parts[from..].make_ascii_lowercase();
+                    if is_code_stopword(&parts[from..]) {
+                        parts.truncate(from);
+                    } else {
+                        bounds.push((from, parts.len()));
                     }
                 }
             });
@@ -216,12 +222,12 @@ fn code_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
         whole.clear();
         whole.push_str(raw.trim_matches('.'));
         whole.make_ascii_lowercase();
-        let only_part_is_whole = parts.len() == 1 && parts[0] == whole;
+        let only_part_is_whole = bounds.len() == 1 && parts == whole;
         if whole.len() >= 2 && !is_code_stopword(&whole) && !only_part_is_whole {
             emit(&whole);
         }
-        for part in &parts {
-            emit(part);
+        for &(from, to) in &bounds {
+            emit(&parts[from..to]);
         }
     }
 }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Interop over stdio: the official Python SDK (mcp 2.3.0) drives the release binary in the
+# 2026-07-28 era (mode=auto probes server/discover) and the legacy era (mode=legacy), for gitread
+# on a fixture repository and recall on an empty project.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+. "$here/venv.sh"
+cargo build --release --offline -p agentteams-mcp-servers --manifest-path "$root/Cargo.toml"
+repo="$(mktemp -d)"
+trap 'rm -rf "$repo"' EXIT
+git -C "$repo" init -q
+echo one > "$repo/a.txt"
+git -C "$repo" add a.txt
+git -C "$repo" -c user.name=interop -c user.email=interop@example.invalid commit -qm "interop fixture commit"
+"$venv/bin/python" "$here/python_sdk.py" "$root/target/release/agentteams-mcp" \
+  gitread "$repo" git_log '{"n": 1}' 'interop fixture commit'
+"$venv/bin/python" "$here/python_sdk.py" "$root/target/release/agentteams-mcp" \
+  recall "$repo" query_index '{"query": "anything"}' 'no references/memory-index.json'
