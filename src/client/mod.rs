@@ -308,6 +308,8 @@ fn handshake(
     transport: &mut dyn Transport,
     options: &Options,
 ) -> Result<ServerInfo, ClientError> {
+    // What went wrong with the probe, if anything: worth telling when initialize fails too.
+    let mut probe_failure: Option<ClientError> = None;
     if options.era != EraChoice::Legacy {
         let probe = core.discover_request();
         let timeout = match options.era {
@@ -320,7 +322,9 @@ fn handshake(
             let result = core::result_of("server/discover", discovered.unwrap_or_default())?;
             return Ok(core::Core::modern_server_info(&result));
         }
-        if options.era == EraChoice::Modern {
+        if options.era == EraChoice::Auto {
+            probe_failure = outcome.err();
+        } else {
             return Err(match outcome {
                 Err(e) => e,
                 Ok(reply) => match core::result_of("server/discover", reply) {
@@ -333,7 +337,18 @@ fn handshake(
         }
     }
     let init = core.initialize_request();
-    let reply = transport.request(&init, options.call_timeout, &mut |_| {})?;
+    let reply = match transport.request(&init, options.call_timeout, &mut |_| {}) {
+        Ok(reply) => reply,
+        Err(ClientError::Closed(closed)) => {
+            return Err(ClientError::Closed(match probe_failure {
+                Some(probe @ ClientError::Protocol(_)) => {
+                    format!("{closed}; earlier, probing server/discover: {probe}")
+                }
+                _ => closed,
+            }))
+        }
+        Err(e) => return Err(e),
+    };
     let server = core.accept_initialize(reply)?;
     let initialized = core.notification("notifications/initialized", Map::new());
     transport.notify(&initialized, options.call_timeout)?;
