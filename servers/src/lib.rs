@@ -6,6 +6,15 @@
 
 #![forbid(unsafe_code)]
 
+/// Writes one diagnostic line to stderr. A closed stderr (a host that stopped reading it) is no
+/// reason to fail, so errors are ignored where `eprintln!` would panic.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod cli;
 pub mod client_cmd;
 pub mod conformance;
@@ -73,6 +82,9 @@ pub struct ServeOptions {
     pub audit_log: Option<PathBuf>,
     /// `--audit-full`: keep argument and result values instead of redacting them.
     pub audit_full: bool,
+    /// `--until-stdin-closes` (HTTP): stop cleanly, completing the audit run, when stdin reaches
+    /// end of input (std has no signal handling, so a killed server cannot record its end).
+    pub http_until_stdin_closes: bool,
 }
 
 impl ServeOptions {
@@ -105,7 +117,7 @@ pub fn run_server_with(name: &str, root: &Path, options: &ServeOptions) -> i32 {
     let engine = match build_engine(name, root, options, "stdio") {
         Ok(e) => e,
         Err(e) => {
-            eprintln!("{e}");
+            note!("{e}");
             return 2;
         }
     };
@@ -113,7 +125,7 @@ pub fn run_server_with(name: &str, root: &Path, options: &ServeOptions) -> i32 {
     match agentteams_mcp::stdio::serve(&session, std::io::stdin().lock(), std::io::stdout()) {
         Ok(()) => complete_audit(session.engine()),
         Err(e) => {
-            eprintln!("[serve-mcp] stdio failed: {e}");
+            note!("[serve-mcp] stdio failed: {e}");
             1
         }
     }
@@ -132,18 +144,29 @@ pub fn run_http_server(
     let engine = match build_engine(name, root, options, "http") {
         Ok(e) => e,
         Err(e) => {
-            eprintln!("{e}");
+            note!("{e}");
             return 2;
         }
     };
-    match agentteams_mcp::http::serve(engine.clone(), config) {
+    let watch_stdin = options.http_until_stdin_closes;
+    let served = agentteams_mcp::http::serve_until(engine.clone(), config, |stopper| {
+        if watch_stdin {
+            std::thread::spawn(move || {
+                // Anything read is discarded: stdin is only the supervisor's lifeline here.
+                let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+                note!("[serve-mcp] stdin closed; stopping");
+                stopper.stop();
+            });
+        }
+    });
+    match served {
         Ok(()) => complete_audit(&engine),
         Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
-            eprintln!("[serve-mcp] {e}");
+            note!("[serve-mcp] {e}");
             2
         }
         Err(e) => {
-            eprintln!("[serve-mcp] HTTP failed: {e}");
+            note!("[serve-mcp] HTTP failed: {e}");
             1
         }
     }
@@ -188,11 +211,11 @@ fn complete_audit(engine: &Engine) -> i32 {
     };
     match log.complete_run() {
         Ok(head) => {
-            eprintln!("[audit] run {} completed; head {head}", log.run_id());
+            note!("[audit] run {} completed; head {head}", log.run_id());
             0
         }
         Err(e) => {
-            eprintln!("[audit] {e}");
+            note!("[audit] {e}");
             1
         }
     }
@@ -207,7 +230,7 @@ pub fn verify_audit_log(path: &Path, ci: bool) -> i32 {
             audit::exit_code(&report, ci)
         }
         Err(e) => {
-            eprintln!("[audit] cannot read {}: {e}", path.display());
+            note!("[audit] cannot read {}: {e}", path.display());
             2
         }
     }

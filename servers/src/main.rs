@@ -38,6 +38,7 @@ options:
   --stateless                 serve without sessions (each request stands alone)
   --allow-host NAME           also accept this host name in Host/Origin (repeatable)
   --allow-origin ORIGIN       also accept this exact Origin, e.g. https://app.example.com
+  --until-stdin-closes        HTTP: stop cleanly (audit run completed) when stdin closes
 
 exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server or root
 audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_completed too);
@@ -81,6 +82,7 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
             policy_file: args.value("--policy")?.map(PathBuf::from),
             audit_log: args.value("--audit-log")?.map(PathBuf::from),
             audit_full: args.flag("--audit-full"),
+            http_until_stdin_closes: args.flag("--until-stdin-closes"),
         };
         // Read-only is the only mode these servers have; the flag is accepted and changes nothing.
         args.flag("--read-only");
@@ -88,6 +90,9 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
             return Err(UsageError("--audit-full needs --audit-log FILE".into()));
         }
         let http = http_config(&mut args)?;
+        if options.http_until_stdin_closes && http.is_none() {
+            return Err(UsageError("--until-stdin-closes needs --http".into()));
+        }
         args.finish()?;
         if !SERVERS.contains(&name.as_str()) && !FIXTURES.contains(&name.as_str()) {
             eprintln!("{}", agentteams_mcp_servers::unknown_server(&name));

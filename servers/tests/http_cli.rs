@@ -18,12 +18,16 @@ impl Drop for Server {
 
 /// Starts the fixture on a free port; returns the process and the port it printed.
 fn serve(extra: &[&str], env_token: Option<&str>) -> (Server, u16) {
+    serve_with_stdin(extra, env_token, Stdio::null())
+}
+
+fn serve_with_stdin(extra: &[&str], env_token: Option<&str>, stdin: Stdio) -> (Server, u16) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
     command
         .args(["--serve-mcp", "conformance", "--http", "--port", "0"])
         .args(extra)
         .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     if let Some(token) = env_token {
@@ -48,10 +52,15 @@ fn serve(extra: &[&str], env_token: Option<&str>) -> (Server, u16) {
 fn initialize(port: u16, auth: Option<&str>) -> (u16, String) {
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;
     let auth = auth.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    post(port, &auth, body)
+}
+
+/// POSTs `body` with extra header lines `headers` on a connection of its own.
+fn post(port: u16, headers: &str, body: &str) -> (u16, String) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
         s,
-        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nConnection: close\r\n{auth}Content-Length: {}\r\n\r\n{body}",
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -131,4 +140,65 @@ fn unsafe_or_malformed_http_setups_exit_2() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains(message), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn closing_stdin_stops_the_server_and_completes_its_audit_run() {
+    let log = std::env::temp_dir().join(format!(
+        "agentteams-http-audit-{}.jsonl",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&log);
+    let (mut server, port) = serve_with_stdin(
+        &["--audit-log", log.to_str().unwrap(), "--until-stdin-closes"],
+        None,
+        Stdio::piped(),
+    );
+    let (status, reply) = initialize(port, None);
+    assert_eq!(status, 200, "{reply}");
+    let session = reply
+        .lines()
+        .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+        .expect("a session id")
+        .trim()
+        .to_owned();
+    let headers = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+    let call =
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_simple_text"}}"#;
+    let (status, reply) = post(port, &headers, call);
+    assert_eq!(status, 200, "{reply}");
+
+    drop(server.0.stdin.take());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = server.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server did not stop"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+    let verify = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        .args(["audit", "verify", log.to_str().unwrap(), "--ci"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&verify.stdout).into_owned();
+    assert_eq!(verify.status.code(), Some(0), "{text}");
+    let records = std::fs::read_to_string(&log).unwrap();
+    assert!(records.contains("\"run_completed\""), "{records}");
+    assert!(records.contains("\"tool_call_completed\""), "{records}");
+    std::fs::remove_file(&log).unwrap();
+}
+
+#[test]
+fn until_stdin_closes_needs_http() {
+    let out = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        .args(["--serve-mcp", "conformance", "--until-stdin-closes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--until-stdin-closes needs --http"));
 }

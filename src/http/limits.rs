@@ -55,3 +55,7 @@ pub const SESSION_IDLE_EXPIRY: Duration = Duration::from_secs(60 * 60);
 
 /// Bytes read from the socket per read call; the connection buffer grows only up to the limits above.
 pub const READ_CHUNK: usize = 8 * 1024;
+
+/// After a stop, how long the server waits for connections in progress (a call runs at most
+/// gitread's 15 s timeout) before [`Server::run`](super::Server::run) returns anyway.
+pub const SHUTDOWN_DRAIN: Duration = Duration::from_secs(20);

@@ -19,11 +19,11 @@ pub mod sse;
 
 pub use endpoint::{Endpoint, ResourceMetadata, MCP_PATH};
 pub use guard::{Guard, Token, TOKEN_ENV_VAR};
-pub use server::{Server, Timeouts};
+pub use server::{Server, Stopper, Timeouts};
 
 use crate::server::Engine;
 use sessions::Sessions;
-use std::io;
+use std::io::{self, Write};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
@@ -109,8 +109,21 @@ pub fn bind(engine: Arc<Engine>, config: HttpConfig) -> io::Result<Server> {
 
 /// Serves `engine` over Streamable HTTP until the process ends (or binding fails).
 pub fn serve(engine: Arc<Engine>, config: HttpConfig) -> io::Result<()> {
+    serve_until(engine, config, |_| {})
+}
+
+/// Serves `engine` over Streamable HTTP until the [`Stopper`] handed to `on_start` is used (then
+/// the connections in progress get [`limits::SHUTDOWN_DRAIN`] to finish) or binding fails.
+pub fn serve_until(
+    engine: Arc<Engine>,
+    config: HttpConfig,
+    on_start: impl FnOnce(Stopper),
+) -> io::Result<()> {
     let server = bind(engine, config)?;
-    eprintln!(
+    on_start(server.stopper()?);
+    // Ignore a closed stderr: the address line is for people and scripts, not a requirement.
+    let _ = writeln!(
+        io::stderr(),
         "[serve-mcp] Streamable HTTP on http://{}{MCP_PATH}",
         server.local_addr()?
     );

@@ -8,7 +8,7 @@
 use super::chunked::ChunkedDecoder;
 use super::limits::{
     BODY_TIMEOUT, HEAD_TIMEOUT, IDLE_TIMEOUT, MAX_BODY_BYTES, MAX_CONNECTIONS, MAX_HEAD_BYTES,
-    READ_CHUNK, WRITE_TIMEOUT,
+    READ_CHUNK, SHUTDOWN_DRAIN, WRITE_TIMEOUT,
 };
 use super::pool::Pool;
 use super::request::{parse_head, BodyLength, RequestHead, Status};
@@ -16,7 +16,7 @@ use super::response::Response;
 use super::sse;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -179,6 +179,23 @@ pub struct Server {
     open: Arc<AtomicUsize>,
     max_connections: usize,
     timeouts: Timeouts,
+    stopping: Arc<AtomicBool>,
+}
+
+/// Stops a running [`Server`] from another thread: it stops accepting, lets the connections in
+/// progress finish (up to [`SHUTDOWN_DRAIN`]), and [`Server::run`] returns.
+#[derive(Clone)]
+pub struct Stopper {
+    stopping: Arc<AtomicBool>,
+    wake: SocketAddr,
+}
+
+impl Stopper {
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        // `accept` blocks; one connection of our own wakes it to see the flag.
+        let _ = TcpStream::connect_timeout(&self.wake, Duration::from_secs(1));
+    }
 }
 
 impl Server {
@@ -191,6 +208,23 @@ impl Server {
             open: Arc::new(AtomicUsize::new(0)),
             max_connections: MAX_CONNECTIONS,
             timeouts: Timeouts::default(),
+            stopping: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    /// A handle that stops this server once it runs.
+    pub fn stopper(&self) -> io::Result<Stopper> {
+        let mut wake = self.local_addr()?;
+        // A wildcard bind is reached through loopback.
+        if wake.ip().is_unspecified() {
+            wake.set_ip(match wake {
+                SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+                SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+            });
+        }
+        Ok(Stopper {
+            stopping: self.stopping.clone(),
+            wake,
         })
     }
 
@@ -209,16 +243,27 @@ impl Server {
         self.listener.local_addr()
     }
 
-    /// Accepts connections forever.
+    /// Accepts connections until a [`Stopper`] stops the server, then waits (up to
+    /// [`SHUTDOWN_DRAIN`]) for the connections in progress to end.
     pub fn run(self) -> io::Result<()> {
         loop {
-            match self.listener.accept() {
+            let accepted = self.listener.accept();
+            if self.stopping.load(Ordering::SeqCst) {
+                break;
+            }
+            match accepted {
                 Ok((stream, _)) => self.dispatch(stream),
                 // Out of file descriptors or a connection reset before accept: back off briefly
                 // instead of spinning, and keep serving.
                 Err(_) => std::thread::sleep(Duration::from_millis(10)),
             }
         }
+        drop(self.listener);
+        let deadline = Instant::now() + SHUTDOWN_DRAIN;
+        while self.open.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Ok(())
     }
 
     fn dispatch(&self, stream: TcpStream) {
