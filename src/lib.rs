@@ -18,3 +18,4 @@ pub mod schema;
 pub mod server;
 pub mod sha256;
 pub mod stdio;
+pub mod time;

@@ -165,9 +165,11 @@ def main():
         res = json.loads(subprocess.run([args.example, str(root), str(qfile)], capture_output=True,
                                         text=True, check=True).stdout)
         print("in process (ms):")
-        for tool, parse in (("query_index", res["parse_memory_ms"]), ("query_code", res["parse_code_ms"])):
-            cold = res[f"{tool}_cold_ms"]
-            print(f"  {tool}: parse alone {parse:.1f}, cold {cold:.1f} ({cold / parse:.2f}x parse), "
+        for tool, index in (("query_index", "memory"), ("query_code", "code")):
+            pmin, pmed = res[f"parse_{index}_min_ms"], res[f"parse_{index}_median_ms"]
+            cmin, cmed = res[f"{tool}_cold_min_ms"], res[f"{tool}_cold_median_ms"]
+            print(f"  {tool}: parse alone min {pmin:.1f} median {pmed:.1f}; cold first query min {cmin:.1f} "
+                  f"median {cmed:.1f} ({cmin / pmin:.2f}x / {cmed / pmed:.2f}x parse); "
                   f"warm p50 {res[f'{tool}_warm_p50_ms']:.3f} p99 {res[f'{tool}_warm_p99_ms']:.3f} "
                   f"over {res[f'{tool}_queries']} queries, k=20")
         print("over stdio (ms):")

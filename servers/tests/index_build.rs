@@ -47,6 +47,18 @@ fn parse_file(project: &Project, rel: &str) -> Value {
     json::parse(project.read(rel).as_bytes()).unwrap()
 }
 
+/// The `path` of every document of the local code partition, in order.
+fn local_paths(project: &Project) -> Vec<String> {
+    let local = parse_file(project, "references/code-index/local.json");
+    local
+        .get("documents")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .map(|d| str_field(d, "path").to_owned())
+        .collect()
+}
+
 #[test]
 fn build_writes_valid_indexes_with_relative_paths() {
     let project = fixture();
@@ -352,14 +364,22 @@ fn a_git_work_tree_is_listed_by_git_honouring_ignores() {
         .unwrap();
     assert!(status.success());
     assert!(project.index_build(&[]).status.success());
-    let local = parse_file(&project, "references/code-index/local.json");
-    let paths: Vec<&str> = local
-        .get("documents")
-        .and_then(Value::as_array)
-        .unwrap()
-        .iter()
-        .map(|d| str_field(d, "path"))
-        .collect();
+    let paths = local_paths(&project);
     // git decides: the ignored folder is out, build/ (pruned only by the fallback walk) is in.
     assert_eq!(paths, ["app.py", "build/kept.py"]);
+}
+
+#[test]
+fn sources_larger_than_the_limit_are_skipped() {
+    use agentteams_mcp_servers::index::sources::MAX_SOURCE_BYTES;
+    let project = Project::new("index-large");
+    let at_limit = format!(
+        "def edge(): pass\n{}",
+        " ".repeat(MAX_SOURCE_BYTES as usize - 17)
+    );
+    project.write("edge.py", &at_limit);
+    project.write("over.py", &format!("{at_limit} "));
+    assert!(project.index_build(&[]).status.success());
+    let paths = local_paths(&project);
+    assert_eq!(paths, ["edge.py"]);
 }

@@ -439,3 +439,56 @@ fn tools_are_declared_as_the_reference_declares_them() {
         "Query the team's code and API index. Read-only; never refreshes."
     );
 }
+
+#[test]
+fn a_manifest_may_list_at_most_max_partitions() {
+    use agentteams_mcp_servers::recall::MAX_PARTITIONS;
+    let project = Project::new("recall-many");
+    let names: Vec<String> = (0..=MAX_PARTITIONS).map(|i| format!("p{i}")).collect();
+    let entries: Vec<(&str, &str, &str)> = names
+        .iter()
+        .map(|n| (n.as_str(), "missing.json", "local-script"))
+        .collect();
+    project.write(
+        "references/code-index/manifest.json",
+        &manifest(&entries[..MAX_PARTITIONS]),
+    );
+    let recall = Recall::new(&project.root).unwrap();
+    assert!(call(&recall, "query_code", r#"{"query": "x"}"#).is_ok());
+    project.write("references/code-index/manifest.json", &manifest(&entries));
+    let err = call(&recall, "query_code", r#"{"query": "x"}"#).unwrap_err();
+    assert!(
+        err.ends_with(&format!(
+            "lists {} partitions, more than the limit of {MAX_PARTITIONS}",
+            MAX_PARTITIONS + 1
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn symlink_chains_resolve_up_to_the_hop_limit() {
+    use agentteams_mcp_servers::recall::teamdir::MAX_SYMLINK_HOPS;
+    let project = widget_project();
+    // link0 -> link1 -> ... -> link{n-1} -> references: n hops.
+    let chain = |n: usize, tag: &str| {
+        for i in 0..n {
+            let target = if i + 1 == n {
+                project.path("references")
+            } else {
+                project.path(&format!("{tag}{}", i + 1))
+            };
+            std::os::unix::fs::symlink(target, project.path(&format!("{tag}{i}"))).unwrap();
+        }
+        project.path(&format!("{tag}0/memory-index.json"))
+    };
+    let recall = Recall::new(&project.root).unwrap();
+    let within = chain(MAX_SYMLINK_HOPS, "ok");
+    assert!(agentteams_mcp_servers::recall::teamdir::confine(&project.root, &within).is_ok());
+    let beyond = chain(MAX_SYMLINK_HOPS + 1, "far");
+    assert_eq!(
+        agentteams_mcp_servers::recall::teamdir::confine(&project.root, &beyond).unwrap_err(),
+        "memory-index.json resolves outside the project; refusing"
+    );
+    assert!(call(&recall, "query_index", r#"{"query": "widget"}"#).is_ok());
+}

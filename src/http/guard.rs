@@ -227,9 +227,8 @@ pub fn host_name(authority: &[u8]) -> Option<&[u8]> {
             None => (authority, None),
         }
     };
-    let port_ok = port.map_or(true, |p| {
-        !p.is_empty() && p.len() <= 5 && p.iter().all(u8::is_ascii_digit)
-    });
+    let port_ok =
+        port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.iter().all(u8::is_ascii_digit));
     (!name.is_empty() && port_ok).then_some(name)
 }
 

@@ -101,7 +101,7 @@ impl ConfigCheck {
                 files.into_iter().map(|p| (p.clone(), stamp(&p))).collect();
             let settled = stamped
                 .iter()
-                .all(|(_, s)| s.as_ref().map_or(true, |s| is_settled(s, started)));
+                .all(|(_, s)| s.as_ref().is_none_or(|s| is_settled(s, started)));
             settled.then_some(stamped)
         });
         *self.lock() = files.map(|files| Cached {

@@ -527,3 +527,43 @@ fn partition_list(value: &Value) -> Vec<(String, String)> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_keeps_at_most_max_cached_files_dropping_the_least_recently_used() {
+        let dir = std::env::temp_dir().join(format!("recall-cache-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let root = std::fs::canonicalize(&dir).unwrap();
+        let index = r#"{"artifact_type": "memory-index", "memory_index_schema_version": "1.3",
+            "project_name": "", "framework": "", "built_at": "2026-10-07T12:34:56Z",
+            "source_count": 0, "documents": [], "postings": {}, "avgdl": 0.0, "N": 0}"#;
+        let loader = Loader::new();
+        let paths: Vec<PathBuf> = (0..=MAX_CACHED_FILES)
+            .map(|i| {
+                let path = root.join(format!("m{i}.json"));
+                std::fs::write(&path, index).unwrap();
+                path
+            })
+            .collect();
+        let first = loader.load(&root, &paths[0], IndexKind::Memory).unwrap();
+        for path in &paths[1..MAX_CACHED_FILES] {
+            loader.load(&root, path, IndexKind::Memory).unwrap();
+        }
+        // Full: the first file is still the same loaded value.
+        let again = loader.load(&root, &paths[0], IndexKind::Memory).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        // One more evicts the least recently used (paths[1]), not the one just used.
+        loader
+            .load(&root, &paths[MAX_CACHED_FILES], IndexKind::Memory)
+            .unwrap();
+        let cache = loader.cache.lock().unwrap();
+        assert_eq!(cache.0.len(), MAX_CACHED_FILES);
+        assert!(cache.0.iter().any(|e| e.path == paths[0]));
+        assert!(!cache.0.iter().any(|e| e.path == paths[1]));
+        drop(cache);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}
