@@ -273,17 +273,16 @@ fn a_legacy_server_in_an_older_revision_is_accepted_and_auto_falls_back() {
 
 #[test]
 fn a_program_that_is_not_an_mcp_server_is_named_for_what_it_printed() {
-    // The probe reads a non-JSON line; the program then exits before initialize is answered.
+    // The program prints a non-JSON line and exits. Depending on timing the probe reads the line
+    // (and initialize then finds the program gone) or the probe's write already finds it gone;
+    // either way the error says it exited and quotes what it printed.
     let argv: Vec<String> = ["sh", "-c", "echo usage: frobnicate FILE"]
         .map(String::from)
         .to_vec();
     match Client::spawn(&argv, options(EraChoice::Auto)) {
         Err(ClientError::Closed(m)) => {
             assert!(m.contains("exited"), "{m}");
-            assert!(
-                m.contains("probing server/discover") && m.contains("usage: frobnicate FILE"),
-                "{m}"
-            );
+            assert!(m.contains("usage: frobnicate FILE"), "{m}");
         }
         other => panic!("{:?}", other.map(|_| ())),
     }

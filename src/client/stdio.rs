@@ -29,6 +29,9 @@ pub const MAX_QUEUED_WRITES: usize = 16;
 /// How often `close` checks whether the child has exited.
 const EXIT_POLL: Duration = Duration::from_millis(10);
 
+/// How long an exit error waits for the child's exit status and last output.
+const EXIT_WAIT: Duration = Duration::from_millis(200);
+
 /// What the reader thread saw on the child's stdout.
 enum FromChild {
     Message(Value),
@@ -45,6 +48,9 @@ pub struct StdioTransport {
     to_child: Option<SyncSender<Vec<u8>>>,
     from_child: Receiver<FromChild>,
     ended: bool,
+    /// The first unusable line the child printed outside a call: when the child then exits, it is
+    /// usually why (a usage message, a banner), so exit errors quote it.
+    stray: Option<String>,
 }
 
 impl StdioTransport {
@@ -84,6 +90,7 @@ impl StdioTransport {
             to_child: Some(to_child),
             from_child,
             ended: false,
+            stray: None,
         })
     }
 
@@ -97,7 +104,9 @@ impl StdioTransport {
                         let _ = self.send_line(&core::server_request_reply(id, &method));
                     }
                 }
-                FromChild::Bad(_) => {}
+                FromChild::Bad(why) => {
+                    self.stray.get_or_insert(why);
+                }
                 FromChild::End(_) => self.ended = true,
             }
         }
@@ -121,12 +130,40 @@ impl StdioTransport {
 
     fn ended_error(&mut self) -> ClientError {
         let note = self.exit_status_note();
-        ClientError::Closed(format!("server `{}` has exited{note}", self.command))
+        self.collect_stray_output();
+        ClientError::Closed(format!(
+            "server `{}` has exited{note}{}",
+            self.command,
+            self.stray_note()
+        ))
+    }
+
+    /// Reads what the reader thread still holds after the child went away (up to its end of
+    /// output, briefly), keeping the first unusable line: a write to a dead child can fail before
+    /// the reader has passed on what the child printed.
+    fn collect_stray_output(&mut self) {
+        let deadline = Instant::now() + EXIT_WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.from_child.recv_timeout(left) {
+                Ok(FromChild::Bad(why)) => {
+                    self.stray.get_or_insert(why);
+                }
+                Ok(FromChild::Message(_)) => {}
+                Ok(FromChild::End(_)) | Err(_) => return,
+            }
+        }
+    }
+
+    fn stray_note(&self) -> String {
+        self.stray
+            .as_ref()
+            .map_or(String::new(), |why| format!("; before that: {why}"))
     }
 
     /// ` (exit status: N)` once the child has exited, waiting briefly for it to do so.
     fn exit_status_note(&mut self) -> String {
-        let deadline = Instant::now() + Duration::from_millis(200);
+        let deadline = Instant::now() + EXIT_WAIT;
         loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => return format!(" ({status})"),
@@ -220,8 +257,10 @@ impl Transport for StdioTransport {
                     let note = self.exit_status_note();
                     let detail = read_error.map_or(String::new(), |e| format!(": {e}"));
                     return Err(ClientError::Closed(format!(
-                        "server `{}` exited before answering {}{note}{detail}",
-                        self.command, out.method
+                        "server `{}` exited before answering {}{note}{detail}{}",
+                        self.command,
+                        out.method,
+                        self.stray_note()
                     )));
                 }
             }
