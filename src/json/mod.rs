@@ -25,12 +25,14 @@ mod bigint;
 mod error;
 mod float;
 mod parse;
+mod reader;
 mod scan;
 mod shortest;
 mod write;
 
 pub use error::ParseError;
 pub use parse::{parse, parse_with_limits, Limits, DEFAULT_MAX_DEPTH};
+pub use reader::{Reader, Token};
 pub use write::{
     to_pretty_ascii_sorted, to_string, to_string_sorted, write_compact, write_pretty_ascii_sorted,
     write_python_float,
