@@ -87,6 +87,7 @@ impl<'a> Reader<'a> {
 
     /// The next token, or `Ok(None)` once the document has ended and only whitespace followed it.
     #[allow(clippy::should_implement_trait)] // Fallible, and borrows the input: not an Iterator.
+    #[inline]
     pub fn next(&mut self) -> Result<Option<Token<'a>>, ParseError> {
         if let Some(error) = &self.failed {
             return Err(error.clone());
@@ -127,6 +128,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn step(&mut self) -> Result<Option<Token<'a>>, ParseError> {
         match self.state {
             State::Done => Ok(None),
@@ -163,32 +165,37 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn value(&mut self) -> Result<Option<Token<'a>>, ParseError> {
         let start = self.scanner.start_value(self.open.len(), self.max_depth)?;
-        let (state, token) = match start {
+        // A scalar completes a value; a container's opening leaves the reader inside it.
+        self.state = State::AfterValue;
+        Ok(Some(match start {
             Start::Array => {
                 self.open.push(Container::Array);
-                (State::ArrayStart, Token::BeginArray)
+                self.state = State::ArrayStart;
+                Token::BeginArray
             }
             Start::Object => {
                 self.open.push(Container::Object);
-                (State::ObjectStart, Token::BeginObject)
+                self.state = State::ObjectStart;
+                Token::BeginObject
             }
-            Start::String(s) => (State::AfterValue, Token::String(s)),
-            Start::Number(n) => (State::AfterValue, Token::Number(n)),
-            Start::Bool(b) => (State::AfterValue, Token::Bool(b)),
-            Start::Null => (State::AfterValue, Token::Null),
-        };
-        self.state = state;
-        Ok(Some(token))
+            Start::String(s) => Token::String(s),
+            Start::Number(n) => Token::Number(n),
+            Start::Bool(b) => Token::Bool(b),
+            Start::Null => Token::Null,
+        }))
     }
 
+    #[inline]
     fn key(&mut self, key: Cow<'a, str>) -> Result<Option<Token<'a>>, ParseError> {
         self.state = State::Value;
         Ok(Some(Token::Key(key)))
     }
 
     /// Closes the innermost container; the caller consumed its closing bracket.
+    #[inline]
     fn close(&mut self) -> Token<'a> {
         self.state = State::AfterValue;
         match self.open.pop() {
@@ -238,7 +245,11 @@ mod tests {
                     if !out.ends_with(':') {
                         separator(&mut out, &mut written);
                     }
-                    out.push(if token == Token::BeginObject { '{' } else { '[' });
+                    out.push(if token == Token::BeginObject {
+                        '{'
+                    } else {
+                        '['
+                    });
                     written.push(false);
                     continue;
                 }
@@ -368,7 +379,11 @@ mod tests {
         for input in ["[[[]]]", "[[[[]]]]", "{\"a\":[{}]}", "{\"a\":[{\"b\":[]}]}"] {
             let want = parse_with_limits(input.as_bytes(), limits).map(|v| to_string(&v));
             for whole_every in [0, 2, 3] {
-                assert_eq!(reread(input.as_bytes(), limits, whole_every), want, "{input}");
+                assert_eq!(
+                    reread(input.as_bytes(), limits, whole_every),
+                    want,
+                    "{input}"
+                );
             }
         }
         assert!(reread(b"[[[[]]]]", limits, 0).unwrap_err().is_depth_limit());

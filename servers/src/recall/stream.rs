@@ -74,25 +74,25 @@ pub(super) fn load(bytes: &[u8], kind: IndexKind) -> Option<Loaded> {
 /// The `postings` object (term -> list of postings) as a table, with the highest `doc_id` seen
 /// (checked against the documents once their number is known: they may come later in the file).
 fn read_postings(reader: &mut Reader<'_>) -> Option<(PostingTable, Option<f64>)> {
-    if !matches!(reader.next().ok()??, Token::BeginObject) {
+    if !matches!(reader.next(), Ok(Some(Token::BeginObject))) {
         return None;
     }
     let mut table = PostingTable::default();
     let mut highest_doc: Option<f64> = None;
     loop {
-        let term = match reader.next().ok()?? {
-            Token::Key(term) => term,
-            Token::EndObject => break,
+        let term = match reader.next() {
+            Ok(Some(Token::Key(term))) => term,
+            Ok(Some(Token::EndObject)) => break,
             _ => return None,
         };
-        if !matches!(reader.next().ok()??, Token::BeginArray) {
+        if !matches!(reader.next(), Ok(Some(Token::BeginArray))) {
             return None;
         }
         let first = table.posting_count();
         loop {
-            match reader.next().ok()?? {
-                Token::BeginObject => {}
-                Token::EndArray => break,
+            match reader.next() {
+                Ok(Some(Token::BeginObject)) => {}
+                Ok(Some(Token::EndArray)) => break,
                 _ => return None,
             }
             let (doc, tf) = read_posting(reader)?;
@@ -115,12 +115,14 @@ fn read_posting(reader: &mut Reader<'_>) -> Option<(f64, f64)> {
     let mut doc_id = None;
     let mut tf = None;
     loop {
-        let key = match reader.next().ok()?? {
-            Token::Key(key) => key,
-            Token::EndObject => break,
+        // Matching the reader's result in place (not through `.ok()`) keeps the token where it
+        // was written: converting it costs a copy per token in this, the hottest loop.
+        let key = match reader.next() {
+            Ok(Some(Token::Key(key))) => key,
+            Ok(Some(Token::EndObject)) => break,
             _ => return None,
         };
-        let Token::Number(number) = reader.next().ok()?? else {
+        let Ok(Some(Token::Number(number))) = reader.next() else {
             return None;
         };
         let slot = match key.as_ref() {
