@@ -326,10 +326,7 @@ pub(super) fn validate_and_convert(
     kind: IndexKind,
 ) -> Result<Loaded, super::schema::SchemaError> {
     let convert = || convert(value, kind);
-    let validate = || match kind {
-        IndexKind::Memory => validate_memory_index(value).map(|()| None),
-        IndexKind::Code => validate_code_index(value).map(Some),
-    };
+    let validate = || validate(value, kind);
     let (validated, converted) = std::thread::scope(|scope| {
         let converter = std::thread::Builder::new()
             .name("recall-convert".into())
@@ -361,6 +358,17 @@ pub(super) fn validate_and_convert(
         "conversion and validation disagree on the file kind"
     );
     Ok(loaded)
+}
+
+/// Validates a parsed file against its kind's schema; for a code-index file, says which branch.
+pub(super) fn validate(
+    value: &Value,
+    kind: IndexKind,
+) -> Result<Option<CodeIndexFile>, super::schema::SchemaError> {
+    match kind {
+        IndexKind::Memory => validate_memory_index(value).map(|()| None),
+        IndexKind::Code => validate_code_index(value).map(Some),
+    }
 }
 
 /// Converts a validated file to the ranker's form (infallible on a validated tree).

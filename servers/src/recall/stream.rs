@@ -13,9 +13,7 @@
 //! goes through the schema validator and the converter as a tree, with an empty postings object
 //! standing in for the real one.
 
-use super::load::{
-    dispose, validate_and_convert, CodeFile, IndexKind, Loaded, Posting, PostingTable,
-};
+use super::load::{convert, dispose, validate, CodeFile, IndexKind, Loaded, Posting, PostingTable};
 use super::schema::integral_number;
 use agentteams_mcp::json::{Map, Reader, Token, Value};
 
@@ -54,7 +52,11 @@ pub(super) fn load(bytes: &[u8], kind: IndexKind) -> Option<Loaded> {
         .get("documents")
         .and_then(Value::as_array)
         .map_or(0, |d| d.len());
-    let loaded = validate_and_convert(&skeleton, kind).ok();
+    // The skeleton is small: validated and converted in line, not on a second thread whose
+    // start and join would cost more than they save on a busy machine.
+    let loaded = validate(&skeleton, kind)
+        .ok()
+        .map(|_| convert(&skeleton, kind));
     dispose(skeleton);
     let mut loaded = loaded?;
     if let Some((table, highest_doc)) = postings {
@@ -148,7 +150,7 @@ mod tests {
     /// What the tree path makes of `text`: the loaded file (as Debug text) or `None` if invalid.
     fn tree_path(text: &str, kind: IndexKind) -> Option<String> {
         let value = json::parse(text.as_bytes()).ok()?;
-        validate_and_convert(&value, kind)
+        super::super::load::validate_and_convert(&value, kind)
             .ok()
             .map(|l| format!("{l:?}"))
     }
