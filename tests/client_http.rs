@@ -890,3 +890,55 @@ fn status_in_session(url: &str, id: &str) -> u16 {
     s.read_to_string(&mut reply).unwrap();
     reply[9..12].parse().unwrap()
 }
+
+#[test]
+fn server_requests_on_the_stream_are_answered_by_post() {
+    let server = fixture(|request, stream| {
+        if legacy_handshake(request, stream, "2025-11-25") {
+            return;
+        }
+        let message = request.message();
+        match (request.method.as_str(), message.get("method")) {
+            // The call: the server asks two things of the client, then breaks the stream.
+            ("POST", Some(_)) => {
+                sse_head(stream);
+                for (id, method) in [("p1", "ping"), ("s1", "sampling/createMessage")] {
+                    let ask = obj([
+                        ("jsonrpc", Value::from("2.0")),
+                        ("id", Value::from(id)),
+                        ("method", Value::from(method)),
+                    ]);
+                    let _ = write!(stream, "id: e-{id}\ndata: {}\n\n", json::to_string(&ask));
+                }
+            }
+            // The client's answers.
+            ("POST", None) => respond(stream, "202 Accepted", &[], b""),
+            _ => {
+                sse_head(stream);
+                let res = obj([("content", Value::Array(Vec::new().into()))]);
+                sse_event(stream, &result(&Value::from(2u64), res));
+            }
+        }
+    });
+    let mut client = Client::connect_http(&server.url, legacy(30_000)).unwrap();
+    client.call_tool("t", Map::new()).unwrap();
+    let answers: Vec<String> = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.message().get("method").is_none())
+        .map(|r| json::to_string(&r.message()))
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            r#"{"jsonrpc":"2.0","id":"p1","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":"s1","error":{"code":-32601,"message":"this client does not support sampling/createMessage"}}"#
+        ]
+    );
+    let answer = server
+        .requests()
+        .into_iter()
+        .find(|r| r.message().get("id") == Some(&Value::from("p1")))
+        .unwrap();
+    assert_eq!(answer.header("mcp-session-id"), Some("s1"));
+}

@@ -270,3 +270,21 @@ fn a_legacy_server_in_an_older_revision_is_accepted_and_auto_falls_back() {
     assert_eq!(tools[0].name, "t");
     client.close().unwrap();
 }
+
+#[test]
+fn a_program_that_is_not_an_mcp_server_is_named_for_what_it_printed() {
+    // The probe reads a non-JSON line; the program then exits before initialize is answered.
+    let argv: Vec<String> = ["sh", "-c", "echo usage: frobnicate FILE"]
+        .map(String::from)
+        .to_vec();
+    match Client::spawn(&argv, options(EraChoice::Auto)) {
+        Err(ClientError::Closed(m)) => {
+            assert!(m.contains("exited"), "{m}");
+            assert!(
+                m.contains("probing server/discover") && m.contains("usage: frobnicate FILE"),
+                "{m}"
+            );
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}

@@ -295,10 +295,10 @@ fn show_event(event: &Event) {
 
 /// `agentteams-mcp client ...`: the arguments after `client`.
 pub fn run_client(argv: Vec<String>) -> u8 {
-    if matches!(
-        argv.first().map(String::as_str),
-        Some("--help" | "-h" | "help")
-    ) {
+    let before_command = argv.iter().take_while(|a| *a != "--");
+    if argv.first().is_some_and(|a| a == "help")
+        || before_command.clone().any(|a| a == "--help" || a == "-h")
+    {
         out!("{CLIENT_USAGE}");
         return 0;
     }

@@ -137,6 +137,18 @@ impl HttpTransport {
         }))
     }
 
+    /// A whole POST of `message` with the headers `out` calls for.
+    fn post_bytes(&self, message: &Value, out: &Outgoing) -> Vec<u8> {
+        let body = json::to_string(message);
+        let mut headers = self.headers(Some(out));
+        headers.push(("Accept", "application/json, text/event-stream".into()));
+        headers.push(("Content-Type", "application/json".into()));
+        headers.push(("Content-Length", body.len().to_string()));
+        let mut bytes = wire::request_head("POST", &self.url, &headers);
+        bytes.extend_from_slice(body.as_bytes());
+        bytes
+    }
+
     /// POSTs `out`; returns the response head and the open connection positioned at the body.
     fn post(
         &mut self,
@@ -144,14 +156,8 @@ impl HttpTransport {
         timeout: Duration,
         deadline: Instant,
     ) -> Result<(ResponseHead, Conn), ClientError> {
-        let body = json::to_string(&out.message);
         self.revision = out.revision;
-        let mut headers = self.headers(Some(out));
-        headers.push(("Accept", "application/json, text/event-stream".into()));
-        headers.push(("Content-Type", "application/json".into()));
-        headers.push(("Content-Length", body.len().to_string()));
-        let mut bytes = wire::request_head("POST", &self.url, &headers);
-        bytes.extend_from_slice(body.as_bytes());
+        let bytes = self.post_bytes(&out.message, out);
         let mut conn = self.open(&out.method, timeout, deadline)?;
         conn.send(&bytes)?;
         let head = conn.head()?;
@@ -233,8 +239,13 @@ impl HttpTransport {
                 .feed(&bytes, &mut events)
                 .map_err(|e| ClientError::Protocol(e.to_string()))?;
             for event in events {
-                if let Some(reply) = sse_message(event, out, id, on_event)? {
-                    return Ok(reply);
+                match sse_message(event, out, id, on_event)? {
+                    SseItem::Reply(reply) => return Ok(reply),
+                    // Best effort: a server that refuses the answer still owes the response.
+                    SseItem::Answer(answer) => {
+                        let _ = self.post_answer(&answer, out, timeout, deadline);
+                    }
+                    SseItem::Nothing => {}
                 }
             }
             if more {
@@ -272,6 +283,22 @@ impl HttpTransport {
         }
     }
 
+    /// POSTs the client's answer to a server request (ping gets `{}`, anything else -32601);
+    /// the server acknowledges it with 202.
+    fn post_answer(
+        &self,
+        answer: &Value,
+        out: &Outgoing,
+        timeout: Duration,
+        deadline: Instant,
+    ) -> Result<(), ClientError> {
+        // Server requests exist only in the legacy era, so `out` adds no modern headers here.
+        let bytes = self.post_bytes(answer, out);
+        let mut conn = self.open(&out.method, timeout, deadline)?;
+        conn.send(&bytes)?;
+        conn.head().map(|_| ())
+    }
+
     /// GETs the endpoint with `Last-Event-ID` to pick a broken stream back up.
     fn resume(
         &self,
@@ -299,15 +326,24 @@ impl HttpTransport {
     }
 }
 
-/// Reads one SSE event: `Some(reply)` when it is the response to `id`.
+/// What one SSE event asks of the client.
+enum SseItem {
+    /// The response to the request in flight.
+    Reply(Value),
+    /// A request from the server; this is the answer to POST back.
+    Answer(Value),
+    Nothing,
+}
+
+/// Reads one SSE event, passing notifications to `on_event`.
 fn sse_message(
     event: SseEvent,
     out: &Outgoing,
     id: &Value,
     on_event: &mut dyn FnMut(&Event),
-) -> Result<Option<Value>, ClientError> {
+) -> Result<SseItem, ClientError> {
     if event.event != "message" || event.data.trim().is_empty() {
-        return Ok(None);
+        return Ok(SseItem::Nothing);
     }
     let message = json::parse(event.data.as_bytes()).map_err(|e| {
         ClientError::Protocol(format!(
@@ -316,16 +352,19 @@ fn sse_message(
             wire::truncate(&event.data, 120)
         ))
     })?;
-    match core::classify(message) {
-        Incoming::Response { id: got, message } if core::answers(&got, id) => Ok(Some(message)),
+    Ok(match core::classify(message) {
+        Incoming::Response { id: got, message } if core::answers(&got, id) => {
+            SseItem::Reply(message)
+        }
         Incoming::Notification(e) => {
             on_event(&e);
-            Ok(None)
+            SseItem::Nothing
         }
-        // Server requests would need a POSTed answer; this client offers no capabilities the
-        // server may use them for, so none is due.
-        _ => Ok(None),
-    }
+        Incoming::Request { id, method } => {
+            SseItem::Answer(core::server_request_reply(id, &method))
+        }
+        Incoming::Response { .. } | Incoming::Invalid(_) => SseItem::Nothing,
+    })
 }
 
 fn auth_required(head: &ResponseHead) -> ClientError {

@@ -308,6 +308,8 @@ fn handshake(
     transport: &mut dyn Transport,
     options: &Options,
 ) -> Result<ServerInfo, ClientError> {
+    // What went wrong with the probe, if anything: worth telling when initialize fails too.
+    let mut probe_failure: Option<ClientError> = None;
     if options.era != EraChoice::Legacy {
         let probe = core.discover_request();
         let timeout = match options.era {
@@ -320,7 +322,9 @@ fn handshake(
             let result = core::result_of("server/discover", discovered.unwrap_or_default())?;
             return Ok(core::Core::modern_server_info(&result));
         }
-        if options.era == EraChoice::Modern {
+        if options.era == EraChoice::Auto {
+            probe_failure = outcome.err();
+        } else {
             return Err(match outcome {
                 Err(e) => e,
                 Ok(reply) => match core::result_of("server/discover", reply) {
@@ -333,7 +337,18 @@ fn handshake(
         }
     }
     let init = core.initialize_request();
-    let reply = transport.request(&init, options.call_timeout, &mut |_| {})?;
+    let reply = match transport.request(&init, options.call_timeout, &mut |_| {}) {
+        Ok(reply) => reply,
+        Err(ClientError::Closed(closed)) => {
+            return Err(ClientError::Closed(match probe_failure {
+                Some(probe @ ClientError::Protocol(_)) => {
+                    format!("{closed}; earlier, probing server/discover: {probe}")
+                }
+                _ => closed,
+            }))
+        }
+        Err(e) => return Err(e),
+    };
     let server = core.accept_initialize(reply)?;
     let initialized = core.notification("notifications/initialized", Map::new());
     transport.notify(&initialized, options.call_timeout)?;
@@ -342,4 +357,154 @@ fn handshake(
         core::result_of("logging/setLevel", reply)?;
     }
     Ok(server)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{parse, to_string};
+    use std::sync::{Arc, Mutex};
+
+    /// What a scripted transport answers to one request.
+    enum Step {
+        Reply(&'static str),
+        Fail(ClientError),
+    }
+
+    /// An in-memory transport: answers requests from a script and records everything sent.
+    struct Scripted {
+        script: std::collections::VecDeque<Step>,
+        sent: Arc<Mutex<Vec<String>>>,
+        notification_cancels: bool,
+    }
+
+    impl Transport for Scripted {
+        fn request(
+            &mut self,
+            out: &Outgoing,
+            _timeout: Duration,
+            _on_event: &mut dyn FnMut(&Event),
+        ) -> Result<Value, ClientError> {
+            self.sent.lock().unwrap().push(to_string(&out.message));
+            match self
+                .script
+                .pop_front()
+                .expect("the script covers every request")
+            {
+                Step::Reply(text) => {
+                    let mut reply = parse(text.as_bytes()).unwrap();
+                    if let Value::Object(m) = &mut reply {
+                        m.insert("id", out.id.clone().unwrap());
+                    }
+                    Ok(reply)
+                }
+                Step::Fail(e) => Err(e),
+            }
+        }
+        fn notify(&mut self, out: &Outgoing, _timeout: Duration) -> Result<(), ClientError> {
+            self.sent.lock().unwrap().push(to_string(&out.message));
+            Ok(())
+        }
+        fn close(&mut self) -> Result<(), ClientError> {
+            self.sent.lock().unwrap().push("close".into());
+            Ok(())
+        }
+        fn reset_session(&mut self) {
+            self.sent.lock().unwrap().push("reset".into());
+        }
+        fn cancels_with_notification(&self, _: &Outgoing) -> bool {
+            self.notification_cancels
+        }
+    }
+
+    const INIT: &str =
+        r#"{"jsonrpc":"2.0","result":{"protocolVersion":"2025-06-18","capabilities":{}}}"#;
+    const TOOLS: &str = r#"{"jsonrpc":"2.0","result":{"tools":[{"name":"t"}]}}"#;
+
+    fn client(steps: Vec<Step>, notification_cancels: bool) -> (Client, Arc<Mutex<Vec<String>>>) {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let transport = Scripted {
+            script: steps.into(),
+            sent: Arc::clone(&sent),
+            notification_cancels,
+        };
+        let options = Options {
+            era: EraChoice::Legacy,
+            ..Options::default()
+        };
+        (Client::connect(Box::new(transport), options).unwrap(), sent)
+    }
+
+    fn methods(sent: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
+        sent.lock()
+            .unwrap()
+            .iter()
+            .map(|m| match parse(m.as_bytes()) {
+                Ok(v) => v
+                    .get("method")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+                Err(_) => m.clone(),
+            })
+            .collect()
+    }
+
+    fn timeout() -> ClientError {
+        ClientError::Timeout {
+            method: "tools/list".into(),
+            after: Duration::from_secs(1),
+        }
+    }
+
+    #[test]
+    fn a_timeout_is_followed_by_a_cancellation_naming_the_request() {
+        let (mut c, sent) = client(vec![Step::Reply(INIT), Step::Fail(timeout())], true);
+        assert!(matches!(c.list_tools(), Err(ClientError::Timeout { .. })));
+        let last = sent.lock().unwrap().last().cloned().unwrap();
+        assert_eq!(
+            last,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"timed out"}}"#
+        );
+        // A transport that cancels by closing the stream (modern HTTP) sends nothing more.
+        let (mut c, sent) = client(vec![Step::Reply(INIT), Step::Fail(timeout())], false);
+        assert!(c.list_tools().is_err());
+        assert_eq!(
+            methods(&sent),
+            ["initialize", "notifications/initialized", "tools/list"]
+        );
+    }
+
+    #[test]
+    fn an_expired_session_is_replaced_once_and_the_request_replayed() {
+        let steps = vec![
+            Step::Reply(INIT),
+            Step::Fail(ClientError::SessionExpired),
+            Step::Reply(INIT),
+            Step::Reply(TOOLS),
+        ];
+        let (mut c, sent) = client(steps, true);
+        assert_eq!(c.list_tools().unwrap()[0].name, "t");
+        assert_eq!(
+            methods(&sent),
+            [
+                "initialize",
+                "notifications/initialized",
+                "tools/list",
+                "reset",
+                "initialize",
+                "notifications/initialized",
+                "tools/list"
+            ]
+        );
+        let steps = vec![
+            Step::Reply(INIT),
+            Step::Fail(ClientError::SessionExpired),
+            Step::Reply(INIT),
+            Step::Fail(ClientError::SessionExpired),
+        ];
+        let (mut c, _) = client(steps, true);
+        assert!(matches!(c.list_tools(), Err(ClientError::SessionExpired)));
+        c.close().unwrap();
+    }
 }
