@@ -30,8 +30,14 @@ pub(crate) enum Code {
 ///
 /// The line and column are computed only when the error is built, so a successful parse pays
 /// nothing for them. Lines and columns count from 1; the column counts bytes.
+///
+/// Boxed, so a `Result` carrying it is no larger than its success value needs: the token reader
+/// returns one per token, and the error path is cold.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
+pub struct ParseError(Box<Position>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Position {
     code: Code,
     offset: usize,
     line: usize,
@@ -48,30 +54,30 @@ impl ParseError {
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |i| i + 1);
-        ParseError {
+        ParseError(Box::new(Position {
             code,
             offset,
             line,
             column: offset - line_start + 1,
-        }
+        }))
     }
 
     /// Byte offset of the offending byte (or of the end of input).
     pub fn offset(&self) -> usize {
-        self.offset
+        self.0.offset
     }
     /// 1-based line of the error.
     pub fn line(&self) -> usize {
-        self.line
+        self.0.line
     }
     /// 1-based byte column of the error within its line.
     pub fn column(&self) -> usize {
-        self.column
+        self.0.column
     }
     /// True when the input ended before the value did (more bytes could complete it).
     pub fn is_eof(&self) -> bool {
         matches!(
-            self.code,
+            self.0.code,
             Code::EofWhileParsingValue
                 | Code::EofWhileParsingString
                 | Code::EofWhileParsingArray
@@ -80,11 +86,11 @@ impl ParseError {
     }
     /// True when the input nests deeper than the limit allows.
     pub fn is_depth_limit(&self) -> bool {
-        matches!(self.code, Code::DepthLimitExceeded(_))
+        matches!(self.0.code, Code::DepthLimitExceeded(_))
     }
     /// The message without the position.
     pub fn message(&self) -> String {
-        match self.code {
+        match self.0.code {
             Code::EofWhileParsingValue => "unexpected end of input, expected a value".into(),
             Code::EofWhileParsingString => "unexpected end of input inside a string".into(),
             Code::EofWhileParsingArray => {
@@ -121,9 +127,9 @@ impl fmt::Display for ParseError {
             f,
             "{} at line {} column {} (byte {})",
             self.message(),
-            self.line,
-            self.column,
-            self.offset
+            self.0.line,
+            self.0.column,
+            self.0.offset
         )
     }
 }

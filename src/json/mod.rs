@@ -2,7 +2,8 @@
 //!
 //! This module is the only JSON implementation in the project: every transport, index file and tool
 //! result goes through it. It is not a serialisation framework (there is no derive, no typed
-//! deserialisation); callers walk a [`Value`].
+//! deserialisation); callers walk a [`Value`], or, for a large document they convert into their own
+//! structures, pull its tokens with a [`Reader`] (same grammar, limits and errors as [`parse`]).
 //!
 //! Design points:
 //! - Nothing recurses on nesting depth: the parser keeps an explicit stack, the writers walk with an
@@ -25,12 +26,14 @@ mod bigint;
 mod error;
 mod float;
 mod parse;
+mod reader;
 mod scan;
 mod shortest;
 mod write;
 
 pub use error::ParseError;
 pub use parse::{parse, parse_with_limits, Limits, DEFAULT_MAX_DEPTH};
+pub use reader::{Reader, Token};
 pub use write::{
     to_pretty_ascii_sorted, to_string, to_string_sorted, write_compact, write_pretty_ascii_sorted,
     write_python_float,

@@ -1,13 +1,16 @@
 //! The strict RFC 8259 parser: bytes in, a [`Value`] or a positioned [`ParseError`] out.
 //!
 //! One pass over the input with an explicit stack of open containers (no recursion), a byte-class
-//! table for the string scanner, and a fast path for strings without escapes (validated and copied
-//! once). Not a streaming parser: the caller hands over one complete document and bounds its size.
+//! table for the string scanner, and a fast path for strings without escapes (validated and borrowed
+//! from the input). Not a streaming parser: the caller hands over one complete document and bounds
+//! its size. The [`Scanner`] here (tokens, and the punctuation between them) is shared with the pull
+//! [`Reader`](super::Reader), so both accept and reject exactly the same input at the same byte.
 
 use super::error::{Code, ParseError};
 use super::float::decimal_to_f64;
 use super::scan::find_string_stop;
 use super::{Array, Map, Number, Value};
+use std::borrow::Cow;
 
 /// How deep arrays and objects may nest by default. Deeper input is an error, never a stack overflow.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
@@ -34,12 +37,10 @@ pub fn parse(input: &[u8]) -> Result<Value, ParseError> {
 
 /// Parses one JSON document; surrounding whitespace is allowed, anything else after the value is not.
 pub fn parse_with_limits(input: &[u8], limits: Limits) -> Result<Value, ParseError> {
-    Parser {
-        input,
-        pos: 0,
-        scratch: Vec::new(),
-    }
-    .parse_document(limits.max_depth)
+    let mut scanner = Scanner::new(input);
+    let value = scanner.parse_value(0, limits.max_depth)?;
+    scanner.end_document()?;
+    Ok(value)
 }
 
 /// An open container waiting for its next element. Elements themselves wait on the parser's shared
@@ -56,7 +57,19 @@ enum Frame {
     },
 }
 
-struct Parser<'a> {
+/// How a value begins: a container just opened, or a whole scalar.
+pub(super) enum Start<'a> {
+    Array,
+    Object,
+    String(Cow<'a, str>),
+    Number(Number),
+    Bool(bool),
+    Null,
+}
+
+/// The lexical layer both the tree parser and the pull reader stand on: a position in the input,
+/// the token scanners, and the punctuation rules between tokens (each with the error it reports).
+pub(super) struct Scanner<'a> {
     input: &'a [u8],
     pos: usize,
     /// Reused buffer for strings that contain escapes.
@@ -67,7 +80,15 @@ struct Parser<'a> {
 /// underflows or overflows); accumulation stops there so it cannot overflow.
 const EXPONENT_SATURATION: i64 = 1 << 40;
 
-impl<'a> Parser<'a> {
+impl<'a> Scanner<'a> {
+    pub(super) fn new(input: &'a [u8]) -> Scanner<'a> {
+        Scanner {
+            input,
+            pos: 0,
+            scratch: Vec::new(),
+        }
+    }
+
     #[cold]
     fn error(&self, code: Code) -> ParseError {
         ParseError::at(code, self.input, self.pos)
@@ -79,12 +100,12 @@ impl<'a> Parser<'a> {
     }
 
     #[inline]
-    fn peek(&self) -> Option<u8> {
+    pub(super) fn peek(&self) -> Option<u8> {
         self.input.get(self.pos).copied()
     }
 
     #[inline]
-    fn skip_whitespace(&mut self) {
+    pub(super) fn skip_whitespace(&mut self) {
         while let Some(&b) = self.input.get(self.pos) {
             if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
                 self.pos += 1;
@@ -94,22 +115,131 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn parse_document(mut self, max_depth: usize) -> Result<Value, ParseError> {
+    /// Reads the start of a value after optional whitespace: opens a container (`depth` of them
+    /// being open already, at most `max_depth` allowed) or reads a whole scalar.
+    #[inline]
+    pub(super) fn start_value(
+        &mut self,
+        depth: usize,
+        max_depth: usize,
+    ) -> Result<Start<'a>, ParseError> {
+        self.skip_whitespace();
+        Ok(match self.peek() {
+            None => return Err(self.error(Code::EofWhileParsingValue)),
+            Some(open @ (b'[' | b'{')) => {
+                if depth >= max_depth {
+                    return Err(self.error(Code::DepthLimitExceeded(max_depth)));
+                }
+                self.pos += 1;
+                if open == b'[' {
+                    Start::Array
+                } else {
+                    Start::Object
+                }
+            }
+            Some(b'"') => Start::String(self.parse_string()?),
+            Some(b'-' | b'0'..=b'9') => Start::Number(self.parse_number()?),
+            Some(b't') => self.parse_literal(b"true", Start::Bool(true))?,
+            Some(b'f') => self.parse_literal(b"false", Start::Bool(false))?,
+            Some(b'n') => self.parse_literal(b"null", Start::Null)?,
+            Some(_) => return Err(self.error(Code::ExpectedValue)),
+        })
+    }
+
+    /// Just after `[`: true (and the `]` consumed) when the array is empty.
+    #[inline]
+    pub(super) fn array_is_empty(&mut self) -> bool {
+        self.skip_whitespace();
+        let empty = self.peek() == Some(b']');
+        self.pos += usize::from(empty);
+        empty
+    }
+
+    /// After an array element: true when another element follows (the `,` consumed), false when
+    /// the array ended (the `]` consumed).
+    #[inline]
+    pub(super) fn array_continues(&mut self) -> Result<bool, ParseError> {
+        self.skip_whitespace();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                self.skip_whitespace();
+                if self.peek() == Some(b']') {
+                    return Err(self.error(Code::TrailingComma));
+                }
+                Ok(true)
+            }
+            Some(b']') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            None => Err(self.error(Code::EofWhileParsingArray)),
+            Some(_) => Err(self.error(Code::ExpectedCommaOrEndOfArray)),
+        }
+    }
+
+    /// Just after `{`: the first key (and its `:`), or `None` (the `}` consumed) when empty.
+    #[inline]
+    pub(super) fn object_first_key(&mut self) -> Result<Option<Cow<'a, str>>, ParseError> {
+        self.skip_whitespace();
+        match self.peek() {
+            Some(b'}') => {
+                self.pos += 1;
+                Ok(None)
+            }
+            Some(b'"') => self.parse_key().map(Some),
+            None => Err(self.error(Code::EofWhileParsingObject)),
+            Some(_) => Err(self.error(Code::ExpectedObjectKey)),
+        }
+    }
+
+    /// After an object member's value: the next key (and its `:`), or `None` (the `}` consumed)
+    /// when the object ended.
+    #[inline]
+    pub(super) fn object_next_key(&mut self) -> Result<Option<Cow<'a, str>>, ParseError> {
+        self.skip_whitespace();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                self.skip_whitespace();
+                match self.peek() {
+                    Some(b'"') => self.parse_key().map(Some),
+                    Some(b'}') => Err(self.error(Code::TrailingComma)),
+                    None => Err(self.error(Code::EofWhileParsingObject)),
+                    Some(_) => Err(self.error(Code::ExpectedObjectKey)),
+                }
+            }
+            Some(b'}') => {
+                self.pos += 1;
+                Ok(None)
+            }
+            None => Err(self.error(Code::EofWhileParsingObject)),
+            Some(_) => Err(self.error(Code::ExpectedCommaOrEndOfObject)),
+        }
+    }
+
+    /// After the document's value: only whitespace may follow.
+    pub(super) fn end_document(&mut self) -> Result<(), ParseError> {
+        self.skip_whitespace();
+        if self.pos != self.input.len() {
+            return Err(self.error(Code::TrailingCharacters));
+        }
+        Ok(())
+    }
+
+    /// Parses one whole value into a tree, `depth` containers being open around it already.
+    pub(super) fn parse_value(
+        &mut self,
+        depth: usize,
+        max_depth: usize,
+    ) -> Result<Value, ParseError> {
         let mut stack: Vec<Frame> = Vec::new();
         let mut elements: Vec<Value> = Vec::new();
         let mut entries: Vec<(String, Value)> = Vec::new();
         'value: loop {
-            self.skip_whitespace();
-            let mut value = match self.peek() {
-                None => return Err(self.error(Code::EofWhileParsingValue)),
-                Some(b'[') => {
-                    if stack.len() >= max_depth {
-                        return Err(self.error(Code::DepthLimitExceeded(max_depth)));
-                    }
-                    self.pos += 1;
-                    self.skip_whitespace();
-                    if self.peek() == Some(b']') {
-                        self.pos += 1;
+            let mut value = match self.start_value(depth + stack.len(), max_depth)? {
+                Start::Array => {
+                    if self.array_is_empty() {
                         Value::Array(Array::new())
                     } else {
                         stack.push(Frame::Array {
@@ -118,99 +248,51 @@ impl<'a> Parser<'a> {
                         continue 'value;
                     }
                 }
-                Some(b'{') => {
-                    if stack.len() >= max_depth {
-                        return Err(self.error(Code::DepthLimitExceeded(max_depth)));
+                Start::Object => match self.object_first_key()? {
+                    None => Value::Object(Map::new()),
+                    Some(key) => {
+                        stack.push(Frame::Object {
+                            start: entries.len(),
+                            key: key.into_owned(),
+                        });
+                        continue 'value;
                     }
-                    self.pos += 1;
-                    self.skip_whitespace();
-                    match self.peek() {
-                        Some(b'}') => {
-                            self.pos += 1;
-                            Value::Object(Map::new())
-                        }
-                        Some(b'"') => {
-                            let key = self.parse_key()?;
-                            stack.push(Frame::Object {
-                                start: entries.len(),
-                                key,
-                            });
-                            continue 'value;
-                        }
-                        None => return Err(self.error(Code::EofWhileParsingObject)),
-                        Some(_) => return Err(self.error(Code::ExpectedObjectKey)),
-                    }
-                }
-                Some(b'"') => Value::String(self.parse_string()?),
-                Some(b'-' | b'0'..=b'9') => Value::Number(self.parse_number()?),
-                Some(b't') => self.parse_literal(b"true", Value::Bool(true))?,
-                Some(b'f') => self.parse_literal(b"false", Value::Bool(false))?,
-                Some(b'n') => self.parse_literal(b"null", Value::Null)?,
-                Some(_) => return Err(self.error(Code::ExpectedValue)),
+                },
+                Start::String(s) => Value::String(s.into_owned()),
+                Start::Number(n) => Value::Number(n),
+                Start::Bool(b) => Value::Bool(b),
+                Start::Null => Value::Null,
             };
 
             // Attach the finished value to its container, closing containers as they end.
             loop {
                 match stack.last_mut() {
-                    None => {
-                        self.skip_whitespace();
-                        if self.pos != self.input.len() {
-                            return Err(self.error(Code::TrailingCharacters));
-                        }
-                        return Ok(value);
-                    }
+                    None => return Ok(value),
                     Some(Frame::Array { start }) => {
                         let start = *start;
                         elements.push(value);
-                        self.skip_whitespace();
-                        match self.peek() {
-                            Some(b',') => {
-                                self.pos += 1;
-                                self.skip_whitespace();
-                                if self.peek() == Some(b']') {
-                                    return Err(self.error(Code::TrailingComma));
-                                }
-                                continue 'value;
-                            }
-                            Some(b']') => {
-                                self.pos += 1;
-                                stack.pop();
-                                value = Value::Array(Array::from(elements.split_off(start)));
-                            }
-                            None => return Err(self.error(Code::EofWhileParsingArray)),
-                            Some(_) => return Err(self.error(Code::ExpectedCommaOrEndOfArray)),
+                        if self.array_continues()? {
+                            continue 'value;
                         }
+                        stack.pop();
+                        value = Value::Array(Array::from(elements.split_off(start)));
                     }
                     Some(Frame::Object { start, key }) => {
                         let start = *start;
                         entries.push((std::mem::take(key), value));
-                        self.skip_whitespace();
-                        match self.peek() {
-                            Some(b',') => {
-                                self.pos += 1;
-                                self.skip_whitespace();
-                                match self.peek() {
-                                    Some(b'"') => {
-                                        let next_key = self.parse_key()?;
-                                        if let Some(Frame::Object { key, .. }) = stack.last_mut() {
-                                            *key = next_key;
-                                        }
-                                        continue 'value;
-                                    }
-                                    Some(b'}') => return Err(self.error(Code::TrailingComma)),
-                                    None => return Err(self.error(Code::EofWhileParsingObject)),
-                                    Some(_) => return Err(self.error(Code::ExpectedObjectKey)),
+                        match self.object_next_key()? {
+                            Some(next_key) => {
+                                if let Some(Frame::Object { key, .. }) = stack.last_mut() {
+                                    *key = next_key.into_owned();
                                 }
+                                continue 'value;
                             }
-                            Some(b'}') => {
-                                self.pos += 1;
+                            None => {
                                 stack.pop();
                                 value = Value::Object(Map::from_parsed_entries(
                                     entries.split_off(start),
                                 ));
                             }
-                            None => return Err(self.error(Code::EofWhileParsingObject)),
-                            Some(_) => return Err(self.error(Code::ExpectedCommaOrEndOfObject)),
                         }
                     }
                 }
@@ -219,7 +301,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses `"key"` and the `:` after it.
-    fn parse_key(&mut self) -> Result<String, ParseError> {
+    fn parse_key(&mut self) -> Result<Cow<'a, str>, ParseError> {
         let key = self.parse_string()?;
         self.skip_whitespace();
         match self.peek() {
@@ -232,7 +314,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn parse_literal(&mut self, word: &[u8], value: Value) -> Result<Value, ParseError> {
+    fn parse_literal<T>(&mut self, word: &[u8], value: T) -> Result<T, ParseError> {
         let end = self.pos + word.len();
         match self.input.get(self.pos..end) {
             Some(found) if found == word => {
@@ -256,19 +338,18 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Parses a string starting at the opening quote.
-    fn parse_string(&mut self) -> Result<String, ParseError> {
+    /// Parses a string starting at the opening quote; borrowed from the input unless it has escapes.
+    fn parse_string(&mut self) -> Result<Cow<'a, str>, ParseError> {
         let start = self.pos + 1;
         let i = find_string_stop(self.input, start);
         // Fast path: no escapes.
         if self.input.get(i) == Some(&b'"') {
             let text = self.utf8(start, i)?;
             self.pos = i + 1;
-            return Ok(text.to_owned());
+            return Ok(Cow::Borrowed(text));
         }
-        self.parse_string_with_escapes(start, i)
+        self.parse_string_with_escapes(start, i).map(Cow::Owned)
     }
-
     fn utf8(&self, start: usize, end: usize) -> Result<&'a str, ParseError> {
         std::str::from_utf8(&self.input[start..end])
             .map_err(|e| self.error_at(Code::InvalidUtf8, start + e.valid_up_to()))

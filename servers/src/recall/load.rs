@@ -3,6 +3,7 @@
 //! is unchanged, so warm queries skip parsing and a changed file is always re-read and re-validated.
 
 use super::schema::{integral, validate_code_index, validate_memory_index, CodeIndexFile};
+use super::stream;
 use super::teamdir::confine;
 use super::tokenize::Tokenizer;
 use agentteams_mcp::json::{self, Value};
@@ -79,24 +80,41 @@ impl PostingTable {
     pub fn from_lists<'a>(lists: impl Iterator<Item = (&'a str, Vec<Posting>)>) -> PostingTable {
         let mut table = PostingTable::default();
         for (term, list) in lists {
-            let text = (
-                table.text.len() as u32,
-                (table.text.len() + term.len()) as u32,
-            );
-            table.text.push_str(term);
-            let postings = (
-                table.postings.len() as u32,
-                (table.postings.len() + list.len()) as u32,
-            );
+            let first = table.postings.len();
             table.postings.extend(list);
-            table.terms.push(TermSpan { text, postings });
+            table.finish_term(term, first);
         }
         table.seal();
         table
     }
 
-    /// Sorts the terms for lookup and drops all but the last occurrence of a repeated term.
-    fn seal(&mut self) {
+    /// Appends one posting to the term being read (the one `finish_term` will name).
+    pub(super) fn push_posting(&mut self, posting: Posting) {
+        self.postings.push(posting);
+    }
+
+    /// How many postings the table holds: where the next term's list will start.
+    pub(super) fn posting_count(&self) -> usize {
+        self.postings.len()
+    }
+
+    /// Records `term` as owning the postings pushed since `first` (a `posting_count` taken
+    /// before them).
+    pub(super) fn finish_term(&mut self, term: &str, first: usize) {
+        let text = (
+            self.text.len() as u32,
+            (self.text.len() + term.len()) as u32,
+        );
+        self.text.push_str(term);
+        self.terms.push(TermSpan {
+            text,
+            postings: (first as u32, self.postings.len() as u32),
+        });
+    }
+
+    /// Sorts the terms for lookup and drops all but the last occurrence of a repeated term; called
+    /// once every term was added.
+    pub(super) fn seal(&mut self) {
         let mut order: Vec<usize> = (0..self.terms.len()).collect();
         // Stable: equal terms stay in file order, so the last of a run is the one Python keeps.
         order.sort_by(|&a, &b| self.term(&self.terms[a]).cmp(self.term(&self.terms[b])));
@@ -245,13 +263,20 @@ impl Loader {
                 "the file grew past the limit of {MAX_INDEX_FILE_BYTES} bytes while being read"
             )));
         }
-        let value = json::parse(&bytes).map_err(|e| read_error(e.to_string()))?;
-        drop(bytes);
-        let invalid = |e: super::schema::SchemaError| {
-            format!("{} failed schema validation: {name}: {e}", kind.label())
+        let loaded = match stream::load(&bytes, kind) {
+            Some(loaded) => loaded,
+            // Not of the common shape, or not valid: the tree path decides, with its messages.
+            None => {
+                let value = json::parse(&bytes).map_err(|e| read_error(e.to_string()))?;
+                drop(bytes);
+                let invalid = |e: super::schema::SchemaError| {
+                    format!("{} failed schema validation: {name}: {e}", kind.label())
+                };
+                let loaded = validate_and_convert(&value, kind).map_err(invalid)?;
+                dispose(value);
+                loaded
+            }
         };
-        let loaded = validate_and_convert(&value, kind).map_err(invalid)?;
-        dispose(value);
         let loaded = Arc::new(loaded);
         self.store(resolved, kind, identity, Arc::clone(&loaded));
         Ok(loaded)
@@ -296,23 +321,12 @@ impl Loader {
 /// Validates a parsed file and converts it to the ranker's form. The two walks only read the tree,
 /// so they run side by side (conversion on a second thread) and a cold query pays for the longer
 /// one, not both; the conversion is discarded when validation fails.
-fn validate_and_convert(
+pub(super) fn validate_and_convert(
     value: &Value,
     kind: IndexKind,
 ) -> Result<Loaded, super::schema::SchemaError> {
-    let convert = || match kind {
-        IndexKind::Memory => Loaded::Memory(corpus_from(value, Tokenizer::Prose)),
-        IndexKind::Code => match value.get("artifact_type").and_then(Value::as_str) {
-            Some("code-index-partition") => {
-                Loaded::Code(CodeFile::Partition(corpus_from(value, Tokenizer::Code)))
-            }
-            _ => Loaded::Code(manifest_from(value)),
-        },
-    };
-    let validate = || match kind {
-        IndexKind::Memory => validate_memory_index(value).map(|()| None),
-        IndexKind::Code => validate_code_index(value).map(Some),
-    };
+    let convert = || convert(value, kind);
+    let validate = || validate(value, kind);
     let (validated, converted) = std::thread::scope(|scope| {
         let converter = std::thread::Builder::new()
             .name("recall-convert".into())
@@ -346,6 +360,30 @@ fn validate_and_convert(
     Ok(loaded)
 }
 
+/// Validates a parsed file against its kind's schema; for a code-index file, says which branch.
+pub(super) fn validate(
+    value: &Value,
+    kind: IndexKind,
+) -> Result<Option<CodeIndexFile>, super::schema::SchemaError> {
+    match kind {
+        IndexKind::Memory => validate_memory_index(value).map(|()| None),
+        IndexKind::Code => validate_code_index(value).map(Some),
+    }
+}
+
+/// Converts a validated file to the ranker's form (infallible on a validated tree).
+pub(super) fn convert(value: &Value, kind: IndexKind) -> Loaded {
+    match kind {
+        IndexKind::Memory => Loaded::Memory(corpus_from(value, Tokenizer::Prose)),
+        IndexKind::Code => match value.get("artifact_type").and_then(Value::as_str) {
+            Some("code-index-partition") => {
+                Loaded::Code(CodeFile::Partition(corpus_from(value, Tokenizer::Code)))
+            }
+            _ => Loaded::Code(manifest_from(value)),
+        },
+    }
+}
+
 /// Python's `OSError` text: `[Errno 2] No such file or directory: '/path'`.
 fn os_error_text(error: &std::io::Error, path: &Path) -> String {
     let text = error.to_string();
@@ -374,7 +412,7 @@ fn number(value: &Value) -> f64 {
 
 /// Hands a parsed file's tree to a short-lived thread to free: dropping millions of small
 /// allocations would otherwise sit on the first query's critical path.
-fn dispose(value: Value) {
+pub(super) fn dispose(value: Value) {
     // If no thread can be started, the closure and the tree in it are dropped right here.
     let _ = std::thread::Builder::new()
         .name("recall-free".into())
@@ -460,12 +498,7 @@ fn postings_from(value: &Value) -> PostingTable {
     table.terms.reserve(map.len());
     for (term, entries) in map.iter() {
         let items = entries.as_array().map_or(&[][..], |a| &a[..]);
-        let text = (
-            table.text.len() as u32,
-            (table.text.len() + term.len()) as u32,
-        );
-        table.text.push_str(term);
-        let first = table.postings.len() as u32;
+        let first = table.posting_count();
         for entry in items {
             let mut posting = Posting { doc: 0, tf: 0.0 };
             for (key, value) in entry.as_object().into_iter().flat_map(|m| m.iter()) {
@@ -477,12 +510,9 @@ fn postings_from(value: &Value) -> PostingTable {
                     posting.tf = number(value);
                 }
             }
-            table.postings.push(posting);
+            table.push_posting(posting);
         }
-        table.terms.push(TermSpan {
-            text,
-            postings: (first, table.postings.len() as u32),
-        });
+        table.finish_term(term, first);
     }
     table.seal();
     table

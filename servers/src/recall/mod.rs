@@ -3,12 +3,14 @@
 //! arguments, messages, scores and result shape.
 //!
 //! Module map: [`teamdir`] finds the index and confines paths, [`load`] reads, validates and
-//! caches index files ([`schema`] is the validator), [`tokenize`] and [`rank`] do the retrieval.
+//! caches index files ([`schema`] is the validator; `stream` reads the common shape of a file
+//! straight into the ranker's form), [`tokenize`] and [`rank`] do the retrieval.
 //! recall never writes anything and never refreshes an index.
 
 pub mod load;
 pub mod rank;
 pub mod schema;
+mod stream;
 pub mod teamdir;
 pub mod tokenize;
 

@@ -8,7 +8,7 @@
 //! behave like Python's `re.search` (`$` also matches before a final newline). One deliberate
 //! difference: `\d` in the `built_at` pattern accepts ASCII digits only.
 
-use agentteams_mcp::json::{Map, Value};
+use agentteams_mcp::json::{Map, Number, Value};
 use std::collections::HashSet;
 use std::fmt::{self, Write as _};
 
@@ -545,7 +545,11 @@ fn check_posting<'a>(entry: &'a Value, path: &mut JsonPath<'a>) -> Result<(), Sc
 
 /// The value of a JSON number that Draft-07 counts as an integer (`3` or `3.0`); never a boolean.
 pub(crate) fn integral(value: &Value) -> Option<f64> {
-    let n = value.as_number()?;
+    value.as_number().and_then(integral_number)
+}
+
+/// [`integral`] for a number already in hand.
+pub(crate) fn integral_number(n: &Number) -> Option<f64> {
     let f = n.as_f64();
     (n.is_integer_token() || f.fract() == 0.0).then_some(f)
 }
