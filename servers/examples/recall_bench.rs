@@ -3,6 +3,7 @@
 //!
 //! usage: recall_bench ROOT QUERIES_FILE  (each line: `index<TAB>query` or `code<TAB>query`)
 //! Prints one JSON object of timings in milliseconds.
+#![forbid(unsafe_code)]
 
 use agentteams_mcp::json::{self, Map, Value};
 use agentteams_mcp::server::{CallContext, CancelToken, ToolSet};
