@@ -442,7 +442,17 @@ fn corpus_from(value: &Value, tokenizer: Tokenizer) -> Corpus {
             "documents" => {
                 corpus.documents = value
                     .as_array()
-                    .map(|items| items.iter().map(|d| document_from(d, tokenizer)).collect())
+                    .map(|items| {
+                        items
+                            .iter()
+                            .map(|d| {
+                                document_from(
+                                    d.as_object().into_iter().flat_map(|m| m.iter()),
+                                    tokenizer,
+                                )
+                            })
+                            .collect()
+                    })
                     .unwrap_or_default()
             }
             "postings" => corpus.postings = postings_from(value),
@@ -452,7 +462,55 @@ fn corpus_from(value: &Value, tokenizer: Tokenizer) -> Corpus {
     corpus
 }
 
-fn document_from(value: &Value, tokenizer: Tokenizer) -> Document {
+/// A document member's value as conversion takes it: borrowed from a parsed tree (its text
+/// copied out) or owned by a document read on its own (its text moved out).
+pub(super) trait MemberValue: Sized {
+    fn value(&self) -> &Value;
+    fn into_string(self) -> String;
+    fn into_strings(self) -> Vec<String>;
+}
+
+impl MemberValue for &Value {
+    fn value(&self) -> &Value {
+        self
+    }
+    fn into_string(self) -> String {
+        string(self)
+    }
+    fn into_strings(self) -> Vec<String> {
+        self.as_array()
+            .map(|items| items.iter().map(string).collect())
+            .unwrap_or_default()
+    }
+}
+
+impl MemberValue for Value {
+    fn value(&self) -> &Value {
+        self
+    }
+    fn into_string(self) -> String {
+        match self {
+            Value::String(text) => text,
+            _ => String::new(),
+        }
+    }
+    fn into_strings(self) -> Vec<String> {
+        match self {
+            Value::Array(items) => items
+                .into_vec()
+                .into_iter()
+                .map(MemberValue::into_string)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Converts a validated document from its members in file order (a repeated key: the last wins).
+pub(super) fn document_from<K: AsRef<str>, V: MemberValue>(
+    members: impl IntoIterator<Item = (K, V)>,
+    tokenizer: Tokenizer,
+) -> Document {
     let mut doc = Document {
         path: String::new(),
         title: String::new(),
@@ -465,24 +523,22 @@ fn document_from(value: &Value, tokenizer: Tokenizer) -> Document {
         Tokenizer::Prose => "paragraphs",
         Tokenizer::Code => "passages",
     };
-    let Some(map) = value.as_object() else {
-        return doc;
-    };
-    for (key, value) in map.iter() {
-        match key.as_str() {
-            "path" => doc.path = string(value),
-            "title" => doc.title = string(value),
-            "length" => doc.length = number(value),
-            "snippet" => doc.snippet = string(value),
+    for (key, value) in members {
+        match key.as_ref() {
+            "path" => doc.path = value.into_string(),
+            "title" => doc.title = value.into_string(),
+            "length" => doc.length = number(value.value()),
+            "snippet" => doc.snippet = value.into_string(),
             "symbol" if tokenizer == Tokenizer::Code => {
-                doc.symbol = Some(value.as_str().map(str::to_owned))
+                doc.symbol = Some(
+                    value
+                        .value()
+                        .as_str()
+                        .is_some()
+                        .then(|| value.into_string()),
+                )
             }
-            k if k == passages_key => {
-                doc.passages = value
-                    .as_array()
-                    .map(|items| items.iter().map(string).collect())
-                    .unwrap_or_default()
-            }
+            k if k == passages_key => doc.passages = value.into_strings(),
             _ => {}
         }
     }

@@ -206,6 +206,13 @@ pub fn validate_memory_index(value: &Value) -> Result<(), SchemaError> {
     check_object(value, MEMORY_INDEX, &mut JsonPath::for_file(value))
 }
 
+/// Validates one entry of `documents` on its own: a memory index's (`code` false) or a code
+/// partition's. Only says whether it is valid, so the error's path is relative to the document.
+pub(crate) fn validate_document(value: &Value, code: bool) -> Result<(), SchemaError> {
+    let fields = if code { CODE_DOCUMENT } else { MEMORY_DOCUMENT };
+    check_object(value, fields, &mut JsonPath::default())
+}
+
 /// Validates a code-index file: the manifest or a partition (the schema's `oneOf`, decided by
 /// `artifact_type`, since the two branches' constants exclude each other).
 pub fn validate_code_index(value: &Value) -> Result<CodeIndexFile, SchemaError> {

@@ -1,21 +1,26 @@
 //! Reading an index file of the common shape straight from the JSON token stream into the
 //! ranker's form, so a cold query does not build, walk twice and free a tree of the postings
-//! (most of a large file: millions of small objects).
+//! and documents (nearly all of a file: millions of small objects in a large one).
 //!
 //! All or nothing: [`load`] answers only for a file it can prove valid, and then with exactly
 //! what the tree path ([`super::load`]) would produce; anything else (a syntax error, a schema
-//! violation, a repeated top-level key or posting key, an unusual posting shape) gives `None`
-//! and the caller takes the tree path, which decides and words the error. So this module never
-//! has to reproduce an error message or the order in which the validator would report problems.
+//! violation, a repeated key in the file, a document or a posting, an unusual posting shape)
+//! gives `None` and the caller takes the tree path, which decides and words the error. So this
+//! module never has to reproduce an error message or the order in which the validator would
+//! report problems.
 //!
 //! The postings are validated here (object of arrays of `{"doc_id", "tf"}` objects, each key
-//! once, integers in range, every `doc_id` naming a document); everything else is small and
-//! goes through the schema validator and the converter as a tree, with an empty postings object
-//! standing in for the real one.
+//! once, integers in range, every `doc_id` naming a document). Each document is read as its own
+//! small tree, checked by the validator's rules for one document and converted by the tree
+//! path's converter with its text moved out. The rest (metadata) goes through the schema
+//! validator and the converter as a tree, with empty stand-ins for the two large members.
 
-use super::load::{convert, dispose, validate, CodeFile, IndexKind, Loaded, Posting, PostingTable};
-use super::schema::integral_number;
-use agentteams_mcp::json::{Map, Reader, Token, Value};
+use super::load::{
+    convert, document_from, validate, CodeFile, Document, IndexKind, Loaded, Posting, PostingTable,
+};
+use super::schema::{integral_number, validate_document};
+use super::tokenize::Tokenizer;
+use agentteams_mcp::json::{Array, Map, Reader, Token, Value};
 
 /// The file's validated contents, or `None` when the tree path must decide (see the module docs).
 pub(super) fn load(bytes: &[u8], kind: IndexKind) -> Option<Loaded> {
@@ -23,54 +28,101 @@ pub(super) fn load(bytes: &[u8], kind: IndexKind) -> Option<Loaded> {
     if !matches!(reader.next().ok()?, Some(Token::BeginObject)) {
         return None;
     }
-    let mut skeleton = Map::new();
     let mut postings = None;
-    loop {
-        let key = match reader.next().ok()?? {
-            Token::Key(key) => key,
-            Token::EndObject => break,
-            _ => return None,
-        };
-        // A repeated key would make "which one counts" matter: leave that to the tree path.
-        if skeleton.contains_key(&key) {
-            return None;
+    let mut documents = None;
+    // The large members are read into their tables here; the skeleton keeps an empty stand-in
+    // of the same type for the schema validator.
+    let skeleton = read_members(&mut reader, |key, reader| match key {
+        "postings" => {
+            postings = Some(read_postings(reader)?);
+            Some(Some(Value::Object(Map::new())))
         }
-        if key == "postings" {
-            postings = Some(read_postings(&mut reader)?);
-            skeleton.insert(key.into_owned(), Value::Object(Map::new()));
-        } else {
-            let value = reader.read_value().ok()??;
-            skeleton.insert(key.into_owned(), value);
+        "documents" => {
+            documents = Some(read_documents(reader, kind)?);
+            Some(Some(Value::Array(Array::new())))
         }
-    }
+        _ => Some(None),
+    })?;
     // The end of the document: only whitespace may follow.
     if reader.next().ok()?.is_some() {
         return None;
     }
     let skeleton = Value::Object(skeleton);
-    let documents = skeleton
-        .get("documents")
-        .and_then(Value::as_array)
-        .map_or(0, |d| d.len());
-    // The skeleton is small: validated and converted in line, not on a second thread whose
-    // start and join would cost more than they save on a busy machine.
+    // The skeleton is small (metadata and two empty stand-ins): validated, converted and freed
+    // in line, not on other threads whose start and join would cost more than they save.
     let loaded = validate(&skeleton, kind)
         .ok()
         .map(|_| convert(&skeleton, kind));
-    dispose(skeleton);
+    drop(skeleton);
     let mut loaded = loaded?;
+    let (Loaded::Memory(corpus) | Loaded::Code(CodeFile::Partition(corpus))) = &mut loaded else {
+        // A manifest has neither member (the validator refused them), nothing to fill in.
+        return Some(loaded);
+    };
+    // `documents` is required: the validator refused a file without it.
+    corpus.documents = documents?;
     if let Some((table, highest_doc)) = postings {
-        if highest_doc.is_some_and(|doc| doc >= documents as f64) {
+        if highest_doc.is_some_and(|doc| doc >= corpus.documents.len() as f64) {
             return None;
         }
-        match &mut loaded {
-            Loaded::Memory(corpus) | Loaded::Code(CodeFile::Partition(corpus)) => {
-                corpus.postings = table
-            }
-            Loaded::Code(CodeFile::Manifest { .. }) => return None,
-        }
+        corpus.postings = table;
     }
     Some(loaded)
+}
+
+/// An object's members after its `{`, up to and including its `}`. `special` sees each key
+/// first and either reads the value itself, giving the stand-in to keep (`Some(Some(_))`), or
+/// leaves it to be read whole (`Some(None)`), or declines the file (`None`). A repeated key
+/// declines too: which one counts is the tree path's to decide.
+fn read_members(
+    reader: &mut Reader<'_>,
+    mut special: impl FnMut(&str, &mut Reader<'_>) -> Option<Option<Value>>,
+) -> Option<Map> {
+    let mut members = Map::with_capacity(MEMBERS_EXPECTED);
+    loop {
+        let key = match reader.next() {
+            Ok(Some(Token::Key(key))) => key,
+            Ok(Some(Token::EndObject)) => return Some(members),
+            _ => return None,
+        };
+        if members.contains_key(&key) {
+            return None;
+        }
+        let value = match special(&key, reader)? {
+            Some(stand_in) => stand_in,
+            None => reader.read_value().ok()??,
+        };
+        members.insert(key.into_owned(), value);
+    }
+}
+
+/// Room reserved for an object's members: a document has up to 14, a file's top level up to 20.
+const MEMBERS_EXPECTED: usize = 16;
+
+/// The `documents` array, each entry read as a small tree, checked by the validator's own rules
+/// for one document and converted with its text moved, not copied, out of the tree.
+fn read_documents(reader: &mut Reader<'_>, kind: IndexKind) -> Option<Vec<Document>> {
+    if !matches!(reader.next(), Ok(Some(Token::BeginArray))) {
+        return None;
+    }
+    let (code, tokenizer) = match kind {
+        IndexKind::Memory => (false, Tokenizer::Prose),
+        IndexKind::Code => (true, Tokenizer::Code),
+    };
+    let mut documents = Vec::new();
+    loop {
+        match reader.next() {
+            Ok(Some(Token::BeginObject)) => {}
+            Ok(Some(Token::EndArray)) => return Some(documents),
+            _ => return None,
+        }
+        let document = Value::Object(read_members(reader, |_, _| Some(None))?);
+        validate_document(&document, code).ok()?;
+        let Value::Object(members) = document else {
+            return None;
+        };
+        documents.push(document_from(members.into_entries(), tokenizer));
+    }
 }
 
 /// The `postings` object (term -> list of postings) as a table, with the highest `doc_id` seen
@@ -169,18 +221,25 @@ mod tests {
     }
 
     const DOCS: &str = r#"[{"doc_id": 0, "path": "a.md", "title": "A", "length": 2,
-        "snippet": "s", "paragraphs": ["p", "q"], "source_mtime": 0},
+        "snippet": "s", "paragraphs": ["p", "q\n\"r\""], "source_mtime": 0},
         {"doc_id": 1, "path": "b\u00e9.md", "title": "B", "length": 3.0,
-        "snippet": "t", "paragraphs": [], "source_mtime": 1.5}]"#;
+        "snippet": "t", "paragraphs": [], "source_mtime": 1.5, "vector_norm_sq": 2,
+        "source_hash": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}]"#;
 
     fn partition(postings: &str) -> String {
+        code_partition(CODE_DOC, postings)
+    }
+
+    const CODE_DOC: &str = r#"{"doc_id": 0, "path": "m.py", "source_kind": "local-script",
+        "symbol": null, "title": "m", "length": 4, "snippet": "def f",
+        "passages": ["def f"], "source_mtime": 0}"#;
+
+    fn code_partition(document: &str, postings: &str) -> String {
         format!(
             r#"{{"artifact_type": "code-index-partition", "code_index_schema_version": "1.0",
                "source_kind": "local-script", "project_name": "", "framework": "",
                "built_at": "2026-10-07T12:34:56Z", "source_count": 1,
-               "documents": [{{"doc_id": 0, "path": "m.py", "source_kind": "local-script",
-                 "symbol": null, "title": "m", "length": 4, "snippet": "def f",
-                 "passages": ["def f"], "source_mtime": 0}}],
+               "documents": [{document}],
                "postings": {postings}, "avgdl": 4, "N": 1}}"#
         )
     }
@@ -200,6 +259,26 @@ mod tests {
             (memory("[]", "{}"), IndexKind::Memory),
             (
                 partition(r#"{"def": [{"doc_id": 0, "tf": 1}], "f": [{"doc_id": 0, "tf": 2}]}"#),
+                IndexKind::Code,
+            ),
+            // Every optional document member, a symbol that is a string, and none at all.
+            (
+                code_partition(
+                    r#"{"doc_id": 0, "path": "m.rs", "source_kind": "api-doc",
+                    "language": "rust", "symbol": "m::f", "signature": null,
+                    "provenance": {"distribution": "d", "version": null, "editable": true},
+                    "title": "m", "length": 4.0, "snippet": "fn f", "passages": ["fn f", ""],
+                    "source_mtime": 3, "vector_norm_sq": 0.5,
+                    "source_hash": "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"}"#,
+                    r#"{"f": [{"doc_id": 0, "tf": 1}]}"#,
+                ),
+                IndexKind::Code,
+            ),
+            (
+                code_partition(
+                    &CODE_DOC.replace(r#""symbol": null, "#, r#""provenance": null, "#),
+                    "{}",
+                ),
                 IndexKind::Code,
             ),
         ];
@@ -224,7 +303,7 @@ mod tests {
     #[test]
     fn anything_unusual_or_invalid_is_left_to_the_tree_path() {
         let posting = |p: &str| memory(DOCS, &format!(r#"{{"x": [{p}]}}"#));
-        let cases = [
+        let invalid = [
             // Invalid: the tree path words the error.
             posting(r#"{"doc_id": 2, "tf": 1}"#),
             posting(r#"{"doc_id": 0, "tf": 0}"#),
@@ -241,12 +320,68 @@ mod tests {
             memory(DOCS, "{}") + " x",
             memory(DOCS, "{}").replace("}]", "}"),
             partition("{}").replace("code-index-partition", "code-index-manifest"),
+            // Invalid documents, one rule each.
+            memory(&DOCS.replace(r#""snippet": "s", "#, ""), "{}"),
+            memory(
+                &DOCS.replace(r#""length": 2"#, r#""length": 2, "symbol": null"#),
+                "{}",
+            ),
+            memory(&DOCS.replace(r#""length": 2"#, r#""length": -2"#), "{}"),
+            memory(&DOCS.replace(r#""length": 2"#, r#""length": 2.5"#), "{}"),
+            memory(&DOCS.replace(r#""length": 2"#, r#""length": true"#), "{}"),
+            memory(&DOCS.replace(r#""doc_id": 0"#, r#""doc_id": null"#), "{}"),
+            memory(&DOCS.replace(r#"["p", "#, r#"[1, "#), "{}"),
+            memory(&DOCS.replace(r#"[]"#, r#""p""#), "{}"),
+            memory(
+                &DOCS.replace(r#""source_mtime": 0"#, r#""source_mtime": -1"#),
+                "{}",
+            ),
+            memory(
+                &DOCS.replace(r#""source_mtime": 0"#, r#""source_mtime": "0""#),
+                "{}",
+            ),
+            memory(
+                &DOCS.replace(r#""vector_norm_sq": 2"#, r#""vector_norm_sq": false"#),
+                "{}",
+            ),
+            memory(
+                &DOCS.replace("0123456789abcdef0", "0123456789ABCDEF0"),
+                "{}",
+            ),
+            memory(&DOCS.replace("{\"doc_id\": 0", "[], {\"doc_id\": 0"), "{}"),
+            memory(r#"{"0": {}}"#, "{}"),
+            memory(&DOCS.replace(r#""A""#, r#"["A"]"#), "{}"),
             "[]".to_owned(),
+        ];
+        for text in &invalid {
+            assert_eq!(tree_path(text, IndexKind::Memory), None, "{text}");
+            assert_eq!(stream_path(text, IndexKind::Memory), None, "{text}");
+        }
+        let code_document =
+            |from: &str, to: &str| code_partition(&CODE_DOC.replace(from, to), "{}");
+        let invalid_code = [
+            code_document("local-script", "script"),
+            code_document("passages", "paragraphs"),
+            code_document(r#""symbol": null"#, r#""symbol": 1"#),
+            code_document(r#""symbol": null"#, r#""provenance": {"editable": "no"}"#),
+            code_document(r#""symbol": null"#, r#""provenance": {"url": "u"}"#),
+            code_document(r#""symbol": null"#, r#""language": false"#),
+        ];
+        for text in &invalid_code {
+            assert_eq!(tree_path(text, IndexKind::Code), None, "{text}");
+            assert_eq!(stream_path(text, IndexKind::Code), None, "{text}");
+        }
+        let repeated = [
             // Valid, but a repeated key: the tree path decides which one counts.
             posting(r#"{"doc_id": 0, "doc_id": 1, "tf": 1}"#),
             memory(DOCS, "{}").replace(r#""N": 2"#, r#""N": 2, "N": 2"#),
+            memory(
+                &DOCS.replace(r#""title": "A""#, r#""title": "A", "title": "Z""#),
+                "{}",
+            ),
         ];
-        for text in cases {
+        for text in repeated {
+            assert!(tree_path(&text, IndexKind::Memory).is_some(), "{text}");
             assert_eq!(stream_path(&text, IndexKind::Memory), None, "{text}");
         }
         // A doc_id is checked against the documents even when the postings come first.
