@@ -391,7 +391,22 @@ mod tests {
 
     #[test]
     fn integers_are_written_in_decimal() {
-        for n in [0u64, 7, 10, 99, 100, 101, 12345, 1 << 53, u64::MAX] {
+        for n in [
+            0u64,
+            7,
+            10,
+            99,
+            100,
+            101,
+            12345,
+            99_999_999,
+            100_000_000,
+            100_000_001,
+            1_000_000_000_000_000,
+            10_000_000_000_000_000_000,
+            1 << 53,
+            u64::MAX,
+        ] {
             let mut s = String::new();
             write_u64(n, &mut s);
             assert_eq!(s, n.to_string());
