@@ -5,7 +5,8 @@ mod http_support;
 
 use agentteams_mcp::http::HttpConfig;
 use agentteams_mcp::json::Value;
-use http_support::{at, start, start_default, Client, TOOLS_LIST};
+use http_support::{at, start, start_default, Client, TOOLS_LIST, WAIT_OUTCOME, WAIT_STARTED};
+use std::sync::atomic::Ordering;
 
 fn session(version: &str) -> (Client, String) {
     let mut client = Client::connect(start_default());
@@ -28,7 +29,7 @@ fn initialize_issues_a_visible_ascii_session_id_that_later_requests_need() {
         .iter()
         .map(|t| at(t, "name").as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(names, ["echo", "progress"]);
+    assert_eq!(names, ["echo", "progress", "wait"]);
 
     let missing = c.post(TOOLS_LIST, &[]);
     assert_eq!((missing.status, missing.error_code()), (400, Some(-32600)));
@@ -348,5 +349,32 @@ fn stateless_mode_serves_each_request_alone() {
             .unwrap()
             .status,
         405
+    );
+}
+
+#[test]
+fn closing_the_connection_cancels_a_modern_call() {
+    let mut c = Client::connect(start_default());
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: wait\r\nContent-Length: {}\r\n\r\n{call}",
+        c.host(),
+        call.len()
+    );
+    c.send(request.as_bytes());
+    while !WAIT_STARTED.load(Ordering::SeqCst) {
+        std::thread::yield_now();
+    }
+    drop(c);
+    // The tool answers on its own after WAIT_LIMIT if no cancellation reaches it.
+    let outcome = loop {
+        if let Some(outcome) = *WAIT_OUTCOME.lock().unwrap() {
+            break outcome;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    assert!(
+        outcome,
+        "the call was not cancelled when its client went away"
     );
 }

@@ -399,6 +399,10 @@ impl Endpoint {
         let request = is_request(&message);
         let batch = matches!(message, Value::Array(_));
         let cancel = modern_cancel.clone().unwrap_or_default();
+        // Only tool calls run long enough for a disconnect to matter.
+        let calls_tool = message.get("method").and_then(Value::as_str) == Some("tools/call");
+        let _watch = (modern_cancel.is_some() && request && calls_tool)
+            .then(|| exchange.cancel_on_disconnect(cancel.clone()));
         let notify = StreamNotify {
             exchange,
             cancel_on_disconnect: modern_cancel.clone(),

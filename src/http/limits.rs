@@ -53,6 +53,13 @@ pub const MAX_SESSIONS: usize = 1024;
 /// A session unused this long expires (its id gets 404 and the client re-initializes).
 pub const SESSION_IDLE_EXPIRY: Duration = Duration::from_secs(60 * 60);
 
+/// How often a disconnect watcher (2026-07-28 calls) re-checks whether its call has finished when
+/// the client sends nothing; it ends sooner when the client sends or closes.
+pub const DISCONNECT_POLL: Duration = Duration::from_secs(1);
+
+/// Stack of a disconnect-watcher thread (it only waits in `peek`).
+pub const WATCHER_STACK_BYTES: usize = 64 * 1024;
+
 /// Bytes read from the socket per read call; the connection buffer grows only up to the limits above.
 pub const READ_CHUNK: usize = 8 * 1024;
 

@@ -7,13 +7,14 @@
 
 use super::chunked::ChunkedDecoder;
 use super::limits::{
-    BODY_TIMEOUT, HEAD_TIMEOUT, IDLE_TIMEOUT, MAX_BODY_BYTES, MAX_CONNECTIONS, MAX_HEAD_BYTES,
-    READ_CHUNK, SHUTDOWN_DRAIN, WRITE_TIMEOUT,
+    BODY_TIMEOUT, DISCONNECT_POLL, HEAD_TIMEOUT, IDLE_TIMEOUT, MAX_BODY_BYTES, MAX_CONNECTIONS,
+    MAX_HEAD_BYTES, READ_CHUNK, SHUTDOWN_DRAIN, WATCHER_STACK_BYTES, WRITE_TIMEOUT,
 };
 use super::pool::Pool;
 use super::request::{parse_head, BodyLength, RequestHead, Status};
 use super::response::Response;
 use super::sse;
+use crate::server::CancelToken;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -112,6 +113,42 @@ impl<'a> Exchange<'a> {
         self.write(&mut state, &out)
     }
 
+    /// Cancels `cancel` if the client closes the connection before the returned guard is dropped
+    /// (the 2026-07-28 era treats a closed response stream as cancellation). A helper thread waits
+    /// in `peek` (which consumes nothing); dropping the guard never waits for it: the helper ends
+    /// when the client sends its next request, closes, or within [`DISCONNECT_POLL`] of the guard
+    /// going away, and at the latest when the connection ends.
+    pub fn cancel_on_disconnect(&self, cancel: CancelToken) -> DisconnectWatch {
+        let done = Arc::new(AtomicBool::new(false));
+        let watch = DisconnectWatch(done.clone());
+        let Ok(peer) = self.stream.try_clone() else {
+            return watch;
+        };
+        // The connection loop sets its own timeout before every read, so this one only paces
+        // the helper while the handler runs.
+        let _ = self.stream.set_read_timeout(Some(DISCONNECT_POLL));
+        let _ = std::thread::Builder::new()
+            .name("mcp-http-watch".into())
+            .stack_size(WATCHER_STACK_BYTES)
+            .spawn(move || {
+                let mut byte = [0u8; 1];
+                loop {
+                    match peer.peek(&mut byte) {
+                        Ok(0) => break,
+                        // The client sent more (its next request): it is still there.
+                        Ok(_) => return,
+                        Err(e) if is_timeout(&e) && !done.load(Ordering::SeqCst) => continue,
+                        Err(e) if is_timeout(&e) => return,
+                        Err(_) => break,
+                    }
+                }
+                if !done.load(Ordering::SeqCst) {
+                    cancel.cancel();
+                }
+            });
+        watch
+    }
+
     /// True once an SSE stream has been started.
     pub fn is_streaming(&self) -> bool {
         self.lock().phase == Phase::Streaming
@@ -168,6 +205,15 @@ impl Default for Timeouts {
             idle: IDLE_TIMEOUT,
             write: WRITE_TIMEOUT,
         }
+    }
+}
+
+/// Marks a watched call finished when dropped (see [`Exchange::cancel_on_disconnect`]).
+pub struct DisconnectWatch(Arc<AtomicBool>);
+
+impl Drop for DisconnectWatch {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
     }
 }
 
@@ -325,6 +371,13 @@ enum Incoming {
 }
 
 fn serve_connection(stream: &TcpStream, handler: &dyn Handler, timeouts: &Timeouts) {
+    serve_requests(stream, handler, timeouts);
+    // Shut the socket itself (not just this handle) so a disconnect watcher still holding a
+    // clone wakes up and the client sees the close at once.
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+}
+
+fn serve_requests(stream: &TcpStream, handler: &dyn Handler, timeouts: &Timeouts) {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_write_timeout(Some(timeouts.write));
     let mut buf = Vec::with_capacity(READ_CHUNK);

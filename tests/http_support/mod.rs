@@ -8,11 +8,20 @@ use agentteams_mcp::json::{self, Map, Value};
 use agentteams_mcp::server::{CallContext, Engine, LogLevel, Tool, ToolError, ToolOutput, ToolSet};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// Set when a `wait` call starts; then its outcome (true: it was cancelled) once it ends.
+pub static WAIT_STARTED: AtomicBool = AtomicBool::new(false);
+pub static WAIT_OUTCOME: Mutex<Option<bool>> = Mutex::new(None);
+
+/// How long a `wait` call waits for its cancellation before answering normally.
+pub const WAIT_LIMIT: Duration = Duration::from_secs(10);
+
 /// Tools for the transport tests: `echo` returns its arguments; `progress` reports 1, 2, 3 of 3
-/// (when asked for progress) and logs at info (when the log level admits it).
+/// (when asked for progress) and logs at info (when the log level admits it); `wait` waits up to
+/// [`WAIT_LIMIT`] for its cancellation and records whether it came.
 pub struct TestTools;
 
 impl ToolSet for TestTools {
@@ -23,12 +32,19 @@ impl ToolSet for TestTools {
         let object = json::parse(br#"{"type": "object"}"#).unwrap();
         vec![
             Tool::new("echo", "Returns its arguments.", object.clone()),
-            Tool::new("progress", "Reports progress and logs.", object),
+            Tool::new("progress", "Reports progress and logs.", object.clone()),
+            Tool::new("wait", "Waits for its cancellation.", object),
         ]
     }
     fn call(&self, name: &str, args: &Map, ctx: &CallContext<'_>) -> Result<ToolOutput, ToolError> {
         match name {
             "echo" => Ok(ToolOutput::Value(Value::Object(args.clone()))),
+            "wait" => {
+                WAIT_STARTED.store(true, Ordering::SeqCst);
+                let cancelled = ctx.cancel_token().wait_timeout(WAIT_LIMIT);
+                *WAIT_OUTCOME.lock().unwrap() = Some(cancelled);
+                Ok(ToolOutput::Value(Value::from(cancelled)))
+            }
             _ => {
                 for step in 1..=3 {
                     ctx.progress(f64::from(step), Some(3.0), None);
