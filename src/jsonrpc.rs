@@ -107,7 +107,8 @@ pub enum Message {
     Invalid { id: Option<Value>, error: RpcError },
 }
 
-fn valid_id(id: &Value) -> bool {
+/// Whether `id` is one a request may carry (JSON-RPC and MCP: a string or a number).
+pub fn is_valid_id(id: &Value) -> bool {
     matches!(id, Value::String(_) | Value::Number(_))
 }
 
@@ -123,7 +124,7 @@ pub fn classify(message: Value) -> Message {
     };
     let id = m.remove("id");
     let has_id = id.is_some();
-    let echo_id = id.filter(valid_id);
+    let echo_id = id.filter(is_valid_id);
     match m.get("jsonrpc") {
         Some(Value::String(v)) if v == "2.0" => {}
         _ => {
@@ -169,7 +170,7 @@ pub fn classify(message: Value) -> Message {
 pub fn is_request(message: &Value) -> bool {
     message.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
         && message.get("method").and_then(Value::as_str).is_some()
-        && message.get("id").is_some_and(valid_id)
+        && message.get("id").is_some_and(is_valid_id)
 }
 
 /// `{"jsonrpc": "2.0", "id": id, "result": result}`.

@@ -116,3 +116,24 @@ fn end_of_input_cancels_a_running_call_promptly() {
     assert!(out.is_empty(), "{out:?}");
     assert!(started.elapsed() < Duration::from_secs(30));
 }
+
+#[test]
+fn more_requests_than_the_queue_holds_are_all_answered_in_order() {
+    // The reader blocks when MAX_QUEUED_REQUESTS calls wait for the worker, then goes on: nothing
+    // is dropped and nothing deadlocks.
+    let count = agentteams_mcp::stdio::MAX_QUEUED_REQUESTS * 3 + 7;
+    let mut input = String::new();
+    for id in 0..count {
+        input.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"n\":{id}}}}}}}\n"
+        ));
+    }
+    let out = run(input.as_bytes());
+    assert_eq!(out.len(), count);
+    for (id, line) in out.iter().enumerate() {
+        assert!(
+            line.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result""#)),
+            "{line}"
+        );
+    }
+}

@@ -346,10 +346,7 @@ impl Session {
         for element in batch {
             let is_initialize = element.get("method").and_then(Value::as_str) == Some("initialize");
             let reply = if is_initialize {
-                let id = element
-                    .get("id")
-                    .cloned()
-                    .filter(|id| matches!(id, Value::String(_) | Value::Number(_)));
+                let id = element.get("id").cloned().filter(jsonrpc::is_valid_id);
                 Some(error_reply(
                     id,
                     &RpcError::invalid_request("initialize must not be part of a batch"),
@@ -826,7 +823,7 @@ fn supported_versions() -> Vec<Value> {
 fn request_id_key(message: &Value) -> Option<String> {
     message
         .get("id")
-        .filter(|id| matches!(id, Value::String(_) | Value::Number(_)))
+        .filter(|id| jsonrpc::is_valid_id(id))
         .map(to_string)
 }
 
