@@ -15,6 +15,11 @@ pub const PASSAGE_CHARS: usize = 480;
 const MAX_SIGNATURE_LINES: usize = 12;
 
 use crate::recall::rank::cut_chars;
+use std::ops::Not;
+
+mod pyexpr;
+mod python;
+mod pytoken;
 
 /// The passages of `text` written in `language`.
 pub fn passages(text: &str, language: Option<&str>) -> Vec<String> {
@@ -95,10 +100,14 @@ fn collapse_whitespace(s: &str) -> String {
 
 fn passage(signature: &str, doc: &str) -> String {
     let doc = collapse_whitespace(doc);
-    let text = if doc.is_empty() {
-        signature.to_owned()
-    } else {
-        format!("{signature} \u{2014} {doc}")
+    with_doc(signature, (!doc.is_empty()).then_some(&doc))
+}
+
+/// `signature — doc`, or the signature alone, cut to [`PASSAGE_CHARS`].
+fn with_doc(signature: &str, doc: Option<&str>) -> String {
+    let text = match doc {
+        Some(doc) => format!("{signature} \u{2014} {doc}"),
+        None => signature.to_owned(),
     };
     cut_chars(&text, PASSAGE_CHARS).to_owned()
 }
@@ -189,132 +198,27 @@ fn shell(text: &str) -> Vec<String> {
     out
 }
 
-/// Top-level `def`, `async def` and `class` statements with their docstrings.
+/// Top-level `def`, `async def` and `class` statements with their docstrings; none when
+/// CPython would report a syntax error.
 fn python(text: &str) -> Vec<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() && out.len() < MAX_PASSAGES {
-        let line = lines[i];
-        let (keyword, rest) = if let Some(r) = line.strip_prefix("def ") {
-            ("def", r)
-        } else if let Some(r) = line.strip_prefix("async def ") {
-            ("async def", r)
-        } else if let Some(r) = line.strip_prefix("class ") {
-            ("class", r)
-        } else {
-            i += 1;
-            continue;
-        };
-        // Gather the header up to the colon that closes it (parentheses balanced).
-        let mut header = String::from(rest);
-        let mut end = i;
-        while !header_complete(&header) && end + 1 < lines.len() && end - i < MAX_SIGNATURE_LINES {
-            end += 1;
-            header.push(' ');
-            header.push_str(strip_comment(lines[end]));
-        }
-        let name: String = header
-            .trim_start()
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        if name.is_empty() {
-            i = end + 1;
-            continue;
-        }
-        let args = parenthesised(&header).map(|a| {
-            collapse_whitespace(a)
-                .trim_end_matches(',')
-                .trim()
-                .to_owned()
-        });
-        let signature = match (keyword, args) {
-            ("class", Some(bases)) if !bases.is_empty() => format!("class {name}({bases})"),
-            ("class", _) => format!("class {name}"),
-            (kw, args) => format!("{kw} {name}({})", args.unwrap_or_default()),
-        };
-        let doc = docstring(&lines[end + 1..]);
-        out.push(passage(&signature, &doc));
-        i = end + 1;
-    }
-    out
-}
-
-fn strip_comment(line: &str) -> &str {
-    match line.find('#') {
-        Some(i) if !line[..i].contains(['"', '\'']) => &line[..i],
-        _ => line,
-    }
-}
-
-/// Whether a Python header has balanced brackets and ends with its colon.
-fn header_complete(header: &str) -> bool {
-    let mut depth = 0i32;
-    for c in header.chars() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            _ => {}
-        }
-    }
-    depth <= 0 && header.contains(':')
-}
-
-/// The text inside the first top-level parentheses.
-fn parenthesised(header: &str) -> Option<&str> {
-    let open = header.find('(')?;
-    let colon = header.find(':').unwrap_or(header.len());
-    if colon < open {
-        return None;
-    }
-    let mut depth = 0;
-    for (i, c) in header[open..].char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(&header[open + 1..open + i]);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// The docstring opening the body that starts at `body[0]`, if any.
-fn docstring(body: &[&str]) -> String {
-    let Some(first) = body.iter().map(|l| l.trim()).find(|l| !l.is_empty()) else {
-        return String::new();
-    };
-    let unprefixed = first.trim_start_matches(['r', 'R', 'u', 'U']);
-    let quote = ["\"\"\"", "'''", "\"", "'"]
+    python::definitions(text, MAX_PASSAGES)
+        .unwrap_or_default()
         .into_iter()
-        .find(|q| unprefixed.starts_with(q));
-    let Some(quote) = quote else {
-        return String::new();
-    };
-    let start = first.len() - unprefixed.len() + quote.len();
-    let mut collected = String::new();
-    let mut rest = &first[start..];
-    let mut lines = body.iter().skip_while(|l| l.trim().is_empty()).skip(1);
-    loop {
-        if let Some(end) = rest.find(quote) {
-            collected.push_str(&rest[..end]);
-            return collected;
-        }
-        if quote.len() == 1 {
-            return String::new();
-        }
-        collected.push_str(rest);
-        collected.push('\n');
-        match lines.next() {
-            Some(next) if collected.len() < 4 * PASSAGE_CHARS => rest = next,
-            _ => return collected,
-        }
-    }
+        .map(|(signature, doc)| {
+            let doc = cleandoc_is_empty(&doc)
+                .not()
+                .then(|| collapse_whitespace(&doc));
+            with_doc(&signature, doc.as_deref())
+        })
+        .collect()
+}
+
+/// Whether `inspect.cleandoc(doc)` is empty: it strips the first line and drops blank lines at
+/// either end, but only dedents the others when some line after the first has content, so
+/// `"\n    "` stays `"    "` (and the reference then writes a dash and nothing after it).
+fn cleandoc_is_empty(doc: &str) -> bool {
+    doc.chars().all(crate::recall::is_python_whitespace)
+        && doc.split('\n').skip(1).all(str::is_empty)
 }
 
 /// How one language marks definitions and documentation.
