@@ -63,6 +63,8 @@ pub enum Expr {
     IfElse(Box<Expr>, Box<Expr>, Box<Expr>),
     Lambda(Box<Params>, Box<Expr>),
     Await(Box<Expr>),
+    /// A construct this module does not model, printed as its source with whitespace collapsed.
+    Raw(String),
 }
 
 /// One parameter.
@@ -208,6 +210,48 @@ impl<'a> Parser<'a> {
         let result = parse(self);
         self.depth -= 1;
         result
+    }
+
+    /// `parse`, or when it meets something unmodelled, the source up to the next `,`, `)` or
+    /// one of `stops` outside brackets and lambda parameter lists, as an [`Expr::Raw`].
+    pub fn or_raw(
+        &mut self,
+        stops: &[&str],
+        parse: impl FnOnce(&mut Self) -> Parsed<Expr>,
+    ) -> Parsed<Expr> {
+        let start = self.pos;
+        match parse(self) {
+            Err(Fail::Unsupported) => {}
+            other => return other,
+        }
+        let mut depth = 0usize;
+        // Lambdas whose `:` has not been seen: their `,` and `=` are not stops.
+        let mut open_lambdas = 0usize;
+        let mut end = start;
+        while let Some(kind) = self.kind(end) {
+            let text = self.text(end);
+            match (kind, text) {
+                (Kind::Newline, _) => return Err(Fail::Syntax),
+                (Kind::Op, "(" | "[" | "{") => depth += 1,
+                (Kind::Op, ")" | "]" | "}") if depth > 0 => depth -= 1,
+                (Kind::Name, "lambda") if depth == 0 => open_lambdas += 1,
+                (Kind::Op, ":") if depth == 0 && open_lambdas > 0 => open_lambdas -= 1,
+                (Kind::Op, t)
+                    if depth == 0
+                        && (t == ")" || open_lambdas == 0 && (t == "," || stops.contains(&t))) =>
+                {
+                    break
+                }
+                _ => {}
+            }
+            end += 1;
+        }
+        if end == start {
+            return Err(Fail::Syntax);
+        }
+        self.pos = end;
+        let (from, to) = (self.toks[start].start, self.toks[end - 1].end);
+        Ok(Expr::Raw(super::collapse_whitespace(&self.src[from..to])))
     }
 
     /// `expression`: a conditional expression, a lambda or a disjunction.
@@ -379,22 +423,26 @@ impl<'a> Parser<'a> {
                 if seen_double_star {
                     return Err(Fail::Syntax);
                 }
-                args.push(Expr::Starred(Box::new(self.expression()?)));
+                let value = self.or_raw(&[], |p| p.expression())?;
+                args.push(Expr::Starred(Box::new(value)));
             } else if self.eat_op("**") {
                 seen_double_star = true;
-                keywords.push((None, self.expression()?));
+                keywords.push((None, self.or_raw(&[], |p| p.expression())?));
             } else if self.kind(self.pos) == Some(Kind::Name) && self.op_at(1, "=") {
                 let name = self.name()?;
                 self.pos += 1;
-                keywords.push((Some(name), self.expression()?));
+                keywords.push((Some(name), self.or_raw(&[], |p| p.expression())?));
             } else {
                 if !keywords.is_empty() {
                     return Err(Fail::Syntax);
                 }
-                args.push(self.named_expression()?);
-                if self.at_keyword("for") || self.at_keyword("async") {
-                    return Err(Fail::Unsupported);
-                }
+                args.push(self.or_raw(&[], |p| {
+                    let e = p.named_expression()?;
+                    if p.at_keyword("for") || p.at_keyword("async") {
+                        return Err(Fail::Unsupported);
+                    }
+                    Ok(e)
+                })?);
             }
             if !self.eat_op(",") {
                 self.expect_op(")")?;
@@ -418,7 +466,8 @@ impl<'a> Parser<'a> {
         self.expect_op("]")?;
         match items.len() {
             0 => Err(Fail::Syntax),
-            1 if !trailing_comma => Ok(items.remove(0)),
+            // `a[*b]` is a one-element tuple.
+            1 if !trailing_comma && !matches!(items[0], Expr::Starred(_)) => Ok(items.remove(0)),
             _ => Ok(Expr::Tuple(items)),
         }
     }
@@ -504,7 +553,15 @@ impl<'a> Parser<'a> {
                     .map_or(self.toks.len(), |n| at + n);
                 self.pos = end;
                 let parts: Vec<&str> = (at..end).map(|i| self.text(i)).collect();
-                Ok(Expr::Const(strings(&parts)?))
+                match strings(&parts) {
+                    Ok(c) => Ok(Expr::Const(c)),
+                    // An f-string or a `\N{...}` escape: an operand like any other, printed as
+                    // written.
+                    Err(Fail::Unsupported) => Ok(Expr::Raw(super::collapse_whitespace(
+                        &parts.join(" "),
+                    ))),
+                    Err(Fail::Syntax) => Err(Fail::Syntax),
+                }
             }
             Some(Kind::Op) => {
                 self.pos += 1;
@@ -637,16 +694,18 @@ impl<'a> Parser<'a> {
     fn parameter(&mut self, annotations: bool, starred: bool, default: bool) -> Parsed<Param> {
         let name = self.name()?;
         let annotation = if annotations && self.eat_op(":") {
-            Some(if starred && self.eat_op("*") {
-                Expr::Starred(Box::new(self.expression()?))
-            } else {
-                self.expression()?
-            })
+            Some(self.or_raw(&["="], |p| {
+                Ok(if starred && p.eat_op("*") {
+                    Expr::Starred(Box::new(p.expression()?))
+                } else {
+                    p.expression()?
+                })
+            })?)
         } else {
             None
         };
         let default = if default && self.eat_op("=") {
-            Some(self.expression()?)
+            Some(self.or_raw(&[], |p| p.expression())?)
         } else {
             None
         };
@@ -739,27 +798,38 @@ pub fn strings(parts: &[&str]) -> Parsed<Const> {
     let mut bytes = Vec::new();
     let mut kinds = (false, false);
     let mut u_prefix = false;
+    // Set by f-strings and `\N{...}`: the escapes are still checked, the value is not kept.
+    let mut unmodelled = false;
     for (i, part) in parts.iter().enumerate() {
         let (prefix, body) = split_literal(part);
-        if prefix.contains('f') {
-            return Err(Fail::Unsupported);
-        }
         let raw = prefix.contains('r');
+        if prefix.contains('f') {
+            kinds.1 = true;
+            unescape(body, raw, false, &mut unmodelled)?;
+            unmodelled = true;
+            continue;
+        }
         if i == 0 {
-            u_prefix = prefix.contains('u');
+            // Only a lower-case `u` sets `Constant.kind`.
+            u_prefix = part.starts_with('u');
         }
         if prefix.contains('b') {
             kinds.0 = true;
-            bytes.extend(unescape(body, raw, true)?.into_iter().map(|c| c as u8));
+            let value = unescape(body, raw, true, &mut unmodelled)?;
+            bytes.extend(value.into_iter().map(|c| c as u8));
         } else {
             kinds.1 = true;
-            for c in unescape(body, raw, false)? {
-                text.push(char::from_u32(c).ok_or(Fail::Unsupported)?);
+            for c in unescape(body, raw, false, &mut unmodelled)? {
+                match char::from_u32(c) {
+                    Some(c) => text.push(c),
+                    None => unmodelled = true,
+                }
             }
         }
     }
     match kinds {
         (true, true) => Err(Fail::Syntax),
+        _ if unmodelled => Err(Fail::Unsupported),
         (true, false) => Ok(Const::Bytes(bytes)),
         _ => Ok(Const::Str {
             value: text,
@@ -768,8 +838,10 @@ pub fn strings(parts: &[&str]) -> Parsed<Const> {
     }
 }
 
-/// A literal body's code points (bytes for `bytes` literals) with escapes resolved.
-fn unescape(body: &str, raw: bool, bytes: bool) -> Parsed<Vec<u32>> {
+/// A literal body's code points (bytes for `bytes` literals) with escapes resolved; `Syntax` for
+/// an escape CPython rejects. A `\N{name}` escape (its name cannot be looked up without Unicode's
+/// name table) sets `unmodelled` and is left out.
+fn unescape(body: &str, raw: bool, bytes: bool, unmodelled: &mut bool) -> Parsed<Vec<u32>> {
     let mut out = Vec::with_capacity(body.len());
     let mut chars = body.chars().peekable();
     while let Some(c) = chars.next() {
@@ -835,7 +907,21 @@ fn unescape(body: &str, raw: bool, bytes: bool) -> Parsed<Vec<u32>> {
                 }
                 out.push(v);
             }
-            'N' if !bytes => return Err(Fail::Unsupported),
+            'N' if !bytes => {
+                if chars.next() != Some('{') {
+                    return Err(Fail::Syntax);
+                }
+                let mut name_len = 0;
+                loop {
+                    match chars.next() {
+                        None => return Err(Fail::Syntax),
+                        Some('}') if name_len > 0 => break,
+                        Some('}') => return Err(Fail::Syntax),
+                        Some(_) => name_len += 1,
+                    }
+                }
+                *unmodelled = true;
+            }
             other => {
                 out.push('\\' as u32);
                 out.push(other as u32);
@@ -951,7 +1037,11 @@ pub fn unparse(e: &Expr, level: u8, out: &mut String) -> Printed {
         Expr::Const(c) => write_const(c, out)?,
         Expr::Attribute(value, attr) => {
             unparse(value, prec::ATOM, out)?;
-            if matches!(**value, Expr::Const(Const::Int(_))) {
+            // `1 .real`: CPython checks isinstance(value, int), which bools pass too.
+            if matches!(
+                **value,
+                Expr::Const(Const::Int(_) | Const::True | Const::False)
+            ) {
                 out.push(' ');
             }
             out.push('.');
@@ -1112,6 +1202,7 @@ pub fn unparse(e: &Expr, level: u8, out: &mut String) -> Printed {
             unparse(body, prec::TEST, out)?;
             close(opened, out);
         }
+        Expr::Raw(text) => out.push_str(text),
         Expr::Await(value) => {
             let opened = open(level > prec::AWAIT, out);
             out.push_str("await ");

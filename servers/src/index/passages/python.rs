@@ -39,8 +39,15 @@ pub fn definitions(text: &str, max: usize) -> Option<Vec<(String, String)>> {
                 || word == "class"
                 || (word == "async"
                     && toks.get(i + 1).is_some_and(|t| &text[t.start..t.end] == "def")));
-        if level == 0 && is_def {
+        if level > 0 && is_def {
+            // Nested headers are not passages, but a malformed one is still a syntax error.
+            header(text, &toks, i).ok()?;
+        } else if level == 0 && is_def {
             let (definition, body) = header(text, &toks, i).ok()?;
+            let body_token = toks.get(body)?;
+            if body_token.kind != Kind::Newline && !starts_statement(text, body_token) {
+                return None;
+            }
             if out.len() < max {
                 out.push((definition, docstring(text, &toks, body)));
             }
@@ -49,6 +56,9 @@ pub fn definitions(text: &str, max: usize) -> Option<Vec<(String, String)>> {
             let decorator = toks[i].kind == Kind::Op && word == "@";
             if decorated && !decorator {
                 return None;
+            }
+            if decorator {
+                check_decorator(text, &toks, i + 1)?;
             }
             decorated = decorator;
         }
@@ -64,33 +74,156 @@ pub fn definitions(text: &str, max: usize) -> Option<Vec<(String, String)>> {
     Some(out)
 }
 
+/// A decorator's expression must fill its line.
+fn check_decorator(text: &str, toks: &[Token], at: usize) -> Option<()> {
+    let mut p = Parser::new(text, toks, at);
+    match p.expression() {
+        Ok(_) if toks.get(p.pos).is_some_and(|t| t.kind == Kind::Newline) => Some(()),
+        Err(Fail::Unsupported) => Some(()),
+        _ => None,
+    }
+}
+
+/// Whether a statement may start with `t`.
+fn starts_statement(text: &str, t: &Token) -> bool {
+    match t.kind {
+        Kind::Name | Kind::Number | Kind::String => true,
+        Kind::Op => matches!(
+            &text[t.start..t.end],
+            "(" | "[" | "{" | "-" | "+" | "~" | "*" | "@" | "..."
+        ),
+        _ => false,
+    }
+}
+
+/// Hard keywords that only ever open a statement (`def` and `with` may follow `async`).
+const STATEMENT_KEYWORDS: &[&str] = &[
+    "assert", "break", "class", "continue", "def", "del", "elif", "except", "finally", "global",
+    "nonlocal", "pass", "raise", "return", "try", "while", "with",
+];
+/// Keywords that open a compound statement, whose header needs a `:` outside brackets.
+const COMPOUND_KEYWORDS: &[&str] = &[
+    "async", "class", "def", "elif", "else", "except", "finally", "for", "if", "try", "while",
+    "with",
+];
+
+/// Operators that need an operand on their left (`(=`, `, ==`, `x = .y` are errors).
+const INFIX_OPERATORS: &[&str] = &[
+    "=", "+=", "-=", "*=", "/=", "//=", "%=", "@=", "&=", "|=", "^=", ">>=", "<<=", "**=", "==",
+    "!=", "<", ">", "<=", ">=", "%", "|", "&", "^", "<<", ">>", "//", "->", ":=", ".",
+];
+/// Operators a logical line may end with.
+const LINE_END_OPERATORS: &[&str] = &[")", "]", "}", ",", ";", ":", "...", "*"];
+
 /// Errors visible from token order alone: a line ending in `:` must open an indented block, an
-/// indent must follow such a line, and two operands may not touch (`print "x"`) except after the
-/// soft keywords `match` and `case` that open a line.
+/// indent must follow such a line; a statement (a line, or after `;`) cannot start with most
+/// operators, a line cannot end with most, and infix ones need a left operand; statement keywords (`def`, `return`, ...) open statements and compound ones need
+/// their `:`; string literals must have valid escapes and not mix bytes with text; and two
+/// operands may not touch (`print "x"`) except after the soft keywords `match` and `case` that
+/// open a line.
 fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
     let word = |t: &Token| &text[t.start..t.end];
+    let is_op = |t: &Token, op: &str| t.kind == Kind::Op && word(t) == op;
     let is_operand = |t: &Token| match t.kind {
         Kind::Name => !is_keyword(word(t)),
         Kind::Number | Kind::String => true,
         _ => false,
     };
-    let mut line_start = true;
+    // The previous token on this logical line, and whether it opened the line.
     let mut prev: Option<&Token> = None;
+    let mut prev_opened_line = false;
+    let mut depth = 0usize;
+    // Inside a compound statement's header, until its `:`.
+    let mut open_header = false;
+    // Whether the previous token is the `:` closing a header (a statement may follow it).
+    let mut header_closed = false;
     for (i, t) in toks.iter().enumerate() {
-        if t.kind == Kind::Indent {
-            let opener = i >= 2 && toks[i - 1].kind == Kind::Newline && {
-                let last = &toks[i - 2];
-                last.kind == Kind::Op && word(last) == ":"
-            };
-            if !opener {
+        match t.kind {
+            Kind::Indent => {
+                let after_opener = i >= 2
+                    && toks[i - 1].kind == Kind::Newline
+                    && is_op(&toks[i - 2], ":");
+                if !after_opener {
+                    return None;
+                }
+            }
+            Kind::Newline => {
+                if prev.is_some_and(|p| {
+                    p.kind == Kind::Op && !LINE_END_OPERATORS.contains(&word(p))
+                }) {
+                    return None;
+                }
+                let opener = prev.is_some_and(|p| is_op(p, ":"));
+                if open_header
+                    || opener && toks.get(i + 1).map(|n| n.kind) != Some(Kind::Indent)
+                {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+        if matches!(t.kind, Kind::Newline | Kind::Indent | Kind::Dedent) {
+            prev = None;
+            continue;
+        }
+        let opens_statement = header_closed || prev.map_or(true, |p| is_op(p, ";"));
+        header_closed = false;
+        if opens_statement && !starts_statement(text, t) {
+            return None;
+        }
+        if t.kind == Kind::Op && INFIX_OPERATORS.contains(&word(t)) {
+            let has_left = prev.is_some_and(|p| match p.kind {
+                Kind::Name => {
+                    !is_keyword(word(p))
+                        || matches!(word(p), "True" | "False" | "None")
+                        || word(t) == "." && word(p) == "from"
+                }
+                Kind::Number | Kind::String => true,
+                Kind::Op => {
+                    matches!(word(p), ")" | "]" | "}" | "...")
+                        || word(t) == "=" && word(p) == ","
+                        || word(t) == "." && word(p) == "."
+                }
+                _ => false,
+            });
+            if !has_left {
                 return None;
             }
         }
-        if t.kind == Kind::Newline && prev.is_some_and(|p| p.kind == Kind::Op && word(p) == ":")
-        {
-            if toks.get(i + 1).map(|n| n.kind) != Some(Kind::Indent) {
-                return None;
+        match t.kind {
+            Kind::Op => match word(t) {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                ":" if depth == 0 && open_header => {
+                    open_header = false;
+                    header_closed = true;
+                }
+                _ => {}
+            },
+            Kind::Name => {
+                let w = word(t);
+                let after_async = prev.is_some_and(|p| word(p) == "async");
+                if STATEMENT_KEYWORDS.contains(&w)
+                    && !opens_statement
+                    && !(after_async && matches!(w, "def" | "with"))
+                {
+                    return None;
+                }
+                if opens_statement && COMPOUND_KEYWORDS.contains(&w) {
+                    open_header = true;
+                }
             }
+            Kind::String if prev.map_or(true, |p| p.kind != Kind::String) => {
+                let run: Vec<&str> = toks[i..]
+                    .iter()
+                    .take_while(|s| s.kind == Kind::String)
+                    .map(word)
+                    .collect();
+                if matches!(pyexpr::strings(&run), Err(Fail::Syntax)) {
+                    return None;
+                }
+            }
+            _ => {}
         }
         if let Some(p) = prev {
             let touching = is_operand(p)
@@ -99,20 +232,12 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
                     Kind::String => p.kind != Kind::String,
                     _ => false,
                 };
-            if touching && !(line_start && matches!(word(p), "match" | "case")) {
+            if touching && !(prev_opened_line && matches!(word(p), "match" | "case")) {
                 return None;
             }
         }
-        match t.kind {
-            Kind::Newline | Kind::Indent | Kind::Dedent => {
-                line_start = true;
-                prev = None;
-            }
-            _ => {
-                line_start = prev.is_none();
-                prev = Some(t);
-            }
-        }
+        prev_opened_line = prev.is_none();
+        prev = Some(t);
     }
     Some(())
 }
@@ -159,10 +284,7 @@ fn header(text: &str, toks: &[Token], at: usize) -> Result<(String, usize), Fail
     let rendered = match rendered {
         Ok(r) => {
             if keyword != "class" && p.eat_op("->") {
-                match p.expression() {
-                    Ok(_) | Err(Fail::Unsupported) => {}
-                    Err(Fail::Syntax) => return Err(Fail::Syntax),
-                }
+                p.or_raw(&[":"], |p| p.expression())?;
             }
             r
         }
