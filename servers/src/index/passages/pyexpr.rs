@@ -6,7 +6,7 @@
 //! `yield`, `:=`, `\N{...}` escapes and lone surrogates in string literals): they are reported as
 //! [`Fail::Unsupported`] so the caller can print the source text instead.
 
-use super::pytoken::{is_keyword, Kind, Token};
+use super::pytoken::{Kind, Token};
 use agentteams_mcp::json::{write_python_float, Value};
 
 /// Nesting of expressions (brackets, unary operators, lambdas) parsed before giving up: the
@@ -152,7 +152,7 @@ impl<'a> Parser<'a> {
     fn text(&self, at: usize) -> &'a str {
         self.toks
             .get(at)
-            .map_or("", |t| &self.src[t.start..t.end])
+            .map_or("", |t| t.text(self.src))
     }
 
     fn kind(&self, at: usize) -> Option<Kind> {
@@ -195,7 +195,7 @@ impl<'a> Parser<'a> {
     /// A name that is not a keyword.
     pub fn name(&mut self) -> Parsed<String> {
         let word = self.text(self.pos);
-        if self.kind(self.pos) != Some(Kind::Name) || is_keyword(word) {
+        if self.kind(self.pos) != Some(Kind::Name) || self.toks[self.pos].keyword {
             return Err(Fail::Syntax);
         }
         self.pos += 1;
@@ -250,7 +250,7 @@ impl<'a> Parser<'a> {
             return Err(Fail::Syntax);
         }
         self.pos = end;
-        let (from, to) = (self.toks[start].start, self.toks[end - 1].end);
+        let (from, to) = (self.toks[start].start(), self.toks[end - 1].end());
         Ok(Expr::Raw(super::collapse_whitespace(&self.src[from..to])))
     }
 
@@ -776,12 +776,28 @@ fn to_decimal(digits: &str, radix: u32) -> Option<String> {
     (out.len() <= INT_MAX_STR_DIGITS).then_some(out)
 }
 
-/// A string token's prefix letters (lowercased) and its body between the quotes.
-pub fn split_literal(token: &str) -> (String, &str) {
+/// A string literal's prefix letters.
+#[derive(Clone, Copy, Default)]
+pub struct Prefix {
+    pub raw: bool,
+    pub bytes: bool,
+    pub formatted: bool,
+}
+
+/// A string token's prefix and its body between the quotes.
+pub fn split_literal(token: &str) -> (Prefix, &str) {
     let quote_at = token.find(['\'', '"']).unwrap_or(0);
-    let prefix = token[..quote_at].to_ascii_lowercase();
+    let mut prefix = Prefix::default();
+    for letter in token[..quote_at].bytes() {
+        match letter.to_ascii_lowercase() {
+            b'r' => prefix.raw = true,
+            b'b' => prefix.bytes = true,
+            b'f' => prefix.formatted = true,
+            _ => {}
+        }
+    }
     let rest = &token[quote_at..];
-    let quote_len = if rest.starts_with("'''") || rest.starts_with("\"\"\"") {
+    let quote_len = if rest.starts_with("\'\'\'") || rest.starts_with("\"\"\"") {
         3
     } else {
         1
@@ -802,8 +818,8 @@ pub fn strings(parts: &[&str]) -> Parsed<Const> {
     let mut unmodelled = false;
     for (i, part) in parts.iter().enumerate() {
         let (prefix, body) = split_literal(part);
-        let raw = prefix.contains('r');
-        if prefix.contains('f') {
+        let raw = prefix.raw;
+        if prefix.formatted {
             kinds.1 = true;
             unescape(body, raw, false, &mut unmodelled)?;
             unmodelled = true;
@@ -813,10 +829,13 @@ pub fn strings(parts: &[&str]) -> Parsed<Const> {
             // Only a lower-case `u` sets `Constant.kind`.
             u_prefix = part.starts_with('u');
         }
-        if prefix.contains('b') {
+        if prefix.bytes {
             kinds.0 = true;
             let value = unescape(body, raw, true, &mut unmodelled)?;
             bytes.extend(value.into_iter().map(|c| c as u8));
+        } else if !body.contains('\\') {
+            kinds.1 = true;
+            text.push_str(body);
         } else {
             kinds.1 = true;
             for c in unescape(body, raw, false, &mut unmodelled)? {
@@ -836,6 +855,27 @@ pub fn strings(parts: &[&str]) -> Parsed<Const> {
             u_prefix,
         }),
     }
+}
+
+/// Whether CPython accepts a run of adjacent string tokens: valid escapes, ASCII-only bytes, no
+/// mix of bytes and text. Cheaper than [`strings`]: bodies without a backslash are not decoded.
+pub fn strings_are_valid(parts: &[&str]) -> bool {
+    let mut kinds = (false, false);
+    let mut unmodelled = false;
+    for part in parts {
+        let (prefix, body) = split_literal(part);
+        let bytes = prefix.bytes;
+        if bytes {
+            kinds.0 = true;
+        } else {
+            kinds.1 = true;
+        }
+        let plain = !body.contains('\\') && (!bytes || body.is_ascii());
+        if !plain && unescape(body, prefix.raw, bytes, &mut unmodelled).is_err() {
+            return false;
+        }
+    }
+    kinds != (true, true)
 }
 
 /// A literal body's code points (bytes for `bytes` literals) with escapes resolved; `Syntax` for

@@ -10,7 +10,7 @@
 //! (the reference would fall back to generic passages; these passages come out instead).
 
 use super::pyexpr::{self, Const, Fail, Parser};
-use super::pytoken::{is_keyword, tokenize, Kind, Token};
+use super::pytoken::{tokenize, Kind, Token};
 
 /// The rendered definitions of `text`, at most `max`; `None` when CPython would not parse it.
 pub fn definitions(text: &str, max: usize) -> Option<Vec<(String, String)>> {
@@ -33,12 +33,12 @@ pub fn definitions(text: &str, max: usize) -> Option<Vec<(String, String)>> {
             i += 1;
             continue;
         }
-        let word = &text[toks[i].start..toks[i].end];
+        let word = toks[i].text(text);
         let is_def = toks[i].kind == Kind::Name
             && (word == "def"
                 || word == "class"
                 || (word == "async"
-                    && toks.get(i + 1).is_some_and(|t| &text[t.start..t.end] == "def")));
+                    && toks.get(i + 1).is_some_and(|t| t.text(text) == "def")));
         if level > 0 && is_def {
             // Nested headers are not passages, but a malformed one is still a syntax error.
             header(text, &toks, i).ok()?;
@@ -89,7 +89,7 @@ fn starts_statement(text: &str, t: &Token) -> bool {
     match t.kind {
         Kind::Name | Kind::Number | Kind::String => true,
         Kind::Op => matches!(
-            &text[t.start..t.end],
+            t.text(text),
             "(" | "[" | "{" | "-" | "+" | "~" | "*" | "@" | "..."
         ),
         _ => false,
@@ -107,11 +107,20 @@ const COMPOUND_KEYWORDS: &[&str] = &[
     "with",
 ];
 
-/// Operators that need an operand on their left (`(=`, `, ==`, `x = .y` are errors).
-const INFIX_OPERATORS: &[&str] = &[
-    "=", "+=", "-=", "*=", "/=", "//=", "%=", "@=", "&=", "|=", "^=", ">>=", "<<=", "**=", "==",
-    "!=", "<", ">", "<=", ">=", "%", "|", "&", "^", "<<", ">>", "//", "->", ":=", ".",
-];
+/// Operators that need an operand on their left (`(=`, `, ==`, `x = .y` are errors): assignment
+/// and augmented assignment, comparison, `%`, `|`, `&`, `^`, shifts, `//`, `->`, `:=` and `.`.
+fn is_infix(op: &str) -> bool {
+    matches!(
+        op.as_bytes(),
+        [b'=' | b'<' | b'>' | b'%' | b'|' | b'&' | b'^' | b'.']
+            | [_, b'=']
+            | [b'/', b'/']
+            | [b'<', b'<']
+            | [b'>', b'>']
+            | [b'-', b'>']
+            | [_, _, b'=']
+    )
+}
 /// Operators a logical line may end with.
 const LINE_END_OPERATORS: &[&str] = &[")", "]", "}", ",", ";", ":", "...", "*"];
 
@@ -122,10 +131,10 @@ const LINE_END_OPERATORS: &[&str] = &[")", "]", "}", ",", ";", ":", "...", "*"];
 /// operands may not touch (`print "x"`) except after the soft keywords `match` and `case` that
 /// open a line.
 fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
-    let word = |t: &Token| &text[t.start..t.end];
+    let word = |t: &Token| t.text(text);
     let is_op = |t: &Token, op: &str| t.kind == Kind::Op && word(t) == op;
     let is_operand = |t: &Token| match t.kind {
-        Kind::Name => !is_keyword(word(t)),
+        Kind::Name => !t.keyword,
         Kind::Number | Kind::String => true,
         _ => false,
     };
@@ -171,10 +180,10 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
         if opens_statement && !starts_statement(text, t) {
             return None;
         }
-        if t.kind == Kind::Op && INFIX_OPERATORS.contains(&word(t)) {
+        if t.kind == Kind::Op && is_infix(word(t)) {
             let has_left = prev.is_some_and(|p| match p.kind {
                 Kind::Name => {
-                    !is_keyword(word(p))
+                    !p.keyword
                         || matches!(word(p), "True" | "False" | "None")
                         || word(t) == "." && word(p) == "from"
                 }
@@ -203,13 +212,14 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
             Kind::Name => {
                 let w = word(t);
                 let after_async = prev.is_some_and(|p| word(p) == "async");
-                if STATEMENT_KEYWORDS.contains(&w)
+                if t.keyword
+                    && STATEMENT_KEYWORDS.contains(&w)
                     && !opens_statement
                     && !(after_async && matches!(w, "def" | "with"))
                 {
                     return None;
                 }
-                if opens_statement && COMPOUND_KEYWORDS.contains(&w) {
+                if opens_statement && t.keyword && COMPOUND_KEYWORDS.contains(&w) {
                     open_header = true;
                 }
             }
@@ -219,7 +229,7 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
                     .take_while(|s| s.kind == Kind::String)
                     .map(word)
                     .collect();
-                if matches!(pyexpr::strings(&run), Err(Fail::Syntax)) {
+                if !pyexpr::strings_are_valid(&run) {
                     return None;
                 }
             }
@@ -245,7 +255,7 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
 /// Parses the definition header at `toks[at]` (`def`, `async def` or `class`) through its `:`.
 /// Returns the rendered signature and the index of the body's first token.
 fn header(text: &str, toks: &[Token], at: usize) -> Result<(String, usize), Fail> {
-    let word = &text[toks[at].start..toks[at].end];
+    let word = toks[at].text(text);
     let (keyword, skip) = if word == "async" {
         ("async def", 2)
     } else {
@@ -331,7 +341,7 @@ fn class_signature(name: &str, bases: &[pyexpr::Expr]) -> String {
 fn colon_after(text: &str, toks: &[Token], from: usize) -> Option<usize> {
     let mut depth = 0usize;
     for (i, t) in toks.iter().enumerate().skip(from) {
-        match (t.kind, &text[t.start..t.end]) {
+        match (t.kind, t.text(text)) {
             (Kind::Newline, _) => return None,
             (Kind::Op, "(" | "[" | "{") => depth += 1,
             (Kind::Op, ")" | "]" | "}") => depth = depth.saturating_sub(1),
@@ -345,12 +355,12 @@ fn colon_after(text: &str, toks: &[Token], from: usize) -> Option<usize> {
 /// The source inside the brackets that open at `toks[from]`, up to the header's colon, with
 /// whitespace collapsed.
 fn source_between(text: &str, toks: &[Token], from: usize, colon: usize) -> String {
-    let open = toks[from].end;
+    let open = toks[from].end();
     let close = toks[..colon]
         .iter()
         .rev()
-        .find(|t| t.kind == Kind::Op && &text[t.start..t.end] == ")")
-        .map_or(open, |t| t.start.max(open));
+        .find(|t| t.kind == Kind::Op && t.text(text) == ")")
+        .map_or(open, |t| t.start().max(open));
     super::collapse_whitespace(&text[open..close])
 }
 
@@ -368,19 +378,16 @@ fn docstring(text: &str, toks: &[Token], mut body: usize) -> String {
         .position(|t| t.kind != Kind::String)
         .map_or(toks.len(), |n| body + n);
     let closes_statement = toks.get(end).is_some_and(|t| {
-        t.kind == Kind::Newline || (t.kind == Kind::Op && &text[t.start..t.end] == ";")
+        t.kind == Kind::Newline || (t.kind == Kind::Op && t.text(text) == ";")
     });
     if end == body || !closes_statement {
         return String::new();
     }
     let parts: Vec<&str> = toks[body..end]
         .iter()
-        .map(|t| &text[t.start..t.end])
+        .map(|t| t.text(text))
         .collect();
-    if parts
-        .iter()
-        .any(|p| p[..p.find(['\'', '"']).unwrap_or(0)].contains(['f', 'F']))
-    {
+    if parts.iter().any(|p| pyexpr::split_literal(p).0.formatted) {
         return String::new();
     }
     match pyexpr::strings(&parts) {

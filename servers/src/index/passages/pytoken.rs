@@ -13,7 +13,7 @@ pub const MAX_INDENT_LEVELS: usize = 100;
 /// Columns a tab advances to, as CPython counts them (a multiple of 8).
 const TAB_SIZE: usize = 8;
 
-/// A token's kind; its text is `src[start..end]`.
+/// A token's kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Name,
@@ -26,13 +26,46 @@ pub enum Kind {
     Dedent,
 }
 
-/// One token: its kind and byte span in the source.
+/// One token: its kind, byte span in the source and, for names, whether it is a hard keyword
+/// (decided once here, as the checks after tokenizing ask it of every name).
+/// Offsets are `u32` (sources past [`MAX_SOURCE_BYTES`] are refused) to keep tokens small: a
+/// module has about one token per five bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct Token {
     pub kind: Kind,
-    pub start: usize,
-    pub end: usize,
+    pub keyword: bool,
+    start: u32,
+    end: u32,
 }
+
+impl Token {
+    fn new(kind: Kind, start: usize, end: usize, keyword: bool) -> Token {
+        // tokenize() refuses sources whose offsets do not fit.
+        let offset = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
+        Token {
+            kind,
+            keyword,
+            start: offset(start),
+            end: offset(end),
+        }
+    }
+
+    pub fn start(&self) -> usize {
+        self.start as usize
+    }
+
+    pub fn end(&self) -> usize {
+        self.end as usize
+    }
+
+    /// The token's text in `src`, the source it was read from.
+    pub fn text<'a>(&self, src: &'a str) -> &'a str {
+        src.get(self.start()..self.end()).unwrap_or("")
+    }
+}
+
+/// The longest source tokenized: token offsets are `u32`.
+pub const MAX_SOURCE_BYTES: usize = u32::MAX as usize;
 
 /// Why CPython's tokenizer would reject the source.
 #[derive(Debug, PartialEq, Eq)]
@@ -41,26 +74,56 @@ pub struct TokenError {
     pub reason: &'static str,
 }
 
-/// Operators, longest first so the first match is the longest.
-const OPERATORS: &[&str] = &[
-    "**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", ">>", "<<", "<=", ">=", "==", "!=",
-    "+=", "-=", "*=", "/=", "%=", "@=", "&=", "|=", "^=", "(", ")", "[", "]", "{", "}", ",", ":",
-    ";", ".", "@", "=", "+", "-", "*", "/", "%", "&", "|", "^", "~", "<", ">",
-];
-
-/// Python's hard keywords: never names.
-pub const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
+/// The length of the longest operator at `b[i..]`, if one starts there.
+fn operator_len(b: &[u8], i: usize) -> Option<usize> {
+    let next = b.get(i + 1).copied();
+    let then = b.get(i + 2).copied();
+    let c = b[i];
+    Some(match c {
+        b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b';' | b'~' => 1,
+        b'.' if next == Some(b'.') && then == Some(b'.') => 3,
+        b'.' => 1,
+        b'-' if matches!(next, Some(b'=' | b'>')) => 2,
+        b':' | b'+' | b'-' | b'%' | b'@' | b'&' | b'|' | b'^' | b'=' => {
+            1 + usize::from(next == Some(b'='))
+        }
+        // `**`, `//`, `<<`, `>>`, each with an optional `=`; or the single character with one.
+        b'*' | b'/' | b'<' | b'>' if next == Some(c) => 2 + usize::from(then == Some(b'=')),
+        b'*' | b'/' | b'<' | b'>' => 1 + usize::from(next == Some(b'=')),
+        b'!' if next == Some(b'=') => 2,
+        _ => return None,
+    })
+}
 
 /// Keywords CPython accepts glued to a number (`1if x else y`).
 const KEYWORDS_AFTER_NUMBER: &[&str] = &["and", "else", "for", "if", "in", "is", "not", "or"];
 
+/// Whether `word` is one of Python's hard keywords (never a name). Looked up by first letter:
+/// every name in a module asks.
 pub fn is_keyword(word: &str) -> bool {
-    KEYWORDS.contains(&word)
+    let candidates: &[&str] = match word.as_bytes().first() {
+        Some(b'F') => &["False"],
+        Some(b'N') => &["None"],
+        Some(b'T') => &["True"],
+        Some(b'a') => &["and", "as", "assert", "async", "await"],
+        Some(b'b') => &["break"],
+        Some(b'c') => &["class", "continue"],
+        Some(b'd') => &["def", "del"],
+        Some(b'e') => &["elif", "else", "except"],
+        Some(b'f') => &["finally", "for", "from"],
+        Some(b'g') => &["global"],
+        Some(b'i') => &["if", "import", "in", "is"],
+        Some(b'l') => &["lambda"],
+        Some(b'n') => &["nonlocal", "not"],
+        Some(b'o') => &["or"],
+        Some(b'p') => &["pass"],
+        Some(b'r') => &["raise", "return"],
+        Some(b't') => &["try"],
+        Some(b'w') => &["while", "with"],
+        Some(b'y') => &["yield"],
+        _ => &[],
+    };
+    candidates.contains(&word)
 }
 
 fn is_id_start(c: char) -> bool {
@@ -84,6 +147,14 @@ fn char_at(src: &str, i: usize) -> Option<char> {
     src.get(i..).and_then(|s| s.chars().next())
 }
 
+/// The offset of the line break (or the end) at or after `i`.
+fn line_end(b: &[u8], i: usize) -> usize {
+    b[i..]
+        .iter()
+        .position(|&c| c == b'\n' || c == b'\r')
+        .map_or(b.len(), |n| i + n)
+}
+
 /// The length of a line break at `i` (`\n`, `\r\n` or `\r`), 0 when there is none.
 fn line_break(b: &[u8], i: usize) -> usize {
     match b.get(i) {
@@ -102,14 +173,19 @@ fn err<T>(offset: usize, reason: &'static str) -> Result<T, TokenError> {
 /// with a `Newline`; `Indent`/`Dedent` come before the first token of a line.
 pub fn tokenize(src: &str) -> Result<Vec<Token>, TokenError> {
     let b = src.as_bytes();
-    let mut tokens: Vec<Token> = Vec::with_capacity(src.len() / 4);
+    let mut tokens: Vec<Token> = Vec::with_capacity(src.len() / 6);
     // (columns with tabs to 8, columns with tabs as 1): CPython compares both to catch
     // indentation that only agrees under one tab size.
     let mut indents: Vec<(usize, usize)> = vec![(0, 0)];
     let mut brackets: Vec<u8> = Vec::new();
     let mut line_start = true;
     let mut i = 0;
-    let push = |tokens: &mut Vec<Token>, kind, start, end| tokens.push(Token { kind, start, end });
+    if src.len() > MAX_SOURCE_BYTES {
+        return err(0, "source too long to tokenize");
+    }
+    let push = |tokens: &mut Vec<Token>, kind, start, end| {
+        tokens.push(Token::new(kind, start, end, false))
+    };
     loop {
         if line_start && brackets.is_empty() {
             let (mut col, mut alt) = (0, 0);
@@ -125,9 +201,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, TokenError> {
             match b.get(i) {
                 None => break,
                 Some(b'#') | Some(b'\n') | Some(b'\r') => {
-                    while i < b.len() && line_break(b, i) == 0 {
-                        i += 1;
-                    }
+                    i = line_end(b, i);
                     i += line_break(b, i);
                     continue;
                 }
@@ -165,11 +239,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, TokenError> {
         let Some(&c) = b.get(i) else { break };
         let start = i;
         match c {
-            b'#' => {
-                while i < b.len() && line_break(b, i) == 0 {
-                    i += 1;
-                }
-            }
+            b'#' => i = line_end(b, i),
             b'\n' | b'\r' => {
                 i += line_break(b, i);
                 if brackets.is_empty() {
@@ -200,28 +270,40 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, TokenError> {
                 push(&mut tokens, Kind::String, start, i);
             }
             _ => {
-                let ch = char_at(src, i).unwrap_or('\0');
-                if is_id_start(ch) {
-                    while let Some(ch) = char_at(src, i).filter(|&ch| is_id_continue(ch)) {
-                        i += ch.len_utf8();
+                let id_start = if c.is_ascii() {
+                    c == b'_' || c.is_ascii_alphabetic()
+                } else {
+                    char_at(src, i).is_some_and(is_id_start)
+                };
+                if id_start {
+                    loop {
+                        match b.get(i) {
+                            Some(&a) if a == b'_' || a.is_ascii_alphanumeric() => i += 1,
+                            Some(&a) if !a.is_ascii() => match char_at(src, i) {
+                                Some(ch) if is_id_continue(ch) => i += ch.len_utf8(),
+                                _ => break,
+                            },
+                            _ => break,
+                        }
                     }
                     if matches!(b.get(i), Some(b'\'' | b'"')) && is_string_prefix(&src[start..i])
                     {
                         i = scan_string(b, i)?;
                         push(&mut tokens, Kind::String, start, i);
                     } else {
-                        push(&mut tokens, Kind::Name, start, i);
+                        let keyword = is_keyword(&src[start..i]);
+                        tokens.push(Token::new(Kind::Name, start, i, keyword));
                     }
                     continue;
                 }
                 if src[i..].starts_with("<>") {
                     return err(i, "invalid syntax ('<>')");
                 }
-                let Some(op) = OPERATORS.iter().find(|op| src[i..].starts_with(**op)) else {
+                let Some(len) = operator_len(b, i) else {
                     return err(i, "invalid character");
                 };
-                i += op.len();
-                match op.as_bytes()[0] {
+                i += len;
+                match c {
                     open @ (b'(' | b'[' | b'{') => {
                         if brackets.len() >= MAX_BRACKET_DEPTH {
                             return err(start, "too many nested parentheses");
@@ -394,7 +476,7 @@ mod tests {
         tokenize(src)
             .unwrap()
             .into_iter()
-            .map(|t| (t.kind, &src[t.start..t.end]))
+            .map(|t| (t.kind, t.text(src)))
             .collect()
     }
 
