@@ -420,4 +420,204 @@ mod tests {
         assert_eq!(language_for(Path::new("README.md")), None);
         assert_eq!(language_for(Path::new("Makefile")), None);
     }
+
+    #[test]
+    fn exclude_rules() {
+        let plain = Exclude::new("docs/drafts");
+        assert!(plain.matches("docs/drafts"));
+        assert!(plain.matches("docs/drafts/a.md"));
+        assert!(!plain.matches("docs/drafts-old/a.md"));
+        assert!(!plain.matches("docs/draft"));
+        assert!(!plain.matches("x/docs/drafts/a.md"));
+        let pattern = Exclude::new("*.tmp.md");
+        assert!(pattern.matches("a.tmp.md"));
+        assert!(pattern.matches("deep/dir/a.tmp.md")); // `*` crosses `/`
+        assert!(!pattern.matches("a.md"));
+        let set = Exclude::new("notes/[!k]*");
+        assert!(set.matches("notes/a.md"));
+        assert!(!set.matches("notes/keep.md"));
+    }
+
+    struct Tree(PathBuf);
+
+    impl Tree {
+        fn new(tag: &str) -> Tree {
+            let dir = std::env::temp_dir()
+                .join(format!("agentteams-sources-{tag}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap();
+            Tree(fs::canonicalize(dir).unwrap())
+        }
+        fn file(&self, rel: &str) -> PathBuf {
+            let path = self.0.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, "# x\n").unwrap();
+            path
+        }
+        fn link(&self, target: &Path, rel: &str) {
+            let path = self.0.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(target, path).unwrap();
+        }
+        fn relative(&self, paths: Vec<PathBuf>) -> Vec<String> {
+            paths
+                .into_iter()
+                .map(|p| {
+                    p.strip_prefix(&self.0)
+                        .unwrap_or(&p)
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .collect()
+        }
+    }
+
+    impl Drop for Tree {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn described(memory: &[&str], exclude: &[&str], code: &[&str]) -> Description {
+        let owned = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
+        Description {
+            memory_extra_dirs: owned(memory),
+            memory_exclude: owned(exclude),
+            code_extra_dirs: owned(code),
+            ..Description::default()
+        }
+    }
+
+    #[test]
+    fn memory_extra_dirs_in_reference_order_with_excludes() {
+        let tree = Tree::new("memory");
+        for rel in [
+            "README.md",
+            "references/r.md",
+            "guides/b.md",
+            "guides/a.md",
+            "guides/sub/c.md",
+            "guides/node_modules/skip.md",
+            "guides/upper.MD",
+            "guides/drafts/d.md",
+            "notes/n.md",
+            "notes/n.txt",
+        ] {
+            tree.file(rel);
+        }
+        fs::create_dir_all(tree.0.join("guides/dir.md")).unwrap();
+        let description = described(
+            &["guides", "notes/*", "missing", "guides/a.md"],
+            &["guides/drafts"],
+            &[],
+        );
+        let sources = memory_sources(&tree.0, &description).unwrap();
+        assert_eq!(
+            tree.relative(sources),
+            [
+                "README.md",
+                "references/r.md",
+                "guides/a.md",
+                "guides/b.md",
+                "guides/sub/c.md",
+                "notes/n.md",
+            ]
+        );
+        let everything = described(&["**/*.md"], &["*.md"], &[]);
+        assert!(memory_sources(&tree.0, &everything).unwrap().is_empty());
+    }
+
+    #[test]
+    fn escaping_entries_and_links_are_refused() {
+        let outside = Tree::new("outside");
+        outside.file("o.md");
+        outside.file("o.py");
+        let tree = Tree::new("escape");
+        tree.file("inside/i.md");
+        tree.file("inside/i.py");
+        tree.link(&outside.0, "out");
+        // Under `tmp/`, which the fallback walk prunes: only the extra entries reach them.
+        tree.file("tmp/t.py");
+        tree.link(&outside.0.join("o.md"), "tmp/link.md");
+        tree.link(&outside.0.join("o.py"), "tmp/link.py");
+        tree.link(&tree.0.join("inside"), "alias");
+        let parent = format!("../{}", outside.0.file_name().unwrap().to_str().unwrap());
+        let entries = [
+            "tmp",
+            "tmp/*.md",
+            "tmp/*.py",
+            "out",
+            "out/*.md",
+            "out/*.py",
+            "inside",
+            "alias",
+            parent.as_str(),
+            "../*/*.md",
+            "../*/*.py",
+        ];
+        let description = described(&entries, &[], &entries);
+        let memory = memory_sources(&tree.0, &description).unwrap();
+        assert_eq!(
+            tree.relative(memory),
+            ["inside/i.md", "alias/i.md"],
+            "links and `..` leading out of the root are refused"
+        );
+        let code = code_sources(&tree.0, &description).unwrap();
+        let code: Vec<String> = code
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        assert!(code.contains(&"inside/i.py".to_owned()), "{code:?}");
+        assert!(code.contains(&"tmp/t.py".to_owned()), "{code:?}");
+        assert!(code.contains(&"alias/i.py".to_owned()), "{code:?}");
+        assert!(
+            !code
+                .iter()
+                .any(|p| p.contains("o.py") || p.contains("link.py")),
+            "{code:?}"
+        );
+    }
+
+    #[test]
+    fn code_extra_dirs_are_sorted_and_unique() {
+        let tree = Tree::new("code");
+        for rel in [
+            "tools/b.py",
+            "tools/a.sh",
+            "tools/UPPER.PY",
+            "tools/deep/c.rs",
+            "tools/x.txt",
+        ] {
+            tree.file(rel);
+        }
+        // `tools` is walked already (no git here); the extra entries add nothing new twice.
+        let description = described(&[], &[], &["tools", "tools/*.PY", "tools/*.py"]);
+        let code = code_sources(&tree.0, &description).unwrap();
+        assert_eq!(
+            code,
+            [
+                "tools/UPPER.PY",
+                "tools/a.sh",
+                "tools/b.py",
+                "tools/deep/c.rs"
+            ]
+            .map(PathBuf::from)
+        );
+    }
+
+    #[test]
+    fn a_bad_pattern_names_the_field_and_entry() {
+        let tree = Tree::new("bad-pattern");
+        let description = described(&["docs/a**"], &[], &[]);
+        let err = memory_sources(&tree.0, &description).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "memory_index_extra_dirs entry \"docs/a**\": `**` can only be an entire path component (found \"a**\")"
+        );
+        let description = described(&[], &[], &["x**"]);
+        assert_eq!(
+            code_sources(&tree.0, &description).unwrap_err().field,
+            "code_index_extra_dirs"
+        );
+    }
 }
