@@ -145,6 +145,18 @@ fn resolves_inside(path: &Path, root: &Path) -> bool {
     resolve_lenient(path).is_some_and(|real| real.starts_with(root))
 }
 
+/// Whether `rel`, listed by git or the walk, is a file whose realpath stays inside `root`.
+/// Neither lists anything beneath a symlinked directory, so only a link as the last component
+/// can lead out (deliberate difference: the reference would read the file it points to).
+fn is_file_inside(root: &Path, rel: &Path) -> bool {
+    let path = root.join(rel);
+    match fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_symlink() => path.is_file() && resolves_inside(&path, root),
+        Ok(meta) => meta.is_file(),
+        Err(_) => false,
+    }
+}
+
 /// Entries under `dir` whose name satisfies `wanted` (files, directories and links alike, as
 /// `Path.rglob` yields them), descending into real directories only, at most `limit` of them, in
 /// Python's path order.
@@ -285,6 +297,10 @@ pub fn memory_sources(root: &Path, description: &Description) -> Result<Vec<Path
     }
     sources.extend(scan_sub("docs_src", false));
     sources.extend(scan_sub("references", true));
+    // Deliberate difference: the reference reads these built-in sources through any symlink;
+    // the product never indexes a file that resolves outside the project (it would copy its
+    // text into the index). Extra entries below get the reference's own realpath check.
+    sources.retain(|p| resolves_inside(p, root));
     for raw in &description.memory_extra_dirs {
         let candidates =
             extra_candidates(root, "memory_index_extra_dirs", raw, |dir| scan(dir, true))?;
@@ -326,7 +342,7 @@ pub fn code_sources(root: &Path, description: &Description) -> Result<Vec<PathBu
     let listed = git_listing(root).unwrap_or_else(|| walk_code(root));
     let mut rel: Vec<PathBuf> = listed
         .into_iter()
-        .filter(|p| language_for(p).is_some() && root.join(p).is_file())
+        .filter(|p| language_for(p).is_some() && is_file_inside(root, p))
         .collect();
     for raw in &description.code_extra_dirs {
         // `rglob("*.py")` and friends: the suffix as written, case and all.
@@ -576,6 +592,27 @@ mod tests {
                 .any(|p| p.contains("o.py") || p.contains("link.py")),
             "{code:?}"
         );
+    }
+
+    #[test]
+    fn built_in_sources_linking_out_of_the_project_are_dropped() {
+        let outside = Tree::new("outside-builtin");
+        outside.file("o.md");
+        outside.file("o.py");
+        outside.file("summaries/s.md");
+        let tree = Tree::new("builtin");
+        tree.file("references/kept.md");
+        tree.file("src/kept.py");
+        tree.link(&outside.0.join("o.md"), "README.md");
+        tree.link(&outside.0.join("o.md"), "references/leak.md");
+        tree.link(&outside.0.join("summaries"), "workSummaries");
+        tree.link(&outside.0.join("o.py"), "src/leak.py");
+        tree.link(&tree.0.join("src/kept.py"), "src/alias.py");
+        let none = Description::default();
+        let memory = memory_sources(&tree.0, &none).unwrap();
+        assert_eq!(tree.relative(memory), ["references/kept.md"]);
+        let code = code_sources(&tree.0, &none).unwrap();
+        assert_eq!(code, ["src/alias.py", "src/kept.py"].map(PathBuf::from));
     }
 
     #[test]
