@@ -176,3 +176,21 @@ fn a_malformed_brief_fails_and_leaves_the_old_index() {
     }
     assert_eq!(project.read("references/memory-index.json"), memory_before);
 }
+
+#[test]
+fn index_help_names_the_description_options() {
+    let out = std::process::Command::new(recall_support::BIN)
+        .args(["index", "build", "--help"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let usage = String::from_utf8_lossy(&out.stdout);
+    for text in [
+        "--description FILE",
+        "--framework NAME",
+        ".agentteams/brief.json",
+        "_build-description.json",
+    ] {
+        assert!(usage.contains(text), "{text} missing from:\n{usage}");
+    }
+}

@@ -79,6 +79,10 @@ pub struct BuildReport {
 
 /// Runs `index ...` with the arguments after `index`; returns the exit status (2 for usage errors).
 pub fn run_cli(args: &[String]) -> i32 {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return 0;
+    }
     let options = match parse_args(args) {
         Ok(parsed) => parsed,
         Err(message) => {
