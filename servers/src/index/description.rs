@@ -23,6 +23,11 @@ pub const MAX_DESCRIPTION_BYTES: u64 = 1024 * 1024;
 pub const CANONICAL_DESCRIPTION: &str = ".agentteams/brief.json";
 /// The stub `agentteams --self` writes into the team dir, relative to it.
 pub const SELF_DESCRIPTION: &str = "_build-description.json";
+/// Most entries a list field may have (extra dirs, excludes). With [`MAX_ENTRY_CHARS`] this
+/// bounds the pattern-matching work per file (and the glob's recursion depth) by a constant.
+pub const MAX_LIST_ENTRIES: usize = 100;
+/// Longest entry of a list field, in characters; a longer entry is an error, not skipped.
+pub const MAX_ENTRY_CHARS: usize = 400;
 /// The reference's project name when a description gives neither a name nor a project path.
 const DEFAULT_PROJECT_NAME: &str = "MyProject";
 
@@ -196,16 +201,39 @@ fn string_field<'a>(map: &'a Map, name: &str) -> Result<Option<&'a str>, String>
 }
 
 /// The string entries of an optional array field (other entries are skipped, as the reference
-/// skips them); a field that is not an array is an error.
+/// skips them); a field that is not an array, or exceeds [`MAX_LIST_ENTRIES`] or
+/// [`MAX_ENTRY_CHARS`], is an error.
 fn list_field<'a>(map: &'a Map, name: &str) -> Result<Vec<&'a str>, String> {
-    match map.get(name) {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => Ok(items.iter().filter_map(Value::as_str).collect()),
-        Some(other) => Err(format!(
-            "field {name:?} must be an array of strings, found {}",
-            other.type_name()
-        )),
+    let items = match map.get(name) {
+        None => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(format!(
+                "field {name:?} must be an array of strings, found {}",
+                other.type_name()
+            ))
+        }
+    };
+    if items.len() > MAX_LIST_ENTRIES {
+        return Err(format!(
+            "field {name:?} has {} entries, more than {MAX_LIST_ENTRIES} (MAX_LIST_ENTRIES)",
+            items.len()
+        ));
     }
+    let mut entries = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let Some(entry) = item.as_str() else {
+            continue;
+        };
+        if entry.chars().count() > MAX_ENTRY_CHARS {
+            return Err(format!(
+                "field {name:?} entry {index} is longer than {MAX_ENTRY_CHARS} characters \
+                 (MAX_ENTRY_CHARS)"
+            ));
+        }
+        entries.push(entry);
+    }
+    Ok(entries)
 }
 
 /// Python's `Path(text).name`: the last part after dropping empty and `.` parts.
@@ -285,6 +313,30 @@ mod tests {
         );
         assert!(err(r#"{"memory_index_extra_dirs": {}}"#).contains("memory_index_extra_dirs"));
         assert!(err(r#"{"code_index_extra_dirs": 1}"#).contains("code_index_extra_dirs"));
+    }
+
+    #[test]
+    fn list_limits_at_their_edges() {
+        let list = |count: usize, chars: usize| {
+            let entry = format!("\"{}\"", "a".repeat(chars));
+            let entries = vec![entry; count].join(",");
+            fields(&format!(r#"{{"memory_index_exclude": [{entries}]}}"#))
+        };
+        assert_eq!(
+            list(MAX_LIST_ENTRIES, MAX_ENTRY_CHARS)
+                .unwrap()
+                .memory_exclude
+                .len(),
+            MAX_LIST_ENTRIES
+        );
+        assert_eq!(
+            list(MAX_LIST_ENTRIES + 1, 1).unwrap_err(),
+            "field \"memory_index_exclude\" has 101 entries, more than 100 (MAX_LIST_ENTRIES)"
+        );
+        assert_eq!(
+            list(2, MAX_ENTRY_CHARS + 1).unwrap_err(),
+            "field \"memory_index_exclude\" entry 0 is longer than 400 characters (MAX_ENTRY_CHARS)"
+        );
     }
 
     struct Dir(PathBuf);

@@ -190,6 +190,11 @@ enum Part {
 /// matching it, in no particular order (callers sort). Paths are `base` joined with the matched
 /// names, not resolved.
 pub fn glob(base: &Path, pattern: &str) -> Result<Vec<PathBuf>, GlobError> {
+    glob_within(base, pattern, MAX_GLOB_ENTRIES)
+}
+
+/// [`glob`] examining at most `max_entries` directory entries.
+fn glob_within(base: &Path, pattern: &str, max_entries: usize) -> Result<Vec<PathBuf>, GlobError> {
     let mut parts = Vec::new();
     for part in pattern.split('/').filter(|p| !p.is_empty() && *p != ".") {
         parts.push(if part == "**" {
@@ -206,6 +211,7 @@ pub fn glob(base: &Path, pattern: &str) -> Result<Vec<PathBuf>, GlobError> {
         dirs_only_at_end: pattern.ends_with('/'),
         parts,
         examined: 0,
+        max_entries,
         found: Vec::new(),
     };
     if base.is_dir() {
@@ -218,6 +224,7 @@ struct Walk {
     parts: Vec<Part>,
     dirs_only_at_end: bool,
     examined: usize,
+    max_entries: usize,
     found: Vec<PathBuf>,
 }
 
@@ -286,7 +293,7 @@ impl Walk {
         let mut out = Vec::new();
         for entry in read.flatten() {
             self.examined += 1;
-            if self.examined > MAX_GLOB_ENTRIES {
+            if self.examined > self.max_entries {
                 return Err(GlobError::TooManyEntries);
             }
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -466,5 +473,22 @@ mod tests {
         assert_eq!(tree.glob("link/*.md"), ["link/r.md"]);
         assert_eq!(tree.glob("l*/*.md"), ["link/r.md"]);
         assert_eq!(tree.glob("loop/*/*/self"), ["loop/self/self/self"]);
+        // Through the cycle every wildcard step goes round again: the entry budget ends it.
+        symlink(tree.0.join("loop"), tree.0.join("loop/again")).unwrap();
+        let endless = format!("loop{}", "/*".repeat(60));
+        assert_eq!(
+            glob_within(&tree.0, &endless, 10_000),
+            Err(GlobError::TooManyEntries)
+        );
+    }
+
+    #[test]
+    fn the_entry_budget_at_its_edge() {
+        let tree = Tree::new("budget");
+        for rel in ["a", "b", "c"] {
+            tree.file(rel);
+        }
+        assert_eq!(glob_within(&tree.0, "*", 3).unwrap().len(), 3);
+        assert_eq!(glob_within(&tree.0, "*", 2), Err(GlobError::TooManyEntries));
     }
 }
