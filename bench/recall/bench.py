@@ -6,9 +6,13 @@ markdown corpus for the memory index (one document per module: its name and docs
 references/modules/), then measures:
   - build: wall and CPU time of `agentteams-mcp index build` (fresh, median of --builds runs),
     MB/s of indexed source, index size on disk;
-  - in process (target/release/examples/recall_bench): JSON parse time of the index files alone,
-    cold first query (read + parse + validate + convert + rank), warm p50/p99 over 200 queries
-    per tool with k=20;
+  - cold, in new processes (`recall_bench once`): a process that reads and parses the index
+    files alone against a process whose new `Recall` answers its first query (read, parse,
+    validate, convert, rank), alternated, --fresh pairs; the goal's comparison, both sides
+    paying the same cold-process costs (page faults of fresh memory, cold caches);
+  - in process (target/release/examples/recall_bench): JSON parse time of the index files alone
+    (a warm loop over bytes already in memory), cold first query of a new `Recall` in a process
+    that has already parsed the file, warm p50/p99 over 200 queries per tool with k=20;
   - end to end over stdio (`agentteams-mcp --serve-mcp recall`): cold first call and warm
     p50/p99 per tool, as an MCP host sees them;
   - optionally (--ref CHECKOUT) the reference implementation on the same project: its build
@@ -16,7 +20,7 @@ references/modules/), then measures:
     re-validates on every call).
 
 usage: bench.py [--bin target/release/agentteams-mcp] [--example target/release/examples/recall_bench]
-                [--builds 3] [--queries 200] [--ref /path/to/agentteams-checkout] [--keep]
+                [--builds 3] [--queries 200] [--fresh 21] [--ref /path/to/agentteams-checkout] [--keep]
 Run under `nice -n 19` on a shared machine; wall times include contention, CPU times do not.
 """
 import argparse, ast, json, os, random, resource, shutil, statistics, subprocess, sys, sysconfig, tempfile, time
@@ -90,6 +94,21 @@ def stdio_latencies(binary, root, tool, queries):
     return times[0], pct(times[1:], 50), pct(times[1:], 99)
 
 
+def fresh_process_pairs(example, root: Path, tool, query, files, pairs):
+    """Alternates `recall_bench once parse FILES` and `recall_bench once query ROOT TOOL QUERY`,
+    each in a new process; returns the two lists of milliseconds (one warm-up pair dropped)."""
+    parse_ms, query_ms = [], []
+    for i in range(pairs + 1):
+        p = float(subprocess.run([example, "once", "parse", *map(str, files)], capture_output=True,
+                                 text=True, check=True).stdout)
+        q = float(subprocess.run([example, "once", "query", str(root), tool, query], capture_output=True,
+                                 text=True, check=True).stdout)
+        if i:
+            parse_ms.append(p)
+            query_ms.append(q)
+    return parse_ms, query_ms
+
+
 def make_queries(root: Path, count: int):
     rng = random.Random(42)
     mem = json.loads((root / "references/memory-index.json").read_text())
@@ -133,6 +152,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/agentteams-mcp")
     ap.add_argument("--example", default="target/release/examples/recall_bench")
+    ap.add_argument("--fresh", type=int, default=21, help="fresh-process pairs per tool")
     ap.add_argument("--builds", type=int, default=3)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--ref")
@@ -172,6 +192,18 @@ def main():
                   f"median {cmed:.1f} ({cmin / pmin:.2f}x / {cmed / pmed:.2f}x parse); "
                   f"warm p50 {res[f'{tool}_warm_p50_ms']:.3f} p99 {res[f'{tool}_warm_p99_ms']:.3f} "
                   f"over {res[f'{tool}_queries']} queries, k=20")
+        print(f"cold, each in a new process (ms, {args.fresh} alternated pairs; the goal's comparison):")
+        refs = root / "references"
+        code_files = [refs / "code-index" / f for f in
+                      ("manifest.json", "local.json", "api-modules.json", "api-docs.json")]
+        for tool, q, files in (("query_index", mem_q, [refs / "memory-index.json"]),
+                               ("query_code", code_q, code_files)):
+            parse_ms, query_ms = fresh_process_pairs(args.example, root, tool, q[0], files, args.fresh)
+            pmed, qmed = statistics.median(parse_ms), statistics.median(query_ms)
+            paired = statistics.median(qv / pv for pv, qv in zip(parse_ms, query_ms))
+            print(f"  {tool}: read + parse alone min {min(parse_ms):.1f} median {pmed:.1f}; first query "
+                  f"min {min(query_ms):.1f} median {qmed:.1f} ({qmed / pmed:.2f}x by medians, "
+                  f"{paired:.2f}x median of paired ratios)")
         print("over stdio (ms):")
         for tool, q in (("query_index", mem_q), ("query_code", code_q)):
             cold, p50, p99 = stdio_latencies(args.bin, root, tool, q)

@@ -2,7 +2,11 @@
 //! alone, recall's cold first query (read, parse, validate, convert, rank) and warm queries.
 //!
 //! usage: recall_bench ROOT QUERIES_FILE  (each line: `index<TAB>query` or `code<TAB>query`)
-//! Prints one JSON object of timings in milliseconds.
+//!        Prints one JSON object of timings in milliseconds.
+//!        recall_bench once parse FILE...          (read and parse the files)
+//!        recall_bench once query ROOT TOOL QUERY  (a new `Recall` answers one call, k=20)
+//!        Does one of the two, once, in this new process, and prints its milliseconds: the cold
+//!        case as a host meets it, where neither the allocator nor the caches have warmed up.
 #![forbid(unsafe_code)]
 
 use agentteams_mcp::json::{self, Map, Value};
@@ -59,8 +63,41 @@ fn parse_ms(path: &Path) -> (f64, f64) {
     )
 }
 
+/// Times one cold operation in this process (see the module docs).
+fn once(args: &[String]) -> f64 {
+    let started = Instant::now();
+    match args {
+        [what, files @ ..] if what == "parse" && !files.is_empty() => {
+            // The trees are freed after the clock stops, as a query keeps what it loaded.
+            let trees: Vec<json::Value> = files
+                .iter()
+                .map(|file| {
+                    let bytes = std::fs::read(file).expect("index file");
+                    json::parse(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"))
+                })
+                .collect();
+            let ms = started.elapsed().as_secs_f64() * 1e3;
+            drop(trees);
+            ms
+        }
+        [what, root, tool, query] if what == "query" => {
+            let recall = Recall::new(Path::new(root)).expect("root");
+            call(&recall, tool, query);
+            started.elapsed().as_secs_f64() * 1e3
+        }
+        _ => {
+            eprintln!("usage: recall_bench once parse FILE... | once query ROOT TOOL QUERY");
+            std::process::exit(2);
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "once") {
+        println!("{}", once(&args[1..]));
+        return;
+    }
     let [root, queries] = args.as_slice() else {
         eprintln!("usage: recall_bench ROOT QUERIES_FILE");
         std::process::exit(2);

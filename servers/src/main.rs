@@ -16,7 +16,8 @@ usage:
   agentteams-mcp --serve-mcp NAME --http [--bind ADDR] [--port N] [--auth-token-file F]
                  [--stateless] [--allow-host NAME]... [--allow-origin ORIGIN]...
                                                  serve NAME over Streamable HTTP at /mcp
-  agentteams-mcp index build [--root DIR] [--team-dir DIR]   build the indexes recall reads
+  agentteams-mcp index build [--root DIR] [--team-dir DIR] [--description FILE]
+                 [--framework NAME]              build the indexes recall reads (index --help)
   agentteams-mcp audit verify FILE [--ci]         check an audit log's hash chains
   agentteams-mcp client ...                      call an MCP server by hand (client --help)
   agentteams-mcp trust ...                       manage .agentteams/mcp-trust.json (trust --help)

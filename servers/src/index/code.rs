@@ -7,6 +7,7 @@ use super::passages;
 use super::postings::Postings;
 use super::pyjson::PyJson;
 use super::sources::{language_for, mtime, read_text};
+use super::Stamp;
 use crate::recall::rank::round6;
 use crate::recall::tokenize::Tokenizer;
 use agentteams_mcp::json::{obj, Value};
@@ -44,7 +45,7 @@ pub struct Partition {
     pub postings: Postings,
     /// Units considered (readable files), including those skipped for having no tokens.
     pub source_count: usize,
-    pub built_at: String,
+    pub stamp: Stamp,
 }
 
 /// Builds the `local` partition over `sources` (paths relative to `root`, sorted). `progress` is
@@ -52,10 +53,10 @@ pub struct Partition {
 pub fn build_local(
     root: &Path,
     sources: &[PathBuf],
-    built_at: &str,
+    stamp: &Stamp,
     progress: &mut dyn FnMut(usize),
 ) -> Partition {
-    let mut partition = Partition::empty("local-script", built_at);
+    let mut partition = Partition::empty("local-script", stamp);
     for (done, rel) in sources.iter().enumerate() {
         progress(done + 1);
         let absolute = root.join(rel);
@@ -84,13 +85,13 @@ pub fn build_local(
 
 impl Partition {
     /// A partition with no documents (the API partitions this builder does not fill).
-    pub fn empty(source_kind: &'static str, built_at: &str) -> Partition {
+    pub fn empty(source_kind: &'static str, stamp: &Stamp) -> Partition {
         Partition {
             source_kind,
             docs: Vec::new(),
             postings: Postings::new(),
             source_count: 0,
-            built_at: built_at.to_owned(),
+            stamp: stamp.clone(),
         }
     }
 
@@ -111,7 +112,11 @@ impl Partition {
     pub fn to_json(&self) -> String {
         let fingerprint = self.source_fingerprint();
         let build_id = sha256::hex_digest(
-            format!("{fingerprint}|{}|{}", self.built_at, self.source_count).as_bytes(),
+            format!(
+                "{fingerprint}|{}|{}",
+                self.stamp.built_at, self.source_count
+            )
+            .as_bytes(),
         );
         let norms = self.postings.vector_norms();
         let mut w = PyJson::new(Some(2), 4096 + self.postings.terms.len() * 64);
@@ -123,7 +128,7 @@ impl Partition {
         w.key("avgdl");
         w.float(self.postings.avgdl());
         w.key("built_at");
-        w.string(&self.built_at);
+        w.string(&self.stamp.built_at);
         w.key("code_index_schema_version");
         w.string(SCHEMA_VERSION);
         w.key("dependency_fingerprint");
@@ -138,7 +143,7 @@ impl Partition {
         w.key("fallback_policy");
         w.string(FALLBACK_POLICY);
         w.key("framework");
-        w.string("");
+        w.string(&self.stamp.framework);
         w.key("index_build_id");
         w.string(&build_id);
         w.key("index_format_version");
@@ -148,7 +153,7 @@ impl Partition {
         w.key("postings");
         write_postings(&mut w, &self.postings, true);
         w.key("project_name");
-        w.string("");
+        w.string(&self.stamp.project_name);
         w.key("source_count");
         w.int(self.source_count as u64);
         w.key("source_fingerprint");
@@ -210,7 +215,7 @@ impl Partition {
             ("source_kind", Value::from(self.source_kind)),
             ("N", Value::from(self.docs.len())),
             ("source_count", Value::from(self.source_count)),
-            ("built_at", Value::from(self.built_at.as_str())),
+            ("built_at", Value::from(self.stamp.built_at.as_str())),
             ("source_fingerprint", Value::from(self.source_fingerprint())),
             ("dependency_fingerprint", Value::Null),
         ])
@@ -326,7 +331,7 @@ pub fn manifest_entry_of(part: &Value) -> Value {
 }
 
 /// The manifest's bytes, from the partitions as they are on disk (`(name, manifest entry)`).
-pub fn manifest_json(on_disk: Vec<(&str, Value)>, built_at: &str) -> String {
+pub fn manifest_json(on_disk: Vec<(&str, Value)>, stamp: &Stamp) -> String {
     let mut partitions = agentteams_mcp::json::Map::new();
     for (name, mut entry) in on_disk {
         if let Some(map) = entry.as_object_mut() {
@@ -345,9 +350,9 @@ pub fn manifest_json(on_disk: Vec<(&str, Value)>, built_at: &str) -> String {
         ("vector_model_id", Value::Null),
         ("vector_dim", Value::Null),
         ("fallback_policy", Value::from(FALLBACK_POLICY)),
-        ("project_name", Value::from("")),
-        ("framework", Value::from("")),
-        ("built_at", Value::from(built_at)),
+        ("project_name", Value::from(stamp.project_name.as_str())),
+        ("framework", Value::from(stamp.framework.as_str())),
+        ("built_at", Value::from(stamp.built_at.as_str())),
         ("partitions", Value::Object(partitions)),
         (
             "query_entrypoints",
@@ -384,11 +389,18 @@ mod tests {
             PathBuf::from("empty.py"),
             PathBuf::from("pkg/a.py"),
         ];
-        let partition = build_local(&dir, &sources, "2026-10-07T12:34:56Z", &mut |_| {});
+        let stamp = Stamp {
+            built_at: "2026-10-07T12:34:56Z".into(),
+            project_name: "Gears".into(),
+            framework: "claude".into(),
+        };
+        let partition = build_local(&dir, &sources, &stamp, &mut |_| {});
         assert_eq!((partition.docs.len(), partition.source_count), (2, 3));
         let text = partition.to_json();
         let parsed = parse(text.as_bytes()).unwrap();
         assert!(validate_code_index(&parsed).is_ok());
+        assert_eq!(parsed.get("project_name").unwrap().as_str(), Some("Gears"));
+        assert_eq!(parsed.get("framework").unwrap().as_str(), Some("claude"));
         assert_eq!(
             content_fingerprint(&parsed),
             partition.content_fingerprint()
@@ -397,7 +409,7 @@ mod tests {
         let mut resorted = PyJson::new(Some(2), 0);
         resorted.value(&parsed, true);
         assert_eq!(format!("{}\n", resorted.finish()), text);
-        let empty = Partition::empty("api-doc", "2026-10-07T12:34:56Z");
+        let empty = Partition::empty("api-doc", &stamp);
         let parsed = parse(empty.to_json().as_bytes()).unwrap();
         assert_eq!(content_fingerprint(&parsed), empty.content_fingerprint());
         std::fs::remove_dir_all(&dir).unwrap();

@@ -6,6 +6,7 @@ use super::passages::{blocks, py_splitlines};
 use super::postings::Postings;
 use super::pyjson::PyJson;
 use super::sources::{mtime, read_text};
+use super::Stamp;
 use crate::recall::is_python_whitespace;
 use crate::recall::rank::cut_chars;
 use crate::recall::tokenize::Tokenizer;
@@ -53,7 +54,7 @@ fn store_path(path: &Path, root: &Path) -> String {
 }
 
 /// Builds the memory index over `sources` (absolute paths, in order).
-pub fn build(root: &Path, sources: &[PathBuf], built_at: &str) -> MemoryIndex {
+pub fn build(root: &Path, sources: &[PathBuf], stamp: &Stamp) -> MemoryIndex {
     let mut postings = Postings::new();
     let mut docs = Vec::new();
     for path in sources {
@@ -83,9 +84,9 @@ pub fn build(root: &Path, sources: &[PathBuf], built_at: &str) -> MemoryIndex {
         docs,
         postings,
         source_count: sources.len(),
-        built_at: built_at.to_owned(),
-        project_name: String::new(),
-        framework: String::new(),
+        built_at: stamp.built_at.clone(),
+        project_name: stamp.project_name.clone(),
+        framework: stamp.framework.clone(),
     }
 }
 

@@ -1,15 +1,19 @@
 //! The index builder behind `agentteams-mcp index build`: writes the memory index and the code
 //! index recall reads, in the reference's formats, deterministically and atomically.
 //!
-//! Module map: [`sources`] picks the files, [`memory`] and [`code`] build the two indexes
-//! ([`passages`] extracts definitions, [`postings`] counts terms), [`pyjson`] writes Python's
-//! JSON layouts, [`atomic`] replaces files, [`clock`] stamps `built_at`.
+//! Module map: [`description`] reads the project description (project name, framework, extra
+//! sources and excludes), [`sources`] picks the files ([`pattern`] is Python's fnmatch and glob),
+//! [`memory`] and [`code`] build the two indexes ([`passages`] extracts definitions, [`postings`]
+//! counts terms), [`pyjson`] writes Python's JSON layouts, [`atomic`] replaces files, [`clock`]
+//! stamps `built_at`.
 
 pub mod atomic;
 pub mod clock;
 pub mod code;
+pub mod description;
 pub mod memory;
 pub mod passages;
+pub mod pattern;
 pub mod postings;
 pub mod pyjson;
 pub mod sources;
@@ -21,12 +25,39 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-const USAGE: &str = "usage: agentteams-mcp index build [--root DIR] [--team-dir DIR]
+const USAGE: &str =
+    "usage: agentteams-mcp index build [--root DIR] [--team-dir DIR] [--description FILE]
+                                 [--framework NAME]
 
-  --root DIR      the project to index (default: the current directory)
-  --team-dir DIR  where references/ is written, relative to the root unless absolute (default:
-                  the team dir that already holds an index, else the first of .claude/agents,
-                  .github/agents, .goose, .codex/agents, .goose/recipes that exists, else the root)";
+  --root DIR            the project to index (default: the current directory)
+  --team-dir DIR        where references/ is written, relative to the root unless absolute
+                        (default: the team dir that already holds an index, else the first of
+                        .claude/agents, .github/agents, .goose, .codex/agents, .goose/recipes that
+                        exists, else the root)
+  --description FILE    the project description (JSON) to take project_name,
+                        memory_index_extra_dirs, memory_index_exclude and code_index_extra_dirs
+                        from, relative to the root unless absolute (default:
+                        <root>/.agentteams/brief.json, else <team dir>/_build-description.json,
+                        else none: the project name is the root directory's name)
+  --framework NAME      the framework recorded in the indexes (default: the description's
+                        \"framework\" string, else empty)";
+
+/// What `index build` was asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub root: PathBuf,
+    pub team_dir: Option<PathBuf>,
+    pub description: Option<PathBuf>,
+    pub framework: Option<String>,
+}
+
+/// What every index file records about its build: when, and for which project and framework.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    pub built_at: String,
+    pub project_name: String,
+    pub framework: String,
+}
 
 /// Files between two progress lines on a terminal.
 const PROGRESS_EVERY: usize = 100;
@@ -48,7 +79,11 @@ pub struct BuildReport {
 
 /// Runs `index ...` with the arguments after `index`; returns the exit status (2 for usage errors).
 pub fn run_cli(args: &[String]) -> i32 {
-    let (root, team) = match parse_args(args) {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return 0;
+    }
+    let options = match parse_args(args) {
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("agentteams-mcp index: {message}\n\n{USAGE}");
@@ -65,7 +100,7 @@ pub fn run_cli(args: &[String]) -> i32 {
             }
         }
     };
-    match build(&root, team.as_deref(), &mut progress) {
+    match build(&options, &mut progress) {
         Ok(report) => {
             let secs = started.elapsed().as_secs_f64();
             eprintln!(
@@ -98,7 +133,7 @@ pub fn run_cli(args: &[String]) -> i32 {
     }
 }
 
-fn parse_args(args: &[String]) -> Result<(PathBuf, Option<PathBuf>), String> {
+fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut iter = args.iter();
     match iter.next().map(String::as_str) {
         Some("build") => {}
@@ -107,24 +142,36 @@ fn parse_args(args: &[String]) -> Result<(PathBuf, Option<PathBuf>), String> {
     }
     let mut root = None;
     let mut team = None;
+    let mut description = None;
+    let mut framework = None;
     while let Some(arg) = iter.next() {
         let slot = match arg.as_str() {
             "--root" => &mut root,
             "--team-dir" => &mut team,
+            "--description" => &mut description,
+            "--framework" => &mut framework,
             other => return Err(format!("unexpected argument {other:?}")),
         };
         if slot.is_some() {
             return Err(format!("{arg} given twice"));
         }
-        let value = iter.next().ok_or_else(|| format!("{arg} needs a value"))?;
-        *slot = Some(PathBuf::from(value));
+        *slot = Some(
+            iter.next()
+                .ok_or_else(|| format!("{arg} needs a value"))?
+                .clone(),
+        );
     }
     let root = match root {
-        Some(r) => r,
+        Some(r) => PathBuf::from(r),
         None => std::env::current_dir()
             .map_err(|e| format!("cannot read the current directory: {e}"))?,
     };
-    Ok((root, team))
+    Ok(Options {
+        root,
+        team_dir: team.map(PathBuf::from),
+        description: description.map(PathBuf::from),
+        framework,
+    })
 }
 
 /// The team dir to write to when none is given: one that already holds an index (so a rebuild
@@ -145,19 +192,21 @@ fn default_team_dir(root: &Path) -> PathBuf {
         .unwrap_or_else(|| root.to_path_buf())
 }
 
-/// Builds and writes both indexes for the project at `root`. `progress(done, total)` is called
-/// while code files are indexed.
+/// Builds and writes both indexes for the project at `options.root`. `progress(done, total)` is
+/// called while code files are indexed. Everything that can fail on bad input (the description,
+/// the extra-source entries) is checked before the first write, so a failed build leaves the
+/// previous indexes as they were.
 pub fn build(
-    root: &Path,
-    team_dir: Option<&Path>,
+    options: &Options,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<BuildReport, String> {
+    let root = &options.root;
     let root = std::fs::canonicalize(root)
         .map_err(|e| format!("cannot use {} as the project root: {e}", root.display()))?;
     if !root.is_dir() {
         return Err(format!("{} is not a directory", root.display()));
     }
-    let team_dir = match team_dir {
+    let team_dir = match &options.team_dir {
         Some(dir) => confine(&root, &root.join(dir)).map_err(|e| {
             format!(
                 "--team-dir {}: {e} (recall reads only inside the project)",
@@ -166,14 +215,31 @@ pub fn build(
         })?,
         None => default_team_dir(&root),
     };
+    let description = description::load(
+        &root,
+        &team_dir,
+        options.description.as_deref(),
+        options.framework.as_deref(),
+    )
+    .map_err(|e| e.to_string())?;
+    let in_description = |e: sources::SourceError| match &description.file {
+        Some(file) => format!("project description {}: {e}", file.display()),
+        None => e.to_string(),
+    };
+    let memory_paths = sources::memory_sources(&root, &description).map_err(in_description)?;
+    let code_paths = sources::code_sources(&root, &description).map_err(in_description)?;
+
     let references = team_dir.join("references");
     let code_dir = references.join("code-index");
     std::fs::create_dir_all(&code_dir)
         .map_err(|e| format!("cannot create {}: {e}", code_dir.display()))?;
-    let built_at = clock::now();
+    let stamp = Stamp {
+        built_at: clock::now(),
+        project_name: description.project_name,
+        framework: description.framework,
+    };
 
-    let memory_paths = sources::memory_sources(&root);
-    let memory = memory::build(&root, &memory_paths, &built_at);
+    let memory = memory::build(&root, &memory_paths, &stamp);
     let memory_json = memory.to_json();
     check_own_output(&memory_json, "memory-index.json", |v| {
         validate_memory_index(v).map(|_| ())
@@ -183,9 +249,8 @@ pub fn build(
         memory_json.as_bytes(),
     )?;
 
-    let code_paths = sources::code_sources(&root);
     let total = code_paths.len();
-    let local = code::build_local(&root, &code_paths, &built_at, &mut |done| {
+    let local = code::build_local(&root, &code_paths, &stamp, &mut |done| {
         progress(done, total)
     });
     let source_bytes = code_paths
@@ -210,7 +275,7 @@ pub fn build(
         let partition = if kind == "local-script" {
             &local
         } else {
-            empty = code::Partition::empty(kind, &built_at);
+            empty = code::Partition::empty(kind, &stamp);
             &empty
         };
         let (entry, rewritten) = write_partition(&code_dir, name, partition)?;
@@ -219,7 +284,7 @@ pub fn build(
         }
         on_disk.push((name, entry));
     }
-    let manifest = code::manifest_json(on_disk, &built_at);
+    let manifest = code::manifest_json(on_disk, &stamp);
     check_own_output(&manifest, "manifest.json", |v| {
         validate_code_index(v).map(|_| ())
     })?;
@@ -288,13 +353,41 @@ mod tests {
         assert_eq!(run_cli(&args(&["build", "--root"])), 2);
         assert_eq!(run_cli(&args(&["build", "--bogus", "x"])), 2);
         assert_eq!(run_cli(&args(&["build", "--root", "a", "--root", "b"])), 2);
+        assert_eq!(run_cli(&args(&["build", "--framework"])), 2);
+        assert_eq!(
+            run_cli(&args(&[
+                "build",
+                "--description",
+                "a",
+                "--description",
+                "b"
+            ])),
+            2
+        );
     }
 
     #[test]
     fn arguments_parse() {
-        let (root, team) =
-            parse_args(&args(&["build", "--team-dir", "t", "--root", "/r"])).unwrap();
-        assert_eq!(root, PathBuf::from("/r"));
-        assert_eq!(team, Some(PathBuf::from("t")));
+        let options = parse_args(&args(&[
+            "build",
+            "--team-dir",
+            "t",
+            "--root",
+            "/r",
+            "--framework",
+            "claude",
+            "--description",
+            "d.json",
+        ]))
+        .unwrap();
+        assert_eq!(
+            options,
+            Options {
+                root: PathBuf::from("/r"),
+                team_dir: Some(PathBuf::from("t")),
+                description: Some(PathBuf::from("d.json")),
+                framework: Some("claude".into()),
+            }
+        );
     }
 }

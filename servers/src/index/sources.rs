@@ -2,8 +2,12 @@
 //! scratch-dir exclusions) and the code index's local sources (`git ls-files` through gitread's
 //! hardened runner, else a pruned walk), plus reading a source as the reference does.
 
+use super::description::Description;
+use super::pattern::{glob, has_magic, FnPattern, GlobError};
 use crate::gitread::GitRead;
+use crate::recall::teamdir::resolve_lenient;
 use std::ffi::OsStr;
+use std::fmt;
 use std::fs;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -51,22 +55,38 @@ const CODE_DENY_DIRS: [&str; 16] = [
     "target",
 ];
 
+/// Code source suffixes (lowercase) and their languages: the reference's `.py`, `.sh`, `.bash`
+/// and the languages this builder adds.
+const LANGUAGES: [(&str, &str); 23] = [
+    ("py", "python"),
+    ("sh", "shell"),
+    ("bash", "shell"),
+    ("rs", "rust"),
+    ("go", "go"),
+    ("js", "javascript"),
+    ("jsx", "javascript"),
+    ("mjs", "javascript"),
+    ("cjs", "javascript"),
+    ("ts", "typescript"),
+    ("tsx", "typescript"),
+    ("mts", "typescript"),
+    ("cts", "typescript"),
+    ("java", "java"),
+    ("c", "c"),
+    ("h", "c"),
+    ("cc", "cpp"),
+    ("cpp", "cpp"),
+    ("cxx", "cpp"),
+    ("hpp", "cpp"),
+    ("hh", "cpp"),
+    ("hxx", "cpp"),
+    ("rb", "ruby"),
+];
+
 /// The language of a source file from its suffix (case-insensitive); `None`: not a code source.
 pub fn language_for(path: &Path) -> Option<&'static str> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    Some(match ext.as_str() {
-        "py" => "python",
-        "sh" | "bash" => "shell",
-        "rs" => "rust",
-        "go" => "go",
-        "js" | "jsx" | "mjs" | "cjs" => "javascript",
-        "ts" | "tsx" | "mts" | "cts" => "typescript",
-        "java" => "java",
-        "c" | "h" => "c",
-        "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => "cpp",
-        "rb" => "ruby",
-        _ => return None,
-    })
+    LANGUAGES.iter().find(|(e, _)| *e == ext).map(|(_, l)| *l)
 }
 
 /// Reads a source as Python's `Path.read_text(encoding="utf-8")`: strict UTF-8 with universal
@@ -100,24 +120,64 @@ fn has_component_in(rel: &Path, names: &[&str]) -> bool {
     })
 }
 
-/// Entries under `dir` whose name matches `*.md` (files, directories and links alike, as
-/// `Path.rglob` yields them), descending into real directories only, at most `limit` of them.
-fn markdown_under(dir: &Path, recursive: bool, limit: usize) -> Vec<PathBuf> {
+/// Sorts as Python sorts `Path`s: part by part, each part by code point (UTF-8 byte order), so
+/// a `..` part orders by its characters, not before every name as Rust's `Component` order has it.
+fn sorted_like_python(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths.sort_by_cached_key(|p| {
+        p.components()
+            .map(|c| c.as_os_str().as_encoded_bytes().to_vec())
+            .collect::<Vec<_>>()
+    });
+    paths
+}
+
+/// Python's `root / raw`: `raw`'s `/`-separated parts with empty and `.` parts dropped.
+fn python_join(root: &Path, raw: &str) -> PathBuf {
+    let mut path = root.to_path_buf();
+    for part in raw.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        path.push(part);
+    }
+    path
+}
+
+/// Whether `path`'s realpath lies inside `root` (itself resolved).
+fn resolves_inside(path: &Path, root: &Path) -> bool {
+    resolve_lenient(path).is_some_and(|real| real.starts_with(root))
+}
+
+/// Whether `rel`, listed by git or the walk, is a file whose realpath stays inside `root`.
+/// Neither lists anything beneath a symlinked directory, so only a link as the last component
+/// can lead out (deliberate difference: the reference would read the file it points to).
+fn is_file_inside(root: &Path, rel: &Path) -> bool {
+    let path = root.join(rel);
+    match fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_symlink() => path.is_file() && resolves_inside(&path, root),
+        Ok(meta) => meta.is_file(),
+        Err(_) => false,
+    }
+}
+
+/// Entries under `dir` whose name satisfies `wanted` (files, directories and links alike, as
+/// `Path.rglob` yields them), descending into real directories only, at most `limit` of them, in
+/// Python's path order.
+fn entries_under(
+    dir: &Path,
+    recursive: bool,
+    limit: usize,
+    wanted: impl Fn(&OsStr) -> bool,
+) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
-    while let Some(current) = pending.pop() {
+    'walk: while let Some(current) = pending.pop() {
         let Ok(entries) = fs::read_dir(&current) else {
             continue;
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            if path
-                .file_name()
-                .is_some_and(|n| n.as_encoded_bytes().ends_with(b".md"))
-            {
+            if wanted(&entry.file_name()) {
                 found.push(path.clone());
                 if found.len() >= limit {
-                    return found;
+                    break 'walk;
                 }
             }
             if recursive && entry.file_type().is_ok_and(|t| t.is_dir()) {
@@ -125,14 +185,83 @@ fn markdown_under(dir: &Path, recursive: bool, limit: usize) -> Vec<PathBuf> {
             }
         }
     }
-    found.sort();
-    found
+    sorted_like_python(found)
+}
+
+/// `*.md` as `Path.glob` matches it: any name ending in `.md`, `.md` itself included.
+fn is_markdown_name(name: &OsStr) -> bool {
+    name.as_encoded_bytes().ends_with(b".md")
+}
+
+/// A `memory_index_extra_dirs` or `code_index_extra_dirs` entry that cannot be expanded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceError {
+    pub field: &'static str,
+    pub entry: String,
+    pub error: GlobError,
+}
+
+impl fmt::Display for SourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} entry {:?}: {}", self.field, self.entry, self.error)
+    }
+}
+
+/// Expands one extra-sources entry: a pattern (`*`, `?` or `[`) is globbed over the root;
+/// anything else names a directory that must exist and resolve inside the root, which `scan`
+/// lists. The caller filters the candidates.
+fn extra_candidates(
+    root: &Path,
+    field: &'static str,
+    raw: &str,
+    scan: impl Fn(&Path) -> Vec<PathBuf>,
+) -> Result<Vec<PathBuf>, SourceError> {
+    if has_magic(raw) {
+        return glob(root, raw).map_err(|error| SourceError {
+            field,
+            entry: raw.to_owned(),
+            error,
+        });
+    }
+    let target = python_join(root, raw);
+    if !target.is_dir() || !resolves_inside(&target, root) {
+        return Ok(Vec::new());
+    }
+    Ok(scan(&target))
+}
+
+/// One `memory_index_exclude` entry: a plain path excludes itself and everything under it, a
+/// pattern is fnmatch on the whole relative path (its `*` crosses `/`).
+enum Exclude {
+    Plain(String),
+    Pattern(FnPattern),
+}
+
+impl Exclude {
+    fn new(entry: &str) -> Exclude {
+        if has_magic(entry) {
+            Exclude::Pattern(FnPattern::new(entry))
+        } else {
+            Exclude::Plain(entry.to_owned())
+        }
+    }
+
+    fn matches(&self, rel: &str) -> bool {
+        match self {
+            Exclude::Plain(path) => rel
+                .strip_prefix(path.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/')),
+            Exclude::Pattern(pattern) => pattern.matches(rel),
+        }
+    }
 }
 
 /// The memory index's sources in the reference's order: `workSummaries/**/*.md`, the three top-level
-/// documents, `docs_src/*.md`, `references/**/*.md`; scratch directories dropped from the scans.
-/// Paths are absolute (under `root`).
-pub fn memory_sources(root: &Path) -> Vec<PathBuf> {
+/// documents, `docs_src/*.md`, `references/**/*.md`, then each `memory_index_extra_dirs` entry;
+/// scratch directories dropped from every scan but the top-level documents; then the
+/// `memory_index_exclude` matches dropped. Paths are under `root` (canonical); duplicates stay,
+/// as in the reference.
+pub fn memory_sources(root: &Path, description: &Description) -> Result<Vec<PathBuf>, SourceError> {
     let durable = |paths: Vec<PathBuf>| -> Vec<PathBuf> {
         paths
             .into_iter()
@@ -142,40 +271,103 @@ pub fn memory_sources(root: &Path) -> Vec<PathBuf> {
             })
             .collect()
     };
-    let mut sources = Vec::new();
-    let scan = |sub: &str, recursive: bool| -> Vec<PathBuf> {
+    let scan = |dir: &Path, recursive: bool| {
+        durable(entries_under(
+            dir,
+            recursive,
+            MAX_SOURCE_FILES,
+            is_markdown_name,
+        ))
+    };
+    let scan_sub = |sub: &str, recursive: bool| -> Vec<PathBuf> {
         let dir = root.join(sub);
         if dir.is_dir() {
-            durable(markdown_under(&dir, recursive, MAX_SOURCE_FILES))
+            scan(&dir, recursive)
         } else {
             Vec::new()
         }
     };
-    sources.extend(scan("workSummaries", true));
+    let mut sources = Vec::new();
+    sources.extend(scan_sub("workSummaries", true));
     for name in ["CHANGELOG.md", "README.md", "build-team-plan.md"] {
         let path = root.join(name);
         if path.is_file() {
             sources.push(path);
         }
     }
-    sources.extend(scan("docs_src", false));
-    sources.extend(scan("references", true));
+    sources.extend(scan_sub("docs_src", false));
+    sources.extend(scan_sub("references", true));
+    // Deliberate difference: the reference reads these built-in sources through any symlink;
+    // the product never indexes a file that resolves outside the project (it would copy its
+    // text into the index). Extra entries below get the reference's own realpath check.
+    sources.retain(|p| resolves_inside(p, root));
+    for raw in &description.memory_extra_dirs {
+        let candidates =
+            extra_candidates(root, "memory_index_extra_dirs", raw, |dir| scan(dir, true))?;
+        let candidates = if has_magic(raw) {
+            durable(sorted_like_python(candidates))
+        } else {
+            candidates
+        };
+        sources.extend(candidates.into_iter().filter(|c| {
+            c.is_file() && c.extension() == Some(OsStr::new("md")) && resolves_inside(c, root)
+        }));
+        if sources.len() >= MAX_SOURCE_FILES {
+            break;
+        }
+    }
+    let excludes: Vec<Exclude> = description
+        .memory_exclude
+        .iter()
+        .map(|e| Exclude::new(e))
+        .collect();
+    if !excludes.is_empty() {
+        sources.retain(|p| {
+            let Ok(rel) = p.strip_prefix(root) else {
+                return true;
+            };
+            let rel = rel.to_string_lossy();
+            !excludes.iter().any(|e| e.matches(&rel))
+        });
+    }
     sources.truncate(MAX_SOURCE_FILES);
-    sources
+    Ok(sources)
 }
 
-/// The code index's local sources, relative to `root`, sorted by their string form and unique:
-/// `git ls-files -co --exclude-standard` when the root is a plain git work tree, else a pruned walk.
-pub fn code_sources(root: &Path) -> Vec<PathBuf> {
+/// The code index's local sources, relative to `root` (canonical), sorted by their string form
+/// and unique: `git ls-files -co --exclude-standard` when the root is a plain git work tree, else
+/// a pruned walk, plus each `code_index_extra_dirs` entry (a glob, or a directory scanned
+/// recursively for code suffixes; realpaths must stay inside the root).
+pub fn code_sources(root: &Path, description: &Description) -> Result<Vec<PathBuf>, SourceError> {
     let listed = git_listing(root).unwrap_or_else(|| walk_code(root));
     let mut rel: Vec<PathBuf> = listed
         .into_iter()
-        .filter(|p| language_for(p).is_some() && root.join(p).is_file())
+        .filter(|p| language_for(p).is_some() && is_file_inside(root, p))
         .collect();
+    for raw in &description.code_extra_dirs {
+        // `rglob("*.py")` and friends: the suffix as written, case and all.
+        let scan = |dir: &Path| {
+            entries_under(dir, true, MAX_SOURCE_FILES, |name| {
+                Path::new(name)
+                    .extension()
+                    .is_some_and(|ext| LANGUAGES.iter().any(|(e, _)| OsStr::new(e) == ext))
+            })
+        };
+        let candidates = extra_candidates(root, "code_index_extra_dirs", raw, scan)?;
+        rel.extend(
+            candidates
+                .into_iter()
+                .filter(|c| c.is_file() && language_for(c).is_some() && resolves_inside(c, root))
+                .filter_map(|c| c.strip_prefix(root).ok().map(Path::to_path_buf)),
+        );
+        if rel.len() >= 2 * MAX_SOURCE_FILES {
+            break;
+        }
+    }
     rel.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
     rel.dedup();
     rel.truncate(MAX_SOURCE_FILES);
-    rel
+    Ok(rel)
 }
 
 /// The pruned walk the reference falls back to when git is unavailable.
@@ -243,5 +435,226 @@ mod tests {
         assert_eq!(language_for(Path::new("x.tsx")), Some("typescript"));
         assert_eq!(language_for(Path::new("README.md")), None);
         assert_eq!(language_for(Path::new("Makefile")), None);
+    }
+
+    #[test]
+    fn exclude_rules() {
+        let plain = Exclude::new("docs/drafts");
+        assert!(plain.matches("docs/drafts"));
+        assert!(plain.matches("docs/drafts/a.md"));
+        assert!(!plain.matches("docs/drafts-old/a.md"));
+        assert!(!plain.matches("docs/draft"));
+        assert!(!plain.matches("x/docs/drafts/a.md"));
+        let pattern = Exclude::new("*.tmp.md");
+        assert!(pattern.matches("a.tmp.md"));
+        assert!(pattern.matches("deep/dir/a.tmp.md")); // `*` crosses `/`
+        assert!(!pattern.matches("a.md"));
+        let set = Exclude::new("notes/[!k]*");
+        assert!(set.matches("notes/a.md"));
+        assert!(!set.matches("notes/keep.md"));
+    }
+
+    struct Tree(PathBuf);
+
+    impl Tree {
+        fn new(tag: &str) -> Tree {
+            let dir = std::env::temp_dir()
+                .join(format!("agentteams-sources-{tag}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap();
+            Tree(fs::canonicalize(dir).unwrap())
+        }
+        fn file(&self, rel: &str) -> PathBuf {
+            let path = self.0.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, "# x\n").unwrap();
+            path
+        }
+        fn link(&self, target: &Path, rel: &str) {
+            let path = self.0.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(target, path).unwrap();
+        }
+        fn relative(&self, paths: Vec<PathBuf>) -> Vec<String> {
+            paths
+                .into_iter()
+                .map(|p| {
+                    p.strip_prefix(&self.0)
+                        .unwrap_or(&p)
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .collect()
+        }
+    }
+
+    impl Drop for Tree {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn described(memory: &[&str], exclude: &[&str], code: &[&str]) -> Description {
+        let owned = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
+        Description {
+            memory_extra_dirs: owned(memory),
+            memory_exclude: owned(exclude),
+            code_extra_dirs: owned(code),
+            ..Description::default()
+        }
+    }
+
+    #[test]
+    fn memory_extra_dirs_in_reference_order_with_excludes() {
+        let tree = Tree::new("memory");
+        for rel in [
+            "README.md",
+            "references/r.md",
+            "guides/b.md",
+            "guides/a.md",
+            "guides/sub/c.md",
+            "guides/node_modules/skip.md",
+            "guides/upper.MD",
+            "guides/drafts/d.md",
+            "notes/n.md",
+            "notes/n.txt",
+        ] {
+            tree.file(rel);
+        }
+        fs::create_dir_all(tree.0.join("guides/dir.md")).unwrap();
+        let description = described(
+            &["guides", "notes/*", "missing", "guides/a.md"],
+            &["guides/drafts"],
+            &[],
+        );
+        let sources = memory_sources(&tree.0, &description).unwrap();
+        assert_eq!(
+            tree.relative(sources),
+            [
+                "README.md",
+                "references/r.md",
+                "guides/a.md",
+                "guides/b.md",
+                "guides/sub/c.md",
+                "notes/n.md",
+            ]
+        );
+        let everything = described(&["**/*.md"], &["*.md"], &[]);
+        assert!(memory_sources(&tree.0, &everything).unwrap().is_empty());
+    }
+
+    #[test]
+    fn escaping_entries_and_links_are_refused() {
+        let outside = Tree::new("outside");
+        outside.file("o.md");
+        outside.file("o.py");
+        let tree = Tree::new("escape");
+        tree.file("inside/i.md");
+        tree.file("inside/i.py");
+        tree.link(&outside.0, "out");
+        // Under `tmp/`, which the fallback walk prunes: only the extra entries reach them.
+        tree.file("tmp/t.py");
+        tree.link(&outside.0.join("o.md"), "tmp/link.md");
+        tree.link(&outside.0.join("o.py"), "tmp/link.py");
+        tree.link(&tree.0.join("inside"), "alias");
+        let parent = format!("../{}", outside.0.file_name().unwrap().to_str().unwrap());
+        let entries = [
+            "tmp",
+            "tmp/*.md",
+            "tmp/*.py",
+            "out",
+            "out/*.md",
+            "out/*.py",
+            "inside",
+            "alias",
+            parent.as_str(),
+            "../*/*.md",
+            "../*/*.py",
+        ];
+        let description = described(&entries, &[], &entries);
+        let memory = memory_sources(&tree.0, &description).unwrap();
+        assert_eq!(
+            tree.relative(memory),
+            ["inside/i.md", "alias/i.md"],
+            "links and `..` leading out of the root are refused"
+        );
+        let code = code_sources(&tree.0, &description).unwrap();
+        let code: Vec<String> = code
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        assert!(code.contains(&"inside/i.py".to_owned()), "{code:?}");
+        assert!(code.contains(&"tmp/t.py".to_owned()), "{code:?}");
+        assert!(code.contains(&"alias/i.py".to_owned()), "{code:?}");
+        assert!(
+            !code
+                .iter()
+                .any(|p| p.contains("o.py") || p.contains("link.py")),
+            "{code:?}"
+        );
+    }
+
+    #[test]
+    fn built_in_sources_linking_out_of_the_project_are_dropped() {
+        let outside = Tree::new("outside-builtin");
+        outside.file("o.md");
+        outside.file("o.py");
+        outside.file("summaries/s.md");
+        let tree = Tree::new("builtin");
+        tree.file("references/kept.md");
+        tree.file("src/kept.py");
+        tree.link(&outside.0.join("o.md"), "README.md");
+        tree.link(&outside.0.join("o.md"), "references/leak.md");
+        tree.link(&outside.0.join("summaries"), "workSummaries");
+        tree.link(&outside.0.join("o.py"), "src/leak.py");
+        tree.link(&tree.0.join("src/kept.py"), "src/alias.py");
+        let none = Description::default();
+        let memory = memory_sources(&tree.0, &none).unwrap();
+        assert_eq!(tree.relative(memory), ["references/kept.md"]);
+        let code = code_sources(&tree.0, &none).unwrap();
+        assert_eq!(code, ["src/alias.py", "src/kept.py"].map(PathBuf::from));
+    }
+
+    #[test]
+    fn code_extra_dirs_are_sorted_and_unique() {
+        let tree = Tree::new("code");
+        for rel in [
+            "tools/b.py",
+            "tools/a.sh",
+            "tools/UPPER.PY",
+            "tools/deep/c.rs",
+            "tools/x.txt",
+        ] {
+            tree.file(rel);
+        }
+        // `tools` is walked already (no git here); the extra entries add nothing new twice.
+        let description = described(&[], &[], &["tools", "tools/*.PY", "tools/*.py"]);
+        let code = code_sources(&tree.0, &description).unwrap();
+        assert_eq!(
+            code,
+            [
+                "tools/UPPER.PY",
+                "tools/a.sh",
+                "tools/b.py",
+                "tools/deep/c.rs"
+            ]
+            .map(PathBuf::from)
+        );
+    }
+
+    #[test]
+    fn a_bad_pattern_names_the_field_and_entry() {
+        let tree = Tree::new("bad-pattern");
+        let description = described(&["docs/a**"], &[], &[]);
+        let err = memory_sources(&tree.0, &description).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "memory_index_extra_dirs entry \"docs/a**\": `**` can only be an entire path component (found \"a**\")"
+        );
+        let description = described(&[], &[], &["x**"]);
+        assert_eq!(
+            code_sources(&tree.0, &description).unwrap_err().field,
+            "code_index_extra_dirs"
+        );
     }
 }
