@@ -11,7 +11,7 @@ use agentteams_mcp::json::{write_python_float, Value};
 
 /// Nesting of expressions (brackets, unary operators, lambdas) parsed before giving up: the
 /// parser recurses once per level.
-pub const MAX_EXPR_DEPTH: usize = 150;
+pub const MAX_EXPR_DEPTH: usize = 100;
 /// CPython 3.11's `sys.get_int_max_str_digits()` default: a longer decimal literal is a syntax
 /// error, and `ast.unparse` of a larger integer raises `ValueError`.
 pub const INT_MAX_STR_DIGITS: usize = 4300;
@@ -34,7 +34,10 @@ pub enum Const {
     Int(Option<String>),
     Float(f64),
     Imaginary(f64),
-    Str { value: String, u_prefix: bool },
+    Str {
+        value: String,
+        u_prefix: bool,
+    },
     Bytes(Vec<u8>),
     True,
     False,
@@ -42,13 +45,16 @@ pub enum Const {
     Ellipsis,
 }
 
+/// A keyword argument: `name=value`, or `**value` without a name.
+pub type Keyword = (Option<String>, Expr);
+
 /// An expression node.
 #[derive(Debug, Clone)]
 pub enum Expr {
     Name(String),
     Const(Const),
     Attribute(Box<Expr>, String),
-    Call(Box<Expr>, Vec<Expr>, Vec<(Option<String>, Expr)>),
+    Call(Box<Expr>, Vec<Expr>, Vec<Keyword>),
     Subscript(Box<Expr>, Box<Expr>),
     Slice(Option<Box<Expr>>, Option<Box<Expr>>, Option<Box<Expr>>),
     Tuple(Vec<Expr>),
@@ -150,9 +156,7 @@ impl<'a> Parser<'a> {
     }
 
     fn text(&self, at: usize) -> &'a str {
-        self.toks
-            .get(at)
-            .map_or("", |t| t.text(self.src))
+        self.toks.get(at).map_or("", |t| t.text(self.src))
     }
 
     fn kind(&self, at: usize) -> Option<Kind> {
@@ -402,7 +406,7 @@ impl<'a> Parser<'a> {
             if self.eat_op(".") {
                 e = Expr::Attribute(Box::new(e), self.name()?);
             } else if self.eat_op("(") {
-                let (args, keywords) = self.nested(|p| p.call_arguments())?;
+                let (args, keywords) = self.nested(|p| p.call_arguments(true))?;
                 e = Expr::Call(Box::new(e), args, keywords);
             } else if self.eat_op("[") {
                 let index = self.nested(|p| p.slices())?;
@@ -414,7 +418,8 @@ impl<'a> Parser<'a> {
     }
 
     /// Call arguments after `(`, through `)`: positional (and `*x`) then keywords (and `**x`).
-    pub fn call_arguments(&mut self) -> Parsed<(Vec<Expr>, Vec<(Option<String>, Expr)>)> {
+    /// A bare generator argument (`f(x for x in y)`) is valid in calls, not in class bases.
+    pub fn call_arguments(&mut self, generators: bool) -> Parsed<(Vec<Expr>, Vec<Keyword>)> {
         let mut args = Vec::new();
         let mut keywords = Vec::new();
         let mut seen_double_star = false;
@@ -439,7 +444,11 @@ impl<'a> Parser<'a> {
                 args.push(self.or_raw(&[], |p| {
                     let e = p.named_expression()?;
                     if p.at_keyword("for") || p.at_keyword("async") {
-                        return Err(Fail::Unsupported);
+                        return Err(if generators {
+                            Fail::Unsupported
+                        } else {
+                            Fail::Syntax
+                        });
                     }
                     Ok(e)
                 })?);
@@ -557,9 +566,9 @@ impl<'a> Parser<'a> {
                     Ok(c) => Ok(Expr::Const(c)),
                     // An f-string or a `\N{...}` escape: an operand like any other, printed as
                     // written.
-                    Err(Fail::Unsupported) => Ok(Expr::Raw(super::collapse_whitespace(
-                        &parts.join(" "),
-                    ))),
+                    Err(Fail::Unsupported) => {
+                        Ok(Expr::Raw(super::collapse_whitespace(&parts.join(" "))))
+                    }
                     Err(Fail::Syntax) => Err(Fail::Syntax),
                 }
             }
@@ -642,10 +651,7 @@ impl<'a> Parser<'a> {
                 return Err(Fail::Syntax);
             }
             if self.eat_op("/") {
-                if seen_star
-                    || params.positional.is_empty()
-                    || !params.positional_only.is_empty()
-                {
+                if seen_star || params.positional.is_empty() || !params.positional_only.is_empty() {
                     return Err(Fail::Syntax);
                 }
                 params.positional_only = std::mem::take(&mut params.positional);
@@ -751,8 +757,7 @@ fn to_decimal(digits: &str, radix: u32) -> Option<String> {
     const LIMB: u64 = 1_000_000_000;
     let bits_per_digit = radix.trailing_zeros() as usize;
     // log10(2) < 0.30103: a bound on the decimal length, checked before any arithmetic.
-    if digits.trim_start_matches('0').len() * bits_per_digit * 30103 / 100_000
-        > INT_MAX_STR_DIGITS
+    if digits.trim_start_matches('0').len() * bits_per_digit * 30103 / 100_000 > INT_MAX_STR_DIGITS
     {
         return None;
     }
@@ -1028,7 +1033,9 @@ fn write_const(c: &Const, out: &mut String) -> Printed {
             if *u_prefix {
                 out.push('u');
             }
-            out.push_str(&agentteams_mcp::jsonrpc::py_repr(&Value::from(value.as_str())));
+            out.push_str(&agentteams_mcp::jsonrpc::py_repr(&Value::from(
+                value.as_str(),
+            )));
         }
         Const::Bytes(b) => write_bytes(b, out),
         Const::True => out.push_str("True"),
@@ -1169,7 +1176,11 @@ pub fn unparse(e: &Expr, level: u8, out: &mut String) -> Printed {
             unparse(value, prec::EXPR, out)?;
         }
         Expr::Unary(op, operand) => {
-            let own = if *op == "not" { prec::NOT } else { prec::FACTOR };
+            let own = if *op == "not" {
+                prec::NOT
+            } else {
+                prec::FACTOR
+            };
             let opened = open(level > own, out);
             out.push_str(op);
             if own != prec::FACTOR {

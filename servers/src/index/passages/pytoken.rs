@@ -147,6 +147,18 @@ fn char_at(src: &str, i: usize) -> Option<char> {
     src.get(i..).and_then(|s| s.chars().next())
 }
 
+/// ASCII bytes that continue a name: letters, digits, `_`.
+static ASCII_NAME: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        table[c] = b == b'_' || b.is_ascii_alphanumeric();
+        c += 1;
+    }
+    table
+};
+
 /// The offset of the line break (or the end) at or after `i`.
 fn line_end(b: &[u8], i: usize) -> usize {
     b[i..]
@@ -188,7 +200,10 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, TokenError> {
     };
     loop {
         if line_start && brackets.is_empty() {
-            let (mut col, mut alt) = (0, 0);
+            // Indentation is mostly spaces: count them in one pass first.
+            let spaces = b[i..].iter().take_while(|&&c| c == b' ').count();
+            let (mut col, mut alt) = (spaces, spaces);
+            i += spaces;
             while let Some(&c) = b.get(i) {
                 match c {
                     b' ' => (col, alt) = (col + 1, alt + 1),
@@ -233,9 +248,10 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, TokenError> {
                 }
             }
         }
-        while matches!(b.get(i), Some(b' ' | b'\t' | b'\x0c')) {
-            i += 1;
-        }
+        i += b[i..]
+            .iter()
+            .take_while(|&&c| matches!(c, b' ' | b'\t' | b'\x0c'))
+            .count();
         let Some(&c) = b.get(i) else { break };
         let start = i;
         match c {
@@ -277,8 +293,11 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, TokenError> {
                 };
                 if id_start {
                     loop {
+                        i += b[i..]
+                            .iter()
+                            .take_while(|&&a| ASCII_NAME[a as usize])
+                            .count();
                         match b.get(i) {
-                            Some(&a) if a == b'_' || a.is_ascii_alphanumeric() => i += 1,
                             Some(&a) if !a.is_ascii() => match char_at(src, i) {
                                 Some(ch) if is_id_continue(ch) => i += ch.len_utf8(),
                                 _ => break,
@@ -286,8 +305,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, TokenError> {
                             _ => break,
                         }
                     }
-                    if matches!(b.get(i), Some(b'\'' | b'"')) && is_string_prefix(&src[start..i])
-                    {
+                    if matches!(b.get(i), Some(b'\'' | b'"')) && is_string_prefix(&src[start..i]) {
                         i = scan_string(b, i)?;
                         push(&mut tokens, Kind::String, start, i);
                     } else {
@@ -296,7 +314,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, TokenError> {
                     }
                     continue;
                 }
-                if src[i..].starts_with("<>") {
+                if b[i..].starts_with(b"<>") {
                     return err(i, "invalid syntax ('<>')");
                 }
                 let Some(len) = operator_len(b, i) else {
@@ -445,7 +463,10 @@ fn scan_number(src: &str, start: usize) -> Result<usize, TokenError> {
     if is_int {
         let text = &src[start..i];
         if text.starts_with('0') && text.bytes().any(|d| d.is_ascii_digit() && d != b'0') {
-            return err(start, "leading zeros in decimal integer literals are not permitted");
+            return err(
+                start,
+                "leading zeros in decimal integer literals are not permitted",
+            );
         }
     }
     end_of_number(src, i)
@@ -539,7 +560,12 @@ mod tests {
         ] {
             assert!(tokenize(bad).is_err(), "{bad:?} should not tokenize");
         }
-        for good in ["x = 1if y else 2\n", "x = 0_0 + 00 + 1_0.5 + 0777.5\n", "é = 1\n", ""] {
+        for good in [
+            "x = 1if y else 2\n",
+            "x = 0_0 + 00 + 1_0.5 + 0777.5\n",
+            "é = 1\n",
+            "",
+        ] {
             assert!(tokenize(good).is_ok(), "{good:?} should tokenize");
         }
     }
