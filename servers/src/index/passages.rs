@@ -2,10 +2,13 @@
 //! doc comment or docstring), so a hit shows what the file defines; the reference's generic
 //! block passages when a file has no definitions.
 //!
-//! Python follows the reference (`def name(args)`, `class Name(bases)`, docstrings); shell uses the
-//! reference's function pattern; Rust, Go, JavaScript/TypeScript, Java, C/C++ and Ruby are read
-//! by a line scanner that knows each language's definition keywords and comment syntax. Passages
-//! only shape snippets: document scores come from the whole text.
+//! Python follows the reference, which uses CPython's `ast`: `python` walks the module's tokens
+//! (`pytoken`, Python 3.11's tokenizer), `pyexpr` parses each top-level header and prints it the
+//! way `ast.unparse` does, docstrings are evaluated as `ast.get_docstring` returns them, and a
+//! module CPython would reject gets the generic passages (`python`'s docs list the errors
+//! detected). Shell uses the reference's function pattern; Rust, Go, JavaScript/TypeScript, Java,
+//! C/C++ and Ruby are read by a line scanner that knows each language's definition keywords and
+//! comment syntax. Passages only shape snippets: document scores come from the whole text.
 
 /// Passages kept per document.
 pub const MAX_PASSAGES: usize = 24;

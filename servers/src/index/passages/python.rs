@@ -1,13 +1,17 @@
 //! A Python module's passages as the reference makes them with `ast`: one per top-level `def`,
 //! `async def` and `class` (decorators allowed before them), `def name(<args>)` /
-//! `class Name(<bases>)` printed like `ast.unparse`, then ` — ` and the docstring
-//! (`ast.get_docstring`, whitespace collapsed); `None` when CPython would report a syntax error.
+//! `class Name(<bases>)` printed like `ast.unparse`, with the docstring `ast.get_docstring`
+//! returns; `None` when CPython would report a syntax error.
 //!
 //! Syntax errors detected: everything the tokenizer rejects (see `pytoken`), NUL characters,
-//! headers (parameters, bases, return annotations, decorators' placement) that do not parse, a
-//! block opener without an indented block, an indented line with no opener, and two operands in a
-//! row (`print "x"`, `exec code`). Not detected: other errors inside statements and expressions
-//! (the reference would fall back to generic passages; these passages come out instead).
+//! `def`/`class` headers at any depth that do not parse (parameters, bases, return annotations),
+//! a decorator not followed by a definition, a block opener without an indented block, an indent
+//! without an opener, a compound statement without its `:`, statement keywords (`def`, `return`,
+//! ...) inside a statement, operators that cannot start or end a statement or lack a left operand,
+//! string literals with bad escapes or bytes mixed with text, and two operands in a row
+//! (`print "x"`). Not detected: other errors inside statements (`f(a=1, 2)`, `x + = 1`, bad
+//! assignment targets, f-string contents): the reference falls back to generic passages there,
+//! these definitions come out instead.
 
 use super::pyexpr::{self, Const, Fail, Parser};
 use super::pytoken::{tokenize, Kind, Token};
