@@ -1066,8 +1066,13 @@ fn write_joined(items: &[Expr], out: &mut String) -> Printed {
     Ok(())
 }
 
+/// Writes `e` as `ast.unparse(e)` does.
+pub fn unparse_alone(e: &Expr, out: &mut String) -> Printed {
+    unparse(e, prec::TEST, out)
+}
+
 /// Writes `e` as `ast.unparse` does when the surrounding node gave it precedence `level`.
-pub fn unparse(e: &Expr, level: u8, out: &mut String) -> Printed {
+fn unparse(e: &Expr, level: u8, out: &mut String) -> Printed {
     let open = |needed: bool, out: &mut String| {
         if needed {
             out.push('(');

@@ -127,10 +127,11 @@ fn is_infix(op: &str) -> bool {
 /// Operators a logical line may end with.
 const LINE_END_OPERATORS: &[&str] = &[")", "]", "}", ",", ";", ":", "...", "*"];
 
-/// Errors visible from token order alone: a line ending in `:` must open an indented block, an
-/// indent must follow such a line; a statement (a line, or after `;`) cannot start with most
-/// operators, a line cannot end with most, and infix ones need a left operand; statement keywords (`def`, `return`, ...) open statements and compound ones need
-/// their `:`; string literals must have valid escapes and not mix bytes with text; and two
+/// Errors visible from token order alone: a line ending in `:` must open an indented block and an
+/// indent must follow such a line; a statement (a line, or after `;` or a header's `:`) cannot
+/// start with most operators, a line cannot end with most, and infix ones need a left operand;
+/// statement keywords (`def`, `return`, ...) only open statements, compound ones only open a line
+/// and need their `:`; string literals must have valid escapes and not mix bytes with text; two
 /// operands may not touch (`print "x"`) except after the soft keywords `match` and `case` that
 /// open a line.
 fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
@@ -220,6 +221,10 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
                     return None;
                 }
                 if opens_statement && t.keyword && COMPOUND_KEYWORDS.contains(&w) {
+                    // A compound statement opens its line: never after `;` or another's `:`.
+                    if prev.is_some() {
+                        return None;
+                    }
                     open_header = true;
                 }
             }
@@ -253,7 +258,8 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
 }
 
 /// Parses the definition header at `toks[at]` (`def`, `async def` or `class`) through its `:`.
-/// Returns the rendered signature and the index of the body's first token.
+/// Returns the rendered signature and the index of the body's first token. Constructs the printer
+/// does not model never fail a header: they are printed as written (`Parser::or_raw`).
 fn header(text: &str, toks: &[Token], at: usize) -> Result<(String, usize), Fail> {
     let word = toks[at].text(text);
     let (keyword, skip) = if word == "async" {
@@ -263,59 +269,29 @@ fn header(text: &str, toks: &[Token], at: usize) -> Result<(String, usize), Fail
     };
     let mut p = Parser::new(text, toks, at + skip);
     let name = p.name()?;
-    let args_start = p.pos;
     let rendered = if keyword == "class" {
         let bases = if p.eat_op("(") {
-            p.call_arguments(false).map(|(bases, _keywords)| bases)
+            p.call_arguments(false)?.0
         } else {
-            Ok(Vec::new())
+            Vec::new()
         };
-        match bases {
-            Ok(bases) => Ok(class_signature(&name, &bases)),
-            Err(Fail::Unsupported) => Err(Fail::Unsupported),
-            Err(Fail::Syntax) => return Err(Fail::Syntax),
-        }
+        class_signature(&name, &bases)
     } else {
         p.expect_op("(")?;
-        let params = p.parameters(")", true);
-        match params {
-            Ok(params) => {
-                p.expect_op(")")?;
-                let mut out = format!("{keyword} {name}(");
-                Ok(match pyexpr::write_params(&params, &mut out) {
-                    Ok(()) => out + ")",
-                    // CPython's unparse raises ValueError; the reference then prints the name.
-                    Err(pyexpr::TooLarge) => name.clone(),
-                })
-            }
-            Err(fail) => Err(fail),
+        let params = p.parameters(")", true)?;
+        p.expect_op(")")?;
+        if p.eat_op("->") {
+            p.or_raw(&[":"], |p| p.expression())?;
+        }
+        let mut out = format!("{keyword} {name}(");
+        match pyexpr::write_params(&params, &mut out) {
+            Ok(()) => out + ")",
+            // CPython's unparse raises ValueError; the reference then writes the name alone.
+            Err(pyexpr::TooLarge) => name,
         }
     };
-    let rendered = match rendered {
-        Ok(r) => {
-            if keyword != "class" && p.eat_op("->") {
-                p.or_raw(&[":"], |p| p.expression())?;
-            }
-            r
-        }
-        Err(Fail::Syntax) => return Err(Fail::Syntax),
-        Err(Fail::Unsupported) => {
-            // Print the source between the brackets with whitespace collapsed.
-            let colon = colon_after(text, toks, args_start).ok_or(Fail::Syntax)?;
-            p.pos = colon;
-            let inner = source_between(text, toks, args_start, colon);
-            if keyword == "class" {
-                format!("class {name}({inner})")
-            } else {
-                format!("{keyword} {name}({inner})")
-            }
-        }
-    };
-    let colon = colon_after(text, toks, p.pos).ok_or(Fail::Syntax)?;
-    if colon != p.pos {
-        return Err(Fail::Syntax);
-    }
-    Ok((rendered, colon + 1))
+    p.expect_op(":")?;
+    Ok((rendered, p.pos))
 }
 
 /// `class Name(<bases>)`, or `class Name` when it has no positional bases (keywords such as
@@ -326,7 +302,7 @@ fn class_signature(name: &str, bases: &[pyexpr::Expr]) -> String {
         if i > 0 {
             rendered.push_str(", ");
         }
-        if pyexpr::unparse(base, 4, &mut rendered).is_err() {
+        if pyexpr::unparse_alone(base, &mut rendered).is_err() {
             return name.to_owned();
         }
     }
@@ -335,33 +311,6 @@ fn class_signature(name: &str, bases: &[pyexpr::Expr]) -> String {
     } else {
         format!("class {name}({rendered})")
     }
-}
-
-/// The index of the `:` closing a header whose remaining tokens start at `from`.
-fn colon_after(text: &str, toks: &[Token], from: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, t) in toks.iter().enumerate().skip(from) {
-        match (t.kind, t.text(text)) {
-            (Kind::Newline, _) => return None,
-            (Kind::Op, "(" | "[" | "{") => depth += 1,
-            (Kind::Op, ")" | "]" | "}") => depth = depth.saturating_sub(1),
-            (Kind::Op, ":") if depth == 0 => return Some(i),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// The source inside the brackets that open at `toks[from]`, up to the header's colon, with
-/// whitespace collapsed.
-fn source_between(text: &str, toks: &[Token], from: usize, colon: usize) -> String {
-    let open = toks[from].end();
-    let close = toks[..colon]
-        .iter()
-        .rev()
-        .find(|t| t.kind == Kind::Op && t.text(text) == ")")
-        .map_or(open, |t| t.start().max(open));
-    super::collapse_whitespace(&text[open..close])
 }
 
 /// The docstring of the body starting at `toks[body]`: the first statement when it is nothing
