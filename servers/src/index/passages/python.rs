@@ -111,11 +111,12 @@ const COMPOUND_KEYWORDS: &[&str] = &[
 ];
 
 /// Operators that need an operand on their left (`(=`, `, ==`, `x = .y` are errors): assignment
-/// and augmented assignment, comparison, `%`, `|`, `&`, `^`, shifts, `//`, `->`, `:=` and `.`.
+/// and augmented assignment, comparison, `%`, `|`, `&`, `^`, shifts, `//`, `->`, `:=`, `.`, `:`,
+/// `,` and `@` (a decorator's `@` opens a statement instead).
 fn is_infix(op: &str) -> bool {
     matches!(
         op.as_bytes(),
-        [b'=' | b'<' | b'>' | b'%' | b'|' | b'&' | b'^' | b'.']
+        [b'=' | b'<' | b'>' | b'%' | b'|' | b'&' | b'^' | b'.' | b':' | b',' | b'@']
             | [_, b'=']
             | [b'/', b'/']
             | [b'<', b'<']
@@ -124,30 +125,80 @@ fn is_infix(op: &str) -> bool {
             | [_, _, b'=']
     )
 }
+
 /// Operators a logical line may end with.
 const LINE_END_OPERATORS: &[&str] = &[")", "]", "}", ",", ";", ":", "...", "*"];
+
+/// Whether `t` can end an operand: a name or literal, `True`/`False`/`None`, a closing bracket,
+/// `...`.
+fn ends_operand(text: &str, t: &Token) -> bool {
+    match t.kind {
+        Kind::Name => !t.keyword || matches!(t.text(text), "True" | "False" | "None"),
+        Kind::Number | Kind::String => true,
+        Kind::Op => matches!(t.text(text), ")" | "]" | "}" | "..."),
+        _ => false,
+    }
+}
+
+/// Whether the infix operator `op` may follow `prev` although `prev` ends no operand: the tuple
+/// target `a, = x`, relative imports (`from ..m`), the `*` and `/` parameter markers (`*, key`,
+/// `lambda a, /: a`), `yield,`, `lambda:`, `else:` and the other block keywords, and slices
+/// (`x[:, ::2]`).
+fn infix_exception(text: &str, prev: &Token, op: &str, in_square: bool) -> bool {
+    let p = prev.text(text);
+    match op {
+        "=" => p == ",",
+        "." => matches!(p, "from" | "." | "..."),
+        "," => matches!(p, "*" | "/" | "yield") || (in_square && p == ":"),
+        ":" => {
+            matches!(p, "lambda" | "else" | "try" | "finally" | "except" | "/")
+                || (in_square && matches!(p, "[" | "," | ":"))
+        }
+        _ => false,
+    }
+}
+
+/// Two tokens that cannot be adjacent: two operands (`print "x"`, `f() g`), or an operand and
+/// `{`. `match` and `case` opening a line are soft keywords and exempt.
+fn touching(text: &str, prev: &Token, t: &Token, prev_opened_line: bool) -> bool {
+    let plain_operand = |t: &Token| match t.kind {
+        Kind::Name => !t.keyword,
+        Kind::Number | Kind::String => true,
+        _ => false,
+    };
+    // `...` is left out: `from ...pkg import x`.
+    let left = plain_operand(prev) || matches!(prev.text(text), ")" | "]" | "}");
+    let bad = left
+        && match t.kind {
+            Kind::Name | Kind::Number => plain_operand(t),
+            Kind::String => prev.kind != Kind::String,
+            Kind::Op => t.text(text) == "{",
+            _ => false,
+        };
+    bad && !(prev_opened_line && matches!(prev.text(text), "match" | "case"))
+}
 
 /// Errors visible from token order alone: a line ending in `:` must open an indented block and an
 /// indent must follow such a line; a statement (a line, or after `;` or a header's `:`) cannot
 /// start with most operators, a line cannot end with most, and infix ones need a left operand;
 /// statement keywords (`def`, `return`, ...) only open statements, compound ones only open a line
-/// and need their `:`; string literals must have valid escapes and not mix bytes with text; two
-/// operands may not touch (`print "x"`) except after the soft keywords `match` and `case` that
-/// open a line.
+/// and need their `:` (with no `=` before it); `.` is followed by a name, `not` after an operand
+/// by `in`; string literals must have valid escapes and not mix bytes with text; some tokens
+/// cannot touch (see `touching`).
 fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
     let word = |t: &Token| t.text(text);
     let is_op = |t: &Token, op: &str| t.kind == Kind::Op && word(t) == op;
-    let is_operand = |t: &Token| match t.kind {
-        Kind::Name => !t.keyword,
-        Kind::Number | Kind::String => true,
-        _ => false,
-    };
     // The previous token on this logical line, and whether it opened the line.
     let mut prev: Option<&Token> = None;
     let mut prev_opened_line = false;
-    let mut depth = 0usize;
+    // Open brackets (the tokenizer bounds their nesting).
+    let mut brackets: Vec<&str> = Vec::new();
     // Inside a compound statement's header, until its `:`.
     let mut open_header = false;
+    // Whether the line opens with `match` or `case`, soft keywords that may open a block.
+    let mut soft_compound = false;
+    // The bracket depth of each lambda whose `:` is still to come.
+    let mut lambdas: Vec<usize> = Vec::new();
     // Whether the previous token is the `:` closing a header (a statement may follow it).
     let mut header_closed = false;
     for (i, t) in toks.iter().enumerate() {
@@ -165,10 +216,17 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
                 {
                     return None;
                 }
+                // A line ending in `:` is a compound header, followed by its block.
                 let opener = prev.is_some_and(|p| is_op(p, ":"));
-                if open_header || opener && toks.get(i + 1).map(|n| n.kind) != Some(Kind::Indent) {
+                if open_header
+                    || opener
+                        && (!(header_closed || soft_compound)
+                            || toks.get(i + 1).map(|n| n.kind) != Some(Kind::Indent))
+                {
                     return None;
                 }
+                header_closed = false;
+                lambdas.clear();
             }
             _ => {}
         }
@@ -178,33 +236,52 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
         }
         let opens_statement = header_closed || prev.is_none_or(|p| is_op(p, ";"));
         header_closed = false;
+        if prev.is_none() {
+            soft_compound = t.kind == Kind::Name && matches!(word(t), "match" | "case");
+        }
+        // A lambda's `:` closes its parameters, whatever they end with (`lambda a,: a`).
+        let lambda_colon = is_op(t, ":") && lambdas.last() == Some(&brackets.len());
+        if lambda_colon {
+            lambdas.pop();
+        }
         if opens_statement && !starts_statement(text, t) {
             return None;
         }
-        if t.kind == Kind::Op && is_infix(word(t)) {
-            let has_left = prev.is_some_and(|p| match p.kind {
-                Kind::Name => {
-                    !p.keyword
-                        || matches!(word(p), "True" | "False" | "None")
-                        || word(t) == "." && word(p) == "from"
+        if let Some(p) = prev {
+            if is_op(p, ".") && !(t.kind == Kind::Name || is_op(t, ".") || is_op(t, "...")) {
+                return None;
+            }
+            if p.kind == Kind::Name && word(p) == "not" {
+                let after_operand = i >= 2 && ends_operand(text, &toks[i - 2]);
+                if after_operand && word(t) != "in" {
+                    return None;
                 }
-                Kind::Number | Kind::String => true,
-                Kind::Op => {
-                    matches!(word(p), ")" | "]" | "}" | "...")
-                        || word(t) == "=" && word(p) == ","
-                        || word(t) == "." && word(p) == "."
-                }
-                _ => false,
+            }
+            if touching(text, p, t, prev_opened_line) {
+                return None;
+            }
+        }
+        if t.kind == Kind::Op && !opens_statement && !lambda_colon && is_infix(word(t)) {
+            let in_square = brackets.last() == Some(&"[");
+            let has_left = prev.is_some_and(|p| {
+                ends_operand(text, p)
+                    || infix_exception(text, p, word(t), in_square)
+                    // `case *x, 2,:` ends a pattern with a comma.
+                    || (soft_compound && word(t) == ":" && word(p) == ",")
             });
-            if !has_left {
+            let header_assignment =
+                open_header && brackets.is_empty() && lambdas.is_empty() && word(t) == "=";
+            if !has_left || header_assignment {
                 return None;
             }
         }
         match t.kind {
             Kind::Op => match word(t) {
-                "(" | "[" | "{" => depth += 1,
-                ")" | "]" | "}" => depth = depth.saturating_sub(1),
-                ":" if depth == 0 && open_header => {
+                open @ ("(" | "[" | "{") => brackets.push(open),
+                ")" | "]" | "}" => {
+                    brackets.pop();
+                }
+                ":" if brackets.is_empty() && open_header && !lambda_colon => {
                     open_header = false;
                     header_closed = true;
                 }
@@ -212,6 +289,9 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
             },
             Kind::Name => {
                 let w = word(t);
+                if w == "lambda" {
+                    lambdas.push(brackets.len());
+                }
                 let after_async = prev.is_some_and(|p| word(p) == "async");
                 if t.keyword
                     && STATEMENT_KEYWORDS.contains(&w)
@@ -239,17 +319,6 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
                 }
             }
             _ => {}
-        }
-        if let Some(p) = prev {
-            let touching = is_operand(p)
-                && match t.kind {
-                    Kind::Name | Kind::Number => is_operand(t),
-                    Kind::String => p.kind != Kind::String,
-                    _ => false,
-                };
-            if touching && !(prev_opened_line && matches!(word(p), "match" | "case")) {
-                return None;
-            }
         }
         prev_opened_line = prev.is_none();
         prev = Some(t);
@@ -523,6 +592,46 @@ mod tests {
             (
                 "x = 1\ny = 2\n",
                 &["x = 1 y = 2"],
+            ),
+            (
+                "from ...pkg import x\nf = lambda a,: a\ng = lambda a, /: a\ns = x[:, ::2]\na, = b\ndef f(*, k, **kw): pass\n",
+                &["def f(*, k, **kw)"],
+            ),
+            (
+                "match x:\n    case *y, 2,:\n        pass\n    case {'k': v, **rest}:\n        pass\nfor f in lambda c: c, g:\n    pass\ndef f(): pass\n",
+                &["def f()"],
+            ),
+            (
+                "if x: if y: pass\ndef f(): pass\n",
+                &["if x: if y: pass def f(): pass"],
+            ),
+            (
+                "f() g\ndef f(): pass\n",
+                &["f() g def f(): pass"],
+            ),
+            (
+                "x not y\ndef f(): pass\n",
+                &["x not y def f(): pass"],
+            ),
+            (
+                "x.(y)\ndef f(): pass\n",
+                &["x.(y) def f(): pass"],
+            ),
+            (
+                "if a = 1:\n    pass\ndef f(): pass\n",
+                &["if a = 1: pass def f(): pass"],
+            ),
+            (
+                "class C: x = 1:\n    pass\ndef f(): pass\n",
+                &["class C: x = 1: pass def f(): pass"],
+            ),
+            (
+                "f(a, :b)\ndef f(): pass\n",
+                &["f(a, :b) def f(): pass"],
+            ),
+            (
+                "x = [1, 2]y\ndef f(): pass\n",
+                &["x = [1, 2]y def f(): pass"],
             ),
         ];
         for (src, expected) in table {
