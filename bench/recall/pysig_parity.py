@@ -14,6 +14,13 @@ usage: pysig_parity.py --ref REF_CHECKOUT --bin BINARY --root PROJECT [--example
   REF_CHECKOUT: git -C <reference repo> archive HEAD agentteams | tar -x -C REF_CHECKOUT
   PROJECT: a copy of the Python standard library, e.g.
     cp -r "$(python3 -c 'import sysconfig;print(sysconfig.get_paths()["stdlib"])')" /tmp/std/lib
+  or broken and unusual sources: pysig_mutate.py (edited real files), pysig_headers.py (random
+  headers).
+
+Differences are grouped by kind: "fallback (syntax error: ...)" when the reference falls back to
+generic passages and we do not (CPython's message says why), "arguments"/"class bases" when a
+signature differs (with the construct passages.rs prints as written, when one is present),
+"docstring", "passage count".
 """
 import argparse, ast, collections, hashlib, json, re, shutil, subprocess, sys
 from pathlib import Path

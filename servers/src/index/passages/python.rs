@@ -167,7 +167,8 @@ fn touching(text: &str, prev: &Token, t: &Token, prev_opened_line: bool) -> bool
         _ => false,
     };
     // `...` is left out: `from ...pkg import x`.
-    let left = plain_operand(prev) || matches!(prev.text(text), ")" | "]" | "}");
+    let left = plain_operand(prev)
+        || (prev.kind == Kind::Op && matches!(prev.text(text), ")" | "]" | "}"));
     let bad = left
         && match t.kind {
             Kind::Name | Kind::Number => plain_operand(t),
@@ -251,7 +252,7 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
             if is_op(p, ".") && !(t.kind == Kind::Name || is_op(t, ".") || is_op(t, "...")) {
                 return None;
             }
-            if p.kind == Kind::Name && word(p) == "not" {
+            if p.keyword && word(p) == "not" {
                 let after_operand = i >= 2 && ends_operand(text, &toks[i - 2]);
                 if after_operand && word(t) != "in" {
                     return None;
@@ -287,20 +288,19 @@ fn check_statement_shapes(text: &str, toks: &[Token]) -> Option<()> {
                 }
                 _ => {}
             },
-            Kind::Name => {
+            Kind::Name if t.keyword => {
                 let w = word(t);
                 if w == "lambda" {
                     lambdas.push(brackets.len());
                 }
                 let after_async = prev.is_some_and(|p| word(p) == "async");
-                if t.keyword
-                    && STATEMENT_KEYWORDS.contains(&w)
+                if STATEMENT_KEYWORDS.contains(&w)
                     && !opens_statement
                     && !(after_async && matches!(w, "def" | "with"))
                 {
                     return None;
                 }
-                if opens_statement && t.keyword && COMPOUND_KEYWORDS.contains(&w) {
+                if opens_statement && COMPOUND_KEYWORDS.contains(&w) {
                     // A compound statement opens its line: never after `;` or another's `:`.
                     if prev.is_some() {
                         return None;
