@@ -262,19 +262,18 @@ impl Loader {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let read_error =
-            |detail: String| format!("cannot read {} at {name}: {detail}", kind.label());
+        let unreadable = |detail: String| read_error(kind, &name, &detail);
         let mut file =
-            File::open(&resolved).map_err(|e| read_error(os_error_text(&e, &resolved)))?;
+            File::open(&resolved).map_err(|e| unreadable(os_error_text(&e, &resolved)))?;
         let meta = file
             .metadata()
-            .map_err(|e| read_error(os_error_text(&e, &resolved)))?;
+            .map_err(|e| unreadable(os_error_text(&e, &resolved)))?;
         let identity = FileIdentity::of(&meta);
         if let Some(hit) = self.cached(&resolved, kind, identity) {
             return Ok(hit);
         }
         if meta.len() > MAX_INDEX_FILE_BYTES {
-            return Err(read_error(format!(
+            return Err(unreadable(format!(
                 "the file has {} bytes, more than the limit of {MAX_INDEX_FILE_BYTES}",
                 meta.len()
             )));
@@ -283,26 +282,13 @@ impl Loader {
         (&mut file)
             .take(MAX_INDEX_FILE_BYTES + 1)
             .read_to_end(&mut bytes)
-            .map_err(|e| read_error(os_error_text(&e, &resolved)))?;
+            .map_err(|e| unreadable(os_error_text(&e, &resolved)))?;
         if bytes.len() as u64 > MAX_INDEX_FILE_BYTES {
-            return Err(read_error(format!(
+            return Err(unreadable(format!(
                 "the file grew past the limit of {MAX_INDEX_FILE_BYTES} bytes while being read"
             )));
         }
-        let loaded = match stream::load(&bytes, kind) {
-            Some(loaded) => loaded,
-            // Not of the common shape, or not valid: the tree path decides, with its messages.
-            None => {
-                let value = json::parse(&bytes).map_err(|e| read_error(e.to_string()))?;
-                drop(bytes);
-                let invalid = |e: super::schema::SchemaError| {
-                    format!("{} failed schema validation: {name}: {e}", kind.label())
-                };
-                let loaded = validate_and_convert(&value, kind).map_err(invalid)?;
-                dispose(value);
-                loaded
-            }
-        };
+        let loaded = decode(&bytes, kind, &name)?;
         let loaded = Arc::new(loaded);
         self.store(resolved, kind, identity, Arc::clone(&loaded));
         Ok(loaded)
@@ -342,6 +328,31 @@ impl Loader {
             last_used: *clock,
         });
     }
+}
+
+/// An index file's contents from its bytes (`name` is the file name its messages use): the
+/// streaming path when it can prove the file valid, else the tree path, which decides and words
+/// the error. No file system access and no cache: [`Loader::load`] adds those.
+pub fn decode(bytes: &[u8], kind: IndexKind, name: &str) -> Result<Loaded, String> {
+    match stream::load(bytes, kind) {
+        Some(loaded) => Ok(loaded),
+        None => decode_tree(bytes, kind, name),
+    }
+}
+
+/// [`decode`] by the tree path alone (parse, validate, convert): what the streaming path must
+/// agree with whenever it answers (the `recall_index` fuzz target checks it).
+pub fn decode_tree(bytes: &[u8], kind: IndexKind, name: &str) -> Result<Loaded, String> {
+    let value = json::parse(bytes).map_err(|e| read_error(kind, name, &e.to_string()))?;
+    let loaded = validate_and_convert(&value, kind)
+        .map_err(|e| format!("{} failed schema validation: {name}: {e}", kind.label()))?;
+    dispose(value);
+    Ok(loaded)
+}
+
+/// The reference's message for a file that cannot be read or parsed.
+fn read_error(kind: IndexKind, name: &str, detail: &str) -> String {
+    format!("cannot read {} at {name}: {detail}", kind.label())
 }
 
 /// Validates a parsed file and converts it to the ranker's form. The two walks only read the tree,
