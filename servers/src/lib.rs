@@ -21,6 +21,7 @@ pub mod conformance;
 pub mod gitread;
 pub mod index;
 pub mod recall;
+pub mod regular_file;
 
 use agentteams_mcp::audit::{self, AuditLog, Mode, RunInfo};
 use agentteams_mcp::policy::Policy;

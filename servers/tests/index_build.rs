@@ -353,6 +353,80 @@ fn team_dir_choice_and_unwritable_targets() {
 }
 
 #[test]
+fn links_a_repository_plants_never_redirect_the_builders_writes() {
+    let outside = Project::new("index-planted-outside");
+    outside.write("victim.txt", "precious");
+    let victim = outside.path("victim.txt");
+
+    // A link at the temporary file's name: replaced, never written through.
+    let project = fixture();
+    std::fs::create_dir_all(project.path("references")).unwrap();
+    std::os::unix::fs::symlink(&victim, project.path("references/memory-index.json.tmp")).unwrap();
+    std::os::unix::fs::symlink(&victim, project.path("references/memory-index.json")).unwrap();
+    let out = project.index_build(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(outside.read("victim.txt"), "precious");
+    assert!(project
+        .read("references/memory-index.json")
+        .contains("\"memory-index\""));
+    assert!(!project.path("references/memory-index.json.tmp").exists());
+
+    // `references/` or `code-index/` linked out of the project: refused before anything is written.
+    for planted in ["references", "references/code-index"] {
+        let project = fixture();
+        let target = outside.path(&format!("sink-{}", planted.replace('/', "-")));
+        std::fs::create_dir_all(&target).unwrap();
+        let _ = std::fs::remove_dir_all(project.path(planted));
+        if let Some(parent) = project.path(planted).parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::os::unix::fs::symlink(&target, project.path(planted)).unwrap();
+        let out = project.index_build(&[]);
+        assert_eq!(out.status.code(), Some(1), "{planted}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("resolves outside the project"), "{stderr}");
+        assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0, "{planted}");
+    }
+
+    // A default team dir linked out of the project.
+    let project = fixture();
+    std::fs::create_dir_all(project.path(".claude")).unwrap();
+    let team = outside.path("team");
+    std::fs::create_dir_all(&team).unwrap();
+    std::os::unix::fs::symlink(&team, project.path(".claude/agents")).unwrap();
+    let out = project.index_build(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("resolves outside the project"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&team).unwrap().count(), 0);
+}
+
+#[test]
+fn a_previous_partition_that_is_a_fifo_is_replaced_without_blocking() {
+    let project = fixture();
+    std::fs::create_dir_all(project.path("references/code-index")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(project.path("references/code-index/local.json"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // If the builder opened the FIFO it would wait for a writer forever; the test harness's
+    // timeout would then fail the suite rather than this assertion.
+    let out = project.index_build(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta = std::fs::symlink_metadata(project.path("references/code-index/local.json")).unwrap();
+    assert!(meta.is_file());
+}
+
+#[test]
 fn a_git_work_tree_is_listed_by_git_honouring_ignores() {
     let project = Project::new("index-git");
     project.write(".gitignore", "ignored/\n");

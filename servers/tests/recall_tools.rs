@@ -199,6 +199,64 @@ fn a_symlinked_team_dir_outside_the_project_is_refused() {
     assert!(err.contains("outside the project"), "{err}");
 }
 
+/// Calls `tool` on a new `Recall` in a thread; `None` if no answer came within a generous bound
+/// (a hang, not a slow answer: the test fails instead of blocking the suite).
+fn call_bounded(root: &std::path::Path, tool: &str, args: &str) -> Option<Result<String, String>> {
+    let (root, tool, args) = (root.to_owned(), tool.to_owned(), args.to_owned());
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let recall = Recall::new(&root).unwrap();
+        let _ = send.send(call(&recall, &tool, &args));
+    });
+    receive
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .ok()
+}
+
+#[test]
+fn index_files_that_are_fifos_or_devices_are_refused_without_blocking() {
+    let project = Project::new("recall-fifo");
+    std::fs::create_dir_all(project.path("references/code-index")).unwrap();
+    let fifo = |rel: &str| {
+        let made = std::process::Command::new("mkfifo")
+            .arg(project.path(rel))
+            .status()
+            .unwrap();
+        assert!(made.success());
+    };
+    fifo("references/memory-index.json");
+    let err = call_bounded(&project.root, "query_index", r#"{"query": "x"}"#)
+        .expect("query_index blocked on a FIFO")
+        .unwrap_err();
+    assert_eq!(
+        err,
+        "cannot read memory index at memory-index.json: not a regular file"
+    );
+    std::fs::remove_file(project.path("references/memory-index.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", project.path("references/memory-index.json")).unwrap();
+    let err = call_bounded(&project.root, "query_index", r#"{"query": "x"}"#)
+        .expect("query_index read /dev/zero")
+        .unwrap_err();
+    // Outside the project, so confinement refuses it first.
+    assert_eq!(
+        err,
+        "memory-index.json resolves outside the project; refusing"
+    );
+    // A partition the manifest lists, as a FIFO.
+    project.write(
+        "references/code-index/manifest.json",
+        &manifest(&[("local", "local.json", "local-script")]),
+    );
+    fifo("references/code-index/local.json");
+    let err = call_bounded(&project.root, "query_code", r#"{"query": "x"}"#)
+        .expect("query_code blocked on a FIFO")
+        .unwrap_err();
+    assert_eq!(
+        err,
+        "cannot read code index at local.json: not a regular file"
+    );
+}
+
 #[test]
 fn partition_paths_outside_the_project_are_refused_whether_or_not_they_exist() {
     let project = Project::new("recall-oracle");

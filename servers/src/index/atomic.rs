@@ -1,5 +1,6 @@
 //! Atomic file replacement: write a temporary file beside the target, flush it to disk, rename it
-//! over the target. A failed build never leaves a torn or half-written index behind.
+//! over the target. A failed build never leaves a torn or half-written index behind, and nothing
+//! a repository planted (a symlink at the temporary name or the target) redirects the write.
 
 use std::fs;
 use std::io::Write;
@@ -13,7 +14,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
         .unwrap_or_default();
     let tmp = path.with_file_name(format!("{name}.tmp"));
     let result = (|| {
-        let mut file = fs::File::create(&tmp)?;
+        // A leftover or planted `<name>.tmp` is removed (a symlink is unlinked, never followed) and
+        // the new one is created exclusively: `O_EXCL` does not follow links. The rename replaces
+        // a target that is a symlink itself, not the file it points to.
+        match fs::remove_file(&tmp) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         fs::rename(&tmp, path)
@@ -37,6 +48,19 @@ mod tests {
         write_atomic(&target, b"new").unwrap();
         assert_eq!(fs::read_to_string(&target).unwrap(), "new");
         assert!(!dir.join("x.json.tmp").exists());
+        // Links planted at the temporary name and at the target are replaced, never written through.
+        let victim = dir.join("victim.txt");
+        fs::write(&victim, "precious").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join("x.json.tmp")).unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join("z.json")).unwrap();
+        write_atomic(&target, b"newer").unwrap();
+        write_atomic(&dir.join("z.json"), b"zed").unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(fs::read_to_string(&target).unwrap(), "newer");
+        assert!(!fs::symlink_metadata(dir.join("z.json"))
+            .unwrap()
+            .is_symlink());
+        assert_eq!(fs::read_to_string(dir.join("z.json")).unwrap(), "zed");
         let err = write_atomic(&dir.join("missing/y.json"), b"z").unwrap_err();
         assert!(err.starts_with("cannot write "), "{err}");
         fs::remove_dir_all(&dir).unwrap();

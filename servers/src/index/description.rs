@@ -14,7 +14,6 @@ use crate::recall::is_python_whitespace;
 use crate::recall::teamdir::confine;
 use agentteams_mcp::json::{self, Map, Value};
 use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Largest description file read.
@@ -127,17 +126,11 @@ fn without_file(root: &Path, framework: Option<&str>) -> Description {
 }
 
 fn read_json(file: &Path) -> Result<Value, String> {
-    let handle = std::fs::File::open(file).map_err(|e| format!("cannot be read: {e}"))?;
-    let mut bytes = Vec::new();
-    handle
-        .take(MAX_DESCRIPTION_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot be read: {e}"))?;
-    if bytes.len() as u64 > MAX_DESCRIPTION_BYTES {
-        return Err(format!(
-            "is larger than {MAX_DESCRIPTION_BYTES} bytes (MAX_DESCRIPTION_BYTES)"
-        ));
-    }
+    let bytes = crate::regular_file::read_at_most(file, MAX_DESCRIPTION_BYTES)
+        .map_err(|e| format!("cannot be read: {e}"))?
+        .ok_or_else(|| {
+            format!("is larger than {MAX_DESCRIPTION_BYTES} bytes (MAX_DESCRIPTION_BYTES)")
+        })?;
     json::parse(&bytes).map_err(|e| format!("is not valid JSON: {e}"))
 }
 

@@ -18,6 +18,7 @@ pub mod postings;
 pub mod pyjson;
 pub mod sources;
 
+use crate::recall::load::MAX_INDEX_FILE_BYTES;
 use crate::recall::schema::{validate_code_index, validate_memory_index, CodeIndexFile};
 use crate::recall::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
 use agentteams_mcp::json::{self, Value};
@@ -213,7 +214,12 @@ pub fn build(
                 dir.display()
             )
         })?,
-        None => default_team_dir(&root),
+        // A default team dir may be a symlink the repository planted: confined like the rest.
+        None => {
+            let dir = default_team_dir(&root);
+            confine(&root, &dir)
+                .map_err(|e| format!("team dir {}: {e} (pass --team-dir)", dir.display()))?
+        }
     };
     let description = description::load(
         &root,
@@ -229,8 +235,13 @@ pub fn build(
     let memory_paths = sources::memory_sources(&root, &description).map_err(in_description)?;
     let code_paths = sources::code_sources(&root, &description).map_err(in_description)?;
 
-    let references = team_dir.join("references");
-    let code_dir = references.join("code-index");
+    // `references/` and `code-index/` may be symlinks in a hostile repository: resolved and
+    // confined before anything is created or written, and the writes go to the resolved paths.
+    let inside = |dir: PathBuf| {
+        confine(&root, &dir).map_err(|e| format!("cannot write under {}: {e}", dir.display()))
+    };
+    let references = inside(team_dir.join("references"))?;
+    let code_dir = inside(references.join("code-index"))?;
     std::fs::create_dir_all(&code_dir)
         .map_err(|e| format!("cannot create {}: {e}", code_dir.display()))?;
     let stamp = Stamp {
@@ -314,8 +325,14 @@ fn write_partition(
     partition: &code::Partition,
 ) -> Result<(Value, bool), String> {
     let path = dir.join(format!("{name}.json"));
-    if let Some(existing) = std::fs::read(&path)
-        .ok()
+    // Only a regular file (not a link, which recall would refuse to follow out of the project)
+    // counts as the previous partition; anything else is replaced.
+    let previous = std::fs::symlink_metadata(&path)
+        .is_ok_and(|m| m.is_file())
+        .then(|| crate::regular_file::read_at_most(&path, MAX_INDEX_FILE_BYTES).ok())
+        .flatten()
+        .flatten();
+    if let Some(existing) = previous
         .and_then(|bytes| json::parse(&bytes).ok())
         .filter(|v| validate_code_index(v) == Ok(CodeIndexFile::Partition))
     {

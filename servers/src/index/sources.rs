@@ -9,7 +9,6 @@ use crate::recall::teamdir::resolve_lenient;
 use std::ffi::OsStr;
 use std::fmt;
 use std::fs;
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
@@ -92,14 +91,7 @@ pub fn language_for(path: &Path) -> Option<&'static str> {
 /// Reads a source as Python's `Path.read_text(encoding="utf-8")`: strict UTF-8 with universal
 /// newlines (`\r\n` and lone `\r` become `\n`). `None` when unreadable, too large or not UTF-8.
 pub fn read_text(path: &Path) -> Option<String> {
-    let file = fs::File::open(path).ok()?;
-    let mut bytes = Vec::new();
-    file.take(MAX_SOURCE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    if bytes.len() as u64 > MAX_SOURCE_BYTES {
-        return None;
-    }
+    let bytes = crate::regular_file::read_at_most(path, MAX_SOURCE_BYTES).ok()??;
     let text = String::from_utf8(bytes).ok()?;
     if !text.contains('\r') {
         return Some(text);

@@ -8,7 +8,6 @@ use super::teamdir::confine;
 use super::tokenize::Tokenizer;
 use agentteams_mcp::json::{self, Value};
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -263,8 +262,8 @@ impl Loader {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let unreadable = |detail: String| read_error(kind, &name, &detail);
-        let mut file =
-            File::open(&resolved).map_err(|e| unreadable(os_error_text(&e, &resolved)))?;
+        let mut file = crate::regular_file::open(&resolved)
+            .map_err(|e| unreadable(os_error_text(&e, &resolved)))?;
         let meta = file
             .metadata()
             .map_err(|e| unreadable(os_error_text(&e, &resolved)))?;
