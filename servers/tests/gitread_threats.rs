@@ -864,6 +864,30 @@ fn p13_a_submodule_checkout_as_root_is_refused() {
     assert_sweep_refused(&server.sweep(), "outside the project");
 }
 
+#[test]
+fn p14_pointer_files_that_are_fifos_never_block() {
+    // `.git` or `.git/commondir` as a FIFO: opening it to read would wait for a writer forever.
+    let mkfifo = |path: &Path| {
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+    };
+    let f = Fixture::new("p14-dotgit");
+    std::fs::remove_dir_all(f.root.join(".git")).expect("rm");
+    mkfifo(&f.root.join(".git"));
+    let mut server = f.server();
+    let replies = server.sweep();
+    assert_sweep_refused(&replies, "not a regular file");
+
+    let f = Fixture::new("p14-commondir");
+    mkfifo(&f.root.join(".git/commondir"));
+    let mut server = f.server();
+    let replies = server.sweep();
+    assert_sweep_refused(&replies, "not a regular file");
+}
+
 // ---------------------------------------------------------------- 2.4 arguments and refs
 
 #[test]

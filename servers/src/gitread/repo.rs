@@ -8,7 +8,6 @@
 //! and `GIT_COMMON_DIR`: git never re-discovers the repository, so what was checked is what runs.
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Largest `.git` file, `commondir` or `gitdir` back-link read (git itself reads a path, so a few
@@ -162,13 +161,10 @@ fn no_escaping_symlinks(dir: &Path, entries: &[&str]) -> Result<(), RepoError> {
 /// than this parser, so the two must never disagree silently).
 fn read_pointer(file: &Path, prefix: &str) -> Result<PathBuf, RepoError> {
     let unreadable = |why: &str| RepoError::Unresolvable(format!("{}: {why}", file.display()));
-    let mut bytes = Vec::new();
-    fs::File::open(file)
-        .and_then(|f| f.take(MAX_POINTER_FILE + 1).read_to_end(&mut bytes))
-        .map_err(|e| unreadable(&e.to_string()))?;
-    if bytes.len() as u64 > MAX_POINTER_FILE {
-        return Err(unreadable("file too large"));
-    }
+    // A FIFO or device in its place must not block the call: only a regular file is read.
+    let bytes = crate::regular_file::read_at_most(file, MAX_POINTER_FILE)
+        .map_err(|e| unreadable(&e.to_string()))?
+        .ok_or_else(|| unreadable("file too large"))?;
     let text = std::str::from_utf8(&bytes).map_err(|_| unreadable("not UTF-8"))?;
     let body = text
         .strip_prefix(prefix)
