@@ -459,3 +459,35 @@ fn sources_larger_than_the_limit_are_skipped() {
     let paths = local_paths(&project);
     assert_eq!(paths, ["edge.py"]);
 }
+
+#[test]
+fn a_git_index_entry_beneath_a_planted_directory_link_is_not_read() {
+    // `git ls-files -c` lists the index as the repository wrote it, whatever the work tree now
+    // holds: an entry `vendor/secret.py` stays listed after `vendor/` became a link out of the
+    // project, and the file it reaches must not be copied into the index.
+    let outside = Project::new("index-git-link-outside");
+    outside.write("secret.py", "def outside_secret_token(): pass\n");
+    let project = Project::new("index-git-link");
+    project.write("app.py", "def visible(): pass\n");
+    project.write("vendor/secret.py", "def placeholder(): pass\n");
+    for args in [&["init", "-q"][..], &["add", "app.py", "vendor/secret.py"]] {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&project.root)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    std::fs::remove_dir_all(project.path("vendor")).unwrap();
+    std::os::unix::fs::symlink(&outside.root, project.path("vendor")).unwrap();
+    let out = project.index_build(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(local_paths(&project), ["app.py"]);
+    assert!(!project
+        .read("references/code-index/local.json")
+        .contains("outside_secret_token"));
+}

@@ -6,6 +6,7 @@ use super::description::Description;
 use super::pattern::{glob, has_magic, FnPattern, GlobError};
 use crate::gitread::GitRead;
 use crate::recall::teamdir::resolve_lenient;
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::fmt;
 use std::fs;
@@ -137,16 +138,26 @@ fn resolves_inside(path: &Path, root: &Path) -> bool {
     resolve_lenient(path).is_some_and(|real| real.starts_with(root))
 }
 
-/// Whether `rel`, listed by git or the walk, is a file whose realpath stays inside `root`.
-/// Neither lists anything beneath a symlinked directory, so only a link as the last component
-/// can lead out (deliberate difference: the reference would read the file it points to).
-fn is_file_inside(root: &Path, rel: &Path) -> bool {
+/// Whether `rel`, listed by git or the walk, is a file whose realpath stays inside `root`. The
+/// walk never descends a symlinked directory, but git lists its index as the repository wrote it:
+/// an entry can lie beneath a directory that is now a link out of the project, so each parent
+/// directory is resolved (once, remembered in `dirs_inside`). A link as the last component is
+/// followed only if it stays inside (deliberate difference: the reference would read the file it
+/// points to).
+fn is_file_inside(root: &Path, rel: &Path, dirs_inside: &mut HashMap<PathBuf, bool>) -> bool {
     let path = root.join(rel);
-    match fs::symlink_metadata(&path) {
-        Ok(meta) if meta.file_type().is_symlink() => path.is_file() && resolves_inside(&path, root),
-        Ok(meta) => meta.is_file(),
-        Err(_) => false,
-    }
+    let parent = path.parent().unwrap_or(root).to_path_buf();
+    let parent_inside = *dirs_inside
+        .entry(parent)
+        .or_insert_with_key(|dir| resolves_inside(dir, root));
+    parent_inside
+        && match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                path.is_file() && resolves_inside(&path, root)
+            }
+            Ok(meta) => meta.is_file(),
+            Err(_) => false,
+        }
 }
 
 /// Entries under `dir` whose name satisfies `wanted` (files, directories and links alike, as
@@ -332,9 +343,10 @@ pub fn memory_sources(root: &Path, description: &Description) -> Result<Vec<Path
 /// recursively for code suffixes; realpaths must stay inside the root).
 pub fn code_sources(root: &Path, description: &Description) -> Result<Vec<PathBuf>, SourceError> {
     let listed = git_listing(root).unwrap_or_else(|| walk_code(root));
+    let mut dirs_inside = HashMap::new();
     let mut rel: Vec<PathBuf> = listed
         .into_iter()
-        .filter(|p| language_for(p).is_some() && is_file_inside(root, p))
+        .filter(|p| language_for(p).is_some() && is_file_inside(root, p, &mut dirs_inside))
         .collect();
     for raw in &description.code_extra_dirs {
         // `rglob("*.py")` and friends: the suffix as written, case and all.
