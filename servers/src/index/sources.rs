@@ -226,11 +226,15 @@ fn extra_candidates(
             error,
         });
     }
-    let target = python_join(root, raw);
-    if !target.is_dir() || !resolves_inside(&target, root) {
-        return Ok(Vec::new());
-    }
-    Ok(scan(&target))
+    Ok(dir_inside(root, raw).map_or_else(Vec::new, |dir| scan(&dir)))
+}
+
+/// `root / raw` if it is a directory whose realpath stays inside `root`: the only directories
+/// the scans list. One linked out of the project is not scanned at all (a `workSummaries` linked
+/// to `/` would otherwise have the builder walk the whole machine).
+fn dir_inside(root: &Path, raw: &str) -> Option<PathBuf> {
+    let dir = python_join(root, raw);
+    (dir.is_dir() && resolves_inside(&dir, root)).then_some(dir)
 }
 
 /// One `memory_index_exclude` entry: a plain path excludes itself and everything under it, a
@@ -283,12 +287,7 @@ pub fn memory_sources(root: &Path, description: &Description) -> Result<Vec<Path
         ))
     };
     let scan_sub = |sub: &str, recursive: bool| -> Vec<PathBuf> {
-        let dir = root.join(sub);
-        if dir.is_dir() {
-            scan(&dir, recursive)
-        } else {
-            Vec::new()
-        }
+        dir_inside(root, sub).map_or_else(Vec::new, |dir| scan(&dir, recursive))
     };
     let mut sources = Vec::new();
     sources.extend(scan_sub("workSummaries", true));
@@ -612,6 +611,9 @@ mod tests {
         tree.link(&outside.0.join("summaries"), "workSummaries");
         tree.link(&outside.0.join("o.py"), "src/leak.py");
         tree.link(&tree.0.join("src/kept.py"), "src/alias.py");
+        // A link under the outside folder that leads back in: the folder is not scanned at all
+        // (a `workSummaries` linked to `/` would otherwise be a walk of the whole machine).
+        outside.link(&tree.0.join("references/kept.md"), "summaries/back.md");
         let none = Description::default();
         let memory = memory_sources(&tree.0, &none).unwrap();
         assert_eq!(tree.relative(memory), ["references/kept.md"]);
