@@ -268,7 +268,7 @@ impl Loader {
             .metadata()
             .map_err(|e| unreadable(os_error_text(&e, &resolved)))?;
         let identity = FileIdentity::of(&meta);
-        if let Some(hit) = self.cached(&resolved, kind, identity) {
+        if let Some(hit) = self.cached(kind, identity) {
             return Ok(hit);
         }
         if meta.len() > MAX_INDEX_FILE_BYTES {
@@ -293,13 +293,15 @@ impl Loader {
         Ok(loaded)
     }
 
-    fn cached(&self, path: &Path, kind: IndexKind, identity: FileIdentity) -> Option<Arc<Loaded>> {
+    fn cached(&self, kind: IndexKind, identity: FileIdentity) -> Option<Arc<Loaded>> {
         let mut guard = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         let (entries, clock) = &mut *guard;
         *clock += 1;
+        // By identity, not path: names of one file (hard links) share one loaded copy, so a
+        // manifest listing many links to one large partition costs one parse, not one each.
         let entry = entries
             .iter_mut()
-            .find(|e| e.path == path && e.kind == kind && e.identity == identity)?;
+            .find(|e| e.kind == kind && e.identity == identity)?;
         entry.last_used = *clock;
         Some(Arc::clone(&entry.loaded))
     }
@@ -308,7 +310,7 @@ impl Loader {
         let mut guard = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         let (entries, clock) = &mut *guard;
         *clock += 1;
-        entries.retain(|e| !(e.path == path && e.kind == kind));
+        entries.retain(|e| !(e.kind == kind && (e.path == path || e.identity == identity)));
         if entries.len() >= MAX_CACHED_FILES {
             if let Some(oldest) = entries
                 .iter()
@@ -654,19 +656,21 @@ fn partition_list(value: &Value) -> Vec<(String, String)> {
 mod tests {
     use super::*;
 
+    const EMPTY_MEMORY_INDEX: &str = r#"{"artifact_type": "memory-index",
+        "memory_index_schema_version": "1.3", "project_name": "", "framework": "",
+        "built_at": "2026-10-07T12:34:56Z", "source_count": 0, "documents": [], "postings": {},
+        "avgdl": 0.0, "N": 0}"#;
+
     #[test]
     fn the_cache_keeps_at_most_max_cached_files_dropping_the_least_recently_used() {
         let dir = std::env::temp_dir().join(format!("recall-cache-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let root = std::fs::canonicalize(&dir).unwrap();
-        let index = r#"{"artifact_type": "memory-index", "memory_index_schema_version": "1.3",
-            "project_name": "", "framework": "", "built_at": "2026-10-07T12:34:56Z",
-            "source_count": 0, "documents": [], "postings": {}, "avgdl": 0.0, "N": 0}"#;
         let loader = Loader::new();
         let paths: Vec<PathBuf> = (0..=MAX_CACHED_FILES)
             .map(|i| {
                 let path = root.join(format!("m{i}.json"));
-                std::fs::write(&path, index).unwrap();
+                std::fs::write(&path, EMPTY_MEMORY_INDEX).unwrap();
                 path
             })
             .collect();
@@ -686,6 +690,34 @@ mod tests {
         assert!(cache.0.iter().any(|e| e.path == paths[0]));
         assert!(!cache.0.iter().any(|e| e.path == paths[1]));
         drop(cache);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn hard_links_to_one_file_share_one_loaded_copy() {
+        // A manifest may list up to MAX_PARTITIONS partition files; hard links to one large file
+        // cost no disk space, and keyed by path each would be parsed and held separately.
+        let dir = std::env::temp_dir().join(format!("recall-hardlink-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let root = std::fs::canonicalize(&dir).unwrap();
+        std::fs::write(root.join("a.json"), EMPTY_MEMORY_INDEX).unwrap();
+        std::fs::hard_link(root.join("a.json"), root.join("b.json")).unwrap();
+        let loader = Loader::new();
+        let a = loader
+            .load(&root, &root.join("a.json"), IndexKind::Memory)
+            .unwrap();
+        let b = loader
+            .load(&root, &root.join("b.json"), IndexKind::Memory)
+            .unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(loader.cache.lock().unwrap().0.len(), 1);
+        // Rewritten through one name, both names see the new content.
+        let newer = format!("{EMPTY_MEMORY_INDEX} ");
+        std::fs::write(root.join("b.json"), newer).unwrap();
+        let a2 = loader
+            .load(&root, &root.join("a.json"), IndexKind::Memory)
+            .unwrap();
+        assert!(!Arc::ptr_eq(&a, &a2));
         std::fs::remove_dir_all(&root).unwrap();
     }
 
