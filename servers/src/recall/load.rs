@@ -16,6 +16,12 @@ use std::sync::{Arc, Mutex};
 /// Largest index file recall reads (the Python standard library's code index is about 60 MB).
 pub const MAX_INDEX_FILE_BYTES: u64 = 512 * 1024 * 1024;
 
+/// Largest index file parsed whole into a tree, when the streaming path declines it (a syntax or
+/// schema error, a repeated key, an unusual shape). A tree costs far more than the file: up to
+/// about 55 bytes per byte for `[[],[],...]`, so [`MAX_INDEX_FILE_BYTES`] of it would exhaust
+/// memory; files in the common layout are streamed at any size up to that limit.
+pub const MAX_TREE_INDEX_BYTES: usize = 32 * 1024 * 1024;
+
 /// Loaded files kept in the cache (a memory index, a manifest and its partitions fit several
 /// times over); the least recently used is dropped beyond this.
 pub const MAX_CACHED_FILES: usize = 16;
@@ -337,6 +343,15 @@ impl Loader {
 pub fn decode(bytes: &[u8], kind: IndexKind, name: &str) -> Result<Loaded, String> {
     match stream::load(bytes, kind) {
         Some(loaded) => Ok(loaded),
+        None if bytes.len() > MAX_TREE_INDEX_BYTES => Err(read_error(
+            kind,
+            name,
+            &format!(
+                "the file has {} bytes and is not in the layout recall reads as a stream; such \
+                 files are read only up to {MAX_TREE_INDEX_BYTES} bytes (MAX_TREE_INDEX_BYTES)",
+                bytes.len()
+            ),
+        )),
         None => decode_tree(bytes, kind, name),
     }
 }
@@ -691,6 +706,39 @@ mod tests {
         assert!(!cache.0.iter().any(|e| e.path == paths[1]));
         drop(cache);
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn only_files_up_to_the_tree_limit_are_parsed_whole() {
+        // `[[],[],...]`: about 55 bytes of tree per byte of file (64 MB took 3.5 GB); a file the
+        // streaming path declines is parsed whole only up to MAX_TREE_INDEX_BYTES.
+        let shaped = |len: usize| {
+            let head = r#"{"documents": ""#;
+            format!("{head}{}\"}}", "x".repeat(len - head.len() - 2))
+        };
+        let at_limit = shaped(MAX_TREE_INDEX_BYTES);
+        assert_eq!(at_limit.len(), MAX_TREE_INDEX_BYTES);
+        let err = decode(at_limit.as_bytes(), IndexKind::Memory, "m.json").unwrap_err();
+        assert!(
+            err.starts_with("memory index failed schema validation: m.json: "),
+            "{err}"
+        );
+        let over = shaped(MAX_TREE_INDEX_BYTES + 1);
+        assert_eq!(
+            decode(over.as_bytes(), IndexKind::Code, "p.json").unwrap_err(),
+            format!(
+                "cannot read code index at p.json: the file has {} bytes and is not in the layout \
+                 recall reads as a stream; such files are read only up to \
+                 {MAX_TREE_INDEX_BYTES} bytes (MAX_TREE_INDEX_BYTES)",
+                MAX_TREE_INDEX_BYTES + 1
+            )
+        );
+        // A valid file past the limit is streamed as before.
+        let padded = format!("{EMPTY_MEMORY_INDEX}{}", " ".repeat(MAX_TREE_INDEX_BYTES));
+        assert!(matches!(
+            decode(padded.as_bytes(), IndexKind::Memory, "m.json"),
+            Ok(Loaded::Memory(_))
+        ));
     }
 
     #[test]
