@@ -492,9 +492,14 @@ fn a_git_index_entry_beneath_a_planted_directory_link_is_not_read() {
         .contains("outside_secret_token"));
 }
 
-/// Runs the binary with `args` under an address-space limit of `kib` KiB (`ulimit -v`), feeding
-/// it `input` on stdin.
-fn run_in_memory_limit(kib: u64, args: &[&std::ffi::OsStr], input: &str) -> std::process::Output {
+/// Runs the binary with `args` and `--root <root>` under an address-space limit of `kib` KiB
+/// (`ulimit -v`), feeding it `input` on stdin.
+fn run_in_memory_limit(
+    kib: u64,
+    args: &[&str],
+    root: &std::path::Path,
+    input: &str,
+) -> std::process::Output {
     use std::io::Write;
     let mut child = std::process::Command::new("sh")
         .arg("-c")
@@ -502,6 +507,8 @@ fn run_in_memory_limit(kib: u64, args: &[&std::ffi::OsStr], input: &str) -> std:
         .arg(kib.to_string())
         .arg(recall_support::BIN)
         .args(args)
+        .arg("--root")
+        .arg(root)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -518,9 +525,9 @@ fn run_in_memory_limit(kib: u64, args: &[&std::ffi::OsStr], input: &str) -> std:
 
 #[test]
 fn planted_index_files_shaped_to_inflate_are_refused_in_bounded_memory() {
-    // 64 MB of `[],` inside a document member: parsed as a tree it takes about 1.5 GB (more
-    // than 20 times as much as `[[],...]` at the top level); the builder (reading the previous
-    // partition) and recall must get through it within 512 MiB of address space.
+    // 64 MB of `[],` inside a document member: parsed as a tree it took about 1.5 GB; the
+    // builder (reading the previous partition) and recall must get through it within 512 MiB
+    // of address space.
     use agentteams_mcp_servers::recall::load::MAX_TREE_INDEX_BYTES;
     let project = fixture();
     let count = 2 * MAX_TREE_INDEX_BYTES / 3;
@@ -530,17 +537,7 @@ fn planted_index_files_shaped_to_inflate_are_refused_in_bounded_memory() {
     );
     project.write("references/code-index/local.json", &inflating);
     let limit_kib = 512 * 1024;
-    let root = project.root.as_os_str();
-    let build = run_in_memory_limit(
-        limit_kib,
-        &["index", "build", "--root"]
-            .map(std::ffi::OsStr::new)
-            .iter()
-            .copied()
-            .chain([root])
-            .collect::<Vec<_>>(),
-        "",
-    );
+    let build = run_in_memory_limit(limit_kib, &["index", "build"], &project.root, "");
     assert!(
         build.status.success(),
         "{}",
@@ -558,12 +555,8 @@ fn planted_index_files_shaped_to_inflate_are_refused_in_bounded_memory() {
         + "\n";
     let served = run_in_memory_limit(
         limit_kib,
-        &["--serve-mcp", "recall", "--root"]
-            .map(std::ffi::OsStr::new)
-            .iter()
-            .copied()
-            .chain([root])
-            .collect::<Vec<_>>(),
+        &["--serve-mcp", "recall"],
+        &project.root,
         &session,
     );
     let stdout = String::from_utf8_lossy(&served.stdout);
