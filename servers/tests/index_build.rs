@@ -459,3 +459,112 @@ fn sources_larger_than_the_limit_are_skipped() {
     let paths = local_paths(&project);
     assert_eq!(paths, ["edge.py"]);
 }
+
+#[test]
+fn a_git_index_entry_beneath_a_planted_directory_link_is_not_read() {
+    // `git ls-files -c` lists the index as the repository wrote it, whatever the work tree now
+    // holds: an entry `vendor/secret.py` stays listed after `vendor/` became a link out of the
+    // project, and the file it reaches must not be copied into the index.
+    let outside = Project::new("index-git-link-outside");
+    outside.write("secret.py", "def outside_secret_token(): pass\n");
+    let project = Project::new("index-git-link");
+    project.write("app.py", "def visible(): pass\n");
+    project.write("vendor/secret.py", "def placeholder(): pass\n");
+    for args in [&["init", "-q"][..], &["add", "app.py", "vendor/secret.py"]] {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&project.root)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    std::fs::remove_dir_all(project.path("vendor")).unwrap();
+    std::os::unix::fs::symlink(&outside.root, project.path("vendor")).unwrap();
+    let out = project.index_build(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(local_paths(&project), ["app.py"]);
+    assert!(!project
+        .read("references/code-index/local.json")
+        .contains("outside_secret_token"));
+}
+
+/// Runs the binary with `args` and `--root <root>` under an address-space limit of `kib` KiB
+/// (`ulimit -v`), feeding it `input` on stdin.
+fn run_in_memory_limit(
+    kib: u64,
+    args: &[&str],
+    root: &std::path::Path,
+    input: &str,
+) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v \"$0\" && exec \"$@\"")
+        .arg(kib.to_string())
+        .arg(recall_support::BIN)
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn planted_index_files_shaped_to_inflate_are_refused_in_bounded_memory() {
+    // 64 MB of `[],` inside a document member: parsed as a tree it took about 1.5 GB; the
+    // builder (reading the previous partition) and recall must get through it within 512 MiB
+    // of address space.
+    use agentteams_mcp_servers::recall::load::MAX_TREE_INDEX_BYTES;
+    let project = fixture();
+    let count = 2 * MAX_TREE_INDEX_BYTES / 3;
+    let inflating = format!(
+        r#"{{"documents": [{{"path": [{}[]]}}]}}"#,
+        "[],".repeat(count)
+    );
+    project.write("references/code-index/local.json", &inflating);
+    let limit_kib = 512 * 1024;
+    let build = run_in_memory_limit(limit_kib, &["index", "build"], &project.root, "");
+    assert!(
+        build.status.success(),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    assert!(local_paths(&project).contains(&"src/lib.rs".to_owned()));
+
+    project.write("references/memory-index.json", &inflating);
+    let session = [
+        r#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}"#,
+        r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#,
+        r#"{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "query_index", "arguments": {"query": "widget"}}}"#,
+    ]
+    .join("\n")
+        + "\n";
+    let served = run_in_memory_limit(
+        limit_kib,
+        &["--serve-mcp", "recall"],
+        &project.root,
+        &session,
+    );
+    let stdout = String::from_utf8_lossy(&served.stdout);
+    let reply = stdout
+        .lines()
+        .map(|l| json::parse(l.as_bytes()).unwrap())
+        .find(|v| v.get("id").and_then(Value::as_u64) == Some(2))
+        .unwrap_or_else(|| panic!("no reply: {}", String::from_utf8_lossy(&served.stderr)));
+    let text = reply.to_string();
+    assert!(text.contains("MAX_TREE_INDEX_BYTES"), "{text}");
+}

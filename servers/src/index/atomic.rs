@@ -13,10 +13,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = path.with_file_name(format!("{name}.tmp"));
-    let result = (|| {
+    let written = (|| {
         // A leftover or planted `<name>.tmp` is removed (a symlink is unlinked, never followed) and
-        // the new one is created exclusively: `O_EXCL` does not follow links. The rename replaces
-        // a target that is a symlink itself, not the file it points to.
+        // the new one is created exclusively: `O_EXCL` does not follow links. A directory there
+        // is not removed (it may hold anything); the error names it.
         match fs::remove_file(&tmp) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
             _ => {}
@@ -26,12 +26,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
             .create_new(true)
             .open(&tmp)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
+        file.sync_all()
     })();
-    result.map_err(|e| {
+    // The rename replaces a target that is a symlink itself, not the file it points to.
+    let result = match written {
+        Ok(()) => {
+            fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        Err(e) => Err(format!("cannot write {}: {e}", tmp.display())),
+    };
+    result.inspect_err(|_| {
         let _ = fs::remove_file(&tmp);
-        format!("cannot write {}: {e}", path.display())
     })
 }
 
@@ -63,6 +68,18 @@ mod tests {
         assert_eq!(fs::read_to_string(dir.join("z.json")).unwrap(), "zed");
         let err = write_atomic(&dir.join("missing/y.json"), b"z").unwrap_err();
         assert!(err.starts_with("cannot write "), "{err}");
+        // A directory at the temporary name is left as it is, and the message names it.
+        fs::create_dir_all(dir.join("d.json.tmp/inner")).unwrap();
+        let err = write_atomic(&dir.join("d.json"), b"d").unwrap_err();
+        assert!(
+            err.starts_with(&format!(
+                "cannot write {}: ",
+                dir.join("d.json.tmp").display()
+            )),
+            "{err}"
+        );
+        assert!(dir.join("d.json.tmp/inner").is_dir());
+        assert!(!dir.join("d.json").exists());
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -179,15 +179,29 @@ fn word_count(p: &str) -> usize {
 pub fn redact_home_paths(text: &str) -> String {
     const PREFIXES: [&str; 3] = ["/Users/", "/home/", "C:\\\\Users\\\\"];
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some((start, prefix)) = PREFIXES
-        .iter()
-        .filter_map(|p| rest.find(p).map(|i| (i, *p)))
-        .min_by_key(|(i, _)| *i)
-    {
-        out.push_str(&rest[..start]);
+    // Bytes of `text` handled so far, and where each prefix next occurs at or after that. A
+    // prefix is searched for again only once `done` has passed its occurrence, so the text is
+    // scanned once per prefix however many paths it holds.
+    let mut done = 0;
+    let mut next = PREFIXES.map(|p| text.find(p));
+    loop {
+        for (at, prefix) in next.iter_mut().zip(PREFIXES) {
+            if at.is_some_and(|i| i < done) {
+                *at = text[done..].find(prefix).map(|i| done + i);
+            }
+        }
+        let Some((start, prefix)) = next
+            .iter()
+            .zip(PREFIXES)
+            .filter_map(|(at, p)| at.map(|i| (i, p)))
+            .min_by_key(|(i, _)| *i)
+        else {
+            break;
+        };
+        out.push_str(&text[done..start]);
         out.push_str("<path>");
-        let tail = &rest[start + prefix.len()..];
+        let tail_start = start + prefix.len();
+        let tail = &text[tail_start..];
         let end = tail
             .find(|c: char| {
                 c.is_whitespace()
@@ -195,9 +209,9 @@ pub fn redact_home_paths(text: &str) -> String {
                     || matches!(c, '"' | '\'' | '`' | ',' | ';' | ':' | ')' | ']' | '}')
             })
             .unwrap_or(tail.len());
-        rest = &tail[end..];
+        done = tail_start + end;
     }
-    out.push_str(rest);
+    out.push_str(&text[done..]);
     out
 }
 
@@ -357,5 +371,23 @@ mod tests {
         );
         assert_eq!(redact_home_paths("no paths"), "no paths");
         assert_eq!(redact_home_paths("/home/"), "<path>");
+    }
+
+    #[test]
+    fn redaction_of_a_source_full_of_home_paths_is_linear() {
+        // One paragraph of the largest source the builder reads, made of home paths only: each
+        // path must not start a new scan of the whole rest of the text (quadratic, hours).
+        use crate::index::sources::MAX_SOURCE_BYTES;
+        let unit = "/home/a ";
+        let count = MAX_SOURCE_BYTES as usize / unit.len();
+        let text = unit.repeat(count);
+        assert_eq!(redact_home_paths(&text), "<path> ".repeat(count));
+        let paragraph = paragraphs(&text);
+        assert_eq!(paragraph.len(), 1);
+        assert!(
+            paragraph[0].starts_with("<path> <path>"),
+            "{}",
+            paragraph[0]
+        );
     }
 }

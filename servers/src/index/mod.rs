@@ -18,7 +18,7 @@ pub mod postings;
 pub mod pyjson;
 pub mod sources;
 
-use crate::recall::load::MAX_INDEX_FILE_BYTES;
+use crate::recall::load::{decode, CodeFile, IndexKind, Loaded, MAX_INDEX_FILE_BYTES};
 use crate::recall::schema::{validate_code_index, validate_memory_index, CodeIndexFile};
 use crate::recall::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
 use agentteams_mcp::json::{self, Value};
@@ -332,9 +332,17 @@ fn write_partition(
         .then(|| crate::regular_file::read_at_most(&path, MAX_INDEX_FILE_BYTES).ok())
         .flatten()
         .flatten();
+    // Validated by recall's loader first, which streams it in bounded memory: only a valid
+    // partition is then parsed as a tree (a planted 512 MB `[[],[],...]` would take ~25 GB).
+    let is_partition = |bytes: &Vec<u8>| {
+        matches!(
+            decode(bytes, IndexKind::Code, name),
+            Ok(Loaded::Code(CodeFile::Partition(_)))
+        )
+    };
     if let Some(existing) = previous
+        .filter(is_partition)
         .and_then(|bytes| json::parse(&bytes).ok())
-        .filter(|v| validate_code_index(v) == Ok(CodeIndexFile::Partition))
     {
         if code::content_fingerprint(&existing) == partition.content_fingerprint() {
             return Ok((code::manifest_entry_of(&existing), false));

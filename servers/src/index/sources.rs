@@ -6,6 +6,7 @@ use super::description::Description;
 use super::pattern::{glob, has_magic, FnPattern, GlobError};
 use crate::gitread::GitRead;
 use crate::recall::teamdir::resolve_lenient;
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::fmt;
 use std::fs;
@@ -137,16 +138,26 @@ fn resolves_inside(path: &Path, root: &Path) -> bool {
     resolve_lenient(path).is_some_and(|real| real.starts_with(root))
 }
 
-/// Whether `rel`, listed by git or the walk, is a file whose realpath stays inside `root`.
-/// Neither lists anything beneath a symlinked directory, so only a link as the last component
-/// can lead out (deliberate difference: the reference would read the file it points to).
-fn is_file_inside(root: &Path, rel: &Path) -> bool {
+/// Whether `rel`, listed by git or the walk, is a file whose realpath stays inside `root`. The
+/// walk never descends a symlinked directory, but git lists its index as the repository wrote it:
+/// an entry can lie beneath a directory that is now a link out of the project, so each parent
+/// directory is resolved (once, remembered in `dirs_inside`). A link as the last component is
+/// followed only if it stays inside (deliberate difference: the reference would read the file it
+/// points to).
+fn is_file_inside(root: &Path, rel: &Path, dirs_inside: &mut HashMap<PathBuf, bool>) -> bool {
     let path = root.join(rel);
-    match fs::symlink_metadata(&path) {
-        Ok(meta) if meta.file_type().is_symlink() => path.is_file() && resolves_inside(&path, root),
-        Ok(meta) => meta.is_file(),
-        Err(_) => false,
-    }
+    let parent = path.parent().unwrap_or(root).to_path_buf();
+    let parent_inside = *dirs_inside
+        .entry(parent)
+        .or_insert_with_key(|dir| resolves_inside(dir, root));
+    parent_inside
+        && match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                path.is_file() && resolves_inside(&path, root)
+            }
+            Ok(meta) => meta.is_file(),
+            Err(_) => false,
+        }
 }
 
 /// Entries under `dir` whose name satisfies `wanted` (files, directories and links alike, as
@@ -215,11 +226,15 @@ fn extra_candidates(
             error,
         });
     }
-    let target = python_join(root, raw);
-    if !target.is_dir() || !resolves_inside(&target, root) {
-        return Ok(Vec::new());
-    }
-    Ok(scan(&target))
+    Ok(dir_inside(root, raw).map_or_else(Vec::new, |dir| scan(&dir)))
+}
+
+/// `root / raw` if it is a directory whose realpath stays inside `root`: the only directories
+/// the scans list. One linked out of the project is not scanned at all (a `workSummaries` linked
+/// to `/` would otherwise have the builder walk the whole machine).
+fn dir_inside(root: &Path, raw: &str) -> Option<PathBuf> {
+    let dir = python_join(root, raw);
+    (dir.is_dir() && resolves_inside(&dir, root)).then_some(dir)
 }
 
 /// One `memory_index_exclude` entry: a plain path excludes itself and everything under it, a
@@ -272,12 +287,7 @@ pub fn memory_sources(root: &Path, description: &Description) -> Result<Vec<Path
         ))
     };
     let scan_sub = |sub: &str, recursive: bool| -> Vec<PathBuf> {
-        let dir = root.join(sub);
-        if dir.is_dir() {
-            scan(&dir, recursive)
-        } else {
-            Vec::new()
-        }
+        dir_inside(root, sub).map_or_else(Vec::new, |dir| scan(&dir, recursive))
     };
     let mut sources = Vec::new();
     sources.extend(scan_sub("workSummaries", true));
@@ -332,9 +342,10 @@ pub fn memory_sources(root: &Path, description: &Description) -> Result<Vec<Path
 /// recursively for code suffixes; realpaths must stay inside the root).
 pub fn code_sources(root: &Path, description: &Description) -> Result<Vec<PathBuf>, SourceError> {
     let listed = git_listing(root).unwrap_or_else(|| walk_code(root));
+    let mut dirs_inside = HashMap::new();
     let mut rel: Vec<PathBuf> = listed
         .into_iter()
-        .filter(|p| language_for(p).is_some() && is_file_inside(root, p))
+        .filter(|p| language_for(p).is_some() && is_file_inside(root, p, &mut dirs_inside))
         .collect();
     for raw in &description.code_extra_dirs {
         // `rglob("*.py")` and friends: the suffix as written, case and all.
@@ -600,6 +611,9 @@ mod tests {
         tree.link(&outside.0.join("summaries"), "workSummaries");
         tree.link(&outside.0.join("o.py"), "src/leak.py");
         tree.link(&tree.0.join("src/kept.py"), "src/alias.py");
+        // A link under the outside folder that leads back in: the folder is not scanned at all
+        // (a `workSummaries` linked to `/` would otherwise be a walk of the whole machine).
+        outside.link(&tree.0.join("references/kept.md"), "summaries/back.md");
         let none = Description::default();
         let memory = memory_sources(&tree.0, &none).unwrap();
         assert_eq!(tree.relative(memory), ["references/kept.md"]);

@@ -16,6 +16,12 @@ use std::sync::{Arc, Mutex};
 /// Largest index file recall reads (the Python standard library's code index is about 60 MB).
 pub const MAX_INDEX_FILE_BYTES: u64 = 512 * 1024 * 1024;
 
+/// Largest index file parsed whole into a tree, when the streaming path declines it (a syntax or
+/// schema error, a repeated key, an unusual shape). A tree costs far more than the file: up to
+/// about 55 bytes per byte for `[[],[],...]`, so [`MAX_INDEX_FILE_BYTES`] of it would exhaust
+/// memory; files in the common layout are streamed at any size up to that limit.
+pub const MAX_TREE_INDEX_BYTES: usize = 32 * 1024 * 1024;
+
 /// Loaded files kept in the cache (a memory index, a manifest and its partitions fit several
 /// times over); the least recently used is dropped beyond this.
 pub const MAX_CACHED_FILES: usize = 16;
@@ -268,7 +274,7 @@ impl Loader {
             .metadata()
             .map_err(|e| unreadable(os_error_text(&e, &resolved)))?;
         let identity = FileIdentity::of(&meta);
-        if let Some(hit) = self.cached(&resolved, kind, identity) {
+        if let Some(hit) = self.cached(kind, identity) {
             return Ok(hit);
         }
         if meta.len() > MAX_INDEX_FILE_BYTES {
@@ -293,13 +299,15 @@ impl Loader {
         Ok(loaded)
     }
 
-    fn cached(&self, path: &Path, kind: IndexKind, identity: FileIdentity) -> Option<Arc<Loaded>> {
+    fn cached(&self, kind: IndexKind, identity: FileIdentity) -> Option<Arc<Loaded>> {
         let mut guard = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         let (entries, clock) = &mut *guard;
         *clock += 1;
+        // By identity, not path: names of one file (hard links) share one loaded copy, so a
+        // manifest listing many links to one large partition costs one parse, not one each.
         let entry = entries
             .iter_mut()
-            .find(|e| e.path == path && e.kind == kind && e.identity == identity)?;
+            .find(|e| e.kind == kind && e.identity == identity)?;
         entry.last_used = *clock;
         Some(Arc::clone(&entry.loaded))
     }
@@ -308,7 +316,7 @@ impl Loader {
         let mut guard = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         let (entries, clock) = &mut *guard;
         *clock += 1;
-        entries.retain(|e| !(e.path == path && e.kind == kind));
+        entries.retain(|e| !(e.kind == kind && (e.path == path || e.identity == identity)));
         if entries.len() >= MAX_CACHED_FILES {
             if let Some(oldest) = entries
                 .iter()
@@ -335,6 +343,15 @@ impl Loader {
 pub fn decode(bytes: &[u8], kind: IndexKind, name: &str) -> Result<Loaded, String> {
     match stream::load(bytes, kind) {
         Some(loaded) => Ok(loaded),
+        None if bytes.len() > MAX_TREE_INDEX_BYTES => Err(read_error(
+            kind,
+            name,
+            &format!(
+                "the file has {} bytes and is not in the layout recall reads as a stream; such \
+                 files are read only up to {MAX_TREE_INDEX_BYTES} bytes (MAX_TREE_INDEX_BYTES)",
+                bytes.len()
+            ),
+        )),
         None => decode_tree(bytes, kind, name),
     }
 }
@@ -654,19 +671,21 @@ fn partition_list(value: &Value) -> Vec<(String, String)> {
 mod tests {
     use super::*;
 
+    const EMPTY_MEMORY_INDEX: &str = r#"{"artifact_type": "memory-index",
+        "memory_index_schema_version": "1.3", "project_name": "", "framework": "",
+        "built_at": "2026-10-07T12:34:56Z", "source_count": 0, "documents": [], "postings": {},
+        "avgdl": 0.0, "N": 0}"#;
+
     #[test]
     fn the_cache_keeps_at_most_max_cached_files_dropping_the_least_recently_used() {
         let dir = std::env::temp_dir().join(format!("recall-cache-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let root = std::fs::canonicalize(&dir).unwrap();
-        let index = r#"{"artifact_type": "memory-index", "memory_index_schema_version": "1.3",
-            "project_name": "", "framework": "", "built_at": "2026-10-07T12:34:56Z",
-            "source_count": 0, "documents": [], "postings": {}, "avgdl": 0.0, "N": 0}"#;
         let loader = Loader::new();
         let paths: Vec<PathBuf> = (0..=MAX_CACHED_FILES)
             .map(|i| {
                 let path = root.join(format!("m{i}.json"));
-                std::fs::write(&path, index).unwrap();
+                std::fs::write(&path, EMPTY_MEMORY_INDEX).unwrap();
                 path
             })
             .collect();
@@ -686,6 +705,67 @@ mod tests {
         assert!(cache.0.iter().any(|e| e.path == paths[0]));
         assert!(!cache.0.iter().any(|e| e.path == paths[1]));
         drop(cache);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn only_files_up_to_the_tree_limit_are_parsed_whole() {
+        // `[[],[],...]`: about 55 bytes of tree per byte of file (64 MB took 3.5 GB); a file the
+        // streaming path declines is parsed whole only up to MAX_TREE_INDEX_BYTES.
+        let shaped = |len: usize| {
+            let head = r#"{"documents": ""#;
+            format!("{head}{}\"}}", "x".repeat(len - head.len() - 2))
+        };
+        let at_limit = shaped(MAX_TREE_INDEX_BYTES);
+        assert_eq!(at_limit.len(), MAX_TREE_INDEX_BYTES);
+        let err = decode(at_limit.as_bytes(), IndexKind::Memory, "m.json").unwrap_err();
+        assert!(
+            err.starts_with("memory index failed schema validation: m.json: "),
+            "{err}"
+        );
+        let over = shaped(MAX_TREE_INDEX_BYTES + 1);
+        assert_eq!(
+            decode(over.as_bytes(), IndexKind::Code, "p.json").unwrap_err(),
+            format!(
+                "cannot read code index at p.json: the file has {} bytes and is not in the layout \
+                 recall reads as a stream; such files are read only up to \
+                 {MAX_TREE_INDEX_BYTES} bytes (MAX_TREE_INDEX_BYTES)",
+                MAX_TREE_INDEX_BYTES + 1
+            )
+        );
+        // A valid file past the limit is streamed as before.
+        let padded = format!("{EMPTY_MEMORY_INDEX}{}", " ".repeat(MAX_TREE_INDEX_BYTES));
+        assert!(matches!(
+            decode(padded.as_bytes(), IndexKind::Memory, "m.json"),
+            Ok(Loaded::Memory(_))
+        ));
+    }
+
+    #[test]
+    fn hard_links_to_one_file_share_one_loaded_copy() {
+        // A manifest may list up to MAX_PARTITIONS partition files; hard links to one large file
+        // cost no disk space, and keyed by path each would be parsed and held separately.
+        let dir = std::env::temp_dir().join(format!("recall-hardlink-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let root = std::fs::canonicalize(&dir).unwrap();
+        std::fs::write(root.join("a.json"), EMPTY_MEMORY_INDEX).unwrap();
+        std::fs::hard_link(root.join("a.json"), root.join("b.json")).unwrap();
+        let loader = Loader::new();
+        let a = loader
+            .load(&root, &root.join("a.json"), IndexKind::Memory)
+            .unwrap();
+        let b = loader
+            .load(&root, &root.join("b.json"), IndexKind::Memory)
+            .unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(loader.cache.lock().unwrap().0.len(), 1);
+        // Rewritten through one name, both names see the new content.
+        let newer = format!("{EMPTY_MEMORY_INDEX} ");
+        std::fs::write(root.join("b.json"), newer).unwrap();
+        let a2 = loader
+            .load(&root, &root.join("a.json"), IndexKind::Memory)
+            .unwrap();
+        assert!(!Arc::ptr_eq(&a, &a2));
         std::fs::remove_dir_all(&root).unwrap();
     }
 

@@ -90,10 +90,66 @@ fn read_members(
         }
         let value = match special(&key, reader)? {
             Some(stand_in) => stand_in,
-            None => reader.read_value().ok()??,
+            None => read_bounded_value(reader)?,
         };
         members.insert(key.into_owned(), value);
     }
+}
+
+/// Tokens one member's value may span here: far more than any valid member has (a document's
+/// passages, a manifest's at most `MAX_PARTITIONS` partitions). A larger member declines the
+/// file rather than build a tree as large as the file (up to 55 bytes per byte of it); the tree
+/// path then refuses a file that large (`MAX_TREE_INDEX_BYTES`).
+pub const MAX_MEMBER_TOKENS: usize = 100_000;
+
+/// The next value, built from its tokens as `Reader::read_value` builds it; `None` on an error,
+/// past [`MAX_MEMBER_TOKENS`] tokens, or for an object with a repeated key (the tree path's to
+/// decide, as in [`read_members`]).
+fn read_bounded_value(reader: &mut Reader<'_>) -> Option<Value> {
+    enum Open {
+        Array(Vec<Value>),
+        Object(Map, Option<String>),
+    }
+    let mut open: Vec<Open> = Vec::new();
+    for _ in 0..MAX_MEMBER_TOKENS {
+        let value = match reader.next().ok()?? {
+            Token::BeginArray => {
+                open.push(Open::Array(Vec::new()));
+                continue;
+            }
+            Token::BeginObject => {
+                open.push(Open::Object(Map::new(), None));
+                continue;
+            }
+            Token::Key(name) => match open.last_mut() {
+                Some(Open::Object(map, key)) if !map.contains_key(&name) => {
+                    *key = Some(name.into_owned());
+                    continue;
+                }
+                _ => return None,
+            },
+            Token::EndArray => match open.pop()? {
+                Open::Array(items) => Value::Array(Array::from(items)),
+                Open::Object(..) => return None,
+            },
+            Token::EndObject => match open.pop()? {
+                Open::Object(map, _) => Value::Object(map),
+                Open::Array(_) => return None,
+            },
+            Token::String(text) => Value::String(text.into_owned()),
+            Token::Number(number) => Value::Number(number),
+            Token::Bool(b) => Value::Bool(b),
+            Token::Null => Value::Null,
+        };
+        match open.last_mut() {
+            None => return Some(value),
+            Some(Open::Array(items)) => items.push(value),
+            Some(Open::Object(map, key)) => {
+                map.insert(key.take()?, value);
+            }
+        }
+    }
+    None
 }
 
 /// Room reserved for an object's members: a document has up to 14, a file's top level up to 20.
@@ -225,6 +281,41 @@ mod tests {
         {"doc_id": 1, "path": "b\u00e9.md", "title": "B", "length": 3.0,
         "snippet": "t", "paragraphs": [], "source_mtime": 1.5, "vector_norm_sq": 2,
         "source_hash": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}]"#;
+
+    #[test]
+    fn a_member_past_the_token_limit_is_left_to_the_tree_path() {
+        // `[` + strings + `]`: at the limit the member is streamed, one more token declines the
+        // file (the tree path, which accepts it here, is bounded by MAX_TREE_INDEX_BYTES).
+        let with_paragraphs = |n: usize| {
+            let list = vec![r#""p""#; n].join(",");
+            memory(
+                &DOCS.replace(r#""paragraphs": []"#, &format!(r#""paragraphs": [{list}]"#)),
+                r#"{"a": [{"doc_id": 1, "tf": 1}]}"#,
+            )
+        };
+        let at_limit = with_paragraphs(MAX_MEMBER_TOKENS - 2);
+        assert!(tree_path(&at_limit, IndexKind::Memory).is_some());
+        assert_eq!(
+            stream_path(&at_limit, IndexKind::Memory),
+            tree_path(&at_limit, IndexKind::Memory)
+        );
+        let over = with_paragraphs(MAX_MEMBER_TOKENS - 1);
+        assert!(tree_path(&over, IndexKind::Memory).is_some());
+        assert_eq!(stream_path(&over, IndexKind::Memory), None);
+        // Nested objects and a repeated key inside a member: built as the tree path builds them,
+        // or declined.
+        let nested = DOCS.replace(
+            r#""snippet": "t""#,
+            r#""snippet": "t", "x": {"a": [1, {"b": null}]}"#,
+        );
+        assert_eq!(
+            stream_path(&memory(&nested, "{}"), IndexKind::Memory),
+            tree_path(&memory(&nested, "{}"), IndexKind::Memory)
+        );
+        let repeated =
+            memory(DOCS, "{}").replace(r#""framework": """#, r#""framework": {"a": 1, "a": 2}"#);
+        assert_eq!(stream_path(&repeated, IndexKind::Memory), None);
+    }
 
     fn partition(postings: &str) -> String {
         code_partition(CODE_DOC, postings)
