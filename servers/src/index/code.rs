@@ -48,8 +48,43 @@ pub struct Partition {
     pub stamp: Stamp,
 }
 
+/// Source files read and prepared ahead of the postings (each holds at most `MAX_SOURCE_BYTES`
+/// of text, so this bounds the memory the pipeline adds).
+const PREPARED_AHEAD: usize = 4;
+
+/// One source file read and turned into everything but its postings: the part of a document
+/// that does not depend on the other files, so it can be made on a second thread.
+struct Prepared {
+    text: String,
+    doc: CodeDoc,
+}
+
+/// Reads `rel` and builds its document fields (`length` is filled in with the postings);
+/// `None` for a file that cannot be read as text.
+fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
+    let absolute = root.join(rel);
+    let text = read_text(&absolute)?;
+    let language = language_for(rel);
+    let passages = passages::passages(&text, language);
+    let doc = CodeDoc {
+        path: rel.to_string_lossy().into_owned(),
+        language,
+        length: 0,
+        snippet: passages::snippet(&passages, &text),
+        passages,
+        source_hash: sha256::hex_digest(text.as_bytes()),
+        source_mtime: mtime(&absolute),
+    };
+    Some(Prepared { text, doc })
+}
+
 /// Builds the `local` partition over `sources` (paths relative to `root`, sorted). `progress` is
 /// called after each file with the number done.
+///
+/// Two stages: a second thread reads each file and makes its passages, snippet, hash and mtime
+/// (`prepare`) up to [`PREPARED_AHEAD`] files ahead, while this thread counts the postings, which
+/// must see the files in order. The output is the same as one thread's; if no thread can be
+/// started, this thread does both.
 pub fn build_local(
     root: &Path,
     sources: &[PathBuf],
@@ -57,29 +92,38 @@ pub fn build_local(
     progress: &mut dyn FnMut(usize),
 ) -> Partition {
     let mut partition = Partition::empty("local-script", stamp);
-    for (done, rel) in sources.iter().enumerate() {
+    let mut take = |done: usize, prepared: Option<Prepared>| {
         progress(done + 1);
-        let absolute = root.join(rel);
-        let Some(text) = read_text(&absolute) else {
-            continue;
+        let Some(Prepared { text, mut doc }) = prepared else {
+            return;
         };
         partition.source_count += 1;
-        let length = partition.postings.add(&text, Tokenizer::Code);
-        if length == 0 {
-            continue;
+        doc.length = partition.postings.add(&text, Tokenizer::Code);
+        if doc.length > 0 {
+            partition.docs.push(doc);
         }
-        let language = language_for(rel);
-        let passages = passages::passages(&text, language);
-        partition.docs.push(CodeDoc {
-            path: rel.to_string_lossy().into_owned(),
-            language,
-            length,
-            snippet: passages::snippet(&passages, &text),
-            passages,
-            source_hash: sha256::hex_digest(text.as_bytes()),
-            source_mtime: mtime(&absolute),
-        });
-    }
+    };
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::sync_channel(PREPARED_AHEAD);
+        let reader = std::thread::Builder::new()
+            .name("index-read".into())
+            .spawn_scoped(scope, move || {
+                for rel in sources {
+                    if send.send(prepare(root, rel)).is_err() {
+                        return;
+                    }
+                }
+            });
+        if reader.is_ok() {
+            for (done, prepared) in receive.iter().enumerate() {
+                take(done, prepared);
+            }
+        } else {
+            for (done, rel) in sources.iter().enumerate() {
+                take(done, prepare(root, rel));
+            }
+        }
+    });
     partition
 }
 
