@@ -469,7 +469,7 @@ fn a_git_index_entry_beneath_a_planted_directory_link_is_not_read() {
     outside.write("secret.py", "def outside_secret_token(): pass\n");
     let project = Project::new("index-git-link");
     project.write("app.py", "def visible(): pass\n");
-    project.write("vendor/secret.py", "def placeholder(): pass\n");
+    project.write("vendor/secret.py", "def vendored(): pass\n");
     for args in [&["init", "-q"][..], &["add", "app.py", "vendor/secret.py"]] {
         let status = std::process::Command::new("git")
             .args(args)

@@ -122,7 +122,7 @@ fn without_a_description_the_root_name_is_the_project_name() {
     let manifest = parse_file(&project, "references/code-index/manifest.json");
     assert_eq!(names(&manifest), (root_name, ""));
 
-    // The team dir's `--self` stub is read when there is no brief.
+    // The team dir's `--self` descriptor is read when there is no brief.
     project.write(
         ".claude/agents/_build-description.json",
         r#"{"project_name": "SelfTeam"}"#,

@@ -3,7 +3,7 @@
 //! checked, and the reference's rules for each field.
 //!
 //! The file is `--description FILE` when given (relative to the root unless absolute), else the
-//! consumer's canonical `<root>/.agentteams/brief.json`, else the `--self` stub
+//! consumer's canonical `<root>/.agentteams/brief.json`, else the `--self` descriptor
 //! `<team dir>/_build-description.json`, else there is none. The two implicit files must resolve
 //! inside the project: a repository cannot point the builder at a file elsewhere on the machine.
 //! The file is untrusted: at most [`MAX_DESCRIPTION_BYTES`], a JSON object, and each field this
@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 pub const MAX_DESCRIPTION_BYTES: u64 = 1024 * 1024;
 /// The consumer's project description, relative to the root.
 pub const CANONICAL_DESCRIPTION: &str = ".agentteams/brief.json";
-/// The stub `agentteams --self` writes into the team dir, relative to it.
+/// The thin descriptor `agentteams --self` writes into the team dir, relative to it.
 pub const SELF_DESCRIPTION: &str = "_build-description.json";
 /// Most entries a list field may have (extra dirs, excludes). With [`MAX_ENTRY_CHARS`] this
 /// bounds the pattern-matching work per file (and the glob's recursion depth) by a constant.
@@ -94,7 +94,7 @@ pub fn load(
     Ok(description)
 }
 
-/// The canonical file, else the `--self` stub, when it is a file; refused when it resolves
+/// The canonical file, else the `--self` descriptor, when it is a file; refused when it resolves
 /// outside the project.
 fn implicit_file(root: &Path, team_dir: &Path) -> Result<Option<PathBuf>, DescriptionError> {
     for candidate in [
@@ -371,14 +371,14 @@ mod tests {
         );
         assert_eq!(without.framework, "claude");
 
-        let stub = dir.write(
+        let self_descriptor = dir.write(
             ".claude/agents/_build-description.json",
-            br#"{"project_name": "Stub"}"#,
+            br#"{"project_name": "SelfTeam"}"#,
         );
         let found = load(root, &team, None, None).unwrap();
         assert_eq!(
             (found.file, found.project_name.as_str()),
-            (Some(stub), "Stub")
+            (Some(self_descriptor), "SelfTeam")
         );
 
         let brief = dir.write(".agentteams/brief.json", br#"{"project_name": "Brief"}"#);
