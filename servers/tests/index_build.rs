@@ -273,6 +273,16 @@ fn rebuilding_unchanged_sources_keeps_partitions_byte_identical() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("rewrote local)"));
     assert_ne!(project.read("references/code-index/local.json"), local);
     assert_eq!(project.read("references/code-index/api-docs.json"), api);
+    // Same content but a passage an older builder rendered differently: brought up to date.
+    let current = project.read("references/code-index/local.json");
+    let stale = current.replacen("def fresh()", "def fresh( )", 1);
+    assert_ne!(stale, current);
+    project.write("references/code-index/local.json", &stale);
+    let out = project.index_build(&[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("rewrote local)"));
+    assert!(project
+        .read("references/code-index/local.json")
+        .contains("def fresh()"));
 }
 
 #[test]

@@ -8,7 +8,6 @@ use super::postings::Postings;
 use super::pyjson::PyJson;
 use super::sources::{language_for, mtime, read_text};
 use super::Stamp;
-use crate::recall::rank::round6;
 use crate::recall::tokenize::Tokenizer;
 use agentteams_mcp::json::{obj, Value};
 use agentteams_mcp::sha256;
@@ -154,13 +153,15 @@ impl Partition {
     /// The file's bytes: `json.dumps(partition, indent=2, sort_keys=True) + "\n"` (keys are
     /// written in sorted order by hand).
     pub fn to_json(&self) -> String {
+        self.to_json_at(&self.stamp.built_at)
+    }
+
+    /// [`Partition::to_json`] as if built at `built_at` (with the build id that follows from it):
+    /// what a previous build of the same content wrote.
+    pub fn to_json_at(&self, built_at: &str) -> String {
         let fingerprint = self.source_fingerprint();
         let build_id = sha256::hex_digest(
-            format!(
-                "{fingerprint}|{}|{}",
-                self.stamp.built_at, self.source_count
-            )
-            .as_bytes(),
+            format!("{fingerprint}|{built_at}|{}", self.source_count).as_bytes(),
         );
         let norms = self.postings.vector_norms();
         let mut w = PyJson::new(Some(2), 4096 + self.postings.terms.len() * 64);
@@ -172,7 +173,7 @@ impl Partition {
         w.key("avgdl");
         w.float(self.postings.avgdl());
         w.key("built_at");
-        w.string(&self.stamp.built_at);
+        w.string(built_at);
         w.key("code_index_schema_version");
         w.string(SCHEMA_VERSION);
         w.key("dependency_fingerprint");
@@ -216,50 +217,13 @@ impl Partition {
         text
     }
 
-    /// [`content_fingerprint`] of this partition's file, computed without writing the file.
-    pub fn content_fingerprint(&self) -> String {
-        let mut w = PyJson::new(None, 1024 + self.postings.terms.len() * 48);
-        w.begin_object();
-        w.key("N");
-        w.int(self.docs.len() as u64);
-        w.key("avgdl");
-        w.float(round6(self.postings.avgdl()));
-        w.key("dependency_fingerprint");
-        w.null();
-        w.key("docs");
-        w.begin_array();
-        for doc in &self.docs {
-            w.element();
-            w.begin_array();
-            for part in [
-                Some(doc.path.as_str()),
-                None,
-                Some(self.source_kind),
-                Some(&doc.source_hash),
-            ] {
-                w.element();
-                w.opt_string(part);
-            }
-            w.end_array();
-        }
-        w.end_array();
-        w.key("postings");
-        write_postings(&mut w, &self.postings, true);
-        w.key("source_fingerprint");
-        w.string(&self.source_fingerprint());
-        w.key("source_kind");
-        w.string(self.source_kind);
-        w.end_object();
-        sha256::hex_digest(w.finish().as_bytes())
-    }
-
-    /// The manifest's entry for this partition as written.
-    pub fn manifest_entry(&self) -> Value {
+    /// The manifest's entry for this partition as written at `built_at`.
+    pub fn manifest_entry(&self, built_at: &str) -> Value {
         obj([
             ("source_kind", Value::from(self.source_kind)),
             ("N", Value::from(self.docs.len())),
             ("source_count", Value::from(self.source_count)),
-            ("built_at", Value::from(self.stamp.built_at.as_str())),
+            ("built_at", Value::from(built_at)),
             ("source_fingerprint", Value::from(self.source_fingerprint())),
             ("dependency_fingerprint", Value::Null),
         ])
@@ -305,73 +269,6 @@ impl Partition {
         w.float(norm);
         w.end_object();
     }
-}
-
-fn field(v: &Value, key: &str) -> Value {
-    v.get(key).cloned().unwrap_or(Value::Null)
-}
-
-/// The reference's content identity of a parsed partition (what decides whether to rewrite it):
-/// SHA-256 of `json.dumps({N, avgdl (6 decimals), dependency_fingerprint, docs: [[path, symbol,
-/// source_kind, source_hash]], postings, source_fingerprint, source_kind}, sort_keys=True)`.
-pub fn content_fingerprint(partition: &Value) -> String {
-    let docs: Vec<Value> = partition
-        .get("documents")
-        .and_then(Value::as_array)
-        .map(|docs| {
-            docs.iter()
-                .filter(|d| d.as_object().is_some())
-                .map(|d| {
-                    Value::from(vec![
-                        field(d, "path"),
-                        field(d, "symbol"),
-                        field(d, "source_kind"),
-                        field(d, "source_hash"),
-                    ])
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let avgdl = partition
-        .get("avgdl")
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0);
-    let mut w = PyJson::new(None, 1024);
-    w.begin_object();
-    w.key("N");
-    w.value(&field(partition, "N"), true);
-    w.key("avgdl");
-    w.float(round6(avgdl));
-    w.key("dependency_fingerprint");
-    w.value(&field(partition, "dependency_fingerprint"), true);
-    w.key("docs");
-    w.value(&Value::from(docs), true);
-    w.key("postings");
-    match partition.get("postings") {
-        Some(p) => w.value(p, true),
-        None => w.value(&Value::Object(Default::default()), true),
-    }
-    w.key("source_fingerprint");
-    w.value(&field(partition, "source_fingerprint"), true);
-    w.key("source_kind");
-    w.value(&field(partition, "source_kind"), true);
-    w.end_object();
-    sha256::hex_digest(w.finish().as_bytes())
-}
-
-/// The manifest entry of a partition file kept from an earlier build.
-pub fn manifest_entry_of(part: &Value) -> Value {
-    obj([
-        ("source_kind", field(part, "source_kind")),
-        ("N", field(part, "N")),
-        ("source_count", field(part, "source_count")),
-        ("built_at", field(part, "built_at")),
-        ("source_fingerprint", field(part, "source_fingerprint")),
-        (
-            "dependency_fingerprint",
-            field(part, "dependency_fingerprint"),
-        ),
-    ])
 }
 
 /// The manifest's bytes, from the partitions as they are on disk (`(name, manifest entry)`).
@@ -422,7 +319,7 @@ mod tests {
     use agentteams_mcp::json::parse;
 
     #[test]
-    fn typed_and_parsed_content_fingerprints_agree() {
+    fn a_partition_is_written_valid_with_sorted_keys_and_its_stamp() {
         let dir = std::env::temp_dir().join(format!("index-code-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("pkg")).unwrap();
         std::fs::write(dir.join("pkg/a.py"), "def alpha(x):\n    '''Doc é.'''\n").unwrap();
@@ -445,17 +342,24 @@ mod tests {
         assert!(validate_code_index(&parsed).is_ok());
         assert_eq!(parsed.get("project_name").unwrap().as_str(), Some("Gears"));
         assert_eq!(parsed.get("framework").unwrap().as_str(), Some("claude"));
-        assert_eq!(
-            content_fingerprint(&parsed),
-            partition.content_fingerprint()
-        );
+        // Written at another time: only `built_at` and the build id that follows from it differ.
+        let earlier = parse(partition.to_json_at("2026-01-01T00:00:00Z").as_bytes()).unwrap();
+        for key in ["built_at", "index_build_id"] {
+            assert_ne!(earlier.get(key), parsed.get(key), "{key}");
+        }
+        let without = |v: &Value| {
+            let mut map = v.as_object().unwrap().clone();
+            map.remove("built_at");
+            map.remove("index_build_id");
+            map
+        };
+        assert_eq!(without(&earlier), without(&parsed));
         // Keys are written sorted, exactly as json.dumps(sort_keys=True, indent=2) would.
         let mut resorted = PyJson::new(Some(2), 0);
         resorted.value(&parsed, true);
         assert_eq!(format!("{}\n", resorted.finish()), text);
         let empty = Partition::empty("api-doc", &stamp);
-        let parsed = parse(empty.to_json().as_bytes()).unwrap();
-        assert_eq!(content_fingerprint(&parsed), empty.content_fingerprint());
+        assert!(validate_code_index(&parse(empty.to_json().as_bytes()).unwrap()).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -18,10 +18,10 @@ pub mod postings;
 pub mod pyjson;
 pub mod sources;
 
-use crate::recall::load::{decode, CodeFile, IndexKind, Loaded, MAX_INDEX_FILE_BYTES};
+use crate::recall::load::MAX_INDEX_FILE_BYTES;
 use crate::recall::schema::{validate_code_index, validate_memory_index, CodeIndexFile};
 use crate::recall::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
-use agentteams_mcp::json::{self, Value};
+use agentteams_mcp::json::{self, Reader, Token, Value};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -316,36 +316,25 @@ fn check_own_output(
     Ok(value)
 }
 
-/// Writes one partition unless the file on disk has the same content fingerprint (then it and
-/// its `built_at` stay). Returns the partition's manifest entry as it now is on disk, and whether
-/// it was written.
+/// Writes `partition` as `<name>.json` in `dir`, unless the file there already holds exactly
+/// what this build would write, `built_at` (and the build id derived from it) apart: then the
+/// file and its `built_at` stay, as the reference keeps a partition whose content is unchanged.
+/// Returns the manifest entry of the file on disk and whether it was rewritten.
+///
+/// Comparing bytes rather than the reference's content fingerprint means the previous file is
+/// never parsed into a tree (a planted file shaped to inflate cannot cost memory), and a file an
+/// older builder wrote with other passages, snippets or names is brought up to date.
 fn write_partition(
     dir: &Path,
     name: &str,
     partition: &code::Partition,
 ) -> Result<(Value, bool), String> {
     let path = dir.join(format!("{name}.json"));
-    // Only a regular file (not a link, which recall would refuse to follow out of the project)
-    // counts as the previous partition; anything else is replaced.
-    let previous = std::fs::symlink_metadata(&path)
-        .is_ok_and(|m| m.is_file())
-        .then(|| crate::regular_file::read_at_most(&path, MAX_INDEX_FILE_BYTES).ok())
-        .flatten()
-        .flatten();
-    // Validated by recall's loader first, which streams it in bounded memory: only a valid
-    // partition is then parsed as a tree (a planted 512 MB `[[],[],...]` would take ~25 GB).
-    let is_partition = |bytes: &Vec<u8>| {
-        matches!(
-            decode(bytes, IndexKind::Code, name),
-            Ok(Loaded::Code(CodeFile::Partition(_)))
-        )
-    };
-    if let Some(existing) = previous
-        .filter(is_partition)
-        .and_then(|bytes| json::parse(&bytes).ok())
-    {
-        if code::content_fingerprint(&existing) == partition.content_fingerprint() {
-            return Ok((code::manifest_entry_of(&existing), false));
+    if let Some(previous) = previous_file(&path) {
+        if let Some(built_at) = top_level_string(&previous, "built_at") {
+            if partition.to_json_at(&built_at).as_bytes() == previous.as_slice() {
+                return Ok((partition.manifest_entry(&built_at), false));
+            }
         }
     }
     let text = partition.to_json();
@@ -360,12 +349,74 @@ fn write_partition(
         })?;
     }
     atomic::write_atomic(&path, text.as_bytes())?;
-    Ok((partition.manifest_entry(), true))
+    Ok((partition.manifest_entry(&partition.stamp.built_at), true))
+}
+
+/// The bytes of the file at `path` if it is a regular file (not a link: recall would refuse to
+/// follow one out of the project) of at most `MAX_INDEX_FILE_BYTES`.
+fn previous_file(path: &Path) -> Option<Vec<u8>> {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    crate::regular_file::read_at_most(path, MAX_INDEX_FILE_BYTES)
+        .ok()
+        .flatten()
+}
+
+/// The string value of the top-level member `key` of the JSON object in `bytes`, read token by
+/// token up to that member (no tree is built; `built_at` comes fourth in a sorted partition).
+fn top_level_string(bytes: &[u8], key: &str) -> Option<String> {
+    let mut reader = Reader::new(bytes);
+    if !matches!(reader.next().ok()??, Token::BeginObject) {
+        return None;
+    }
+    let mut depth = 1usize;
+    loop {
+        match reader.next().ok()?? {
+            Token::Key(name) if depth == 1 && name == key => {
+                return match reader.next().ok()?? {
+                    Token::String(text) => Some(text.into_owned()),
+                    _ => None,
+                };
+            }
+            Token::BeginObject | Token::BeginArray => depth += 1,
+            Token::EndObject | Token::EndArray => {
+                depth -= 1;
+                if depth == 0 {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn top_level_string_reads_only_the_top_level_member() {
+        let read = |text: &str| top_level_string(text.as_bytes(), "built_at");
+        assert_eq!(read(r#"{"N": 1, "built_at": "t1"}"#).as_deref(), Some("t1"));
+        // A nested member of the same name is not the top-level one.
+        assert_eq!(
+            read(r#"{"a": {"built_at": "inner"}, "b": [{"built_at": "x"}], "built_at": "top"}"#)
+                .as_deref(),
+            Some("top")
+        );
+        assert_eq!(read(r#"{"a": {"built_at": "inner"}}"#), None);
+        for other in [
+            r#"{"built_at": 5}"#,
+            "[]",
+            "",
+            "{",
+            r#"{"built_at": "#,
+            "nonsense",
+        ] {
+            assert_eq!(read(other), None, "{other}");
+        }
+    }
 
     fn args(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
