@@ -6,7 +6,7 @@
 mod gitread_support;
 
 use gitread_support::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Plants with `plant`, touches the worktree, runs the sweep.
 fn sweep_with(f: &Fixture, plant: impl FnOnce(&Fixture)) -> (Vec<Reply>, Server) {
@@ -886,6 +886,141 @@ fn p14_pointer_files_that_are_fifos_never_block() {
     let mut server = f.server();
     let replies = server.sweep();
     assert_sweep_refused(&replies, "not a regular file");
+}
+
+/// GIT-THREATS.md P15: a link anywhere below the git dir (a fan-out folder, a pack, a loose ref,
+/// a reflog, `*_HEAD`, `info/*`, `worktrees/*`, `modules/*`) that leads out of the repository.
+/// The review's reproduction: the project's objects packed, every fan-out folder linked to the
+/// victim's, and `refs/heads/main` linked to the victim's branch, hands git the victim's history.
+#[test]
+fn p15_links_anywhere_in_the_git_dir_never_lead_out() {
+    let f = Fixture::new("p15-fanout");
+    let victim = f.outside_repo();
+    git(&f.root, &["repack", "-q", "-a", "-d"]);
+    git(&f.root, &["prune-packed"]);
+    let objects = f.root.join(".git/objects");
+    for byte in 0..=255u8 {
+        let name = format!("{byte:02x}");
+        let _ = std::fs::remove_dir_all(objects.join(&name));
+        let target = format!("../../../outside/.git/objects/{name}");
+        std::os::unix::fs::symlink(&target, objects.join(&name)).expect("link fan-out");
+    }
+    let main = f.root.join(".git/refs/heads/main");
+    std::fs::remove_file(&main).expect("rm main");
+    std::os::unix::fs::symlink("../../../../outside/.git/refs/heads/main", &main)
+        .expect("link main");
+    assert!(victim.join(".git/refs/heads/main").is_file());
+    let mut server = f.server();
+    let replies = server.sweep();
+    assert_sweep_refused(&replies, "outside the project");
+    f.assert_no_secret(&texts(&replies, &server));
+
+    // One link at a time, deeper down: each refuses every tool, and nothing of the victim shows.
+    let deep: [(&str, fn(&Fixture) -> PathBuf); 9] = [
+        ("loose-ref", |f| {
+            f.outside_repo().join(".git/refs/heads/main")
+        }),
+        ("reflog", |f| f.outside_repo().join(".git/logs/HEAD")),
+        ("orig-head", |f| {
+            f.outside_repo().join(".git/refs/heads/main")
+        }),
+        ("pack", |f| f.outside_repo().join(".git/objects")),
+        ("info", |f| f.secret_file.clone()),
+        ("commit-graph", |f| f.secret_file.clone()),
+        ("worktree-admin", |f| f.outside_repo().join(".git")),
+        ("module", |f| f.outside_repo().join(".git")),
+        ("dangling", |_| PathBuf::from("/nonexistent/ref")),
+    ];
+    for (variant, target) in deep {
+        let f = Fixture::new("p15-deep");
+        let dot_git = f.root.join(".git");
+        let target = target(&f);
+        let link = match variant {
+            "loose-ref" => dot_git.join("refs/tags/v1"),
+            "reflog" => dot_git.join("logs/refs/heads/main"),
+            "orig-head" => dot_git.join("ORIG_HEAD"),
+            "pack" => dot_git.join("objects/pack/borrowed"),
+            "info" => dot_git.join("info/exclude"),
+            "commit-graph" => dot_git.join("objects/info/commit-graph"),
+            "worktree-admin" => dot_git.join("worktrees/w"),
+            "module" => dot_git.join("modules/m"),
+            _ => dot_git.join("refs/heads/dangling"),
+        };
+        std::fs::create_dir_all(link.parent().expect("parent")).expect("mkdir");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&target, &link).expect("link");
+        let mut server = f.server();
+        let mut replies = server.sweep();
+        replies.push(server.call("git_log", r#"{"rev":"v1"}"#));
+        replies.push(server.call("git_log", r#"{"rev":"HEAD@{0}"}"#));
+        assert_sweep_refused(&replies, "outside the project");
+        f.assert_no_secret(&texts(&replies, &server));
+    }
+
+    // Links that stay inside the git dir (git's own symlinked symrefs) are served.
+    let f = Fixture::new("p15-inside");
+    std::os::unix::fs::symlink("main", f.root.join(".git/refs/heads/alias")).expect("link");
+    let mut server = f.server();
+    assert_sweep_served(&server.sweep());
+    let alias = server.call("git_log", r#"{"rev":"alias","n":1}"#);
+    assert!(alias.output().contains("second"), "{}", alias.text);
+}
+
+/// GIT-THREATS.md P16: where git expects a file, a FIFO (git would wait forever), a device or a
+/// link to one (`/dev/zero`: git would read until memory runs out), or an absurd size (a sparse
+/// 64 GiB loose ref) is refused before git runs, and the server keeps serving once it is gone.
+#[test]
+fn p16_special_and_oversized_files_in_the_git_dir_are_refused() {
+    let mkfifo = |path: &Path| {
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+    };
+    for variant in [
+        "fifo-ref",
+        "fifo-head",
+        "dev-zero",
+        "sparse-ref",
+        "fifo-object",
+    ] {
+        let f = Fixture::new("p16");
+        let head = git(&f.root, &["rev-parse", "HEAD"]);
+        let dot_git = f.root.join(".git");
+        let planted = match variant {
+            "fifo-ref" => dot_git.join("refs/heads/main"),
+            "fifo-head" => dot_git.join("ORIG_HEAD"),
+            "dev-zero" => dot_git.join("refs/heads/main"),
+            "sparse-ref" => dot_git.join("refs/heads/main"),
+            _ => dot_git.join("objects/ff/0000000000000000000000000000000000000f"),
+        };
+        std::fs::create_dir_all(planted.parent().expect("parent")).expect("mkdir");
+        let _ = std::fs::remove_file(&planted);
+        let needle = match variant {
+            "dev-zero" => {
+                std::os::unix::fs::symlink("/dev/zero", &planted).expect("link");
+                "outside the project"
+            }
+            "sparse-ref" => {
+                let file = std::fs::File::create(&planted).expect("create");
+                file.set_len(64 << 30).expect("sparse 64 GiB");
+                "bytes, more than"
+            }
+            _ => {
+                mkfifo(&planted);
+                "not a regular file"
+            }
+        };
+        let mut server = f.server();
+        let replies = server.sweep();
+        assert_sweep_refused(&replies, needle);
+        std::fs::remove_file(&planted).expect("remove the plant");
+        if variant != "fifo-object" && variant != "fifo-head" {
+            write(&planted, &format!("{head}\n"));
+        }
+        assert_sweep_served(&server.sweep());
+    }
 }
 
 // ---------------------------------------------------------------- 2.4 arguments and refs

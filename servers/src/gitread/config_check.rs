@@ -8,27 +8,23 @@
 //! config, every included file (followed or not: a missing one may appear) and `HEAD` (for
 //! `includeIf "onbranch:"`). The verdict is cached with the identity of each of those paths
 //! (device, inode, length, mtime, ctime, or "absent") and the listing re-runs when any differs.
-//! ctime cannot be set by a user, and a file changed within [`RACY_WINDOW`] of the listing is not
+//! ctime cannot be set by a user, and a file changed within [`RACY_WINDOW`](super::stamp::RACY_WINDOW) of the listing is not
 //! trusted at all (git's own "racy git" rule), so a same-size rewrite in the same clock tick cannot
 //! hide behind an unchanged stamp.
 
 use super::invoke::{Runner, CANCELLED};
 use super::process::TIMEOUT;
 use super::repo::Layout;
+use super::stamp::Stamp;
 use agentteams_mcp::server::CancelToken;
 use std::collections::BTreeSet;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 /// Most bytes of config listing read; a listing beyond it cannot be trusted to be complete, so the
 /// repository is refused (fail closed).
 pub const MAX_CONFIG_LISTING: usize = 4 * 1024 * 1024;
-
-/// Files whose ctime is this close to (or after) the start of a listing make its verdict
-/// uncacheable.
-const RACY_WINDOW: Duration = Duration::from_secs(2);
 
 pub const FILTER_REFUSAL: &str =
     "the repository config defines filter.* drivers, which could run programs; refusing";
@@ -45,16 +41,6 @@ pub struct Verdict {
     pub hook_names: Vec<String>,
     /// The config sets `blame.ignoreRevsFile` (git ignores a command-line reset of it).
     pub sets_ignore_revs_file: bool,
-}
-
-/// Identity of one file, or `None` when the path did not exist.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Stamp {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
 }
 
 #[derive(Debug)]
@@ -80,7 +66,9 @@ impl ConfigCheck {
         cancel: &CancelToken,
     ) -> Result<Arc<Verdict>, String> {
         if let Some(cached) = self.lock().as_ref() {
-            if cached.layout == *layout && cached.files.iter().all(|(p, s)| stamp(p) == *s) {
+            if cached.layout == *layout
+                && cached.files.iter().all(|(p, s)| Stamp::followed(p) == *s)
+            {
                 return Ok(cached.verdict.clone());
             }
         }
@@ -97,11 +85,13 @@ impl ConfigCheck {
                 layout.git_dir.join("config.worktree"),
                 layout.git_dir.join("HEAD"),
             ]);
-            let stamped: Vec<(PathBuf, Option<Stamp>)> =
-                files.into_iter().map(|p| (p.clone(), stamp(&p))).collect();
+            let stamped: Vec<(PathBuf, Option<Stamp>)> = files
+                .into_iter()
+                .map(|p| (p.clone(), Stamp::followed(&p)))
+                .collect();
             let settled = stamped
                 .iter()
-                .all(|(_, s)| s.as_ref().is_none_or(|s| is_settled(s, started)));
+                .all(|(_, s)| s.as_ref().is_none_or(|s| s.is_settled(started)));
             settled.then_some(stamped)
         });
         *self.lock() = files.map(|files| Cached {
@@ -114,29 +104,6 @@ impl ConfigCheck {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Cached>> {
         self.cached.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-fn stamp(path: &Path) -> Option<Stamp> {
-    std::fs::metadata(path).ok().map(|m| Stamp {
-        dev: m.dev(),
-        ino: m.ino(),
-        len: m.len(),
-        mtime: (m.mtime(), m.mtime_nsec()),
-        ctime: (m.ctime(), m.ctime_nsec()),
-    })
-}
-
-/// True when the file last changed comfortably before `started`.
-fn is_settled(stamp: &Stamp, started: SystemTime) -> bool {
-    let Ok(since_epoch) = started.duration_since(SystemTime::UNIX_EPOCH) else {
-        return false;
-    };
-    let limit = since_epoch.saturating_sub(RACY_WINDOW);
-    let (secs, nanos) = stamp.ctime;
-    match (u64::try_from(secs), u32::try_from(nanos)) {
-        (Ok(secs), Ok(nanos)) => Duration::new(secs, nanos.min(999_999_999)) < limit,
-        _ => false,
     }
 }
 

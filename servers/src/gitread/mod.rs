@@ -9,10 +9,12 @@
 //! of GIT-THREATS.md to the defence here and the test that proves it.
 
 mod config_check;
+mod containment;
 mod invoke;
 mod process;
 mod repo;
 mod sanitize;
+mod stamp;
 mod tools;
 
 pub use invoke::GIT_ENV;
@@ -22,6 +24,7 @@ pub use sanitize::{sanitize, MAX_OUTPUT, TRUNCATION_MARKER};
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::server::{CallContext, CancelToken, Tool, ToolError, ToolOutput, ToolSet};
 use config_check::ConfigCheck;
+use containment::Containment;
 use invoke::{Git, Runner, Version};
 use process::{GroupKiller, RunError};
 use std::path::{Path, PathBuf};
@@ -38,6 +41,7 @@ pub struct GitRead {
     /// How git runs, or why every call is refused (no git, or one too old to be protected).
     runner: Result<Runner, String>,
     config: ConfigCheck,
+    containment: Containment,
 }
 
 impl GitRead {
@@ -63,7 +67,15 @@ impl GitRead {
             runner: git.map(|git| Runner::new(git, &root, killer)),
             root,
             config: ConfigCheck::default(),
+            containment: Containment::default(),
         })
+    }
+
+    /// The validated repository: its layout, then everything below its git dirs.
+    fn layout(&self) -> Result<repo::Layout, String> {
+        let layout = repo::inspect(&self.root).map_err(|e| e.to_string())?;
+        self.containment.check(&self.root, &layout)?;
+        Ok(layout)
     }
 
     /// Runs one tool call: checks, then git. Every failure is the message the client sees.
@@ -74,7 +86,7 @@ impl GitRead {
         cancel: &CancelToken,
     ) -> Result<String, String> {
         let runner = self.runner.as_ref().map_err(Clone::clone)?;
-        let layout = repo::inspect(&self.root).map_err(|e| e.to_string())?;
+        let layout = self.layout()?;
         let verdict = self.config.verdict(runner, &self.root, &layout, cancel)?;
         let path = match arguments.get("path") {
             None | Some(Value::Null) => None,
@@ -102,7 +114,7 @@ impl GitRead {
     pub fn list_files(&self, timeout: Duration, max_bytes: usize) -> Result<Vec<u8>, String> {
         let runner = self.runner.as_ref().map_err(Clone::clone)?;
         let cancel = CancelToken::new();
-        let layout = repo::inspect(&self.root).map_err(|e| e.to_string())?;
+        let layout = self.layout()?;
         let verdict = self.config.verdict(runner, &self.root, &layout, &cancel)?;
         let command = runner.command(
             &layout,

@@ -1,6 +1,6 @@
 //! Which repository a call may read: the project's own git dir and common dir, found by reading
-//! `.git`, `commondir` and the worktree back-link from disk, then checked for containment,
-//! alternates and symlinks that leave the repository.
+//! `.git`, `commondir` and the worktree back-link from disk, then checked for containment and
+//! alternates.
 //!
 //! The reference asks `git rev-parse` for the two directories (two processes per call). Their
 //! layout is fully specified (gitrepository-layout: the gitfile, `commondir`, `worktrees/<id>/gitdir`),
@@ -13,30 +13,6 @@ use std::path::{Path, PathBuf};
 /// Largest `.git` file, `commondir` or `gitdir` back-link read (git itself reads a path, so a few
 /// KiB is ample; a larger file is refused rather than read into memory).
 const MAX_POINTER_FILE: u64 = 4096;
-
-/// Files and directories git reads inside the git dir and common dir; each must stay inside its
-/// own directory after resolving symlinks, so no symlink leads git to another repository's objects,
-/// refs, index or to a file whose parse errors would quote outside content.
-const COMMON_ENTRIES: [&str; 11] = [
-    "config",
-    "objects",
-    "objects/info",
-    "objects/pack",
-    "refs",
-    "packed-refs",
-    "info",
-    "info/attributes",
-    "info/exclude",
-    "info/grafts",
-    "shallow",
-];
-const GIT_DIR_ENTRIES: [&str; 5] = [
-    "HEAD",
-    "index",
-    "config.worktree",
-    "info",
-    "info/sparse-checkout",
-];
 
 /// The validated repository of a call.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +53,7 @@ impl std::fmt::Display for RepoError {
 
 /// Finds and checks the repository of the work tree at `root` (canonical), in the reference's order:
 /// `.git` exists, git dir and common dir resolve, no alternates, both inside the root or a genuine
-/// linked worktree; then (product) no symlink inside them leads out.
+/// linked worktree. What lies below them is [`containment`](super::containment)'s to check.
 pub fn inspect(root: &Path) -> Result<Layout, RepoError> {
     let dot_git = root.join(".git");
     let meta = fs::metadata(&dot_git).map_err(|_| RepoError::NotRoot(root.to_path_buf()))?;
@@ -108,8 +84,6 @@ pub fn inspect(root: &Path) -> Result<Layout, RepoError> {
     if !contained && !is_registered_worktree(&dot_git, &layout) {
         return Err(RepoError::Outside);
     }
-    no_escaping_symlinks(&layout.common_dir, &COMMON_ENTRIES)?;
-    no_escaping_symlinks(&layout.git_dir, &GIT_DIR_ENTRIES)?;
     Ok(layout)
 }
 
@@ -139,21 +113,6 @@ fn is_registered_worktree(dot_git: &Path, layout: &Layout) -> bool {
         return false;
     };
     linked == this
-}
-
-/// Each listed entry that exists must resolve to a path inside `dir`.
-fn no_escaping_symlinks(dir: &Path, entries: &[&str]) -> Result<(), RepoError> {
-    for entry in entries {
-        let path = dir.join(entry);
-        if fs::symlink_metadata(&path).is_err() {
-            continue;
-        }
-        match fs::canonicalize(&path) {
-            Ok(resolved) if resolved.starts_with(dir) => {}
-            _ => return Err(RepoError::Outside),
-        }
-    }
-    Ok(())
 }
 
 /// Reads a path-holding file the way git does: `prefix` required at the start, trailing `\n`/`\r`
@@ -270,19 +229,6 @@ mod tests {
         )
         .unwrap_or_default();
         assert_eq!(inspect(&t.0), Err(RepoError::Alternates));
-    }
-
-    #[test]
-    fn symlinked_objects_leaving_the_git_dir_are_refused() {
-        let t = TempDir::new("objlink");
-        git_dir_at(&t.0.join("elsewhere"));
-        fs::create_dir_all(t.0.join("project/.git/refs")).unwrap_or_default();
-        std::os::unix::fs::symlink(
-            t.0.join("elsewhere/objects"),
-            t.0.join("project/.git/objects"),
-        )
-        .unwrap_or_default();
-        assert_eq!(inspect(&t.0.join("project")), Err(RepoError::Outside));
     }
 
     #[test]

@@ -1,0 +1,425 @@
+//! Containment of everything git may read below the repository's git dirs: no entry anywhere in
+//! them is a link leading out, a FIFO or a device, or a file of absurd size; the verdict is cached
+//! on the identity of every directory and file it looked at.
+//!
+//! git follows every symlink below its git dir: a fan-out folder `objects/ab` linked to another
+//! repository's, or `refs/heads/main` linked to another repository's branch, hands git that
+//! repository's history. Checking a fixed list of entries cannot close that, so the whole of the
+//! common dir (and of the git dir, for a linked worktree) is walked: every symlink must resolve
+//! inside one of the walked directories, every non-directory must be a regular file or a socket
+//! (opening a socket fails at once; a FIFO would block git, a device would stream to it), and a
+//! file git reads whole must not be larger than it could ever legitimately be. Only what git never
+//! reads under the hardened invocation is left out: `hooks/` (`core.hooksPath=/dev/null`), and the
+//! `lfs/` and `annex/` stores of tools whose programs never run here.
+//!
+//! The walk is cached per directory: a directory whose identity ([`Stamp`]) is unchanged has the
+//! same entries (adding, removing, renaming or replacing an entry changes its mtime and ctime), so
+//! its listing is reused and only the files that could change in place (refs, logs, the index,
+//! `info/*`: everything outside `objects/`, whose files git never rewrites) are stat'ed again. A
+//! call therefore costs one `stat` per directory and per such file, not a walk; a directory or file
+//! changed within [`RACY_WINDOW`](super::stamp::RACY_WINDOW) of the look is not cached at all.
+//!
+//! This is not a defence against a process rewriting the repository while git runs (SECURITY.md,
+//! residual risks) nor against hard links, which no archive or clone can make to a file outside.
+
+use super::repo::Layout;
+use super::stamp::Stamp;
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::fs::{self, FileType};
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::SystemTime;
+
+/// Largest loose ref, symref or `*_HEAD` file (other than `FETCH_HEAD`) accepted. A ref holds an
+/// object id or `ref: <name>`, and a name is at most a path (4 KiB on Linux), so anything near this
+/// size is not a ref: git would read it whole, and a sparse file of any size reads as zeros.
+pub const MAX_REF_FILE_BYTES: u64 = 64 * 1024;
+
+/// Largest other file below the git dirs that git reads whole or maps whole (`packed-refs`, reflogs,
+/// the index and shared indexes, `shallow`, `FETCH_HEAD`, `info/*`, `config`): 1 GiB, beyond what
+/// git could process under its memory limit. Files below `objects/` are exempt: git maps packs in
+/// windows and streams loose objects, and the memory limit bounds what it does with them.
+pub const MAX_DATA_FILE_BYTES: u64 = 1 << 30;
+
+/// Most entries (files, links and directories) walked below the git dirs; a repository with more
+/// is refused rather than walked without end.
+pub const MAX_GIT_DIR_ENTRIES: usize = 1 << 22;
+
+/// Top-level entries of a git dir that git never reads under the hardened invocation.
+const UNREAD_TOP_LEVEL: [&str; 3] = ["hooks", "lfs", "annex"];
+
+/// One directory as the last walk found it.
+#[derive(Debug)]
+struct Listing {
+    stamp: Stamp,
+    subdirs: Vec<PathBuf>,
+    /// Files that could change in place, with the stamp of what they resolve to.
+    watched: Vec<(PathBuf, Stamp)>,
+    entries: usize,
+}
+
+impl Listing {
+    /// True while the directory and every watched file are as they were listed.
+    fn is_current(&self, dir: &Path) -> bool {
+        Stamp::unfollowed(dir) == Some(self.stamp)
+            && self
+                .watched
+                .iter()
+                .all(|(path, stamp)| Stamp::followed(path) == Some(*stamp))
+    }
+
+    fn is_settled(&self, started: SystemTime) -> bool {
+        self.stamp.is_settled(started)
+            && self
+                .watched
+                .iter()
+                .all(|(_, stamp)| stamp.is_settled(started))
+    }
+}
+
+#[derive(Debug, Default)]
+struct Cache {
+    layout: Option<Layout>,
+    listings: HashMap<PathBuf, Listing>,
+}
+
+/// The containment check of one server, with its cache.
+#[derive(Debug, Default)]
+pub struct Containment {
+    cache: Mutex<Cache>,
+}
+
+impl Containment {
+    /// `Ok` when nothing below `layout`'s git dirs leads out, blocks or inflates; else the refusal,
+    /// naming the entry (relative to `root` where it lies inside).
+    pub fn check(&self, root: &Path, layout: &Layout) -> Result<(), String> {
+        let started = SystemTime::now();
+        let mut cache = self.lock();
+        if cache.layout.as_ref() != Some(layout) {
+            *cache = Cache {
+                layout: Some(layout.clone()),
+                listings: HashMap::new(),
+            };
+        }
+        let mut previous = std::mem::take(&mut cache.listings);
+        let mut kept = HashMap::with_capacity(previous.len());
+        let walked = walk(layout, root, &mut previous, &mut kept, started);
+        cache.listings = kept;
+        walked
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Cache> {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The directories walked: the common dir, and the git dir when it lies elsewhere.
+fn tops(layout: &Layout) -> Vec<&Path> {
+    let mut tops = vec![layout.common_dir.as_path()];
+    if !layout.git_dir.starts_with(&layout.common_dir) {
+        tops.push(layout.git_dir.as_path());
+    }
+    tops
+}
+
+/// Walks every top with an explicit stack, reusing `previous` listings that are still current and
+/// moving each settled listing into `kept`.
+fn walk(
+    layout: &Layout,
+    root: &Path,
+    previous: &mut HashMap<PathBuf, Listing>,
+    kept: &mut HashMap<PathBuf, Listing>,
+    started: SystemTime,
+) -> Result<(), String> {
+    let tops = tops(layout);
+    let mut entries = 0usize;
+    for top in &tops {
+        let mut stack = vec![top.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            let listing = match previous.remove(&dir) {
+                Some(listing) if listing.is_current(&dir) => listing,
+                _ => list(&dir, top, &tops, root)?,
+            };
+            entries += listing.entries;
+            if entries > MAX_GIT_DIR_ENTRIES {
+                return Err(format!(
+                    "the repository's git dir holds more than {MAX_GIT_DIR_ENTRIES} entries; refusing"
+                ));
+            }
+            stack.extend(listing.subdirs.iter().cloned());
+            if listing.is_settled(started) {
+                kept.insert(dir, listing);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Lists one directory below `top`, checking each entry.
+fn list(dir: &Path, top: &Path, tops: &[&Path], root: &Path) -> Result<Listing, String> {
+    let shown = |path: &Path| match path.strip_prefix(root) {
+        Ok(inside) => inside.display().to_string(),
+        Err(_) => path.display().to_string(),
+    };
+    let unreadable = |path: &Path, e: std::io::Error| format!("cannot read {}: {e}", shown(path));
+    let stamp = fs::symlink_metadata(dir)
+        .map(|m| Stamp::of(&m))
+        .map_err(|e| unreadable(dir, e))?;
+    let mut listing = Listing {
+        stamp,
+        subdirs: Vec::new(),
+        watched: Vec::new(),
+        entries: 0,
+    };
+    let is_top = dir == top;
+    for entry in fs::read_dir(dir).map_err(|e| unreadable(dir, e))? {
+        let entry = entry.map_err(|e| unreadable(dir, e))?;
+        let path = entry.path();
+        listing.entries += 1;
+        if is_top && UNREAD_TOP_LEVEL.iter().any(|n| entry.file_name() == **n) {
+            continue;
+        }
+        let file_type = entry.file_type().map_err(|e| unreadable(&path, e))?;
+        if file_type.is_dir() {
+            listing.subdirs.push(path);
+            continue;
+        }
+        let relative = path.strip_prefix(top).unwrap_or(&path);
+        let limit = size_limit(relative);
+        let target_type = if file_type.is_symlink() {
+            let resolved = fs::canonicalize(&path).map_err(|_| {
+                format!(
+                    "{} is a link that does not resolve inside the repository (a link outside the project's git dir would be followed by git); refusing",
+                    shown(&path)
+                )
+            })?;
+            if !is_walked(&resolved, tops) {
+                return Err(format!(
+                    "{} is a link leading outside the project's git dir, to {}; refusing",
+                    shown(&path),
+                    shown(&resolved)
+                ));
+            }
+            let meta = fs::metadata(&path).map_err(|e| unreadable(&path, e))?;
+            if meta.is_dir() {
+                // A directory inside a walked top is walked in its own place.
+                continue;
+            }
+            meta.file_type()
+        } else {
+            file_type
+        };
+        if target_type.is_socket() {
+            // Opening a socket fails at once: git can neither block on it nor read from it.
+            continue;
+        }
+        if !target_type.is_file() {
+            return Err(format!(
+                "{} is not a regular file ({}): git would block on it or read it without end; refusing",
+                shown(&path),
+                describe(target_type)
+            ));
+        }
+        let Some(limit) = limit else {
+            // Below objects/: never rewritten in place, checked again only when its folder changes.
+            continue;
+        };
+        let meta = fs::metadata(&path).map_err(|e| unreadable(&path, e))?;
+        if meta.len() > limit {
+            return Err(format!(
+                "{} is {} bytes, more than the {limit} such a file may hold; refusing",
+                shown(&path),
+                meta.len()
+            ));
+        }
+        listing.watched.push((path, Stamp::of(&meta)));
+    }
+    Ok(listing)
+}
+
+/// True when `resolved` lies inside a walked top and not in a part of it the walk leaves out.
+fn is_walked(resolved: &Path, tops: &[&Path]) -> bool {
+    tops.iter().any(|top| {
+        resolved.strip_prefix(top).is_ok_and(|rest| {
+            rest.components()
+                .next()
+                .is_none_or(|first| !UNREAD_TOP_LEVEL.iter().any(|n| first.as_os_str() == *n))
+        })
+    })
+}
+
+/// The size limit of a file at `relative` (from its top), `None` for object storage.
+fn size_limit(relative: &Path) -> Option<u64> {
+    let names: Vec<&OsStr> = relative.components().map(|c| c.as_os_str()).collect();
+    let has = |name: &str| names.iter().any(|n| *n == name);
+    let first = names.first().copied().unwrap_or_default();
+    if first == "objects" || (first == "modules" && has("objects")) {
+        return None;
+    }
+    if has("logs") {
+        return Some(MAX_DATA_FILE_BYTES);
+    }
+    let file_name = names.last().copied().unwrap_or_default();
+    let is_head = file_name.as_encoded_bytes().ends_with(b"HEAD") && file_name != "FETCH_HEAD";
+    if has("refs") || is_head {
+        return Some(MAX_REF_FILE_BYTES);
+    }
+    Some(MAX_DATA_FILE_BYTES)
+}
+
+fn describe(file_type: FileType) -> &'static str {
+    if file_type.is_fifo() {
+        "a FIFO"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else {
+        "not a file"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct TempDir(PathBuf);
+    impl TempDir {
+        fn new(tag: &str) -> TempDir {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            static NEXT: AtomicUsize = AtomicUsize::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "gitread-containment-{tag}-{}-{}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::SeqCst)
+            ));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(dir.join(".git/objects/ab")).unwrap_or_default();
+            fs::create_dir_all(dir.join(".git/refs/heads")).unwrap_or_default();
+            fs::write(dir.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap_or_default();
+            TempDir(fs::canonicalize(&dir).unwrap_or(dir))
+        }
+        fn layout(&self) -> Layout {
+            Layout {
+                git_dir: self.0.join(".git"),
+                common_dir: self.0.join(".git"),
+            }
+        }
+    }
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn check(t: &TempDir) -> Result<(), String> {
+        Containment::default().check(&t.0, &t.layout())
+    }
+
+    #[test]
+    fn size_limits_follow_what_git_reads_whole() {
+        let limit = |p: &str| size_limit(Path::new(p));
+        assert_eq!(limit("objects/pack/pack-1.pack"), None);
+        assert_eq!(limit("objects/ab/cdef"), None);
+        assert_eq!(limit("modules/m/objects/ab/cd"), None);
+        assert_eq!(limit("refs/heads/main"), Some(MAX_REF_FILE_BYTES));
+        assert_eq!(limit("refs/heads/objects/x"), Some(MAX_REF_FILE_BYTES));
+        assert_eq!(limit("HEAD"), Some(MAX_REF_FILE_BYTES));
+        assert_eq!(limit("ORIG_HEAD"), Some(MAX_REF_FILE_BYTES));
+        assert_eq!(limit("worktrees/w/HEAD"), Some(MAX_REF_FILE_BYTES));
+        assert_eq!(limit("FETCH_HEAD"), Some(MAX_DATA_FILE_BYTES));
+        assert_eq!(limit("logs/HEAD"), Some(MAX_DATA_FILE_BYTES));
+        assert_eq!(limit("worktrees/w/logs/HEAD"), Some(MAX_DATA_FILE_BYTES));
+        assert_eq!(limit("packed-refs"), Some(MAX_DATA_FILE_BYTES));
+        assert_eq!(limit("index"), Some(MAX_DATA_FILE_BYTES));
+    }
+
+    #[test]
+    fn a_ref_at_the_size_limit_is_accepted_and_one_byte_more_is_refused() {
+        let t = TempDir::new("reflimit");
+        let main = t.0.join(".git/refs/heads/main");
+        let file = fs::File::create(&main).unwrap_or_else(|e| panic!("{e}"));
+        file.set_len(MAX_REF_FILE_BYTES).unwrap_or_default();
+        assert_eq!(check(&t), Ok(()));
+        file.set_len(MAX_REF_FILE_BYTES + 1).unwrap_or_default();
+        let err = check(&t).err().unwrap_or_default();
+        assert!(err.contains(".git/refs/heads/main is 65537 bytes"), "{err}");
+    }
+
+    #[test]
+    fn links_inside_are_followed_and_links_out_or_dangling_are_refused() {
+        let t = TempDir::new("links");
+        fs::write(t.0.join(".git/refs/heads/main"), "0\n").unwrap_or_default();
+        std::os::unix::fs::symlink("main", t.0.join(".git/refs/heads/alias")).unwrap_or_default();
+        std::os::unix::fs::symlink("../objects", t.0.join(".git/refs/objects")).unwrap_or_default();
+        assert_eq!(check(&t), Ok(()));
+        // Into a part the walk leaves out: refused like a link out.
+        fs::create_dir_all(t.0.join(".git/hooks")).unwrap_or_default();
+        std::os::unix::fs::symlink("../hooks", t.0.join(".git/refs/h")).unwrap_or_default();
+        let err = check(&t).err().unwrap_or_default();
+        assert!(
+            err.contains(".git/refs/h is a link leading outside"),
+            "{err}"
+        );
+        fs::remove_file(t.0.join(".git/refs/h")).unwrap_or_default();
+        std::os::unix::fs::symlink("/nonexistent", t.0.join(".git/objects/ab/cd"))
+            .unwrap_or_default();
+        let err = check(&t).err().unwrap_or_default();
+        assert!(
+            err.contains(".git/objects/ab/cd is a link that does not resolve"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn changes_below_cached_directories_are_noticed() {
+        let t = TempDir::new("cache");
+        fs::write(t.0.join(".git/refs/heads/main"), "0\n").unwrap_or_default();
+        // Past the racy window every listing is settled, so the second look reuses them.
+        std::thread::sleep(
+            super::super::stamp::RACY_WINDOW + std::time::Duration::from_millis(100),
+        );
+        let containment = Containment::default();
+        assert_eq!(containment.check(&t.0, &t.layout()), Ok(()));
+        assert!(!containment.lock().listings.is_empty());
+        assert_eq!(containment.check(&t.0, &t.layout()), Ok(()));
+        // A new link in a cached folder changes the folder's stamp.
+        std::os::unix::fs::symlink("/", t.0.join(".git/objects/ab/root")).unwrap_or_default();
+        let err = containment
+            .check(&t.0, &t.layout())
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.contains("objects/ab/root is a link leading outside"),
+            "{err}"
+        );
+        fs::remove_file(t.0.join(".git/objects/ab/root")).unwrap_or_default();
+        assert_eq!(containment.check(&t.0, &t.layout()), Ok(()));
+        // A watched file grown in place changes its own stamp.
+        let main = fs::OpenOptions::new()
+            .write(true)
+            .open(t.0.join(".git/refs/heads/main"));
+        assert!(main.is_ok_and(|f| f.set_len(1 << 40).is_ok()));
+        let err = containment
+            .check(&t.0, &t.layout())
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.contains("refs/heads/main is 1099511627776 bytes"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn hooks_lfs_and_annex_are_not_walked_and_sockets_pass() {
+        let t = TempDir::new("skip");
+        for dir in UNREAD_TOP_LEVEL {
+            std::os::unix::fs::symlink("/", t.0.join(".git").join(dir)).unwrap_or_default();
+        }
+        let socket = std::os::unix::net::UnixListener::bind(t.0.join(".git/fsmonitor.ipc"));
+        assert!(socket.is_ok());
+        assert_eq!(check(&t), Ok(()));
+    }
+}
