@@ -12,7 +12,10 @@ Reports the median and p90 of each, and the ratio server/bare of the medians.
 
 Usage:
   nice -n 19 python3 bench/gitread/latency.py [--binary target/release/agentteams-mcp]
-      [--git /usr/bin/git] [--commits 3000] [--calls 300]
+      [--git /usr/bin/git] [--commits 3000] [--calls 300] [--loose 0]
+
+--loose N adds N loose objects (spread over the 256 fan-out folders, as in a repository that has
+not been repacked lately), which is what the containment check stats on every call.
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -83,7 +86,7 @@ exec '{git}' "$@"
     return commands
 
 
-def build_repo(git, path, commits):
+def build_repo(git, path, commits, loose):
     env = {"PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
     subprocess.run([git, "init", "-q", "-b", "main", path], check=True, env=env)
     lines = []
@@ -98,6 +101,18 @@ def build_repo(git, path, commits):
     subprocess.run([git, "-C", path, "reset", "-q", "--hard", "main"], check=True, env=env)
     with open(os.path.join(path, "untracked.txt"), "w") as f:
         f.write("new\n")
+    if loose:
+        # hash-object -w writes each input file as a loose object (fast-import would pack them).
+        inputs = os.path.join(os.path.dirname(path), "loose-inputs")
+        os.makedirs(inputs)
+        names = []
+        for i in range(loose):
+            names.append(os.path.join(inputs, str(i)))
+            with open(names[-1], "w") as f:
+                f.write(f"loose object {i}\n")
+        subprocess.run([git, "-C", path, "hash-object", "-w", "--no-filters", "--stdin-paths"],
+                       input="\n".join(names).encode(), check=True, env=env,
+                       stdout=subprocess.DEVNULL)
 
 
 def percentile(values, p):
@@ -111,12 +126,13 @@ def main():
     ap.add_argument("--git", default=shutil.which("git") or "/usr/bin/git")
     ap.add_argument("--commits", type=int, default=3000)
     ap.add_argument("--calls", type=int, default=300)
+    ap.add_argument("--loose", type=int, default=0)
     a = ap.parse_args()
     git = os.path.abspath(a.git)
     tmp = tempfile.mkdtemp(prefix="gitread-bench-")
     root = os.path.realpath(os.path.join(tmp, "repo"))
     try:
-        build_repo(git, root, a.commits)
+        build_repo(git, root, a.commits, a.loose)
         # Let the config files age past the pre-flight's racy window (2 s), as in any real checkout.
         time.sleep(3)
         commands = captured_commands(a.binary, root, git, tmp)
@@ -131,7 +147,7 @@ def main():
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
         print(f"git {subprocess.run([git, '--version'], capture_output=True, text=True).stdout.split()[-1]}, "
-              f"{a.commits} commits, {a.calls} calls each, interleaved")
+              f"{a.commits} commits, {a.loose} loose objects, {a.calls} calls each, interleaved")
         print(f"{'tool':<11} {'server ms':>17} {'bare git ms':>17} {'reference-shape ms':>19} {'server/bare':>11}")
         for tool, args in TOOLS.items():
             argv, env_ = commands[tool]

@@ -83,6 +83,25 @@ impl Listing {
 struct Cache {
     layout: Option<Layout>,
     listings: HashMap<PathBuf, Listing>,
+    /// When the last walk passed and every listing was cached: each directory (stamped unfollowed)
+    /// and watched file (followed), in walk order, so an unchanged repository costs one `stat` per
+    /// path and nothing else.
+    settled: Option<Vec<(PathBuf, Stamp, bool)>>,
+}
+
+impl Cache {
+    fn is_unchanged(&self) -> bool {
+        self.settled.as_ref().is_some_and(|paths| {
+            paths.iter().all(|(path, stamp, is_dir)| {
+                let now = if *is_dir {
+                    Stamp::unfollowed(path)
+                } else {
+                    Stamp::followed(path)
+                };
+                now == Some(*stamp)
+            })
+        })
+    }
 }
 
 /// The containment check of one server, with its cache.
@@ -100,14 +119,20 @@ impl Containment {
         if cache.layout.as_ref() != Some(layout) {
             *cache = Cache {
                 layout: Some(layout.clone()),
-                listings: HashMap::new(),
+                ..Cache::default()
             };
+        } else if cache.is_unchanged() {
+            return Ok(());
         }
         let mut previous = std::mem::take(&mut cache.listings);
         let mut kept = HashMap::with_capacity(previous.len());
         let walked = walk(layout, root, &mut previous, &mut kept, started);
+        cache.settled = match walked {
+            Ok(true) => Some(flatten(&kept)),
+            _ => None,
+        };
         cache.listings = kept;
-        walked
+        walked.map(|_| ())
     }
 
     fn lock(&self) -> MutexGuard<'_, Cache> {
@@ -124,15 +149,31 @@ fn tops(layout: &Layout) -> Vec<&Path> {
     tops
 }
 
+/// Every directory and watched file of `listings`, with the stamp each is compared by.
+fn flatten(listings: &HashMap<PathBuf, Listing>) -> Vec<(PathBuf, Stamp, bool)> {
+    let mut paths = Vec::new();
+    for (dir, listing) in listings {
+        paths.push((dir.clone(), listing.stamp, true));
+        paths.extend(
+            listing
+                .watched
+                .iter()
+                .map(|(path, stamp)| (path.clone(), *stamp, false)),
+        );
+    }
+    paths
+}
+
 /// Walks every top with an explicit stack, reusing `previous` listings that are still current and
-/// moving each settled listing into `kept`.
+/// moving each settled listing into `kept`; `Ok(true)` when every listing was settled.
 fn walk(
     layout: &Layout,
     root: &Path,
     previous: &mut HashMap<PathBuf, Listing>,
     kept: &mut HashMap<PathBuf, Listing>,
     started: SystemTime,
-) -> Result<(), String> {
+) -> Result<bool, String> {
+    let mut all_settled = true;
     let tops = tops(layout);
     let mut entries = 0usize;
     for top in &tops {
@@ -151,10 +192,12 @@ fn walk(
             stack.extend(listing.subdirs.iter().cloned());
             if listing.is_settled(started) {
                 kept.insert(dir, listing);
+            } else {
+                all_settled = false;
             }
         }
     }
-    Ok(())
+    Ok(all_settled)
 }
 
 /// Lists one directory below `top`, checking each entry.
