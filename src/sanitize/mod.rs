@@ -15,13 +15,14 @@
 //! | C0 controls but `\n` and `\t`; CR unless it starts `\r\n` | U+0000–U+001F | ESC sequences, BEL, backspace and bare CR drive the terminal | `\xNN` | `c0_controls_but_newline_and_tab_are_escaped` |
 //! | DEL and C1 controls | U+007F–U+009F | U+009B is CSI and U+009D is OSC on terminals that read C1 | `\xNN` | `del_and_c1_controls_are_escaped` |
 //! | bidi controls | U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069 | reorder the characters a reader sees (Trojan Source) | `\u{XXXX}` | `bidi_controls_are_escaped` |
-//! | every format character (general category Cf) | U+00AD, U+0600–U+0605, U+200B–U+200F, U+2060–U+206F, U+FEFF, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, ... ([`table`]) | invisible, or change how neighbours render | `\u{XXXX}` | `every_format_character_is_escaped` |
+//! | every format character (general category Cf) | U+00AD, U+0600–U+0605, U+200B–U+200F, U+2060–U+206F, U+FEFF, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, ... (`src/sanitize/table.rs`) | invisible, or change how neighbours render | `\u{XXXX}` | `every_format_character_is_escaped` |
 //! | line and paragraph separators | U+2028, U+2029 | line breaks a terminal does not show | `\u{XXXX}` | `line_and_paragraph_separators_are_escaped` |
 //! | other default-ignorable characters (fillers) | U+034F, U+115F, U+1160, U+17B4, U+17B5, U+3164, U+FFA0, U+FFF0–U+FFF8, U+E0080–U+E0FFF | render as nothing, so they hide text or make two names look alike | `\u{XXXX}` | `fillers_and_default_ignorables_are_escaped` |
 //! | tag characters | U+E0000–U+E007F | an invisible copy of ASCII a model reads (ASCII smuggling) | `\u{XXXXX}` | `tag_characters_are_escaped` |
 //! | variation selectors, unless one directly follows a visible character | U+180B–U+180D, U+180F, U+FE00–U+FE0F, U+E0100–U+E01EF | one selects a glyph (emoji presentation); a run of them carries hidden data | `\u{XXXX}` | `one_variation_selector_after_a_visible_base_is_kept` |
 //!
-//! The Cf and default-ignorable ranges are generated from the Unicode Character Database
+//! SECURITY.md ("Output sanitisation") carries the same table with the end-to-end tests of each
+//! caller. The Cf and default-ignorable ranges are generated from the Unicode Character Database
 //! ([`UNICODE_VERSION`], with the whole Egyptian format-control block U+13430–U+1343F that later
 //! versions fill) by `src/sanitize/gen_table.py`; together they are every `Default_Ignorable_Code_Point`
 //! plus the Cf characters that property leaves out (U+FFF9–U+FFFB, U+13430–U+1343F and the
@@ -79,15 +80,14 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     let mut after_visible_base = false;
     for (i, c) in text.char_indices() {
         let code = c as u32;
-        let escaped = match code {
-            0x20..=0x7e => false,
-            0x0a | 0x09 => false,
-            0x0d => bytes.get(i + 1) != Some(&b'\n'),
-            0x00..=0x1f | 0x7f..=0x9f => true,
+        let (escaped, selector) = match code {
+            0x20..=0x7e | 0x0a | 0x09 => (false, false),
+            0x0d => (bytes.get(i + 1) != Some(&b'\n'), false),
+            0x00..=0x1f | 0x7f..=0x9f => (true, false),
             _ => match lookup(code) {
-                None => false,
-                Some(Kind::Escape) => true,
-                Some(Kind::Selector) => !after_visible_base,
+                None => (false, false),
+                Some(Kind::Escape) => (true, false),
+                Some(Kind::Selector) => (!after_visible_base, true),
             },
         };
         if escaped {
@@ -95,10 +95,8 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
             out.push_str(&text[copied..i]);
             push_escape(out, code);
             copied = i + c.len_utf8();
-            after_visible_base = false;
-        } else {
-            after_visible_base = !c.is_whitespace() && lookup(code) != Some(Kind::Selector);
         }
+        after_visible_base = !escaped && !selector && !c.is_whitespace();
     }
     match out {
         None => Cow::Borrowed(text),
