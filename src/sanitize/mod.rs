@@ -297,6 +297,24 @@ mod tests {
     }
 
     #[test]
+    fn every_code_point_is_escaped_or_kept_and_escapes_are_final() {
+        let mut text = String::new();
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            text.clear();
+            text.push('a');
+            text.push(c);
+            let out = sanitize(&text);
+            // std's Cc test agrees with ours: no control survives but newline and tab.
+            assert!(
+                !c.is_control() || matches!(c, '\n' | '\t') || !out.contains(c),
+                "U+{:04X}",
+                c as u32
+            );
+            assert!(is_clean(&out), "U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
     fn values_are_sanitised_at_every_depth_keys_included() {
         let mut v = obj([
             ("name\u{202e}", Value::from("exec\x1b[8m")),
