@@ -11,6 +11,7 @@ use agentteams_mcp::client::{
     Client, ClientError, EraChoice, Event, Options, ServerInfo, ToolInfo, ToolResult,
 };
 use agentteams_mcp::json::{self, obj, Map, Value};
+use agentteams_mcp::sanitize::{sanitize, sanitize_value};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -66,12 +67,31 @@ exit codes: 0 ok; 1 audit findings or nothing to revoke; 2 usage or unusable pol
 3 authorization required; 4 connection failure";
 
 /// Like `println!`, but a reader that went away (`| head`) ends nothing: output is best effort,
-/// the exit code still says how the command went.
+/// the exit code still says how the command went. Most of what these commands print was chosen by
+/// a server or a policy file (names, descriptions, instructions, results, error texts), so every
+/// line passes through the suite's sanitiser: nothing in it can drive the terminal or hide text.
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stdout().lock(), "{}", sanitize(&line));
     }};
+}
+
+/// `out!` for stderr (diagnostics, server notifications, errors quoting the server).
+macro_rules! err {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stderr().lock(), "{}", sanitize(&line));
+    }};
+}
+
+/// The compact JSON of `value` with every string and key sanitised first: escaping after writing
+/// would put `\u{...}` inside JSON strings, which is not JSON.
+fn machine_json(mut value: Value) -> String {
+    sanitize_value(&mut value);
+    json::to_string(&value)
 }
 
 /// What the command line asked for, or the exit code to stop with.
@@ -211,7 +231,7 @@ fn project(args: &mut Args) -> Result<PathBuf, UsageError> {
 
 fn load_policy(root: &std::path::Path) -> Outcome<Policy> {
     Policy::load(root).map_err(|e| {
-        eprintln!("agentteams-mcp: trust policy: {e}");
+        err!("agentteams-mcp: trust policy: {e}");
         EXIT_USAGE
     })
 }
@@ -243,7 +263,7 @@ fn split_json_arguments(argv: Vec<String>) -> Vec<String> {
 }
 
 fn usage(e: UsageError, text: &str) -> u8 {
-    eprintln!("agentteams-mcp: {e}\n\n{text}");
+    err!("agentteams-mcp: {e}\n\n{text}");
     EXIT_USAGE
 }
 
@@ -255,9 +275,9 @@ fn report(e: &ClientError, json_out: bool) -> u8 {
         if let ClientError::Rpc { error, .. } = e {
             err.insert("code", Value::from(error.code));
         }
-        eprintln!("{}", json::to_string(&obj([("error", Value::Object(err))])));
+        err!("{}", machine_json(obj([("error", Value::Object(err))])));
     } else {
-        eprintln!("agentteams-mcp client: {e}");
+        err!("agentteams-mcp client: {e}");
     }
     exit_code(e)
 }
@@ -274,7 +294,7 @@ fn show_event(event: &Event) {
             let message = message
                 .as_deref()
                 .map_or(String::new(), |m| format!(" {m}"));
-            eprintln!("progress: {progress}{total}{message}");
+            err!("progress: {progress}{total}{message}");
         }
         Event::Log {
             level,
@@ -287,9 +307,9 @@ fn show_event(event: &Event) {
             let text = data
                 .as_str()
                 .map_or_else(|| json::to_string(data), str::to_owned);
-            eprintln!("log [{level}]{logger} {text}");
+            err!("log [{level}]{logger} {text}");
         }
-        Event::Other { method, params } => eprintln!("{method} {}", json::to_string(params)),
+        Event::Other { method, params } => err!("{method} {}", json::to_string(params)),
     }
 }
 
@@ -350,7 +370,7 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
         Some((tool, pairs, json_args)) => {
             let decision = policy.decide(&key, tool);
             if !decision.allowed {
-                eprintln!(
+                err!(
                     "agentteams-mcp client: tool {tool} of {key} is refused by the trust policy ({}); see `agentteams-mcp trust`",
                     decision.reason
                 );
@@ -407,13 +427,13 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
         Ok(code) => code,
         Err(e) => {
             if let (ClientError::Tool { result, .. }, true) = (&e, json_out) {
-                out!("{}", json::to_string(result));
+                out!("{}", machine_json(result.clone()));
             }
             report(&e, json_out)
         }
     };
     if let Err(e) = client.close() {
-        eprintln!("agentteams-mcp client: closing: {e}");
+        err!("agentteams-mcp client: closing: {e}");
     }
     Ok(code)
 }
@@ -478,7 +498,7 @@ fn print_info(server: &ServerInfo, json_out: bool) {
         if let Some(i) = &server.instructions {
             m.insert("instructions", Value::from(i.as_str()));
         }
-        out!("{}", json::to_string(&Value::Object(m)));
+        out!("{}", machine_json(Value::Object(m)));
         return;
     }
     out!("server: {} {}", server.name, server.version);
@@ -517,7 +537,7 @@ fn print_tools(tools: &[ToolInfo], policy: &Policy, key: &str, json_out: bool) -
                 ]),
             ),
         ]);
-        out!("{}", json::to_string(&out));
+        out!("{}", machine_json(out));
         return 0;
     }
     for tool in tools {
@@ -575,7 +595,7 @@ fn parameters(tool: &ToolInfo) -> Vec<String> {
 
 fn print_result(result: &ToolResult, json_out: bool) {
     if json_out {
-        out!("{}", json::to_string(&result.raw));
+        out!("{}", machine_json(result.raw.clone()));
         return;
     }
     for block in &result.content {
@@ -727,7 +747,7 @@ fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
                 _ => policy.revoke(&key, &tools),
             };
             if let Err(e) = edit {
-                eprintln!("agentteams-mcp trust: {e}");
+                err!("agentteams-mcp trust: {e}");
                 return Ok(if verb == "revoke" {
                     EXIT_TOOL_ERROR
                 } else {
@@ -735,7 +755,7 @@ fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
                 });
             }
             policy.save(&root).map_err(|e| {
-                eprintln!("agentteams-mcp trust: {e}");
+                err!("agentteams-mcp trust: {e}");
                 EXIT_USAGE
             })?;
             let entry = policy.server(&key);

@@ -227,7 +227,12 @@ fn complete_audit(engine: &Engine) -> i32 {
 pub fn verify_audit_log(path: &Path, ci: bool) -> i32 {
     match audit::verify_file(path) {
         Ok(report) => {
-            println!("{report}");
+            // Run ids and the reasons for a malformed record quote the log, which anyone who
+            // tampered with it wrote.
+            println!(
+                "{}",
+                agentteams_mcp::sanitize::sanitize(&report.to_string())
+            );
             audit::exit_code(&report, ci)
         }
         Err(e) => {

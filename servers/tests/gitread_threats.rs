@@ -1315,6 +1315,42 @@ fn o2_bidi_and_invisible_characters_are_escaped() {
     assert!(outputs.iter().any(|o| o.contains("\\u{202e}")));
 }
 
+/// The invisible and format characters the hardening issue found gitread returning raw: each is
+/// committed in a file, a message and an author name, and must come back as a visible escape.
+#[test]
+fn o2_every_format_filler_and_separator_character_is_escaped() {
+    let f = Fixture::new("o2-format");
+    let codes: [u32; 25] = [
+        0x00ad, 0x034f, 0x115f, 0x1160, 0x17b4, 0x180e, 0x2028, 0x2029, 0x206a, 0x206b, 0x206c,
+        0x206d, 0x206e, 0x206f, 0x3164, 0xffa0, 0xfff9, 0xfffa, 0xfffb, 0x1d173, 0x1bca0, 0x13430,
+        0x200d, 0x2065, 0xe0001,
+    ];
+    let hostile: String = codes
+        .iter()
+        .map(|&c| format!("<{}>", char::from_u32(c).unwrap()))
+        .collect();
+    commit_raw(
+        &f.root,
+        "c.txt",
+        format!("{hostile}\n").as_bytes(),
+        format!("format {hostile}\n").as_bytes(),
+        &format!("Eve{}", '\u{3164}'),
+    );
+    let mut server = f.server();
+    let outputs = decoded_outputs(&mut server);
+    for out in &outputs {
+        for &code in &codes {
+            let c = char::from_u32(code).unwrap();
+            assert!(!out.contains(c), "raw U+{code:04X} in {out:?}");
+        }
+    }
+    let all = outputs.concat();
+    for &code in &codes {
+        let escape = format!("<\\u{{{code:04x}}}>");
+        assert!(all.contains(&escape), "{escape} missing in {all:?}");
+    }
+}
+
 #[test]
 fn o3_large_outputs_are_capped_with_one_marker_and_stay_json() {
     let f = Fixture::new("o3");

@@ -578,3 +578,70 @@ fn planted_index_files_shaped_to_inflate_are_refused_in_bounded_memory() {
     let text = reply.to_string();
     assert!(text.contains("MAX_TREE_INDEX_BYTES"), "{text}");
 }
+
+/// Calls `tool`; every string of every hit must be free of the characters the sanitiser escapes.
+/// Returns the strings, one a line.
+fn clean_hits(server: &mut Server, tool: &str, arguments: &str) -> String {
+    let (is_error, text) = server.call(tool, arguments);
+    assert!(!is_error, "{text}");
+    let found = hits(&text);
+    assert!(!found.is_empty(), "{text}");
+    let mut all = String::new();
+    for hit in &found {
+        for key in ["path", "title", "snippet", "symbol"] {
+            let field = str_field(hit, key);
+            for raw in ['\x1b', '\x07', '\u{202e}', '\u{200b}'] {
+                assert!(!field.contains(raw), "raw {raw:?} in {key}: {field:?}");
+            }
+            assert!(
+                agentteams_mcp::sanitize::is_clean(field),
+                "{key}: {field:?}"
+            );
+            all.push_str(field);
+            all.push('\n');
+        }
+    }
+    all
+}
+
+#[test]
+fn terminal_and_invisible_characters_in_sources_come_back_escaped() {
+    let project = Project::new("index-hostile");
+    let hostile =
+        "\x1b[31mred\x1b[0m \x1b]0;pwned title\x07 bell\x07 rtl\u{202e}gnp.exe zero\u{200b}width";
+    project.write(
+        "README.md",
+        &format!("# Gadget {hostile}\n\nThe gadget gizmo paragraph {hostile} talks about gizmos and gadgets.\n"),
+    );
+    project.write(
+        "workSummaries/quokka\x1b[2J\u{202e}.md",
+        "# Quokka notes\n\nQuokka notes about the quokka habitat and quokka food.\n",
+    );
+    project.write(
+        "tools/gizmo.py",
+        &format!("def gizmo_frobnicate(x):\n    \"\"\"Frobnicate {hostile}.\"\"\"\n    return x\n"),
+    );
+    let build = project.index_build(&[]);
+    assert!(build.status.success(), "{build:?}");
+    let mut server = Server::start(&project.root);
+
+    let all = clean_hits(&mut server, "query_index", r#"{"query": "gadget gizmo"}"#);
+    for escape in [
+        "\\x1b[31m",
+        "\\x1b]0;pwned title\\x07",
+        "\\u{202e}",
+        "\\u{200b}",
+    ] {
+        assert!(all.contains(escape), "{escape} missing in {all}");
+    }
+
+    let all = clean_hits(&mut server, "query_index", r#"{"query": "quokka habitat"}"#);
+    assert!(all.contains("quokka\\x1b[2J\\u{202e}.md"), "{all}");
+
+    let all = clean_hits(
+        &mut server,
+        "query_code",
+        r#"{"query": "gizmo_frobnicate"}"#,
+    );
+    assert!(all.contains("Frobnicate \\x1b[31mred"), "{all}");
+}

@@ -302,6 +302,11 @@ impl Map {
     pub(crate) fn entries(&self) -> &[(String, Value)] {
         &self.entries
     }
+
+    /// Keys and values, mutable in place (the sanitiser rewrites keys).
+    pub(crate) fn entries_mut(&mut self) -> &mut [(String, Value)] {
+        &mut self.entries
+    }
 }
 
 impl PartialEq for Map {

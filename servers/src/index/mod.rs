@@ -128,7 +128,11 @@ pub fn run_cli(args: &[String]) -> i32 {
             0
         }
         Err(message) => {
-            eprintln!("agentteams-mcp index build: {message}");
+            // The message can quote a path or text from the project.
+            eprintln!(
+                "agentteams-mcp index build: {}",
+                agentteams_mcp::sanitize::sanitize(&message)
+            );
             1
         }
     }

@@ -5,7 +5,8 @@
 //! Module map: [`teamdir`] finds the index and confines paths, [`load`] reads, validates and
 //! caches index files ([`schema`] is the validator; `stream` reads the common shape of a file
 //! straight into the ranker's form), [`tokenize`] and [`rank`] do the retrieval.
-//! recall never writes anything and never refreshes an index.
+//! recall never writes anything and never refreshes an index. Everything it answers passes
+//! through the suite's sanitiser ([`agentteams_mcp::sanitize`]) in [`Recall`]'s `call`.
 
 pub mod load;
 pub mod rank;
@@ -15,6 +16,7 @@ pub mod teamdir;
 pub mod tokenize;
 
 use agentteams_mcp::json::{obj, Map, Value};
+use agentteams_mcp::sanitize;
 use agentteams_mcp::server::{CallContext, Tool, ToolError, ToolOutput, ToolSet};
 use load::{CodeFile, IndexKind, Loaded, Loader};
 use rank::Hit;
@@ -303,6 +305,15 @@ impl ToolSet for Recall {
                 )))
             }
         };
-        value.map(ToolOutput::Value).map_err(ToolError::new)
+        // The one place results leave recall: every string an index holds (titles, snippets,
+        // paths, symbols, `built_at`) and every error text that may quote one is sanitised here,
+        // after the snippet cut, so an escape is never cut in half.
+        match value {
+            Ok(mut value) => {
+                sanitize::sanitize_value(&mut value);
+                Ok(ToolOutput::Value(value))
+            }
+            Err(message) => Err(ToolError::new(sanitize::sanitize(&message))),
+        }
     }
 }
