@@ -114,6 +114,11 @@ impl Containment {
     /// `Ok` when nothing below `layout`'s git dirs leads out, blocks or inflates; else the refusal,
     /// naming the entry (relative to `root` where it lies inside).
     pub fn check(&self, root: &Path, layout: &Layout) -> Result<(), String> {
+        self.check_within(root, layout, MAX_GIT_DIR_ENTRIES)
+    }
+
+    /// [`check`](Self::check) with at most `max_entries` entries walked.
+    fn check_within(&self, root: &Path, layout: &Layout, max_entries: usize) -> Result<(), String> {
         let started = SystemTime::now();
         let mut cache = self.lock();
         if cache.layout.as_ref() != Some(layout) {
@@ -126,7 +131,7 @@ impl Containment {
         }
         let mut previous = std::mem::take(&mut cache.listings);
         let mut kept = HashMap::with_capacity(previous.len());
-        let walked = walk(layout, root, &mut previous, &mut kept, started);
+        let walked = walk(layout, root, &mut previous, &mut kept, started, max_entries);
         cache.settled = match walked {
             Ok(true) => Some(flatten(&kept)),
             _ => None,
@@ -172,6 +177,7 @@ fn walk(
     previous: &mut HashMap<PathBuf, Listing>,
     kept: &mut HashMap<PathBuf, Listing>,
     started: SystemTime,
+    max_entries: usize,
 ) -> Result<bool, String> {
     let mut all_settled = true;
     let tops = tops(layout);
@@ -184,9 +190,9 @@ fn walk(
                 _ => list(&dir, top, &tops, root)?,
             };
             entries += listing.entries;
-            if entries > MAX_GIT_DIR_ENTRIES {
+            if entries > max_entries {
                 return Err(format!(
-                    "the repository's git dir holds more than {MAX_GIT_DIR_ENTRIES} entries; refusing"
+                    "the repository's git dir holds more than {max_entries} entries; refusing"
                 ));
             }
             stack.extend(listing.subdirs.iter().cloned());
@@ -452,6 +458,25 @@ mod tests {
         assert!(
             err.contains("refs/heads/main is 1099511627776 bytes"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn the_walk_stops_past_its_entry_limit() {
+        let t = TempDir::new("entries");
+        // .git: objects, refs, HEAD; objects: ab; refs: heads; ab and heads empty.
+        let layout = t.layout();
+        assert_eq!(
+            Containment::default().check_within(&t.0, &layout, 5),
+            Ok(())
+        );
+        let err = Containment::default()
+            .check_within(&t.0, &layout, 4)
+            .err()
+            .unwrap_or_default();
+        assert_eq!(
+            err,
+            "the repository's git dir holds more than 4 entries; refusing"
         );
     }
 
