@@ -49,7 +49,7 @@ pub struct Verdict {
 
 /// Identity of one file, or `None` when the path did not exist.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Stamp {
+pub(super) struct Stamp {
     dev: u64,
     ino: u64,
     len: u64,
@@ -117,7 +117,7 @@ impl ConfigCheck {
     }
 }
 
-fn stamp(path: &Path) -> Option<Stamp> {
+pub(super) fn stamp(path: &Path) -> Option<Stamp> {
     std::fs::metadata(path).ok().map(|m| Stamp {
         dev: m.dev(),
         ino: m.ino(),
@@ -128,7 +128,7 @@ fn stamp(path: &Path) -> Option<Stamp> {
 }
 
 /// True when the file last changed comfortably before `started`.
-fn is_settled(stamp: &Stamp, started: SystemTime) -> bool {
+pub(super) fn is_settled(stamp: &Stamp, started: SystemTime) -> bool {
     let Ok(since_epoch) = started.duration_since(SystemTime::UNIX_EPOCH) else {
         return false;
     };

@@ -11,8 +11,10 @@
 mod config_check;
 mod invoke;
 mod process;
+mod quirks;
 mod repo;
 mod sanitize;
+mod split_index;
 mod tools;
 
 pub use invoke::GIT_ENV;
@@ -24,6 +26,7 @@ use agentteams_mcp::server::{CallContext, CancelToken, Tool, ToolError, ToolOutp
 use config_check::ConfigCheck;
 use invoke::{Git, Runner, Version};
 use process::{GroupKiller, RunError};
+use split_index::SplitIndexCheck;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -38,6 +41,7 @@ pub struct GitRead {
     /// How git runs, or why every call is refused (no git, or one too old to be protected).
     runner: Result<Runner, String>,
     config: ConfigCheck,
+    split_index: SplitIndexCheck,
 }
 
 impl GitRead {
@@ -63,6 +67,7 @@ impl GitRead {
             runner: git.map(|git| Runner::new(git, &root, killer)),
             root,
             config: ConfigCheck::default(),
+            split_index: SplitIndexCheck::default(),
         })
     }
 
@@ -88,7 +93,13 @@ impl GitRead {
         if name == tools::GIT_BLAME && verdict.sets_ignore_revs_file {
             return Err(config_check::IGNORE_REVS_REFUSAL.to_owned());
         }
-        let command = runner.command(&layout, &verdict.hook_names, subcommand);
+        if name == tools::GIT_STATUS {
+            self.split_index.refuse_if_split(&layout.git_dir)?;
+        }
+        let mut command = runner.command(&layout, &verdict.hook_names, subcommand);
+        if name == tools::GIT_BLAME {
+            quirks::blame_outside_work_tree(&mut command);
+        }
         // A few bytes past the cap so a character split at the cap still decodes whole.
         let done = runner.run(command, MAX_OUTPUT + 4, TIMEOUT, cancel)?;
         Ok(sanitize::render_output(&done.stdout, done.stdout_more))
@@ -104,6 +115,7 @@ impl GitRead {
         let cancel = CancelToken::new();
         let layout = repo::inspect(&self.root).map_err(|e| e.to_string())?;
         let verdict = self.config.verdict(runner, &self.root, &layout, &cancel)?;
+        self.split_index.refuse_if_split(&layout.git_dir)?;
         let command = runner.command(
             &layout,
             &verdict.hook_names,
