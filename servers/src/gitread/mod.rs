@@ -6,7 +6,8 @@
 //! ([`config_check`], cached while its files are unchanged), the argument rules ([`tools`]), then one
 //! git process with the hardened invocation ([`invoke`]) under the timeout and cancellation of
 //! [`process`]; its output is neutralised and capped by [`sanitize`]. SECURITY.md maps each threat
-//! of GIT-THREATS.md to the defence here and the test that proves it.
+//! of GIT-THREATS.md to the defence here and the test that proves it. Commands that read the index
+//! are refused while it is split ([`split_index`]); per-command corrections are in [`quirks`].
 
 mod config_check;
 mod invoke;
