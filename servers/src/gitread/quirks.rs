@@ -16,8 +16,12 @@ pub const ADVICE_OFF: [(&str, &str); 2] = [
 /// `log.mailmap` says, and reads it relative to its working directory (without following a
 /// symlink). With `--work-tree` pinned to the root and the working directory outside it, git does
 /// not move into the work tree, so the project's `.mailmap` is never read; blame reads the file
-/// at its revision from the object store and needs nothing from the work tree. Only the
-/// administrator can create `/.mailmap`.
+/// at its revision from the object store and needs nothing from the work tree (top-level
+/// attributes would also be looked up here, but with `--no-textconv` none shapes blame's output;
+/// `gitread_reference` checks the output is unchanged). Only the administrator can create
+/// `/.mailmap`. `-c core.bare=true` alone does not help: git takes `core.bare` from the
+/// repository's file during setup and gives a `--git-dir` without `--work-tree` the current
+/// directory as work tree, so blame still read `.mailmap` (seen on git 2.39.5 and 2.47.3).
 pub const BLAME_CWD: &str = "/";
 
 /// Runs `git blame` from [`BLAME_CWD`], outside the work tree (see there).
