@@ -14,6 +14,7 @@ pub mod http;
 pub mod json;
 pub mod jsonrpc;
 pub mod policy;
+pub mod process_group;
 pub mod sanitize;
 pub mod schema;
 pub mod server;

@@ -287,7 +287,7 @@ impl Client {
         core::tool_result(tool, result)
     }
 
-    /// Ends the conversation: stdio closes the child's stdin and then kills it if it lingers;
+    /// Ends the conversation: stdio closes the child's stdin, then ends its process group;
     /// HTTP deletes the session (200, 202, 204, 404 and 405 all count as done).
     pub fn close(mut self) -> Result<(), ClientError> {
         self.closed = true;

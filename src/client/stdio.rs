@@ -5,20 +5,29 @@
 //! so a runaway line costs no more memory than the cap) and a writer thread feeds its stdin (so a
 //! child that stops reading cannot block the caller past its timeout). The caller waits on a
 //! bounded channel with the call's deadline.
+//!
+//! The server runs as the leader of its own process group, so closing ends whatever it started too
+//! (a child it left running, a helper it forgot): after the grace the whole group gets SIGTERM,
+//! then SIGKILL ([`crate::process_group`]).
 
 use super::core::{self, Event, Incoming, Outgoing};
 use super::error::ClientError;
 use super::Transport;
 use crate::json::{self, Value};
+use crate::process_group::{self, Exit, GroupKiller};
 use crate::stdio::{is_blank_byte, Line, LineReader};
 use std::io::Write;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::time::{Duration, Instant};
 
 /// After closing the child's stdin, how long it may take to exit before it is killed (the
 /// official clients wait 2 s).
 pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+/// After SIGTERM to the server's process group, how long a server still running may take to exit
+/// before the group gets SIGKILL.
+pub const TERM_GRACE: Duration = Duration::from_secs(1);
 
 /// Messages the reader may hold for a caller that is not waiting (backpressure on the child).
 pub const MAX_QUEUED_MESSAGES: usize = 16;
@@ -45,6 +54,10 @@ enum FromChild {
 pub struct StdioTransport {
     command: String,
     child: Child,
+    killer: GroupKiller,
+    /// Set once the child is reaped: its pid may then belong to another process, so neither it
+    /// nor its group is ever looked at or signalled again.
+    reaped: Option<ExitStatus>,
     to_child: Option<SyncSender<Vec<u8>>>,
     from_child: Receiver<FromChild>,
     ended: bool,
@@ -60,13 +73,15 @@ impl StdioTransport {
             return Err(ClientError::Unsupported("no server command given".into()));
         };
         let command = argv.join(" ");
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| ClientError::Connect(format!("cannot start `{command}`: {e}")))?;
+        let mut child = process_group::in_own_group(
+            Command::new(program)
+                .args(args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit()),
+        )
+        .spawn()
+        .map_err(|e| ClientError::Connect(format!("cannot start `{command}`: {e}")))?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = child.kill();
             let _ = child.wait();
@@ -87,6 +102,8 @@ impl StdioTransport {
         Ok(StdioTransport {
             command,
             child,
+            killer: GroupKiller::locate(),
+            reaped: None,
             to_child: Some(to_child),
             from_child,
             ended: false,
@@ -161,16 +178,31 @@ impl StdioTransport {
             .map_or(String::new(), |why| format!("; before that: {why}"))
     }
 
-    /// ` (exit status: N)` once the child has exited, waiting briefly for it to do so.
+    /// ` (exit status: N)` once the child has exited, waiting briefly for it to do so. What it
+    /// left running in its process group is ended before it is reaped.
     fn exit_status_note(&mut self) -> String {
         let deadline = Instant::now() + EXIT_WAIT;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return format!(" ({status})"),
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(EXIT_POLL),
-                _ => return String::new(),
+        while self.reaped.is_none() {
+            match process_group::poll_exit(&mut self.child) {
+                Ok(Exit::Running) if Instant::now() < deadline => std::thread::sleep(EXIT_POLL),
+                Ok(Exit::Running) | Err(_) => break,
+                Ok(_) => {
+                    let _ = self.end(Duration::ZERO, Duration::ZERO);
+                }
             }
         }
+        self.reaped
+            .map_or(String::new(), |status| format!(" ({status})"))
+    }
+
+    /// Ends the child and its process group ([`GroupKiller::end`]) unless it is reaped already.
+    fn end(&mut self, grace: Duration, term_grace: Duration) -> std::io::Result<ExitStatus> {
+        if let Some(status) = self.reaped {
+            return Ok(status);
+        }
+        let status = self.killer.end(&mut self.child, grace, term_grace)?;
+        self.reaped = Some(status);
+        Ok(status)
     }
 }
 
@@ -277,30 +309,17 @@ impl Transport for StdioTransport {
     fn close(&mut self) -> Result<(), ClientError> {
         // Closing stdin is the shutdown signal; the writer drops it once its queue is empty.
         self.to_child = None;
-        let deadline = Instant::now() + CLOSE_GRACE;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(_)) => return Ok(()),
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(EXIT_POLL),
-                Ok(None) => break,
-                Err(e) => {
-                    return Err(ClientError::Closed(format!(
-                        "cannot wait for server `{}`: {e}",
-                        self.command
-                    )))
-                }
-            }
-        }
-        // std offers only SIGKILL; the grace above is the server's chance to exit cleanly.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // The grace is the server's chance to exit cleanly; then its whole group is ended.
+        self.end(CLOSE_GRACE, TERM_GRACE).map_err(|e| {
+            ClientError::Closed(format!("cannot wait for server `{}`: {e}", self.command))
+        })?;
         Ok(())
     }
 }
 
 impl Drop for StdioTransport {
     fn drop(&mut self) {
-        if self.to_child.is_some() || matches!(self.child.try_wait(), Ok(None)) {
+        if self.to_child.is_some() || self.reaped.is_none() {
             let _ = self.close();
         }
     }

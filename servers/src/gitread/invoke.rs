@@ -6,6 +6,7 @@
 //! and unknown keys are ignored by older gits, so the list is safe to pass to any supported git.
 
 use super::process::{self, Finished, GroupKiller, RunError};
+use super::quirks;
 use super::repo::Layout;
 use super::sanitize;
 use agentteams_mcp::server::CancelToken;
@@ -255,7 +256,7 @@ pub fn global_args(git_dir: &Path, work_tree: &Path) -> Vec<OsString> {
     let mut work_tree_arg = OsString::from("--work-tree=");
     work_tree_arg.push(work_tree);
     args.push(work_tree_arg);
-    for (key, value) in CONFIG_OVERRIDES {
+    for (key, value) in CONFIG_OVERRIDES.iter().chain(&quirks::ADVICE_OFF) {
         args.push("-c".into());
         args.push(format!("{key}={value}").into());
     }

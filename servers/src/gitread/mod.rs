@@ -6,14 +6,17 @@
 //! ([`config_check`], cached while its files are unchanged), the argument rules ([`tools`]), then one
 //! git process with the hardened invocation ([`invoke`]) under the timeout and cancellation of
 //! [`process`]; its output is neutralised and capped by [`sanitize`]. SECURITY.md maps each threat
-//! of GIT-THREATS.md to the defence here and the test that proves it.
+//! of GIT-THREATS.md to the defence here and the test that proves it. Commands that read the index
+//! are refused while it is split ([`split_index`]); per-command corrections are in [`quirks`].
 
 mod config_check;
 mod containment;
 mod invoke;
 mod process;
+mod quirks;
 mod repo;
 mod sanitize;
+mod split_index;
 mod stamp;
 mod tools;
 
@@ -27,6 +30,7 @@ use config_check::ConfigCheck;
 use containment::Containment;
 use invoke::{Git, Runner, Version};
 use process::{GroupKiller, RunError};
+use split_index::SplitIndexCheck;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -42,6 +46,7 @@ pub struct GitRead {
     runner: Result<Runner, String>,
     config: ConfigCheck,
     containment: Containment,
+    split_index: SplitIndexCheck,
 }
 
 impl GitRead {
@@ -68,6 +73,7 @@ impl GitRead {
             root,
             config: ConfigCheck::default(),
             containment: Containment::default(),
+            split_index: SplitIndexCheck::default(),
         })
     }
 
@@ -100,7 +106,13 @@ impl GitRead {
         if name == tools::GIT_BLAME && verdict.sets_ignore_revs_file {
             return Err(config_check::IGNORE_REVS_REFUSAL.to_owned());
         }
-        let command = runner.command(&layout, &verdict.hook_names, subcommand);
+        if name == tools::GIT_STATUS {
+            self.split_index.refuse_if_split(&layout.git_dir)?;
+        }
+        let mut command = runner.command(&layout, &verdict.hook_names, subcommand);
+        if name == tools::GIT_BLAME {
+            quirks::blame_outside_work_tree(&mut command);
+        }
         // A few bytes past the cap so a character split at the cap still decodes whole.
         let done = runner.run(command, MAX_OUTPUT + 4, TIMEOUT, cancel)?;
         Ok(sanitize::render_output(&done.stdout, done.stdout_more))
@@ -116,6 +128,7 @@ impl GitRead {
         let cancel = CancelToken::new();
         let layout = self.layout()?;
         let verdict = self.config.verdict(runner, &self.root, &layout, &cancel)?;
+        self.split_index.refuse_if_split(&layout.git_dir)?;
         let command = runner.command(
             &layout,
             &verdict.hook_names,

@@ -1,16 +1,14 @@
 //! Runs one git process to completion or to its end: bounded capture of stdout and stderr, a
 //! wall-clock timeout, client cancellation, and killing the whole process group git started.
 //!
-//! std has no process-group kill, and the project forbids `unsafe` and foreign crates, so the group
-//! is killed by running the system `kill` program (`kill -KILL -- -<pgid>`) on an absolute path
-//! found at start; `Child::kill` then covers git itself even if that program is missing. The group
-//! id is git's own pid (spawned with `process_group(0)`), and it cannot be reused while git is
-//! unreaped, which is why the kill always happens before the final `wait`.
+//! The group is killed with the library's [`GroupKiller`] (the system `kill` program, as std has no
+//! process-group kill), always before the final `wait`, while git's pid still reserves the group id.
 
+use agentteams_mcp::process_group::is_zombie;
+pub use agentteams_mcp::process_group::GroupKiller;
 use agentteams_mcp::server::CancelToken;
 use std::io::Read;
-use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
@@ -28,9 +26,6 @@ const CANCEL_POLL: Duration = Duration::from_millis(20);
 /// pipe readers get to finish before they are abandoned. A process that escaped the group could
 /// hold the pipes forever; its reader thread then keeps draining into a bounded buffer.
 const PIPE_GRACE: Duration = Duration::from_millis(500);
-
-/// Where the system `kill` program may live.
-const KILL_PROGRAMS: [&str; 2] = ["/bin/kill", "/usr/bin/kill"];
 
 /// What a finished git process left behind.
 #[derive(Debug)]
@@ -50,38 +45,6 @@ pub enum RunError {
     Spawn(std::io::Error),
     TimedOut,
     Cancelled,
-}
-
-/// Kills process groups; found once at start.
-#[derive(Clone, Debug)]
-pub struct GroupKiller {
-    kill_program: Option<PathBuf>,
-}
-
-impl GroupKiller {
-    pub fn locate() -> GroupKiller {
-        GroupKiller {
-            kill_program: KILL_PROGRAMS
-                .iter()
-                .map(PathBuf::from)
-                .find(|path| path.is_file()),
-        }
-    }
-
-    /// SIGKILL to every process in `child`'s group, then to `child` itself, then reaps it.
-    fn kill(&self, child: &mut Child) -> Option<ExitStatus> {
-        if let Some(program) = &self.kill_program {
-            let _ = Command::new(program)
-                .env_clear()
-                .args(["-KILL", "--", &format!("-{}", child.id())])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
-        }
-        let _ = child.kill();
-        child.wait().ok()
-    }
 }
 
 /// Which pipe a capture came from.
@@ -257,18 +220,6 @@ fn wait_for_exit(
             },
         }
     }
-}
-
-/// Whether process `pid` has exited but is not reaped yet, read from `/proc/<pid>/stat` (state
-/// `Z`). Reading it does not reap, so the pid and its group id stay reserved. Where `/proc` is
-/// absent this answers false and a held pipe ends only at the timeout.
-fn is_zombie(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    // The command name is in parentheses and may contain spaces or ')'; the state follows the last ')'.
-    stat.rsplit_once(')')
-        .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
 }
 
 /// The reference's exit code: the status code, or minus the signal number.
