@@ -867,13 +867,6 @@ fn p13_a_submodule_checkout_as_root_is_refused() {
 #[test]
 fn p14_pointer_files_that_are_fifos_never_block() {
     // `.git` or `.git/commondir` as a FIFO: opening it to read would wait for a writer forever.
-    let mkfifo = |path: &Path| {
-        let made = std::process::Command::new("mkfifo")
-            .arg(path)
-            .status()
-            .expect("mkfifo");
-        assert!(made.success());
-    };
     let f = Fixture::new("p14-dotgit");
     std::fs::remove_dir_all(f.root.join(".git")).expect("rm");
     mkfifo(&f.root.join(".git"));
@@ -916,7 +909,8 @@ fn p15_links_anywhere_in_the_git_dir_never_lead_out() {
     f.assert_no_secret(&texts(&replies, &server));
 
     // One link at a time, deeper down: each refuses every tool, and nothing of the victim shows.
-    let deep: [(&str, fn(&Fixture) -> PathBuf); 9] = [
+    type Target = fn(&Fixture) -> PathBuf;
+    let deep: [(&str, Target); 9] = [
         ("loose-ref", |f| {
             f.outside_repo().join(".git/refs/heads/main")
         }),
@@ -971,13 +965,6 @@ fn p15_links_anywhere_in_the_git_dir_never_lead_out() {
 /// 64 GiB loose ref) is refused before git runs, and the server keeps serving once it is gone.
 #[test]
 fn p16_special_and_oversized_files_in_the_git_dir_are_refused() {
-    let mkfifo = |path: &Path| {
-        let made = std::process::Command::new("mkfifo")
-            .arg(path)
-            .status()
-            .expect("mkfifo");
-        assert!(made.success());
-    };
     for variant in [
         "fifo-ref",
         "fifo-head",

@@ -334,37 +334,26 @@ fn describe(file_type: FileType) -> &'static str {
 mod tests {
     use super::*;
 
-    struct TempDir(PathBuf);
-    impl TempDir {
-        fn new(tag: &str) -> TempDir {
-            use std::sync::atomic::{AtomicUsize, Ordering};
-            static NEXT: AtomicUsize = AtomicUsize::new(0);
-            let dir = std::env::temp_dir().join(format!(
-                "gitread-containment-{tag}-{}-{}",
-                std::process::id(),
-                NEXT.fetch_add(1, Ordering::SeqCst)
-            ));
-            let _ = fs::remove_dir_all(&dir);
-            fs::create_dir_all(dir.join(".git/objects/ab")).unwrap_or_default();
-            fs::create_dir_all(dir.join(".git/refs/heads")).unwrap_or_default();
-            fs::write(dir.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap_or_default();
-            TempDir(fs::canonicalize(&dir).unwrap_or(dir))
-        }
-        fn layout(&self) -> Layout {
-            Layout {
-                git_dir: self.0.join(".git"),
-                common_dir: self.0.join(".git"),
-            }
-        }
+    use crate::gitread::scratch::TempDir;
+
+    /// A git dir with one fan-out folder, `refs/heads` and `HEAD` (no git needed).
+    fn repository(tag: &str) -> TempDir {
+        let t = TempDir::new(tag);
+        fs::create_dir_all(t.0.join(".git/objects/ab")).unwrap_or_default();
+        fs::create_dir_all(t.0.join(".git/refs/heads")).unwrap_or_default();
+        fs::write(t.0.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap_or_default();
+        t
     }
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
+
+    fn layout(t: &TempDir) -> Layout {
+        Layout {
+            git_dir: t.0.join(".git"),
+            common_dir: t.0.join(".git"),
         }
     }
 
     fn check(t: &TempDir) -> Result<(), String> {
-        Containment::default().check(&t.0, &t.layout())
+        Containment::default().check(&t.0, &layout(t))
     }
 
     #[test]
@@ -387,7 +376,7 @@ mod tests {
 
     #[test]
     fn a_ref_at_the_size_limit_is_accepted_and_one_byte_more_is_refused() {
-        let t = TempDir::new("reflimit");
+        let t = repository("reflimit");
         let main = t.0.join(".git/refs/heads/main");
         let file = fs::File::create(&main).unwrap_or_else(|e| panic!("{e}"));
         file.set_len(MAX_REF_FILE_BYTES).unwrap_or_default();
@@ -399,7 +388,7 @@ mod tests {
 
     #[test]
     fn links_inside_are_followed_and_links_out_or_dangling_are_refused() {
-        let t = TempDir::new("links");
+        let t = repository("links");
         fs::write(t.0.join(".git/refs/heads/main"), "0\n").unwrap_or_default();
         std::os::unix::fs::symlink("main", t.0.join(".git/refs/heads/alias")).unwrap_or_default();
         std::os::unix::fs::symlink("../objects", t.0.join(".git/refs/objects")).unwrap_or_default();
@@ -424,20 +413,20 @@ mod tests {
 
     #[test]
     fn changes_below_cached_directories_are_noticed() {
-        let t = TempDir::new("cache");
+        let t = repository("cache");
         fs::write(t.0.join(".git/refs/heads/main"), "0\n").unwrap_or_default();
         // Past the racy window every listing is settled, so the second look reuses them.
         std::thread::sleep(
             super::super::stamp::RACY_WINDOW + std::time::Duration::from_millis(100),
         );
         let containment = Containment::default();
-        assert_eq!(containment.check(&t.0, &t.layout()), Ok(()));
+        assert_eq!(containment.check(&t.0, &layout(&t)), Ok(()));
         assert!(!containment.lock().listings.is_empty());
-        assert_eq!(containment.check(&t.0, &t.layout()), Ok(()));
+        assert_eq!(containment.check(&t.0, &layout(&t)), Ok(()));
         // A new link in a cached folder changes the folder's stamp.
         std::os::unix::fs::symlink("/", t.0.join(".git/objects/ab/root")).unwrap_or_default();
         let err = containment
-            .check(&t.0, &t.layout())
+            .check(&t.0, &layout(&t))
             .err()
             .unwrap_or_default();
         assert!(
@@ -445,14 +434,14 @@ mod tests {
             "{err}"
         );
         fs::remove_file(t.0.join(".git/objects/ab/root")).unwrap_or_default();
-        assert_eq!(containment.check(&t.0, &t.layout()), Ok(()));
+        assert_eq!(containment.check(&t.0, &layout(&t)), Ok(()));
         // A watched file grown in place changes its own stamp.
         let main = fs::OpenOptions::new()
             .write(true)
             .open(t.0.join(".git/refs/heads/main"));
         assert!(main.is_ok_and(|f| f.set_len(1 << 40).is_ok()));
         let err = containment
-            .check(&t.0, &t.layout())
+            .check(&t.0, &layout(&t))
             .err()
             .unwrap_or_default();
         assert!(
@@ -463,9 +452,9 @@ mod tests {
 
     #[test]
     fn the_walk_stops_past_its_entry_limit() {
-        let t = TempDir::new("entries");
+        let t = repository("entries");
         // .git: objects, refs, HEAD; objects: ab; refs: heads; ab and heads empty.
-        let layout = t.layout();
+        let layout = layout(&t);
         assert_eq!(
             Containment::default().check_within(&t.0, &layout, 5),
             Ok(())
@@ -482,7 +471,7 @@ mod tests {
 
     #[test]
     fn hooks_lfs_and_annex_are_not_walked_and_sockets_pass() {
-        let t = TempDir::new("skip");
+        let t = repository("skip");
         for dir in UNREAD_TOP_LEVEL {
             std::os::unix::fs::symlink("/", t.0.join(".git").join(dir)).unwrap_or_default();
         }

@@ -16,6 +16,8 @@ mod process;
 mod quirks;
 mod repo;
 mod sanitize;
+#[cfg(test)]
+mod scratch;
 mod split_index;
 mod stamp;
 mod tools;

@@ -143,26 +143,7 @@ fn canonical(path: &Path) -> Result<PathBuf, RepoError> {
 mod tests {
     use super::*;
 
-    struct TempDir(PathBuf);
-    impl TempDir {
-        fn new(tag: &str) -> TempDir {
-            use std::sync::atomic::{AtomicUsize, Ordering};
-            static NEXT: AtomicUsize = AtomicUsize::new(0);
-            let dir = std::env::temp_dir().join(format!(
-                "gitread-repo-{tag}-{}-{}",
-                std::process::id(),
-                NEXT.fetch_add(1, Ordering::SeqCst)
-            ));
-            let _ = fs::remove_dir_all(&dir);
-            fs::create_dir_all(&dir).unwrap_or_default();
-            TempDir(fs::canonicalize(&dir).unwrap_or(dir))
-        }
-    }
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
+    use crate::gitread::scratch::TempDir;
 
     /// A minimal git dir layout (no git needed: only the files this module reads).
     fn git_dir_at(dir: &Path) {

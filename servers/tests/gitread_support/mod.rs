@@ -598,3 +598,9 @@ pub fn process_alive(pid: u32) -> bool {
         Err(_) => false,
     }
 }
+
+/// Makes a FIFO at `path` (reading it would wait for a writer forever).
+pub fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
