@@ -169,7 +169,10 @@ fn read_documents(reader: &mut Reader<'_>, kind: IndexKind) -> Option<Vec<Docume
     loop {
         match reader.next() {
             Ok(Some(Token::BeginObject)) => {}
-            Ok(Some(Token::EndArray)) => return Some(documents),
+            Ok(Some(Token::EndArray)) => {
+                documents.shrink_to_fit();
+                return Some(documents);
+            }
             _ => return None,
         }
         let document = Value::Object(read_members(reader, |_, _| Some(None))?);
