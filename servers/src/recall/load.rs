@@ -75,9 +75,8 @@ impl Document {
         symbol: Option<Option<&str>>,
     ) -> Document {
         let symbol_text = symbol.flatten().unwrap_or("");
-        let mut text = String::with_capacity(
-            path.len() + title.len() + snippet.len() + symbol_text.len(),
-        );
+        let mut text =
+            String::with_capacity(path.len() + title.len() + snippet.len() + symbol_text.len());
         let mut ends = [0u32; 4];
         for (end, part) in ends.iter_mut().zip([path, title, snippet, symbol_text]) {
             text.push_str(part);
@@ -159,7 +158,9 @@ impl Document {
 
     /// Bytes this document occupies, its entry in the corpus's array included.
     fn resident_bytes(&self) -> usize {
-        std::mem::size_of::<Document>() + heap_bytes(self.text.len()) + heap_bytes(4 * self.passage_ends.len())
+        std::mem::size_of::<Document>()
+            + heap_bytes(self.text.len())
+            + heap_bytes(4 * self.passage_ends.len())
     }
 }
 
@@ -338,7 +339,10 @@ impl Corpus {
                 .sum::<usize>()
             + self.postings.resident_bytes()
             + heap_bytes(self.built_at.capacity())
-            + self.source_kind.as_ref().map_or(0, |s| heap_bytes(s.capacity()))
+            + self
+                .source_kind
+                .as_ref()
+                .map_or(0, |s| heap_bytes(s.capacity()))
     }
 }
 

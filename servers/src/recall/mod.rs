@@ -158,7 +158,10 @@ impl Recall {
         map.insert("path", Value::from(self.display_path(&hit.path)));
         map.insert("title", Value::from(hit.title.as_str()));
         if code {
-            map.insert("symbol", hit.symbol.as_deref().map_or(Value::Null, Value::from));
+            map.insert(
+                "symbol",
+                hit.symbol.as_deref().map_or(Value::Null, Value::from),
+            );
         }
         map.insert("score", Value::from(hit.rounded_score()));
         map.insert("confidence", Value::from(hit.confidence()));
