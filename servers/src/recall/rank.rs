@@ -304,6 +304,24 @@ mod tests {
     }
 
     #[test]
+    fn repeated_empty_passages_are_dropped_and_snippets_stay_the_same() {
+        let mut c = corpus();
+        // Only the first empty passage is kept: a later one scores the same 0 and loses the
+        // tie on position, whatever the query.
+        c.documents[2] = doc("c.md", 4.0, &["", "bolt", "", "", "nut bolt", ""]);
+        let kept: Vec<&str> = c.documents[2].passages().collect();
+        assert_eq!(kept, ["", "bolt", "nut bolt"]);
+        assert_eq!(rank(&c, "nut", 5)[0].snippet, "nut bolt");
+        // No passage scores above 0 (a negative idf from a small stored N): the first one wins.
+        c.n = 0.5;
+        assert_eq!(rank(&c, "bolt", 5)[0].doc_id, 1);
+        assert_eq!(rank(&c, "bolt", 5)[1].snippet, "");
+        c.documents[2] = doc("c.md", 4.0, &["bolt", "", ""]);
+        assert_eq!(c.documents[2].passages().count(), 2);
+        assert_eq!(rank(&c, "bolt", 5)[1].snippet, "");
+    }
+
+    #[test]
     fn round6_is_python_round() {
         assert_eq!(round6(0.0078125), 0.007812);
         assert_eq!(round6(1.0000005), 1.000001);
