@@ -11,6 +11,8 @@ a partition shows up there). The goal is a ratio of at most 3 for every shape.
 Shapes:
   empty-paragraphs   memory index, documents of 80,000 empty paragraphs each (the finding)
   blank-paragraphs   the same with one-space paragraphs (not empty, yet no token)
+  long-documents     documents of 8,000,000 empty paragraphs each (more tokens than one member
+                     may span as a tree, MAX_MEMBER_TOKENS)
   tiny-documents     memory index of minimal documents with no paragraphs
   tiny-terms         memory index whose postings are many terms with one posting each
   long-postings      memory index with a few terms posted in every document
@@ -46,8 +48,7 @@ def memory_doc(i: int, paragraphs: str = "") -> str:
             f'"paragraphs":[{paragraphs}],"source_mtime":0}}')
 
 
-def shape_paragraphs(root: Path, size: int, item: str) -> str:
-    per_doc = 80_000
+def shape_paragraphs(root: Path, size: int, item: str, per_doc: int = 80_000) -> str:
     paragraphs = ",".join([item] * per_doc)
     n = max(1, size // (len(paragraphs) + 100))
     memory_index(root / "references/memory-index.json",
@@ -131,6 +132,7 @@ def shape_code_partitions(root: Path, size: int, empty: int) -> str:
 SHAPES = {
     "empty-paragraphs": lambda root, size: shape_paragraphs(root, size, '""'),
     "blank-paragraphs": lambda root, size: shape_paragraphs(root, size, '" "'),
+    "long-documents": lambda root, size: shape_paragraphs(root, size, '""', 8_000_000),
     "tiny-documents": shape_tiny_documents,
     "tiny-terms": shape_tiny_terms,
     "long-postings": shape_long_postings,

@@ -79,12 +79,17 @@ fn inflating_documents(count: usize, per_document: usize, paragraph: &str) -> St
 #[test]
 fn memory_indexes_of_inflating_shapes_are_served_within_three_times_their_bytes() {
     // 80,000 empty paragraphs a document: a `String` each took about 12 times the file (a
-    // 119 MiB index, 1.4 GB); one-space paragraphs 17 times.
-    for paragraph in [r#""""#, r#"" ""#] {
+    // 119 MiB index, 1.4 GB); one-space paragraphs 17 times. Past `MAX_MEMBER_TOKENS` tokens
+    // a document was parsed as a tree (up to 32 MiB of file), a `Value` per paragraph.
+    for (documents, paragraphs, paragraph) in [
+        (80, 80_000, r#""""#),
+        (80, 80_000, r#"" ""#),
+        (3, 2_000_000, r#""""#),
+    ] {
         let project = Project::new("recall-memory-paragraphs");
         project.write(
             "references/memory-index.json",
-            &inflating_documents(80, 80_000, paragraph),
+            &inflating_documents(documents, paragraphs, paragraph),
         );
         let results = serve_within_three_times(
             &project,

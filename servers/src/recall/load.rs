@@ -62,6 +62,28 @@ enum Symbol {
     Text,
 }
 
+/// A document's passages as they are read: back to back in one buffer with their ends, only the
+/// first empty one kept (see [`Document::new`]).
+#[derive(Debug, Default)]
+pub(super) struct Passages {
+    text: String,
+    ends: Vec<u32>,
+    empty_seen: bool,
+}
+
+impl Passages {
+    pub(super) fn push(&mut self, passage: &str) {
+        if passage.is_empty() {
+            if self.empty_seen {
+                return;
+            }
+            self.empty_seen = true;
+        }
+        self.text.push_str(passage);
+        self.ends.push(self.text.len() as u32);
+    }
+}
+
 impl Document {
     /// A document from its fields. Of the passages that are empty strings only the first is
     /// kept: an empty passage scores 0 for every query, so a later one always loses the snippet
@@ -74,26 +96,34 @@ impl Document {
         passages: impl IntoIterator<Item = S>,
         symbol: Option<Option<&str>>,
     ) -> Document {
+        let mut list = Passages::default();
+        for passage in passages {
+            list.push(passage.as_ref());
+        }
+        Document::from_parts([path, title, snippet], length, list, symbol)
+    }
+
+    /// A document from its `path`, `title` and `snippet`, its length, passages and symbol.
+    pub(super) fn from_parts(
+        strings: [&str; 3],
+        length: f64,
+        passages: Passages,
+        symbol: Option<Option<&str>>,
+    ) -> Document {
         let symbol_text = symbol.flatten().unwrap_or("");
-        let mut text =
-            String::with_capacity(path.len() + title.len() + snippet.len() + symbol_text.len());
+        let [path, title, snippet] = strings;
+        let head = path.len() + title.len() + snippet.len() + symbol_text.len();
+        let mut text = String::with_capacity(head + passages.text.len());
         let mut ends = [0u32; 4];
         for (end, part) in ends.iter_mut().zip([path, title, snippet, symbol_text]) {
             text.push_str(part);
             *end = text.len() as u32;
         }
-        let mut passage_ends = Vec::new();
-        let mut empty_seen = false;
-        for passage in passages {
-            let passage = passage.as_ref();
-            if passage.is_empty() {
-                if empty_seen {
-                    continue;
-                }
-                empty_seen = true;
-            }
-            text.push_str(passage);
-            passage_ends.push(text.len() as u32);
+        text.push_str(&passages.text);
+        drop(passages.text);
+        let mut passage_ends = passages.ends;
+        for end in &mut passage_ends {
+            *end += head as u32;
         }
         Document {
             text: text.into_boxed_str(),
@@ -751,6 +781,7 @@ fn corpus_from(value: &Value, tokenizer: Tokenizer) -> Corpus {
                                 document_from(
                                     d.as_object().into_iter().flat_map(|m| m.iter()),
                                     tokenizer,
+                                    None,
                                 )
                             })
                             .collect()
@@ -769,7 +800,6 @@ fn corpus_from(value: &Value, tokenizer: Tokenizer) -> Corpus {
 pub(super) trait MemberValue: Sized {
     fn value(&self) -> &Value;
     fn into_string(self) -> String;
-    fn into_strings(self) -> Vec<String>;
 }
 
 impl MemberValue for &Value {
@@ -778,11 +808,6 @@ impl MemberValue for &Value {
     }
     fn into_string(self) -> String {
         string(self)
-    }
-    fn into_strings(self) -> Vec<String> {
-        self.as_array()
-            .map(|items| items.iter().map(string).collect())
-            .unwrap_or_default()
     }
 }
 
@@ -796,27 +821,20 @@ impl MemberValue for Value {
             _ => String::new(),
         }
     }
-    fn into_strings(self) -> Vec<String> {
-        match self {
-            Value::Array(items) => items
-                .into_vec()
-                .into_iter()
-                .map(MemberValue::into_string)
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
 }
 
 /// Converts a validated document from its members in file order (a repeated key: the last wins).
+/// `streamed`: its passages, when they were read apart from the members (whose passages member
+/// is then an empty stand-in).
 pub(super) fn document_from<K: AsRef<str>, V: MemberValue>(
     members: impl IntoIterator<Item = (K, V)>,
     tokenizer: Tokenizer,
+    streamed: Option<Passages>,
 ) -> Document {
     let code = tokenizer == Tokenizer::Code;
     let (mut path, mut title, mut snippet) = (String::new(), String::new(), String::new());
     let mut length = 0.0;
-    let mut passages = Vec::new();
+    let mut passages = Passages::default();
     let mut symbol: Option<String> = None;
     let passages_key = if code { "passages" } else { "paragraphs" };
     for (key, value) in members {
@@ -832,16 +850,19 @@ pub(super) fn document_from<K: AsRef<str>, V: MemberValue>(
                     .is_some()
                     .then(|| value.into_string())
             }
-            k if k == passages_key => passages = value.into_strings(),
+            k if k == passages_key => {
+                passages = Passages::default();
+                for passage in value.value().as_array().map_or(&[][..], |a| &a[..]) {
+                    passages.push(passage.as_str().unwrap_or_default());
+                }
+            }
             _ => {}
         }
     }
-    Document::new(
-        &path,
-        &title,
+    Document::from_parts(
+        [&path, &title, &snippet],
         length,
-        &snippet,
-        passages,
+        streamed.unwrap_or(passages),
         code.then_some(symbol.as_deref()),
     )
 }
