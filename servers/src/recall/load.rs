@@ -1,6 +1,9 @@
 //! Reading an index file: confine, read (bounded), parse, validate, convert to the ranker's typed
-//! form; with a cache that reuses a loaded file while its identity (device, inode, length, mtime)
-//! is unchanged, so warm queries skip parsing and a changed file is always re-read and re-validated.
+//! form, compact per byte of input whatever the file's shape ([`Document`], [`PostingTable`]);
+//! with a cache that reuses a loaded file while its identity (device, inode, length, mtime) is
+//! unchanged, so warm queries skip parsing and a changed file is always re-read and re-validated.
+//! The cache holds at most [`MAX_CACHE_BYTES`] of loaded files by their estimated size
+//! ([`Loaded::resident_bytes`]).
 
 use super::schema::{integral, validate_code_index, validate_memory_index, CodeIndexFile};
 use super::stream;
