@@ -502,37 +502,6 @@ fn a_git_index_entry_beneath_a_planted_directory_link_is_not_read() {
         .contains("outside_secret_token"));
 }
 
-/// Runs the binary with `args` and `--root <root>` under an address-space limit of `kib` KiB
-/// (`ulimit -v`), feeding it `input` on stdin.
-fn run_in_memory_limit(
-    kib: u64,
-    args: &[&str],
-    root: &std::path::Path,
-    input: &str,
-) -> std::process::Output {
-    use std::io::Write;
-    let mut child = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -v \"$0\" && exec \"$@\"")
-        .arg(kib.to_string())
-        .arg(recall_support::BIN)
-        .args(args)
-        .arg("--root")
-        .arg(root)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
 #[test]
 fn planted_index_files_shaped_to_inflate_are_refused_in_bounded_memory() {
     // 64 MB of `[],` inside a document member: parsed as a tree it took about 1.5 GB; the
@@ -547,7 +516,8 @@ fn planted_index_files_shaped_to_inflate_are_refused_in_bounded_memory() {
     );
     project.write("references/code-index/local.json", &inflating);
     let limit_kib = 512 * 1024;
-    let build = run_in_memory_limit(limit_kib, &["index", "build"], &project.root, "");
+    let build =
+        recall_support::run_in_memory_limit(limit_kib, &["index", "build"], &project.root, "");
     assert!(
         build.status.success(),
         "{}",
@@ -556,25 +526,14 @@ fn planted_index_files_shaped_to_inflate_are_refused_in_bounded_memory() {
     assert!(local_paths(&project).contains(&"src/lib.rs".to_owned()));
 
     project.write("references/memory-index.json", &inflating);
-    let session = [
-        r#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}"#,
-        r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#,
-        r#"{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "query_index", "arguments": {"query": "widget"}}}"#,
-    ]
-    .join("\n")
-        + "\n";
-    let served = run_in_memory_limit(
+    let session = recall_support::session(&[("query_index", r#"{"query": "widget"}"#)]);
+    let served = recall_support::run_in_memory_limit(
         limit_kib,
         &["--serve-mcp", "recall"],
         &project.root,
         &session,
     );
-    let stdout = String::from_utf8_lossy(&served.stdout);
-    let reply = stdout
-        .lines()
-        .map(|l| json::parse(l.as_bytes()).unwrap())
-        .find(|v| v.get("id").and_then(Value::as_u64) == Some(2))
-        .unwrap_or_else(|| panic!("no reply: {}", String::from_utf8_lossy(&served.stderr)));
+    let reply = recall_support::reply(&served, 2);
     let text = reply.to_string();
     assert!(text.contains("MAX_TREE_INDEX_BYTES"), "{text}");
 }

@@ -550,3 +550,64 @@ fn symlink_chains_resolve_up_to_the_hop_limit() {
     );
     assert!(call(&recall, "query_index", r#"{"query": "widget"}"#).is_ok());
 }
+
+#[test]
+fn partitions_beyond_the_cache_budget_are_read_one_at_a_time_and_only_they_again() {
+    use agentteams_mcp_servers::recall::load::{decode, IndexKind};
+    let project = Project::new("recall-budget");
+    let mut listed = Vec::new();
+    for p in 0..10 {
+        let docs = format!(
+            r#"[{{"doc_id": 0, "path": "p{p}/m.py", "source_kind": "local-script", "symbol": null,
+                "title": "m", "length": 2, "snippet": "def widget", "passages": ["def widget_{p}"],
+                "source_mtime": 0}}]"#
+        );
+        let tf = p % 3 + 1;
+        let text = partition(
+            "local-script",
+            &format!("2026-10-07T12:34:5{p}Z"),
+            &docs,
+            &format!(r#"{{"widget": [{{"doc_id": 0, "tf": {tf}}}]}}"#),
+            1,
+            2.0,
+        );
+        project.write(&format!("references/code-index/p{p}.json"), &text);
+        listed.push((format!("p{p}"), format!("p{p}.json"), text));
+    }
+    let entries: Vec<(&str, &str, &str)> = listed
+        .iter()
+        .map(|(name, file, _)| (name.as_str(), file.as_str(), "local-script"))
+        .collect();
+    let manifest_text = manifest(&entries);
+    project.write("references/code-index/manifest.json", &manifest_text);
+    let resident = |text: &str| {
+        decode(text.as_bytes(), IndexKind::Code, "f.json")
+            .unwrap()
+            .resident_bytes() as u64
+    };
+    // Room for the manifest and four and a half partitions.
+    let budget = resident(&manifest_text) + resident(&listed[0].2) * 9 / 2;
+    let query = r#"{"query": "widget", "k": 20}"#;
+    let unbounded = Recall::new(&project.root).unwrap();
+    let expected = call(&unbounded, "query_code", query).unwrap();
+    assert_eq!(hits(&expected).len(), 10);
+    assert!(expected.contains("2026-10-07T12:34:59Z"), "{expected}");
+    assert_eq!(unbounded.files_read(), 11);
+    call(&unbounded, "query_code", query).unwrap();
+    assert_eq!(unbounded.files_read(), 11);
+
+    let bounded = Recall::with_cache_budget(&project.root, budget).unwrap();
+    for round in 1..=3 {
+        assert_eq!(call(&bounded, "query_code", query).unwrap(), expected);
+        // The first query reads everything and keeps what fits (the manifest and four
+        // partitions); later ones re-read only the six that did not fit, never all ten.
+        assert_eq!(bounded.files_read(), 11 + 6 * (round - 1), "round {round}");
+    }
+    // Another tool call is another query: its file may push out the code files to make room.
+    project.write(
+        "references/memory-index.json",
+        &memory_index("[]", "{}", 0, 0.0),
+    );
+    call(&bounded, "query_index", query).unwrap();
+    assert_eq!(bounded.files_read(), 11 + 6 * 2 + 1);
+}

@@ -1,6 +1,9 @@
 //! Reading an index file: confine, read (bounded), parse, validate, convert to the ranker's typed
-//! form; with a cache that reuses a loaded file while its identity (device, inode, length, mtime)
-//! is unchanged, so warm queries skip parsing and a changed file is always re-read and re-validated.
+//! form, compact per byte of input whatever the file's shape ([`Document`], [`PostingTable`]);
+//! with a cache that reuses a loaded file while its identity (device, inode, length, mtime) is
+//! unchanged, so warm queries skip parsing and a changed file is always re-read and re-validated.
+//! The cache holds at most [`MAX_CACHE_BYTES`] of loaded files by their estimated size
+//! ([`Loaded::resident_bytes`]).
 
 use super::schema::{integral, validate_code_index, validate_memory_index, CodeIndexFile};
 use super::stream;
@@ -22,22 +25,186 @@ pub const MAX_INDEX_FILE_BYTES: u64 = 512 * 1024 * 1024;
 /// memory; files in the common layout are streamed at any size up to that limit.
 pub const MAX_TREE_INDEX_BYTES: usize = 32 * 1024 * 1024;
 
-/// Loaded files kept in the cache (a memory index, a manifest and its partitions fit several
-/// times over); the least recently used is dropped beyond this.
-pub const MAX_CACHED_FILES: usize = 16;
+/// Loaded files kept in the cache: a memory index, a manifest and as many partitions as a
+/// manifest may list, so a code index within [`MAX_CACHE_BYTES`] is never re-read per query;
+/// the least recently used is dropped beyond this.
+pub const MAX_CACHED_FILES: usize = 2 + super::MAX_PARTITIONS;
 
-/// One document as the ranker needs it.
+/// Bytes of loaded files the cache keeps, counted by each file's estimate of what it occupies
+/// ([`Loaded::resident_bytes`]); the least recently used are dropped to make room. A file of
+/// [`MAX_INDEX_FILE_BYTES`] fits once loaded, so one large index is never re-read per query.
+/// Files beyond it are read, used and dropped one at a time (`query_code` holds one partition at
+/// a time), and files used by the query under way are never dropped to make room for another
+/// of the same query: past the budget, a repeated query re-reads only the files that did not fit
+/// instead of all of them.
+pub const MAX_CACHE_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// One document as the ranker needs it, in three allocations whatever its shape: its strings
+/// back to back in one buffer, the ends of its passages, and its entry in the corpus's array.
+/// A `String` per passage cost 24 to 56 bytes for each `"",` (3 bytes) of the file: a memory
+/// index of documents with 80,000 empty paragraphs each grew to 12 times its size.
 #[derive(Debug)]
 pub struct Document {
-    pub path: String,
-    pub title: String,
+    /// `path`, `title`, `snippet`, the symbol (if any), then each passage.
+    text: Box<str>,
+    /// Ends in `text` of `path`, `title`, `snippet` and the symbol.
+    ends: [u32; 4],
+    /// Ends in `text` of the passages (each starts where the previous one ends).
+    passage_ends: Box<[u32]>,
     /// Token count (`length`), as a float the way the reference's arithmetic uses it.
     pub length: f64,
-    pub snippet: String,
-    /// `paragraphs` (memory index) or `passages` (code partition).
-    pub passages: Vec<String>,
+    symbol: Symbol,
+}
+
+/// A document's `symbol`: memory documents have none; code documents a string or `null` (also
+/// for a missing key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Symbol {
+    NotCode,
+    Null,
+    Text,
+}
+
+/// A document's passages as they are read: back to back in one buffer with their ends, only the
+/// first empty one kept (see [`Document::new`]).
+#[derive(Debug, Default)]
+pub(super) struct Passages {
+    text: String,
+    ends: Vec<u32>,
+    empty_seen: bool,
+}
+
+impl Passages {
+    pub(super) fn push(&mut self, passage: &str) {
+        if passage.is_empty() {
+            if self.empty_seen {
+                return;
+            }
+            self.empty_seen = true;
+        }
+        self.text.push_str(passage);
+        self.ends.push(self.text.len() as u32);
+    }
+}
+
+impl Document {
+    /// A document from its fields. Of the passages that are empty strings only the first is
+    /// kept: an empty passage scores 0 for every query, so a later one always loses the snippet
+    /// choice (by score, then position) to the first, and the results are the same without it.
+    pub fn new<S: AsRef<str>>(
+        path: &str,
+        title: &str,
+        length: f64,
+        snippet: &str,
+        passages: impl IntoIterator<Item = S>,
+        symbol: Option<Option<&str>>,
+    ) -> Document {
+        let mut list = Passages::default();
+        for passage in passages {
+            list.push(passage.as_ref());
+        }
+        Document::from_parts([path, title, snippet], length, list, symbol)
+    }
+
+    /// A document from its `path`, `title` and `snippet`, its length, passages and symbol.
+    pub(super) fn from_parts(
+        strings: [&str; 3],
+        length: f64,
+        passages: Passages,
+        symbol: Option<Option<&str>>,
+    ) -> Document {
+        let symbol_text = symbol.flatten().unwrap_or("");
+        let [path, title, snippet] = strings;
+        let head = path.len() + title.len() + snippet.len() + symbol_text.len();
+        let mut text = String::with_capacity(head + passages.text.len());
+        let mut ends = [0u32; 4];
+        for (end, part) in ends.iter_mut().zip([path, title, snippet, symbol_text]) {
+            text.push_str(part);
+            *end = text.len() as u32;
+        }
+        text.push_str(&passages.text);
+        drop(passages.text);
+        let mut passage_ends = passages.ends;
+        for end in &mut passage_ends {
+            *end += head as u32;
+        }
+        Document {
+            text: text.into_boxed_str(),
+            ends,
+            passage_ends: passage_ends.into_boxed_slice(),
+            length,
+            symbol: match symbol {
+                None => Symbol::NotCode,
+                Some(None) => Symbol::Null,
+                Some(Some(_)) => Symbol::Text,
+            },
+        }
+    }
+
+    fn part(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start as usize..self.ends[i] as usize]
+    }
+
+    pub fn path(&self) -> &str {
+        self.part(0)
+    }
+
+    pub fn title(&self) -> &str {
+        self.part(1)
+    }
+
+    /// The stored `snippet`.
+    pub fn snippet(&self) -> &str {
+        self.part(2)
+    }
+
     /// Code documents only: `Some(None)` for a stored `null` or a missing key.
-    pub symbol: Option<Option<String>>,
+    pub fn symbol(&self) -> Option<Option<&str>> {
+        match self.symbol {
+            Symbol::NotCode => None,
+            Symbol::Null => Some(None),
+            Symbol::Text => Some(Some(self.part(3))),
+        }
+    }
+
+    /// `paragraphs` (memory index) or `passages` (code partition), in stored order, without
+    /// the repeated empty ones (see [`Document::new`]).
+    pub fn passages(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        let mut start = self.ends[3];
+        self.passage_ends.iter().map(move |&end| {
+            let passage = &self.text[start as usize..end as usize];
+            start = end;
+            passage
+        })
+    }
+
+    /// The passage at `i` in [`Document::passages`].
+    pub fn passage(&self, i: usize) -> &str {
+        let start = if i == 0 {
+            self.ends[3]
+        } else {
+            self.passage_ends[i - 1]
+        };
+        &self.text[start as usize..self.passage_ends[i] as usize]
+    }
+
+    /// Bytes this document occupies, its entry in the corpus's array included.
+    fn resident_bytes(&self) -> usize {
+        std::mem::size_of::<Document>()
+            + heap_bytes(self.text.len())
+            + heap_bytes(4 * self.passage_ends.len())
+    }
+}
+
+/// What an allocation of `len` bytes costs: the allocator's header and rounding (16-byte chunks
+/// with an 8-byte header in glibc), nothing for an empty one.
+fn heap_bytes(len: usize) -> usize {
+    if len == 0 {
+        0
+    } else {
+        (len + 8).next_multiple_of(16).max(32)
+    }
 }
 
 /// One entry of a postings list: a position in `documents` and a term frequency.
@@ -117,38 +284,45 @@ impl PostingTable {
         });
     }
 
-    /// Sorts the terms for lookup and drops all but the last occurrence of a repeated term; called
-    /// once every term was added.
+    /// Sorts the terms for lookup, drops all but the last occurrence of a repeated term and
+    /// trims the tables to their length; called once every term was added. Sorted in place: a
+    /// table of keys beside the terms cost 16 more bytes per term at the peak of a load.
     pub(super) fn seal(&mut self) {
-        // Sort keys: a term's first eight bytes as a big-endian number (zero-padded), then its
-        // file position; integers order most terms without touching their text. Cold loads sort
-        // every term of a file (162k in the standard library's code index).
-        let mut order: Vec<(u64, u32)> = self
-            .terms
-            .iter()
-            .enumerate()
-            .map(|(i, span)| (sort_prefix(self.term(span)), i as u32))
-            .collect();
-        order.sort_unstable();
-        // Runs that share a prefix are put in term order; the sort is stable, so equal terms
-        // stay in file order.
-        for run in order.chunk_by_mut(|a, b| a.0 == b.0) {
-            if run.len() > 1 {
-                run.sort_by(|a, b| {
-                    let (x, y) = (&self.terms[a.1 as usize], &self.terms[b.1 as usize]);
-                    self.term(x).cmp(self.term(y))
-                });
+        // Order: a term's first eight bytes as a big-endian number (zero-padded), then its text,
+        // then its spans, which grow with its position in the file (two occurrences with the
+        // same spans are the same), so a repeated term's occurrences end up in file order. Integers order most terms without
+        // touching their text; cold loads sort every term of a file (162k in the standard
+        // library's code index).
+        let mut terms = std::mem::take(&mut self.terms);
+        terms.sort_unstable_by(|x, y| {
+            sort_prefix(self.term(x))
+                .cmp(&sort_prefix(self.term(y)))
+                .then_with(|| self.term(x).cmp(self.term(y)))
+                .then(x.postings.cmp(&y.postings))
+                .then(x.text.cmp(&y.text))
+        });
+        let mut kept = 0;
+        for i in 0..terms.len() {
+            let span = terms[i];
+            if kept > 0 && self.term(&terms[kept - 1]) == self.term(&span) {
+                terms[kept - 1] = span;
+            } else {
+                terms[kept] = span;
+                kept += 1;
             }
         }
-        let mut sorted: Vec<TermSpan> = Vec::with_capacity(order.len());
-        for (_, i) in order {
-            let span = self.terms[i as usize];
-            match sorted.last_mut() {
-                Some(last) if self.term(last) == self.term(&span) => *last = span,
-                _ => sorted.push(span),
-            }
-        }
-        self.terms = sorted;
+        terms.truncate(kept);
+        terms.shrink_to_fit();
+        self.terms = terms;
+        self.text.shrink_to_fit();
+        self.postings.shrink_to_fit();
+    }
+
+    /// Bytes the table occupies.
+    fn resident_bytes(&self) -> usize {
+        heap_bytes(self.text.capacity())
+            + heap_bytes(self.terms.capacity() * std::mem::size_of::<TermSpan>())
+            + heap_bytes(self.postings.capacity() * std::mem::size_of::<Posting>())
     }
 }
 
@@ -186,6 +360,25 @@ pub enum CodeFile {
     Partition(Corpus),
 }
 
+impl Corpus {
+    /// Bytes the corpus occupies (estimated from its allocations).
+    fn resident_bytes(&self) -> usize {
+        std::mem::size_of::<Corpus>()
+            + heap_bytes(self.documents.capacity() * std::mem::size_of::<Document>())
+            + self
+                .documents
+                .iter()
+                .map(|d| d.resident_bytes() - std::mem::size_of::<Document>())
+                .sum::<usize>()
+            + self.postings.resident_bytes()
+            + heap_bytes(self.built_at.capacity())
+            + self
+                .source_kind
+                .as_ref()
+                .map_or(0, |s| heap_bytes(s.capacity()))
+    }
+}
+
 impl CodeFile {
     pub fn built_at(&self) -> &str {
         match self {
@@ -200,6 +393,31 @@ impl CodeFile {
 pub enum Loaded {
     Memory(Corpus),
     Code(CodeFile),
+}
+
+impl Loaded {
+    /// An estimate of the bytes the loaded file occupies: what the cache's budget
+    /// ([`MAX_CACHE_BYTES`]) counts.
+    pub fn resident_bytes(&self) -> usize {
+        match self {
+            Loaded::Memory(corpus) | Loaded::Code(CodeFile::Partition(corpus)) => {
+                corpus.resident_bytes()
+            }
+            Loaded::Code(CodeFile::Manifest {
+                partitions,
+                built_at,
+            }) => {
+                std::mem::size_of::<Loaded>()
+                    + heap_bytes(built_at.capacity())
+                    + partitions
+                        .iter()
+                        .map(|(name, file)| {
+                            48 + heap_bytes(name.capacity()) + heap_bytes(file.capacity())
+                        })
+                        .sum::<usize>()
+            }
+        }
+    }
 }
 
 /// Which index a file belongs to: decides the schema, the tokenizer and the messages' label.
@@ -245,18 +463,61 @@ struct CacheEntry {
     kind: IndexKind,
     identity: FileIdentity,
     loaded: Arc<Loaded>,
+    /// `loaded.resident_bytes()`, counted against the budget.
+    bytes: u64,
     last_used: u64,
+    /// The query that last used it ([`Loader::begin_query`]).
+    query: u64,
 }
 
-/// Loads index files, keeping recently used ones parsed.
 #[derive(Default)]
+struct Cache {
+    entries: Vec<CacheEntry>,
+    clock: u64,
+    query: u64,
+    /// Files read and decoded (not found in the cache) so far.
+    reads: u64,
+}
+
+/// Loads index files, keeping recently used ones parsed within a memory budget.
 pub struct Loader {
-    cache: Mutex<(Vec<CacheEntry>, u64)>,
+    cache: Mutex<Cache>,
+    budget: u64,
+}
+
+impl Default for Loader {
+    fn default() -> Loader {
+        Loader::with_budget(MAX_CACHE_BYTES)
+    }
 }
 
 impl Loader {
     pub fn new() -> Loader {
         Loader::default()
+    }
+
+    /// A loader whose cache keeps at most `budget` bytes of loaded files (at most
+    /// [`MAX_CACHE_BYTES`]).
+    pub fn with_budget(budget: u64) -> Loader {
+        Loader {
+            cache: Mutex::default(),
+            budget: budget.min(MAX_CACHE_BYTES),
+        }
+    }
+
+    /// Starts a query: the files it loads from now on are not dropped from the cache to make
+    /// room for one another.
+    pub fn begin_query(&self) {
+        self.lock().query += 1;
+    }
+
+    /// How many files were read and decoded so far (loads the cache did not answer).
+    pub fn reads(&self) -> u64 {
+        self.lock().reads
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Confines `path` to `root`, then returns its validated contents (from the cache when the
@@ -293,46 +554,67 @@ impl Loader {
                 "the file grew past the limit of {MAX_INDEX_FILE_BYTES} bytes while being read"
             )));
         }
-        let loaded = decode(&bytes, kind, &name)?;
-        let loaded = Arc::new(loaded);
+        self.lock().reads += 1;
+        let loaded = decode(&bytes, kind, &name);
+        drop(bytes);
+        let loaded = Arc::new(loaded?);
         self.store(resolved, kind, identity, Arc::clone(&loaded));
         Ok(loaded)
     }
 
     fn cached(&self, kind: IndexKind, identity: FileIdentity) -> Option<Arc<Loaded>> {
-        let mut guard = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let (entries, clock) = &mut *guard;
-        *clock += 1;
+        let mut cache = self.lock();
+        let cache = &mut *cache;
+        cache.clock += 1;
         // By identity, not path: names of one file (hard links) share one loaded copy, so a
         // manifest listing many links to one large partition costs one parse, not one each.
-        let entry = entries
+        let entry = cache
+            .entries
             .iter_mut()
             .find(|e| e.kind == kind && e.identity == identity)?;
-        entry.last_used = *clock;
+        entry.last_used = cache.clock;
+        entry.query = cache.query;
         Some(Arc::clone(&entry.loaded))
     }
 
+    /// Keeps `loaded` if room can be made for it within [`MAX_CACHED_FILES`] and the budget by
+    /// dropping the least recently used files that the query under way has not used.
     fn store(&self, path: PathBuf, kind: IndexKind, identity: FileIdentity, loaded: Arc<Loaded>) {
-        let mut guard = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let (entries, clock) = &mut *guard;
-        *clock += 1;
-        entries.retain(|e| !(e.kind == kind && (e.path == path || e.identity == identity)));
-        if entries.len() >= MAX_CACHED_FILES {
-            if let Some(oldest) = entries
+        let bytes = loaded.resident_bytes() as u64;
+        let mut cache = self.lock();
+        let cache = &mut *cache;
+        cache.clock += 1;
+        cache
+            .entries
+            .retain(|e| !(e.kind == kind && (e.path == path || e.identity == identity)));
+        loop {
+            let held: u64 = cache.entries.iter().map(|e| e.bytes).sum();
+            if cache.entries.len() < MAX_CACHED_FILES && held + bytes <= self.budget {
+                break;
+            }
+            let current = cache.query;
+            let oldest = cache
+                .entries
                 .iter()
                 .enumerate()
+                .filter(|(_, e)| e.query != current)
                 .min_by_key(|(_, e)| e.last_used)
-                .map(|(i, _)| i)
-            {
-                entries.swap_remove(oldest);
+                .map(|(i, _)| i);
+            match oldest {
+                Some(i) => drop(cache.entries.swap_remove(i)),
+                // Everything held serves this query, or the file alone is over the budget:
+                // the caller uses it and it is dropped with the last reference.
+                None => return,
             }
         }
-        entries.push(CacheEntry {
+        cache.entries.push(CacheEntry {
             path,
             kind,
             identity,
             loaded,
-            last_used: *clock,
+            bytes,
+            last_used: cache.clock,
+            query: cache.query,
         });
     }
 }
@@ -502,6 +784,7 @@ fn corpus_from(value: &Value, tokenizer: Tokenizer) -> Corpus {
                                 document_from(
                                     d.as_object().into_iter().flat_map(|m| m.iter()),
                                     tokenizer,
+                                    None,
                                 )
                             })
                             .collect()
@@ -520,7 +803,6 @@ fn corpus_from(value: &Value, tokenizer: Tokenizer) -> Corpus {
 pub(super) trait MemberValue: Sized {
     fn value(&self) -> &Value;
     fn into_string(self) -> String;
-    fn into_strings(self) -> Vec<String>;
 }
 
 impl MemberValue for &Value {
@@ -529,11 +811,6 @@ impl MemberValue for &Value {
     }
     fn into_string(self) -> String {
         string(self)
-    }
-    fn into_strings(self) -> Vec<String> {
-        self.as_array()
-            .map(|items| items.iter().map(string).collect())
-            .unwrap_or_default()
     }
 }
 
@@ -547,55 +824,50 @@ impl MemberValue for Value {
             _ => String::new(),
         }
     }
-    fn into_strings(self) -> Vec<String> {
-        match self {
-            Value::Array(items) => items
-                .into_vec()
-                .into_iter()
-                .map(MemberValue::into_string)
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
 }
 
 /// Converts a validated document from its members in file order (a repeated key: the last wins).
+/// `streamed`: its passages, when they were read apart from the members (whose passages member
+/// is then an empty stand-in).
 pub(super) fn document_from<K: AsRef<str>, V: MemberValue>(
     members: impl IntoIterator<Item = (K, V)>,
     tokenizer: Tokenizer,
+    streamed: Option<Passages>,
 ) -> Document {
-    let mut doc = Document {
-        path: String::new(),
-        title: String::new(),
-        length: 0.0,
-        snippet: String::new(),
-        passages: Vec::new(),
-        symbol: (tokenizer == Tokenizer::Code).then_some(None),
-    };
-    let passages_key = match tokenizer {
-        Tokenizer::Prose => "paragraphs",
-        Tokenizer::Code => "passages",
-    };
+    let code = tokenizer == Tokenizer::Code;
+    let (mut path, mut title, mut snippet) = (String::new(), String::new(), String::new());
+    let mut length = 0.0;
+    let mut passages = Passages::default();
+    let mut symbol: Option<String> = None;
+    let passages_key = if code { "passages" } else { "paragraphs" };
     for (key, value) in members {
         match key.as_ref() {
-            "path" => doc.path = value.into_string(),
-            "title" => doc.title = value.into_string(),
-            "length" => doc.length = number(value.value()),
-            "snippet" => doc.snippet = value.into_string(),
-            "symbol" if tokenizer == Tokenizer::Code => {
-                doc.symbol = Some(
-                    value
-                        .value()
-                        .as_str()
-                        .is_some()
-                        .then(|| value.into_string()),
-                )
+            "path" => path = value.into_string(),
+            "title" => title = value.into_string(),
+            "length" => length = number(value.value()),
+            "snippet" => snippet = value.into_string(),
+            "symbol" if code => {
+                symbol = value
+                    .value()
+                    .as_str()
+                    .is_some()
+                    .then(|| value.into_string())
             }
-            k if k == passages_key => doc.passages = value.into_strings(),
+            k if k == passages_key => {
+                passages = Passages::default();
+                for passage in value.value().as_array().map_or(&[][..], |a| &a[..]) {
+                    passages.push(passage.as_str().unwrap_or_default());
+                }
+            }
             _ => {}
         }
     }
-    doc
+    Document::from_parts(
+        [&path, &title, &snippet],
+        length,
+        streamed.unwrap_or(passages),
+        code.then_some(symbol.as_deref()),
+    )
 }
 
 fn postings_from(value: &Value) -> PostingTable {
@@ -689,21 +961,24 @@ mod tests {
                 path
             })
             .collect();
-        let first = loader.load(&root, &paths[0], IndexKind::Memory).unwrap();
+        // Each load its own query, so any file may be dropped to make room.
+        let load = |path: &Path| {
+            loader.begin_query();
+            loader.load(&root, path, IndexKind::Memory).unwrap()
+        };
+        let first = load(&paths[0]);
         for path in &paths[1..MAX_CACHED_FILES] {
-            loader.load(&root, path, IndexKind::Memory).unwrap();
+            load(path);
         }
         // Full: the first file is still the same loaded value.
-        let again = loader.load(&root, &paths[0], IndexKind::Memory).unwrap();
+        let again = load(&paths[0]);
         assert!(Arc::ptr_eq(&first, &again));
         // One more evicts the least recently used (paths[1]), not the one just used.
-        loader
-            .load(&root, &paths[MAX_CACHED_FILES], IndexKind::Memory)
-            .unwrap();
-        let cache = loader.cache.lock().unwrap();
-        assert_eq!(cache.0.len(), MAX_CACHED_FILES);
-        assert!(cache.0.iter().any(|e| e.path == paths[0]));
-        assert!(!cache.0.iter().any(|e| e.path == paths[1]));
+        load(&paths[MAX_CACHED_FILES]);
+        let cache = loader.lock();
+        assert_eq!(cache.entries.len(), MAX_CACHED_FILES);
+        assert!(cache.entries.iter().any(|e| e.path == paths[0]));
+        assert!(!cache.entries.iter().any(|e| e.path == paths[1]));
         drop(cache);
         std::fs::remove_dir_all(&root).unwrap();
     }
@@ -758,7 +1033,7 @@ mod tests {
             .load(&root, &root.join("b.json"), IndexKind::Memory)
             .unwrap();
         assert!(Arc::ptr_eq(&a, &b));
-        assert_eq!(loader.cache.lock().unwrap().0.len(), 1);
+        assert_eq!(loader.lock().entries.len(), 1);
         // Rewritten through one name, both names see the new content.
         let newer = format!("{EMPTY_MEMORY_INDEX} ");
         std::fs::write(root.join("b.json"), newer).unwrap();

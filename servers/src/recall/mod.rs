@@ -49,6 +49,12 @@ impl Recall {
     /// A recall server over the project at `root` (canonicalised: the containment rule compares
     /// resolved paths).
     pub fn new(root: &Path) -> Result<Recall, String> {
+        Recall::with_cache_budget(root, load::MAX_CACHE_BYTES)
+    }
+
+    /// [`Recall::new`] with a cache that keeps at most `budget` bytes of loaded files (at most
+    /// [`load::MAX_CACHE_BYTES`]).
+    pub fn with_cache_budget(root: &Path, budget: u64) -> Result<Recall, String> {
         let root = std::fs::canonicalize(root)
             .map_err(|e| format!("cannot use {} as the project root: {e}", root.display()))?;
         if !root.is_dir() {
@@ -56,11 +62,17 @@ impl Recall {
         }
         Ok(Recall {
             root,
-            loader: Loader::new(),
+            loader: Loader::with_budget(budget),
         })
     }
 
+    /// How many index files were read and decoded so far (loads the cache did not answer).
+    pub fn files_read(&self) -> u64 {
+        self.loader.reads()
+    }
+
     fn query_index(&self, query: &str, k: usize) -> Result<Value, String> {
+        self.loader.begin_query();
         let team = teamdir::find_team_dir(&self.root, teamdir::MEMORY_MARKER, "--refresh-index")?;
         let loaded = self.loader.load(
             &self.root,
@@ -80,6 +92,7 @@ impl Recall {
     fn query_code(&self, query: &str, k: usize, kind: &str) -> Result<Value, String> {
         let team =
             teamdir::find_team_dir(&self.root, teamdir::CODE_MARKER, "--refresh-code-index")?;
+        self.loader.begin_query();
         let manifest = self.loader.load(
             &self.root,
             &team.join(teamdir::CODE_MARKER),
@@ -96,32 +109,32 @@ impl Recall {
             ));
         }
         let dir = team.join("references/code-index");
-        let mut loaded = Vec::new();
-        for (_, file) in partitions {
-            let path = dir.join(file);
-            // Confine before testing existence, so the answer never reveals which outside files exist.
-            teamdir::confine(&self.root, &path)?;
-            if path.exists() {
-                loaded.push(self.loader.load(&self.root, &path, IndexKind::Code)?);
-            }
-        }
-        let built_at = loaded
-            .iter()
-            .filter_map(|l| match &**l {
-                Loaded::Code(file) if !file.built_at().is_empty() => Some(file.built_at()),
-                _ => None,
-            })
-            .max()
-            .map_or(Value::Null, Value::from);
         let allowed: &[&str] = match kind {
             "local" => &["local-script"],
             "api" => &["api-module"],
             "doc" => &["api-doc"],
             _ => &schema::SOURCE_KINDS,
         };
-        let mut hits: Vec<Hit<'_>> = Vec::new();
-        for file in &loaded {
-            if let Loaded::Code(CodeFile::Partition(corpus)) = &**file {
+        // One partition at a time: each is loaded (or found in the cache), ranked and let go
+        // before the next, so partitions beyond the cache's budget are never all resident.
+        let mut built_at: Option<String> = None;
+        let mut hits: Vec<Hit> = Vec::new();
+        for (_, file) in partitions {
+            let path = dir.join(file);
+            // Confine before testing existence, so the answer never reveals which outside files exist.
+            teamdir::confine(&self.root, &path)?;
+            if !path.exists() {
+                continue;
+            }
+            let loaded = self.loader.load(&self.root, &path, IndexKind::Code)?;
+            let Loaded::Code(file) = &*loaded else {
+                continue;
+            };
+            let stamp = file.built_at();
+            if !stamp.is_empty() && built_at.as_deref().is_none_or(|b| stamp > b) {
+                built_at = Some(stamp.to_owned());
+            }
+            if let CodeFile::Partition(corpus) = file {
                 if corpus
                     .source_kind
                     .as_deref()
@@ -131,6 +144,7 @@ impl Recall {
                 }
             }
         }
+        let built_at = built_at.map_or(Value::Null, Value::from);
         let hits = rank::merge_partitions(hits, k);
         Ok(result(
             built_at,
@@ -140,14 +154,16 @@ impl Recall {
 
     /// The allowlisted fields of a hit. Code hits carry `symbol`; stored absolute paths inside the
     /// project are shown relative to it (the reference's builder stores absolute ones).
-    fn hit_value(&self, hit: &Hit<'_>, code: bool) -> Value {
+    fn hit_value(&self, hit: &Hit, code: bool) -> Value {
         let mut map = Map::new();
         map.insert("doc_id", Value::from(hit.doc_id));
-        map.insert("path", Value::from(self.display_path(&hit.doc.path)));
-        map.insert("title", Value::from(hit.doc.title.as_str()));
+        map.insert("path", Value::from(self.display_path(&hit.path)));
+        map.insert("title", Value::from(hit.title.as_str()));
         if code {
-            let symbol = hit.doc.symbol.as_ref().and_then(|s| s.as_deref());
-            map.insert("symbol", symbol.map_or(Value::Null, Value::from));
+            map.insert(
+                "symbol",
+                hit.symbol.as_deref().map_or(Value::Null, Value::from),
+            );
         }
         map.insert("score", Value::from(hit.rounded_score()));
         map.insert("confidence", Value::from(hit.confidence()));

@@ -21,18 +21,22 @@ pub const SNIPPETS_PER_HIT: usize = 3;
 /// Code points a snippet is cut to.
 pub const SNIPPET_CHARS: usize = 240;
 
-/// One ranked document of one corpus.
+/// One ranked document of one corpus, with its shown fields copied out, so hits outlive the
+/// corpus (`query_code` ranks one partition at a time and may drop each before the next).
 #[derive(Debug)]
-pub struct Hit<'a> {
+pub struct Hit {
     /// Position in the corpus's `documents` (the hit's `doc_id`).
     pub doc_id: usize,
-    pub doc: &'a Document,
+    pub path: String,
+    pub title: String,
+    /// Code documents: the stored symbol, `None` for `null` (or a memory document).
+    pub symbol: Option<String>,
     /// Unrounded BM25 score.
     pub score: f64,
     pub snippet: String,
 }
 
-impl Hit<'_> {
+impl Hit {
     /// The score as the reference returns it: Python's `round(score, 6)`.
     pub fn rounded_score(&self) -> f64 {
         round6(self.score)
@@ -69,7 +73,7 @@ fn idf(n: f64, df: usize) -> f64 {
 }
 
 /// The top `k` documents of `corpus` for `query`, by (-score, doc_id), with their snippets.
-pub fn rank<'a>(corpus: &'a Corpus, query: &str, k: usize) -> Vec<Hit<'a>> {
+pub fn rank(corpus: &Corpus, query: &str, k: usize) -> Vec<Hit> {
     if corpus.n == 0.0 {
         return Vec::new();
     }
@@ -116,7 +120,9 @@ pub fn rank<'a>(corpus: &'a Corpus, query: &str, k: usize) -> Vec<Hit<'a>> {
             let doc = &corpus.documents[doc_id];
             Hit {
                 doc_id,
-                doc,
+                path: doc.path().to_owned(),
+                title: doc.title().to_owned(),
+                symbol: doc.symbol().flatten().map(str::to_owned),
                 score: scores[doc_id],
                 snippet: best_snippet(doc, corpus.tokenizer, &q_terms, &idf_map),
             }
@@ -133,8 +139,7 @@ fn best_snippet(
     idf_map: &HashMap<&str, f64>,
 ) -> String {
     let mut scored: Vec<(f64, usize)> = doc
-        .passages
-        .iter()
+        .passages()
         .enumerate()
         .map(|(i, p)| (passage_score(p, tokenizer, q_terms, idf_map), i))
         .collect();
@@ -142,8 +147,8 @@ fn best_snippet(
     // The reference keeps up to three distinct passages and returns the first; only that one is
     // visible through recall, so the rest need not be built.
     match scored.first() {
-        Some(&(_, i)) => cut_chars(&doc.passages[i], SNIPPET_CHARS).to_owned(),
-        None => doc.snippet.clone(),
+        Some(&(_, i)) => cut_chars(doc.passage(i), SNIPPET_CHARS).to_owned(),
+        None => doc.snippet().to_owned(),
     }
 }
 
@@ -185,19 +190,19 @@ pub fn cut_chars(s: &str, max: usize) -> &str {
 
 /// Merges the per-partition top-`k` lists (in partition order) like the reference: a stable sort
 /// by (-rounded score, path, symbol or ""), then the first `k`.
-pub fn merge_partitions(mut hits: Vec<Hit<'_>>, k: usize) -> Vec<Hit<'_>> {
+pub fn merge_partitions(mut hits: Vec<Hit>, k: usize) -> Vec<Hit> {
     hits.sort_by(|a, b| {
         b.rounded_score()
             .total_cmp(&a.rounded_score())
-            .then_with(|| a.doc.path.cmp(&b.doc.path))
-            .then_with(|| symbol_key(a.doc).cmp(symbol_key(b.doc)))
+            .then_with(|| a.path.cmp(&b.path))
+            .then_with(|| symbol_key(a).cmp(symbol_key(b)))
     });
     hits.truncate(k);
     hits
 }
 
-fn symbol_key(doc: &Document) -> &str {
-    doc.symbol.as_ref().and_then(|s| s.as_deref()).unwrap_or("")
+fn symbol_key(hit: &Hit) -> &str {
+    hit.symbol.as_deref().unwrap_or("")
 }
 
 #[cfg(test)]
@@ -206,14 +211,8 @@ mod tests {
     use crate::recall::load::{Posting, PostingTable};
 
     fn doc(path: &str, length: f64, passages: &[&str]) -> Document {
-        Document {
-            path: path.into(),
-            title: path.into(),
-            length,
-            snippet: format!("stored {path}"),
-            passages: passages.iter().map(|s| s.to_string()).collect(),
-            symbol: None,
-        }
+        let snippet = format!("stored {path}");
+        Document::new(path, path, length, &snippet, passages, None)
     }
 
     /// Three documents, postings written by hand:
@@ -305,6 +304,24 @@ mod tests {
     }
 
     #[test]
+    fn repeated_empty_passages_are_dropped_and_snippets_stay_the_same() {
+        let mut c = corpus();
+        // Only the first empty passage is kept: a later one scores the same 0 and loses the
+        // tie on position, whatever the query.
+        c.documents[2] = doc("c.md", 4.0, &["", "bolt", "", "", "nut bolt", ""]);
+        let kept: Vec<&str> = c.documents[2].passages().collect();
+        assert_eq!(kept, ["", "bolt", "nut bolt"]);
+        assert_eq!(rank(&c, "nut", 5)[0].snippet, "nut bolt");
+        // No passage scores above 0 (a negative idf from a small stored N): the first one wins.
+        c.n = 0.5;
+        assert_eq!(rank(&c, "bolt", 5)[0].doc_id, 1);
+        assert_eq!(rank(&c, "bolt", 5)[1].snippet, "");
+        c.documents[2] = doc("c.md", 4.0, &["bolt", "", ""]);
+        assert_eq!(c.documents[2].passages().count(), 2);
+        assert_eq!(rank(&c, "bolt", 5)[1].snippet, "");
+    }
+
+    #[test]
     fn round6_is_python_round() {
         assert_eq!(round6(0.0078125), 0.007812);
         assert_eq!(round6(1.0000005), 1.000001);
@@ -317,33 +334,26 @@ mod tests {
 
     #[test]
     fn partitions_merge_by_rounded_score_then_path_then_symbol() {
-        let docs = [
-            doc("b.py", 1.0, &[]),
-            doc("a.py", 1.0, &[]),
-            doc("a.py", 1.0, &[]),
-        ];
-        let mut with_symbol = doc("a.py", 1.0, &[]);
-        with_symbol.symbol = Some(Some("zed".into()));
-        let hit = |doc: &'static Document, score| Hit {
+        let hit = |path: &str, symbol: Option<&str>, score| Hit {
             doc_id: 0,
-            doc,
+            path: path.into(),
+            title: path.into(),
+            symbol: symbol.map(str::to_owned),
             score,
             snippet: String::new(),
         };
-        let docs: &'static [Document; 3] = Box::leak(Box::new(docs));
-        let with_symbol: &'static Document = Box::leak(Box::new(with_symbol));
         let merged = merge_partitions(
             vec![
-                hit(&docs[0], 1.0000001),
-                hit(with_symbol, 1.0),
-                hit(&docs[1], 1.0000002),
-                hit(&docs[2], 2.0),
+                hit("b.py", None, 1.0000001),
+                hit("a.py", Some("zed"), 1.0),
+                hit("a.py", None, 1.0000002),
+                hit("a.py", None, 2.0),
             ],
             3,
         );
         let order: Vec<(&str, &str)> = merged
             .iter()
-            .map(|h| (h.doc.path.as_str(), symbol_key(h.doc)))
+            .map(|h| (h.path.as_str(), symbol_key(h)))
             .collect();
         assert_eq!(order, [("a.py", ""), ("a.py", ""), ("a.py", "zed")]);
         assert_eq!(merged[0].score, 2.0);

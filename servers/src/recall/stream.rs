@@ -12,11 +12,13 @@
 //! The postings are validated here (object of arrays of `{"doc_id", "tf"}` objects, each key
 //! once, integers in range, every `doc_id` naming a document). Each document is read as its own
 //! small tree, checked by the validator's rules for one document and converted by the tree
-//! path's converter with its text moved out. The rest (metadata) goes through the schema
+//! path's converter with its text moved out; its passages, the one member that may be long, go
+//! straight into their compact list instead, at any length. The rest (metadata) goes through the schema
 //! validator and the converter as a tree, with empty stand-ins for the two large members.
 
 use super::load::{
-    convert, document_from, validate, CodeFile, Document, IndexKind, Loaded, Posting, PostingTable,
+    convert, document_from, validate, CodeFile, Document, IndexKind, Loaded, Passages, Posting,
+    PostingTable,
 };
 use super::schema::{integral_number, validate_document};
 use super::tokenize::Tokenizer;
@@ -156,28 +158,58 @@ fn read_bounded_value(reader: &mut Reader<'_>) -> Option<Value> {
 const MEMBERS_EXPECTED: usize = 16;
 
 /// The `documents` array, each entry read as a small tree, checked by the validator's own rules
-/// for one document and converted with its text moved, not copied, out of the tree.
+/// for one document and converted with its text moved, not copied, out of the tree. A document's
+/// passages (`paragraphs` or `passages`) are read straight into their compact list, never as a
+/// tree, at any length: a `Value` per passage costs up to 20 times its bytes.
 fn read_documents(reader: &mut Reader<'_>, kind: IndexKind) -> Option<Vec<Document>> {
     if !matches!(reader.next(), Ok(Some(Token::BeginArray))) {
         return None;
     }
-    let (code, tokenizer) = match kind {
-        IndexKind::Memory => (false, Tokenizer::Prose),
-        IndexKind::Code => (true, Tokenizer::Code),
+    let (code, tokenizer, passages_key) = match kind {
+        IndexKind::Memory => (false, Tokenizer::Prose, "paragraphs"),
+        IndexKind::Code => (true, Tokenizer::Code, "passages"),
     };
     let mut documents = Vec::new();
     loop {
         match reader.next() {
             Ok(Some(Token::BeginObject)) => {}
-            Ok(Some(Token::EndArray)) => return Some(documents),
+            Ok(Some(Token::EndArray)) => {
+                documents.shrink_to_fit();
+                return Some(documents);
+            }
             _ => return None,
         }
-        let document = Value::Object(read_members(reader, |_, _| Some(None))?);
+        let mut passages = None;
+        let members = read_members(reader, |key, reader| {
+            if key != passages_key {
+                return Some(None);
+            }
+            passages = Some(read_passages(reader)?);
+            // The validator sees an empty array of strings: what was read is one.
+            Some(Some(Value::Array(Array::new())))
+        })?;
+        let document = Value::Object(members);
         validate_document(&document, code).ok()?;
         let Value::Object(members) = document else {
             return None;
         };
-        documents.push(document_from(members.into_entries(), tokenizer));
+        documents.push(document_from(members.into_entries(), tokenizer, passages));
+    }
+}
+
+/// An array of strings as a document's passages; `None` for anything else (the tree path
+/// decides and words the error).
+fn read_passages(reader: &mut Reader<'_>) -> Option<Passages> {
+    if !matches!(reader.next(), Ok(Some(Token::BeginArray))) {
+        return None;
+    }
+    let mut passages = Passages::default();
+    loop {
+        match reader.next() {
+            Ok(Some(Token::String(text))) => passages.push(&text),
+            Ok(Some(Token::EndArray)) => return Some(passages),
+            _ => return None,
+        }
     }
 }
 
@@ -284,24 +316,40 @@ mod tests {
 
     #[test]
     fn a_member_past_the_token_limit_is_left_to_the_tree_path() {
-        // `[` + strings + `]`: at the limit the member is streamed, one more token declines the
-        // file (the tree path, which accepts it here, is bounded by MAX_TREE_INDEX_BYTES).
-        let with_paragraphs = |n: usize| {
-            let list = vec![r#""p""#; n].join(",");
+        // `[` + strings + `]`: at the limit the value is built, one more token declines it (the
+        // tree path, which takes such a file, is bounded by MAX_TREE_INDEX_BYTES).
+        let list = |n: usize| format!("[{}]", vec![r#""p""#; n].join(","));
+        let at_limit = list(MAX_MEMBER_TOKENS - 2);
+        assert!(read_bounded_value(&mut Reader::new(at_limit.as_bytes())).is_some());
+        let over = list(MAX_MEMBER_TOKENS - 1);
+        assert!(read_bounded_value(&mut Reader::new(over.as_bytes())).is_none());
+        // A document's passages are not a tree: read at any length, as the tree path reads them,
+        // only the first empty one kept; a non-string among them leaves the file to the tree path.
+        let with_paragraphs = |items: &str| {
             memory(
-                &DOCS.replace(r#""paragraphs": []"#, &format!(r#""paragraphs": [{list}]"#)),
+                &DOCS.replace(
+                    r#""paragraphs": []"#,
+                    &format!(r#""paragraphs": [{items}]"#),
+                ),
                 r#"{"a": [{"doc_id": 1, "tf": 1}]}"#,
             )
         };
-        let at_limit = with_paragraphs(MAX_MEMBER_TOKENS - 2);
-        assert!(tree_path(&at_limit, IndexKind::Memory).is_some());
+        let long =
+            with_paragraphs(&list(MAX_MEMBER_TOKENS)[1..].replace(r#""p"]"#, r#""", "", "zz""#));
+        let streamed = stream_path(&long, IndexKind::Memory).unwrap();
         assert_eq!(
-            stream_path(&at_limit, IndexKind::Memory),
-            tree_path(&at_limit, IndexKind::Memory)
+            Some(&streamed),
+            tree_path(&long, IndexKind::Memory).as_ref()
         );
-        let over = with_paragraphs(MAX_MEMBER_TOKENS - 1);
-        assert!(tree_path(&over, IndexKind::Memory).is_some());
-        assert_eq!(stream_path(&over, IndexKind::Memory), None);
+        let Some(Loaded::Memory(corpus)) = load(long.as_bytes(), IndexKind::Memory) else {
+            panic!("not streamed");
+        };
+        let passages: Vec<&str> = corpus.documents[1].passages().collect();
+        assert_eq!(passages.len(), MAX_MEMBER_TOKENS + 1);
+        assert_eq!(passages[MAX_MEMBER_TOKENS - 1..], ["", "zz"]);
+        let mixed = with_paragraphs(r#""p", 1"#);
+        assert_eq!(tree_path(&mixed, IndexKind::Memory), None);
+        assert_eq!(stream_path(&mixed, IndexKind::Memory), None);
         // Nested objects and a repeated key inside a member: built as the tree path builds them,
         // or declined.
         let nested = DOCS.replace(

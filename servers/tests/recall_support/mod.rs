@@ -148,18 +148,22 @@ impl Server {
             "tools/call",
             &format!(r#"{{"name": "{tool}", "arguments": {arguments}}}"#),
         );
-        let result = reply.get("result").unwrap_or_else(|| panic!("{reply}"));
-        let text = result
-            .get("content")
-            .and_then(Value::as_array)
-            .and_then(|c| c.first())
-            .and_then(|c| c.get("text"))
-            .and_then(Value::as_str)
-            .unwrap()
-            .to_owned();
-        let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-        (is_error, text)
+        result_text(reply.get("result").unwrap_or_else(|| panic!("{reply}")))
     }
+}
+
+/// A `tools/call` result's (isError, text).
+pub fn result_text(result: &Value) -> (bool, String) {
+    let text = result
+        .get("content")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+        .and_then(|c| c.get("text"))
+        .and_then(Value::as_str)
+        .unwrap()
+        .to_owned();
+    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    (is_error, text)
 }
 
 impl Drop for Server {
@@ -224,4 +228,80 @@ pub fn partition(
             "source_count": {n}, "documents": {documents}, "postings": {postings},
             "avgdl": {avgdl:?}, "N": {n}}}"#
     )
+}
+
+/// Runs the binary with `args` and `--root <root>` under an address-space limit of `kib` KiB
+/// (`ulimit -v`), feeding it `input` on stdin, which stays open until every request in it (a
+/// line with an `id`) has its reply or the process ends: a server gives calls only a short grace
+/// once its input ends.
+pub fn run_in_memory_limit(kib: u64, args: &[&str], root: &Path, input: &str) -> Output {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v \"$0\" && exec \"$@\"")
+        .arg(kib.to_string())
+        .arg(BIN)
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let stderr = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut stderr, &mut text).unwrap();
+        text
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    let requests = input
+        .lines()
+        .filter(|l| json::parse(l.as_bytes()).is_ok_and(|v| v.get("id").is_some()))
+        .count();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut out = Vec::new();
+    let mut replies = 0;
+    while replies < requests && stdout.read_until(b'\n', &mut out).unwrap() > 0 {
+        replies += 1;
+    }
+    drop(stdin);
+    std::io::Read::read_to_end(&mut stdout, &mut out).unwrap();
+    Output {
+        status: child.wait().unwrap(),
+        stdout: out,
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+/// The stdin of a whole stdio session: `initialize`, `initialized`, then a `tools/call` with id
+/// 2, 3, ... per `(tool, arguments)`.
+pub fn session(calls: &[(&str, &str)]) -> String {
+    let mut lines = vec![
+        r#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}"#.to_owned(),
+        r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#.to_owned(),
+    ];
+    for (i, (tool, arguments)) in calls.iter().enumerate() {
+        lines.push(format!(
+            r#"{{"jsonrpc": "2.0", "id": {}, "method": "tools/call", "params": {{"name": "{tool}", "arguments": {arguments}}}}}"#,
+            i + 2
+        ));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// The reply with `id` in a finished session's output (panics with its stderr if there is none).
+pub fn reply(output: &Output, id: u64) -> Value {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| json::parse(l.as_bytes()).unwrap())
+        .find(|v| v.get("id").and_then(Value::as_u64) == Some(id))
+        .unwrap_or_else(|| {
+            panic!(
+                "no reply {id} ({}): {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            )
+        })
 }

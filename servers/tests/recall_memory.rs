@@ -1,0 +1,147 @@
+//! recall's memory against the bytes of the index files it holds, through the binary under an
+//! address-space limit (`ulimit -v`): index shapes chosen to inflate once loaded must be served
+//! within three times their size (SECURITY.md, recall, "Bounded"; the figures per shape:
+//! `bench/recall/memory_shapes.py`).
+
+mod recall_support;
+
+use agentteams_mcp::json::Value;
+use recall_support::{manifest, memory_index, partition, reply, run_in_memory_limit, session};
+use recall_support::{str_field, Project};
+
+/// What the process may map besides three times the index: the binary and its stacks (an empty
+/// index is served within 16 MiB), and the allocator's arena for the thread that runs calls
+/// (glibc reserves 64 MiB of address space for each).
+const BASE_KIB: u64 = 96 * 1024;
+
+/// Serves `calls` under `BASE_KIB` plus three times the bytes of the index files under the
+/// project's `references/`, and returns each call's result.
+fn serve_within_three_times(project: &Project, calls: &[(&str, &str)]) -> Vec<Value> {
+    let mut bytes = 0;
+    let mut pending = vec![project.path("references")];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                pending.push(entry.path());
+            } else {
+                bytes += meta.len();
+            }
+        }
+    }
+    let limit_kib = BASE_KIB + 3 * bytes / 1024;
+    let output = run_in_memory_limit(
+        limit_kib,
+        &["--serve-mcp", "recall"],
+        &project.root,
+        &session(calls),
+    );
+    (0..calls.len() as u64)
+        .map(|i| {
+            let reply = reply(&output, i + 2);
+            reply
+                .get("result")
+                .cloned()
+                .unwrap_or_else(|| panic!("{reply}"))
+        })
+        .collect()
+}
+
+fn hit_paths(result: &Value) -> Vec<String> {
+    let (is_error, text) = recall_support::result_text(result);
+    assert!(!is_error, "{text}");
+    recall_support::hits(&text)
+        .iter()
+        .map(|h| str_field(h, "path").to_owned())
+        .collect()
+}
+
+/// `count` documents whose paragraphs are `per_document` copies of `paragraph` (after the first
+/// document's `widget` paragraph), and one posting for `widget`.
+fn inflating_documents(count: usize, per_document: usize, paragraph: &str) -> String {
+    let filler = vec![paragraph; per_document].join(",");
+    let documents: Vec<String> = (0..count)
+        .map(|i| {
+            let first = if i == 0 { r#""widget here","# } else { "" };
+            format!(
+                r#"{{"doc_id":{i},"path":"d{i}.md","title":"t","length":2,"snippet":"s","paragraphs":[{first}{filler}],"source_mtime":0}}"#
+            )
+        })
+        .collect();
+    memory_index(
+        &format!("[{}]", documents.join(",")),
+        r#"{"widget": [{"doc_id": 0, "tf": 1}]}"#,
+        count,
+        2.0,
+    )
+}
+
+#[test]
+fn memory_indexes_of_inflating_shapes_are_served_within_three_times_their_bytes() {
+    // 80,000 empty paragraphs a document: a `String` each took about 12 times the file (a
+    // 119 MiB index, 1.4 GB); one-space paragraphs 17 times. Past `MAX_MEMBER_TOKENS` tokens
+    // a document was parsed as a tree (up to 32 MiB of file), a `Value` per paragraph.
+    for (documents, paragraphs, paragraph) in [
+        (80, 80_000, r#""""#),
+        (80, 80_000, r#"" ""#),
+        (3, 2_000_000, r#""""#),
+    ] {
+        let project = Project::new("recall-memory-paragraphs");
+        project.write(
+            "references/memory-index.json",
+            &inflating_documents(documents, paragraphs, paragraph),
+        );
+        let results = serve_within_three_times(
+            &project,
+            &[
+                ("query_index", r#"{"query": "widget"}"#),
+                ("query_index", r#"{"query": "widget"}"#),
+            ],
+        );
+        for result in &results {
+            assert_eq!(hit_paths(result), ["d0.md"]);
+        }
+    }
+}
+
+#[test]
+fn code_partitions_that_inflate_are_not_all_held_at_once() {
+    // The finding: 30 partitions (151 MiB) of documents with many empty passages took the server
+    // to 1.6 GB, every partition held at once and, past 16, re-parsed on every query.
+    let project = Project::new("recall-memory-partitions");
+    let filler = vec![r#""""#; 40_000].join(",");
+    let mut listed = Vec::new();
+    for p in 0..30 {
+        let documents: Vec<String> = (0..10)
+            .map(|d| {
+                format!(
+                    r#"{{"doc_id": {d}, "path": "p{p}/m{d}.py", "source_kind": "local-script", "symbol": "f{d}", "title": "m{d}", "length": 2, "snippet": "def f", "passages": ["def widget_{p}", {filler}], "source_mtime": 0}}"#
+                )
+            })
+            .collect();
+        project.write(
+            &format!("references/code-index/p{p}.json"),
+            &partition(
+                "local-script",
+                "2026-10-07T12:34:56Z",
+                &format!("[{}]", documents.join(",")),
+                r#"{"widget": [{"doc_id": 3, "tf": 1}]}"#,
+                10,
+                2.0,
+            ),
+        );
+        listed.push((format!("p{p}"), format!("p{p}.json")));
+    }
+    let entries: Vec<(&str, &str, &str)> = listed
+        .iter()
+        .map(|(name, file)| (name.as_str(), file.as_str(), "local-script"))
+        .collect();
+    project.write("references/code-index/manifest.json", &manifest(&entries));
+    let query = ("query_code", r#"{"query": "widget", "k": 20}"#);
+    let results = serve_within_three_times(&project, &[query, query]);
+    for result in &results {
+        let paths = hit_paths(result);
+        assert_eq!(paths.len(), 20);
+        assert!(paths.iter().all(|p| p.ends_with("/m3.py")), "{paths:?}");
+    }
+}
