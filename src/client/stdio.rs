@@ -35,6 +35,10 @@ pub const MAX_QUEUED_MESSAGES: usize = 16;
 /// Lines the writer may hold for a child that is not reading.
 pub const MAX_QUEUED_WRITES: usize = 16;
 
+/// The longest line of a server's stderr relayed whole, in bytes (not counting its newline); a
+/// longer line is cut there, marked, and the rest of it read and dropped.
+pub const MAX_STDERR_LINE_BYTES: usize = 16 * 1024;
+
 /// How often `close` checks whether the child has exited.
 const EXIT_POLL: Duration = Duration::from_millis(10);
 
