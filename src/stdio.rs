@@ -39,7 +39,8 @@ pub(crate) fn is_blank_byte(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1f)
 }
 
-/// Splits input on `\n`, holding at most `max` bytes ([`MAX_LINE_BYTES`] by default) of any line.
+/// Splits input on `\n`, holding at most `max` bytes ([`MAX_LINE_BYTES`] by default) of any line:
+/// of a longer one only its first `max` bytes are kept ([`LineReader::overlong_head`]).
 pub(crate) struct LineReader<R> {
     inner: BufReader<R>,
     line: Vec<u8>,
@@ -59,6 +60,12 @@ impl<R: Read> LineReader<R> {
             line: Vec::new(),
             max,
         }
+    }
+
+    /// The first `max` bytes of the line [`next_line`](Self::next_line) just returned as
+    /// [`Line::Overlong`] (the rest was read and dropped); empty after a [`Line::Text`].
+    pub(crate) fn overlong_head(&self) -> &[u8] {
+        &self.line
     }
 
     pub(crate) fn next_line(&mut self) -> io::Result<Option<Line>> {
@@ -90,7 +97,9 @@ impl<R: Read> LineReader<R> {
             } else if total > self.max {
                 overlong = true;
                 blank = self.line.iter().chain(part).all(|&b| is_blank_byte(b));
-                self.line.clear();
+                // Keep the head (exactly `max` bytes) for callers that show where it was cut.
+                let room = self.max - self.line.len();
+                self.line.extend_from_slice(&part[..room]);
             } else {
                 self.line.extend_from_slice(part);
             }
@@ -259,6 +268,17 @@ mod tests {
             lines(&over),
             vec![Line::Overlong { blank: false }, Line::Text(b"1".to_vec())]
         );
+        let mut reader = LineReader::with_limit(&b"abcdefgh\nij"[..], 4);
+        assert_eq!(
+            reader.next_line().unwrap(),
+            Some(Line::Overlong { blank: false })
+        );
+        assert_eq!(reader.overlong_head(), b"abcd");
+        assert_eq!(
+            reader.next_line().unwrap(),
+            Some(Line::Text(b"ij".to_vec()))
+        );
+        assert_eq!(reader.overlong_head(), b"");
         let mut spaces = vec![b' '; 2 * MAX_LINE_BYTES];
         spaces.push(b'\n');
         assert_eq!(lines(&spaces), vec![Line::Overlong { blank: true }]);

@@ -1,7 +1,7 @@
 //! The client over stdio: against the library's example server (a real engine in a child process)
 //! in both eras, and against shell scripts that misbehave on purpose.
 
-use agentteams_mcp::client::{Client, ClientError, EraChoice, Event, Options};
+use agentteams_mcp::client::{Client, ClientError, EraChoice, Event, Options, ServerStderr};
 use agentteams_mcp::json::{Map, Value};
 use agentteams_mcp::server::Revision;
 use std::path::PathBuf;
@@ -286,4 +286,36 @@ fn a_program_that_is_not_an_mcp_server_is_named_for_what_it_printed() {
         }
         other => panic!("{:?}", other.map(|_| ())),
     }
+}
+
+#[test]
+fn a_servers_stderr_goes_sanitised_to_the_sink_given_or_nowhere() {
+    use std::sync::{Arc, Mutex};
+    // Writes to stderr around the handshake, the last line without a newline, then exits when
+    // its stdin closes.
+    let argv = scripted("printf 'after \\033[2K\\rfake\\n' >&2; printf 'last' >&2; cat >/dev/null");
+    let argv = [
+        argv[..2].to_vec(),
+        vec![format!(
+            "printf 'before \\342\\200\\256\\n' >&2; {}",
+            argv[2]
+        )],
+    ]
+    .concat();
+    let buffer = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let opts = Options {
+        server_stderr: ServerStderr::RelayTo(buffer.clone()),
+        ..options(EraChoice::Legacy)
+    };
+    Client::spawn(&argv, opts).unwrap().close().unwrap();
+    // Closing waits for the relay: everything the server wrote is in the sink.
+    assert_eq!(
+        String::from_utf8_lossy(&buffer.lock().unwrap()),
+        "before \\u{202e}\nafter \\x1b[2K\\x0dfake\nlast\n"
+    );
+    let opts = Options {
+        server_stderr: ServerStderr::Discard,
+        ..options(EraChoice::Legacy)
+    };
+    Client::spawn(&argv, opts).unwrap().close().unwrap();
 }

@@ -37,7 +37,9 @@ options:
   --project DIR             the project whose .agentteams/mcp-trust.json applies (default: .)
 
 A server started with `-- COMMAND` is spoken to over its stdin and stdout, then its stdin is
-closed (and it is killed if it has not exited 2 s later). Only http:// URLs are supported.
+closed (and it is killed if it has not exited 2 s later); what it writes to stderr is relayed to
+ours a line at a time, escaped like everything else it sends (lines cut at 16 KiB). Only http://
+URLs are supported.
 
 exit codes: 0 ok; 1 tool error or refused by the trust policy; 2 usage; 3 authorization
 required; 4 connection failure (unreachable, timeout, malformed or oversized reply)";

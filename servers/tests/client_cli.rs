@@ -705,3 +705,85 @@ fn a_hostile_servers_errors_are_printed_escaped() {
         assert_contains(&err, "denied\\x1b[2K\\x0dgranted\\x1b[8m");
     }
 }
+
+/// The cap on one relayed stderr line, as `agentteams_mcp::client::stdio::MAX_STDERR_LINE_BYTES`.
+const STDERR_LINE_CAP: usize = agentteams_mcp::client::stdio::MAX_STDERR_LINE_BYTES;
+
+#[test]
+fn a_hostile_servers_stderr_is_relayed_escaped_and_capped() {
+    let ok = r#"{"jsonrpc":"2.0","id":@ID@,"result":{"content":[{"type":"text","text":"fine"}]}}"#;
+    let (dir, server) = hostile_server("hostile-stderr", ok);
+    // Before serving, the server writes terminal controls, bidi, invalid UTF-8 and a 2 MiB line
+    // without a newline (its last stderr output, ended only by its exit) to stderr.
+    let noisy = dir.join("noisy.sh");
+    std::fs::write(
+        &noisy,
+        r#"printf 'clip \033]52;c;aGk=\007 end\n' >&2
+printf 'rewrite \033[2K\rfake\n' >&2
+printf 'hide \033[8mhidden\n' >&2
+printf 'rev \342\200\256txt\n' >&2
+printf 'bad \377\376 utf8\n' >&2
+printf 'long:' >&2
+head -c 2097152 /dev/zero | tr '\0' y >&2
+exec sh "$@"
+"#,
+    )
+    .unwrap();
+    let mut command = vec!["sh".to_owned(), noisy.to_string_lossy().into_owned()];
+    command.extend(server[1..].iter().cloned());
+
+    let plain = with_command(&dir, &["client", "tools"], &server);
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+    for args in [
+        &["client", "tools"][..],
+        &["client", "call", "notes\u{202e}"],
+        &["trust", "inspect"],
+    ] {
+        let o = with_command(&dir, args, &command);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        if args[1] == "tools" {
+            assert_eq!(
+                o.stdout, plain.stdout,
+                "stdout is the server's answer alone"
+            );
+        }
+        assert_eq!(
+            std::str::from_utf8(&o.stderr).map(|_| ()),
+            Ok(()),
+            "{args:?}: the relay writes UTF-8"
+        );
+        let err = stderr(&o);
+        assert_terminal_safe(&err);
+        assert!(!err.contains('\u{9d}'), "{args:?}: raw C1 in {err}");
+        assert_contains(&err, "clip \\x1b]52;c;aGk=\\x07 end\n");
+        assert_contains(&err, "rewrite \\x1b[2K\\x0dfake\n");
+        assert_contains(&err, "hide \\x1b[8mhidden\n");
+        assert_contains(&err, "rev \\u{202e}txt\n");
+        assert_contains(&err, "bad \u{fffd}\u{fffd} utf8\n");
+        let long = err
+            .lines()
+            .find(|l| l.starts_with("long:"))
+            .unwrap_or_else(|| panic!("{args:?}: the long line is missing"));
+        assert!(
+            long.len() < STDERR_LINE_CAP + 200,
+            "{args:?}: a line of {} bytes",
+            long.len()
+        );
+        assert!(
+            long.starts_with(&format!("long:{}", "y".repeat(STDERR_LINE_CAP - 5))),
+            "{args:?}: {}",
+            &long[..100]
+        );
+        assert!(
+            long.ends_with(&format!("[stderr line cut at {STDERR_LINE_CAP} bytes]")),
+            "{args:?}: {}",
+            &long[long.len() - 100..]
+        );
+        assert!(
+            err.len() < 4 * STDERR_LINE_CAP,
+            "{args:?}: {} bytes",
+            err.len()
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

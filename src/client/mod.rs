@@ -31,6 +31,7 @@ pub mod wire;
 
 pub use self::core::{EraChoice, Event, Outgoing, ServerInfo, ToolInfo, ToolResult};
 pub use error::ClientError;
+pub use stdio::ServerStderr;
 
 use crate::json::{Map, Value};
 use std::time::Duration;
@@ -95,6 +96,9 @@ pub struct Options {
     pub bearer_token: Option<String>,
     /// When set, asks the server for log notifications at this level and above.
     pub log_level: Option<String>,
+    /// Where a stdio server's stderr goes: by default relayed, sanitised, to this process's
+    /// stderr ([`ServerStderr`]).
+    pub server_stderr: ServerStderr,
 }
 
 impl Default for Options {
@@ -108,6 +112,7 @@ impl Default for Options {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             bearer_token: None,
             log_level: None,
+            server_stderr: ServerStderr::default(),
         }
     }
 }
@@ -124,7 +129,11 @@ pub struct Client {
 impl Client {
     /// Starts `argv` as a child process and connects to it over stdio.
     pub fn spawn(argv: &[String], options: Options) -> Result<Client, ClientError> {
-        let transport = stdio::StdioTransport::spawn(argv, options.max_response_bytes)?;
+        let transport = stdio::StdioTransport::spawn_with(
+            argv,
+            options.max_response_bytes,
+            &options.server_stderr,
+        )?;
         Client::connect(Box::new(transport), options)
     }
 
