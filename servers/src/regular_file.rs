@@ -7,7 +7,8 @@
 //! file with an error of kind `InvalidInput`, and opens with `O_NONBLOCK` where the platform's
 //! value is known, so a file swapped for a FIFO between the check and the open cannot block it
 //! either. It is not a sandbox: it follows symlinks (callers confine paths first). [`read_at_most`]
-//! reads such a file whole up to a size limit.
+//! reads such a file whole up to a size limit; [`open_directory`] gives a directory handle with the
+//! same guarantee.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};
@@ -52,6 +53,23 @@ pub fn open(path: &Path) -> io::Result<File> {
         return Err(not_regular());
     }
     Ok(file)
+}
+
+/// Opens the directory at `path` (following symlinks) as a handle for `fstat`, never blocking: a
+/// FIFO swapped in for it is opened non-blocking and then refused like anything that is not a
+/// directory (`InvalidInput`, "not a directory").
+pub fn open_directory(path: &Path) -> io::Result<File> {
+    let handle = OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NONBLOCK)
+        .open(path)?;
+    if !handle.metadata()?.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a directory",
+        ));
+    }
+    Ok(handle)
 }
 
 /// Reads the regular file at `path` whole if it holds at most `limit` bytes; `Ok(None)` if it
@@ -110,6 +128,11 @@ mod tests {
             open(&dir.join("missing")).unwrap_err().kind(),
             io::ErrorKind::NotFound
         );
+        assert!(open_directory(&dir).is_ok_and(|d| d.metadata().is_ok_and(|m| m.is_dir())));
+        for path in [fifo.as_path(), zero_link.as_path()] {
+            let err = open_directory(path).unwrap_err();
+            assert_eq!(err.to_string(), "not a directory", "{}", path.display());
+        }
         fs::remove_dir_all(&dir).unwrap();
     }
 }

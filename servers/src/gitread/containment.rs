@@ -16,17 +16,20 @@
 //! same entries (adding, removing, renaming or replacing an entry changes its mtime and ctime), so
 //! its listing is reused and only the files that could change in place (refs, logs, the index,
 //! `info/*`: everything outside `objects/`, whose files git never rewrites) are stat'ed again. A
-//! call therefore costs one `stat` per directory and per such file, not a walk; a directory or file
-//! changed within [`RACY_WINDOW`](super::stamp::RACY_WINDOW) of the look is not cached at all.
+//! call on an unchanged repository therefore costs one `fstat` per directory and per such file,
+//! through handles held open (up to [`MAX_HELD_HANDLES`]), not a walk nor path lookups; a
+//! directory or file changed within [`RACY_WINDOW`](super::stamp::RACY_WINDOW) of the look is not
+//! cached at all.
 //!
 //! This is not a defence against a process rewriting the repository while git runs (SECURITY.md,
 //! residual risks) nor against hard links, which no archive or clone can make to a file outside.
 
 use super::repo::Layout;
 use super::stamp::Stamp;
+use crate::regular_file;
 use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::fs::{self, FileType};
+use std::fs::{self, File, FileType};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -79,28 +82,49 @@ impl Listing {
     }
 }
 
+/// Most open handles one server keeps to re-verify an unchanged repository (a directory or file is
+/// stat'ed through its handle, without a path lookup); paths past it are stat'ed by path.
+pub const MAX_HELD_HANDLES: usize = 256;
+
+/// One path an unchanged repository is re-verified by: a directory (stamped unfollowed) or a
+/// watched file (followed), through a held handle where one is kept.
+///
+/// A handle follows its inode, not its path, and that is enough below a top: replacing, adding or
+/// renaming an entry changes its parent directory's stamp, and every parent up to the top is
+/// checked too. Only a top itself is checked by path (its parent is not walked).
+#[derive(Debug)]
+struct Watch {
+    path: PathBuf,
+    stamp: Stamp,
+    is_dir: bool,
+    handle: Option<File>,
+}
+
+impl Watch {
+    fn is_unchanged(&self) -> bool {
+        let now = match &self.handle {
+            Some(handle) => handle.metadata().ok().map(|m| Stamp::of(&m)),
+            None if self.is_dir => Stamp::unfollowed(&self.path),
+            None => Stamp::followed(&self.path),
+        };
+        now == Some(self.stamp)
+    }
+}
+
 #[derive(Debug, Default)]
 struct Cache {
     layout: Option<Layout>,
     listings: HashMap<PathBuf, Listing>,
-    /// When the last walk passed and every listing was cached: each directory (stamped unfollowed)
-    /// and watched file (followed), in walk order, so an unchanged repository costs one `stat` per
-    /// path and nothing else.
-    settled: Option<Vec<(PathBuf, Stamp, bool)>>,
+    /// When the last walk passed and every listing was cached: each directory and watched file,
+    /// so an unchanged repository costs one `fstat` (or `stat`) per path and nothing else.
+    settled: Option<Vec<Watch>>,
 }
 
 impl Cache {
     fn is_unchanged(&self) -> bool {
-        self.settled.as_ref().is_some_and(|paths| {
-            paths.iter().all(|(path, stamp, is_dir)| {
-                let now = if *is_dir {
-                    Stamp::unfollowed(path)
-                } else {
-                    Stamp::followed(path)
-                };
-                now == Some(*stamp)
-            })
-        })
+        self.settled
+            .as_ref()
+            .is_some_and(|watches| watches.iter().all(Watch::is_unchanged))
     }
 }
 
@@ -133,7 +157,7 @@ impl Containment {
         let mut kept = HashMap::with_capacity(previous.len());
         let walked = walk(layout, root, &mut previous, &mut kept, started, max_entries);
         cache.settled = match walked {
-            Ok(true) => Some(flatten(&kept)),
+            Ok(true) => Some(watches(&kept, &tops(layout))),
             _ => None,
         };
         cache.listings = kept;
@@ -154,19 +178,45 @@ fn tops(layout: &Layout) -> Vec<&Path> {
     tops
 }
 
-/// Every directory and watched file of `listings`, with the stamp each is compared by.
-fn flatten(listings: &HashMap<PathBuf, Listing>) -> Vec<(PathBuf, Stamp, bool)> {
-    let mut paths = Vec::new();
+/// Every directory and watched file of `listings`, with a handle for each (but the tops) up to
+/// [`MAX_HELD_HANDLES`]. A handle is kept only if what it opened has the stamp the walk recorded.
+fn watches(listings: &HashMap<PathBuf, Listing>, tops: &[&Path]) -> Vec<Watch> {
+    let mut watches = Vec::new();
     for (dir, listing) in listings {
-        paths.push((dir.clone(), listing.stamp, true));
-        paths.extend(
-            listing
-                .watched
-                .iter()
-                .map(|(path, stamp)| (path.clone(), *stamp, false)),
-        );
+        watches.push(Watch {
+            path: dir.clone(),
+            stamp: listing.stamp,
+            is_dir: true,
+            handle: None,
+        });
+        watches.extend(listing.watched.iter().map(|(path, stamp)| Watch {
+            path: path.clone(),
+            stamp: *stamp,
+            is_dir: false,
+            handle: None,
+        }));
     }
-    paths
+    let mut held = 0;
+    for watch in &mut watches {
+        if held == MAX_HELD_HANDLES {
+            break;
+        }
+        if tops.iter().any(|top| *top == watch.path) {
+            continue;
+        }
+        let opened = if watch.is_dir {
+            regular_file::open_directory(&watch.path)
+        } else {
+            regular_file::open(&watch.path)
+        };
+        watch.handle = opened.ok().filter(|handle| {
+            handle
+                .metadata()
+                .is_ok_and(|m| Stamp::of(&m) == watch.stamp)
+        });
+        held += usize::from(watch.handle.is_some());
+    }
+    watches
 }
 
 /// Walks every top with an explicit stack, reusing `previous` listings that are still current and
@@ -422,7 +472,57 @@ mod tests {
         let containment = Containment::default();
         assert_eq!(containment.check(&t.0, &layout(&t)), Ok(()));
         assert!(!containment.lock().listings.is_empty());
+        // Everything but the top is re-verified through a held handle.
+        let held = |c: &Containment| {
+            c.lock().settled.as_ref().map(|watches| {
+                watches
+                    .iter()
+                    .map(|w| {
+                        (
+                            w.path
+                                .strip_prefix(&t.0)
+                                .unwrap_or(&w.path)
+                                .display()
+                                .to_string(),
+                            w.handle.is_some(),
+                        )
+                    })
+                    .collect::<std::collections::BTreeMap<_, _>>()
+            })
+        };
+        let expected: std::collections::BTreeMap<String, bool> = [
+            (".git", false),
+            (".git/HEAD", true),
+            (".git/objects", true),
+            (".git/objects/ab", true),
+            (".git/refs", true),
+            (".git/refs/heads", true),
+            (".git/refs/heads/main", true),
+        ]
+        .into_iter()
+        .map(|(p, h)| (p.to_owned(), h))
+        .collect();
+        assert_eq!(held(&containment), Some(expected));
         assert_eq!(containment.check(&t.0, &layout(&t)), Ok(()));
+        // A folder replaced by another of the same name changes its parent's stamp.
+        fs::rename(t.0.join(".git/objects/ab"), t.0.join(".git/ab-old")).unwrap_or_default();
+        fs::create_dir_all(t.0.join(".git/objects/ab")).unwrap_or_default();
+        std::os::unix::fs::symlink("/", t.0.join(".git/objects/ab/root")).unwrap_or_default();
+        let err = containment
+            .check(&t.0, &layout(&t))
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.contains("objects/ab/root is a link leading outside"),
+            "{err}"
+        );
+        fs::remove_dir_all(t.0.join(".git/objects/ab")).unwrap_or_default();
+        fs::rename(t.0.join(".git/ab-old"), t.0.join(".git/objects/ab")).unwrap_or_default();
+        std::thread::sleep(
+            super::super::stamp::RACY_WINDOW + std::time::Duration::from_millis(100),
+        );
+        assert_eq!(containment.check(&t.0, &layout(&t)), Ok(()));
+        assert!(containment.lock().settled.is_some());
         // A new link in a cached folder changes the folder's stamp.
         std::os::unix::fs::symlink("/", t.0.join(".git/objects/ab/root")).unwrap_or_default();
         let err = containment
