@@ -74,6 +74,14 @@ enum N {
 }
 
 impl Number {
+    /// Bytes of source text the number keeps (one no primitive holds exactly), else 0.
+    pub(crate) fn text_len(&self) -> usize {
+        match &self.n {
+            N::Verbatim(text) => text.len(),
+            _ => 0,
+        }
+    }
+
     /// Whether the number was written as an integer (no fraction, no exponent).
     pub fn is_integer_token(&self) -> bool {
         match &self.n {
