@@ -153,9 +153,10 @@ fn repeated(item: &str, bytes: usize) -> String {
 
 /// A file the streaming path declines (`MAX_MEMBER_TOKENS`, a repeated key) and the tree path
 /// accepts (a repeated key counts once, the last: the shadowed value is never validated), so it
-/// is parsed whole, up to `MAX_TREE_INDEX_BYTES`. Past the tree budget (two bytes of tree per
-/// byte of file plus `TREE_BUDGET_FLOOR_BYTES`) it must be refused with an error naming the file
-/// and the limit, before the tree outgrows it: the server answers the next call too. The files
+/// is parsed whole, up to `MAX_TREE_INDEX_BYTES`. Past the tree budget (150% of the file,
+/// `TREE_BUDGET_PERCENT_OF_FILE`, plus `TREE_BUDGET_FLOOR_BYTES`) it must be refused with an
+/// error naming the file and the limit, before the tree outgrows it, and the server answers the
+/// next call too; within it, served as before. The files
 /// are 24 MiB (under `MAX_TREE_INDEX_BYTES`): with less than about 140 MiB of address space
 /// glibc may fail to reserve the calling thread's 64 MiB arena (it maps 128 MiB to align it) and
 /// then maps a page per allocation, which no budget in bytes can answer for.
@@ -198,10 +199,10 @@ fn files_parsed_whole_are_refused_past_the_tree_budget_and_served_within_it() {
         repeated(r#"{"doc_id":0,"doc_id":0,"tf":1}"#, 24 * MIB)
     );
     refused.push(("postings", memory_index(documents, &postings, 1, 2.0)));
+    let query = ("query_index", r#"{"query": "widget"}"#);
     for (shape, text) in &refused {
         let project = Project::new("recall-memory-tree");
         project.write("references/memory-index.json", text);
-        let query = ("query_index", r#"{"query": "widget"}"#);
         for result in serve_within_three_times(&project, &[query, query]) {
             let (is_error, text) = recall_support::result_text(&result);
             assert!(is_error, "{shape}: {text}");
@@ -232,21 +233,34 @@ fn files_parsed_whole_are_refused_past_the_tree_budget_and_served_within_it() {
         "references/code-index/manifest.json",
         &manifest(&[("p", "p.json", "local-script")]),
     );
-    let query = ("query_code", r#"{"query": "widget"}"#);
-    for result in serve_within_three_times(&project, &[query, query]) {
+    let code_query = ("query_code", r#"{"query": "widget"}"#);
+    for result in serve_within_three_times(&project, &[code_query, code_query]) {
         let (is_error, text) = recall_support::result_text(&result);
         assert!(
             is_error && text.contains("p.json") && text.contains("TREE_BUDGET"),
             "{text}"
         );
     }
-    // Within the budget, a file parsed whole is served as before.
+    // Within the budget, a file parsed whole is served as before: long paragraphs (a tree about
+    // the size of the file) with a repeated `N`, and a small file of any shape.
+    let project = Project::new("recall-memory-tree-long");
+    let paragraph = format!(r#""widget {}""#, "x".repeat(1000));
+    let long = format!(
+        r#"[{{"doc_id":0,"path":"d0.md","title":"t","length":2,"snippet":"s","paragraphs":[{}],"source_mtime":0}}]"#,
+        repeated(&paragraph, 24 * MIB)
+    );
+    project.write(
+        "references/memory-index.json",
+        &memory_index(&long, posting, 1, 2.0).replacen('{', r#"{"N": 1, "#, 1),
+    );
+    for result in serve_within_three_times(&project, &[query, query]) {
+        assert_eq!(hit_paths(&result), ["d0.md"]);
+    }
     let project = Project::new("recall-memory-tree-small");
     project.write(
         "references/memory-index.json",
         &shadowed(format!("[{}]", repeated("[]", 64 * 1024))),
     );
-    let query = ("query_index", r#"{"query": "widget"}"#);
     for result in serve_within_three_times(&project, &[query, query]) {
         assert_eq!(hit_paths(&result), ["d0.md"]);
     }

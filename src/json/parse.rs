@@ -90,8 +90,11 @@ fn buffer_bytes(elements: &Vec<Value>, entries: &Vec<(String, Value)>) -> usize 
 }
 
 /// Makes room for one more item in `buffer`, one of the parser's element buffers, growing it by
-/// doubling as `Vec` does, if the budget admits the grown buffer beside the one it replaces (a
-/// reallocation may hold both for a moment) and the other buffer (`other` bytes).
+/// doubling as `Vec` does, if the budget admits twice the grown buffer beside the other buffer
+/// (`other` bytes): a reallocation may hold the old buffer and the new one at once, and the
+/// allocator may keep the memory of every smaller one it replaced (together less than the old
+/// one). glibc serves blocks below its mmap threshold, which rises up to 32 MiB once a larger
+/// block is freed, from its heap, where a freed block stays resident.
 #[inline]
 fn room_for_one<T>(buffer: &mut Vec<T>, other: usize, budget: &Budget) -> bool {
     if buffer.len() < buffer.capacity() {
@@ -99,9 +102,8 @@ fn room_for_one<T>(buffer: &mut Vec<T>, other: usize, budget: &Budget) -> bool {
     }
     let size = std::mem::size_of::<T>();
     let grown = buffer.capacity().saturating_mul(2).max(8);
-    let old = tree_bytes(buffer.capacity() * size);
     if !budget.admits(
-        tree_bytes(grown.saturating_mul(size)).saturating_add(old),
+        tree_bytes(grown.saturating_mul(size)).saturating_mul(2),
         other,
     ) {
         return false;
@@ -896,7 +898,7 @@ mod tests {
         assert_eq!(least_tree_budget("\"abc\""), 32);
         assert_eq!(least_tree_budget("123456789012345678901234567890"), 48);
         // An array of n scalars: its own buffer (32 bytes a value) and the parser's element buffer
-        // at its doubled capacity, with the buffer it replaced while growing.
+        // at its doubled capacity, twice (with the buffers it replaced while growing).
         let value = std::mem::size_of::<Value>();
         for n in [1, 8, 9, 1000, 100_000] {
             let input = format!("[{}]", vec!["0"; n].join(","));

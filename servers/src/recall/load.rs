@@ -25,30 +25,32 @@ pub const MAX_INDEX_FILE_BYTES: u64 = 512 * 1024 * 1024;
 /// size; this bounds the time spent on a file that is parsed whole only to be refused.
 pub const MAX_TREE_INDEX_BYTES: usize = 32 * 1024 * 1024;
 
-/// Bytes of tree a file parsed whole may take per byte of the file (with
+/// Bytes of tree a file parsed whole may take, in percent of the file's bytes (with
 /// [`TREE_BUDGET_FLOOR_BYTES`]: [`tree_budget`]). A tree costs far more than its file whatever
 /// the parser does (a 32-byte `Value` per `0,` of `[0,0,...]`, a 56-byte entry and a key per
 /// `"a":{},`; the common layout about ten bytes per byte), and a valid file may hold any JSON at
 /// all in a value a repeated key shadows, which the validator never sees. So the bound is set in
 /// the parser (`json::Limits::max_tree_bytes`), checked as values are created: the file's bytes
-/// (held while it is parsed) and two bytes of tree per byte make the three bytes per byte recall
-/// may hold for a file; the bytes are freed before validation and conversion, whose result (the
-/// compact form, about a byte per byte of file at most) takes their place. A file whose tree
-/// would take more is refused with an error naming it and this limit. Making the streaming path
-/// accept such files instead would mean reproducing every rule of the tree path (which of a
-/// repeated key's values counts, what an unvalidated shadowed value may hold) beside it, and the
-/// parser would still be unbounded for whatever it declines.
-pub const TREE_BUDGET_PER_FILE_BYTE: usize = 2;
+/// (held while it is parsed) and one and a half bytes of tree per byte stay within the three
+/// bytes per byte recall may hold for a file, with room for what the estimate misses (the
+/// allocator's holes, the streaming path's attempt before it). The bytes are freed before
+/// validation and conversion, whose result (the compact form, about a byte per byte of file at
+/// most) takes their place. A file whose tree would take more is refused with an error naming
+/// it and this limit. Making the streaming path accept such files instead would mean
+/// reproducing every rule of the tree path (which of a repeated key's values counts, what an
+/// unvalidated shadowed value may hold) beside it, and the parser would still be unbounded for
+/// whatever it declines.
+pub const TREE_BUDGET_PERCENT_OF_FILE: usize = 150;
 
-/// Bytes of tree any file parsed whole may take besides [`TREE_BUDGET_PER_FILE_BYTE`] per byte:
-/// a small file is served whatever its shape (hand-written fixtures, a repeated key), within the
+/// Bytes of tree any file parsed whole may take besides [`TREE_BUDGET_PERCENT_OF_FILE`]: a
+/// small file is served whatever its shape (hand-written fixtures, a repeated key), within the
 /// fixed allowance a process has besides its indexes (the memory tests grant 96 MiB).
 pub const TREE_BUDGET_FLOOR_BYTES: usize = 4 * 1024 * 1024;
 
 /// The most memory the tree of a file of `file_bytes` bytes may take when it is parsed whole.
 pub fn tree_budget(file_bytes: usize) -> usize {
-    file_bytes
-        .saturating_mul(TREE_BUDGET_PER_FILE_BYTE)
+    (file_bytes / 100)
+        .saturating_mul(TREE_BUDGET_PERCENT_OF_FILE)
         .saturating_add(TREE_BUDGET_FLOOR_BYTES)
 }
 
@@ -143,14 +145,23 @@ impl Document {
         let symbol_text = symbol.flatten().unwrap_or("");
         let [path, title, snippet] = strings;
         let head = path.len() + title.len() + snippet.len() + symbol_text.len();
-        let mut text = String::with_capacity(head + passages.text.len());
+        let mut text = String::with_capacity(head);
         let mut ends = [0u32; 4];
         for (end, part) in ends.iter_mut().zip([path, title, snippet, symbol_text]) {
             text.push_str(part);
             *end = text.len() as u32;
         }
-        text.push_str(&passages.text);
-        drop(passages.text);
+        // The passages' buffer becomes the document's when it has room for the head: a second
+        // buffer as large as the passages would double them at the peak of a load.
+        let mut all = passages.text;
+        if all.capacity() - all.len() >= head {
+            all.insert_str(0, &text);
+            text = all;
+        } else {
+            text.reserve_exact(all.len());
+            text.push_str(&all);
+            drop(all);
+        }
         let mut passage_ends = passages.ends;
         for end in &mut passage_ends {
             *end += head as u32;
@@ -701,9 +712,9 @@ fn parse_tree(bytes: &[u8], kind: IndexKind, name: &str) -> Result<Value, String
         if e.is_memory_limit() {
             detail.push_str(&format!(
                 "; the file has {} bytes and is not in the layout recall reads as a stream, and \
-                 parsed whole its tree may take at most {TREE_BUDGET_PER_FILE_BYTE} bytes per \
-                 byte of the file plus {TREE_BUDGET_FLOOR_BYTES} \
-                 (TREE_BUDGET_PER_FILE_BYTE, TREE_BUDGET_FLOOR_BYTES)",
+                 parsed whole its tree may take at most {TREE_BUDGET_PERCENT_OF_FILE}% of that \
+                 plus {TREE_BUDGET_FLOOR_BYTES} bytes \
+                 (TREE_BUDGET_PERCENT_OF_FILE, TREE_BUDGET_FLOOR_BYTES)",
                 bytes.len()
             ));
         }
@@ -897,6 +908,9 @@ impl MemberValue for Value {
     }
 }
 
+/// Bytes reserved beside a document's passages for its path, title, snippet and symbol.
+const HEAD_ROOM: usize = 1024;
+
 /// Converts a validated document from its members in file order (a repeated key: the last wins).
 /// `streamed`: its passages, when they were read apart from the members (whose passages member
 /// is then an empty stand-in).
@@ -925,8 +939,16 @@ pub(super) fn document_from<K: AsRef<str>, V: MemberValue>(
                     .then(|| value.into_string())
             }
             k if k == passages_key => {
-                passages = Passages::default();
-                for passage in value.value().as_array().map_or(&[][..], |a| &a[..]) {
+                let items = value.value().as_array().map_or(&[][..], |a| &a[..]);
+                // Room for all of them and for a document's usual head (path, title, snippet,
+                // symbol), so the document's text is this one buffer (`from_parts`).
+                let bytes: usize = items.iter().filter_map(Value::as_str).map(str::len).sum();
+                passages = Passages {
+                    text: String::with_capacity(bytes + HEAD_ROOM),
+                    ends: Vec::with_capacity(items.len()),
+                    empty_seen: false,
+                };
+                for passage in items {
                     passages.push(passage.as_str().unwrap_or_default());
                 }
             }
@@ -1113,7 +1135,7 @@ mod tests {
             "{err}"
         );
         assert!(
-            err.ends_with("(TREE_BUDGET_PER_FILE_BYTE, TREE_BUDGET_FLOOR_BYTES)"),
+            err.ends_with("(TREE_BUDGET_PERCENT_OF_FILE, TREE_BUDGET_FLOOR_BYTES)"),
             "{err}"
         );
         assert_eq!(
