@@ -29,7 +29,8 @@ pub struct Limits {
     /// peak), and checked before each allocation: an input whose tree would need more stops with
     /// an error ([`ParseError::is_memory_limit`]) at the byte where it would have passed the
     /// limit, having allocated at most about this much. [`Reader`](super::Reader) applies it to
-    /// each value it reads whole; its tokens are not counted.
+    /// each value it reads whole; its tokens are not counted. `usize::MAX`, the default, counts
+    /// nothing: the parser runs as fast as without the limit.
     pub max_tree_bytes: usize,
 }
 
@@ -53,27 +54,47 @@ fn tree_bytes(len: usize) -> usize {
     }
 }
 
-/// The count against [`Limits::max_tree_bytes`] while a tree is built.
-struct Budget {
+/// The count against [`Limits::max_tree_bytes`] while a tree is built; when not `COUNTED` (no
+/// limit), every check passes without counting.
+struct Budget<const COUNTED: bool> {
     max: usize,
     /// Finished strings, keys, verbatim numbers and containers (their buffers), as
     /// [`tree_bytes`] counts them.
     held: usize,
 }
 
-impl Budget {
-    /// Whether `more` bytes can be allocated while the working buffers hold `buffers`.
+impl<const COUNTED: bool> Budget<COUNTED> {
+    /// Counts `more` bytes as held if the budget admits them beside the element buffers.
     #[inline]
-    fn admits(&self, more: usize, buffers: usize) -> bool {
-        self.held.saturating_add(buffers).saturating_add(more) <= self.max
+    fn take(&mut self, more: usize, elements: &Vec<Value>, entries: &Vec<(String, Value)>) -> bool {
+        if !COUNTED {
+            return true;
+        }
+        let buffers = capacity_bytes(elements) + capacity_bytes(entries);
+        self.held = self.held.saturating_add(more);
+        self.held.saturating_add(buffers) <= self.max
     }
 
-    /// Counts `more` bytes as held if the budget admits them beside `buffers`.
+    /// Makes room for one more item in `buffer`, one of the parser's element buffers, growing it
+    /// by doubling as `Vec` does, if the budget admits twice the grown buffer beside what is held
+    /// and the other buffer (`other` bytes): a reallocation may hold the old buffer and the new
+    /// one at once, and the allocator may keep the memory of every smaller one it replaced
+    /// (together less than the old one). glibc serves blocks below its mmap threshold, which
+    /// rises up to 32 MiB once a larger block is freed, from its heap, where a freed block stays
+    /// resident.
     #[inline]
-    fn take(&mut self, more: usize, buffers: usize) -> bool {
-        let admitted = self.admits(more, buffers);
-        self.held = self.held.saturating_add(more);
-        admitted
+    fn room_for_one<T>(&self, buffer: &mut Vec<T>, other: usize) -> bool {
+        if !COUNTED || buffer.len() < buffer.capacity() {
+            return true;
+        }
+        let size = std::mem::size_of::<T>();
+        let grown = buffer.capacity().saturating_mul(2).max(8);
+        let needed = tree_bytes(grown.saturating_mul(size)).saturating_mul(2);
+        if self.held.saturating_add(other).saturating_add(needed) > self.max {
+            return false;
+        }
+        buffer.reserve_exact(grown - buffer.len());
+        true
     }
 }
 
@@ -81,35 +102,6 @@ impl Budget {
 #[inline]
 fn capacity_bytes<T>(buffer: &Vec<T>) -> usize {
     tree_bytes(buffer.capacity() * std::mem::size_of::<T>())
-}
-
-/// Bytes of both element buffers.
-#[inline]
-fn buffer_bytes(elements: &Vec<Value>, entries: &Vec<(String, Value)>) -> usize {
-    capacity_bytes(elements) + capacity_bytes(entries)
-}
-
-/// Makes room for one more item in `buffer`, one of the parser's element buffers, growing it by
-/// doubling as `Vec` does, if the budget admits twice the grown buffer beside the other buffer
-/// (`other` bytes): a reallocation may hold the old buffer and the new one at once, and the
-/// allocator may keep the memory of every smaller one it replaced (together less than the old
-/// one). glibc serves blocks below its mmap threshold, which rises up to 32 MiB once a larger
-/// block is freed, from its heap, where a freed block stays resident.
-#[inline]
-fn room_for_one<T>(buffer: &mut Vec<T>, other: usize, budget: &Budget) -> bool {
-    if buffer.len() < buffer.capacity() {
-        return true;
-    }
-    let size = std::mem::size_of::<T>();
-    let grown = buffer.capacity().saturating_mul(2).max(8);
-    if !budget.admits(
-        tree_bytes(grown.saturating_mul(size)).saturating_mul(2),
-        other,
-    ) {
-        return false;
-    }
-    buffer.reserve_exact(grown - buffer.len());
-    true
 }
 
 /// Parses one JSON document with the default limits.
@@ -316,8 +308,23 @@ impl<'a> Scanner<'a> {
         depth: usize,
         limits: &Limits,
     ) -> Result<Value, ParseError> {
+        // Unlimited (the default, every protocol message): no counting at all, so the parser is
+        // as fast as without the limit.
+        if limits.max_tree_bytes == usize::MAX {
+            self.parse_tree::<false>(depth, limits)
+        } else {
+            self.parse_tree::<true>(depth, limits)
+        }
+    }
+
+    /// [`Scanner::parse_value`], counting the tree against `limits.max_tree_bytes` if `COUNTED`.
+    fn parse_tree<const COUNTED: bool>(
+        &mut self,
+        depth: usize,
+        limits: &Limits,
+    ) -> Result<Value, ParseError> {
         let max_depth = limits.max_depth;
-        let mut budget = Budget {
+        let mut budget = Budget::<COUNTED> {
             max: limits.max_tree_bytes,
             held: 0,
         };
@@ -339,7 +346,7 @@ impl<'a> Scanner<'a> {
                 Start::Object => match self.object_first_key()? {
                     None => Value::Object(Map::new()),
                     Some(key) => {
-                        if !budget.take(tree_bytes(key.len()), buffer_bytes(&elements, &entries)) {
+                        if !budget.take(tree_bytes(key.len()), &elements, &entries) {
                             return Err(self.tree_limit(limits));
                         }
                         stack.push(Frame::Object {
@@ -350,13 +357,13 @@ impl<'a> Scanner<'a> {
                     }
                 },
                 Start::String(s) => {
-                    if !budget.take(tree_bytes(s.len()), buffer_bytes(&elements, &entries)) {
+                    if !budget.take(tree_bytes(s.len()), &elements, &entries) {
                         return Err(self.tree_limit(limits));
                     }
                     Value::String(s.into_owned())
                 }
                 Start::Number(n) => {
-                    if !budget.take(tree_bytes(n.text_len()), buffer_bytes(&elements, &entries)) {
+                    if !budget.take(tree_bytes(n.text_len()), &elements, &entries) {
                         return Err(self.tree_limit(limits));
                     }
                     Value::Number(n)
@@ -372,7 +379,7 @@ impl<'a> Scanner<'a> {
                     Some(Frame::Array { start }) => {
                         let start = *start;
                         let other = capacity_bytes(&entries);
-                        if !room_for_one(&mut elements, other, &budget) {
+                        if !budget.room_for_one(&mut elements, other) {
                             return Err(self.tree_limit(limits));
                         }
                         elements.push(value);
@@ -381,7 +388,7 @@ impl<'a> Scanner<'a> {
                         }
                         stack.pop();
                         let bytes = (elements.len() - start) * std::mem::size_of::<Value>();
-                        if !budget.take(tree_bytes(bytes), buffer_bytes(&elements, &entries)) {
+                        if !budget.take(tree_bytes(bytes), &elements, &entries) {
                             return Err(self.tree_limit(limits));
                         }
                         value = Value::Array(Array::from(elements.split_off(start)));
@@ -390,14 +397,14 @@ impl<'a> Scanner<'a> {
                         let start = *start;
                         let key = std::mem::take(key);
                         let other = capacity_bytes(&elements);
-                        if !room_for_one(&mut entries, other, &budget) {
+                        if !budget.room_for_one(&mut entries, other) {
                             return Err(self.tree_limit(limits));
                         }
                         entries.push((key, value));
                         match self.object_next_key()? {
                             Some(next_key) => {
                                 let bytes = tree_bytes(next_key.len());
-                                if !budget.take(bytes, buffer_bytes(&elements, &entries)) {
+                                if !budget.take(bytes, &elements, &entries) {
                                     return Err(self.tree_limit(limits));
                                 }
                                 if let Some(Frame::Object { key, .. }) = stack.last_mut() {
@@ -409,8 +416,7 @@ impl<'a> Scanner<'a> {
                                 stack.pop();
                                 let bytes = (entries.len() - start)
                                     * std::mem::size_of::<(String, Value)>();
-                                let buffers = buffer_bytes(&elements, &entries);
-                                if !budget.take(tree_bytes(bytes), buffers) {
+                                if !budget.take(tree_bytes(bytes), &elements, &entries) {
                                     return Err(self.tree_limit(limits));
                                 }
                                 value = Value::Object(Map::from_parsed_entries(
