@@ -19,6 +19,20 @@ Shapes:
   code-partitions    30 code partitions (5 MiB each) of documents with 5,000 empty passages (the finding)
   code-realistic     30 code partitions of documents with ten passages each and their postings
 
+Shapes the streaming path declines, so the file is parsed whole (a tree), at most 30 MiB of file
+(MAX_TREE_INDEX_BYTES is 32 MiB): a value shadowed by a repeated key (only the last counts, the
+first is never validated) of the most inflating kinds, and the common layout with a repeated key.
+Past the tree budget (TREE_BUDGET_PERCENT_OF_FILE, TREE_BUDGET_FLOOR_BYTES) each call is refused
+with an error naming the file and the limit (shown after the row); the figure is the peak of that.
+  shadowed-numbers   "framework": [0,0,...] before the real "framework" (a Value per 2 bytes)
+  shadowed-arrays    "framework": [[],[],...]
+  shadowed-objects   "framework": {"a":{},"a":{},...} (a map entry and a key per 7 bytes)
+  shadowed-strings   "framework": ["a","a",...] (a Value and a String per 4 bytes)
+  repeated-posting-keys  one document, postings {"doc_id":0,"doc_id":0,"tf":1} (the common
+                     layout with a repeated key: about ten bytes of tree per byte)
+  repeated-key-paragraphs  one document of 1 KB paragraphs and a repeated "N": parsed whole,
+                     its tree about the size of the file, so it is served
+
 usage: memory_shapes.py [--bin target/release/agentteams-mcp] [--mib 119] [--shape NAME ...] [--keep]
 --mib scales every memory-index shape (the code shape is 30 x mib/24 MiB, 151 MiB at the default).
 """
@@ -129,6 +143,38 @@ def shape_code_partitions(root: Path, size: int, empty: int) -> str:
     return "query_code"
 
 
+TREE_FILE_BYTES = 30 * 2**20
+
+
+def shape_shadowed(root: Path, size: int, item: str, open_: str = "[", close: str = "]") -> str:
+    size = min(size, TREE_FILE_BYTES)
+    junk = open_ + ",".join([item] * (size // (len(item) + 1))) + close
+    path = root / "references/memory-index.json"
+    memory_index(path, [memory_doc(0, '"widget here"')], '{"widget":[{"doc_id":0,"tf":1}]}', 1)
+    text = path.read_text()
+    path.write_text('{"framework": ' + junk + ", " + text[1:])
+    return "query_index"
+
+
+def shape_repeated_posting_keys(root: Path, size: int) -> str:
+    size = min(size, TREE_FILE_BYTES)
+    item = '{"doc_id":0,"doc_id":0,"tf":1}'
+    postings = '{"widget":[' + ",".join([item] * (size // (len(item) + 1))) + "]}"
+    memory_index(root / "references/memory-index.json", [memory_doc(0, '"widget here"')],
+                 postings, 1)
+    return "query_index"
+
+
+def shape_repeated_key_paragraphs(root: Path, size: int) -> str:
+    size = min(size, TREE_FILE_BYTES)
+    item = '"widget ' + "x" * 1000 + '"'
+    path = root / "references/memory-index.json"
+    memory_index(path, [memory_doc(0, ",".join([item] * (size // (len(item) + 1))))],
+                 '{"widget":[{"doc_id":0,"tf":1}]}', 1)
+    path.write_text('{"N": 1, ' + path.read_text()[1:])
+    return "query_index"
+
+
 SHAPES = {
     "empty-paragraphs": lambda root, size: shape_paragraphs(root, size, '""'),
     "blank-paragraphs": lambda root, size: shape_paragraphs(root, size, '" "'),
@@ -138,6 +184,12 @@ SHAPES = {
     "long-postings": shape_long_postings,
     "code-partitions": lambda root, size: shape_code_partitions(root, size * 151 // 119, 5000),
     "code-realistic": lambda root, size: shape_code_partitions(root, size * 151 // 119, 0),
+    "shadowed-numbers": lambda root, size: shape_shadowed(root, size, "0"),
+    "shadowed-arrays": lambda root, size: shape_shadowed(root, size, "[]"),
+    "shadowed-objects": lambda root, size: shape_shadowed(root, size, '"a":{}', "{", "}"),
+    "shadowed-strings": lambda root, size: shape_shadowed(root, size, '"a"'),
+    "repeated-posting-keys": shape_repeated_posting_keys,
+    "repeated-key-paragraphs": shape_repeated_key_paragraphs,
 }
 
 
@@ -200,7 +252,7 @@ def main() -> None:
         print(f"{name:18} {total / 2**20:>10.1f} {rss / 2**20:>13.1f} {rss / total:>6.2f}  "
               + " ".join(f"{t:.2f}" for t in times), flush=True)
         for e in errors[:1]:
-            print(f"  error: {e}")
+            print(f"  error: {e[:240]}")
         if not args.keep:
             shutil.rmtree(root)
     if args.keep:

@@ -89,6 +89,7 @@ fuzz_target!(|data: &[u8]| {
         } else {
             json::DEFAULT_MAX_DEPTH
         },
+        ..Limits::default()
     };
     let whole_every = usize::from((control >> 3) & 0x7);
     let want = json::parse_with_limits(input, limits).map(|v| json::to_string(&v));

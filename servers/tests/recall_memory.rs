@@ -145,3 +145,123 @@ fn code_partitions_that_inflate_are_not_all_held_at_once() {
         assert!(paths.iter().all(|p| p.ends_with("/m3.py")), "{paths:?}");
     }
 }
+
+/// `item` repeated, comma-separated, to about `bytes` bytes.
+fn repeated(item: &str, bytes: usize) -> String {
+    vec![item; bytes / (item.len() + 1)].join(",")
+}
+
+/// A file the streaming path declines (`MAX_MEMBER_TOKENS`, a repeated key) and the tree path
+/// accepts (a repeated key counts once, the last: the shadowed value is never validated), so it
+/// is parsed whole, up to `MAX_TREE_INDEX_BYTES`. Past the tree budget (150% of the file,
+/// `TREE_BUDGET_PERCENT_OF_FILE`, plus `TREE_BUDGET_FLOOR_BYTES`) it must be refused with an
+/// error naming the file and the limit, before the tree outgrows it, and the server answers the
+/// next call too; within it, served as before. The files
+/// are 24 MiB (under `MAX_TREE_INDEX_BYTES`): with less than about 140 MiB of address space
+/// glibc may fail to reserve the calling thread's 64 MiB arena (it maps 128 MiB to align it) and
+/// then maps a page per allocation, which no budget in bytes can answer for.
+#[test]
+fn files_parsed_whole_are_refused_past_the_tree_budget_and_served_within_it() {
+    const MIB: usize = 1024 * 1024;
+    let documents = r#"[{"doc_id":0,"path":"d0.md","title":"t","length":2,"snippet":"s","paragraphs":["widget here"],"source_mtime":0}]"#;
+    let posting = r#"{"widget": [{"doc_id": 0, "tf": 1}]}"#;
+    // A shadowed `framework` (the later `"framework": "f"` counts) of the most inflating shapes:
+    // a `Value` (32 bytes) per two or three bytes of file, a map entry (56 bytes) and a key per
+    // seven.
+    let shadowed = |junk: String| {
+        memory_index(documents, posting, 1, 2.0).replacen(
+            '{',
+            &format!(r#"{{"framework": {junk}, "#),
+            1,
+        )
+    };
+    let mut refused = vec![
+        (
+            "numbers",
+            shadowed(format!("[{}]", repeated("0", 24 * MIB))),
+        ),
+        (
+            "empty arrays",
+            shadowed(format!("[{}]", repeated("[]", 24 * MIB))),
+        ),
+        (
+            "empty objects",
+            shadowed(format!("{{{}}}", repeated(r#""a":{}"#, 24 * MIB))),
+        ),
+        (
+            "short strings",
+            shadowed(format!("[{}]", repeated(r#""a""#, 24 * MIB))),
+        ),
+    ];
+    // The common layout with a repeated key in every posting: a tree of about ten bytes per byte.
+    let postings = format!(
+        r#"{{"widget": [{}]}}"#,
+        repeated(r#"{"doc_id":0,"doc_id":0,"tf":1}"#, 24 * MIB)
+    );
+    refused.push(("postings", memory_index(documents, &postings, 1, 2.0)));
+    let query = ("query_index", r#"{"query": "widget"}"#);
+    for (shape, text) in &refused {
+        let project = Project::new("recall-memory-tree");
+        project.write("references/memory-index.json", text);
+        for result in serve_within_three_times(&project, &[query, query]) {
+            let (is_error, text) = recall_support::result_text(&result);
+            assert!(is_error, "{shape}: {text}");
+            assert!(
+                text.contains("memory-index.json") && text.contains("TREE_BUDGET"),
+                "{shape}: {text}"
+            );
+        }
+    }
+    // A code partition: the same refusal, naming the partition's file.
+    let project = Project::new("recall-memory-tree-code");
+    let code_documents = r#"[{"doc_id": 0, "path": "m.py", "source_kind": "local-script", "symbol": "f", "title": "m", "length": 2, "snippet": "def f", "passages": ["def widget"], "source_mtime": 0}]"#;
+    let text = partition(
+        "local-script",
+        "2026-10-07T12:34:56Z",
+        code_documents,
+        posting,
+        1,
+        2.0,
+    )
+    .replacen(
+        '{',
+        &format!(r#"{{"N": [{}], "#, repeated("[]", 24 * MIB)),
+        1,
+    );
+    project.write("references/code-index/p.json", &text);
+    project.write(
+        "references/code-index/manifest.json",
+        &manifest(&[("p", "p.json", "local-script")]),
+    );
+    let code_query = ("query_code", r#"{"query": "widget"}"#);
+    for result in serve_within_three_times(&project, &[code_query, code_query]) {
+        let (is_error, text) = recall_support::result_text(&result);
+        assert!(
+            is_error && text.contains("p.json") && text.contains("TREE_BUDGET"),
+            "{text}"
+        );
+    }
+    // Within the budget, a file parsed whole is served as before: long paragraphs (a tree about
+    // the size of the file) with a repeated `N`, and a small file of any shape.
+    let project = Project::new("recall-memory-tree-long");
+    let paragraph = format!(r#""widget {}""#, "x".repeat(1000));
+    let long = format!(
+        r#"[{{"doc_id":0,"path":"d0.md","title":"t","length":2,"snippet":"s","paragraphs":[{}],"source_mtime":0}}]"#,
+        repeated(&paragraph, 24 * MIB)
+    );
+    project.write(
+        "references/memory-index.json",
+        &memory_index(&long, posting, 1, 2.0).replacen('{', r#"{"N": 1, "#, 1),
+    );
+    for result in serve_within_three_times(&project, &[query, query]) {
+        assert_eq!(hit_paths(&result), ["d0.md"]);
+    }
+    let project = Project::new("recall-memory-tree-small");
+    project.write(
+        "references/memory-index.json",
+        &shadowed(format!("[{}]", repeated("[]", 64 * 1024))),
+    );
+    for result in serve_within_three_times(&project, &[query, query]) {
+        assert_eq!(hit_paths(&result), ["d0.md"]);
+    }
+}

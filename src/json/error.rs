@@ -24,6 +24,8 @@ pub(crate) enum Code {
     ControlCharacterInString,
     InvalidUtf8,
     DepthLimitExceeded(usize),
+    /// The tree would take more than `Limits::max_tree_bytes`.
+    TreeLimitExceeded(usize),
 }
 
 /// A JSON syntax error with its position in the input.
@@ -88,6 +90,11 @@ impl ParseError {
     pub fn is_depth_limit(&self) -> bool {
         matches!(self.0.code, Code::DepthLimitExceeded(_))
     }
+    /// True when the tree would take more memory than the limit allows
+    /// ([`Limits::max_tree_bytes`](super::Limits::max_tree_bytes)): the input may be valid JSON.
+    pub fn is_memory_limit(&self) -> bool {
+        matches!(self.0.code, Code::TreeLimitExceeded(_))
+    }
     /// The message without the position.
     pub fn message(&self) -> String {
         match self.0.code {
@@ -116,6 +123,11 @@ impl ParseError {
             Code::InvalidUtf8 => "invalid UTF-8".into(),
             Code::DepthLimitExceeded(limit) => {
                 format!("nesting deeper than the limit of {limit} levels")
+            }
+            Code::TreeLimitExceeded(limit) => {
+                format!(
+                    "the parsed value would take more than the limit of {limit} bytes of memory"
+                )
             }
         }
     }

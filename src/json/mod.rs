@@ -9,6 +9,9 @@
 //! - Nothing recurses on nesting depth: the parser keeps an explicit stack, the writers walk with an
 //!   explicit stack, and [`Array`]/[`Map`] drop their children iteratively. Parsing stops at
 //!   [`DEFAULT_MAX_DEPTH`] levels with an error, never a stack overflow.
+//! - A tree may take many times its input (a 32-byte [`Value`] per `0,` of `[0,0,...]`); a caller
+//!   that must bound memory by the input's size sets [`Limits::max_tree_bytes`], which the parser
+//!   checks before each allocation, stopping with an error ([`ParseError::is_memory_limit`]).
 //! - Numbers keep what the wire needs: integers exact to `u64`/`i64`, floats correctly rounded to `f64`,
 //!   and any number that neither can hold exactly (an integer beyond 64 bits, a float beyond `f64`'s
 //!   range) keeps its source text so it is written back byte for byte.
@@ -74,6 +77,14 @@ enum N {
 }
 
 impl Number {
+    /// Bytes of source text the number keeps (one no primitive holds exactly), else 0.
+    pub(crate) fn text_len(&self) -> usize {
+        match &self.n {
+            N::Verbatim(text) => text.len(),
+            _ => 0,
+        }
+    }
+
     /// Whether the number was written as an integer (no fraction, no exponent).
     pub fn is_integer_token(&self) -> bool {
         match &self.n {

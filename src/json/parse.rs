@@ -20,14 +20,88 @@ pub const DEFAULT_MAX_DEPTH: usize = 128;
 pub struct Limits {
     /// The deepest nesting of arrays and objects accepted (a top-level `[]` is depth 1).
     pub max_depth: usize,
+    /// The most memory, in bytes, the tree being built may take; unlimited by default. A tree can
+    /// take many times its input (`[0,0,...]`: a 32-byte [`Value`] per two bytes, and twice that
+    /// while its array is being collected), so a caller that must bound its memory by the input's
+    /// size sets this. Counted as an estimate of what the allocator hands out (with glibc's header
+    /// and rounding per allocation) for every string, key, number kept as text and finished container, plus
+    /// the parser's own buffers of elements waiting for their container (which is most of the
+    /// peak), and checked before each allocation: an input whose tree would need more stops with
+    /// an error ([`ParseError::is_memory_limit`]) at the byte where it would have passed the
+    /// limit, having allocated at most about this much. [`Reader`](super::Reader) applies it to
+    /// each value it reads whole; its tokens are not counted. `usize::MAX`, the default, counts
+    /// nothing: the parser runs as fast as without the limit.
+    pub max_tree_bytes: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_depth: DEFAULT_MAX_DEPTH,
+            max_tree_bytes: usize::MAX,
         }
     }
+}
+
+/// What an allocation of `len` bytes is counted as against [`Limits::max_tree_bytes`]: glibc's
+/// cost (an 8-byte header, 16-byte rounding, 32 bytes at least), nothing for an empty one (an
+/// empty `String` or `Vec` does not allocate).
+fn tree_bytes(len: usize) -> usize {
+    if len == 0 {
+        0
+    } else {
+        (len.saturating_add(23) & !15).max(32)
+    }
+}
+
+/// The count against [`Limits::max_tree_bytes`] while a tree is built; when not `COUNTED` (no
+/// limit), every check passes without counting.
+struct Budget<const COUNTED: bool> {
+    max: usize,
+    /// Finished strings, keys, verbatim numbers and containers (their buffers), as
+    /// [`tree_bytes`] counts them.
+    held: usize,
+}
+
+impl<const COUNTED: bool> Budget<COUNTED> {
+    /// Counts `more` bytes as held if the budget admits them beside the element buffers.
+    #[inline]
+    fn take(&mut self, more: usize, elements: &Vec<Value>, entries: &Vec<(String, Value)>) -> bool {
+        if !COUNTED {
+            return true;
+        }
+        let buffers = capacity_bytes(elements) + capacity_bytes(entries);
+        self.held = self.held.saturating_add(more);
+        self.held.saturating_add(buffers) <= self.max
+    }
+
+    /// Makes room for one more item in `buffer`, one of the parser's element buffers, growing it
+    /// by doubling as `Vec` does, if the budget admits twice the grown buffer beside what is held
+    /// and the other buffer (`other` bytes): a reallocation may hold the old buffer and the new
+    /// one at once, and the allocator may keep the memory of every smaller one it replaced
+    /// (together less than the old one). glibc serves blocks below its mmap threshold, which
+    /// rises up to 32 MiB once a larger block is freed, from its heap, where a freed block stays
+    /// resident.
+    #[inline]
+    fn room_for_one<T>(&self, buffer: &mut Vec<T>, other: usize) -> bool {
+        if !COUNTED || buffer.len() < buffer.capacity() {
+            return true;
+        }
+        let size = std::mem::size_of::<T>();
+        let grown = buffer.capacity().saturating_mul(2).max(8);
+        let needed = tree_bytes(grown.saturating_mul(size)).saturating_mul(2);
+        if self.held.saturating_add(other).saturating_add(needed) > self.max {
+            return false;
+        }
+        buffer.reserve_exact(grown - buffer.len());
+        true
+    }
+}
+
+/// Bytes one of the parser's element buffers holds allocated (its capacity, not its length).
+#[inline]
+fn capacity_bytes<T>(buffer: &Vec<T>) -> usize {
+    tree_bytes(buffer.capacity() * std::mem::size_of::<T>())
 }
 
 /// Parses one JSON document with the default limits.
@@ -38,7 +112,7 @@ pub fn parse(input: &[u8]) -> Result<Value, ParseError> {
 /// Parses one JSON document; surrounding whitespace is allowed, anything else after the value is not.
 pub fn parse_with_limits(input: &[u8], limits: Limits) -> Result<Value, ParseError> {
     let mut scanner = Scanner::new(input);
-    let value = scanner.parse_value(0, limits.max_depth)?;
+    let value = scanner.parse_value(0, &limits)?;
     scanner.end_document()?;
     Ok(value)
 }
@@ -227,12 +301,33 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
-    /// Parses one whole value into a tree, `depth` containers being open around it already.
+    /// Parses one whole value into a tree, `depth` containers being open around it already,
+    /// within `limits` (its own tree counted against `max_tree_bytes`).
     pub(super) fn parse_value(
         &mut self,
         depth: usize,
-        max_depth: usize,
+        limits: &Limits,
     ) -> Result<Value, ParseError> {
+        // Unlimited (the default, every protocol message): no counting at all, so the parser is
+        // as fast as without the limit.
+        if limits.max_tree_bytes == usize::MAX {
+            self.parse_tree::<false>(depth, limits)
+        } else {
+            self.parse_tree::<true>(depth, limits)
+        }
+    }
+
+    /// [`Scanner::parse_value`], counting the tree against `limits.max_tree_bytes` if `COUNTED`.
+    fn parse_tree<const COUNTED: bool>(
+        &mut self,
+        depth: usize,
+        limits: &Limits,
+    ) -> Result<Value, ParseError> {
+        let max_depth = limits.max_depth;
+        let mut budget = Budget::<COUNTED> {
+            max: limits.max_tree_bytes,
+            held: 0,
+        };
         let mut stack: Vec<Frame> = Vec::new();
         let mut elements: Vec<Value> = Vec::new();
         let mut entries: Vec<(String, Value)> = Vec::new();
@@ -251,6 +346,9 @@ impl<'a> Scanner<'a> {
                 Start::Object => match self.object_first_key()? {
                     None => Value::Object(Map::new()),
                     Some(key) => {
+                        if !budget.take(tree_bytes(key.len()), &elements, &entries) {
+                            return Err(self.tree_limit(limits));
+                        }
                         stack.push(Frame::Object {
                             start: entries.len(),
                             key: key.into_owned(),
@@ -258,8 +356,18 @@ impl<'a> Scanner<'a> {
                         continue 'value;
                     }
                 },
-                Start::String(s) => Value::String(s.into_owned()),
-                Start::Number(n) => Value::Number(n),
+                Start::String(s) => {
+                    if !budget.take(tree_bytes(s.len()), &elements, &entries) {
+                        return Err(self.tree_limit(limits));
+                    }
+                    Value::String(s.into_owned())
+                }
+                Start::Number(n) => {
+                    if !budget.take(tree_bytes(n.text_len()), &elements, &entries) {
+                        return Err(self.tree_limit(limits));
+                    }
+                    Value::Number(n)
+                }
                 Start::Bool(b) => Value::Bool(b),
                 Start::Null => Value::Null,
             };
@@ -270,18 +378,35 @@ impl<'a> Scanner<'a> {
                     None => return Ok(value),
                     Some(Frame::Array { start }) => {
                         let start = *start;
+                        let other = capacity_bytes(&entries);
+                        if !budget.room_for_one(&mut elements, other) {
+                            return Err(self.tree_limit(limits));
+                        }
                         elements.push(value);
                         if self.array_continues()? {
                             continue 'value;
                         }
                         stack.pop();
+                        let bytes = (elements.len() - start) * std::mem::size_of::<Value>();
+                        if !budget.take(tree_bytes(bytes), &elements, &entries) {
+                            return Err(self.tree_limit(limits));
+                        }
                         value = Value::Array(Array::from(elements.split_off(start)));
                     }
                     Some(Frame::Object { start, key }) => {
                         let start = *start;
-                        entries.push((std::mem::take(key), value));
+                        let key = std::mem::take(key);
+                        let other = capacity_bytes(&elements);
+                        if !budget.room_for_one(&mut entries, other) {
+                            return Err(self.tree_limit(limits));
+                        }
+                        entries.push((key, value));
                         match self.object_next_key()? {
                             Some(next_key) => {
+                                let bytes = tree_bytes(next_key.len());
+                                if !budget.take(bytes, &elements, &entries) {
+                                    return Err(self.tree_limit(limits));
+                                }
                                 if let Some(Frame::Object { key, .. }) = stack.last_mut() {
                                     *key = next_key.into_owned();
                                 }
@@ -289,6 +414,11 @@ impl<'a> Scanner<'a> {
                             }
                             None => {
                                 stack.pop();
+                                let bytes = (entries.len() - start)
+                                    * std::mem::size_of::<(String, Value)>();
+                                if !budget.take(tree_bytes(bytes), &elements, &entries) {
+                                    return Err(self.tree_limit(limits));
+                                }
                                 value = Value::Object(Map::from_parsed_entries(
                                     entries.split_off(start),
                                 ));
@@ -298,6 +428,12 @@ impl<'a> Scanner<'a> {
                 }
             }
         }
+    }
+
+    /// The error for a tree that would pass `limits.max_tree_bytes`, at the current byte.
+    #[cold]
+    fn tree_limit(&self, limits: &Limits) -> ParseError {
+        self.error(Code::TreeLimitExceeded(limits.max_tree_bytes))
     }
 
     /// Parses `"key"` and the `:` after it.
@@ -715,6 +851,97 @@ mod tests {
         // A huge nesting attempt is refused quickly, without recursion.
         let huge = "[".repeat(10_000_000);
         assert!(parse(huge.as_bytes()).unwrap_err().is_depth_limit());
+    }
+
+    /// The smallest `max_tree_bytes` with which `input` parses (found by bisection).
+    fn least_tree_budget(input: &str) -> usize {
+        let with = |max_tree_bytes| {
+            parse_with_limits(
+                input.as_bytes(),
+                Limits {
+                    max_tree_bytes,
+                    ..Limits::default()
+                },
+            )
+        };
+        let (mut low, mut high) = (0, 1 << 40);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            if with(mid).is_ok() {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
+        }
+        // At the edge: the same tree as without a limit; one byte less, the memory error.
+        assert_eq!(
+            with(low).map(|v| crate::json::to_string(&v)),
+            parse(input.as_bytes()).map(|v| crate::json::to_string(&v))
+        );
+        if low > 0 {
+            let e = with(low - 1).unwrap_err();
+            assert!(
+                e.is_memory_limit() && !e.is_depth_limit() && !e.is_eof(),
+                "{e}"
+            );
+            assert_eq!(
+                e.message(),
+                format!(
+                    "the parsed value would take more than the limit of {} bytes of memory",
+                    low - 1
+                )
+            );
+        }
+        low
+    }
+
+    #[test]
+    fn the_tree_budget_is_an_error_at_the_edge_and_counts_what_is_allocated() {
+        // Scalars without text and empty containers allocate nothing.
+        for input in ["0", "null", "[]", "{}", "\"\"", "1.5"] {
+            assert_eq!(least_tree_budget(input), 0, "{input}");
+        }
+        assert_eq!(least_tree_budget("\"abc\""), 32);
+        assert_eq!(least_tree_budget("123456789012345678901234567890"), 48);
+        // An array of n scalars: its own buffer (32 bytes a value) and the parser's element buffer
+        // at its doubled capacity, twice (with the buffers it replaced while growing).
+        let value = std::mem::size_of::<Value>();
+        for n in [1, 8, 9, 1000, 100_000] {
+            let input = format!("[{}]", vec!["0"; n].join(","));
+            let least = least_tree_budget(&input);
+            let capacity = n.next_power_of_two().max(8);
+            assert!(least >= n * value + capacity * value, "{n}: {least}");
+            assert!(least <= 4 * (n * value + capacity * value), "{n}: {least}");
+        }
+        // Objects: an entry and a key each; nested containers: each one's buffer.
+        let objects = format!("{{{}}}", vec![r#""a":{}"#; 1000].join(","));
+        let entry = std::mem::size_of::<(String, Value)>();
+        assert!(least_tree_budget(&objects) >= 1000 * (entry + 32 + entry));
+        let nested = format!("[{}]", vec!["[0]"; 1000].join(","));
+        assert!(least_tree_budget(&nested) >= 1000 * (value + 32) + 1024 * value);
+        let mixed = r#"{"a": [1, "x", {"b": [null, true, "yy\u00e9"]}], "a": {"c": []}}"#;
+        least_tree_budget(mixed);
+        // The error stops the parse where the tree passed the limit, not at the end.
+        let numbers = format!("[{}]", vec!["0"; 100_000].join(","));
+        let e = parse_with_limits(
+            numbers.as_bytes(),
+            Limits {
+                max_tree_bytes: 64 * 1024,
+                ..Limits::default()
+            },
+        )
+        .unwrap_err();
+        assert!(e.is_memory_limit() && e.offset() < numbers.len() / 4, "{e}");
+        // A syntax error before the tree passes the limit is reported as such.
+        let e = parse_with_limits(
+            b"[0, 0,]",
+            Limits {
+                max_tree_bytes: 1 << 20,
+                ..Limits::default()
+            },
+        )
+        .unwrap_err();
+        assert!(!e.is_memory_limit());
     }
 
     #[test]

@@ -62,7 +62,7 @@ enum State {
 pub struct Reader<'a> {
     scanner: Scanner<'a>,
     open: Vec<Container>,
-    max_depth: usize,
+    limits: Limits,
     state: State,
     /// The first error, returned again by every later call: the reader does not resynchronise.
     failed: Option<ParseError>,
@@ -79,7 +79,7 @@ impl<'a> Reader<'a> {
         Reader {
             scanner: Scanner::new(input),
             open: Vec::new(),
-            max_depth: limits.max_depth,
+            limits,
             state: State::Value,
             failed: None,
         }
@@ -116,7 +116,7 @@ impl<'a> Reader<'a> {
             }
             State::ObjectStart | State::AfterValue | State::Done => return Ok(None),
         }
-        match self.scanner.parse_value(self.open.len(), self.max_depth) {
+        match self.scanner.parse_value(self.open.len(), &self.limits) {
             Ok(value) => {
                 self.state = State::AfterValue;
                 Ok(Some(value))
@@ -167,7 +167,9 @@ impl<'a> Reader<'a> {
 
     #[inline]
     fn value(&mut self) -> Result<Option<Token<'a>>, ParseError> {
-        let start = self.scanner.start_value(self.open.len(), self.max_depth)?;
+        let start = self
+            .scanner
+            .start_value(self.open.len(), self.limits.max_depth)?;
         // A scalar completes a value; a container's opening leaves the reader inside it.
         self.state = State::AfterValue;
         Ok(Some(match start {
@@ -374,8 +376,29 @@ mod tests {
     }
 
     #[test]
+    fn a_value_read_whole_is_held_to_the_tree_limit() {
+        let input = format!("[[{}], 1]", vec!["0"; 1000].join(","));
+        let limits = Limits {
+            max_tree_bytes: 1024,
+            ..Limits::default()
+        };
+        let mut reader = Reader::with_limits(input.as_bytes(), limits);
+        assert_eq!(reader.next(), Ok(Some(Token::BeginArray)));
+        let e = reader.read_value().unwrap_err();
+        assert!(e.is_memory_limit(), "{e}");
+        // Within the limit, the same value as without one.
+        let mut reader = Reader::with_limits(b"[[0, \"ab\"], 1]", limits);
+        assert_eq!(reader.next(), Ok(Some(Token::BeginArray)));
+        let value = reader.read_value().unwrap().unwrap();
+        assert_eq!(to_string(&value), r#"[0,"ab"]"#);
+    }
+
+    #[test]
     fn the_depth_limit_applies_at_the_same_edge_as_parse() {
-        let limits = Limits { max_depth: 3 };
+        let limits = Limits {
+            max_depth: 3,
+            ..Limits::default()
+        };
         for input in ["[[[]]]", "[[[[]]]]", "{\"a\":[{}]}", "{\"a\":[{\"b\":[]}]}"] {
             let want = parse_with_limits(input.as_bytes(), limits).map(|v| to_string(&v));
             for whole_every in [0, 2, 3] {

@@ -20,10 +20,39 @@ use std::sync::{Arc, Mutex};
 pub const MAX_INDEX_FILE_BYTES: u64 = 512 * 1024 * 1024;
 
 /// Largest index file parsed whole into a tree, when the streaming path declines it (a syntax or
-/// schema error, a repeated key, an unusual shape). A tree costs far more than the file: up to
-/// about 55 bytes per byte for `[[],[],...]`, so [`MAX_INDEX_FILE_BYTES`] of it would exhaust
-/// memory; files in the common layout are streamed at any size up to that limit.
+/// schema error, a repeated key, an unusual shape); files in the common layout are streamed at
+/// any size up to [`MAX_INDEX_FILE_BYTES`]. Memory is bounded by [`tree_budget`] whatever the
+/// size; this bounds the time spent on a file that is parsed whole only to be refused.
 pub const MAX_TREE_INDEX_BYTES: usize = 32 * 1024 * 1024;
+
+/// Bytes of tree a file parsed whole may take, in percent of the file's bytes (with
+/// [`TREE_BUDGET_FLOOR_BYTES`]: [`tree_budget`]). A tree costs far more than its file whatever
+/// the parser does (a 32-byte `Value` per `0,` of `[0,0,...]`, a 56-byte entry and a key per
+/// `"a":{},`; the common layout about ten bytes per byte), and a valid file may hold any JSON at
+/// all in a value a repeated key shadows, which the validator never sees. So the bound is set in
+/// the parser (`json::Limits::max_tree_bytes`), checked as values are created: the file's bytes
+/// (held while it is parsed) and one and a half bytes of tree per byte stay within the three
+/// bytes per byte recall may hold for a file, with room for what the estimate misses (the
+/// allocator's holes, the streaming path's attempt before it). The bytes are freed before
+/// validation and conversion, whose result (the compact form, about a byte per byte of file at
+/// most) takes their place. A file whose tree would take more is refused with an error naming
+/// it and this limit. Making the streaming path accept such files instead would mean
+/// reproducing every rule of the tree path (which of a repeated key's values counts, what an
+/// unvalidated shadowed value may hold) beside it, and the parser would still be unbounded for
+/// whatever it declines.
+pub const TREE_BUDGET_PERCENT_OF_FILE: usize = 150;
+
+/// Bytes of tree any file parsed whole may take besides [`TREE_BUDGET_PERCENT_OF_FILE`]: a
+/// small file is served whatever its shape (hand-written fixtures, a repeated key), within the
+/// fixed allowance a process has besides its indexes (the memory tests grant 96 MiB).
+pub const TREE_BUDGET_FLOOR_BYTES: usize = 4 * 1024 * 1024;
+
+/// The most memory the tree of a file of `file_bytes` bytes may take when it is parsed whole.
+pub fn tree_budget(file_bytes: usize) -> usize {
+    (file_bytes / 100)
+        .saturating_mul(TREE_BUDGET_PERCENT_OF_FILE)
+        .saturating_add(TREE_BUDGET_FLOOR_BYTES)
+}
 
 /// Loaded files kept in the cache: a memory index, a manifest and as many partitions as a
 /// manifest may list, so a code index within [`MAX_CACHE_BYTES`] is never re-read per query;
@@ -116,14 +145,23 @@ impl Document {
         let symbol_text = symbol.flatten().unwrap_or("");
         let [path, title, snippet] = strings;
         let head = path.len() + title.len() + snippet.len() + symbol_text.len();
-        let mut text = String::with_capacity(head + passages.text.len());
+        let mut text = String::with_capacity(head);
         let mut ends = [0u32; 4];
         for (end, part) in ends.iter_mut().zip([path, title, snippet, symbol_text]) {
             text.push_str(part);
             *end = text.len() as u32;
         }
-        text.push_str(&passages.text);
-        drop(passages.text);
+        // The passages' buffer becomes the document's when it has room for the head: a second
+        // buffer as large as the passages would double them at the peak of a load.
+        let mut all = passages.text;
+        if all.capacity() - all.len() >= head {
+            all.insert_str(0, &text);
+            text = all;
+        } else {
+            text.reserve_exact(all.len());
+            text.push_str(&all);
+            drop(all);
+        }
         let mut passage_ends = passages.ends;
         for end in &mut passage_ends {
             *end += head as u32;
@@ -555,9 +593,13 @@ impl Loader {
             )));
         }
         self.lock().reads += 1;
-        let loaded = decode(&bytes, kind, &name);
+        let started = decode_start(&bytes, kind, &name);
+        // A file parsed whole no longer needs its bytes: its converted form takes their place.
         drop(bytes);
-        let loaded = Arc::new(loaded?);
+        let loaded = Arc::new(match started? {
+            Decoded::Loaded(loaded) => loaded,
+            Decoded::Tree(value) => finish_tree(value, kind, &name)?,
+        });
         self.store(resolved, kind, identity, Arc::clone(&loaded));
         Ok(loaded)
     }
@@ -623,8 +665,23 @@ impl Loader {
 /// streaming path when it can prove the file valid, else the tree path, which decides and words
 /// the error. No file system access and no cache: [`Loader::load`] adds those.
 pub fn decode(bytes: &[u8], kind: IndexKind, name: &str) -> Result<Loaded, String> {
+    match decode_start(bytes, kind, name)? {
+        Decoded::Loaded(loaded) => Ok(loaded),
+        Decoded::Tree(value) => finish_tree(value, kind, name),
+    }
+}
+
+/// What [`decode_start`] made of a file: loaded by the streaming path, or parsed whole.
+enum Decoded {
+    Loaded(Loaded),
+    Tree(Value),
+}
+
+/// The streaming path, or for a file it declines, the parse of the tree path (within the file
+/// size and memory limits): what needs the file's bytes.
+fn decode_start(bytes: &[u8], kind: IndexKind, name: &str) -> Result<Decoded, String> {
     match stream::load(bytes, kind) {
-        Some(loaded) => Ok(loaded),
+        Some(loaded) => Ok(Decoded::Loaded(loaded)),
         None if bytes.len() > MAX_TREE_INDEX_BYTES => Err(read_error(
             kind,
             name,
@@ -634,14 +691,39 @@ pub fn decode(bytes: &[u8], kind: IndexKind, name: &str) -> Result<Loaded, Strin
                 bytes.len()
             ),
         )),
-        None => decode_tree(bytes, kind, name),
+        None => parse_tree(bytes, kind, name).map(Decoded::Tree),
     }
 }
 
 /// [`decode`] by the tree path alone (parse, validate, convert): what the streaming path must
 /// agree with whenever it answers (the `recall_index` fuzz target checks it).
 pub fn decode_tree(bytes: &[u8], kind: IndexKind, name: &str) -> Result<Loaded, String> {
-    let value = json::parse(bytes).map_err(|e| read_error(kind, name, &e.to_string()))?;
+    finish_tree(parse_tree(bytes, kind, name)?, kind, name)
+}
+
+/// The file parsed whole, its tree within [`tree_budget`] of its bytes.
+fn parse_tree(bytes: &[u8], kind: IndexKind, name: &str) -> Result<Value, String> {
+    let limits = json::Limits {
+        max_tree_bytes: tree_budget(bytes.len()),
+        ..json::Limits::default()
+    };
+    json::parse_with_limits(bytes, limits).map_err(|e| {
+        let mut detail = e.to_string();
+        if e.is_memory_limit() {
+            detail.push_str(&format!(
+                "; the file has {} bytes and is not in the layout recall reads as a stream, and \
+                 parsed whole its tree may take at most {TREE_BUDGET_PERCENT_OF_FILE}% of that \
+                 plus {TREE_BUDGET_FLOOR_BYTES} bytes \
+                 (TREE_BUDGET_PERCENT_OF_FILE, TREE_BUDGET_FLOOR_BYTES)",
+                bytes.len()
+            ));
+        }
+        read_error(kind, name, &detail)
+    })
+}
+
+/// Validates and converts a parsed file, then frees its tree.
+fn finish_tree(value: Value, kind: IndexKind, name: &str) -> Result<Loaded, String> {
     let loaded = validate_and_convert(&value, kind)
         .map_err(|e| format!("{} failed schema validation: {name}: {e}", kind.label()))?;
     dispose(value);
@@ -826,6 +908,9 @@ impl MemberValue for Value {
     }
 }
 
+/// Bytes reserved beside a document's passages for its path, title, snippet and symbol.
+const HEAD_ROOM: usize = 1024;
+
 /// Converts a validated document from its members in file order (a repeated key: the last wins).
 /// `streamed`: its passages, when they were read apart from the members (whose passages member
 /// is then an empty stand-in).
@@ -854,8 +939,16 @@ pub(super) fn document_from<K: AsRef<str>, V: MemberValue>(
                     .then(|| value.into_string())
             }
             k if k == passages_key => {
-                passages = Passages::default();
-                for passage in value.value().as_array().map_or(&[][..], |a| &a[..]) {
+                let items = value.value().as_array().map_or(&[][..], |a| &a[..]);
+                // Room for all of them and for a document's usual head (path, title, snippet,
+                // symbol), so the document's text is this one buffer (`from_parts`).
+                let bytes: usize = items.iter().filter_map(Value::as_str).map(str::len).sum();
+                passages = Passages {
+                    text: String::with_capacity(bytes + HEAD_ROOM),
+                    ends: Vec::with_capacity(items.len()),
+                    empty_seen: false,
+                };
+                for passage in items {
                     passages.push(passage.as_str().unwrap_or_default());
                 }
             }
@@ -1014,6 +1107,41 @@ mod tests {
             decode(padded.as_bytes(), IndexKind::Memory, "m.json"),
             Ok(Loaded::Memory(_))
         ));
+    }
+
+    #[test]
+    fn a_file_parsed_whole_is_refused_past_the_tree_budget() {
+        // A shadowed value (a repeated key: only the last counts, the first is never validated)
+        // of the most inflating shape: a 32-byte `Value` per `0,` of the file.
+        let shadowed = |items: usize| {
+            let junk = vec!["0"; items].join(",");
+            EMPTY_MEMORY_INDEX.replacen('{', &format!(r#"{{"N": [{junk}], "#), 1)
+        };
+        let small = shadowed(1000);
+        assert!(stream::load(small.as_bytes(), IndexKind::Memory).is_none());
+        assert!(matches!(
+            decode(small.as_bytes(), IndexKind::Memory, "m.json"),
+            Ok(Loaded::Memory(_))
+        ));
+        let large = shadowed(1 << 20);
+        assert!(tree_budget(large.len()) < (1 << 20) * std::mem::size_of::<Value>());
+        let err = decode(large.as_bytes(), IndexKind::Memory, "m.json").unwrap_err();
+        assert!(
+            err.starts_with(&format!(
+                "cannot read memory index at m.json: the parsed value would take more than the \
+                 limit of {} bytes of memory at line 1 column ",
+                tree_budget(large.len())
+            )),
+            "{err}"
+        );
+        assert!(
+            err.ends_with("(TREE_BUDGET_PERCENT_OF_FILE, TREE_BUDGET_FLOOR_BYTES)"),
+            "{err}"
+        );
+        assert_eq!(
+            decode_tree(large.as_bytes(), IndexKind::Memory, "m.json").unwrap_err(),
+            err
+        );
     }
 
     #[test]
