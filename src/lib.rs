@@ -14,6 +14,7 @@ pub mod http;
 pub mod json;
 pub mod jsonrpc;
 pub mod policy;
+pub mod regular_file;
 pub mod sanitize;
 pub mod schema;
 pub mod server;
