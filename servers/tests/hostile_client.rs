@@ -4,32 +4,21 @@
 
 mod common;
 
-use common::TempDir;
+use common::{run_limited, TempDir};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 /// Address space the binary may use in these tests: far below what an unbounded read of
 /// `/dev/zero` reaches within the time limit, far above what the command needs.
-const MEMORY_LIMIT_KB: &str = "262144";
+const MEMORY_LIMIT_KB: u64 = 262_144;
 
 /// How long a refusal may take (a blocked open would take forever).
 const PROMPT: Duration = Duration::from_secs(10);
 
-/// Runs the binary with `args` under [`MEMORY_LIMIT_KB`], killing it after [`PROMPT`] so a
-/// regression fails the test instead of hanging it.
+/// Runs the binary with `args` under [`MEMORY_LIMIT_KB`], killed after [`PROMPT`].
 fn run_bounded(args: &[&str]) -> (Output, Duration) {
-    let started = Instant::now();
-    let child = Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -v \"$0\" && exec timeout 10 \"$@\"")
-        .arg(MEMORY_LIMIT_KB)
-        .arg(env!("CARGO_BIN_EXE_agentteams-mcp"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("the binary runs");
-    (child, started.elapsed())
+    run_limited(MEMORY_LIMIT_KB, 10, args)
 }
 
 fn stderr(o: &Output) -> String {
