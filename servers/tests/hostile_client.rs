@@ -156,3 +156,20 @@ fn token_files_that_never_end_are_refused_in_bounded_memory() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("larger than"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_log_of_many_tiny_bad_lines_is_verified_in_bounded_memory() {
+    // Two million three-byte lines, each a problem: stored whole, the report held about 280 MB
+    // (some 47 bytes per byte of log); a larger log would exhaust any machine.
+    let tmp = TempDir::new("audit-many-problems");
+    let log = tmp.path().join("audit.log");
+    std::fs::write(&log, "{}\n".repeat(2_000_000)).unwrap();
+    let (o, took) = run_limited(131_072, 60, ["audit", "verify", log.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(took < Duration::from_secs(60), "took {took:?}");
+    let last = out.lines().last().unwrap_or_default();
+    assert_eq!(last, "TAMPERED: 2000000 lines, 0 runs, 2000000 problems");
+    assert!(out.contains("more problems not listed"), "{last}");
+    assert!(out.lines().count() < 2_000, "every problem was listed");
+}
