@@ -15,6 +15,7 @@ pub mod json;
 pub mod jsonrpc;
 pub mod policy;
 pub mod process_group;
+pub mod regular_file;
 pub mod sanitize;
 pub mod schema;
 pub mod server;

@@ -12,7 +12,7 @@ use agentteams_mcp::client::{
 };
 use agentteams_mcp::json::{self, obj, Map, Value};
 use agentteams_mcp::sanitize::{sanitize, sanitize_value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub const CLIENT_USAGE: &str = "\
@@ -43,6 +43,10 @@ URLs are supported.
 
 exit codes: 0 ok; 1 tool error or refused by the trust policy; 2 usage; 3 authorization
 required; 4 connection failure (unreachable, timeout, malformed or oversized reply)";
+
+/// Largest `--token-file` read (a bearer token, however long an OAuth server makes it, is far
+/// smaller; a file linked to `/dev/zero` stops here).
+const MAX_TOKEN_FILE_BYTES: usize = 64 * 1024;
 
 pub const TRUST_USAGE: &str = "\
 usage:
@@ -210,8 +214,11 @@ fn options(args: &mut Args) -> Result<Options, UsageError> {
             ))
         }
         (Some(path), None) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| UsageError(format!("--token-file {path}: {e}")))?;
+            let text = agentteams_mcp::http::guard::read_token_text(
+                Path::new(&path),
+                MAX_TOKEN_FILE_BYTES,
+            )
+            .map_err(|e| UsageError(format!("--token-file {path}: {e}")))?;
             Some(text.trim().to_owned())
         }
         (None, Some(var)) => Some(

@@ -145,19 +145,37 @@ pub struct Report {
     pub lines: usize,
     /// Runs in order of first appearance.
     pub runs: Vec<RunReport>,
-    /// Problems in line order (incomplete runs last).
+    /// Problems in line order (incomplete runs last), the first [`MAX_LISTED_PROBLEMS`] of them.
     pub problems: Vec<Problem>,
+    /// Problems found beyond [`MAX_LISTED_PROBLEMS`]: counted, not kept.
+    pub unlisted: usize,
+    /// Whether any unlisted problem is tampering.
+    pub unlisted_tampering: bool,
 }
+
+/// Most problems a report keeps. A log can hold a problem every three bytes (`{}` lines); kept
+/// whole, they cost some 47 bytes of memory per byte of log. The rest are counted.
+pub const MAX_LISTED_PROBLEMS: usize = 1000;
 
 impl Report {
     /// No problem of any kind.
     pub fn is_clean(&self) -> bool {
-        self.problems.is_empty()
+        self.problems.is_empty() && self.unlisted == 0
     }
 
     /// No sign of tampering (incomplete runs allowed).
     pub fn is_intact(&self) -> bool {
-        !self.problems.iter().any(|p| p.kind.is_tampering())
+        !self.unlisted_tampering && !self.problems.iter().any(|p| p.kind.is_tampering())
+    }
+
+    /// Records `problem`: listed while fewer than [`MAX_LISTED_PROBLEMS`] are, else counted.
+    fn push(&mut self, problem: Problem) {
+        if self.problems.len() < MAX_LISTED_PROBLEMS {
+            self.problems.push(problem);
+        } else {
+            self.unlisted += 1;
+            self.unlisted_tampering |= problem.kind.is_tampering();
+        }
     }
 }
 
@@ -165,6 +183,13 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for problem in &self.problems {
             writeln!(f, "{problem}")?;
+        }
+        if self.unlisted > 0 {
+            writeln!(
+                f,
+                "... and {} more problems not listed (the first {MAX_LISTED_PROBLEMS} are)",
+                self.unlisted
+            )?;
         }
         for run in &self.runs {
             let state = match (run.broken_at, run.completed) {
@@ -190,7 +215,7 @@ impl fmt::Display for Report {
             "{verdict}: {} lines, {} runs, {} problems",
             self.lines,
             self.runs.len(),
-            self.problems.len()
+            self.problems.len() + self.unlisted
         )
     }
 }
@@ -251,7 +276,7 @@ pub fn verify_reader(mut input: impl BufRead) -> io::Result<Report> {
                     run.broken_at.get_or_insert(number);
                     run.last_line = number;
                 }
-                report.problems.push(found);
+                report.push(found);
                 continue;
             }
         };
@@ -301,18 +326,22 @@ pub fn verify_reader(mut input: impl BufRead) -> io::Result<Report> {
             }
             Err(kind) => {
                 run.broken_at = Some(number);
-                report.problems.push(problem(Some(&record.run), kind));
+                report.push(problem(Some(&record.run), kind));
             }
         }
     }
-    for run in &report.runs {
-        if run.broken_at.is_none() && !run.completed {
-            report.problems.push(Problem {
-                line: run.last_line,
-                run: Some(run.run.clone()),
-                kind: ProblemKind::Incomplete,
-            });
-        }
+    let incomplete: Vec<Problem> = report
+        .runs
+        .iter()
+        .filter(|run| run.broken_at.is_none() && !run.completed)
+        .map(|run| Problem {
+            line: run.last_line,
+            run: Some(run.run.clone()),
+            kind: ProblemKind::Incomplete,
+        })
+        .collect();
+    for problem in incomplete {
+        report.push(problem);
     }
     Ok(report)
 }

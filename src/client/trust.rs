@@ -170,6 +170,27 @@ pub struct Policy {
     pub sensitive: Option<Vec<String>>,
 }
 
+/// The policy path under `root`, refused if `.agentteams` or the file itself (where they exist)
+/// resolves through a link to a place outside the project: the policy is read and written only
+/// inside the project it belongs to.
+fn confined(root: &Path) -> Result<PathBuf, TrustError> {
+    let path = Policy::path(root);
+    let Ok(real_root) = std::fs::canonicalize(root) else {
+        return Ok(path);
+    };
+    for part in [path.parent().unwrap_or(root), path.as_path()] {
+        if let Ok(real) = std::fs::canonicalize(part) {
+            if !real.starts_with(&real_root) {
+                return Err(TrustError(format!(
+                    "{} resolves outside the project; refusing",
+                    part.display()
+                )));
+            }
+        }
+    }
+    Ok(path)
+}
+
 impl Policy {
     /// The policy file of the project at `root`.
     pub fn path(root: &Path) -> PathBuf {
@@ -177,19 +198,22 @@ impl Policy {
     }
 
     /// Loads the project's policy; a missing file is the empty policy (every server untrusted).
+    ///
+    /// The file is the project's, so it is read as any other file a project holds: only if it is
+    /// a regular file inside the project (a FIFO would block the command, a link to `/dev/zero`
+    /// would fill memory), and at most [`MAX_POLICY_BYTES`] of it.
     pub fn load(root: &Path) -> Result<Policy, TrustError> {
-        let path = Policy::path(root);
-        let bytes = match std::fs::metadata(&path) {
+        let path = confined(root)?;
+        let bytes = match crate::regular_file::read_at_most(&path, MAX_POLICY_BYTES) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Policy::default()),
             Err(e) => return Err(TrustError(format!("cannot read {}: {e}", path.display()))),
-            Ok(m) if m.len() > MAX_POLICY_BYTES => {
+            Ok(None) => {
                 return Err(TrustError(format!(
                     "{} is larger than {MAX_POLICY_BYTES} bytes",
                     path.display()
                 )))
             }
-            Ok(_) => std::fs::read(&path)
-                .map_err(|e| TrustError(format!("cannot read {}: {e}", path.display())))?,
+            Ok(Some(bytes)) => bytes,
         };
         Policy::parse(&bytes).map_err(|e| TrustError(format!("{}: {e}", path.display())))
     }
@@ -258,18 +282,34 @@ impl Policy {
     }
 
     /// Writes the policy under `root` (creating `.agentteams/`), replacing the file atomically.
+    ///
+    /// Never through a link the project planted: `.agentteams` must stay inside the project, and
+    /// the temporary file is unlinked and then created exclusively (`O_EXCL` does not follow a
+    /// link), so a planted `mcp-trust.json.tmp<pid>` → `~/.bashrc` cannot redirect the write. A
+    /// link at the policy's own name is replaced by the rename, not followed.
     pub fn save(&self, root: &Path) -> Result<(), TrustError> {
         let path = Policy::path(root);
         let io = |e: std::io::Error| TrustError(format!("cannot write {}: {e}", path.display()));
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
+        let path = confined(root)?;
         let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
-        std::fs::write(&tmp, self.to_json()).map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            io(e)
-        })
+        match std::fs::remove_file(&tmp) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
+            _ => {}
+        }
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .and_then(|mut file| std::io::Write::write_all(&mut file, self.to_json().as_bytes()));
+        written
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                io(e)
+            })
     }
 
     /// The sensitive patterns in force.
@@ -647,6 +687,25 @@ mod tests {
             let e = Policy::parse(bad.as_bytes()).unwrap_err().0;
             assert!(e.contains(why), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn save_never_writes_through_a_planted_temporary_link() {
+        let root = std::env::temp_dir().join(format!("trust-unit-tmp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join(".agentteams")).unwrap();
+        let victim = root.join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        // The temporary name is predictable (it carries the pid): a project can plant it.
+        let tmp = Policy::path(&root).with_extension(format!("json.tmp{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+        let mut p = Policy::default();
+        p.allow("stdio:x", None, &[]).unwrap();
+        p.save(&root).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(Policy::load(&root).unwrap(), p);
+        assert!(std::fs::symlink_metadata(&tmp).is_err());
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

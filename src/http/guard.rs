@@ -3,7 +3,7 @@
 
 use super::request::RequestHead;
 use std::fmt;
-use std::io;
+use std::io::{self, Read};
 use std::path::Path;
 
 /// Host names every server accepts (any port): the loopback names a local client uses.
@@ -46,17 +46,7 @@ impl Token {
 
     /// Reads a token from a file (its only content, a trailing newline allowed).
     pub fn from_file(path: &Path) -> io::Result<Token> {
-        let meta = std::fs::metadata(path)?;
-        if meta.len() > MAX_TOKEN_BYTES as u64 + 2 {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "{}: auth token file larger than {MAX_TOKEN_BYTES} bytes",
-                    path.display()
-                ),
-            ));
-        }
-        let text = std::fs::read_to_string(path)?;
+        let text = read_token_text(path, MAX_TOKEN_BYTES)?;
         Token::new(&text).map_err(|e| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -230,6 +220,28 @@ pub fn host_name(authority: &[u8]) -> Option<&[u8]> {
     let port_ok =
         port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.iter().all(u8::is_ascii_digit));
     (!name.is_empty() && port_ok).then_some(name)
+}
+
+/// The text of a token file, read up to `max` bytes and a line ending and no further: a file
+/// linked to `/dev/zero`, or a pipe that never ends, cannot fill memory. A pipe is still read
+/// (`--auth-token-file <(pass show mcp)` is an operator's ordinary choice); the path is the
+/// operator's, so it is not confined. The server passes [`MAX_TOKEN_BYTES`], the client its own.
+pub fn read_token_text(path: &Path, max: usize) -> io::Result<String> {
+    let limit = max + 2;
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(limit as u64 + 1)
+        .read_to_string(&mut text)?;
+    if text.len() > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{}: auth token file larger than {max} bytes",
+                path.display()
+            ),
+        ));
+    }
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -153,6 +153,29 @@ pub fn result_text(result: &Value) -> (String, bool) {
     (text, is_error)
 }
 
+/// Runs the binary with `args`, stdin closed, under an address-space limit of `kib` KiB
+/// (`ulimit -v`) and killed after `secs` seconds (coreutils `timeout`), so a hang or an unbounded
+/// read fails the test instead of stalling or exhausting the machine; returns its output and how
+/// long it took.
+pub fn run_limited<I, S>(kib: u64, secs: u32, args: I) -> (std::process::Output, Duration)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let started = std::time::Instant::now();
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v \"$0\" && t=\"$1\" && shift && exec timeout \"$t\" \"$@\"")
+        .arg(kib.to_string())
+        .arg(secs.to_string())
+        .arg(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs");
+    (output, started.elapsed())
+}
+
 /// A fresh, empty directory for one test (removed when the value drops).
 pub struct TempDir(pub std::path::PathBuf);
 
