@@ -5,6 +5,8 @@
 //! the pre-flight found (GIT-THREATS.md §3). Command-line `-c` settings outrank every config file,
 //! and unknown keys are ignored by older gits, so the list is safe to pass to any supported git.
 
+use super::gate::{Gate, Refusal};
+use super::memory::Limiter;
 use super::process::{self, Finished, GroupKiller, RunError};
 use super::repo::Layout;
 use super::sanitize;
@@ -78,11 +80,13 @@ pub const CONFIG_OVERRIDES: [(&str, &str); 36] = [
     ("diff.orderFile", "/dev/null"),
 ];
 
-/// A resolved git: its absolute path and the fixed `PATH` its children get.
+/// A resolved git: its absolute path, the fixed `PATH` its children get, and the memory limit
+/// it runs under (none only when the operator chose `--git-memory-limit none`).
 #[derive(Clone, Debug)]
 pub struct Git {
     pub program: PathBuf,
     child_path: OsString,
+    limiter: Option<Limiter>,
 }
 
 /// What `git --version` said, and whether the defences can rely on it.
@@ -131,14 +135,27 @@ impl Git {
         Git {
             program,
             child_path,
+            limiter: None,
+        }
+    }
+
+    /// This git, every process of which runs under `limiter`.
+    pub fn limited(self, limiter: Limiter) -> Git {
+        Git {
+            limiter: Some(limiter),
+            ..self
         }
     }
 
     /// A command for this git with an empty environment plus the allowlist, stdin from the null
     /// device, stdout and stderr piped, in its own process group (so a timeout can kill whatever it
-    /// started). `ceiling` is the parent of the project root.
+    /// started), under the memory limit. `ceiling` is the parent of the project root. Every git
+    /// process of the server is built here.
     pub fn command(&self, cwd: &Path, ceiling: &Path) -> Command {
-        let mut command = Command::new(&self.program);
+        let mut command = match &self.limiter {
+            Some(limiter) => limiter.command(&self.program),
+            None => Command::new(&self.program),
+        };
         command.env_clear();
         command.env("PATH", &self.child_path);
         for (name, value) in FIXED_ENV {
@@ -192,6 +209,8 @@ pub struct Runner {
     /// Parent of the root, for `GIT_CEILING_DIRECTORIES`.
     ceiling: PathBuf,
     killer: GroupKiller,
+    /// The bound on git processes running at once.
+    gate: Gate,
 }
 
 impl Runner {
@@ -201,11 +220,12 @@ impl Runner {
             root: root.to_path_buf(),
             ceiling: root.parent().unwrap_or(root).to_path_buf(),
             killer,
+            gate: Gate::default(),
         }
     }
 
-    /// git pinned to `layout` (`--git-dir`, `GIT_COMMON_DIR`, `--work-tree`), with every override,
-    /// the config-defined hooks in `hook_names` disabled, then `subcommand`.
+    /// git pinned to `layout` (`--git-dir`, `GIT_COMMON_DIR`, `--work-tree`), with every override
+    /// and the pack and cache sizes of the memory limit, the config-defined hooks in `hook_names` disabled, then `subcommand`.
     pub fn command<I, S>(&self, layout: &Layout, hook_names: &[String], subcommand: I) -> Command
     where
         I: IntoIterator<Item = S>,
@@ -215,12 +235,19 @@ impl Runner {
         command.env("GIT_COMMON_DIR", &layout.common_dir);
         disable_hooks(&mut command, hook_names);
         command.args(global_args(&layout.git_dir, &self.root));
+        if let Some(limiter) = &self.git.limiter {
+            for (key, value) in limiter.config_overrides() {
+                command.arg("-c").arg(format!("{key}={value}"));
+            }
+        }
         command.args(subcommand);
         command
     }
 
-    /// Runs `command` for at most `timeout`, keeping `stdout_keep` bytes of stdout; `Err` is the
-    /// reference's message for a non-zero exit, a timeout, a spawn failure, or [`CANCELLED`].
+    /// Runs `command` for at most `timeout` once the gate admits it, keeping `stdout_keep` bytes
+    /// of stdout; `Err` is the reference's message for a non-zero exit, a timeout, a spawn
+    /// failure, or [`CANCELLED`]; or the gate's busy message; or, when git ran out of memory,
+    /// a message naming the limit.
     pub fn run(
         &self,
         command: Command,
@@ -228,13 +255,20 @@ impl Runner {
         timeout: Duration,
         cancel: &CancelToken,
     ) -> Result<Finished, String> {
+        let _permit = self.gate.enter(cancel).map_err(|refusal| match refusal {
+            Refusal::Busy(message) => message,
+            Refusal::Cancelled => CANCELLED.to_owned(),
+        })?;
         match process::run(command, stdout_keep, timeout, cancel, &self.killer) {
             Ok(done) if done.status.success() => Ok(done),
-            Ok(done) => Err(format!(
-                "git exited {}: {}",
-                process::exit_code(&done.status),
-                sanitize::render_stderr(&done.stderr)
-            )),
+            Ok(done) => {
+                let code = process::exit_code(&done.status);
+                let stderr = sanitize::render_stderr(&done.stderr);
+                let out_of_memory = self.git.limiter.as_ref();
+                Err(out_of_memory
+                    .and_then(|limiter| limiter.out_of_memory_message(code, &stderr))
+                    .unwrap_or_else(|| format!("git exited {code}: {stderr}")))
+            }
             Err(RunError::TimedOut) => Err(format!("git timed out after {}s", timeout.as_secs())),
             Err(RunError::Cancelled) => Err(CANCELLED.to_owned()),
             Err(RunError::Spawn(e)) => Err(format!("git could not run: {e}")),

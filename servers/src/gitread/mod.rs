@@ -9,13 +9,20 @@
 //! of GIT-THREATS.md to the defence here and the test that proves it.
 
 mod config_check;
+mod gate;
 mod invoke;
+mod memory;
 mod process;
 mod repo;
 mod sanitize;
 mod tools;
 
+pub use gate::{MAX_CONCURRENT_GIT, MAX_QUEUED_GIT, QUEUE_WAIT};
 pub use invoke::GIT_ENV;
+pub use memory::{
+    set_process_limit, MemoryLimit, DEFAULT_GIT_MEMORY_LIMIT, MIN_GIT_MEMORY_LIMIT, NO_MECHANISM,
+    OPTION as MEMORY_LIMIT_OPTION,
+};
 pub use process::TIMEOUT;
 pub use sanitize::{sanitize, MAX_OUTPUT, TRUNCATION_MARKER};
 
@@ -41,14 +48,22 @@ pub struct GitRead {
 }
 
 impl GitRead {
-    /// A server for the work tree at `root`. Resolves git once (from `AGENTTEAMS_GIT` or `PATH`)
-    /// and checks its version; a missing or too old git does not stop the server, it makes every
-    /// call return an error saying so. Fails only when `AGENTTEAMS_GIT` is not an absolute path.
+    /// A server for the work tree at `root` whose git processes run under the process-wide
+    /// memory limit ([`set_process_limit`], else [`DEFAULT_GIT_MEMORY_LIMIT`]).
     pub fn new(root: &Path) -> Result<GitRead, String> {
+        GitRead::with_memory_limit(root, memory::process_limit())
+    }
+
+    /// A server for the work tree at `root`. Resolves git once (from `AGENTTEAMS_GIT` or `PATH`),
+    /// the mechanism that applies `limit` to every git process, and checks git's version under
+    /// it; a missing or too old git, or no mechanism for a limit, does not stop the server, it
+    /// makes every call return an error saying so. Fails only when `AGENTTEAMS_GIT` is not an
+    /// absolute path.
+    pub fn with_memory_limit(root: &Path, limit: MemoryLimit) -> Result<GitRead, String> {
         let git = Git::locate()?;
         let killer = GroupKiller::locate();
         let git = match git {
-            Some(git) => checked_version(git, &killer),
+            Some(git) => limited(git, limit).and_then(|git| checked_version(git, &killer)),
             None => Err("git could not run: no git executable found on PATH".to_owned()),
         };
         let absolute = if root.is_absolute() {
@@ -114,6 +129,16 @@ impl GitRead {
             return Err(format!("git ls-files listed more than {max_bytes} bytes"));
         }
         Ok(done.stdout)
+    }
+}
+
+/// `git` under `limit`, through a mechanism proven to apply it; [`NO_MECHANISM`] when none does.
+fn limited(git: Git, limit: MemoryLimit) -> Result<Git, String> {
+    match limit {
+        MemoryLimit::Unlimited => Ok(git),
+        MemoryLimit::Bytes(bytes) => memory::Limiter::locate(bytes)
+            .map(|limiter| git.limited(limiter))
+            .ok_or_else(|| NO_MECHANISM.to_owned()),
     }
 }
 
