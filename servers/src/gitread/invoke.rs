@@ -225,7 +225,8 @@ impl Runner {
     }
 
     /// git pinned to `layout` (`--git-dir`, `GIT_COMMON_DIR`, `--work-tree`), with every override
-    /// and the pack and cache sizes of the memory limit, the config-defined hooks in `hook_names` disabled, then `subcommand`.
+    /// and the pack and cache sizes of the memory limit, the config-defined hooks in `hook_names`
+    /// disabled, then `subcommand`.
     pub fn command<I, S>(&self, layout: &Layout, hook_names: &[String], subcommand: I) -> Command
     where
         I: IntoIterator<Item = S>,

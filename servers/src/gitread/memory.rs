@@ -290,13 +290,17 @@ mod tests {
             println!("note: no memory-limit mechanism on this machine");
             return;
         };
-        let out = limiter
+        let child = limiter
             .command(Path::new(SHELL))
             .args(["-c", "ulimit -v; echo $$"])
-            .output()
+            .stdout(Stdio::piped())
+            .spawn()
             .unwrap_or_else(|e| panic!("{e}"));
+        let pid = child.id().to_string();
+        let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
         let text = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(text.lines().next(), Some("262144"));
+        // The limit applies, and the program runs in the spawned process itself (`exec`).
+        assert_eq!(text.lines().collect::<Vec<_>>(), ["262144", pid.as_str()]);
         assert!(limiter.out_of_memory_message(128, "fatal: x").is_none());
         assert_eq!(
             limiter.out_of_memory_message(128, "fatal: Out of memory, malloc failed"),
