@@ -50,6 +50,13 @@ audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_co
 
 fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw.first().map(String::as_str) == Some(gitread::EXEC_HELPER_FLAG) {
+        return ExitCode::from(gitread::exec_helper());
+    }
+    // gitread starts git under its memory limit through this binary's helper mode (launch.rs).
+    if let Ok(program) = std::env::current_exe() {
+        gitread::set_exec_helper(program);
+    }
     match raw.first().map(String::as_str) {
         Some("index") => {
             return ExitCode::from(agentteams_mcp_servers::index::run_cli(&raw[1..]) as u8)

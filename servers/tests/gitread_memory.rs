@@ -360,6 +360,44 @@ fn git_processes_past_the_bound_wait_in_a_bounded_queue_then_get_busy() {
     assert!(http_call(port, "git_log", r#"{"n":1}"#).contains("\\tsecond\\n"));
 }
 
+#[test]
+fn git_starts_through_a_waiting_helper_that_is_already_under_the_limit() {
+    let f = Fixture::new("mem-helper");
+    let mut server = Server::start(&f.root, &[]);
+    // One spare waits from the start, under the limit.
+    let spares = spare_helpers(&server);
+    assert_eq!(spares.len(), 1);
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", spares[0])).unwrap_or_default();
+    let address_space = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))
+        .unwrap_or_default();
+    assert!(address_space.contains("1073741824"), "{address_space}");
+    assert_sweep_served(&server.sweep());
+    // The next spare starts on a thread after each call: one appears again, never more.
+    assert_eq!(spare_helpers(&server).len(), 1);
+}
+
+/// The pids of `server`'s spare exec helpers, once one has started (after a call the next starts
+/// on a thread of its own; gives up after 5 s).
+fn spare_helpers(server: &Server) -> Vec<u32> {
+    let find = || -> Vec<u32> {
+        children(server.pid())
+            .into_iter()
+            .filter(|(_, cmdline)| cmdline.contains("--gitread-exec-helper"))
+            .map(|(pid, _)| pid)
+            .collect()
+    };
+    for _ in 0..500 {
+        let found = find();
+        if !found.is_empty() {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    find()
+}
+
 /// The variable that selects the git the server runs.
 const GIT_ENV_NAME: &str = agentteams_mcp_servers::gitread::GIT_ENV;
 

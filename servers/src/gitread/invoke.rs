@@ -6,14 +6,14 @@
 //! and unknown keys are ignored by older gits, so the list is safe to pass to any supported git.
 
 use super::gate::{Gate, Refusal};
-use super::memory::Limiter;
+use super::launch::{piped_in_own_group, Launcher};
 use super::process::{self, Finished, GroupKiller, RunError};
 use super::repo::Layout;
 use super::sanitize;
 use agentteams_mcp::server::CancelToken;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 /// Environment variable naming the git executable to use (an absolute path). When unset, `git` is
@@ -80,13 +80,11 @@ pub const CONFIG_OVERRIDES: [(&str, &str); 36] = [
     ("diff.orderFile", "/dev/null"),
 ];
 
-/// A resolved git: its absolute path, the fixed `PATH` its children get, and the memory limit
-/// it runs under (none only when the operator chose `--git-memory-limit none`).
+/// A resolved git: its absolute path and the fixed `PATH` its children get.
 #[derive(Clone, Debug)]
 pub struct Git {
     pub program: PathBuf,
     child_path: OsString,
-    limiter: Option<Limiter>,
 }
 
 /// What `git --version` said, and whether the defences can rely on it.
@@ -135,39 +133,23 @@ impl Git {
         Git {
             program,
             child_path,
-            limiter: None,
-        }
-    }
-
-    /// This git, every process of which runs under `limiter`.
-    pub fn limited(self, limiter: Limiter) -> Git {
-        Git {
-            limiter: Some(limiter),
-            ..self
         }
     }
 
     /// A command for this git with an empty environment plus the allowlist, stdin from the null
     /// device, stdout and stderr piped, in its own process group (so a timeout can kill whatever it
-    /// started), under the memory limit. `ceiling` is the parent of the project root. Every git
-    /// process of the server is built here.
+    /// started). `ceiling` is the parent of the project root. Every git process of the server is
+    /// built here and started by a [`Launcher`], under the memory limit.
     pub fn command(&self, cwd: &Path, ceiling: &Path) -> Command {
-        let mut command = match &self.limiter {
-            Some(limiter) => limiter.command(&self.program),
-            None => Command::new(&self.program),
-        };
+        let mut command = Command::new(&self.program);
         command.env_clear();
         command.env("PATH", &self.child_path);
         for (name, value) in FIXED_ENV {
             command.env(name, value);
         }
         command.env("GIT_CEILING_DIRECTORIES", ceiling);
-        command
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        command.current_dir(cwd);
+        piped_in_own_group(&mut command);
         command
     }
 }
@@ -209,17 +191,20 @@ pub struct Runner {
     /// Parent of the root, for `GIT_CEILING_DIRECTORIES`.
     ceiling: PathBuf,
     killer: GroupKiller,
+    /// Starts each git process under the memory limit.
+    launcher: Launcher,
     /// The bound on git processes running at once.
     gate: Gate,
 }
 
 impl Runner {
-    pub fn new(git: Git, root: &Path, killer: GroupKiller) -> Runner {
+    pub fn new(git: Git, root: &Path, killer: GroupKiller, launcher: Launcher) -> Runner {
         Runner {
             git,
             root: root.to_path_buf(),
             ceiling: root.parent().unwrap_or(root).to_path_buf(),
             killer,
+            launcher,
             gate: Gate::default(),
         }
     }
@@ -236,7 +221,7 @@ impl Runner {
         command.env("GIT_COMMON_DIR", &layout.common_dir);
         disable_hooks(&mut command, hook_names);
         command.args(global_args(&layout.git_dir, &self.root));
-        if let Some(limiter) = &self.git.limiter {
+        if let Some(limiter) = self.launcher.limiter() {
             for (key, value) in limiter.config_overrides() {
                 command.arg("-c").arg(format!("{key}={value}"));
             }
@@ -251,7 +236,7 @@ impl Runner {
     /// a message naming the limit.
     pub fn run(
         &self,
-        command: Command,
+        mut command: Command,
         stdout_keep: usize,
         timeout: Duration,
         cancel: &CancelToken,
@@ -260,12 +245,18 @@ impl Runner {
             Refusal::Busy(message) => message,
             Refusal::Cancelled => CANCELLED.to_owned(),
         })?;
-        match process::run(command, stdout_keep, timeout, cancel, &self.killer) {
+        let child = self
+            .launcher
+            .spawn(&mut command)
+            .map_err(|e| format!("git could not run: {e}"))?;
+        let outcome = process::run(child, stdout_keep, timeout, cancel, &self.killer);
+        self.launcher.refill_later();
+        match outcome {
             Ok(done) if done.status.success() => Ok(done),
             Ok(done) => {
                 let code = process::exit_code(&done.status);
                 let stderr = sanitize::render_stderr(&done.stderr);
-                let out_of_memory = self.git.limiter.as_ref();
+                let out_of_memory = self.launcher.limiter();
                 Err(out_of_memory
                     .and_then(|limiter| limiter.out_of_memory_message(code, &stderr))
                     .unwrap_or_else(|| format!("git exited {code}: {stderr}")))

@@ -30,7 +30,7 @@ pub const MIN_GIT_MEMORY_LIMIT: u64 = 64 << 20;
 pub const OPTION: &str = "--git-memory-limit";
 
 /// The shell that applies the limit, and its script (the limit and git are `$1`, `$2`...).
-const SHELL: &str = "/bin/sh";
+pub(super) const SHELL: &str = "/bin/sh";
 const SHELL_SCRIPT: &str = "ulimit -v \"$1\" && shift && exec \"$@\"";
 
 /// util-linux `prlimit`, where the shell cannot apply the limit.
@@ -173,6 +173,22 @@ impl Limiter {
                 command
             }
         }
+    }
+
+    /// `bare` (a command built by `Git::command`) started through the mechanism instead.
+    pub fn wrap(&self, bare: &Command) -> Command {
+        let mut command = self.command(Path::new(bare.get_program()));
+        command.args(bare.get_args()).env_clear();
+        for (name, value) in bare.get_envs() {
+            if let Some(value) = value {
+                command.env(name, value);
+            }
+        }
+        if let Some(dir) = bare.get_current_dir() {
+            command.current_dir(dir);
+        }
+        super::launch::piped_in_own_group(&mut command);
+        command
     }
 
     /// The probe: the shell, run under the mechanism, reports the address-space limit it got.

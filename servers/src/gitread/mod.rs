@@ -11,6 +11,7 @@
 mod config_check;
 mod gate;
 mod invoke;
+mod launch;
 mod memory;
 mod process;
 mod repo;
@@ -19,6 +20,7 @@ mod tools;
 
 pub use gate::{MAX_CONCURRENT_GIT, MAX_QUEUED_GIT, QUEUE_WAIT};
 pub use invoke::GIT_ENV;
+pub use launch::{exec_helper, set_exec_helper, EXEC_HELPER_FLAG};
 pub use memory::{
     set_process_limit, MemoryLimit, DEFAULT_GIT_MEMORY_LIMIT, MIN_GIT_MEMORY_LIMIT, NO_MECHANISM,
     OPTION as MEMORY_LIMIT_OPTION,
@@ -63,7 +65,9 @@ impl GitRead {
         let git = Git::locate()?;
         let killer = GroupKiller::locate();
         let git = match git {
-            Some(git) => limited(git, limit).and_then(|git| checked_version(git, &killer)),
+            Some(git) => {
+                launcher(limit).and_then(|launcher| checked_version(git, launcher, &killer))
+            }
             None => Err("git could not run: no git executable found on PATH".to_owned()),
         };
         let absolute = if root.is_absolute() {
@@ -75,7 +79,7 @@ impl GitRead {
         };
         let root = std::fs::canonicalize(&absolute).unwrap_or(absolute);
         Ok(GitRead {
-            runner: git.map(|git| Runner::new(git, &root, killer)),
+            runner: git.map(|(git, launcher)| Runner::new(git, &root, killer, launcher)),
             root,
             config: ConfigCheck::default(),
         })
@@ -132,28 +136,36 @@ impl GitRead {
     }
 }
 
-/// `git` under `limit`, through a mechanism proven to apply it; [`NO_MECHANISM`] when none does.
-fn limited(git: Git, limit: MemoryLimit) -> Result<Git, String> {
+/// What starts git under `limit`, through a mechanism proven to apply it; [`NO_MECHANISM`] when
+/// none does.
+fn launcher(limit: MemoryLimit) -> Result<launch::Launcher, String> {
     match limit {
-        MemoryLimit::Unlimited => Ok(git),
+        MemoryLimit::Unlimited => Ok(launch::Launcher::new(None)),
         MemoryLimit::Bytes(bytes) => memory::Limiter::locate(bytes)
-            .map(|limiter| git.limited(limiter))
+            .map(|limiter| launch::Launcher::new(Some(limiter)))
             .ok_or_else(|| NO_MECHANISM.to_owned()),
     }
 }
 
-/// `Ok(git)` when `git --version` names a release with every defence this server relies on.
-fn checked_version(git: Git, killer: &GroupKiller) -> Result<Git, String> {
+/// `Ok((git, launcher))` when `git --version`, started by `launcher`, names a release with every defence this server relies on.
+fn checked_version(
+    git: Git,
+    launcher: launch::Launcher,
+    killer: &GroupKiller,
+) -> Result<(Git, launch::Launcher), String> {
     let here = Path::new("/");
     let mut command = git.command(here, here);
     command.arg("--version");
+    let hung = || "git could not run: git --version hung".to_owned();
+    let child = launcher
+        .spawn(&mut command)
+        .map_err(|e| format!("git could not run: {e}"))?;
     let done =
-        process::run(command, 256, TIMEOUT, &CancelToken::new(), killer).map_err(|e| match e {
+        process::run(child, 256, TIMEOUT, &CancelToken::new(), killer).map_err(|e| match e {
             RunError::Spawn(e) => format!("git could not run: {e}"),
-            RunError::TimedOut | RunError::Cancelled => {
-                "git could not run: git --version hung".to_owned()
-            }
+            RunError::TimedOut | RunError::Cancelled => hung(),
         })?;
+    launcher.refill_later();
     let text = String::from_utf8_lossy(&done.stdout);
     let version = Version::parse(&text)
         .filter(|_| done.status.success())
@@ -166,7 +178,7 @@ fn checked_version(git: Git, killer: &GroupKiller) -> Result<Git, String> {
     version
         .check_minimum()
         .map_err(|minimum| invoke::too_old_message(&version, &minimum))?;
-    Ok(git)
+    Ok((git, launcher))
 }
 
 impl ToolSet for GitRead {

@@ -684,3 +684,31 @@ impl MeasuredServer {
         }
     }
 }
+
+impl Server {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+/// The live children of process `pid`: each one's pid and command line (arguments NUL-separated).
+pub fn children(pid: u32) -> Vec<(u32, String)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let child: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let (_, rest) = stat.rsplit_once(')')?;
+            let mut fields = rest.split_whitespace();
+            let state = fields.next()?;
+            let parent: u32 = fields.next()?.parse().ok()?;
+            (parent == pid && state != "Z").then_some(())?;
+            let cmdline = std::fs::read_to_string(entry.path().join("cmdline")).ok()?;
+            Some((child, cmdline))
+        })
+        .collect()
+}
