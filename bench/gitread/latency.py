@@ -147,6 +147,7 @@ def main():
                 t0 = time.perf_counter()
                 server.ask("tools/call", {"name": tool, "arguments": args})
                 t1 = time.perf_counter()
+                server_s = t1 - t0
                 if a.gap_ms:
                     time.sleep(a.gap_ms / 1000)
                     t1 = time.perf_counter()
@@ -158,7 +159,7 @@ def main():
                 run(ref_prefix + sub, renv)
                 t3 = time.perf_counter()
                 if i >= 20:  # warm-up
-                    samples["server"].append((t1 - t0) * 1000)
+                    samples["server"].append(server_s * 1000)
                     samples["bare"].append((t2 - t1) * 1000)
                     samples["reference"].append((t3 - t2) * 1000)
             med = {k: statistics.median(v) for k, v in samples.items()}

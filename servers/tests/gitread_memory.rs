@@ -363,19 +363,44 @@ fn git_processes_past_the_bound_wait_in_a_bounded_queue_then_get_busy() {
 #[test]
 fn git_starts_through_a_waiting_helper_that_is_already_under_the_limit() {
     let f = Fixture::new("mem-helper");
-    let mut server = Server::start(&f.root, &[]);
-    // One spare waits from the start, under the limit.
-    let spares = spare_helpers(&server);
-    assert_eq!(spares.len(), 1);
-    let limits = std::fs::read_to_string(format!("/proc/{}/limits", spares[0])).unwrap_or_default();
-    let address_space = limits
-        .lines()
-        .find(|l| l.starts_with("Max address space"))
-        .unwrap_or_default();
-    assert!(address_space.contains("1073741824"), "{address_space}");
-    assert_sweep_served(&server.sweep());
-    // The next spare starts on a thread after each call: one appears again, never more.
-    assert_eq!(spare_helpers(&server).len(), 1);
+    // A git that records its pid: the process that runs it is the spare helper itself.
+    let pids = f.tmp.join("pids");
+    let script = f.tmp.join("wrap/git");
+    write(
+        &script,
+        &format!(
+            "#!/bin/sh\necho $$ >> '{}'\nexec '{}' \"$@\"\n",
+            pids.display(),
+            git_program().display()
+        ),
+    );
+    make_executable(&script);
+    let mut server = Server::start(&f.root, &[(GIT_ENV_NAME, script.to_str())]);
+    // Past the config cache's racy window, the first call caches the config listing, so each
+    // later call runs one git.
+    std::thread::sleep(Duration::from_millis(2100));
+    assert!(!server.call("git_status", "{}").is_error);
+    for call in 0..3 {
+        // One spare waits, under the limit, and the next call's git runs in it.
+        let spares = spare_helpers(&server);
+        assert_eq!(spares.len(), 1, "call {call}");
+        let limits =
+            std::fs::read_to_string(format!("/proc/{}/limits", spares[0])).unwrap_or_default();
+        let address_space = limits
+            .lines()
+            .find(|l| l.starts_with("Max address space"))
+            .unwrap_or_default();
+        assert!(address_space.contains("1073741824"), "{address_space}");
+        assert!(server
+            .call("git_log", r#"{"n":1}"#)
+            .output()
+            .contains("second"));
+        let recorded = std::fs::read_to_string(&pids).unwrap_or_default();
+        assert_eq!(
+            recorded.lines().last(),
+            Some(spares[0].to_string().as_str())
+        );
+    }
 }
 
 /// The pids of `server`'s spare exec helpers, once one has started (after a call the next starts
@@ -384,7 +409,8 @@ fn spare_helpers(server: &Server) -> Vec<u32> {
     let find = || -> Vec<u32> {
         children(server.pid())
             .into_iter()
-            .filter(|(_, cmdline)| cmdline.contains("--gitread-exec-helper"))
+            // The helper itself, once the limit program has `exec`ed it.
+            .filter(|(_, cmdline)| cmdline.split('\0').nth(1) == Some("--gitread-exec-helper"))
             .map(|(pid, _)| pid)
             .collect()
     };
