@@ -301,17 +301,14 @@ fn git_processes_past_the_bound_wait_in_a_bounded_queue_then_get_busy() {
     let running = f.tmp.join("running");
     std::fs::create_dir_all(&running).expect("running dir");
     let release = f.tmp.join("release");
-    let script = f.tmp.join("wrap/git");
-    write(
-        &script,
+    let script = git_wrapper(
+        &f,
         &format!(
-            "#!/bin/sh\ncase \" $* \" in *\" log \"*)\n  : > '{running}/'$$\n  while [ ! -e '{release}' ]; do sleep 0.02; done\n  rm -f '{running}/'$$ ;;\nesac\nexec '{real}' \"$@\"\n",
+            "case \" $* \" in *\" log \"*)\n  : > '{running}/'$$\n  while [ ! -e '{release}' ]; do sleep 0.02; done\n  rm -f '{running}/'$$ ;;\nesac",
             running = running.display(),
             release = release.display(),
-            real = git_program().display(),
         ),
     );
-    make_executable(&script);
     let (_server, port) = serve_gitread_http(&f.root, &[(GIT_ENV_NAME, script.to_str())]);
     let count = || std::fs::read_dir(&running).map_or(0, |d| d.count());
     // Past the config cache's racy window, so each call runs one git.
@@ -365,16 +362,7 @@ fn git_starts_through_a_waiting_helper_that_is_already_under_the_limit() {
     let f = Fixture::new("mem-helper");
     // A git that records its pid: the process that runs it is the spare helper itself.
     let pids = f.tmp.join("pids");
-    let script = f.tmp.join("wrap/git");
-    write(
-        &script,
-        &format!(
-            "#!/bin/sh\necho $$ >> '{}'\nexec '{}' \"$@\"\n",
-            pids.display(),
-            git_program().display()
-        ),
-    );
-    make_executable(&script);
+    let script = git_wrapper(&f, &format!("echo $$ >> '{}'", pids.display()));
     let mut server = Server::start(&f.root, &[(GIT_ENV_NAME, script.to_str())]);
     // Past the config cache's racy window, the first call caches the config listing, so each
     // later call runs one git.
@@ -422,6 +410,18 @@ fn spare_helpers(server: &Server) -> Vec<u32> {
         std::thread::sleep(Duration::from_millis(10));
     }
     find()
+}
+
+/// A `git` at `<tmp>/wrap/git` that runs `body` (POSIX sh), then execs the git under test.
+fn git_wrapper(f: &Fixture, body: &str) -> std::path::PathBuf {
+    let script = f.tmp.join("wrap/git");
+    let real = git_program();
+    write(
+        &script,
+        &format!("#!/bin/sh\n{body}\nexec '{}' \"$@\"\n", real.display()),
+    );
+    make_executable(&script);
+    script
 }
 
 /// The variable that selects the git the server runs.
