@@ -95,11 +95,7 @@ fn a_huge_loose_ref_ends_in_the_memory_error_under_the_default_limit() {
     let log = measured
         .server
         .call("git_log", &format!(r#"{{"rev":"{head}","n":1}}"#));
-    assert!(
-        !log.is_error || !log.text.contains("timed out"),
-        "{}",
-        log.text
-    );
+    assert!(log.output().contains("\tsecond\n"), "{}", log.text);
     assert_peak_under(measured, 1 << 30);
 }
 
@@ -119,7 +115,11 @@ fn a_huge_packed_refs_file_ends_in_the_memory_error() {
     let show = measured
         .server
         .call("git_show", &format!(r#"{{"rev":"{head}"}}"#));
-    assert!(!show.text.contains("timed out"), "{}", show.text);
+    // Every git reads packed-refs here (even to check a full commit id against ref names): each
+    // call ends in the same error, and the server keeps answering.
+    assert_bounded_error(&show, "256 MiB");
+    let pong = measured.server.request("ping", "{}");
+    assert!(pong.get("result").is_some(), "{pong}");
     assert_peak_under(measured, TEST_LIMIT_BYTES);
 }
 
