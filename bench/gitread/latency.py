@@ -9,10 +9,13 @@ Builds a repository with --commits commits (one fast-import), starts
   reference the reference implementation's process shape: two rev-parse, one config, the command
             (four processes per call), spawned the same way.
 Reports the median and p90 of each, and the ratio server/bare of the medians.
+--gap-ms N waits N ms after each server call before the bare one, as between an agent's calls:
+work the server does after replying (starting its next spare git helper) then does not slow the
+bare git measured right after it on a machine with few cores.
 
 Usage:
   nice -n 19 python3 bench/gitread/latency.py [--binary target/release/agentteams-mcp]
-      [--git /usr/bin/git] [--commits 3000] [--calls 300] [--loose 0]
+      [--git /usr/bin/git] [--commits 3000] [--calls 300] [--gap-ms 0] [--loose 0]
 
 --loose N adds N loose objects (spread over the 256 fan-out folders, as in a repository that has
 not been repacked lately), which is what the containment check stats on every call.
@@ -127,6 +130,7 @@ def main():
     ap.add_argument("--commits", type=int, default=3000)
     ap.add_argument("--calls", type=int, default=300)
     ap.add_argument("--loose", type=int, default=0)
+    ap.add_argument("--gap-ms", type=float, default=0)
     a = ap.parse_args()
     git = os.path.abspath(a.git)
     tmp = tempfile.mkdtemp(prefix="gitread-bench-")
@@ -147,7 +151,7 @@ def main():
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
         print(f"git {subprocess.run([git, '--version'], capture_output=True, text=True).stdout.split()[-1]}, "
-              f"{a.commits} commits, {a.loose} loose objects, {a.calls} calls each, interleaved")
+              f"{a.commits} commits, {a.loose} loose objects, {a.calls} calls each, interleaved, gap {a.gap_ms:g} ms")
         print(f"{'tool':<11} {'server ms':>17} {'bare git ms':>17} {'reference-shape ms':>19} {'server/bare':>11}")
         for tool, args in TOOLS.items():
             argv, env_ = commands[tool]
@@ -159,6 +163,10 @@ def main():
                 t0 = time.perf_counter()
                 server.ask("tools/call", {"name": tool, "arguments": args})
                 t1 = time.perf_counter()
+                server_s = t1 - t0
+                if a.gap_ms:
+                    time.sleep(a.gap_ms / 1000)
+                    t1 = time.perf_counter()
                 run(argv, env_)
                 t2 = time.perf_counter()
                 run(ref_prefix + ["rev-parse", "--absolute-git-dir"], renv)
@@ -167,7 +175,7 @@ def main():
                 run(ref_prefix + sub, renv)
                 t3 = time.perf_counter()
                 if i >= 20:  # warm-up
-                    samples["server"].append((t1 - t0) * 1000)
+                    samples["server"].append(server_s * 1000)
                     samples["bare"].append((t2 - t1) * 1000)
                     samples["reference"].append((t3 - t2) * 1000)
             med = {k: statistics.median(v) for k, v in samples.items()}

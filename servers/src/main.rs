@@ -4,6 +4,7 @@
 use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
 use agentteams_mcp_servers::cli::{Args, UsageError};
 use agentteams_mcp_servers::client_cmd;
+use agentteams_mcp_servers::gitread::{self, MemoryLimit};
 use agentteams_mcp_servers::{
     run_http_server, run_server_with, verify_audit_log, ServeOptions, FIXTURES, SERVERS,
 };
@@ -40,6 +41,8 @@ options:
   --allow-host NAME           also accept this host name in Host/Origin (repeatable)
   --allow-origin ORIGIN       also accept this exact Origin, e.g. https://app.example.com
   --until-stdin-closes        HTTP: stop cleanly (audit run completed) when stdin closes
+  --git-memory-limit SIZE     address space each git process may use: 1G (the default), 512M,
+                              a number of bytes (at least 64M), or none for no limit
 
 exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server or root
 audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_completed too);
@@ -47,6 +50,13 @@ audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_co
 
 fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw.first().map(String::as_str) == Some(gitread::EXEC_HELPER_FLAG) {
+        return ExitCode::from(gitread::exec_helper());
+    }
+    // gitread starts git under its memory limit through this binary's helper mode (launch.rs).
+    if let Ok(program) = std::env::current_exe() {
+        gitread::set_exec_helper(program);
+    }
     match raw.first().map(String::as_str) {
         Some("index") => {
             return ExitCode::from(agentteams_mcp_servers::index::run_cli(&raw[1..]) as u8)
@@ -89,6 +99,9 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
         args.flag("--read-only");
         if options.audit_full && options.audit_log.is_none() {
             return Err(UsageError("--audit-full needs --audit-log FILE".into()));
+        }
+        if let Some(limit) = args.value(gitread::MEMORY_LIMIT_OPTION)? {
+            gitread::set_process_limit(MemoryLimit::parse(&limit).map_err(UsageError)?);
         }
         let http = http_config(&mut args)?;
         if options.http_until_stdin_closes && http.is_none() {

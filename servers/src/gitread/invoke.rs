@@ -5,6 +5,8 @@
 //! the pre-flight found (GIT-THREATS.md §3). Command-line `-c` settings outrank every config file,
 //! and unknown keys are ignored by older gits, so the list is safe to pass to any supported git.
 
+use super::gate::{Gate, Refusal};
+use super::launch::{piped_in_own_group, Launcher};
 use super::process::{self, Finished, GroupKiller, RunError};
 use super::quirks;
 use super::repo::Layout;
@@ -12,7 +14,7 @@ use super::sanitize;
 use agentteams_mcp::server::CancelToken;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 /// Environment variable naming the git executable to use (an absolute path). When unset, `git` is
@@ -137,7 +139,8 @@ impl Git {
 
     /// A command for this git with an empty environment plus the allowlist, stdin from the null
     /// device, stdout and stderr piped, in its own process group (so a timeout can kill whatever it
-    /// started). `ceiling` is the parent of the project root.
+    /// started). `ceiling` is the parent of the project root. Every git process of the server is
+    /// built here and started by a [`Launcher`], under the memory limit.
     pub fn command(&self, cwd: &Path, ceiling: &Path) -> Command {
         let mut command = Command::new(&self.program);
         command.env_clear();
@@ -146,12 +149,8 @@ impl Git {
             command.env(name, value);
         }
         command.env("GIT_CEILING_DIRECTORIES", ceiling);
-        command
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        command.current_dir(cwd);
+        piped_in_own_group(&mut command);
         command
     }
 }
@@ -193,20 +192,27 @@ pub struct Runner {
     /// Parent of the root, for `GIT_CEILING_DIRECTORIES`.
     ceiling: PathBuf,
     killer: GroupKiller,
+    /// Starts each git process under the memory limit.
+    launcher: Launcher,
+    /// The bound on git processes running at once.
+    gate: Gate,
 }
 
 impl Runner {
-    pub fn new(git: Git, root: &Path, killer: GroupKiller) -> Runner {
+    pub fn new(git: Git, root: &Path, killer: GroupKiller, launcher: Launcher) -> Runner {
         Runner {
             git,
             root: root.to_path_buf(),
             ceiling: root.parent().unwrap_or(root).to_path_buf(),
             killer,
+            launcher,
+            gate: Gate::default(),
         }
     }
 
-    /// git pinned to `layout` (`--git-dir`, `GIT_COMMON_DIR`, `--work-tree`), with every override,
-    /// the config-defined hooks in `hook_names` disabled, then `subcommand`.
+    /// git pinned to `layout` (`--git-dir`, `GIT_COMMON_DIR`, `--work-tree`), with every override
+    /// and the pack and cache sizes of the memory limit, the config-defined hooks in `hook_names`
+    /// disabled, then `subcommand`.
     pub fn command<I, S>(&self, layout: &Layout, hook_names: &[String], subcommand: I) -> Command
     where
         I: IntoIterator<Item = S>,
@@ -216,26 +222,46 @@ impl Runner {
         command.env("GIT_COMMON_DIR", &layout.common_dir);
         disable_hooks(&mut command, hook_names);
         command.args(global_args(&layout.git_dir, &self.root));
+        if let Some(limiter) = self.launcher.limiter() {
+            for (key, value) in limiter.config_overrides() {
+                command.arg("-c").arg(format!("{key}={value}"));
+            }
+        }
         command.args(subcommand);
         command
     }
 
-    /// Runs `command` for at most `timeout`, keeping `stdout_keep` bytes of stdout; `Err` is the
-    /// reference's message for a non-zero exit, a timeout, a spawn failure, or [`CANCELLED`].
+    /// Runs `command` for at most `timeout` once the gate admits it, keeping `stdout_keep` bytes
+    /// of stdout; `Err` is the reference's message for a non-zero exit, a timeout, a spawn
+    /// failure, or [`CANCELLED`]; or the gate's busy message; or, when git ran out of memory,
+    /// a message naming the limit.
     pub fn run(
         &self,
-        command: Command,
+        mut command: Command,
         stdout_keep: usize,
         timeout: Duration,
         cancel: &CancelToken,
     ) -> Result<Finished, String> {
-        match process::run(command, stdout_keep, timeout, cancel, &self.killer) {
+        let _permit = self.gate.enter(cancel).map_err(|refusal| match refusal {
+            Refusal::Busy(message) => message,
+            Refusal::Cancelled => CANCELLED.to_owned(),
+        })?;
+        let child = self
+            .launcher
+            .spawn(&mut command)
+            .map_err(|e| format!("git could not run: {e}"))?;
+        let outcome = process::run(child, stdout_keep, timeout, cancel, &self.killer);
+        self.launcher.refill_later();
+        match outcome {
             Ok(done) if done.status.success() => Ok(done),
-            Ok(done) => Err(format!(
-                "git exited {}: {}",
-                process::exit_code(&done.status),
-                sanitize::render_stderr(&done.stderr)
-            )),
+            Ok(done) => {
+                let code = process::exit_code(&done.status);
+                let stderr = sanitize::render_stderr(&done.stderr);
+                let out_of_memory = self.launcher.limiter();
+                Err(out_of_memory
+                    .and_then(|limiter| limiter.out_of_memory_message(code, &stderr))
+                    .unwrap_or_else(|| format!("git exited {code}: {stderr}")))
+            }
             Err(RunError::TimedOut) => Err(format!("git timed out after {}s", timeout.as_secs())),
             Err(RunError::Cancelled) => Err(CANCELLED.to_owned()),
             Err(RunError::Spawn(e)) => Err(format!("git could not run: {e}")),

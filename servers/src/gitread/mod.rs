@@ -11,7 +11,10 @@
 
 mod config_check;
 mod containment;
+mod gate;
 mod invoke;
+mod launch;
+mod memory;
 mod process;
 mod quirks;
 mod repo;
@@ -22,7 +25,13 @@ mod split_index;
 mod stamp;
 mod tools;
 
+pub use gate::{MAX_CONCURRENT_GIT, MAX_QUEUED_GIT, QUEUE_WAIT};
 pub use invoke::GIT_ENV;
+pub use launch::{exec_helper, set_exec_helper, EXEC_HELPER_FLAG};
+pub use memory::{
+    set_process_limit, MemoryLimit, DEFAULT_GIT_MEMORY_LIMIT, MIN_GIT_MEMORY_LIMIT, NO_MECHANISM,
+    OPTION as MEMORY_LIMIT_OPTION,
+};
 pub use process::TIMEOUT;
 pub use sanitize::{sanitize, MAX_OUTPUT, TRUNCATION_MARKER};
 
@@ -52,14 +61,24 @@ pub struct GitRead {
 }
 
 impl GitRead {
-    /// A server for the work tree at `root`. Resolves git once (from `AGENTTEAMS_GIT` or `PATH`)
-    /// and checks its version; a missing or too old git does not stop the server, it makes every
-    /// call return an error saying so. Fails only when `AGENTTEAMS_GIT` is not an absolute path.
+    /// A server for the work tree at `root` whose git processes run under the process-wide
+    /// memory limit ([`set_process_limit`], else [`DEFAULT_GIT_MEMORY_LIMIT`]).
     pub fn new(root: &Path) -> Result<GitRead, String> {
+        GitRead::with_memory_limit(root, memory::process_limit())
+    }
+
+    /// A server for the work tree at `root`. Resolves git once (from `AGENTTEAMS_GIT` or `PATH`),
+    /// the mechanism that applies `limit` to every git process, and checks git's version under
+    /// it; a missing or too old git, or no mechanism for a limit, does not stop the server, it
+    /// makes every call return an error saying so. Fails only when `AGENTTEAMS_GIT` is not an
+    /// absolute path.
+    pub fn with_memory_limit(root: &Path, limit: MemoryLimit) -> Result<GitRead, String> {
         let git = Git::locate()?;
         let killer = GroupKiller::locate();
         let git = match git {
-            Some(git) => checked_version(git, &killer),
+            Some(git) => {
+                launcher(limit).and_then(|launcher| checked_version(git, launcher, &killer))
+            }
             None => Err("git could not run: no git executable found on PATH".to_owned()),
         };
         let absolute = if root.is_absolute() {
@@ -71,7 +90,7 @@ impl GitRead {
         };
         let root = std::fs::canonicalize(&absolute).unwrap_or(absolute);
         Ok(GitRead {
-            runner: git.map(|git| Runner::new(git, &root, killer)),
+            runner: git.map(|(git, launcher)| Runner::new(git, &root, killer, launcher)),
             root,
             config: ConfigCheck::default(),
             containment: Containment::default(),
@@ -144,18 +163,36 @@ impl GitRead {
     }
 }
 
-/// `Ok(git)` when `git --version` names a release with every defence this server relies on.
-fn checked_version(git: Git, killer: &GroupKiller) -> Result<Git, String> {
+/// What starts git under `limit`, through a mechanism proven to apply it; [`NO_MECHANISM`] when
+/// none does.
+fn launcher(limit: MemoryLimit) -> Result<launch::Launcher, String> {
+    match limit {
+        MemoryLimit::Unlimited => Ok(launch::Launcher::new(None)),
+        MemoryLimit::Bytes(bytes) => memory::Limiter::locate(bytes)
+            .map(|limiter| launch::Launcher::new(Some(limiter)))
+            .ok_or_else(|| NO_MECHANISM.to_owned()),
+    }
+}
+
+/// `Ok((git, launcher))` when `git --version`, started by `launcher`, names a release with every defence this server relies on.
+fn checked_version(
+    git: Git,
+    launcher: launch::Launcher,
+    killer: &GroupKiller,
+) -> Result<(Git, launch::Launcher), String> {
     let here = Path::new("/");
     let mut command = git.command(here, here);
     command.arg("--version");
+    let hung = || "git could not run: git --version hung".to_owned();
+    let child = launcher
+        .spawn(&mut command)
+        .map_err(|e| format!("git could not run: {e}"))?;
     let done =
-        process::run(command, 256, TIMEOUT, &CancelToken::new(), killer).map_err(|e| match e {
+        process::run(child, 256, TIMEOUT, &CancelToken::new(), killer).map_err(|e| match e {
             RunError::Spawn(e) => format!("git could not run: {e}"),
-            RunError::TimedOut | RunError::Cancelled => {
-                "git could not run: git --version hung".to_owned()
-            }
+            RunError::TimedOut | RunError::Cancelled => hung(),
         })?;
+    launcher.refill_later();
     let text = String::from_utf8_lossy(&done.stdout);
     let version = Version::parse(&text)
         .filter(|_| done.status.success())
@@ -168,7 +205,7 @@ fn checked_version(git: Git, killer: &GroupKiller) -> Result<Git, String> {
     version
         .check_minimum()
         .map_err(|minimum| invoke::too_old_message(&version, &minimum))?;
-    Ok(git)
+    Ok((git, launcher))
 }
 
 impl ToolSet for GitRead {

@@ -8,7 +8,7 @@ use agentteams_mcp::process_group::is_zombie;
 pub use agentteams_mcp::process_group::GroupKiller;
 use agentteams_mcp::server::CancelToken;
 use std::io::Read;
-use std::process::{Child, Command, ExitStatus};
+use std::process::{Child, ExitStatus};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
@@ -89,17 +89,16 @@ fn spawn_reader(
         .is_ok()
 }
 
-/// Runs `command` (already configured with piped stdout/stderr and its own process group), keeping
+/// Runs `child` (just started with piped stdout/stderr, in its own process group), keeping
 /// `stdout_keep` bytes of stdout. Returns when git exits, the timeout passes or `cancel` fires.
 pub fn run(
-    mut command: Command,
+    mut child: Child,
     stdout_keep: usize,
     timeout: Duration,
     cancel: &CancelToken,
     killer: &GroupKiller,
 ) -> Result<Finished, RunError> {
     let started = Instant::now();
-    let mut child = command.spawn().map_err(RunError::Spawn)?;
     let (done_tx, done_rx) = mpsc::channel();
     let readers_started = match (child.stdout.take(), child.stderr.take()) {
         (Some(out), Some(err)) => {

@@ -108,7 +108,22 @@ pub fn declarations() -> Vec<Tool> {
     ]
 }
 
-/// The ref rule: 1–200 characters of `[A-Za-z0-9._/@{}~^-]`, not starting with `-`.
+/// The refusal of a `^{/text}` search whose revision holds other braces.
+pub fn search_message(field: &str) -> String {
+    format!(
+        "{field}: a ^{{/text}} commit search may hold no other braces ({{ or }}): git reads the \
+         text as a regex, and a {{m,n}} repetition can take it gigabytes"
+    )
+}
+
+/// The ref rule: 1–200 characters of `[A-Za-z0-9._/@{}~^-]`, not starting with `-`; and a
+/// revision with git's `^{/text}` commit search holds no braces but that search's own pair.
+///
+/// git compiles the search text as an extended regex. Within the charset the only operators left
+/// are `.`, `^` and the `{m,n}` repetition, and repetitions nest into a program of billions of
+/// states (`HEAD^{/.{32767}{32767}}` took git to 6.9 GB). Without braces the text is a fixed-length
+/// pattern of at most 200 literals and `.`, matched in linear time, so the search stays useful and
+/// safe; the memory limit still bounds everything else.
 pub fn revision<'a>(arguments: &'a Map, field: &str) -> Result<&'a str, String> {
     let value = arguments.get(field).and_then(Value::as_str).unwrap_or("");
     let allowed = |c: char| c.is_ascii_alphanumeric() || "._/@{}~^-".contains(c);
@@ -118,6 +133,9 @@ pub fn revision<'a>(arguments: &'a Map, field: &str) -> Result<&'a str, String> 
         || !value.chars().all(allowed)
     {
         return Err(ref_message(field));
+    }
+    if value.contains("{/") && (value.matches('{').count() > 1 || value.matches('}').count() > 1) {
+        return Err(search_message(field));
     }
     Ok(value)
 }

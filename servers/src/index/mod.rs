@@ -28,7 +28,7 @@ use std::time::Instant;
 
 const USAGE: &str =
     "usage: agentteams-mcp index build [--root DIR] [--team-dir DIR] [--description FILE]
-                                 [--framework NAME]
+                                 [--framework NAME] [--git-memory-limit SIZE]
 
   --root DIR            the project to index (default: the current directory)
   --team-dir DIR        where references/ is written, relative to the root unless absolute
@@ -41,7 +41,10 @@ const USAGE: &str =
                         <root>/.agentteams/brief.json, else <team dir>/_build-description.json,
                         else none: the project name is the root directory's name)
   --framework NAME      the framework recorded in the indexes (default: the description's
-                        \"framework\" string, else empty)";
+                        \"framework\" string, else empty)
+  --git-memory-limit SIZE
+                        address space the `git ls-files` listing may use: 1G (the default),
+                        512M, a number of bytes (at least 64M), or none";
 
 /// What `index build` was asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +87,7 @@ pub fn run_cli(args: &[String]) -> i32 {
         println!("{USAGE}");
         return 0;
     }
-    let options = match parse_args(args) {
+    let options = match git_memory_limit(args).and_then(|rest| parse_args(&rest)) {
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("agentteams-mcp index: {message}\n\n{USAGE}");
@@ -136,6 +139,39 @@ pub fn run_cli(args: &[String]) -> i32 {
             1
         }
     }
+}
+
+/// Applies `--git-memory-limit SIZE` (or `=SIZE`, at most once) to gitread's listing; returns
+/// the other arguments.
+fn git_memory_limit(args: &[String]) -> Result<Vec<String>, String> {
+    let option = crate::gitread::MEMORY_LIMIT_OPTION;
+    let prefix = format!("{option}=");
+    let mut rest = Vec::with_capacity(args.len());
+    let mut value = None;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let given = match arg.strip_prefix(&prefix) {
+            Some(v) => Some(v.to_owned()),
+            None if arg == option => Some(
+                iter.next()
+                    .ok_or_else(|| format!("{option} needs a value"))?
+                    .clone(),
+            ),
+            None => None,
+        };
+        match given {
+            Some(v) => {
+                if value.replace(v).is_some() {
+                    return Err(format!("{option} given twice"));
+                }
+            }
+            None => rest.push(arg.clone()),
+        }
+    }
+    if let Some(v) = value {
+        crate::gitread::set_process_limit(crate::gitread::MemoryLimit::parse(&v)?);
+    }
+    Ok(rest)
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {

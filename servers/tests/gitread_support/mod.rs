@@ -381,22 +381,15 @@ impl Server {
     pub fn start_in(root: &Path, env: &[(&str, Option<&str>)], cwd: Option<&Path>) -> Server {
         let stderr_dir = Arc::new(TempDir::new("stderr"));
         let stderr_file = stderr_dir.join("stderr");
-        let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
-        command
-            .args(["--serve-mcp", "gitread", "--root"])
-            .arg(root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&stderr_file).expect("stderr file"));
+        let mut command = server_command(root, &[], &[], env, &stderr_file);
         if let Some(cwd) = cwd {
             command.current_dir(cwd);
         }
-        for (name, value) in env {
-            match value {
-                Some(v) => command.env(name, v),
-                None => command.env_remove(name),
-            };
-        }
+        Server::handshake(command, stderr_file, stderr_dir)
+    }
+
+    /// Spawns `command` (a gitread server over stdio) and performs the initialize handshake.
+    fn handshake(mut command: Command, stderr_file: PathBuf, stderr_dir: Arc<TempDir>) -> Server {
         let mut child = command.spawn().expect("the server starts");
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
@@ -603,4 +596,125 @@ pub fn process_alive(pid: u32) -> bool {
 pub fn mkfifo(path: &Path) {
     let made = Command::new("mkfifo").arg(path).status().expect("mkfifo");
     assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// The server command: `wrapper` (a program and its arguments, or nothing), then
+/// `agentteams-mcp --serve-mcp gitread --root <root>` with extra `args` and environment `env` (a
+/// `None` value removes the variable), stdio piped, stderr to `stderr_file`.
+pub fn server_command(
+    root: &Path,
+    args: &[&str],
+    wrapper: &[&str],
+    env: &[(&str, Option<&str>)],
+    stderr_file: &Path,
+) -> Command {
+    let binary = env!("CARGO_BIN_EXE_agentteams-mcp");
+    let mut command = match wrapper.split_first() {
+        Some((program, rest)) => {
+            let mut command = Command::new(program);
+            command.args(rest).arg(binary);
+            command
+        }
+        None => Command::new(binary),
+    };
+    command
+        .args(["--serve-mcp", "gitread", "--root"])
+        .arg(root)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(stderr_file).expect("stderr file"));
+    for (name, value) in env {
+        match value {
+            Some(v) => command.env(name, v),
+            None => command.env_remove(name),
+        };
+    }
+    command
+}
+
+/// GNU time, which reports the peak resident memory of a process and every descendant it reaped.
+pub const GNU_TIME: &str = "/usr/bin/time";
+
+/// A server over stdio whose peak memory, and that of every git it ran, is measured: under GNU
+/// time when the machine has it, else (server only) from `/proc/<pid>/status` `VmHWM`.
+pub struct MeasuredServer {
+    pub server: Server,
+    report: Option<PathBuf>,
+    dir: Arc<TempDir>,
+}
+
+impl MeasuredServer {
+    /// The server with extra command-line `args` (e.g. `--git-memory-limit 256M`).
+    pub fn start(root: &Path, args: &[&str]) -> MeasuredServer {
+        let stderr_dir = Arc::new(TempDir::new("stderr"));
+        let stderr_file = stderr_dir.join("stderr");
+        let report = stderr_dir.join("time");
+        let timed = Path::new(GNU_TIME).is_file();
+        if !timed {
+            println!("note: {GNU_TIME} missing; measuring the server's own peak only");
+        }
+        let report_arg = report.to_string_lossy().into_owned();
+        let wrapper: &[&str] = match timed {
+            true => &[GNU_TIME, "-f", "%M", "-o", &report_arg],
+            false => &[],
+        };
+        let command = server_command(root, args, wrapper, &[], &stderr_file);
+        MeasuredServer {
+            server: Server::handshake(command, stderr_file, stderr_dir.clone()),
+            report: timed.then_some(report),
+            dir: stderr_dir,
+        }
+    }
+
+    /// Stops the server; the peak resident memory in KiB (server and reaped gits under GNU time).
+    pub fn finish(self) -> u64 {
+        let MeasuredServer {
+            server,
+            report,
+            dir: _keep,
+        } = self;
+        let own_peak = std::fs::read_to_string(format!("/proc/{}/status", server.child.id()))
+            .ok()
+            .and_then(|status| {
+                let line = status.lines().find(|l| l.starts_with("VmHWM:"))?.to_owned();
+                line.split_whitespace().nth(1)?.parse::<u64>().ok()
+            });
+        drop(server);
+        match report {
+            Some(report) => std::fs::read_to_string(&report)
+                .ok()
+                .and_then(|text| text.split_whitespace().last()?.parse().ok())
+                .expect("GNU time reports the peak"),
+            None => own_peak.expect("VmHWM of the server"),
+        }
+    }
+}
+
+impl Server {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+/// The live children of process `pid`: each one's pid and command line (arguments NUL-separated).
+pub fn children(pid: u32) -> Vec<(u32, String)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let child: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let (_, rest) = stat.rsplit_once(')')?;
+            let mut fields = rest.split_whitespace();
+            let state = fields.next()?;
+            let parent: u32 = fields.next()?.parse().ok()?;
+            (parent == pid && state != "Z").then_some(())?;
+            let cmdline = std::fs::read_to_string(entry.path().join("cmdline")).ok()?;
+            Some((child, cmdline))
+        })
+        .collect()
 }
