@@ -264,9 +264,19 @@ impl Runner {
             }
             Err(RunError::TimedOut) => Err(format!("git timed out after {}s", timeout.as_secs())),
             Err(RunError::Cancelled) => Err(CANCELLED.to_owned()),
+            Err(RunError::BlockedOnFifo(file)) => Err(blocked_message(file.as_deref())),
             Err(RunError::Spawn(e)) => Err(format!("git could not run: {e}")),
         }
     }
+}
+
+/// The error of a call whose git was found waiting to open a FIFO.
+fn blocked_message(file: Option<&str>) -> String {
+    let what = file.map_or_else(|| "a file".to_owned(), |f| format!("{f:?}"));
+    format!(
+        "git was stopped: it was opening {what}, which is a FIFO in the project, and would wait \
+         for a writer forever; remove it to serve this repository"
+    )
 }
 
 /// Global options placed before the subcommand: `--git-dir`/`--work-tree` pin the repository the

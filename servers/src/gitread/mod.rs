@@ -9,6 +9,7 @@
 //! of GIT-THREATS.md to the defence here and the test that proves it. Commands that read the index
 //! are refused while it is split ([`split_index`]); per-command corrections are in [`quirks`].
 
+mod blocked;
 mod config_check;
 mod containment;
 mod gate;
@@ -190,7 +191,7 @@ fn checked_version(
     let done =
         process::run(child, 256, TIMEOUT, &CancelToken::new(), killer).map_err(|e| match e {
             RunError::Spawn(e) => format!("git could not run: {e}"),
-            RunError::TimedOut | RunError::Cancelled => hung(),
+            RunError::TimedOut | RunError::Cancelled | RunError::BlockedOnFifo(_) => hung(),
         })?;
     launcher.refill_later();
     let text = String::from_utf8_lossy(&done.stdout);

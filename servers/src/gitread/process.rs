@@ -45,6 +45,8 @@ pub enum RunError {
     Spawn(std::io::Error),
     TimedOut,
     Cancelled,
+    /// git waits to open a FIFO (the file it named, when it could be read back).
+    BlockedOnFifo(Option<String>),
 }
 
 /// Which pipe a capture came from.
@@ -208,15 +210,19 @@ fn wait_for_exit(
         match done.recv_timeout(CANCEL_POLL.min(deadline - now)) {
             Ok(capture) => captures.store(capture),
             Err(RecvTimeoutError::Disconnected) => return Ok(None),
-            Err(RecvTimeoutError::Timeout) => match exited_at {
-                Some(at) if at.elapsed() >= PIPE_GRACE => return Ok(None),
-                Some(_) => {}
-                None => {
-                    if is_zombie(child.id()) {
-                        exited_at = Some(Instant::now());
-                    }
+            Err(RecvTimeoutError::Timeout) if exited_at.is_none() => {
+                if let Some(file) = super::blocked::fifo_open(child.id()) {
+                    return Err(RunError::BlockedOnFifo(file));
                 }
-            },
+                if is_zombie(child.id()) {
+                    exited_at = Some(Instant::now());
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if exited_at.is_some_and(|at| at.elapsed() >= PIPE_GRACE) {
+                    return Ok(None);
+                }
+            }
         }
     }
 }
