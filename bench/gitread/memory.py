@@ -10,6 +10,8 @@ time's %M: wait4's ru_maxrss covers reaped descendants).
 Triggers:
   rev-regex      git_log {"rev": "HEAD^{/.{32767}{32767}}"}
   loose-ref      refs/heads/main a 64 GiB sparse file, then git_status
+  dev-zero-ref   refs/heads/main a link to /dev/zero, then git_status
+  packed-refs-1g packed-refs grown to 1 GiB (the largest the repository checks pass), git_status
   packed-refs    packed-refs grown to a 2 GiB sparse file (main packed), then git_status
   blame          git_blame of a committed 300 MB blob of newlines
   xfuncname      diff.x.xfuncname=a{32767}{32767} with `* diff=x`, then git_show HEAD
@@ -70,6 +72,16 @@ def build(name, g, repo):
     if name == "loose-ref":
         with open(os.path.join(repo, ".git/refs/heads/main"), "r+b") as f:
             f.truncate(64 << 30)
+        return "git_status", {}
+    if name == "dev-zero-ref":
+        main = os.path.join(repo, ".git/refs/heads/main")
+        os.remove(main)
+        os.symlink("/dev/zero", main)
+        return "git_status", {}
+    if name == "packed-refs-1g":
+        git(g, repo, "pack-refs", "--all")
+        with open(os.path.join(repo, ".git/packed-refs"), "r+b") as f:
+            f.truncate(1 << 30)
         return "git_status", {}
     if name == "packed-refs":
         git(g, repo, "pack-refs", "--all")
@@ -137,7 +149,8 @@ def main():
     a = ap.parse_args()
     caps = {"G": 30, "M": 20}
     outer = int(a.outer_cap[:-1]) << caps[a.outer_cap[-1]]
-    names = a.only or ["rev-regex", "loose-ref", "packed-refs", "blame", "xfuncname", "big-pack"]
+    names = a.only or ["rev-regex", "loose-ref", "dev-zero-ref", "packed-refs", "packed-refs-1g",
+                       "blame", "xfuncname", "big-pack"]
     binary = os.path.abspath(a.binary)
     print(f"{binary} {' '.join(a.server_args)}, git {a.git}, outer cap {a.outer_cap}")
     print(f"{'trigger':<12} {'reply':<6} {'seconds':>7} {'peak MiB':>9}  text")
