@@ -48,7 +48,7 @@ fn serve_within_three_times(project: &Project, calls: &[(&str, &str)]) -> Vec<Va
 }
 
 fn hit_paths(result: &Value) -> Vec<String> {
-    let (is_error, text) = recall_support::result_text(result);
+    let (text, is_error) = recall_support::result_text(result);
     assert!(!is_error, "{text}");
     recall_support::hits(&text)
         .iter()
@@ -204,7 +204,7 @@ fn files_parsed_whole_are_refused_past_the_tree_budget_and_served_within_it() {
         let project = Project::new("recall-memory-tree");
         project.write("references/memory-index.json", text);
         for result in serve_within_three_times(&project, &[query, query]) {
-            let (is_error, text) = recall_support::result_text(&result);
+            let (text, is_error) = recall_support::result_text(&result);
             assert!(is_error, "{shape}: {text}");
             assert!(
                 text.contains("memory-index.json") && text.contains("TREE_BUDGET"),
@@ -235,7 +235,7 @@ fn files_parsed_whole_are_refused_past_the_tree_budget_and_served_within_it() {
     );
     let code_query = ("query_code", r#"{"query": "widget"}"#);
     for result in serve_within_three_times(&project, &[code_query, code_query]) {
-        let (is_error, text) = recall_support::result_text(&result);
+        let (text, is_error) = recall_support::result_text(&result);
         assert!(
             is_error && text.contains("p.json") && text.contains("TREE_BUDGET"),
             "{text}"

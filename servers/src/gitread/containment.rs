@@ -402,6 +402,14 @@ mod tests {
         }
     }
 
+    /// The refusal of `containment` for `t` (empty if it passed).
+    fn refusal(containment: &Containment, t: &TempDir) -> String {
+        containment
+            .check(&t.0, &layout(t))
+            .err()
+            .unwrap_or_default()
+    }
+
     fn check(t: &TempDir) -> Result<(), String> {
         Containment::default().check(&t.0, &layout(t))
     }
@@ -508,10 +516,7 @@ mod tests {
         fs::rename(t.0.join(".git/objects/ab"), t.0.join(".git/ab-old")).unwrap_or_default();
         fs::create_dir_all(t.0.join(".git/objects/ab")).unwrap_or_default();
         std::os::unix::fs::symlink("/", t.0.join(".git/objects/ab/root")).unwrap_or_default();
-        let err = containment
-            .check(&t.0, &layout(&t))
-            .err()
-            .unwrap_or_default();
+        let err = refusal(&containment, &t);
         assert!(
             err.contains("objects/ab/root is a link leading outside"),
             "{err}"
@@ -525,10 +530,7 @@ mod tests {
         assert!(containment.lock().settled.is_some());
         // A new link in a cached folder changes the folder's stamp.
         std::os::unix::fs::symlink("/", t.0.join(".git/objects/ab/root")).unwrap_or_default();
-        let err = containment
-            .check(&t.0, &layout(&t))
-            .err()
-            .unwrap_or_default();
+        let err = refusal(&containment, &t);
         assert!(
             err.contains("objects/ab/root is a link leading outside"),
             "{err}"
@@ -540,10 +542,7 @@ mod tests {
             .write(true)
             .open(t.0.join(".git/refs/heads/main"));
         assert!(main.is_ok_and(|f| f.set_len(1 << 40).is_ok()));
-        let err = containment
-            .check(&t.0, &layout(&t))
-            .err()
-            .unwrap_or_default();
+        let err = refusal(&containment, &t);
         assert!(
             err.contains("refs/heads/main is 1099511627776 bytes"),
             "{err}"

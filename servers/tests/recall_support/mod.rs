@@ -2,7 +2,11 @@
 //! drives it, and a snapshot of a tree's files to prove nothing was written.
 #![allow(dead_code)]
 
+#[path = "../common/mod.rs"]
+mod common;
+
 use agentteams_mcp::json::{self, Value};
+pub use common::result_text;
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
@@ -148,22 +152,10 @@ impl Server {
             "tools/call",
             &format!(r#"{{"name": "{tool}", "arguments": {arguments}}}"#),
         );
-        result_text(reply.get("result").unwrap_or_else(|| panic!("{reply}")))
+        let (text, is_error) =
+            result_text(reply.get("result").unwrap_or_else(|| panic!("{reply}")));
+        (is_error, text)
     }
-}
-
-/// A `tools/call` result's (isError, text).
-pub fn result_text(result: &Value) -> (bool, String) {
-    let text = result
-        .get("content")
-        .and_then(Value::as_array)
-        .and_then(|c| c.first())
-        .and_then(|c| c.get("text"))
-        .and_then(Value::as_str)
-        .unwrap()
-        .to_owned();
-    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-    (is_error, text)
 }
 
 impl Drop for Server {
