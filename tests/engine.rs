@@ -415,11 +415,15 @@ fn logging_set_level_validates_and_gates_messages() {
         .iter()
         .filter(|n| n.contains("notifications/message"))
         .collect();
+    assert_eq!(logs.len(), 2, "{logs:?}");
     assert_eq!(
-        logs,
-        [
-            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"fixture","data":"hello"}}"#
-        ]
+        logs[0],
+        r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"fixture","data":"hello"}}"#
+    );
+    // The engine's summary of the call comes last.
+    assert!(
+        logs[1].starts_with(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"engine","data":{"event":"call_finished","tool":"chatty","outcome":"ok","ms":"#),
+        "{logs:?}"
     );
 }
 

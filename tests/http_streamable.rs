@@ -231,15 +231,19 @@ fn a_call_that_notifies_streams_sse_and_the_connection_stays_usable() {
             Some("notifications/progress"),
             Some("notifications/progress"),
             Some("notifications/message"),
+            // The engine's summary of the call, at info.
+            Some("notifications/message"),
             None
         ]
     );
+    assert_eq!(at(&events[4], "params.logger").as_str(), Some("engine"));
+    assert_eq!(at(&events[4], "params.data.outcome").as_str(), Some("ok"));
     let progress: Vec<_> = events[..3]
         .iter()
         .map(|e| at(e, "params.progress").as_f64().unwrap())
         .collect();
     assert_eq!(progress, [1.0, 2.0, 3.0]);
-    assert_eq!(at(&events[4], "id").as_u64(), Some(5));
+    assert_eq!(at(&events[5], "id").as_u64(), Some(5));
     assert!(streamed.text().starts_with("event: message\ndata: {"));
 
     assert_eq!(c.post(TOOLS_LIST, &sid).status, 200);

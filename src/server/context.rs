@@ -2,8 +2,12 @@
 //!
 //! Notifications never go straight to a transport: they pass through the [`Notify`] sink the
 //! transport handed to the engine, so stdio and HTTP (SSE) deliver them the same way.
+//!
+//! Log messages are bounded: at most [`MAX_LOG_MESSAGES_PER_CALL`] per call (the last one kept for
+//! the engine's summary of the call) and at most [`MAX_LOG_DATA_BYTES`] of data each; every string
+//! in them passes through [`crate::sanitize`].
 
-use crate::json::{obj, Map, Value};
+use crate::json::{obj, to_string, Map, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -63,6 +67,14 @@ impl CancelToken {
     }
 }
 
+/// Most `notifications/message` one call sends, the engine's summary of the call included (a tool
+/// gets one fewer; what it logs past that is dropped and counted in the summary).
+pub const MAX_LOG_MESSAGES_PER_CALL: usize = 16;
+
+/// Most bytes of a log message's `data` (compact JSON); larger data is replaced by a note of its
+/// size.
+pub const MAX_LOG_DATA_BYTES: usize = 1024;
+
 /// RFC 5424 severities, in ascending order, as MCP's logging utility names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LogLevel {
@@ -116,6 +128,15 @@ pub struct CallContext<'a> {
     /// Whether progress notifications may carry `message` (revision 2025-03-26 and later).
     pub(crate) progress_message: bool,
     pub(crate) last_progress: Mutex<Option<f64>>,
+    /// Log messages sent and dropped so far (the per-call cap).
+    pub(crate) logs: Mutex<LogBudget>,
+}
+
+/// How much of its log budget a call has used.
+#[derive(Default)]
+pub(crate) struct LogBudget {
+    pub(crate) sent: usize,
+    pub(crate) dropped: usize,
 }
 
 impl<'a> CallContext<'a> {
@@ -128,6 +149,7 @@ impl<'a> CallContext<'a> {
             log_level: None,
             progress_message: true,
             last_progress: Mutex::new(None),
+            logs: Mutex::default(),
         }
     }
 
@@ -173,15 +195,59 @@ impl<'a> CallContext<'a> {
         self.log_level.is_some_and(|min| level >= min)
     }
 
-    /// Sends `notifications/message` when the client's log level admits `level`.
+    /// Sends `notifications/message` when the client's log level admits `level`. Strings in `data`
+    /// are sanitised; data over [`MAX_LOG_DATA_BYTES`] is replaced by a note of its size; past
+    /// [`MAX_LOG_MESSAGES_PER_CALL`]` - 1` messages in this call, the message is dropped.
+    ///
+    /// What a server logs reaches the client (and whatever the host forwards logs to): never put
+    /// argument values, file contents, results or secrets in `data`.
     pub fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
+        self.send_log(level, logger, data, false);
+    }
+
+    /// Messages dropped by the per-call cap so far.
+    pub(crate) fn logs_dropped(&self) -> usize {
+        self.budget().dropped
+    }
+
+    fn budget(&self) -> std::sync::MutexGuard<'_, LogBudget> {
+        self.logs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sends one log message; `last` uses the slot kept for the engine's summary of the call.
+    pub(crate) fn send_log(&self, level: LogLevel, logger: Option<&str>, data: Value, last: bool) {
         if !self.wants_log(level) {
             return;
+        }
+        {
+            let mut budget = self.budget();
+            let limit = if last {
+                MAX_LOG_MESSAGES_PER_CALL
+            } else {
+                MAX_LOG_MESSAGES_PER_CALL - 1
+            };
+            if budget.sent >= limit {
+                budget.dropped += 1;
+                return;
+            }
+            budget.sent += 1;
+        }
+        let mut data = data;
+        crate::sanitize::sanitize_value(&mut data);
+        let bytes = to_string(&data).len();
+        if bytes > MAX_LOG_DATA_BYTES {
+            data = obj([
+                ("omitted", Value::from("log data over the size limit")),
+                ("bytes", Value::from(bytes)),
+            ]);
         }
         let mut params = Map::new();
         params.insert("level", Value::from(level.as_str()));
         if let Some(logger) = logger {
-            params.insert("logger", Value::from(logger));
+            params.insert(
+                "logger",
+                Value::from(crate::sanitize::sanitize(logger).as_ref()),
+            );
         }
         params.insert("data", data);
         self.notify.notify(obj([

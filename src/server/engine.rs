@@ -14,6 +14,7 @@ use crate::policy::Policy;
 use crate::schema;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 /// A tool result's text is cut past this many bytes of UTF-8 (the reference's cap).
 pub const MAX_RESULT_TEXT_BYTES: usize = 65536;
@@ -24,6 +25,17 @@ pub const RESULT_TRUNCATION_MARKER: &str = "\n\u{2026}[truncated at 64 KiB]";
 /// How long clients may cache the tool list and discovery results (2026-07-28 `ttlMs`): the lists
 /// never change while a server runs.
 pub const LIST_TTL_MS: u64 = 3_600_000;
+
+/// The `logger` of the messages the engine sends about tool calls.
+pub const ENGINE_LOGGER: &str = "engine";
+
+/// Code points of a refusal or error text kept in a log message (after sanitising and removing
+/// argument values); longer texts are cut and `…` appended.
+pub const MAX_LOG_REASON_CHARS: usize = 200;
+
+/// Argument strings shorter than this are not removed from logged reasons (they would mangle the
+/// text and cannot carry a secret worth the name).
+const MIN_SCRUBBED_ARGUMENT_CHARS: usize = 4;
 
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -607,8 +619,45 @@ impl Session {
     }
 
     /// `tools/call`: audit record of the request, tool lookup, policy, then the call itself, and
-    /// the audit record of its outcome.
+    /// the audit record of its outcome; with a log level set, the engine's log messages about it.
     fn tools_call(&self, params: Map, scope: &RequestScope<'_>) -> Result<Value, RpcError> {
+        let started = Instant::now();
+        let progress_token = params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .filter(|t| matches!(t, Value::String(_)) || t.as_i64().is_some())
+            .cloned();
+        let ctx = CallContext {
+            cancel: scope.cancel.clone(),
+            notify: scope.notify,
+            progress_token,
+            log_level: scope.log_level,
+            progress_message: scope.revision.has_annotations(),
+            last_progress: Mutex::new(None),
+            logs: Mutex::default(),
+        };
+        // Kept only when a log message may need them, to strip their values from logged reasons.
+        let arguments = ctx
+            .wants_log(LogLevel::Emergency)
+            .then(|| params.get("arguments").cloned())
+            .flatten();
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let outcome = self.tools_call_audited(params, scope, &ctx);
+        if !scope.cancel.is_cancelled() && ctx.wants_log(LogLevel::Emergency) {
+            self.log_outcome(&ctx, name.as_deref(), arguments.as_ref(), &outcome, started);
+        }
+        outcome
+    }
+
+    fn tools_call_audited(
+        &self,
+        params: Map,
+        scope: &RequestScope<'_>,
+        ctx: &CallContext<'_>,
+    ) -> Result<Value, RpcError> {
         let name = match params.get("name") {
             Some(Value::String(name)) => name.clone(),
             _ => return Err(RpcError::invalid_params("tool name must be a string")),
@@ -643,11 +692,85 @@ impl Session {
         if let Some(call) = &mut audit {
             call.started().map_err(audit_failure)?;
         }
-        let outcome = self.run_tool(tool, params, scope);
+        let outcome = self.run_tool(tool, params, scope, ctx);
         if let (Some(call), true) = (&mut audit, scope.cancel.is_cancelled()) {
             call.set_cancelled();
         }
         record_outcome(audit, outcome)
+    }
+
+    /// The engine's summary of a finished call: `info` when it succeeded, `warning` when it was
+    /// refused (policy, unknown tool, invalid arguments, the tool's own error), `error` when the
+    /// server failed. Names only declared tools; reasons are sanitised, stripped of argument
+    /// values and cut (see [`log_reason`]).
+    fn log_outcome(
+        &self,
+        ctx: &CallContext<'_>,
+        name: Option<&str>,
+        arguments: Option<&Value>,
+        outcome: &Result<Value, RpcError>,
+        started: Instant,
+    ) {
+        let tool = name.and_then(|n| self.engine.find_tool(n));
+        let mut data = Map::with_capacity(6);
+        data.insert("event", Value::from("call_finished"));
+        match tool {
+            Some(tool) => data.insert("tool", Value::from(tool.name.as_str())),
+            None => data.insert("tool", Value::Null),
+        }
+        let mut scrub: Vec<&str> = Vec::new();
+        if let Some(arguments) = arguments {
+            argument_strings(arguments, &mut scrub);
+        }
+        let level = match outcome {
+            Ok(result) if result.get("isError").and_then(Value::as_bool) == Some(true) => {
+                let text = result
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .and_then(|c| c.iter().next())
+                    .and_then(|b| b.get("text"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                data.insert("outcome", Value::from("error"));
+                data.insert("reason", Value::from(log_reason(text, &scrub)));
+                LogLevel::Warning
+            }
+            Ok(_) => {
+                data.insert("outcome", Value::from("ok"));
+                LogLevel::Info
+            }
+            Err(e) if e.code == code::POLICY_DENIED => {
+                let rule = tool
+                    .map(|t| self.engine.policy.decide(&t.name, &t.annotations).reason)
+                    .map_or_else(String::new, |r| r.to_string());
+                data.insert("outcome", Value::from("refused"));
+                data.insert("code", Value::from(e.code));
+                data.insert("rule", Value::from(log_reason(&rule, &scrub)));
+                LogLevel::Warning
+            }
+            Err(e) => {
+                // An unknown tool's name is the client's text: the reason does not repeat it.
+                let reason = match (tool, name) {
+                    (None, Some(_)) if e.code == code::INVALID_PARAMS => "unknown tool".to_owned(),
+                    _ => log_reason(&e.message, &scrub),
+                };
+                data.insert("outcome", Value::from("invalid"));
+                data.insert("code", Value::from(e.code));
+                data.insert("reason", Value::from(reason));
+                if e.code == code::INTERNAL_ERROR {
+                    data.insert("outcome", Value::from("failed"));
+                    LogLevel::Error
+                } else {
+                    LogLevel::Warning
+                }
+            }
+        };
+        data.insert("ms", Value::from(started.elapsed().as_millis() as u64));
+        let dropped = ctx.logs_dropped();
+        if dropped > 0 {
+            data.insert("dropped_messages", Value::from(dropped));
+        }
+        ctx.send_log(level, Some(ENGINE_LOGGER), Value::Object(data), true);
     }
 
     /// Validates the arguments of an admitted call and runs the tool.
@@ -656,6 +779,7 @@ impl Session {
         tool: &Tool,
         mut params: Map,
         scope: &RequestScope<'_>,
+        ctx: &CallContext<'_>,
     ) -> Result<Value, RpcError> {
         let name = &tool.name;
         let mut arguments = match params.remove("arguments") {
@@ -675,26 +799,63 @@ impl Session {
         let Value::Object(arguments) = arguments else {
             unreachable!("built as an object above")
         };
-        let progress_token = params
-            .get("_meta")
-            .and_then(|m| m.get("progressToken"))
-            .filter(|t| matches!(t, Value::String(_)) || t.as_i64().is_some())
-            .cloned();
-        let ctx = CallContext {
-            cancel: scope.cancel.clone(),
-            notify: scope.notify,
-            progress_token,
-            log_level: scope.log_level,
-            progress_message: scope.revision.has_annotations(),
-            last_progress: Mutex::new(None),
-        };
+        ctx.log(
+            LogLevel::Debug,
+            Some(ENGINE_LOGGER),
+            obj([
+                ("event", Value::from("call_started")),
+                ("tool", Value::from(name.as_str())),
+            ]),
+        );
         let toolset = &self.engine.toolset;
-        let outcome = catch_unwind(AssertUnwindSafe(|| toolset.call(name, &arguments, &ctx)));
+        let outcome = catch_unwind(AssertUnwindSafe(|| toolset.call(name, &arguments, ctx)));
         match outcome {
             Err(_) => Err(RpcError::new(code::INTERNAL_ERROR, "internal error")),
             Ok(Err(e)) => Ok(error_result(e.message())),
             Ok(Ok(output)) => Ok(success_result(output, scope.revision)),
         }
+    }
+}
+
+/// Every string of at least [`MIN_SCRUBBED_ARGUMENT_CHARS`] in `value` (keys too), longest first.
+fn argument_strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+    fn walk<'v>(value: &'v Value, out: &mut Vec<&'v str>, depth: usize) {
+        match value {
+            Value::String(s) => out.push(s),
+            Value::Array(items) if depth < 32 => {
+                items.iter().for_each(|v| walk(v, out, depth + 1));
+            }
+            Value::Object(map) if depth < 32 => {
+                for (k, v) in map.iter() {
+                    out.push(k);
+                    walk(v, out, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(value, out, 0);
+    out.retain(|s| s.chars().count() >= MIN_SCRUBBED_ARGUMENT_CHARS);
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+}
+
+/// A refusal or error text as a log message may carry it: every argument string in `scrub`
+/// replaced by `<argument>`, a text that looks like it holds a credential replaced whole, then
+/// sanitised and cut to [`MAX_LOG_REASON_CHARS`].
+fn log_reason(text: &str, scrub: &[&str]) -> String {
+    let mut text = text.to_owned();
+    for s in scrub {
+        if text.contains(s) {
+            text = text.replace(s, "<argument>");
+        }
+    }
+    if crate::audit::looks_like_credential(&text) {
+        return crate::audit::REDACTED.to_owned();
+    }
+    let clean = crate::sanitize::sanitize(&text);
+    match clean.char_indices().nth(MAX_LOG_REASON_CHARS) {
+        None => clean.into_owned(),
+        Some((cut, _)) => format!("{}\u{2026}", &clean[..cut]),
     }
 }
 

@@ -10,10 +10,13 @@ mod engine;
 mod revision;
 mod tool;
 
-pub use context::{CallContext, CancelToken, DiscardNotifications, LogLevel, Notify};
+pub use context::{
+    CallContext, CancelToken, DiscardNotifications, LogLevel, Notify, MAX_LOG_DATA_BYTES,
+    MAX_LOG_MESSAGES_PER_CALL,
+};
 pub use engine::{
-    check_modern_meta, modern_protocol_version, Engine, Session, LIST_TTL_MS,
-    MAX_RESULT_TEXT_BYTES, RESULT_TRUNCATION_MARKER,
+    check_modern_meta, modern_protocol_version, Engine, Session, ENGINE_LOGGER, LIST_TTL_MS,
+    MAX_LOG_REASON_CHARS, MAX_RESULT_TEXT_BYTES, RESULT_TRUNCATION_MARKER,
 };
 pub use revision::Revision;
 pub use tool::{Annotations, Tool, ToolError, ToolOutput, ToolSet};
