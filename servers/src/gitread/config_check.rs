@@ -65,11 +65,24 @@ impl ConfigCheck {
         layout: &Layout,
         cancel: &CancelToken,
     ) -> Result<Arc<Verdict>, String> {
+        self.verdict_cached(runner, root, layout, cancel)
+            .map(|(verdict, _)| verdict)
+    }
+
+    /// [`verdict`](Self::verdict), telling whether the cache answered (`true`) or git listed the
+    /// configuration.
+    pub fn verdict_cached(
+        &self,
+        runner: &Runner,
+        root: &Path,
+        layout: &Layout,
+        cancel: &CancelToken,
+    ) -> Result<(Arc<Verdict>, bool), String> {
         if let Some(cached) = self.lock().as_ref() {
             if cached.layout == *layout
                 && cached.files.iter().all(|(p, s)| Stamp::followed(p) == *s)
             {
-                return Ok(cached.verdict.clone());
+                return Ok((cached.verdict.clone(), true));
             }
         }
         let started = SystemTime::now();
@@ -99,7 +112,7 @@ impl ConfigCheck {
             files,
             verdict: verdict.clone(),
         });
-        Ok(verdict)
+        Ok((verdict, false))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Cached>> {

@@ -138,11 +138,21 @@ impl Containment {
     /// `Ok` when nothing below `layout`'s git dirs leads out, blocks or inflates; else the refusal,
     /// naming the entry (relative to `root` where it lies inside).
     pub fn check(&self, root: &Path, layout: &Layout) -> Result<(), String> {
+        self.check_cached(root, layout).map(drop)
+    }
+
+    /// [`check`](Self::check), telling whether the cache answered (`true`) or the walk ran.
+    pub fn check_cached(&self, root: &Path, layout: &Layout) -> Result<bool, String> {
         self.check_within(root, layout, MAX_GIT_DIR_ENTRIES)
     }
 
     /// [`check`](Self::check) with at most `max_entries` entries walked.
-    fn check_within(&self, root: &Path, layout: &Layout, max_entries: usize) -> Result<(), String> {
+    fn check_within(
+        &self,
+        root: &Path,
+        layout: &Layout,
+        max_entries: usize,
+    ) -> Result<bool, String> {
         let started = SystemTime::now();
         let mut cache = self.lock();
         if cache.layout.as_ref() != Some(layout) {
@@ -151,7 +161,7 @@ impl Containment {
                 ..Cache::default()
             };
         } else if cache.is_unchanged() {
-            return Ok(());
+            return Ok(true);
         }
         let mut previous = std::mem::take(&mut cache.listings);
         let mut kept = HashMap::with_capacity(previous.len());
@@ -161,7 +171,7 @@ impl Containment {
             _ => None,
         };
         cache.listings = kept;
-        walked.map(|_| ())
+        walked.map(|_| false)
     }
 
     fn lock(&self) -> MutexGuard<'_, Cache> {
@@ -556,7 +566,7 @@ mod tests {
         let layout = layout(&t);
         assert_eq!(
             Containment::default().check_within(&t.0, &layout, 5),
-            Ok(())
+            Ok(false)
         );
         let err = Containment::default()
             .check_within(&t.0, &layout, 4)

@@ -37,14 +37,19 @@ pub use process::TIMEOUT;
 pub use sanitize::{sanitize, MAX_OUTPUT, TRUNCATION_MARKER};
 
 use agentteams_mcp::json::{obj, Map, Value};
-use agentteams_mcp::server::{CallContext, CancelToken, Tool, ToolError, ToolOutput, ToolSet};
+use agentteams_mcp::server::{
+    CallContext, CancelToken, LogLevel, Tool, ToolError, ToolOutput, ToolSet,
+};
 use config_check::ConfigCheck;
 use containment::Containment;
 use invoke::{Git, Runner, Version};
 use process::{GroupKiller, RunError};
 use split_index::SplitIndexCheck;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// The `logger` of gitread's log messages.
+const LOGGER: &str = "gitread";
 
 const INSTRUCTIONS: &str = "Read-only git history of the project this server was started in. \
 Revisions are plain names (HEAD~1, main, v1.0, a..b); paths are relative to the project root. \
@@ -106,16 +111,24 @@ impl GitRead {
         Ok(layout)
     }
 
-    /// Runs one tool call: checks, then git. Every failure is the message the client sees.
+    /// Runs one tool call: checks, then git. Every failure is the message the client sees. At
+    /// debug, logs whether the containment walk and the config pre-flight came from their caches
+    /// and which git subcommand ran (its name, duration and output size: never its output).
     fn run_tool(
         &self,
         name: &str,
         arguments: &Map,
-        cancel: &CancelToken,
+        ctx: &CallContext<'_>,
     ) -> Result<String, String> {
+        let cancel = ctx.cancel_token();
         let runner = self.runner.as_ref().map_err(Clone::clone)?;
-        let layout = self.layout()?;
-        let verdict = self.config.verdict(runner, &self.root, &layout, cancel)?;
+        let layout = repo::inspect(&self.root).map_err(|e| e.to_string())?;
+        let contained = self.containment.check_cached(&self.root, &layout)?;
+        log_cache(ctx, "containment", contained);
+        let (verdict, cached) = self
+            .config
+            .verdict_cached(runner, &self.root, &layout, cancel)?;
+        log_cache(ctx, "config_preflight", cached);
         let path = match arguments.get("path") {
             None | Some(Value::Null) => None,
             Some(value) => Some(tools::checked_path(
@@ -125,6 +138,9 @@ impl GitRead {
             )?),
         };
         let subcommand = tools::subcommand(name, arguments, path)?;
+        // The subcommand's name (`log`, `show`...) is the server's own word; its other
+        // arguments are the client's and stay out of the log.
+        let verb = subcommand.first().cloned().unwrap_or_default();
         if name == tools::GIT_BLAME && verdict.sets_ignore_revs_file {
             return Err(config_check::IGNORE_REVS_REFUSAL.to_owned());
         }
@@ -136,7 +152,24 @@ impl GitRead {
             quirks::blame_outside_work_tree(&mut command);
         }
         // A few bytes past the cap so a character split at the cap still decodes whole.
-        let done = runner.run(command, MAX_OUTPUT + 4, TIMEOUT, cancel)?;
+        let started = Instant::now();
+        let done = runner.run(command, MAX_OUTPUT + 4, TIMEOUT, cancel);
+        if ctx.wants_log(LogLevel::Debug) {
+            let mut data = Map::new();
+            data.insert("event", Value::from("git"));
+            data.insert("subcommand", Value::from(verb));
+            data.insert("ms", Value::from(started.elapsed().as_millis() as u64));
+            match &done {
+                Ok(done) => {
+                    data.insert("outcome", Value::from("ok"));
+                    data.insert("output_bytes", Value::from(done.stdout.len()));
+                    data.insert("truncated", Value::from(done.stdout_more));
+                }
+                Err(_) => data.insert("outcome", Value::from("error")),
+            }
+            ctx.log(LogLevel::Debug, Some(LOGGER), Value::Object(data));
+        }
+        let done = done?;
         Ok(sanitize::render_output(&done.stdout, done.stdout_more))
     }
 
@@ -162,6 +195,19 @@ impl GitRead {
         }
         Ok(done.stdout)
     }
+}
+
+/// Logs at debug whether `cache` answered this call.
+fn log_cache(ctx: &CallContext<'_>, cache: &str, hit: bool) {
+    ctx.log(
+        LogLevel::Debug,
+        Some(LOGGER),
+        obj([
+            ("event", Value::from("cache")),
+            ("cache", Value::from(cache)),
+            ("hit", Value::from(hit)),
+        ]),
+    );
 }
 
 /// What starts git under `limit`, through a mechanism proven to apply it; [`NO_MECHANISM`] when
@@ -228,7 +274,7 @@ impl ToolSet for GitRead {
         arguments: &Map,
         ctx: &CallContext<'_>,
     ) -> Result<ToolOutput, ToolError> {
-        self.run_tool(name, arguments, ctx.cancel_token())
+        self.run_tool(name, arguments, ctx)
             .map(|output| ToolOutput::Value(obj([("output", Value::from(output))])))
             // Error texts can quote repository content (a gitfile's path, git's stderr).
             .map_err(|message| ToolError::new(sanitize(&message)))

@@ -17,7 +17,7 @@ pub mod tokenize;
 
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::sanitize;
-use agentteams_mcp::server::{CallContext, Tool, ToolError, ToolOutput, ToolSet};
+use agentteams_mcp::server::{CallContext, LogLevel, Tool, ToolError, ToolOutput, ToolSet};
 use load::{CodeFile, IndexKind, Loaded, Loader};
 use rank::Hit;
 use std::path::{Path, PathBuf};
@@ -299,9 +299,10 @@ impl ToolSet for Recall {
         &self,
         name: &str,
         arguments: &Map,
-        _ctx: &CallContext<'_>,
+        ctx: &CallContext<'_>,
     ) -> Result<ToolOutput, ToolError> {
         let (query, k) = query_and_k(arguments)?;
+        let reads_before = self.loader.reads();
         let value = match name {
             "query_index" => self.query_index(query, k),
             "query_code" => {
@@ -321,6 +322,19 @@ impl ToolSet for Recall {
                 )))
             }
         };
+        // At debug: whether the index came from the cache, and how many files were read (by this
+        // server while the call ran: concurrent calls share the count). Never the query or hits.
+        let files_read = self.loader.reads().saturating_sub(reads_before);
+        let mut data = Map::new();
+        data.insert("event", Value::from("index"));
+        data.insert("tool", Value::from(name));
+        data.insert("cache_hit", Value::from(files_read == 0));
+        data.insert("files_read", Value::from(files_read));
+        if let Ok(value) = &value {
+            let hits = value.get("hits").and_then(Value::as_array).map(|h| h.len());
+            data.insert("hits", Value::from(hits.unwrap_or(0)));
+        }
+        ctx.log(LogLevel::Debug, Some("recall"), Value::Object(data));
         // The one place results leave recall: every string an index holds (titles, snippets,
         // paths, symbols, `built_at`) and every error text that may quote one is sanitised here,
         // after the snippet cut, so an escape is never cut in half.
