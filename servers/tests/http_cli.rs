@@ -1,8 +1,10 @@
 //! `--http` through the real binary: it serves the conformance fixture on the address it prints,
 //! takes its token from a file or the environment (never argv), and refuses unsafe setups.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+mod common;
+
+use common::http_post;
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 const TOKEN: &str = "binary-test-token-0123456789";
@@ -52,22 +54,7 @@ fn serve_with_stdin(extra: &[&str], env_token: Option<&str>, stdin: Stdio) -> (S
 fn initialize(port: u16, auth: Option<&str>) -> (u16, String) {
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;
     let auth = auth.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    post(port, &auth, body)
-}
-
-/// POSTs `body` with extra header lines `headers` on a connection of its own.
-fn post(port: u16, headers: &str, body: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(
-        s,
-        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut reply = String::new();
-    s.read_to_string(&mut reply).unwrap();
-    let status = reply[9..12].parse().unwrap();
-    (status, reply)
+    http_post(port, &auth, body)
 }
 
 #[test]
@@ -165,7 +152,7 @@ fn closing_stdin_stops_the_server_and_completes_its_audit_run() {
     let headers = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
     let call =
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_simple_text"}}"#;
-    let (status, reply) = post(port, &headers, call);
+    let (status, reply) = http_post(port, &headers, call);
     assert_eq!(status, 200, "{reply}");
 
     drop(server.0.stdin.take());

@@ -8,8 +8,7 @@ mod gitread_support;
 use agentteams_mcp::json::{self, Value};
 use common::Host;
 use gitread_support::{git, write, Fixture};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 /// Sends a request and returns the log messages that came before its reply, and the reply.
@@ -187,17 +186,8 @@ impl Drop for Server {
 
 /// POSTs `body` on a connection of its own; returns the whole response.
 fn post(port: u16, session: Option<&str>, body: &str) -> String {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     let session = session.map_or(String::new(), |id| format!("Mcp-Session-Id: {id}\r\n"));
-    write!(
-        s,
-        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nConnection: close\r\n{session}Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut reply = String::new();
-    s.read_to_string(&mut reply).unwrap();
-    reply
+    common::http_post(port, &session, body).1
 }
 
 /// The JSON of each SSE `data:` line of a response (chunked framing lines are skipped).

@@ -203,3 +203,20 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// POSTs `body` to `/mcp` on 127.0.0.1:`port` with extra header lines `headers` (each ending in
+/// CRLF), on a connection of its own; returns the status code and the whole response.
+pub fn http_post(port: u16, headers: &str, body: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("write request");
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).expect("read response");
+    let status = reply.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (status, reply)
+}
