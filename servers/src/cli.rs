@@ -102,6 +102,11 @@ impl Args {
         std::mem::take(&mut self.trailing)
     }
 
+    /// The first argument not yet consumed, if any.
+    pub fn first_left(&self) -> Option<&str> {
+        self.items.first().map(String::as_str)
+    }
+
     /// Fails if anything was not consumed.
     pub fn finish(self) -> Result<(), UsageError> {
         match self.items.first() {

@@ -22,10 +22,13 @@ pub mod gitread;
 pub mod index;
 pub mod recall;
 pub mod regular_file;
+pub mod startup;
 
 use agentteams_mcp::audit::{self, AuditLog, Mode, RunInfo};
 use agentteams_mcp::policy::Policy;
 use agentteams_mcp::server::{Engine, Session, ToolSet};
+use startup::Transport;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -111,6 +114,12 @@ pub fn run_server(name: &str, root: &Path) -> i32 {
     run_server_with(name, root, &ServeOptions::default())
 }
 
+/// The line saying what is served, for a terminal: `root` as the operator gave it, resolved.
+fn serving_line(name: &str, root: &Path, transport: Transport) -> String {
+    let root = startup::project_dir(root).unwrap_or_else(|_| root.to_path_buf());
+    startup::serving_line(name, &root, transport)
+}
+
 /// [`run_server`] under a tool policy and, if asked, an audit log. Also exits 2 for a policy that
 /// cannot be used or an audit log that cannot be opened, and 1 when the run cannot be recorded as
 /// completed.
@@ -122,6 +131,9 @@ pub fn run_server_with(name: &str, root: &Path, options: &ServeOptions) -> i32 {
             return 2;
         }
     };
+    if std::io::stderr().is_terminal() {
+        note!("{}", serving_line(name, root, Transport::Stdio));
+    }
     let session = Session::new(engine);
     match agentteams_mcp::stdio::serve(&session, std::io::stdin().lock(), std::io::stdout()) {
         Ok(()) => complete_audit(session.engine()),
@@ -150,7 +162,14 @@ pub fn run_http_server(
         }
     };
     let watch_stdin = options.http_until_stdin_closes;
+    let on_terminal = std::io::stderr().is_terminal();
     let served = agentteams_mcp::http::serve_until(engine.clone(), config, |stopper| {
+        if on_terminal {
+            let transport = Transport::Http {
+                until_stdin_closes: watch_stdin,
+            };
+            note!("{}", serving_line(name, root, transport));
+        }
         if watch_stdin {
             std::thread::spawn(move || {
                 // Anything read is discarded: stdin is only the supervisor's lifeline here.
@@ -181,9 +200,26 @@ pub fn build_engine(
     options: &ServeOptions,
     transport: &str,
 ) -> Result<Arc<Engine>, String> {
-    let root = resolve_root(Some(root))?;
+    let root = startup::checked_root(name, root)?;
     let toolset = toolset(name, &root)?;
     let policy = options.policy().map_err(|e| format!("[serve-mcp] {e}"))?;
+    if name == "recall" {
+        if let Some(notice) = startup::recall_notice(&root) {
+            note!("{notice}");
+        }
+    }
+    let tools = toolset.tools();
+    if !tools.is_empty()
+        && tools
+            .iter()
+            .all(|t| !policy.decide(&t.name, &t.annotations).allowed)
+    {
+        let names: Vec<String> = tools.into_iter().map(|t| t.name).collect();
+        note!(
+            "{}",
+            startup::empty_policy_warning(name, &names, &policy.describe())
+        );
+    }
     let mut engine = Engine::new(toolset.clone()).with_policy(policy.clone());
     if let Some(path) = &options.audit_log {
         let info = RunInfo {

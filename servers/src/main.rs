@@ -44,9 +44,11 @@ options:
   --git-memory-limit SIZE     address space each git process may use: 1G (the default), 512M,
                               a number of bytes (at least 64M), or none for no limit
 
-exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server or root
+exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server, unusable
+root (gitread: not the top of a git work tree), policy or audit log
+index build: 0 built; 1 the build failed; 2 usage error or unusable root
 audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_completed too);
-2 unreadable file";
+2 usage error or unreadable file";
 
 fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).collect();
@@ -69,7 +71,7 @@ fn main() -> ExitCode {
     let code = match run(args) {
         Ok(code) => code,
         Err(UsageError(message)) => {
-            eprintln!("agentteams-mcp: {message}\n\n{USAGE}");
+            eprintln!("agentteams-mcp: {message}; see agentteams-mcp --help");
             2
         }
     };
@@ -107,7 +109,7 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
         if options.http_until_stdin_closes && http.is_none() {
             return Err(UsageError("--until-stdin-closes needs --http".into()));
         }
-        args.finish()?;
+        finish(args)?;
         if !SERVERS.contains(&name.as_str()) && !FIXTURES.contains(&name.as_str()) {
             eprintln!("{}", agentteams_mcp_servers::unknown_server(&name));
             return Ok(2);
@@ -119,7 +121,8 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
         };
         return Ok(code as u8);
     }
-    if args.positional().as_deref() == Some("audit") {
+    if args.first_left() == Some("audit") {
+        args.positional();
         if args.positional().as_deref() != Some("verify") {
             return Err(UsageError(
                 "audit: expected `audit verify FILE [--ci]`".into(),
@@ -129,10 +132,125 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
         let file = args
             .positional()
             .ok_or_else(|| UsageError("audit verify needs a FILE".into()))?;
-        args.finish()?;
+        finish(args)?;
         return Ok(verify_audit_log(Path::new(&file), ci) as u8);
     }
-    Err(UsageError("nothing to do: give --serve-mcp NAME".into()))
+    // Options of the serve command without --serve-mcp: say what is missing; anything else is
+    // named.
+    match args.first_left() {
+        Some(first) if !OPTIONS.contains(&option_name(first)) => Err(unrecognised(first)),
+        _ => Err(UsageError("nothing to do: give --serve-mcp NAME".into())),
+    }
+}
+
+/// Every option the top-level command reads (the subcommands `index`, `client` and `trust` have
+/// their own).
+const OPTIONS: &[&str] = &[
+    "--serve-mcp",
+    "--root",
+    "--project",
+    "--read-only",
+    "--allow-tool",
+    "--deny-tool",
+    "--policy",
+    "--audit-log",
+    "--audit-full",
+    "--ci",
+    "--http",
+    "--bind",
+    "--port",
+    "--auth-token-file",
+    "--stateless",
+    "--allow-host",
+    "--allow-origin",
+    "--until-stdin-closes",
+    gitread::MEMORY_LIMIT_OPTION,
+    "--help",
+    "--version",
+];
+
+/// `--name` of `--name=value`.
+fn option_name(arg: &str) -> &str {
+    arg.split_once('=').map_or(arg, |(name, _)| name)
+}
+
+/// Fails on the first argument left over, naming it.
+fn finish(args: Args) -> Result<(), UsageError> {
+    match args.first_left() {
+        Some(first) => Err(unrecognised(first)),
+        None => Ok(()),
+    }
+}
+
+/// The usage error for an argument nothing reads, with the option or command it may stand for.
+fn unrecognised(arg: &str) -> UsageError {
+    if arg.starts_with('-') {
+        let hint = closest_option(option_name(arg))
+            .map(|o| format!(" (did you mean {o}?)"))
+            .unwrap_or_default();
+        return UsageError(format!("unknown option {arg}{hint}"));
+    }
+    if SERVERS.contains(&arg) {
+        return UsageError(format!(
+            "unexpected argument {arg} (did you mean --serve-mcp {arg}?)"
+        ));
+    }
+    UsageError(format!("unexpected argument {arg}"))
+}
+
+/// The option `given` most likely stands for: one it begins (`--serve` for `--serve-mcp`), else
+/// one at most two edits away.
+fn closest_option(given: &str) -> Option<&'static str> {
+    if given.len() >= 4 {
+        let mut starting = OPTIONS.iter().filter(|o| o.starts_with(given));
+        if let (Some(only), None) = (starting.next(), starting.next()) {
+            return Some(only);
+        }
+    }
+    OPTIONS
+        .iter()
+        .map(|o| (edit_distance(given, o), *o))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, o)| o)
+}
+
+/// Levenshtein distance in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// Refuses an `--allow-origin` that no browser's Origin header can ever equal: an origin is
+/// `scheme://host[:port]`, with nothing after the authority.
+fn check_origin(origin: &str) -> Result<(), UsageError> {
+    let valid = origin.split_once("://").is_some_and(|(scheme, authority)| {
+        let authority = authority.strip_suffix('/').unwrap_or(authority);
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            && !authority.is_empty()
+            && !authority.contains(['/', '?', '#', '@', ' '])
+    });
+    match valid {
+        true => Ok(()),
+        false => Err(UsageError(format!(
+            "--allow-origin needs a whole origin, scheme and host, such as https://app.example.com; {origin:?} can never match a browser's Origin header"
+        ))),
+    }
 }
 
 /// The HTTP options when `--http` is given (`None`: serve stdio; HTTP options without `--http`
@@ -145,6 +263,9 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
     let stateless = args.flag("--stateless");
     let allowed_hosts = args.values("--allow-host")?;
     let allowed_origins = args.values("--allow-origin")?;
+    for origin in &allowed_origins {
+        check_origin(origin)?;
+    }
     if !http {
         let given = bind.is_some()
             || port.is_some()
@@ -185,4 +306,40 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
         (None, Err(_)) => None,
     };
     Ok(Some(config))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_misses_name_the_option() {
+        assert_eq!(closest_option("--serve"), Some("--serve-mcp"));
+        assert_eq!(closest_option("--allow-tools"), Some("--allow-tool"));
+        assert_eq!(closest_option("--roto"), Some("--root"));
+        assert_eq!(closest_option("--frobnicate"), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn origins_need_a_scheme_and_nothing_after_the_host() {
+        for good in [
+            "https://app.example.com",
+            "http://localhost:3000",
+            "https://app.example.com/",
+            "vscode-webview://abc",
+        ] {
+            assert_eq!(check_origin(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "app.example.com",
+            "https://",
+            "https://app.example.com/path",
+            "null",
+            "*",
+            "://x",
+        ] {
+            assert!(check_origin(bad).is_err(), "{bad}");
+        }
+    }
 }

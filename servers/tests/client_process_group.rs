@@ -25,14 +25,15 @@ fn alive(pid: u32) -> bool {
 }
 
 /// A server script: starts `sleep 30` in the background (its pid written to `pids`), then runs a
-/// real MCP server (gitread on `dir`), then `after` once that server has exited.
+/// real MCP server (recall on `dir`, which serves without an index), then `after` once that
+/// server has exited.
 fn server_script(dir: &Path, after: &str) -> PathBuf {
     let script = dir.join("server.sh");
     let pids = dir.join("pids");
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\nsleep 30 &\necho $! >> '{pids}'\n'{BIN}' --serve-mcp gitread --root '{root}'\n{after}\n",
+            "#!/bin/sh\nsleep 30 &\necho $! >> '{pids}'\n'{BIN}' --serve-mcp recall --root '{root}'\n{after}\n",
             pids = pids.display(),
             root = dir.display(),
         ),
@@ -67,7 +68,7 @@ fn run_client(dir: &Path, script: &Path) -> Duration {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("git_log"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("query_index"));
     started.elapsed()
 }
 

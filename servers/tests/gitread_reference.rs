@@ -286,16 +286,18 @@ fn mailmap_never_leaks() {
 }
 
 #[test]
-fn a_launch_below_the_root_is_not_the_root() {
+fn a_launch_below_the_root_is_refused_at_startup() {
+    // The reference starts and refuses every call ("... the MCP client must launch this server
+    // there"); the product refuses to start (exit 2) and names the root to pass instead.
     let f = Fixture::new("notroot");
     std::fs::create_dir_all(f.root.join("sub")).expect("sub");
-    let mut server = Server::start(&f.root.join("sub"), &[]);
-    let reply = server.call("git_log", "{}");
-    reply.assert_error_contains("not the root");
-    reply.assert_error_contains(&format!(
-        "{}/sub is not the root of a git work tree; the MCP client must launch this server there",
-        f.root.display()
-    ));
+    assert_eq!(
+        assert_refused_at_startup(&f.root.join("sub")),
+        format!(
+            "[serve-mcp] {root}/sub is inside the git work tree {root}, not at its root; pass --root {root}\n",
+            root = f.root.display()
+        )
+    );
 }
 
 /// Serves `f` and asserts the sweep is refused as outside, never showing the outside secret.

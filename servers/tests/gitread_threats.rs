@@ -510,8 +510,12 @@ fn p1_upward_discovery_is_refused() {
     f.plant_config(&format!("[core]\n\tfsmonitor = {}\n", f.canary_str()));
     let sub = f.root.join("sub");
     write(&sub.join("x.txt"), "x\n");
-    let mut server = Server::start(&sub, &[]);
-    assert_sweep_refused(&server.sweep(), "not the root");
+    // Refused before serving (no git runs), naming the root to pass instead.
+    let refusal = assert_refused_at_startup(&sub);
+    assert!(
+        refusal.ends_with(&format!("pass --root {}\n", f.root.display())),
+        "{refusal}"
+    );
     f.assert_canary_silent();
 }
 
@@ -525,8 +529,8 @@ fn p2_an_embedded_bare_repository_is_refused() {
         &bare.join("config"),
         &format!("[core]\n\tfsmonitor = {}\n", f.canary_str()),
     );
-    let mut server = Server::start(&bare, &[]);
-    assert_sweep_refused(&server.sweep(), "not the root");
+    let refusal = assert_refused_at_startup(&bare);
+    assert!(refusal.contains("not at its root"), "{refusal}");
     f.assert_canary_silent();
 }
 

@@ -72,6 +72,16 @@ fn lookup(code: u32) -> Option<Kind> {
 /// visible character, and everything not in the table. Text with nothing to escape is borrowed,
 /// not copied; otherwise it is copied once.
 pub fn sanitize(text: &str) -> Cow<'_, str> {
+    escape(text, false)
+}
+
+/// [`sanitize`] for text that must stay on one line (a diagnostic quoting a path): `\n`, `\t`
+/// and every `\r` are escaped too (`\x0a`, `\x09`, `\x0d`).
+pub fn sanitize_line(text: &str) -> Cow<'_, str> {
+    escape(text, true)
+}
+
+fn escape(text: &str, one_line: bool) -> Cow<'_, str> {
     let bytes = text.as_bytes();
     let mut out: Option<String> = None;
     // Bytes of `text` already in `out` (or known clean when `out` is None).
@@ -81,8 +91,9 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     for (i, c) in text.char_indices() {
         let code = c as u32;
         let (escaped, selector) = match code {
-            0x20..=0x7e | 0x0a | 0x09 => (false, false),
-            0x0d => (bytes.get(i + 1) != Some(&b'\n'), false),
+            0x20..=0x7e => (false, false),
+            0x0a | 0x09 => (one_line, false),
+            0x0d => (one_line || bytes.get(i + 1) != Some(&b'\n'), false),
             0x00..=0x1f | 0x7f..=0x9f => (true, false),
             _ => match lookup(code) {
                 None => (false, false),
@@ -270,6 +281,16 @@ mod tests {
             s("\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}"),
             "\u{1f468}\\u{200d}\u{1f469}\\u{200d}\u{1f467}"
         );
+    }
+
+    #[test]
+    fn one_line_text_escapes_line_breaks_and_tabs_too() {
+        assert_eq!(
+            sanitize_line("a\nb\tc\r\nd\u{202e}"),
+            "a\\x0ab\\x09c\\x0d\\x0ad\\u{202e}"
+        );
+        assert!(matches!(sanitize_line("/plain/path"), Cow::Borrowed(_)));
+        assert_eq!(sanitize("a\nb\tc\r\n"), "a\nb\tc\r\n");
     }
 
     #[test]

@@ -210,6 +210,50 @@ fn log_cache(ctx: &CallContext<'_>, cache: &str, hit: bool) {
     );
 }
 
+/// Why `root` (canonical) can never be served, checked once before serving: no `.git` in it
+/// ([`repo::inspect`]'s first test, so the start-up check and every call's check cannot
+/// disagree). A `.git` that is there but refused (it leads outside, alternates, unreadable) stays
+/// a per-call refusal: the repository may change while the server runs, and each call says why.
+/// The message is one line that names the directory to pass instead when a work tree holds `root`.
+pub fn startup_refusal(root: &Path) -> Option<String> {
+    match repo::inspect(root) {
+        Err(repo::RepoError::NotRoot(_)) => {}
+        _ => return None,
+    }
+    let dot_git = root.join(".git");
+    if std::fs::symlink_metadata(&dot_git).is_ok() {
+        return Some(format!(
+            "{} cannot be followed (a dangling link?); {}",
+            crate::startup::one_line(&dot_git),
+            PASS_WORK_TREE
+        ));
+    }
+    Some(match root.parent().and_then(repo::nearest_work_tree) {
+        Some(top) => format!(
+            "{} is inside the git work tree {}, not at its root; pass --root {}",
+            crate::startup::one_line(root),
+            crate::startup::one_line(&top),
+            crate::startup::one_line(&top)
+        ),
+        None => format!(
+            "{} is not in a git work tree (no .git in it or any folder above); {PASS_WORK_TREE}",
+            crate::startup::one_line(root)
+        ),
+    })
+}
+
+/// What to pass instead of `path` (a root that does not exist or is not a directory): the work
+/// tree that holds it, else the general advice.
+pub fn root_suggestion(path: &Path) -> String {
+    match repo::nearest_work_tree(path) {
+        Some(top) => format!("pass --root {}", crate::startup::one_line(&top)),
+        None => PASS_WORK_TREE.to_owned(),
+    }
+}
+
+const PASS_WORK_TREE: &str =
+    "pass --root with the top directory of the project's git work tree (the one holding .git)";
+
 /// What starts git under `limit`, through a mechanism proven to apply it; [`NO_MECHANISM`] when
 /// none does.
 fn launcher(limit: MemoryLimit) -> Result<launch::Launcher, String> {

@@ -87,6 +87,20 @@ pub fn inspect(root: &Path) -> Result<Layout, RepoError> {
     Ok(layout)
 }
 
+/// Folders above a path examined for a `.git` before the search gives up (deeper than any real
+/// project; the walk only stats, never reads).
+pub const MAX_ANCESTORS: usize = 64;
+
+/// The nearest of `from` and the folders above it that holds a `.git` entry (a folder, a gitfile
+/// or a link: only its presence is tested), for telling an operator which directory is the work
+/// tree's root. Reads nothing and runs no git, so a hostile repository cannot answer.
+pub fn nearest_work_tree(from: &Path) -> Option<PathBuf> {
+    from.ancestors()
+        .take(MAX_ANCESTORS)
+        .find(|dir| fs::symlink_metadata(dir.join(".git")).is_ok())
+        .map(Path::to_path_buf)
+}
+
 /// A genuine linked worktree: `.git` is a regular file, the git dir is `<common>/worktrees/<id>`,
 /// and that admin dir's `gitdir` file points back at this very `.git` file (REFERENCE-BEHAVIOUR.md
 /// §4.6 step 4). A forged admin dir elsewhere fails the second test; one inside another repository's
@@ -163,6 +177,24 @@ mod tests {
                 git_dir: t.0.join(".git"),
                 common_dir: t.0.join(".git"),
             })
+        );
+    }
+
+    #[test]
+    fn the_nearest_work_tree_is_found_by_presence_only() {
+        let t = TempDir::new("nearest");
+        let deep = t.0.join("a/b/c");
+        fs::create_dir_all(&deep).unwrap_or_default();
+        assert_eq!(
+            nearest_work_tree(&deep).filter(|d| d.starts_with(&t.0)),
+            None
+        );
+        // A gitfile pointing nowhere still marks the work tree's root.
+        fs::write(t.0.join("a/.git"), "gitdir: /nonexistent\n").unwrap_or_default();
+        assert_eq!(nearest_work_tree(&deep), Some(t.0.join("a")));
+        assert_eq!(
+            nearest_work_tree(&t.0.join("a/missing/x")),
+            Some(t.0.join("a"))
         );
     }
 

@@ -90,7 +90,18 @@ pub fn run_cli(args: &[String]) -> i32 {
     let options = match git_memory_limit(args).and_then(|rest| parse_args(&rest)) {
         Ok(parsed) => parsed,
         Err(message) => {
-            eprintln!("agentteams-mcp index: {message}\n\n{USAGE}");
+            eprintln!("agentteams-mcp index: {message}; see agentteams-mcp index --help");
+            return 2;
+        }
+    };
+    // An unusable root is the same mistake, and the same exit, as for --serve-mcp.
+    let root = match crate::startup::project_dir(&options.root) {
+        Ok(root) => root,
+        Err(e) => {
+            eprintln!(
+                "agentteams-mcp index build: {e}; {}",
+                crate::startup::directory_suggestion(&e)
+            );
             return 2;
         }
     };
@@ -128,6 +139,9 @@ pub fn run_cli(args: &[String]) -> i32 {
                 report.source_bytes as f64 / 1e6,
                 report.source_bytes as f64 / 1e6 / secs.max(1e-9)
             );
+            for line in afterword(&root, &report) {
+                eprintln!("{line}");
+            }
             0
         }
         Err(message) => {
@@ -139,6 +153,30 @@ pub fn run_cli(args: &[String]) -> i32 {
             1
         }
     }
+}
+
+/// What a user should know after a build: that `references/` is generated (and where it went
+/// when no team dir holds it), and a memory index built from one document or none.
+pub fn afterword(root: &Path, report: &BuildReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    let written = crate::startup::one_line(&report.team_dir.join("references"));
+    if report.team_dir == root {
+        lines.push(format!(
+            "index build: {written} is generated (no team dir such as .claude/agents exists, so it went in the project root); rebuild it rather than edit it, add references/ to .gitignore if it should not be committed, or pass --team-dir"
+        ));
+    } else {
+        lines.push(format!(
+            "index build: {written} is generated; rebuild it rather than edit it"
+        ));
+    }
+    if report.memory_sources <= 1 {
+        lines.push(format!(
+            "index build: warning: the memory index found {} source{}; list the folders of the project's notes in memory_index_extra_dirs of the project description (.agentteams/brief.json, or --description FILE)",
+            report.memory_sources,
+            if report.memory_sources == 1 { "" } else { "s" }
+        ));
+    }
+    lines
 }
 
 /// Applies `--git-memory-limit SIZE` (or `=SIZE`, at most once) to gitread's listing; returns

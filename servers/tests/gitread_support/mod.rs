@@ -718,3 +718,19 @@ pub fn children(pid: u32) -> Vec<(u32, String)> {
         })
         .collect()
 }
+
+/// Starts gitread on `root` and asserts it refuses to serve: exit 2, nothing on stdout, and one
+/// line on stderr, which is returned.
+pub fn assert_refused_at_startup(root: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        .args(["--serve-mcp", "gitread", "--root"])
+        .arg(root)
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty(), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    stderr
+}
