@@ -17,6 +17,7 @@ macro_rules! note {
 
 pub mod cli;
 pub mod client_cmd;
+pub mod compat;
 pub mod conformance;
 pub mod gitread;
 pub mod index;
@@ -26,6 +27,7 @@ pub mod regular_file;
 use agentteams_mcp::audit::{self, AuditLog, Mode, RunInfo};
 use agentteams_mcp::policy::Policy;
 use agentteams_mcp::server::{Engine, Session, ToolSet};
+pub use compat::Compat;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -38,9 +40,14 @@ pub const FIXTURES: &[&str] = &["conformance"];
 
 /// Builds the tool set of server `name` for the project at `root` (already resolved).
 pub fn toolset(name: &str, root: &Path) -> Result<Arc<dyn ToolSet>, String> {
+    toolset_with(name, root, Compat::default())
+}
+
+/// [`toolset`] answering with the texts `compat` chooses.
+pub fn toolset_with(name: &str, root: &Path, compat: Compat) -> Result<Arc<dyn ToolSet>, String> {
     match name {
         "gitread" => Ok(Arc::new(gitread::GitRead::new(root)?)),
-        "recall" => Ok(Arc::new(recall::Recall::new(root)?)),
+        "recall" => Ok(Arc::new(recall::Recall::new(root)?.with_compat(compat))),
         "conformance" => Ok(Arc::new(conformance::Conformance)),
         _ => Err(unknown_server(name)),
     }
@@ -86,6 +93,8 @@ pub struct ServeOptions {
     /// `--until-stdin-closes` (HTTP): stop cleanly, completing the audit run, when stdin reaches
     /// end of input (std has no signal handling, so a killed server cannot record its end).
     pub http_until_stdin_closes: bool,
+    /// `--compat`: the product's texts (default) or the reference's.
+    pub compat: Compat,
 }
 
 impl ServeOptions {
@@ -182,7 +191,7 @@ pub fn build_engine(
     transport: &str,
 ) -> Result<Arc<Engine>, String> {
     let root = resolve_root(Some(root))?;
-    let toolset = toolset(name, &root)?;
+    let toolset = toolset_with(name, &root, options.compat)?;
     let policy = options.policy().map_err(|e| format!("[serve-mcp] {e}"))?;
     let mut engine = Engine::new(toolset.clone()).with_policy(policy.clone());
     if let Some(path) = &options.audit_log {
