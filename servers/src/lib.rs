@@ -142,7 +142,8 @@ pub fn run_server_with(name: &str, root: &Path, options: &ServeOptions) -> i32 {
 }
 
 /// Serves `name` for the project at `root` over Streamable HTTP until the process is stopped.
-/// Returns the exit code: 1 when the address cannot be bound or served, 2 for an unknown server,
+/// Returns the exit code: 1 when the address cannot be bound (a port in use is named, with the
+/// `--port` option to change it) or served, 2 for an unknown server,
 /// unusable root, policy or audit log, or a refused configuration (e.g. a non-loopback address
 /// without a token).
 pub fn run_http_server(
@@ -174,6 +175,11 @@ pub fn run_http_server(
         Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
             note!("[serve-mcp] {e}");
             2
+        }
+        // Only binding fails this way; the error names the address.
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            note!("[serve-mcp] {e}; another program is listening there: choose another port with --port N (--port 0 takes any free one)");
+            1
         }
         Err(e) => {
             note!("[serve-mcp] HTTP failed: {e}");
