@@ -238,9 +238,18 @@ fn complete_audit(engine: &Engine) -> i32 {
 }
 
 /// `agentteams-mcp audit verify FILE [--ci]`: prints the verifier's report and returns the exit
-/// code (0 intact; 1 tampering, and in `ci` mode also an incomplete run; 2 unreadable file).
+/// code (0 intact; 1 tampering, and in `ci` mode also an incomplete run; 2 unreadable file, or
+/// a file none of whose lines is an audit record).
 pub fn verify_audit_log(path: &Path, ci: bool) -> i32 {
     match audit::verify_file(path) {
+        Ok(report) if !report.is_audit_log() => {
+            note!(
+                "[audit] {} is not an audit log: {}",
+                path.display(),
+                report.not_an_audit_log()
+            );
+            audit::exit_code(&report, ci)
+        }
         Ok(report) => {
             // Run ids and the reasons for a malformed record quote the log, which anyone who
             // tampered with it wrote.

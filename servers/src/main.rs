@@ -47,7 +47,7 @@ options:
 
 exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server or root
 audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_completed too);
-2 unreadable file";
+2 unreadable file or not an audit log";
 
 fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).collect();
