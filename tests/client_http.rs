@@ -559,9 +559,14 @@ fn authorization_is_required_and_the_bearer_token_is_sent() {
         legacy_handshake(request, stream, "2025-11-25");
     });
     match Client::connect_http(&server.url, legacy(30_000)) {
-        Err(ClientError::AuthRequired { status, challenge }) => {
+        Err(ClientError::AuthRequired {
+            status,
+            challenge,
+            token_sent,
+        }) => {
             assert_eq!(status, 401);
             assert_eq!(challenge.as_deref(), Some("Bearer realm=\"mcp\""));
+            assert!(!token_sent);
         }
         other => panic!("{:?}", other.map(|_| ())),
     }
@@ -824,9 +829,30 @@ fn the_products_http_server_demands_its_token() {
         ..free_port_config()
     });
     match Client::connect_http(&url, Options::default()) {
-        Err(ClientError::AuthRequired { status, challenge }) => {
+        Err(ClientError::AuthRequired {
+            status,
+            challenge,
+            token_sent,
+        }) => {
             assert_eq!(status, 401);
             assert!(challenge.unwrap_or_default().starts_with("Bearer"));
+            assert!(!token_sent);
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    let wrong = Options {
+        bearer_token: Some("not-the-token-0123456789".into()),
+        ..Options::default()
+    };
+    match Client::connect_http(&url, wrong) {
+        Err(
+            e @ ClientError::AuthRequired {
+                token_sent: true, ..
+            },
+        ) => {
+            assert!(e
+                .to_string()
+                .starts_with("the server refused the bearer token (HTTP 401"));
         }
         other => panic!("{:?}", other.map(|_| ())),
     }

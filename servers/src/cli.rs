@@ -1,6 +1,7 @@
 //! A small command-line argument reader: flags, `--name value` / `--name=value` options, and an
 //! error for anything left unrecognised. Written here because the workspace takes no crates.
 
+use crate::compat::Compat;
 use std::fmt;
 
 /// A usage error: what was wrong with the command line.
@@ -117,6 +118,15 @@ impl Args {
     }
 }
 
+/// The serve option `--compat MODE` (at most once): [`Compat::Product`] when absent; any mode but
+/// `reference` is a usage error.
+pub fn compat(args: &mut Args) -> Result<Compat, UsageError> {
+    match args.value(Compat::OPTION)? {
+        None => Ok(Compat::default()),
+        Some(mode) => Compat::parse(&mode).map_err(UsageError),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,6 +173,33 @@ mod tests {
         assert_eq!(
             args("extra").finish().unwrap_err().0,
             "unexpected argument extra"
+        );
+    }
+
+    #[test]
+    fn compat_defaults_to_the_product_and_takes_only_reference() {
+        assert_eq!(compat(&mut args("--root x")), Ok(Compat::Product));
+        let mut a = args("--compat reference --root x");
+        assert_eq!(compat(&mut a), Ok(Compat::Reference));
+        assert_eq!(a.value("--root").unwrap().as_deref(), Some("x"));
+        assert!(a.finish().is_ok());
+        assert_eq!(
+            compat(&mut args("--compat=reference")),
+            Ok(Compat::Reference)
+        );
+        assert_eq!(
+            compat(&mut args("--compat python")).unwrap_err().0,
+            "--compat takes `reference` (without it the servers answer with their own texts), not \"python\""
+        );
+        assert_eq!(
+            compat(&mut args("--compat")).unwrap_err().0,
+            "--compat needs a value"
+        );
+        assert_eq!(
+            compat(&mut args("--compat reference --compat reference"))
+                .unwrap_err()
+                .0,
+            "--compat given more than once"
         );
     }
 

@@ -847,7 +847,8 @@ mod tests {
         assert_eq!(
             exit_code(&ClientError::AuthRequired {
                 status: 401,
-                challenge: None
+                challenge: None,
+                token_sent: false,
             }),
             3
         );

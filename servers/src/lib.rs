@@ -17,6 +17,7 @@ macro_rules! note {
 
 pub mod cli;
 pub mod client_cmd;
+pub mod compat;
 pub mod conformance;
 pub mod gitread;
 pub mod index;
@@ -27,6 +28,7 @@ pub mod startup;
 use agentteams_mcp::audit::{self, AuditLog, Mode, RunInfo};
 use agentteams_mcp::policy::Policy;
 use agentteams_mcp::server::{Engine, Session, ToolSet};
+pub use compat::Compat;
 use startup::Transport;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -41,9 +43,14 @@ pub const FIXTURES: &[&str] = &["conformance"];
 
 /// Builds the tool set of server `name` for the project at `root` (already resolved).
 pub fn toolset(name: &str, root: &Path) -> Result<Arc<dyn ToolSet>, String> {
+    toolset_with(name, root, Compat::default())
+}
+
+/// [`toolset`] answering with the texts `compat` chooses.
+pub fn toolset_with(name: &str, root: &Path, compat: Compat) -> Result<Arc<dyn ToolSet>, String> {
     match name {
         "gitread" => Ok(Arc::new(gitread::GitRead::new(root)?)),
-        "recall" => Ok(Arc::new(recall::Recall::new(root)?)),
+        "recall" => Ok(Arc::new(recall::Recall::new(root)?.with_compat(compat))),
         "conformance" => Ok(Arc::new(conformance::Conformance)),
         _ => Err(unknown_server(name)),
     }
@@ -89,6 +96,8 @@ pub struct ServeOptions {
     /// `--until-stdin-closes` (HTTP): stop cleanly, completing the audit run, when stdin reaches
     /// end of input (std has no signal handling, so a killed server cannot record its end).
     pub http_until_stdin_closes: bool,
+    /// `--compat`: the product's texts (default) or the reference's.
+    pub compat: Compat,
 }
 
 impl ServeOptions {
@@ -145,7 +154,8 @@ pub fn run_server_with(name: &str, root: &Path, options: &ServeOptions) -> i32 {
 }
 
 /// Serves `name` for the project at `root` over Streamable HTTP until the process is stopped.
-/// Returns the exit code: 1 when the address cannot be bound or served, 2 for an unknown server,
+/// Returns the exit code: 1 when the address cannot be bound (a port in use is named, with the
+/// `--port` option to change it) or served, 2 for an unknown server,
 /// unusable root, policy or audit log, or a refused configuration (e.g. a non-loopback address
 /// without a token).
 pub fn run_http_server(
@@ -185,6 +195,11 @@ pub fn run_http_server(
             note!("[serve-mcp] {e}");
             2
         }
+        // Only binding fails this way; the error names the address.
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            note!("[serve-mcp] {e}; another program is listening there: choose another port with --port N (--port 0 takes any free one)");
+            1
+        }
         Err(e) => {
             note!("[serve-mcp] HTTP failed: {e}");
             1
@@ -201,7 +216,7 @@ pub fn build_engine(
     transport: &str,
 ) -> Result<Arc<Engine>, String> {
     let root = startup::checked_root(name, root)?;
-    let toolset = toolset(name, &root)?;
+    let toolset = toolset_with(name, &root, options.compat)?;
     let policy = options.policy().map_err(|e| format!("[serve-mcp] {e}"))?;
     if name == "recall" {
         if let Some(notice) = startup::recall_notice(&root) {
@@ -259,9 +274,18 @@ fn complete_audit(engine: &Engine) -> i32 {
 }
 
 /// `agentteams-mcp audit verify FILE [--ci]`: prints the verifier's report and returns the exit
-/// code (0 intact; 1 tampering, and in `ci` mode also an incomplete run; 2 unreadable file).
+/// code (0 intact; 1 tampering, and in `ci` mode also an incomplete run; 2 unreadable file, or
+/// a file none of whose lines is an audit record).
 pub fn verify_audit_log(path: &Path, ci: bool) -> i32 {
     match audit::verify_file(path) {
+        Ok(report) if !report.is_audit_log() => {
+            note!(
+                "[audit] {} is not an audit log: {}",
+                path.display(),
+                report.not_an_audit_log()
+            );
+            audit::exit_code(&report, ci)
+        }
         Ok(report) => {
             // Run ids and the reasons for a malformed record quote the log, which anyone who
             // tampered with it wrote.

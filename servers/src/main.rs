@@ -2,7 +2,7 @@
 #![forbid(unsafe_code)]
 
 use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
-use agentteams_mcp_servers::cli::{Args, UsageError};
+use agentteams_mcp_servers::cli::{self, Args, UsageError};
 use agentteams_mcp_servers::client_cmd;
 use agentteams_mcp_servers::gitread::{self, MemoryLimit};
 use agentteams_mcp_servers::{
@@ -43,12 +43,13 @@ options:
   --until-stdin-closes        HTTP: stop cleanly (audit run completed) when stdin closes
   --git-memory-limit SIZE     address space each git process may use: 1G (the default), 512M,
                               a number of bytes (at least 64M), or none for no limit
+  --compat reference          answer with the reference implementation's exact texts
 
 exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server, unusable
 root (gitread: not the top of a git work tree), policy or audit log
 index build: 0 built; 1 the build failed; 2 usage error or unusable root
 audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_completed too);
-2 usage error or unreadable file";
+2 usage error, unreadable file or not an audit log";
 
 fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).collect();
@@ -96,6 +97,7 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
             audit_log: args.value("--audit-log")?.map(PathBuf::from),
             audit_full: args.flag("--audit-full"),
             http_until_stdin_closes: args.flag("--until-stdin-closes"),
+            compat: cli::compat(&mut args)?,
         };
         // Read-only is the only mode these servers have; the flag is accepted and changes nothing.
         args.flag("--read-only");

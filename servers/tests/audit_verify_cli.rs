@@ -177,3 +177,48 @@ fn audit_usage_errors_exit_2() {
         assert!(err.contains(message), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_file_that_is_not_an_audit_log_exits_2_and_says_so() {
+    let dir = TempDir::new("audit-cli-not-a-log");
+    let readme = dir.path().join("README.md");
+    let text: String = (0..250).map(|i| format!("line {i} of prose\n")).collect();
+    std::fs::write(&readme, text).unwrap();
+    let json = dir.path().join("data.json");
+    std::fs::write(&json, "{\"v\": 1, \"run\": \"not hex\"}\n[1, 2]\n").unwrap();
+    for (path, lines) in [(&readme, 250), (&json, 2)] {
+        for ci in [false, true] {
+            let o = verify(path, ci);
+            assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+            assert!(o.stdout.is_empty(), "{}", stdout(&o));
+            assert_eq!(
+                String::from_utf8_lossy(&o.stderr),
+                format!(
+                    "[audit] {} is not an audit log: none of its {lines} lines is an audit record \
+                     (a JSON object with a 32-hex-digit \"run\", as --audit-log writes)\n",
+                    path.display()
+                )
+            );
+        }
+    }
+}
+
+#[test]
+fn one_audit_record_among_other_lines_is_tampering_not_a_foreign_file() {
+    let dir = TempDir::new("audit-cli-mixed");
+    let path = dir.path().join("audit.log");
+    write_log(&path);
+    let mut lines = lines(&path);
+    lines.truncate(1);
+    lines.extend((0..3).map(|i| format!("prose {i}")));
+    write_lines(&path, &lines);
+    let o = verify(&path, false);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o)
+            .trim_end()
+            .ends_with("TAMPERED: 4 lines, 1 runs, 4 problems"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -787,3 +787,34 @@ exec sh "$@"
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_refused_token_is_told_apart_from_a_missing_one() {
+    let dir = project("refused-token");
+    let token = dir.join("token");
+    std::fs::write(&token, "client-cli-token-0123456789\n").unwrap();
+    let wrong = dir.join("wrong");
+    std::fs::write(&wrong, "not-the-token-0123456789\n").unwrap();
+    let (_guarded, url) =
+        serve_http(&["conformance", "--auth-token-file", token.to_str().unwrap()]);
+    let o = run(&["client", "--url", &url, "tools"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "agentteams-mcp client: server requires authorization (HTTP 401, WWW-Authenticate: Bearer realm=\"mcp\"); give a bearer token with --token-file or --token-env\n"
+    );
+    let o = run(&[
+        "client",
+        "--url",
+        &url,
+        "--token-file",
+        wrong.to_str().unwrap(),
+        "tools",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "agentteams-mcp client: the server refused the bearer token (HTTP 401, WWW-Authenticate: Bearer realm=\"mcp\", error=\"invalid_token\"); check that --token-file or --token-env gives the token the server expects\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -164,12 +164,35 @@ fn a_log_of_many_tiny_bad_lines_is_verified_in_bounded_memory() {
     let tmp = TempDir::new("audit-many-problems");
     let log = tmp.path().join("audit.log");
     std::fs::write(&log, "{}\n".repeat(2_000_000)).unwrap();
+    // No line names a run: not an audit log, said in one line, still read in bounded memory.
+    let (o, took) = run_limited(131_072, 60, ["audit", "verify", log.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(took < Duration::from_secs(60), "took {took:?}");
+    assert!(o.stdout.is_empty());
+    assert!(
+        stderr(&o).ends_with(" is not an audit log: none of its 2000000 lines is an audit record (a JSON object with a 32-hex-digit \"run\", as --audit-log writes)\n"),
+        "{}",
+        stderr(&o)
+    );
+    // After a genuine first record, every one of them is a problem of that log.
+    drop(
+        agentteams_mcp::audit::AuditLog::open(
+            &log,
+            &agentteams_mcp::audit::RunInfo::default(),
+            agentteams_mcp::audit::Mode::Redacted,
+        )
+        .unwrap(),
+    );
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    let first = text.lines().last().unwrap().to_owned() + "\n";
+    text = first + &"{}\n".repeat(2_000_000);
+    std::fs::write(&log, text).unwrap();
     let (o, took) = run_limited(131_072, 60, ["audit", "verify", log.to_str().unwrap()]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(took < Duration::from_secs(60), "took {took:?}");
     let last = out.lines().last().unwrap_or_default();
-    assert_eq!(last, "TAMPERED: 2000000 lines, 0 runs, 2000000 problems");
+    assert_eq!(last, "TAMPERED: 2000001 lines, 1 runs, 2000001 problems");
     assert!(out.contains("more problems not listed"), "{last}");
     assert!(out.lines().count() < 2_000, "every problem was listed");
 }

@@ -189,3 +189,26 @@ fn until_stdin_closes_needs_http() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--until-stdin-closes needs --http"));
 }
+
+#[test]
+fn a_port_in_use_names_the_address_and_suggests_port() {
+    let taken = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let o = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        .args(["--serve-mcp", "conformance", "--http", "--port"])
+        .arg(port.to_string())
+        .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "[serve-mcp] cannot listen on 127.0.0.1:{port}: Address already in use (os error 98); \
+             another program is listening there: choose another port with --port N \
+             (--port 0 takes any free one)\n"
+        )
+    );
+}

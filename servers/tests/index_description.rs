@@ -194,3 +194,62 @@ fn index_help_names_the_description_options() {
         assert!(usage.contains(text), "{text} missing from:\n{usage}");
     }
 }
+
+#[test]
+fn extra_dirs_that_bring_nothing_in_are_warned_about_by_name() {
+    let project = fixture();
+    std::os::unix::fs::symlink(std::env::temp_dir(), project.path("outside")).unwrap();
+    let brief = project.write(
+        ".agentteams/brief.json",
+        r#"{"memory_index_extra_dirs": ["nonexistent_dir", "guides", "README.md", "outside", "nowhere/*.md"],
+            "code_index_extra_dirs": ["tmp/tools", "tools_missing", "tmp/gen/*.rs"]}"#,
+    );
+    let out = project.index_build(&[]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("index build: warning: "))
+        .collect();
+    let warning = |field: &str, entry: &str, why: &str| {
+        format!(
+            "index build: warning: project description {}: {field} entry {entry:?}: {why}; nothing is indexed from it",
+            brief.display()
+        )
+    };
+    assert_eq!(
+        warnings,
+        [
+            warning(
+                "memory_index_extra_dirs",
+                "nonexistent_dir",
+                "no such directory in the project"
+            ),
+            warning("memory_index_extra_dirs", "README.md", "not a directory"),
+            warning(
+                "memory_index_extra_dirs",
+                "outside",
+                "the directory resolves outside the project"
+            ),
+            warning(
+                "memory_index_extra_dirs",
+                "nowhere/*.md",
+                "the pattern matches nothing in the project"
+            ),
+            warning(
+                "code_index_extra_dirs",
+                "tools_missing",
+                "no such directory in the project"
+            ),
+            warning(
+                "code_index_extra_dirs",
+                "tmp/gen/*.rs",
+                "the pattern matches nothing in the project"
+            ),
+        ],
+        "{stderr}"
+    );
+    // The entries that do bring files in still do, without a warning.
+    let memory = parse_file(&project, "references/memory-index.json");
+    assert!(document_paths(&memory).contains(&"guides/setup.md".to_owned()));
+}

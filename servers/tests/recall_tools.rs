@@ -6,7 +6,8 @@ mod recall_support;
 use agentteams_mcp::json::{self, Map, Value};
 use agentteams_mcp::server::{CallContext, CancelToken, ToolOutput, ToolSet};
 use agentteams_mcp_servers::recall::Recall;
-use recall_support::{hits, manifest, memory_index, partition, str_field, Project};
+use agentteams_mcp_servers::Compat;
+use recall_support::{hits, manifest, memory_index, partition, str_field, Project, Server};
 
 fn call(recall: &Recall, tool: &str, args: &str) -> Result<String, String> {
     let args: Map = json::parse(args.as_bytes())
@@ -134,20 +135,81 @@ fn arguments_are_refused_with_the_reference_messages() {
     );
 }
 
+/// The product's missing-index message: every folder searched, and the command that builds.
+fn missing(marker: &str) -> String {
+    format!("no {marker} in any team dir: searched ., .claude/agents, .github/agents, .goose, .codex/agents, .goose/recipes under the project root; build the indexes with `agentteams-mcp index build --root <project root>`")
+}
+
+/// The reference's words, for both indexes (`--compat reference`).
+fn reference_missing(marker: &str) -> String {
+    format!("no {marker} under ., .claude/agents, .github/agents, .goose, .codex/agents; ask the orchestrator to run --refresh-index")
+}
+
 #[test]
-fn missing_indexes_name_the_refresh_flag_and_nothing_is_written() {
+fn missing_indexes_name_every_folder_searched_and_the_build_command() {
     let project = Project::new("recall-missing");
-    let recall = Recall::new(&project.root).unwrap();
     let before = project.snapshot();
+    let recall = Recall::new(&project.root).unwrap();
     let err = call(&recall, "query_index", r#"{"query": "x"}"#).unwrap_err();
-    assert_eq!(err, "no references/memory-index.json under ., .claude/agents, .github/agents, .goose, .codex/agents; ask the orchestrator to run --refresh-index");
+    assert_eq!(err, missing("references/memory-index.json"));
     let err = call(&recall, "query_code", r#"{"query": "x"}"#).unwrap_err();
+    assert_eq!(err, missing("references/code-index/manifest.json"));
+
+    let recall = Recall::new(&project.root)
+        .unwrap()
+        .with_compat(Compat::Reference);
+    let err = call(&recall, "query_index", r#"{"query": "x"}"#).unwrap_err();
+    assert_eq!(err, reference_missing("references/memory-index.json"));
+    let err = call(&recall, "query_code", r#"{"query": "x"}"#).unwrap_err();
+    assert_eq!(
+        err,
+        reference_missing("references/code-index/manifest.json")
+    );
+    assert_eq!(project.snapshot(), before);
+}
+
+#[test]
+fn the_binary_gives_the_references_words_only_under_compat_reference() {
+    let project = Project::new("recall-missing-binary");
+    let mut server = Server::start(&project.root);
+    assert_eq!(
+        server.call("query_index", r#"{"query": "x"}"#),
+        (true, missing("references/memory-index.json"))
+    );
+    assert_eq!(
+        server.call("query_code", r#"{"query": "x"}"#),
+        (true, missing("references/code-index/manifest.json"))
+    );
+    let mut server = Server::start_with(&project.root, &["--compat", "reference"]);
+    assert_eq!(
+        server.call("query_index", r#"{"query": "x"}"#),
+        (true, reference_missing("references/memory-index.json"))
+    );
+    assert_eq!(
+        server.call("query_code", r#"{"query": "x"}"#),
+        (
+            true,
+            reference_missing("references/code-index/manifest.json")
+        )
+    );
+}
+
+#[test]
+fn an_unknown_compat_mode_is_a_usage_error() {
+    let project = Project::new("recall-compat-usage");
+    let o = std::process::Command::new(recall_support::BIN)
+        .args(["--serve-mcp", "recall", "--compat", "python", "--root"])
+        .arg(&project.root)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.starts_with("no references/code-index/manifest.json under "),
+        err.contains("--compat takes `reference` (without it the servers answer with their own texts), not \"python\""),
         "{err}"
     );
-    assert!(err.ends_with("--refresh-code-index"), "{err}");
-    assert_eq!(project.snapshot(), before);
 }
 
 #[test]

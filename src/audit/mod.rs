@@ -33,7 +33,10 @@ pub use record::{record_hash, FORMAT_VERSION, GENESIS, RUN_ID_LEN};
 pub use redact::{
     is_secret_key, looks_like_credential, summary, MAX_KEPT_DEPTH, MAX_KEPT_STRING_BYTES, REDACTED,
 };
-pub use verify::{exit_code, verify_file, verify_reader, Problem, ProblemKind, Report, RunReport};
+pub use verify::{
+    exit_code, verify_file, verify_reader, Problem, ProblemKind, Report, RunReport,
+    NOT_AN_AUDIT_LOG,
+};
 
 use crate::json::{self, Map, Value};
 use crate::sha256;

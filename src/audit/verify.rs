@@ -143,6 +143,9 @@ pub struct RunReport {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
     pub lines: usize,
+    /// Lines that are audit records, sound or not: JSON objects naming a run (a 32-hex-digit
+    /// `run`). A file with lines but none of these is not an audit log ([`Report::is_audit_log`]).
+    pub record_lines: usize,
     /// Runs in order of first appearance.
     pub runs: Vec<RunReport>,
     /// Problems in line order (incomplete runs last), the first [`MAX_LISTED_PROBLEMS`] of them.
@@ -163,6 +166,15 @@ impl Report {
         self.problems.is_empty() && self.unlisted == 0
     }
 
+    /// False for a file with lines of which none is an audit record (a README, another JSON
+    /// file): reported as such instead of as every line tampered with. An empty file counts as a
+    /// log with no runs. A log whose records were all edited out of recognition is told apart
+    /// from nothing: it would take a rewrite of every line, which the keyless chain cannot detect
+    /// anyway ("What a keyless hash chain cannot show").
+    pub fn is_audit_log(&self) -> bool {
+        self.lines == 0 || self.record_lines > 0
+    }
+
     /// No sign of tampering (incomplete runs allowed).
     pub fn is_intact(&self) -> bool {
         !self.unlisted_tampering && !self.problems.iter().any(|p| p.kind.is_tampering())
@@ -181,6 +193,9 @@ impl Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.is_audit_log() {
+            return write!(f, "{NOT_AN_AUDIT_LOG}: {}", self.not_an_audit_log());
+        }
         for problem in &self.problems {
             writeln!(f, "{problem}")?;
         }
@@ -220,9 +235,26 @@ impl fmt::Display for Report {
     }
 }
 
+/// The verdict of a file that is not an audit log.
+pub const NOT_AN_AUDIT_LOG: &str = "NOT AN AUDIT LOG";
+
+impl Report {
+    /// Why a file is not an audit log ([`Report::is_audit_log`]), for the report and the CLI.
+    pub fn not_an_audit_log(&self) -> String {
+        format!(
+            "none of its {} lines is an audit record (a JSON object with a 32-hex-digit \"run\", as --audit-log writes)",
+            self.lines
+        )
+    }
+}
+
 /// The exit status of `audit verify`: 0 clean; 1 on tampering, and in `ci` mode on any problem
-/// (incomplete runs included).
+/// (incomplete runs included); 2 for a file that is not an audit log (as for one that cannot be
+/// read: there is nothing to verify).
 pub fn exit_code(report: &Report, ci: bool) -> i32 {
+    if !report.is_audit_log() {
+        return 2;
+    }
     let failed = if ci {
         !report.is_clean()
     } else {
@@ -267,6 +299,12 @@ pub fn verify_reader(mut input: impl BufRead) -> io::Result<Report> {
             LineRead::Unterminated => Err(problem(None, ProblemKind::Unterminated)),
             _ => check_record(&line).map_err(|(run, kind)| problem(run.as_deref(), kind)),
         };
+        if record
+            .as_ref()
+            .map_or_else(|found| found.run.is_some(), |_| true)
+        {
+            report.record_lines += 1;
+        }
         let record = match record {
             Ok(record) => record,
             Err(found) => {
@@ -527,6 +565,29 @@ fn read_capped_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_without_audit_records_is_not_an_audit_log() {
+        let report = verify_reader(&b"# Title\n\n{\"v\": 1}\n[]\n"[..]).unwrap();
+        assert!(!report.is_audit_log());
+        assert_eq!((report.lines, report.record_lines), (4, 0));
+        assert_eq!(
+            report.to_string(),
+            "NOT AN AUDIT LOG: none of its 4 lines is an audit record (a JSON object with a 32-hex-digit \"run\", as --audit-log writes)"
+        );
+        assert_eq!(exit_code(&report, false), 2);
+        assert_eq!(exit_code(&report, true), 2);
+        // One line naming a run, however broken, makes it a log: the rest is tampering.
+        let report =
+            verify_reader(&b"prose\n{\"run\": \"0123456789abcdef0123456789abcdef\"}\n"[..])
+                .unwrap();
+        assert!(report.is_audit_log());
+        assert_eq!(report.record_lines, 1);
+        assert_eq!(exit_code(&report, false), 1);
+        let empty = verify_reader(&b""[..]).unwrap();
+        assert!(empty.is_audit_log() && empty.is_clean());
+        assert_eq!(exit_code(&empty, true), 0);
+    }
 
     #[test]
     fn capped_reader_edges() {

@@ -700,6 +700,7 @@ mod tests {
         let auth = Err(ClientError::AuthRequired {
             status: 401,
             challenge: None,
+            token_sent: false,
         });
         assert!(matches!(
             core.accept_discover(auth),

@@ -19,9 +19,11 @@ pub enum ClientError {
     /// The server answered `method` with a JSON-RPC error.
     Rpc { method: String, error: RpcError },
     /// The server wants credentials (HTTP 401 or 403); `challenge` is its `WWW-Authenticate`.
+    /// `token_sent`: a bearer token went with the request, so the server refused that token.
     AuthRequired {
         status: u16,
         challenge: Option<String>,
+        token_sent: bool,
     },
     /// The server could not be reached or started.
     Connect(String),
@@ -68,12 +70,22 @@ impl fmt::Display for ClientError {
                 "server answered {method} with error {}: {}",
                 error.code, error.message
             ),
-            ClientError::AuthRequired { status, challenge } => {
-                write!(f, "server requires authorization (HTTP {status}")?;
+            ClientError::AuthRequired {
+                status,
+                challenge,
+                token_sent,
+            } => {
+                match token_sent {
+                    true => write!(f, "the server refused the bearer token (HTTP {status}")?,
+                    false => write!(f, "server requires authorization (HTTP {status}")?,
+                }
                 if let Some(c) = challenge {
                     write!(f, ", WWW-Authenticate: {c}")?;
                 }
-                f.write_str("); give a bearer token with --token-file or --token-env")
+                f.write_str(match token_sent {
+                    true => "); check that --token-file or --token-env gives the token the server expects",
+                    false => "); give a bearer token with --token-file or --token-env",
+                })
             }
             ClientError::Connect(m) | ClientError::Closed(m) | ClientError::Protocol(m) => {
                 f.write_str(m)
@@ -123,9 +135,21 @@ mod tests {
         let e = ClientError::AuthRequired {
             status: 401,
             challenge: Some("Bearer realm=\"mcp\"".into()),
+            token_sent: false,
         };
-        assert!(e
-            .to_string()
-            .contains("HTTP 401, WWW-Authenticate: Bearer realm=\"mcp\""));
+        assert_eq!(
+            e.to_string(),
+            "server requires authorization (HTTP 401, WWW-Authenticate: Bearer realm=\"mcp\"); give a bearer token with --token-file or --token-env"
+        );
+        let e = ClientError::AuthRequired {
+            status: 403,
+            challenge: None,
+            token_sent: true,
+        };
+        assert_eq!(
+            e.to_string(),
+            "the server refused the bearer token (HTTP 403); check that --token-file or --token-env gives the token the server expects"
+        );
+        assert_eq!(e.kind(), "auth_required");
     }
 }

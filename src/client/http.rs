@@ -165,7 +165,7 @@ impl HttpTransport {
             self.session_id = session_id(&head)?;
         }
         match head.status {
-            401 | 403 => Err(auth_required(&head)),
+            401 | 403 => Err(auth_required(&head, self.token.is_some())),
             404 if self.session_id.is_some() && !out.modern && out.method != "initialize" => {
                 self.session_id = None;
                 Err(ClientError::SessionExpired)
@@ -317,7 +317,7 @@ impl HttpTransport {
         let head = conn.head()?;
         match head.status {
             200 if head.media_type() == "text/event-stream" => Ok((head, conn)),
-            401 | 403 => Err(auth_required(&head)),
+            401 | 403 => Err(auth_required(&head, self.token.is_some())),
             status => Err(ClientError::Closed(format!(
                 "the event stream for {} ended before its answer and resuming it failed (GET with Last-Event-ID answered HTTP {status})",
                 out.method
@@ -367,10 +367,12 @@ fn sse_message(
     })
 }
 
-fn auth_required(head: &ResponseHead) -> ClientError {
+/// A 401 or 403; `token_sent` tells a refused token from a missing one.
+fn auth_required(head: &ResponseHead, token_sent: bool) -> ClientError {
     ClientError::AuthRequired {
         status: head.status,
         challenge: head.header("www-authenticate").map(str::to_owned),
+        token_sent,
     }
 }
 

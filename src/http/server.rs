@@ -245,10 +245,14 @@ impl Stopper {
 }
 
 impl Server {
-    /// Binds `addr` with the default connection cap [`MAX_CONNECTIONS`].
+    /// Binds `addr` with the default connection cap [`MAX_CONNECTIONS`]. A failure keeps the OS
+    /// error's kind and names the address (`cannot listen on 127.0.0.1:7330: Address already in
+    /// use (os error 98)`).
     pub fn bind(addr: SocketAddr, handler: Arc<dyn Handler>) -> io::Result<Server> {
+        let listener = TcpListener::bind(addr)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))?;
         Ok(Server {
-            listener: TcpListener::bind(addr)?,
+            listener,
             handler,
             pool: Pool::new(),
             open: Arc::new(AtomicUsize::new(0)),
@@ -533,5 +537,30 @@ fn read_body(
                 more(rest)?;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Nothing;
+
+    impl Handler for Nothing {
+        fn handle(&self, _request: &Request<'_>, _exchange: &Exchange<'_>) {}
+    }
+
+    #[test]
+    fn a_bind_failure_keeps_its_kind_and_names_the_address() {
+        let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = taken.local_addr().unwrap();
+        let Err(e) = Server::bind(addr, Arc::new(Nothing)) else {
+            panic!("bound a port in use");
+        };
+        assert_eq!(e.kind(), io::ErrorKind::AddrInUse);
+        assert_eq!(
+            e.to_string(),
+            format!("cannot listen on {addr}: Address already in use (os error 98)")
+        );
     }
 }

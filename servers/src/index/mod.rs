@@ -310,6 +310,17 @@ pub fn build(
         Some(file) => format!("project description {}: {e}", file.display()),
         None => e.to_string(),
     };
+    // Extra entries come only from a description file; each that brings nothing in is named
+    // (sanitised: the entry is the project's text).
+    if let Some(file) = &description.file {
+        for unused in sources::unused_extra_dirs(&root, &description) {
+            let warning = format!("project description {}: {unused}", file.display());
+            note!(
+                "index build: warning: {}",
+                agentteams_mcp::sanitize::sanitize(&warning)
+            );
+        }
+    }
     let memory_paths = sources::memory_sources(&root, &description).map_err(in_description)?;
     let code_paths = sources::code_sources(&root, &description).map_err(in_description)?;
 

@@ -229,6 +229,63 @@ fn extra_candidates(
     Ok(dir_inside(root, raw).map_or_else(Vec::new, |dir| scan(&dir)))
 }
 
+/// An extra-sources entry that brings nothing in, and why; `index build` warns about each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnusedEntry {
+    pub field: &'static str,
+    pub entry: String,
+    pub why: &'static str,
+}
+
+impl fmt::Display for UnusedEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} entry {:?}: {}; nothing is indexed from it",
+            self.field, self.entry, self.why
+        )
+    }
+}
+
+/// The `memory_index_extra_dirs` and `code_index_extra_dirs` entries the builders skip whole: a
+/// directory that does not exist, is not a directory or resolves outside the project, or a
+/// pattern that matches nothing (its error, if any, is the builders' to report). The reference
+/// skips them silently.
+pub fn unused_extra_dirs(root: &Path, description: &Description) -> Vec<UnusedEntry> {
+    let fields = [
+        ("memory_index_extra_dirs", &description.memory_extra_dirs),
+        ("code_index_extra_dirs", &description.code_extra_dirs),
+    ];
+    let mut unused = Vec::new();
+    for (field, entries) in fields {
+        for raw in entries {
+            let why = if has_magic(raw) {
+                match glob(root, raw) {
+                    Ok(found) if found.is_empty() => "the pattern matches nothing in the project",
+                    _ => continue,
+                }
+            } else {
+                let dir = python_join(root, raw);
+                if dir_inside(root, raw).is_some() {
+                    continue;
+                } else if !dir.exists() {
+                    "no such directory in the project"
+                } else if !dir.is_dir() {
+                    "not a directory"
+                } else {
+                    "the directory resolves outside the project"
+                }
+            };
+            unused.push(UnusedEntry {
+                field,
+                entry: raw.clone(),
+                why,
+            });
+        }
+    }
+    unused
+}
+
 /// `root / raw` if it is a directory whose realpath stays inside `root`: the only directories
 /// the scans list. One linked out of the project is not scanned at all (a `workSummaries` linked
 /// to `/` would otherwise have the builder walk the whole machine).

@@ -15,6 +15,7 @@ mod stream;
 pub mod teamdir;
 pub mod tokenize;
 
+use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::sanitize;
 use agentteams_mcp::server::{CallContext, LogLevel, Tool, ToolError, ToolOutput, ToolSet};
@@ -43,6 +44,7 @@ const KIND_MESSAGE: &str = "kind must be one of all, local, api, doc";
 pub struct Recall {
     root: PathBuf,
     loader: Loader,
+    compat: Compat,
 }
 
 impl Recall {
@@ -63,7 +65,14 @@ impl Recall {
         Ok(Recall {
             root,
             loader: Loader::with_budget(budget),
+            compat: Compat::default(),
         })
+    }
+
+    /// This server answering with the texts `compat` chooses (the missing-index messages).
+    pub fn with_compat(mut self, compat: Compat) -> Recall {
+        self.compat = compat;
+        self
     }
 
     /// How many index files were read and decoded so far (loads the cache did not answer).
@@ -73,7 +82,7 @@ impl Recall {
 
     fn query_index(&self, query: &str, k: usize) -> Result<Value, String> {
         self.loader.begin_query();
-        let team = teamdir::find_team_dir(&self.root, teamdir::MEMORY_MARKER, "--refresh-index")?;
+        let team = teamdir::find_team_dir(&self.root, teamdir::MEMORY_MARKER, self.compat)?;
         let loaded = self.loader.load(
             &self.root,
             &team.join(teamdir::MEMORY_MARKER),
@@ -90,8 +99,7 @@ impl Recall {
     }
 
     fn query_code(&self, query: &str, k: usize, kind: &str) -> Result<Value, String> {
-        let team =
-            teamdir::find_team_dir(&self.root, teamdir::CODE_MARKER, "--refresh-code-index")?;
+        let team = teamdir::find_team_dir(&self.root, teamdir::CODE_MARKER, self.compat)?;
         self.loader.begin_query();
         let manifest = self.loader.load(
             &self.root,

@@ -1,6 +1,7 @@
 //! Where a team's indexes live (`TEAM_DIRS`) and the containment rule every file recall reads
 //! must pass: its path, symlinks resolved, lies inside the project root.
 
+use crate::compat::Compat;
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fs;
@@ -17,8 +18,8 @@ pub const TEAM_DIRS: [&str; 6] = [
     ".goose/recipes",
 ];
 
-/// The reference lists only its five directories in the "not found" message.
-const TEAM_DIRS_IN_MESSAGES: &str = "., .claude/agents, .github/agents, .goose, .codex/agents";
+/// The reference's "not found" message lists only its five directories.
+const REFERENCE_TEAM_DIRS: &str = "., .claude/agents, .github/agents, .goose, .codex/agents";
 
 /// Symlinks followed while resolving one path before it counts as a loop (Linux's `MAXSYMLINKS`).
 pub const MAX_SYMLINK_HOPS: usize = 40;
@@ -28,8 +29,9 @@ pub const MEMORY_MARKER: &str = "references/memory-index.json";
 /// The code-index manifest, relative to a team dir.
 pub const CODE_MARKER: &str = "references/code-index/manifest.json";
 
-/// The first team dir holding `marker`, confined to the root, as `(team dir, marker file)`.
-pub fn find_team_dir(root: &Path, marker: &str, refresh_flag: &str) -> Result<PathBuf, String> {
+/// The first team dir holding `marker`, confined to the root. When none does, the message is
+/// [`missing_index`]'s.
+pub fn find_team_dir(root: &Path, marker: &str, compat: Compat) -> Result<PathBuf, String> {
     for candidate in TEAM_DIRS {
         let dir = if candidate == "." {
             root.to_path_buf()
@@ -41,9 +43,23 @@ pub fn find_team_dir(root: &Path, marker: &str, refresh_flag: &str) -> Result<Pa
             return Ok(dir);
         }
     }
-    Err(format!(
-        "no {marker} under {TEAM_DIRS_IN_MESSAGES}; ask the orchestrator to run {refresh_flag}"
-    ))
+    Err(missing_index(marker, compat))
+}
+
+/// What recall answers when no team dir holds `marker`: the folders searched, in order, and the
+/// command that builds the indexes. The project's path is left out, as from every answer recall
+/// gives. Under `--compat reference`, the reference's words: its five folders and its own
+/// command, `--refresh-index`, for both indexes.
+pub fn missing_index(marker: &str, compat: Compat) -> String {
+    match compat {
+        Compat::Reference => format!(
+            "no {marker} under {REFERENCE_TEAM_DIRS}; ask the orchestrator to run --refresh-index"
+        ),
+        Compat::Product => format!(
+            "no {marker} in any team dir: searched {} under the project root; build the indexes with `agentteams-mcp index build --root <project root>`",
+            TEAM_DIRS.join(", ")
+        ),
+    }
 }
 
 /// Resolves `path` (symlinks and `..`, tolerating missing components) and returns the result if it
@@ -181,20 +197,22 @@ mod tests {
     }
 
     #[test]
-    fn team_dir_lookup_follows_the_order_and_reports_the_flag() {
+    fn team_dir_lookup_follows_the_order_and_names_every_folder_searched() {
         let root = temp_root("lookup");
-        let err = find_team_dir(&root, MEMORY_MARKER, "--refresh-index").unwrap_err();
-        assert_eq!(err, "no references/memory-index.json under ., .claude/agents, .github/agents, .goose, .codex/agents; ask the orchestrator to run --refresh-index");
+        let err = find_team_dir(&root, MEMORY_MARKER, Compat::Product).unwrap_err();
+        assert_eq!(err, "no references/memory-index.json in any team dir: searched ., .claude/agents, .github/agents, .goose, .codex/agents, .goose/recipes under the project root; build the indexes with `agentteams-mcp index build --root <project root>`");
+        let err = find_team_dir(&root, CODE_MARKER, Compat::Reference).unwrap_err();
+        assert_eq!(err, "no references/code-index/manifest.json under ., .claude/agents, .github/agents, .goose, .codex/agents; ask the orchestrator to run --refresh-index");
         fs::create_dir_all(root.join(".github/agents/references")).unwrap();
         fs::write(root.join(".github/agents").join(MEMORY_MARKER), "{}").unwrap();
         assert_eq!(
-            find_team_dir(&root, MEMORY_MARKER, "x").unwrap(),
+            find_team_dir(&root, MEMORY_MARKER, Compat::Product).unwrap(),
             root.join(".github/agents")
         );
         fs::create_dir_all(root.join(".claude/agents/references")).unwrap();
         fs::write(root.join(".claude/agents").join(MEMORY_MARKER), "{}").unwrap();
         assert_eq!(
-            find_team_dir(&root, MEMORY_MARKER, "x").unwrap(),
+            find_team_dir(&root, MEMORY_MARKER, Compat::Product).unwrap(),
             root.join(".claude/agents")
         );
         fs::create_dir_all(root.join(".goose/recipes/references")).unwrap();
@@ -202,7 +220,7 @@ mod tests {
         fs::remove_dir_all(root.join(".claude")).unwrap();
         fs::remove_dir_all(root.join(".github")).unwrap();
         assert_eq!(
-            find_team_dir(&root, MEMORY_MARKER, "x").unwrap(),
+            find_team_dir(&root, MEMORY_MARKER, Compat::Product).unwrap(),
             root.join(".goose/recipes")
         );
         fs::remove_dir_all(&root).unwrap();

@@ -100,9 +100,15 @@ pub struct Server {
 
 impl Server {
     pub fn start(root: &Path) -> Server {
+        Server::start_with(root, &[])
+    }
+
+    /// [`Server::start`] with more command-line arguments (`--compat reference`).
+    pub fn start_with(root: &Path, extra: &[&str]) -> Server {
         let mut child = Command::new(BIN)
             .args(["--serve-mcp", "recall", "--root"])
             .arg(root)
+            .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
