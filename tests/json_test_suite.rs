@@ -1,23 +1,28 @@
-//! Conformance of `agentteams_mcp::json` against JSONTestSuite and the benchmark corpus.
+//! Conformance of `agentteams_mcp::json` against JSONTestSuite, and round trips of generated
+//! documents shaped like the benchmark corpus.
 //!
 //! Every file of `JSONTestSuite/test_parsing` is parsed: `y_` files must be accepted, `n_` files
 //! rejected, and each `i_` (implementation-defined) file gets the decision pinned in [`I_DECISIONS`],
 //! so a change of behaviour on any of them shows up as a failure rather than passing silently. Every
-//! accepted document (and each corpus file) must also survive parse → write → parse unchanged, with
-//! both writers.
+//! accepted document must also survive parse → write → parse unchanged, with both writers.
 //!
-//! The data lives in the project's shared folder, `<checkout>/../shared/data/json` (CI clones the
-//! repository beside `shared/`; a worktree may sit a level deeper), or wherever `JSON_TEST_DATA`
-//! points. A missing folder is a failure, never a silent pass.
+//! The suite lives in the repository, at `tests/data/JSONTestSuite` (MIT, its LICENSE beside it;
+//! provenance in `tests/data/README.md`), so the test needs nothing outside the checkout.
+//! `JSON_TEST_SUITE` may point at another copy (a newer JSONTestSuite, say). A missing folder is a
+//! failure, never a silent pass.
+//!
+//! The benchmark corpus (canada.json, citm_catalog.json, twitter.json) is not in the repository (see
+//! `bench/data/README.md`); the generated documents below cover what it brought to this test: many
+//! finite doubles of every magnitude, deep object nesting of records, and non-ASCII text.
 
 use agentteams_mcp::json::{self, Value};
 use std::path::{Path, PathBuf};
 
-/// Overrides where the JSON test data is looked for.
-const DATA_ENV: &str = "JSON_TEST_DATA";
+/// Overrides where JSONTestSuite is read from: a folder holding `test_parsing/`.
+const SUITE_ENV: &str = "JSON_TEST_SUITE";
 
-/// The data folder's path below an ancestor of the manifest directory.
-const DATA_BELOW_ANCESTOR: &str = "shared/data/json";
+/// The suite's folder inside the repository, relative to the manifest directory.
+const SUITE_IN_REPO: &str = "tests/data/JSONTestSuite";
 
 /// How the parser answers each implementation-defined file. `true`: accepted.
 ///
@@ -63,43 +68,26 @@ const I_DECISIONS: &[(&str, bool)] = &[
     ("i_structure_UTF-8_BOM_empty_object.json", false),
 ];
 
-/// The benchmark corpus documents, all of which must parse.
-const CORPUS_FILES: &[&str] = &["canada.json", "citm_catalog.json", "twitter.json"];
-
-/// Finds the JSON data folder or fails the test naming every place looked at.
-fn data_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os(DATA_ENV) {
-        let dir = PathBuf::from(dir);
-        assert!(
-            dir.is_dir(),
-            "{DATA_ENV} is set to {}, which is not a directory",
-            dir.display()
-        );
-        return dir;
-    }
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates: Vec<PathBuf> = manifest
-        .ancestors()
-        .skip(1)
-        .map(|a| a.join(DATA_BELOW_ANCESTOR))
-        .collect();
-    match candidates.iter().find(|c| c.is_dir()) {
-        Some(found) => found.clone(),
-        None => panic!(
-            "JSON test data not found: looked for {DATA_BELOW_ANCESTOR} beside the checkout ({}) \
-             and above it; set {DATA_ENV} to the folder holding JSONTestSuite/ and corpus/",
-            candidates
-                .iter()
-                .map(|c| c.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+/// The JSONTestSuite folder (holding `test_parsing/`), or a failure naming the place looked at.
+fn suite_dir() -> PathBuf {
+    let (dir, from) = match std::env::var_os(SUITE_ENV) {
+        Some(dir) => (PathBuf::from(dir), format!("{SUITE_ENV} is set to")),
+        None => (
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(SUITE_IN_REPO),
+            "the repository's copy is".to_string(),
         ),
-    }
+    };
+    assert!(
+        dir.join("test_parsing").is_dir(),
+        "JSONTestSuite not found: {from} {}, which has no test_parsing/ folder",
+        dir.display()
+    );
+    dir
 }
 
 /// Every file of test_parsing as (file name, contents), sorted by name.
 fn suite_files() -> Vec<(String, Vec<u8>)> {
-    let dir = data_dir().join("JSONTestSuite/test_parsing");
+    let dir = suite_dir().join("test_parsing");
     let entries =
         std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
     let mut files: Vec<(String, Vec<u8>)> = entries
@@ -119,19 +107,6 @@ fn suite_files() -> Vec<(String, Vec<u8>)> {
         files.len()
     );
     files
-}
-
-fn corpus_files() -> Vec<(String, Vec<u8>)> {
-    let dir = data_dir().join("corpus");
-    CORPUS_FILES
-        .iter()
-        .map(|name| {
-            let path = dir.join(name);
-            let bytes = std::fs::read(&path)
-                .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-            (name.to_string(), bytes)
-        })
-        .collect()
 }
 
 /// Whether `parse` accepted the input, catching a panic as a failure of its own.
@@ -282,13 +257,177 @@ fn accepted_suite_files_round_trip_through_both_writers() {
     assert!(checked >= 95, "only {checked} files were accepted");
 }
 
+/// A small deterministic generator (xorshift64*), so the generated documents are the same every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// A finite double: any bit pattern half the time, else a coordinate with 15 decimals.
+    fn double(&mut self) -> f64 {
+        if self.below(2) == 0 {
+            loop {
+                let f = f64::from_bits(self.next());
+                if f.is_finite() {
+                    return f;
+                }
+            }
+        }
+        let whole = self.below(360) as f64 - 180.0;
+        whole + self.below(1_000_000_000_000_000) as f64 / 1e15
+    }
+}
+
+/// A GeoJSON-like document of many doubles (what canada.json brings), written in both of Rust's
+/// notations, with the doubles in order.
+fn numbers_document(rng: &mut Rng) -> (String, Vec<f64>) {
+    let mut doubles = Vec::new();
+    let mut rings = Vec::new();
+    for _ in 0..40 {
+        let mut points = Vec::new();
+        for _ in 0..250 {
+            let (x, y) = (rng.double(), rng.double());
+            doubles.extend([x, y]);
+            points.push(if rng.below(2) == 0 {
+                format!("[{x:e},{y:e}]")
+            } else {
+                format!("[{x:?},{y:?}]")
+            });
+        }
+        rings.push(format!("[{}]", points.join(",")));
+    }
+    let text = format!(
+        r#"{{"type":"FeatureCollection","features":[{{"type":"Feature","properties":{{"name":"generated"}},"geometry":{{"type":"Polygon","coordinates":[{}]}}}}]}}"#,
+        rings.join(",")
+    );
+    (text, doubles)
+}
+
+/// Nested records with integers, nulls, booleans, empty containers and repeated keys (what
+/// citm_catalog.json brings).
+fn records_document(rng: &mut Rng) -> String {
+    let mut events = Vec::new();
+    for id in 0..500u64 {
+        let prices: Vec<String> = (0..rng.below(4))
+            .map(|_| {
+                format!(
+                    r#"{{"amount":{},"seatCategoryId":{}}}"#,
+                    rng.below(100_000),
+                    rng.next()
+                )
+            })
+            .collect();
+        events.push(format!(
+            r#""{id}":{{"id":{id},"logo":{},"subTopicIds":[{},{}],"prices":[{}],"free":{},"areas":{{}},"seats":[],"offset":-{}}}"#,
+            if rng.below(3) == 0 { "null".to_string() } else { format!("\"/images/{id}.png\"") },
+            rng.below(1 << 40),
+            i64::MIN,
+            prices.join(","),
+            rng.below(2) == 0,
+            rng.below(1 << 62)
+        ));
+    }
+    format!(r#"{{"events":{{{}}},"events":{{}}}}"#, events.join(","))
+}
+
+/// Strings of CJK, emoji (raw and as surrogate-pair escapes), control-character escapes and
+/// quotes (what twitter.json brings).
+fn text_document(rng: &mut Rng) -> String {
+    const PIECES: &[&str] = &[
+        "一",
+        "二三",
+        "日本語のテキスト",
+        "한국어",
+        "😀",
+        "\\ud83d\\ude00",
+        "\\u00e9",
+        "é",
+        "\\n",
+        "\\t",
+        "\\\"",
+        "\\\\",
+        "\\/",
+        "\\u0000",
+        "\\u001f",
+        "ascii",
+        " ",
+        "#タグ",
+        "@user",
+        "\\u2028",
+    ];
+    let mut statuses = Vec::new();
+    for id in 0..400 {
+        let text: String = (0..rng.below(30))
+            .map(|_| PIECES[rng.below(PIECES.len() as u64) as usize])
+            .collect();
+        statuses.push(format!(
+            r#"{{"id":{},"id_str":"{id}","text":"{text}","user":{{"name":"{}","lang":"ja"}}}}"#,
+            rng.next(),
+            PIECES[id % PIECES.len()]
+        ));
+    }
+    format!(r#"{{"statuses":[{}]}}"#, statuses.join(","))
+}
+
+/// Every number of `value`, in document order.
+fn numbers_in(value: &Value) -> Vec<f64> {
+    let mut found = Vec::new();
+    let mut pending = vec![value];
+    while let Some(v) = pending.pop() {
+        match v {
+            Value::Number(n) => found.push(n.as_f64()),
+            Value::Array(items) => pending.extend(items.iter().rev()),
+            Value::Object(map) => {
+                pending.extend(map.values().collect::<Vec<_>>().into_iter().rev())
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
 #[test]
-fn corpus_files_round_trip_through_both_writers() {
-    for (name, bytes) in corpus_files() {
-        if let Err(e) = round_trip(&name, &bytes) {
+fn generated_documents_round_trip_through_both_writers() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (numbers, doubles) = numbers_document(&mut rng);
+    let documents = [
+        ("numbers", numbers),
+        ("records", records_document(&mut rng)),
+        ("text", text_document(&mut rng)),
+    ];
+    for (name, text) in &documents {
+        if let Err(e) = round_trip(name, text.as_bytes()) {
             panic!("{e}");
         }
     }
+    let parsed = json::parse(documents[0].1.as_bytes()).expect("numbers document parses");
+    let read = numbers_in(&parsed);
+    assert_eq!(read.len(), doubles.len(), "numbers read back");
+    for (i, (got, want)) in read.iter().zip(&doubles).enumerate() {
+        assert_eq!(
+            got.to_bits(),
+            want.to_bits(),
+            "double {i}: read {got:e}, wrote {want:e}"
+        );
+    }
+    let written = json::parse(json::to_string(&parsed).as_bytes()).expect("written numbers parse");
+    let rewritten = numbers_in(&written);
+    assert!(
+        rewritten
+            .iter()
+            .zip(&doubles)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "a double changed through the compact writer"
+    );
 }
 
 #[test]

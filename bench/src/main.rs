@@ -8,7 +8,8 @@
 //! back-to-back pairs, which is the steadier figure on a busy machine.
 //!
 //! Usage: `cargo run --release --bin agentteams-mcp-bench -- [--iterations N] [--data DIR] [FILE...]`
-//! (DIR holds `corpus/`; by default `shared/data/json` is looked for beside and above this crate).
+//! (DIR holds `corpus/`; by default `bench/data`, where `bench/data/README.md` says how to fetch the
+//! corpus, which the repository does not redistribute).
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,8 @@ use std::time::{Duration, Instant};
 
 const DEFAULT_ITERATIONS: usize = 200;
 const DEFAULT_FILES: &[&str] = &["canada.json", "citm_catalog.json", "twitter.json"];
-const DATA_BELOW_ANCESTOR: &str = "shared/data/json";
+/// The default data folder, relative to this crate: it holds `corpus/` once fetched.
+const DATA_IN_CRATE: &str = "data";
 
 struct Options {
     iterations: usize,
@@ -51,11 +53,7 @@ fn options() -> Result<Options, String> {
     }
     let data = match data {
         Some(d) => d,
-        None => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .ancestors()
-            .map(|a| a.join(DATA_BELOW_ANCESTOR))
-            .find(|c| c.is_dir())
-            .ok_or("shared/data/json not found above the bench crate; pass --data DIR")?,
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join(DATA_IN_CRATE),
     };
     if files.is_empty() {
         files = DEFAULT_FILES.iter().map(|s| s.to_string()).collect();
@@ -166,7 +164,11 @@ fn main() {
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) => {
-                eprintln!("bench: cannot read {}: {e}", path.display());
+                eprintln!(
+                    "bench: cannot read {}: {e} (fetch the corpus as bench/data/README.md says, \
+                     or pass --data DIR)",
+                    path.display()
+                );
                 std::process::exit(2);
             }
         };
