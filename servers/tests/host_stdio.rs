@@ -56,11 +56,12 @@ fn a_host_session_from_handshake_to_shutdown() {
         );
     }
 
-    // A real call: no index in an empty project is the reference's tool error.
+    // A real call: no index in an empty project is a tool error naming the build command.
     let (text, is_error) = result_text(&host.call("query_index", r#"{"query":"widgets"}"#));
     assert!(is_error);
     assert!(
-        text.starts_with("no references/memory-index.json under ."),
+        text.starts_with("no references/memory-index.json in any team dir: searched .,")
+            && text.ends_with("`agentteams-mcp index build --root <project root>`"),
         "{text}"
     );
 
