@@ -332,14 +332,18 @@ fn git_processes_past_the_bound_wait_in_a_bounded_queue_then_get_busy() {
     );
     assert_eq!(count(), MAX_CONCURRENT_GIT);
     write(&release, "");
-    for call in calls {
-        let reply = call.join().expect("call thread");
-        assert!(reply.contains("\\tsecond\\n"), "{reply}");
-    }
-    for call in extra {
-        let reply = call.join().expect("extra call thread");
-        assert!(reply.contains("\\tsecond\\n") || reply.contains("gitread is busy"));
-    }
+    // The calls arrive in any order, so a late one of the first batch may find the queue already
+    // full of extras: what holds is that exactly the running and queued calls are served once
+    // released, and every other call got the busy error.
+    let all: Vec<String> = calls
+        .into_iter()
+        .chain(extra)
+        .map(|call| call.join().expect("call thread"))
+        .collect();
+    let served = all.iter().filter(|r| r.contains("\\tsecond\\n")).count();
+    let refused = all.iter().filter(|r| r.contains("gitread is busy")).count();
+    assert_eq!(served, admitted, "{all:?}");
+    assert_eq!(served + refused, all.len(), "{all:?}");
     assert!(http_call(port, "git_log", r#"{"n":1}"#).contains("\\tsecond\\n"));
 }
 
