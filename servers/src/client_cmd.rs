@@ -271,8 +271,9 @@ fn split_json_arguments(argv: Vec<String>) -> Vec<String> {
     out
 }
 
-fn usage(e: UsageError, text: &str) -> u8 {
-    err!("agentteams-mcp: {e}\n\n{text}");
+/// A usage error of `agentteams-mcp <command>`: one line and where the help is.
+fn usage(e: UsageError, command: &str) -> u8 {
+    err!("agentteams-mcp {command}: {e}; see agentteams-mcp {command} --help");
     EXIT_USAGE
 }
 
@@ -340,11 +341,16 @@ pub fn run_client(argv: Vec<String>) -> u8 {
 fn client_command(args: &mut Args) -> Outcome<u8> {
     let parsed = (|| {
         let json_out = args.flag("--json");
-        let target = target(args)?;
         let options = options(args)?;
         let root = project(args)?;
         let pairs = args.values("--arg")?;
         let json_args = args.value("--arguments-json")?;
+        let target = target(args);
+        // Every known option is consumed by now: an option left over is the first mistake.
+        if let Some(unknown) = args.first_left().filter(|a| a.starts_with('-')) {
+            return Err(UsageError(format!("unknown option {unknown}")));
+        }
+        let target = target?;
         let verb = args
             .positional()
             .ok_or_else(|| UsageError("give info, tools or call TOOL".into()))?;
@@ -371,9 +377,8 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
         rest.finish()?;
         Ok((json_out, target, options, root, verb, call))
     })();
-    let (json_out, target, options, root, verb, call) =
-        parsed.map_err(|e| usage(e, CLIENT_USAGE))?;
-    let key = target.key().map_err(|e| usage(e, CLIENT_USAGE))?;
+    let (json_out, target, options, root, verb, call) = parsed.map_err(|e| usage(e, "client"))?;
+    let key = target.key().map_err(|e| usage(e, "client"))?;
     let policy = load_policy(&root)?;
     let explicit = match &call {
         Some((tool, pairs, json_args)) => {
@@ -395,13 +400,13 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
                                 "--json ARGS must be a JSON object, not {}",
                                 other.type_name()
                             )),
-                            CLIENT_USAGE,
+                            "client",
                         ))
                     }
                     Err(e) => {
                         return Err(usage(
                             UsageError(format!("--json ARGS is not valid JSON: {e}")),
-                            CLIENT_USAGE,
+                            "client",
                         ))
                     }
                 },
@@ -411,7 +416,7 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
                 let Some((k, v)) = p.split_once('=') else {
                     return Err(usage(
                         UsageError(format!("--arg {p:?} must be KEY=VALUE")),
-                        CLIENT_USAGE,
+                        "client",
                     ));
                 };
                 split.push((k.to_owned(), v.to_owned()));
@@ -659,7 +664,7 @@ pub fn run_trust(mut argv: Vec<String>) -> u8 {
                 ),
                 None => "give a trust command: list, inspect, allow, deny, revoke or audit".into(),
             };
-            return usage(UsageError(message), TRUST_USAGE);
+            return usage(UsageError(message), "trust");
         }
     };
     let mut args = Args::new(argv);
@@ -682,12 +687,12 @@ fn server_key(args: &mut Args) -> Result<(String, Option<Target>), UsageError> {
 }
 
 fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
-    let fail = |e: UsageError| usage(e, TRUST_USAGE);
+    let fail = |e: UsageError| usage(e, "trust");
     let root = project(args).map_err(fail)?;
     let finish = |args: &mut Args| {
         std::mem::replace(args, Args::new(Vec::new()))
             .finish()
-            .map_err(|e| usage(e, TRUST_USAGE))
+            .map_err(|e| usage(e, "trust"))
     };
     match verb {
         "list" => {

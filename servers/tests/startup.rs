@@ -243,6 +243,41 @@ fn usage_errors_are_one_line_with_a_pointer_to_help() {
 }
 
 #[test]
+fn client_and_trust_usage_errors_are_one_line_with_a_pointer_to_their_help() {
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["client", "--bogus", "tools"],
+            "agentteams-mcp client: unknown option --bogus",
+        ),
+        (
+            &["client", "tools"],
+            "agentteams-mcp client: which server? give --url URL or, last, -- COMMAND [ARGS...]",
+        ),
+        (
+            &["client", "--url", "http://127.0.0.1:9/mcp", "--era", "x", "tools"],
+            "agentteams-mcp client: --era must be auto, legacy or modern, not \"x\"",
+        ),
+        (
+            &["trust"],
+            "agentteams-mcp trust: give a trust command: list, inspect, allow, deny, revoke or audit",
+        ),
+        (
+            &["trust", "inspect"],
+            "agentteams-mcp trust: which server? give --url URL or, last, -- COMMAND [ARGS...]",
+        ),
+    ];
+    for (args, message) in cases {
+        let o = run(args);
+        let command = args[0];
+        assert_refused(
+            &o,
+            &format!("{message}; see agentteams-mcp {command} --help"),
+            &format!("{args:?}"),
+        );
+    }
+}
+
+#[test]
 fn index_build_exit_codes_and_what_it_says() {
     let o = run(&["index", "build", "--root", "/nonexistent"]);
     assert_refused(
