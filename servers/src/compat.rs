@@ -10,7 +10,7 @@ pub enum Compat {
     #[default]
     Product,
     /// `--compat reference`: the reference implementation's exact texts, for hosts that depend on
-    /// them. For now recall's missing-index messages; more will follow.
+    /// them. Recall's missing-index messages, and gitread's tool declarations and empty answers.
     Reference,
 }
 

@@ -49,7 +49,7 @@ pub fn toolset(name: &str, root: &Path) -> Result<Arc<dyn ToolSet>, String> {
 /// [`toolset`] answering with the texts `compat` chooses.
 pub fn toolset_with(name: &str, root: &Path, compat: Compat) -> Result<Arc<dyn ToolSet>, String> {
     match name {
-        "gitread" => Ok(Arc::new(gitread::GitRead::new(root)?)),
+        "gitread" => Ok(Arc::new(gitread::GitRead::new(root)?.with_compat(compat))),
         "recall" => Ok(Arc::new(recall::Recall::new(root)?.with_compat(compat))),
         "conformance" => Ok(Arc::new(conformance::Conformance)),
         _ => Err(unknown_server(name)),

@@ -6,16 +6,72 @@ mod gitread_support;
 use agentteams_mcp::json::{self, Value};
 use gitread_support::*;
 
-#[test]
-fn tools_list_is_the_reference_catalogue() {
-    let f = Fixture::new("list");
-    let mut server = f.server();
+/// The `tools` of a tools/list reply.
+fn listed_tools(server: &mut Server) -> Vec<Value> {
     let reply = server.request("tools/list", "{}");
-    let tools = reply
+    reply
         .get("result")
         .and_then(|r| r.get("tools"))
         .and_then(Value::as_array)
-        .expect("tools");
+        .expect("tools")
+        .to_vec()
+}
+
+/// Under `--compat reference` every tool's name, description and input schema are the
+/// reference's, byte for byte (REFERENCE-BEHAVIOUR.md §4.1).
+#[test]
+fn tools_list_is_the_reference_catalogue() {
+    let f = Fixture::new("list");
+    let mut server = f.reference_server();
+    let tools = listed_tools(&mut server);
+    let expected = [
+        (
+            "git_log",
+            "Commit history (hash, author, date, subject). Read-only.",
+            r#"{"type":"object","properties":{"rev":{"type":"string"},"n":{"type":"integer","minimum":1,"maximum":200},"path":{"type":"string"}}}"#,
+        ),
+        (
+            "git_show",
+            "One commit: metadata, stat and patch. Read-only.",
+            r#"{"type":"object","required":["rev"],"properties":{"rev":{"type":"string"},"path":{"type":"string"}}}"#,
+        ),
+        (
+            "git_diff",
+            "Diff between two revisions (never the worktree). Read-only.",
+            r#"{"type":"object","required":["base","head"],"properties":{"base":{"type":"string"},"head":{"type":"string"},"path":{"type":"string"}}}"#,
+        ),
+        (
+            "git_blame",
+            "Line authorship of a file at a revision (never the worktree). Read-only.",
+            r#"{"type":"object","required":["rev","path"],"properties":{"rev":{"type":"string"},"path":{"type":"string"}}}"#,
+        ),
+        (
+            "git_status",
+            "Working-tree status (porcelain), without locks. Read-only.",
+            r#"{"type":"object","properties":{}}"#,
+        ),
+    ];
+    assert_eq!(tools.len(), expected.len());
+    for (tool, (name, description, schema)) in tools.iter().zip(expected) {
+        assert_eq!(tool.get("name").and_then(Value::as_str), Some(name));
+        assert_eq!(
+            tool.get("description").and_then(Value::as_str),
+            Some(description)
+        );
+        assert_eq!(
+            json::to_string(tool.get("inputSchema").expect("schema")),
+            schema
+        );
+    }
+}
+
+/// By default the schemas teach: every argument has a description with an example, every
+/// optional argument its default, every tool says when to use it and what it answers.
+#[test]
+fn tools_list_teaches_by_default() {
+    let f = Fixture::new("list-product");
+    let mut server = f.server();
+    let tools = listed_tools(&mut server);
     let names: Vec<&str> = tools
         .iter()
         .filter_map(|t| t.get("name").and_then(Value::as_str))
@@ -24,10 +80,147 @@ fn tools_list_is_the_reference_catalogue() {
         names,
         ["git_log", "git_show", "git_diff", "git_blame", "git_status"]
     );
+    for tool in &tools {
+        let description = tool
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        assert!(description.contains("Use it"), "{description}");
+        let schema = tool.get("inputSchema").expect("schema");
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let Some(Value::Object(properties)) = schema.get("properties") else {
+            panic!("no properties: {schema}");
+        };
+        for (name, property) in properties.iter() {
+            let text = property
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            assert!(text.contains("e.g. "), "{name}: {property}");
+            assert_eq!(
+                property.get("default").is_some(),
+                !required.contains(&name.as_str()),
+                "{name}: {property}"
+            );
+        }
+    }
+    let log = tools[0].get("inputSchema").expect("schema");
     assert_eq!(
-        json::to_string(tools[1].get("inputSchema").expect("schema")),
-        r#"{"type":"object","required":["rev"],"properties":{"rev":{"type":"string"},"path":{"type":"string"}}}"#
+        json::to_string(log.get("properties").and_then(|p| p.get("n")).expect("n")),
+        r#"{"type":"integer","minimum":1,"maximum":200,"description":"How many commits to list at most, newest first: 1 to 200, e.g. 5.","default":20}"#
     );
+    assert_eq!(
+        log.get("properties")
+            .and_then(|p| p.get("rev"))
+            .and_then(|r| r.get("default"))
+            .and_then(Value::as_str),
+        Some("HEAD")
+    );
+    assert_eq!(
+        tools[1].get("description").and_then(Value::as_str),
+        Some(
+            "Show one commit in full: hash, author, committer, dates and message, then the files \
+             it changed with line counts, then its patch. Use it after git_log to see what a \
+             commit did; path limits the stat and patch to one file or directory. Read-only; the \
+             answer is {\"output\": text}, and a line in parentheses when git printed nothing, \
+             saying why."
+        )
+    );
+    assert_eq!(
+        json::to_string(
+            tools[3]
+                .get("inputSchema")
+                .and_then(|s| s.get("properties"))
+                .and_then(|p| p.get("path"))
+                .expect("path")
+        ),
+        r#"{"type":"string","description":"The file to annotate, relative to the project root, e.g. \"src/main.rs\"."}"#
+    );
+}
+
+/// Every call whose git output is empty: the product answers one line saying why, the reference
+/// an empty string.
+const EMPTY_CASES: [(&str, &str, &str); 8] = [
+    (
+        "git_status",
+        "{}",
+        "(working tree clean: nothing staged, modified or untracked)",
+    ),
+    (
+        "git_log",
+        r#"{"path":"no-such-file"}"#,
+        r#"(no commits: no commit in HEAD changes "no-such-file")"#,
+    ),
+    (
+        "git_log",
+        r#"{"rev":"HEAD..HEAD"}"#,
+        "(no commits: HEAD..HEAD selects no commits)",
+    ),
+    (
+        "git_show",
+        r#"{"rev":"HEAD","path":"a.txt"}"#,
+        r#"(nothing to show: HEAD does not change "a.txt"; git_show without path shows the whole commit)"#,
+    ),
+    (
+        "git_show",
+        r#"{"rev":"HEAD..HEAD"}"#,
+        "(nothing to show: HEAD..HEAD is an empty range or an empty object)",
+    ),
+    (
+        "git_diff",
+        r#"{"base":"HEAD~1","head":"HEAD~1"}"#,
+        "(no differences between HEAD~1 and HEAD~1)",
+    ),
+    (
+        "git_diff",
+        r#"{"base":"HEAD~1","head":"HEAD","path":"a.txt"}"#,
+        r#"(no differences between HEAD~1 and HEAD in "a.txt")"#,
+    ),
+    (
+        "git_blame",
+        r#"{"rev":"HEAD","path":"empty.txt"}"#,
+        r#"(no lines: "empty.txt" is empty at HEAD)"#,
+    ),
+];
+
+/// The fixture with a last commit that adds an empty file (so a.txt is unchanged by it) and a
+/// clean work tree.
+fn quiet_fixture(tag: &str) -> Fixture {
+    let f = Fixture::new(tag);
+    std::fs::remove_file(f.root.join("new.txt")).expect("remove new.txt");
+    write(&f.root.join("empty.txt"), "");
+    git(&f.root, &["add", "empty.txt"]);
+    git(&f.root, &["commit", "-q", "-m", "empty file"]);
+    f
+}
+
+#[test]
+fn empty_answers_say_why_in_one_line() {
+    let f = quiet_fixture("empty-product");
+    let mut server = f.server();
+    for (tool, arguments, note) in EMPTY_CASES {
+        let reply = server.call(tool, arguments);
+        assert_eq!(reply.output(), note, "{tool} {arguments}");
+    }
+    // A note only replaces an empty answer.
+    assert!(server
+        .call("git_show", r#"{"rev":"HEAD~1","path":"a.txt"}"#)
+        .output()
+        .contains("+two"));
+}
+
+#[test]
+fn empty_answers_stay_empty_under_compat_reference() {
+    let f = quiet_fixture("empty-reference");
+    let mut server = f.reference_server();
+    for (tool, arguments, _) in EMPTY_CASES {
+        let reply = server.call(tool, arguments);
+        assert_eq!(reply.text, "{\n \"output\": \"\"\n}", "{tool} {arguments}");
+    }
 }
 
 #[test]
@@ -351,5 +544,8 @@ fn a_genuine_linked_worktree_outside_the_repository_is_served() {
     let mut server = Server::start(&wt, &[]);
     let replies = server.sweep();
     assert_sweep_served(&replies);
-    assert_eq!(replies[7].output(), "", "the worktree is clean");
+    assert_eq!(
+        replies[7].output(),
+        "(working tree clean: nothing staged, modified or untracked)"
+    );
 }

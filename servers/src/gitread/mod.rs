@@ -36,6 +36,7 @@ pub use memory::{
 pub use process::TIMEOUT;
 pub use sanitize::{sanitize, MAX_OUTPUT, TRUNCATION_MARKER};
 
+use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::server::{
     CallContext, CancelToken, LogLevel, Tool, ToolError, ToolOutput, ToolSet,
@@ -64,6 +65,9 @@ pub struct GitRead {
     config: ConfigCheck,
     containment: Containment,
     split_index: SplitIndexCheck,
+    /// Whose texts the tools answer with: the product's (teaching schemas, notes in place of empty
+    /// answers) or the reference's exact ones.
+    compat: Compat,
 }
 
 impl GitRead {
@@ -101,7 +105,15 @@ impl GitRead {
             config: ConfigCheck::default(),
             containment: Containment::default(),
             split_index: SplitIndexCheck::default(),
+            compat: Compat::default(),
         })
+    }
+
+    /// This server answering with the texts `compat` chooses: the product's declarations and
+    /// empty-answer notes, or the reference's exact declarations and empty answers.
+    pub fn with_compat(mut self, compat: Compat) -> GitRead {
+        self.compat = compat;
+        self
     }
 
     /// The validated repository: its layout, then everything below its git dirs.
@@ -170,7 +182,11 @@ impl GitRead {
             ctx.log(LogLevel::Debug, Some(LOGGER), Value::Object(data));
         }
         let done = done?;
-        Ok(sanitize::render_output(&done.stdout, done.stdout_more))
+        let output = sanitize::render_output(&done.stdout, done.stdout_more);
+        if output.is_empty() && self.compat == Compat::Product {
+            return Ok(sanitize(&tools::empty_note(name, arguments, path)).into_owned());
+        }
+        Ok(output)
     }
 
     /// The work tree's files as `git ls-files -co --exclude-standard -z` lists them (tracked and
@@ -309,7 +325,7 @@ impl ToolSet for GitRead {
     }
 
     fn tools(&self) -> Vec<Tool> {
-        tools::declarations()
+        tools::declarations(self.compat)
     }
 
     fn call(

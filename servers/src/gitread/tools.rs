@@ -1,6 +1,9 @@
-//! The five tools: their declarations (names, descriptions, input schemas as the reference
-//! advertises them), the argument rules the schema cannot express, and each tool's subcommand argv.
+//! The five tools: their declarations (the product's, which teach: every argument described with
+//! an example, every optional one with its default; or, under `--compat reference`, the
+//! reference's exact descriptions and schemas), the argument rules the schema cannot express, each
+//! tool's subcommand argv, and the note that replaces an empty answer.
 
+use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::server::Tool;
 use std::ffi::OsString;
@@ -50,17 +53,221 @@ fn schema<const N: usize>(required: &[&str], properties: [(&str, Value); N]) -> 
     ])
 }
 
+/// The tools in the reference's order: the product's declarations, or under
+/// [`Compat::Reference`] the reference's exact ones. Both carry the same argument rules and
+/// messages; only the advertised texts differ.
+pub fn declarations(compat: Compat) -> Vec<Tool> {
+    match compat {
+        Compat::Product => product_declarations(),
+        Compat::Reference => reference_declarations(),
+    }
+}
+
+/// `git_log`'s `n` as the reference declares it: an integer from 1 to [`MAX_LOG`].
+fn log_count() -> Map {
+    let mut n = Map::new();
+    n.insert("type", Value::from("integer"));
+    n.insert("minimum", Value::from(1u64));
+    n.insert("maximum", Value::from(MAX_LOG));
+    n
+}
+
+/// Every tool takes `path` under the same rule, and `null` for it means absent.
+fn with_path(tool: Tool) -> Tool {
+    tool.argument_message("path", PATH_NOT_RELATIVE)
+        .null_means_absent("path")
+}
+
+/// A string argument described by `description`, with `default` when it is optional.
+fn described(kind: &str, description: &str, default: Option<Value>) -> Value {
+    let mut schema = Map::new();
+    schema.insert("type", Value::from(kind));
+    schema.insert("description", Value::from(description));
+    if let Some(default) = default {
+        schema.insert("default", default);
+    }
+    Value::Object(schema)
+}
+
+/// The optional `path` argument of `tool_use` ("Only commits that change ...").
+fn path_argument(tool_use: &str) -> Value {
+    described(
+        "string",
+        &format!(
+            "{tool_use} a file or directory, relative to the project root, e.g. \"src/main.rs\" \
+             or \"docs\". Absent or null: the whole project."
+        ),
+        Some(Value::Null),
+    )
+}
+
+/// The product's declarations: descriptions that say when to use each tool and what it answers,
+/// every argument described with an example, every optional argument with its default.
+fn product_declarations() -> Vec<Tool> {
+    const REVISION: &str = "Plain revision syntax only (letters, digits, ._/@{}~^-).";
+    const ANSWER: &str = "Read-only; the answer is {\"output\": text}, and a line in parentheses \
+                          when git printed nothing, saying why.";
+    let mut n = log_count();
+    n.insert(
+        "description",
+        Value::from("How many commits to list at most, newest first: 1 to 200, e.g. 5."),
+    );
+    n.insert("default", Value::from(DEFAULT_LOG));
+    vec![
+        with_path(
+            Tool::new(
+                GIT_LOG,
+                &format!(
+                    "List commits, newest first: one line per commit with its full hash, author, \
+                     date (strict ISO 8601) and subject, tab-separated. Use it to find the commits \
+                     behind a change, the history of a file (path) or a branch or range (rev). \
+                     {ANSWER}"
+                ),
+                schema(
+                    &[],
+                    [
+                        (
+                            "rev",
+                            described(
+                                "string",
+                                &format!(
+                                    "Whose history to list: a branch, tag, commit or range, e.g. \
+                                     \"main\", \"v1.0\", \"HEAD~5\" or \"v1.0..main\". {REVISION}"
+                                ),
+                                Some(Value::from("HEAD")),
+                            ),
+                        ),
+                        ("n", Value::Object(n)),
+                        ("path", path_argument("Only commits that change")),
+                    ],
+                ),
+            )
+            .argument_message("rev", &ref_message("rev"))
+            .argument_message("n", N_RANGE),
+        ),
+        with_path(
+            Tool::new(
+                GIT_SHOW,
+                &format!(
+                    "Show one commit in full: hash, author, committer, dates and message, then \
+                     the files it changed with line counts, then its patch. Use it after git_log \
+                     to see what a commit did; path limits the stat and patch to one file or \
+                     directory. {ANSWER}"
+                ),
+                schema(
+                    &["rev"],
+                    [
+                        (
+                            "rev",
+                            described(
+                                "string",
+                                &format!(
+                                    "The commit to show: a hash, branch, tag or relative name, \
+                                     e.g. \"HEAD\", \"HEAD~2\", \"v1.0\" or \"3f2a9c1\". {REVISION}"
+                                ),
+                                None,
+                            ),
+                        ),
+                        ("path", path_argument("Only the changes of the commit to")),
+                    ],
+                ),
+            )
+            .argument_message("rev", &ref_message("rev")),
+        ),
+        with_path(
+            Tool::new(
+                GIT_DIFF,
+                &format!(
+                    "Compare two revisions: the unified diff from base to head of committed \
+                     content (never uncommitted work-tree changes; submodules left out). Use it to \
+                     see what changed between commits, branches or releases. {ANSWER}"
+                ),
+                schema(
+                    &["base", "head"],
+                    [
+                        (
+                            "base",
+                            described(
+                                "string",
+                                &format!(
+                                    "The old side of the comparison, a revision, e.g. \"HEAD~1\", \
+                                     \"main\" or \"v1.0\". {REVISION}"
+                                ),
+                                None,
+                            ),
+                        ),
+                        (
+                            "head",
+                            described(
+                                "string",
+                                &format!(
+                                    "The new side of the comparison, a revision, e.g. \"HEAD\" or \
+                                     \"feature\". {REVISION}"
+                                ),
+                                None,
+                            ),
+                        ),
+                        ("path", path_argument("Only the differences in")),
+                    ],
+                ),
+            )
+            .argument_message("base", &ref_message("base"))
+            .argument_message("head", &ref_message("head")),
+        ),
+        with_path(
+            Tool::new(
+                GIT_BLAME,
+                &format!(
+                    "Who last changed each line of a file as of a revision: one line per file \
+                     line with the commit's short hash, author, date, line number and the line. \
+                     Use it to find when and by whom a line was written, then git_show that \
+                     commit. Never reads the work tree. {ANSWER}"
+                ),
+                schema(
+                    &["rev", "path"],
+                    [
+                        (
+                            "rev",
+                            described(
+                                "string",
+                                &format!(
+                                    "The revision whose version of the file to annotate, e.g. \
+                                     \"HEAD\" or \"v1.0\". {REVISION}"
+                                ),
+                                None,
+                            ),
+                        ),
+                        (
+                            "path",
+                            described(
+                                "string",
+                                "The file to annotate, relative to the project root, e.g. \
+                                 \"src/main.rs\".",
+                                None,
+                            ),
+                        ),
+                    ],
+                ),
+            )
+            .argument_message("rev", &ref_message("rev"))
+            .missing_argument_message("path", BLAME_NEEDS_PATH),
+        ),
+        with_path(Tool::new(
+            GIT_STATUS,
+            &format!(
+                "List the work tree's uncommitted changes: one porcelain v1 line per file, two \
+                 status letters then the path (\"M \" staged, \" M\" modified, \"??\" \
+                 untracked); ignored files and submodules left out. Use it to see what is being \
+                 worked on. Takes no arguments; takes no locks. {ANSWER}"
+            ),
+            schema(&[], []),
+        )),
+    ]
+}
+
 /// The tools in the reference's order, with its exact descriptions and schemas.
-pub fn declarations() -> Vec<Tool> {
-    let n = obj([
-        ("type", Value::from("integer")),
-        ("minimum", Value::from(1u64)),
-        ("maximum", Value::from(MAX_LOG)),
-    ]);
-    let with_path = |tool: Tool| {
-        tool.argument_message("path", PATH_NOT_RELATIVE)
-            .null_means_absent("path")
-    };
+fn reference_declarations() -> Vec<Tool> {
+    let n = Value::Object(log_count());
     vec![
         with_path(
             Tool::new(
@@ -292,6 +499,49 @@ pub fn subcommand(name: &str, arguments: &Map, path: Option<&str>) -> Result<Vec
     Ok(argv)
 }
 
+/// The one line that answers in place of an empty output (product texts only): why git printed
+/// nothing. Always in parentheses: no line of these tools' git output starts with `(` (log lines
+/// start with a hash, show with `commit` or `tag`, diff with `diff`, blame with a hash or `^`,
+/// status with two status letters), so a note cannot be mistaken for output. Revisions passed the
+/// ref rule; the path is quoted and escaped (`{:?}`) so the note stays one line.
+pub fn empty_note(name: &str, arguments: &Map, path: Option<&str>) -> String {
+    let rev = |field: &str| {
+        arguments
+            .get(field)
+            .and_then(Value::as_str)
+            .unwrap_or("HEAD")
+            .to_owned()
+    };
+    match (name, path) {
+        (GIT_STATUS, _) => "(working tree clean: nothing staged, modified or untracked)".to_owned(),
+        (GIT_LOG, Some(path)) => {
+            format!("(no commits: no commit in {} changes {path:?})", rev("rev"))
+        }
+        (GIT_LOG, None) => format!("(no commits: {} selects no commits)", rev("rev")),
+        (GIT_SHOW, Some(path)) => format!(
+            "(nothing to show: {} does not change {path:?}; git_show without path shows the \
+             whole commit)",
+            rev("rev")
+        ),
+        (GIT_SHOW, None) => format!(
+            "(nothing to show: {} is an empty range or an empty object)",
+            rev("rev")
+        ),
+        (GIT_DIFF, Some(path)) => format!(
+            "(no differences between {} and {} in {path:?})",
+            rev("base"),
+            rev("head")
+        ),
+        (GIT_DIFF, None) => format!(
+            "(no differences between {} and {})",
+            rev("base"),
+            rev("head")
+        ),
+        (GIT_BLAME, Some(path)) => format!("(no lines: {path:?} is empty at {})", rev("rev")),
+        _ => "(git printed nothing)".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,7 +556,7 @@ mod tests {
 
     #[test]
     fn declarations_match_the_reference_wire_form() {
-        let tools = declarations();
+        let tools = declarations(Compat::Reference);
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, [GIT_LOG, GIT_SHOW, GIT_DIFF, GIT_BLAME, GIT_STATUS]);
         assert_eq!(
@@ -325,6 +575,105 @@ mod tests {
             tools[3].description,
             "Line authorship of a file at a revision (never the worktree). Read-only."
         );
+    }
+
+    #[test]
+    fn product_declarations_describe_every_argument_and_default_every_optional_one() {
+        let product = declarations(Compat::Product);
+        let reference = declarations(Compat::Reference);
+        assert_eq!(product.len(), reference.len());
+        for (tool, plain) in product.iter().zip(&reference) {
+            assert_eq!(tool.name, plain.name);
+            assert_eq!(tool.argument_messages, plain.argument_messages);
+            assert_eq!(
+                tool.missing_argument_messages,
+                plain.missing_argument_messages
+            );
+            assert_eq!(tool.null_means_absent, plain.null_means_absent);
+            assert!(tool.description.contains("Use it"), "{}", tool.description);
+            assert!(
+                tool.description.contains("Read-only"),
+                "{}",
+                tool.description
+            );
+            assert_eq!(
+                tool.input_schema.get("required"),
+                plain.input_schema.get("required"),
+                "{}",
+                tool.name
+            );
+            let required: Vec<&str> = tool
+                .input_schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let Some(Value::Object(properties)) = tool.input_schema.get("properties") else {
+                panic!("{} has no properties", tool.name);
+            };
+            let Some(Value::Object(plain_properties)) = plain.input_schema.get("properties") else {
+                panic!("{} has no reference properties", tool.name);
+            };
+            let names: Vec<&str> = properties.iter().map(|(k, _)| k.as_str()).collect();
+            let plain_names: Vec<&str> = plain_properties.iter().map(|(k, _)| k.as_str()).collect();
+            assert_eq!(names, plain_names, "{}", tool.name);
+            for (argument, property) in properties.iter() {
+                let described = property
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                assert!(described.contains("e.g. "), "{}.{argument}", tool.name);
+                let optional = !required.contains(&argument.as_str());
+                assert_eq!(
+                    property.get("default").is_some(),
+                    optional,
+                    "{}.{argument}",
+                    tool.name
+                );
+                // The validator's keywords are the reference's; only annotations were added.
+                let plain = plain_properties.get(argument).expect("same arguments");
+                for keyword in ["type", "minimum", "maximum"] {
+                    assert_eq!(property.get(keyword), plain.get(keyword));
+                }
+            }
+        }
+        let log = &product[0].input_schema;
+        let property = |name: &str| log.get("properties").and_then(|p| p.get(name));
+        assert_eq!(
+            property("rev").map(json::to_string).as_deref(),
+            Some(
+                r#"{"type":"string","description":"Whose history to list: a branch, tag, commit or range, e.g. \"main\", \"v1.0\", \"HEAD~5\" or \"v1.0..main\". Plain revision syntax only (letters, digits, ._/@{}~^-).","default":"HEAD"}"#
+            )
+        );
+        assert_eq!(
+            property("n").and_then(|n| n.get("default")),
+            Some(&Value::from(20u64))
+        );
+        assert_eq!(
+            property("path").and_then(|p| p.get("default")),
+            Some(&Value::Null)
+        );
+        assert_eq!(
+            product[4].description,
+            "List the work tree's uncommitted changes: one porcelain v1 line per file, two status \
+             letters then the path (\"M \" staged, \" M\" modified, \"??\" untracked); ignored \
+             files and submodules left out. Use it to see what is being worked on. Takes no \
+             arguments; takes no locks. Read-only; the answer is {\"output\": text}, and a line \
+             in parentheses when git printed nothing, saying why."
+        );
+    }
+
+    /// Every case's exact line is pinned through the binary (gitread_reference.rs); here, that a
+    /// client's path cannot break the one line.
+    #[test]
+    fn an_empty_answers_note_stays_one_line_whatever_the_path() {
+        let arguments = args(r#"{"base":"HEAD~1","head":"HEAD"}"#);
+        let line = empty_note(GIT_DIFF, &arguments, Some("a\nb\"c)"));
+        assert_eq!(
+            line,
+            r#"(no differences between HEAD~1 and HEAD in "a\nb\"c)")"#
+        );
+        assert!(!line.contains('\n'));
     }
 
     #[test]

@@ -288,6 +288,11 @@ impl Fixture {
     pub fn server(&self) -> Server {
         Server::start(&self.root, &[])
     }
+
+    /// The server with `--compat reference`: the reference's exact declarations and answers.
+    pub fn reference_server(&self) -> Server {
+        Server::start_with_args(&self.root, &["--compat", "reference"])
+    }
 }
 
 /// Every regular file and symlink under `dir`, recursively.
@@ -376,6 +381,14 @@ impl Server {
     /// (a `None` value removes the variable) and performs the initialize handshake.
     pub fn start(root: &Path, env: &[(&str, Option<&str>)]) -> Server {
         Server::start_in(root, env, None)
+    }
+
+    /// Starts the server with extra command-line `args` (e.g. `--compat reference`).
+    pub fn start_with_args(root: &Path, args: &[&str]) -> Server {
+        let stderr_dir = Arc::new(TempDir::new("stderr"));
+        let stderr_file = stderr_dir.join("stderr");
+        let command = server_command(root, args, &[], &[], &stderr_file);
+        Server::handshake(command, stderr_file, stderr_dir)
     }
 
     pub fn start_in(root: &Path, env: &[(&str, Option<&str>)], cwd: Option<&Path>) -> Server {
