@@ -78,7 +78,14 @@ fn tools_list_teaches_by_default() {
         .collect();
     assert_eq!(
         names,
-        ["git_log", "git_show", "git_diff", "git_blame", "git_status"]
+        [
+            "git_log",
+            "git_show",
+            "git_diff",
+            "git_blame",
+            "git_status",
+            "git_file"
+        ]
     );
     for tool in &tools {
         let description = tool

@@ -7,7 +7,7 @@
 
 use super::gate::{Gate, Refusal};
 use super::launch::{piped_in_own_group, Launcher};
-use super::process::{self, Finished, GroupKiller, RunError};
+use super::process::{self, Finished, GroupKiller, RunError, Window};
 use super::quirks;
 use super::repo::Layout;
 use super::sanitize;
@@ -237,8 +237,20 @@ impl Runner {
     /// a message naming the limit.
     pub fn run(
         &self,
-        mut command: Command,
+        command: Command,
         stdout_keep: usize,
+        timeout: Duration,
+        cancel: &CancelToken,
+    ) -> Result<Finished, String> {
+        self.run_window(command, Window::first(stdout_keep), timeout, cancel)
+    }
+
+    /// [`Runner::run`], keeping the part of stdout `window` selects (the rest is counted, never
+    /// held).
+    pub fn run_window(
+        &self,
+        mut command: Command,
+        window: Window,
         timeout: Duration,
         cancel: &CancelToken,
     ) -> Result<Finished, String> {
@@ -250,7 +262,7 @@ impl Runner {
             .launcher
             .spawn(&mut command)
             .map_err(|e| format!("git could not run: {e}"))?;
-        let outcome = process::run(child, stdout_keep, timeout, cancel, &self.killer);
+        let outcome = process::run_window(child, window, timeout, cancel, &self.killer);
         self.launcher.refill_later();
         match outcome {
             Ok(done) if done.status.success() => Ok(done),

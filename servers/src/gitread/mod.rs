@@ -12,6 +12,7 @@
 mod blocked;
 mod config_check;
 mod containment;
+mod file;
 mod gate;
 mod invoke;
 mod launch;
@@ -149,6 +150,16 @@ impl GitRead {
                 [&layout.git_dir, &layout.common_dir],
             )?),
         };
+        if name == tools::GIT_FILE && self.compat == Compat::Product {
+            return self.git_file(
+                runner,
+                &layout,
+                &verdict.hook_names,
+                arguments,
+                path,
+                cancel,
+            );
+        }
         let subcommand = tools::subcommand(name, arguments, path)?;
         // The subcommand's name (`log`, `show`...) is the server's own word; its other
         // arguments are the client's and stay out of the log.
@@ -187,6 +198,32 @@ impl GitRead {
             return Ok(sanitize(&tools::empty_note(name, arguments, path)).into_owned());
         }
         Ok(output)
+    }
+
+    /// `git_file` after the repository checks and the pre-flight (see [`file`]): the entry at the
+    /// path, then for a blob its requested lines.
+    fn git_file(
+        &self,
+        runner: &Runner,
+        layout: &repo::Layout,
+        hook_names: &[String],
+        arguments: &Map,
+        path: Option<&str>,
+        cancel: &CancelToken,
+    ) -> Result<String, String> {
+        let request = file::request(arguments, path)?;
+        let listing = runner.command(layout, hook_names, file::ls_tree(&request));
+        let listed = runner.run(listing, MAX_OUTPUT, TIMEOUT, cancel)?;
+        let entry = file::find_entry(&listed.stdout, &request.path);
+        let text = match entry {
+            Some(entry) if entry.kind == "blob" => {
+                let command = runner.command(layout, hook_names, file::cat_file(&entry));
+                let done = runner.run_window(command, file::window(&request), TIMEOUT, cancel)?;
+                return Ok(file::render(&request, &entry, &done));
+            }
+            other => file::not_a_file(&request, other.as_ref()),
+        };
+        Ok(sanitize(&text).into_owned())
     }
 
     /// The work tree's files as `git ls-files -co --exclude-standard -z` lists them (tracked and

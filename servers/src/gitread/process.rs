@@ -35,6 +35,12 @@ pub struct Finished {
     pub stdout: Vec<u8>,
     /// True when stdout had more bytes than were kept.
     pub stdout_more: bool,
+    /// Newlines in the whole of stdout (kept or not).
+    pub stdout_lines: u64,
+    /// True when the whole of stdout did not end with a newline (and was not empty).
+    pub stdout_unterminated: bool,
+    /// True when a NUL was among the first [`BINARY_PROBE`] bytes of stdout (git's binary rule).
+    pub stdout_binary: bool,
     /// The first [`MAX_STDERR`] bytes of stderr.
     pub stderr: Vec<u8>,
 }
@@ -56,8 +62,77 @@ enum Stream {
     Stderr,
 }
 
+/// Bytes of the start of a blob git looks at for a NUL to call it binary.
+pub const BINARY_PROBE: usize = 8000;
+
+/// Which part of stdout a run keeps: from the line after `skip_lines` newlines, through the
+/// line that ends with newline number `skip_lines + take_lines` (all lines when `None`), at most
+/// `keep` bytes of it. Everything else is counted and drained, never held.
+#[derive(Clone, Copy, Debug)]
+pub struct Window {
+    pub keep: usize,
+    pub skip_lines: u64,
+    pub take_lines: Option<u64>,
+}
+
+impl Window {
+    /// The first `keep` bytes.
+    pub fn first(keep: usize) -> Window {
+        Window {
+            keep,
+            skip_lines: 0,
+            take_lines: None,
+        }
+    }
+}
+
+/// What a reader saw of its pipe, sent when the pipe closes.
+#[derive(Default)]
+struct Seen {
+    kept: Vec<u8>,
+    more: bool,
+    lines: u64,
+    last: Option<u8>,
+    binary: bool,
+    bytes: u64,
+}
+
+impl Seen {
+    /// Counts `chunk` and keeps what `window` selects of it.
+    fn take(&mut self, chunk: &[u8], window: &Window) {
+        let probed = (BINARY_PROBE as u64).saturating_sub(self.bytes) as usize;
+        self.binary |= chunk[..chunk.len().min(probed)].contains(&0);
+        self.bytes += chunk.len() as u64;
+        self.last = chunk.last().copied().or(self.last);
+        let end = window
+            .take_lines
+            .map(|n| window.skip_lines.saturating_add(n));
+        let simple = window.skip_lines == 0 && end.is_none();
+        if simple {
+            let room = window.keep.saturating_sub(self.kept.len());
+            self.kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            self.more |= chunk.len() > room;
+            self.lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+            return;
+        }
+        for &byte in chunk {
+            let inside = self.lines >= window.skip_lines && end.is_none_or(|e| self.lines < e);
+            if inside {
+                if self.kept.len() < window.keep {
+                    self.kept.push(byte);
+                } else {
+                    self.more = true;
+                }
+            }
+            if byte == b'\n' {
+                self.lines += 1;
+            }
+        }
+    }
+}
+
 /// What a reader kept of its pipe, sent when the pipe closes.
-type Capture = (Stream, Vec<u8>, bool);
+type Capture = (Stream, Seen);
 
 /// One pipe reader: keeps the first `keep` bytes, drains the rest so git never blocks on a full
 /// pipe, and sends its capture on `done` when the pipe closes. The thread is detached: if a process
@@ -65,28 +140,23 @@ type Capture = (Stream, Vec<u8>, bool);
 fn spawn_reader(
     stream: Stream,
     mut pipe: impl Read + Send + 'static,
-    keep: usize,
+    window: Window,
     done: Sender<Capture>,
 ) -> bool {
     std::thread::Builder::new()
         .name("gitread-pipe".into())
         .spawn(move || {
-            let mut kept = Vec::new();
-            let mut more = false;
+            let mut seen = Seen::default();
             let mut buffer = [0u8; 16 * 1024];
             loop {
                 match pipe.read(&mut buffer) {
                     Ok(0) => break,
-                    Ok(n) => {
-                        let room = keep.saturating_sub(kept.len());
-                        kept.extend_from_slice(&buffer[..n.min(room)]);
-                        more |= n > room;
-                    }
+                    Ok(n) => seen.take(&buffer[..n], &window),
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(_) => break,
                 }
             }
-            let _ = done.send((stream, kept, more));
+            let _ = done.send((stream, seen));
         })
         .is_ok()
 }
@@ -94,8 +164,19 @@ fn spawn_reader(
 /// Runs `child` (just started with piped stdout/stderr, in its own process group), keeping
 /// `stdout_keep` bytes of stdout. Returns when git exits, the timeout passes or `cancel` fires.
 pub fn run(
-    mut child: Child,
+    child: Child,
     stdout_keep: usize,
+    timeout: Duration,
+    cancel: &CancelToken,
+    killer: &GroupKiller,
+) -> Result<Finished, RunError> {
+    run_window(child, Window::first(stdout_keep), timeout, cancel, killer)
+}
+
+/// [`run`], keeping the part of stdout `window` selects.
+pub fn run_window(
+    mut child: Child,
+    window: Window,
     timeout: Duration,
     cancel: &CancelToken,
     killer: &GroupKiller,
@@ -104,8 +185,8 @@ pub fn run(
     let (done_tx, done_rx) = mpsc::channel();
     let readers_started = match (child.stdout.take(), child.stderr.take()) {
         (Some(out), Some(err)) => {
-            spawn_reader(Stream::Stdout, out, stdout_keep, done_tx.clone())
-                && spawn_reader(Stream::Stderr, err, MAX_STDERR, done_tx)
+            spawn_reader(Stream::Stdout, out, window, done_tx.clone())
+                && spawn_reader(Stream::Stderr, err, Window::first(MAX_STDERR), done_tx)
         }
         _ => false,
     };
@@ -135,21 +216,24 @@ pub fn run(
             return Err(stop);
         }
     };
-    let (stdout, stdout_more) = captures.stdout.unwrap_or_default();
-    let (stderr, _) = captures.stderr.unwrap_or_default();
+    let out = captures.stdout.unwrap_or_default();
+    let err = captures.stderr.unwrap_or_default();
     Ok(Finished {
         status,
-        stdout,
-        stdout_more,
-        stderr,
+        stdout: out.kept,
+        stdout_more: out.more,
+        stdout_lines: out.lines,
+        stdout_unterminated: out.last.is_some_and(|b| b != b'\n'),
+        stdout_binary: out.binary,
+        stderr: err.kept,
     })
 }
 
 /// The captures received so far.
 #[derive(Default)]
 struct Captures {
-    stdout: Option<(Vec<u8>, bool)>,
-    stderr: Option<(Vec<u8>, bool)>,
+    stdout: Option<Seen>,
+    stderr: Option<Seen>,
 }
 
 impl Captures {
@@ -157,10 +241,10 @@ impl Captures {
         usize::from(self.stdout.is_none()) + usize::from(self.stderr.is_none())
     }
 
-    fn store(&mut self, (stream, kept, more): Capture) {
+    fn store(&mut self, (stream, seen): Capture) {
         match stream {
-            Stream::Stdout => self.stdout = Some((kept, more)),
-            Stream::Stderr => self.stderr = Some((kept, more)),
+            Stream::Stdout => self.stdout = Some(seen),
+            Stream::Stderr => self.stderr = Some(seen),
         }
     }
 

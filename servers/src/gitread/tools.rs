@@ -28,6 +28,8 @@ pub const GIT_SHOW: &str = "git_show";
 pub const GIT_DIFF: &str = "git_diff";
 pub const GIT_BLAME: &str = "git_blame";
 pub const GIT_STATUS: &str = "git_status";
+/// Product only: under `--compat reference` it is neither listed nor served.
+pub const GIT_FILE: &str = "git_file";
 
 /// The reference's message for a revision argument `field` that breaks the ref rule.
 pub fn ref_message(field: &str) -> String {
@@ -262,7 +264,72 @@ fn product_declarations() -> Vec<Tool> {
             ),
             schema(&[], []),
         )),
+        git_file_declaration(REVISION, ANSWER),
     ]
+}
+
+/// `git_file`'s declaration (product only).
+fn git_file_declaration(revision: &str, answer: &str) -> Tool {
+    let line = |which: &str, example: &str, default: &str| {
+        let mut n = Map::new();
+        n.insert("type", Value::from("integer"));
+        n.insert("minimum", Value::from(1u64));
+        n.insert(
+            "description",
+            Value::from(format!(
+                "{which} line to return, 1-based and included, e.g. {example}. Absent or null: \
+                 {default}."
+            )),
+        );
+        n.insert("default", Value::Null);
+        Value::Object(n)
+    };
+    with_path(
+        Tool::new(
+            GIT_FILE,
+            &format!(
+                "Read one file as it is at a revision (never the work tree): a first line with \
+                 its path, revision, size in bytes and line count, then its lines (start and end \
+                 pick a range). Binary files, directories, submodules and symbolic links are \
+                 named as such, not dumped. Use it to read code as of a commit, tag or branch, or \
+                 the part of a big file past the output cap. {answer}"
+            ),
+            schema(
+                &["path"],
+                [
+                    (
+                        "path",
+                        described(
+                            "string",
+                            "The file to read, relative to the project root, e.g. \
+                             \"src/main.rs\".",
+                            None,
+                        ),
+                    ),
+                    (
+                        "rev",
+                        described(
+                            "string",
+                            &format!(
+                                "The revision to read the file at, e.g. \"HEAD~3\", \"v1.0\" or \
+                                 \"main\". {revision}"
+                            ),
+                            Some(Value::from("HEAD")),
+                        ),
+                    ),
+                    ("start", line("The first", "10", "from line 1")),
+                    ("end", line("The last", "20", "to the last line")),
+                ],
+            ),
+        )
+        .argument_message("rev", &ref_message("rev"))
+        .argument_message("start", super::file::START_RULE)
+        .argument_message("end", super::file::END_RULE)
+        .missing_argument_message("path", "git_file needs a path, e.g. \"src/main.rs\"")
+        .null_means_absent("rev")
+        .null_means_absent("start")
+        .null_means_absent("end"),
+    )
 }
 
 /// The tools in the reference's order, with its exact descriptions and schemas.
@@ -581,7 +648,8 @@ mod tests {
     fn product_declarations_describe_every_argument_and_default_every_optional_one() {
         let product = declarations(Compat::Product);
         let reference = declarations(Compat::Reference);
-        assert_eq!(product.len(), reference.len());
+        assert_eq!(product.len(), reference.len() + 1);
+        assert_eq!(product[5].name, GIT_FILE);
         for (tool, plain) in product.iter().zip(&reference) {
             assert_eq!(tool.name, plain.name);
             assert_eq!(tool.argument_messages, plain.argument_messages);

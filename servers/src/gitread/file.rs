@@ -1,0 +1,252 @@
+//! `git_file`: a file's content at a revision. Two hardened git processes, neither reading the
+//! work tree nor running a filter or textconv:
+//!
+//! 1. `git ls-tree --full-tree -l -z --end-of-options REV -- PATH` names the entry at the
+//!    (validated, lexically normalised, root-relative) path: its mode, type, object id and size.
+//!    The server never builds a `REV:PATH` object name, so a `:`, `./` or `../` in the client's
+//!    text can never be read by git's object-name parser (where `./` means the current directory).
+//! 2. For a blob only, `git cat-file blob OID`, where OID is the hex id git itself printed: it
+//!    streams the raw blob (no filters, no textconv), and the server keeps only the requested
+//!    lines, at most the output cap of them ([`process::Window`]), counting the rest.
+
+use super::process::{Finished, Window};
+use super::sanitize::{self, MAX_OUTPUT};
+use super::tools::{self, PATH_OUTSIDE};
+use agentteams_mcp::json::{Map, Value};
+use std::path::{Component, Path};
+
+pub const START_RULE: &str = "start must be an integer line number from 1, e.g. 10";
+pub const END_RULE: &str = "end must be an integer line number from 1, e.g. 20";
+pub const ROOT_REFUSAL: &str =
+    "git_file needs a file path, e.g. \"src/main.rs\", not the project root";
+
+/// A validated `git_file` call.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Request {
+    pub rev: String,
+    /// Root-relative, `/`-separated, no `.` or `..` components.
+    pub path: String,
+    pub start: Option<u64>,
+    pub end: Option<u64>,
+}
+
+fn line_number(arguments: &Map, field: &str, rule: &str) -> Result<Option<u64>, String> {
+    match arguments.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => value
+            .as_u64()
+            .filter(|&n| n >= 1)
+            .map(Some)
+            .ok_or_else(|| rule.to_owned()),
+    }
+}
+
+/// `path` (already through [`tools::checked_path`]) with `.` dropped and `..` applied lexically,
+/// as a path inside a tree is read; a `..` that leaves the root is refused.
+pub fn tree_path(path: &str) -> Result<String, String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for component in Path::new(path).components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop().ok_or_else(|| PATH_OUTSIDE.to_owned())?;
+            }
+            Component::Normal(name) => parts.push(name.to_str().unwrap_or_default()),
+            _ => return Err(tools::PATH_NOT_RELATIVE.to_owned()),
+        }
+    }
+    if parts.is_empty() {
+        return Err(ROOT_REFUSAL.to_owned());
+    }
+    Ok(parts.join("/"))
+}
+
+/// The call's arguments under their rules; `path` is the checked path (None when absent).
+pub fn request(arguments: &Map, path: Option<&str>) -> Result<Request, String> {
+    let path = path.ok_or_else(|| "git_file needs a path, e.g. \"src/main.rs\"".to_owned())?;
+    let path = tree_path(path)?;
+    let rev = match arguments.get("rev") {
+        None | Some(Value::Null) => "HEAD".to_owned(),
+        Some(_) => tools::revision(arguments, "rev")?.to_owned(),
+    };
+    let start = line_number(arguments, "start", START_RULE)?;
+    let end = line_number(arguments, "end", END_RULE)?;
+    if let (Some(s), Some(e)) = (start, end) {
+        if s > e {
+            return Err(format!(
+                "start ({s}) must not be after end ({e}): lines start to end, both included"
+            ));
+        }
+    }
+    Ok(Request {
+        rev,
+        path,
+        start,
+        end,
+    })
+}
+
+/// The argv that names the entry.
+pub fn ls_tree(request: &Request) -> Vec<String> {
+    [
+        "ls-tree",
+        "--full-tree",
+        "-l",
+        "-z",
+        "--end-of-options",
+        &request.rev,
+        "--",
+        &request.path,
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect()
+}
+
+/// One `ls-tree -l -z` entry.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub mode: String,
+    pub kind: String,
+    pub oid: String,
+    pub size: Option<u64>,
+}
+
+/// The entry of `ls-tree -l -z` output whose path is exactly `path`.
+pub fn find_entry(listing: &[u8], path: &str) -> Option<Entry> {
+    listing.split(|&b| b == 0).find_map(|record| {
+        let tab = record.iter().position(|&b| b == b'\t')?;
+        if &record[tab + 1..] != path.as_bytes() {
+            return None;
+        }
+        let head = std::str::from_utf8(&record[..tab]).ok()?;
+        let mut fields = head.split_whitespace();
+        let entry = Entry {
+            mode: fields.next()?.to_owned(),
+            kind: fields.next()?.to_owned(),
+            oid: fields.next()?.to_owned(),
+            size: fields.next()?.parse().ok(),
+        };
+        let hex = entry.oid.len() >= 40 && entry.oid.bytes().all(|b| b.is_ascii_hexdigit());
+        hex.then_some(entry)
+    })
+}
+
+/// The argv that streams a blob: the id is git's own hex output, never client text.
+pub fn cat_file(entry: &Entry) -> Vec<String> {
+    ["cat-file", "blob", &entry.oid]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
+}
+
+/// What of the blob to keep.
+pub fn window(request: &Request) -> Window {
+    let skip = request.start.unwrap_or(1) - 1;
+    Window {
+        keep: MAX_OUTPUT + 4,
+        skip_lines: skip,
+        take_lines: request.end.map(|e| e - skip),
+    }
+}
+
+/// The path as the first line shows it: as is, or quoted and escaped when it holds anything
+/// that could break or disguise the line.
+fn shown(path: &str) -> String {
+    if path.chars().all(|c| c.is_ascii_graphic() || c == ' ') {
+        path.to_owned()
+    } else {
+        format!("{path:?}")
+    }
+}
+
+/// The answer for an entry that is not a blob, or a missing one.
+pub fn not_a_file(request: &Request, entry: Option<&Entry>) -> String {
+    let what = format!("{} at {}", shown(&request.path), request.rev);
+    match entry {
+        None => format!(
+            "({what}: no such path: the revision has no file or directory there; git_log with \
+             this path lists the commits that touched it)"
+        ),
+        Some(e) if e.kind == "tree" => format!(
+            "{what}: a directory (tree), not a file; name a file inside it, e.g. \"{}/...\"",
+            request.path
+        ),
+        Some(e) if e.kind == "commit" => format!(
+            "{what}: a submodule at commit {}; its files live in another repository, not shown",
+            e.oid
+        ),
+        Some(e) => format!("{what}: a {} object, not a file; not shown", e.kind),
+    }
+}
+
+/// The answer for a blob, from `cat-file`'s run under [`window`].
+pub fn render(request: &Request, entry: &Entry, done: &Finished) -> String {
+    let what = format!("{} at {}", shown(&request.path), request.rev);
+    let bytes = entry.size.unwrap_or(0);
+    if done.stdout_binary {
+        return format!("{what}: binary, {bytes} bytes; not shown");
+    }
+    let lines = done.stdout_lines + u64::from(done.stdout_unterminated);
+    let symlink = entry.mode == "120000";
+    let mut head = if symlink {
+        format!("{what}: a symbolic link, {bytes} bytes; its target as text (not followed):")
+    } else {
+        let unit = if lines == 1 { "line" } else { "lines" };
+        format!("{what}: {bytes} bytes, {lines} {unit}")
+    };
+    let ranged = request.start.is_some() || request.end.is_some();
+    let start = request.start.unwrap_or(1);
+    if ranged && !symlink {
+        if start > lines {
+            return format!("{head} (lines {start}-: past the end; the file has {lines})");
+        }
+        let last = request.end.map_or(lines, |e| e.min(lines));
+        head.push_str(&format!(" (lines {start}-{last})"));
+    }
+    head.push('\n');
+    let head = sanitize::sanitize(&head).into_owned();
+    let reserve = head.len() + 64;
+    let body = sanitize::render_output_reserving(&done.stdout, done.stdout_more, reserve);
+    let Some(cut) = body.strip_suffix(sanitize::TRUNCATION_MARKER) else {
+        return head + &body;
+    };
+    // Whole lines shown; the next call starts at the first line not shown whole.
+    let whole = cut.matches('\n').count() as u64;
+    let keep = cut.rfind('\n').map_or(0, |i| i + 1);
+    let next = start + whole;
+    format!(
+        "{head}{}{}\n(cut at the output cap: call again with start={next} for the rest)",
+        &cut[..keep],
+        sanitize::TRUNCATION_MARKER.trim_start_matches('\n')
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tree_paths_are_normalised_and_stay_inside() {
+        assert_eq!(tree_path("./a.txt"), Ok("a.txt".to_owned()));
+        assert_eq!(tree_path("sub/../d/./a.txt"), Ok("d/a.txt".to_owned()));
+        assert_eq!(tree_path("d/"), Ok("d".to_owned()));
+        assert_eq!(tree_path("."), Err(ROOT_REFUSAL.to_owned()));
+        assert_eq!(tree_path("l/../../x"), Err(PATH_OUTSIDE.to_owned()));
+    }
+
+    #[test]
+    fn entries_match_the_exact_path_and_hex_ids_only() {
+        let listing = b"100644 blob ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12       4\td/a.txt\0\
+040000 tree cd34cd34cd34cd34cd34cd34cd34cd34cd34cd34       -\td\0";
+        let blob = find_entry(listing, "d/a.txt");
+        assert_eq!(blob.as_ref().map(|e| e.size), Some(Some(4)));
+        assert_eq!(
+            find_entry(listing, "d").map(|e| e.kind),
+            Some("tree".into())
+        );
+        assert_eq!(find_entry(listing, "a.txt"), None);
+        let forged = b"100644 blob --output=x 4\ta\0";
+        assert_eq!(find_entry(forged, "a"), None);
+    }
+}
