@@ -189,7 +189,7 @@ fn a_served_run_is_policed_recorded_and_verifies() {
     };
     assert_eq!(
         listed_names(listed),
-        ["git_log", "git_show", "git_diff", "git_status"]
+        ["git_log", "git_show", "git_diff", "git_status", "git_file"]
     );
     assert!(logged.get("result").is_some());
     assert_eq!(
@@ -326,7 +326,7 @@ fn policy_files_and_allowlists_through_the_command_line() {
     assert_eq!(served.status.code(), Some(0), "{}", served.stderr);
     assert_eq!(
         listed_names(&served.replies[1]),
-        ["git_log", "git_show", "git_status"]
+        ["git_log", "git_show", "git_status", "git_file"]
     );
     assert_eq!(
         error_of(&served.replies[2]).1,
