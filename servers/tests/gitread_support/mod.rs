@@ -263,6 +263,10 @@ impl Fixture {
             if entry.components().any(|c| c.as_os_str() == ".git") {
                 continue;
             }
+            // Only regular files: opening a FIFO for writing would wait for a reader.
+            if !std::fs::symlink_metadata(&entry).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
             if let Ok(f) = std::fs::File::options().write(true).open(&entry) {
                 let _ = f.set_modified(later);
             }
