@@ -19,8 +19,9 @@
 //! layouts are tried and a `link` found by either counts; an index that parses neither way is
 //! refused (fail closed; git itself fails on it). Most repositories never split their index: when
 //! the git dir holds no `sharedindex.*` file, git has nothing to freshen and the index is not read.
-//! Otherwise the answer is cached with the index file's identity (device, inode, size, mtime,
-//! ctime) once that identity is older than the racy window of the config cache.
+//! The answer is cached with the identities (device, inode, size, mtime, ctime) of the index file
+//! and of the git dir (whose stamp changes when a `sharedindex.*` file comes or goes) once both
+//! are older than the racy window, so an unchanged repository costs two `stat`s, no listing.
 
 use super::stamp::Stamp;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -49,10 +50,10 @@ const EXTENDED_FLAG: u16 = 0x4000;
 /// ctime, mtime (8 bytes each), dev, ino, mode, uid, gid, size (4 each): before the object id.
 const STAT_BYTES: u64 = 40;
 
-/// The split-index verdict of one server, cached on the index file's identity.
+/// The split-index verdict of one server, cached on the identities of the index and the git dir.
 #[derive(Debug, Default)]
 pub struct SplitIndexCheck {
-    cached: Mutex<Option<(PathBuf, Stamp, bool)>>,
+    cached: Mutex<Option<(PathBuf, Identity, bool)>>,
 }
 
 impl SplitIndexCheck {
@@ -60,10 +61,10 @@ impl SplitIndexCheck {
     /// index; `Ok` when it is whole or absent.
     pub fn refuse_if_split(&self, git_dir: &Path) -> Result<(), String> {
         let path = git_dir.join("index");
-        let Some(identity) = Stamp::followed(&path).filter(|_| has_shared_index_files(git_dir))
-        else {
+        let Some(index) = Stamp::followed(&path) else {
             return Ok(());
         };
+        let identity = (index, Stamp::unfollowed(git_dir));
         let known = self
             .lock()
             .as_ref()
@@ -73,10 +74,14 @@ impl SplitIndexCheck {
             Some(split) => split,
             None => {
                 let started = SystemTime::now();
-                let split =
-                    links_shared_index(&path).ok_or_else(|| UNREADABLE_INDEX_REFUSAL.to_owned())?;
-                if identity.is_settled(started)
-                    && Stamp::followed(&path).as_ref() == Some(&identity)
+                let split = has_shared_index_files(git_dir)
+                    && links_shared_index(&path)
+                        .ok_or_else(|| UNREADABLE_INDEX_REFUSAL.to_owned())?;
+                let settled = index.is_settled(started)
+                    && identity.1.is_some_and(|dir| dir.is_settled(started));
+                if settled
+                    && (Stamp::followed(&path), Stamp::unfollowed(git_dir))
+                        == (Some(index), identity.1)
                 {
                     *self.lock() = Some((path, identity, split));
                 }
@@ -89,10 +94,14 @@ impl SplitIndexCheck {
         Ok(())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(PathBuf, Stamp, bool)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(PathBuf, Identity, bool)>> {
         self.cached.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
+
+/// The index file's stamp and the git dir's (which changes when a `sharedindex.*` file comes or
+/// goes).
+type Identity = (Stamp, Option<Stamp>);
 
 /// Whether the index at `path` links a shared index; `None` when it is no readable index. Both
 /// object id lengths are tried, and a link found with either counts.
