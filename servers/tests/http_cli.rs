@@ -40,13 +40,7 @@ fn serve_with_stdin(extra: &[&str], env_token: Option<&str>, stdin: Stdio) -> (S
     BufReader::new(child.stderr.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let port = line
-        .trim()
-        .rsplit(':')
-        .next()
-        .and_then(|p| p.strip_suffix("/mcp"))
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    let port = common::port_in_address_line(&line);
     (Server(child), port)
 }
 

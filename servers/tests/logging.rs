@@ -216,13 +216,7 @@ fn gitread_over_http_streams_its_logs_on_the_calls_sse_response() {
         .read_line(&mut line)
         .unwrap();
     let _server = Server(child);
-    let port: u16 = line
-        .trim()
-        .rsplit(':')
-        .next()
-        .and_then(|p| p.strip_suffix("/mcp"))
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    let port: u16 = common::port_in_address_line(&line);
 
     let init = post(
         port,

@@ -220,3 +220,14 @@ pub fn http_post(port: u16, headers: &str, body: &str) -> (u16, String) {
     let status = reply.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0);
     (status, reply)
 }
+
+/// The port of the address line an HTTP server prints first on stderr
+/// (`[serve-mcp] Streamable HTTP on http://127.0.0.1:N/mcp`).
+pub fn port_in_address_line(line: &str) -> u16 {
+    line.trim()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.strip_suffix("/mcp"))
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+}
