@@ -167,7 +167,7 @@ impl Containment {
         let mut kept = HashMap::with_capacity(previous.len());
         let walked = walk(layout, root, &mut previous, &mut kept, started, max_entries);
         cache.settled = match walked {
-            Ok(true) => Some(watches(&kept, &tops(layout))),
+            Ok(true) => Some(watches(&kept, &tops(layout), MAX_HELD_HANDLES)),
             _ => None,
         };
         cache.listings = kept;
@@ -189,8 +189,9 @@ fn tops(layout: &Layout) -> Vec<&Path> {
 }
 
 /// Every directory and watched file of `listings`, with a handle for each (but the tops) up to
-/// [`MAX_HELD_HANDLES`]. A handle is kept only if what it opened has the stamp the walk recorded.
-fn watches(listings: &HashMap<PathBuf, Listing>, tops: &[&Path]) -> Vec<Watch> {
+/// `max_held` ([`MAX_HELD_HANDLES`]). A handle is kept only if what it opened has the stamp the
+/// walk recorded.
+fn watches(listings: &HashMap<PathBuf, Listing>, tops: &[&Path], max_held: usize) -> Vec<Watch> {
     let mut watches = Vec::new();
     for (dir, listing) in listings {
         watches.push(Watch {
@@ -208,7 +209,7 @@ fn watches(listings: &HashMap<PathBuf, Listing>, tops: &[&Path]) -> Vec<Watch> {
     }
     let mut held = 0;
     for watch in &mut watches {
-        if held == MAX_HELD_HANDLES {
+        if held == max_held {
             break;
         }
         if tops.iter().any(|top| *top == watch.path) {
@@ -575,6 +576,59 @@ mod tests {
         assert_eq!(
             err,
             "the repository's git dir holds more than 4 entries; refusing"
+        );
+    }
+
+    #[test]
+    fn past_the_handle_limit_paths_are_stamped_by_path_and_changes_still_seen() {
+        let t = repository("handles");
+        fs::write(t.0.join(".git/refs/heads/main"), "0\n").unwrap_or_default();
+        std::thread::sleep(
+            super::super::stamp::RACY_WINDOW + std::time::Duration::from_millis(100),
+        );
+        let started = SystemTime::now();
+        let (mut previous, mut kept) = (HashMap::new(), HashMap::new());
+        let layout = layout(&t);
+        let walked = walk(
+            &layout,
+            &t.0,
+            &mut previous,
+            &mut kept,
+            started,
+            MAX_GIT_DIR_ENTRIES,
+        );
+        assert_eq!(walked, Ok(true));
+        let watches = watches(&kept, &tops(&layout), 2);
+        assert_eq!(watches.iter().filter(|w| w.handle.is_some()).count(), 2);
+        assert!(watches.len() > 2 && watches.iter().all(Watch::is_unchanged));
+        // Every watch, held or not, notices its path changing.
+        std::os::unix::fs::symlink("/", t.0.join(".git/objects/ab/root")).unwrap_or_default();
+        let main = fs::OpenOptions::new()
+            .write(true)
+            .open(t.0.join(".git/refs/heads/main"));
+        assert!(main.is_ok_and(|f| f.set_len(7).is_ok()));
+        fs::write(t.0.join(".git/HEAD"), "ref: refs/heads/other\n").unwrap_or_default();
+        fs::create_dir_all(t.0.join(".git/refs/tags")).unwrap_or_default();
+        let mut changed: Vec<String> = watches
+            .iter()
+            .filter(|w| !w.is_unchanged())
+            .map(|w| {
+                w.path
+                    .strip_prefix(&t.0)
+                    .unwrap_or(&w.path)
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        changed.sort();
+        assert_eq!(
+            changed,
+            [
+                ".git/HEAD",
+                ".git/objects/ab",
+                ".git/refs",
+                ".git/refs/heads/main"
+            ]
         );
     }
 
