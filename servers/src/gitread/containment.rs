@@ -444,7 +444,7 @@ mod tests {
     }
 
     #[test]
-    fn a_ref_at_the_size_limit_is_accepted_and_one_byte_more_is_refused() {
+    fn files_at_their_size_limit_are_accepted_and_one_byte_more_is_refused() {
         let t = repository("reflimit");
         let main = t.0.join(".git/refs/heads/main");
         let file = fs::File::create(&main).unwrap_or_else(|e| panic!("{e}"));
@@ -453,6 +453,18 @@ mod tests {
         file.set_len(MAX_REF_FILE_BYTES + 1).unwrap_or_default();
         let err = check(&t).err().unwrap_or_default();
         assert!(err.contains(".git/refs/heads/main is 65537 bytes"), "{err}");
+        file.set_len(1).unwrap_or_default();
+        // Any other file git reads whole: sparse, so the edge costs no disk.
+        let packed = fs::File::create(t.0.join(".git/packed-refs"));
+        let packed = packed.unwrap_or_else(|e| panic!("{e}"));
+        packed.set_len(MAX_DATA_FILE_BYTES).unwrap_or_default();
+        assert_eq!(check(&t), Ok(()));
+        packed.set_len(MAX_DATA_FILE_BYTES + 1).unwrap_or_default();
+        let err = check(&t).err().unwrap_or_default();
+        assert!(
+            err.contains(".git/packed-refs is 1073741825 bytes"),
+            "{err}"
+        );
     }
 
     #[test]
