@@ -132,9 +132,9 @@ fn tools_list_teaches_by_default() {
         Some(
             "Show one commit in full: hash, author, committer, dates and message, then the files \
              it changed with line counts, then its patch. Use it after git_log to see what a \
-             commit did; path limits the stat and patch to one file or directory. Read-only; the \
-             answer is {\"output\": text}, and a line in parentheses when git printed nothing, \
-             saying why."
+             commit did; path limits the stat and patch to one file or directory. Read-only. The \
+             answer is plain text; when there is nothing to show, one line in parentheses says \
+             why; a cut answer's last line names the argument that continues it."
         )
     );
     assert_eq!(
@@ -280,9 +280,60 @@ fn happy_paths_of_the_five_tools() {
         .call("git_log", r#"{"path":"."}"#)
         .output()
         .contains("first"));
-    // The text is the reference's pretty form: {"output": ...} with one-space indent.
-    let text = server.call("git_status", "{}").text;
+}
+
+#[test]
+fn answers_are_plain_text_by_default_and_the_references_json_under_compat() {
+    let f = Fixture::new("plain");
+    let name = "Zoë \u{202e}Ünïcode";
+    git_command(&f.root)
+        .args(["commit", "-q", "--allow-empty", "-m", "naïve\ttab"])
+        .env("GIT_AUTHOR_NAME", name)
+        .status()
+        .expect("commit");
+    std::fs::write(f.root.join("new.txt"), "x\n").expect("write");
+    let mut server = f.server();
+    let status = server.call("git_status", "{}");
+    assert_eq!(status.text, "?? new.txt\n");
+    assert_eq!(
+        status.structured.as_ref().map(json::to_string).as_deref(),
+        Some(r#"{"output":"?? new.txt\n"}"#)
+    );
+    // Raw UTF-8, real tabs and newlines; what the sanitiser escapes (U+202E) still escaped.
+    let log = server.call("git_log", r#"{"n":1}"#).text;
+    assert!(log.contains("\tZoë \\u{202e}Ünïcode\t"), "{log}");
+    assert!(log.ends_with("\tnaïve\ttab\n"), "{log}");
+    let listed = server.request("tools/list", "{}");
+    let tools = listed
+        .get("result")
+        .and_then(|r| r.get("tools"))
+        .and_then(Value::as_array)
+        .expect("tools");
+    for tool in tools.iter() {
+        let schema = tool.get("outputSchema").expect("an output schema");
+        assert_eq!(
+            schema.get("required").map(json::to_string).as_deref(),
+            Some(r#"["output"]"#),
+            "{tool}"
+        );
+    }
+
+    let mut reference = f.reference_server();
+    // The reference's pretty form: {"output": ...} with one-space indent, ASCII only.
+    let text = reference.call("git_status", "{}").text;
     assert_eq!(text, "{\n \"output\": \"?? new.txt\\n\"\n}");
+    let log = reference.call("git_log", r#"{"n":1}"#).text;
+    assert!(
+        log.contains(r"\tZo\u00eb \\u{202e}\u00dcn\u00efcode\t"),
+        "{log}"
+    );
+    let listed = reference.request("tools/list", "{}");
+    let tools = listed
+        .get("result")
+        .and_then(|r| r.get("tools"))
+        .and_then(Value::as_array)
+        .expect("tools");
+    assert!(tools.iter().all(|t| t.get("outputSchema").is_none()));
 }
 
 #[test]

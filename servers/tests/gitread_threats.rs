@@ -1353,7 +1353,7 @@ fn o2_every_format_filler_and_separator_character_is_escaped() {
 }
 
 #[test]
-fn o3_large_outputs_are_capped_with_one_marker_and_stay_json() {
+fn o3_large_outputs_are_capped_with_one_marker_in_both_modes() {
     let f = Fixture::new("o3");
     let big: String = (0..40_000)
         .map(|i| format!("line \"{i}\" \\ \u{e9}\n"))
@@ -1371,13 +1371,15 @@ fn o3_large_outputs_are_capped_with_one_marker_and_stay_json() {
         stream.push('\n');
     }
     git_stdin(&f.root, &["fast-import", "--quiet"], stream.as_bytes());
-    let mut server = f.server();
+    let mut reference = f.reference_server();
+    let mut product = f.server();
     for (tool, args) in [
         ("git_show", r#"{"rev":"HEAD"}"#),
         ("git_log", r#"{"rev":"long","n":200}"#),
         ("git_blame", r#"{"rev":"HEAD","path":"big.txt"}"#),
     ] {
-        let reply = server.call(tool, args);
+        // The reference's answer: JSON text within the engine's cap, cut once with its marker.
+        let reply = reference.call(tool, args);
         assert!(
             reply.text.len() <= 65536,
             "{tool}: {} bytes",
@@ -1387,6 +1389,17 @@ fn o3_large_outputs_are_capped_with_one_marker_and_stay_json() {
         assert!(output.ends_with("\n\u{2026}[truncated]"), "{tool}");
         assert_eq!(output.matches("[truncated]").count(), 1);
         assert!(!reply.text.contains("[truncated at 64 KiB]"));
+        // The product's: plain text within the output cap, whole lines, one continuation line.
+        let reply = product.call(tool, args);
+        let output = reply.output();
+        assert!(output.len() <= 61440, "{tool}: {} bytes", output.len());
+        let last = output.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("(cut at the output cap: call again with offset="),
+            "{tool}: {last}"
+        );
+        assert_eq!(output.matches("(cut at the output cap").count(), 1);
+        assert!(!reply.text.contains("[truncated"));
     }
 }
 

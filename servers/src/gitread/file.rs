@@ -9,6 +9,7 @@
 //!    streams the raw blob (no filters, no textconv), and the server keeps only the requested
 //!    lines, at most the output cap of them ([`process::Window`]), counting the rest.
 
+use super::page;
 use super::process::{Finished, Window};
 use super::sanitize::{self, MAX_OUTPUT};
 use super::tools::{self, PATH_OUTSIDE};
@@ -145,6 +146,7 @@ pub fn window(request: &Request) -> Window {
     let skip = request.start.unwrap_or(1) - 1;
     Window {
         keep: MAX_OUTPUT + 4,
+        skip_bytes: 0,
         skip_lines: skip,
         take_lines: request.end.map(|e| e - skip),
     }
@@ -180,12 +182,13 @@ pub fn not_a_file(request: &Request, entry: Option<&Entry>) -> String {
     }
 }
 
-/// The answer for a blob, from `cat-file`'s run under [`window`].
-pub fn render(request: &Request, entry: &Entry, done: &Finished) -> String {
+/// The answer for a blob, from `cat-file`'s run under [`window`], and the `start` that continues
+/// it when it was cut.
+pub fn render(request: &Request, entry: &Entry, done: &Finished) -> (String, Option<u64>) {
     let what = format!("{} at {}", shown(&request.path), request.rev);
     let bytes = entry.size.unwrap_or(0);
     if done.stdout_binary {
-        return format!("{what}: binary, {bytes} bytes; not shown");
+        return (format!("{what}: binary, {bytes} bytes; not shown"), None);
     }
     let lines = done.stdout_lines + u64::from(done.stdout_unterminated);
     let symlink = entry.mode == "120000";
@@ -199,7 +202,10 @@ pub fn render(request: &Request, entry: &Entry, done: &Finished) -> String {
     let start = request.start.unwrap_or(1);
     if ranged && !symlink {
         if start > lines {
-            return format!("{head} (lines {start}-: past the end; the file has {lines})");
+            return (
+                format!("{head} (lines {start}-: past the end; the file has {lines})"),
+                None,
+            );
         }
         let last = request.end.map_or(lines, |e| e.min(lines));
         head.push_str(&format!(" (lines {start}-{last})"));
@@ -209,17 +215,21 @@ pub fn render(request: &Request, entry: &Entry, done: &Finished) -> String {
     let reserve = head.len() + 64;
     let body = sanitize::render_output_reserving(&done.stdout, done.stdout_more, reserve);
     let Some(cut) = body.strip_suffix(sanitize::TRUNCATION_MARKER) else {
-        return head + &body;
+        return (head + &body, None);
     };
-    // Whole lines shown; the next call starts at the first line not shown whole.
+    // Whole lines shown; the next call starts at the first line not shown whole. A first line
+    // longer than the cap is shown as far as it fits, and the next call starts after it.
     let whole = cut.matches('\n').count() as u64;
-    let keep = cut.rfind('\n').map_or(0, |i| i + 1);
-    let next = start + whole;
-    format!(
-        "{head}{}{}\n(cut at the output cap: call again with start={next} for the rest)",
-        &cut[..keep],
-        sanitize::TRUNCATION_MARKER.trim_start_matches('\n')
-    )
+    let (shown, next) = match cut.rfind('\n') {
+        Some(end) => (&cut[..=end], start + whole),
+        None => (cut, start + 1),
+    };
+    let newline = if shown.ends_with('\n') { "" } else { "\n" };
+    let text = format!(
+        "{head}{shown}{newline}{}",
+        page::continuation("start", next)
+    );
+    (text, Some(next))
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ mod gate;
 mod invoke;
 mod launch;
 mod memory;
+mod page;
 mod process;
 mod quirks;
 mod repo;
@@ -45,7 +46,7 @@ use agentteams_mcp::server::{
 use config_check::ConfigCheck;
 use containment::Containment;
 use invoke::{Git, Runner, Version};
-use process::{GroupKiller, RunError};
+use process::{GroupKiller, RunError, Window};
 use split_index::SplitIndexCheck;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -132,7 +133,7 @@ impl GitRead {
         name: &str,
         arguments: &Map,
         ctx: &CallContext<'_>,
-    ) -> Result<String, String> {
+    ) -> Result<Answer, String> {
         let cancel = ctx.cancel_token();
         let runner = self.runner.as_ref().map_err(Clone::clone)?;
         let layout = repo::inspect(&self.root).map_err(|e| e.to_string())?;
@@ -150,7 +151,8 @@ impl GitRead {
                 [&layout.git_dir, &layout.common_dir],
             )?),
         };
-        if name == tools::GIT_FILE && self.compat == Compat::Product {
+        let product = self.compat == Compat::Product;
+        if name == tools::GIT_FILE && product {
             return self.git_file(
                 runner,
                 &layout,
@@ -161,6 +163,11 @@ impl GitRead {
             );
         }
         let subcommand = tools::subcommand(name, arguments, path)?;
+        let offset = if product {
+            tools::offset(arguments)?
+        } else {
+            0
+        };
         // The subcommand's name (`log`, `show`...) is the server's own word; its other
         // arguments are the client's and stay out of the log.
         let verb = subcommand.first().cloned().unwrap_or_default();
@@ -174,9 +181,14 @@ impl GitRead {
         if name == tools::GIT_BLAME {
             quirks::blame_outside_work_tree(&mut command);
         }
-        // A few bytes past the cap so a character split at the cap still decodes whole.
+        let window = if product {
+            Window::from_byte(offset, page::KEEP)
+        } else {
+            // A few bytes past the cap so a character split at the cap still decodes whole.
+            Window::first(MAX_OUTPUT + 4)
+        };
         let started = Instant::now();
-        let done = runner.run(command, MAX_OUTPUT + 4, TIMEOUT, cancel);
+        let done = runner.run_window(command, window, TIMEOUT, cancel);
         if ctx.wants_log(LogLevel::Debug) {
             let mut data = Map::new();
             data.insert("event", Value::from("git"));
@@ -185,7 +197,7 @@ impl GitRead {
             match &done {
                 Ok(done) => {
                     data.insert("outcome", Value::from("ok"));
-                    data.insert("output_bytes", Value::from(done.stdout.len()));
+                    data.insert("output_bytes", Value::from(done.stdout_bytes));
                     data.insert("truncated", Value::from(done.stdout_more));
                 }
                 Err(_) => data.insert("outcome", Value::from("error")),
@@ -193,11 +205,22 @@ impl GitRead {
             ctx.log(LogLevel::Debug, Some(LOGGER), Value::Object(data));
         }
         let done = done?;
-        let output = sanitize::render_output(&done.stdout, done.stdout_more);
-        if output.is_empty() && self.compat == Compat::Product {
-            return Ok(sanitize(&tools::empty_note(name, arguments, path)).into_owned());
+        if !product {
+            return Ok(Answer::whole(sanitize::render_output(
+                &done.stdout,
+                done.stdout_more,
+            )));
         }
-        Ok(output)
+        Ok(match page::render(&done.stdout, done.stdout_more, offset) {
+            Some(page) => Answer {
+                text: page.text,
+                next: page.next_offset.map(|n| (NEXT_OFFSET, n)),
+            },
+            None if offset == 0 => {
+                Answer::whole(sanitize(&tools::empty_note(name, arguments, path)).into_owned())
+            }
+            None => Answer::whole(page::past_the_end(offset, done.stdout_bytes)),
+        })
     }
 
     /// `git_file` after the repository checks and the pre-flight (see [`file`]): the entry at the
@@ -210,7 +233,7 @@ impl GitRead {
         arguments: &Map,
         path: Option<&str>,
         cancel: &CancelToken,
-    ) -> Result<String, String> {
+    ) -> Result<Answer, String> {
         let request = file::request(arguments, path)?;
         let listing = runner.command(layout, hook_names, file::ls_tree(&request));
         let listed = runner.run(listing, MAX_OUTPUT, TIMEOUT, cancel)?;
@@ -219,11 +242,15 @@ impl GitRead {
             Some(entry) if entry.kind == "blob" => {
                 let command = runner.command(layout, hook_names, file::cat_file(&entry));
                 let done = runner.run_window(command, file::window(&request), TIMEOUT, cancel)?;
-                return Ok(file::render(&request, &entry, &done));
+                let (text, next_start) = file::render(&request, &entry, &done);
+                return Ok(Answer {
+                    text,
+                    next: next_start.map(|n| (NEXT_START, n)),
+                });
             }
             other => file::not_a_file(&request, other.as_ref()),
         };
-        Ok(sanitize(&text).into_owned())
+        Ok(Answer::whole(sanitize(&text).into_owned()))
     }
 
     /// The work tree's files as `git ls-files -co --exclude-standard -z` lists them (tracked and
@@ -247,6 +274,41 @@ impl GitRead {
             return Err(format!("git ls-files listed more than {max_bytes} bytes"));
         }
         Ok(done.stdout)
+    }
+}
+
+/// The structured field that says where a cut answer continues, for tools paged by byte offset.
+const NEXT_OFFSET: &str = "next_offset";
+
+/// The same, for `git_file`, paged by line.
+const NEXT_START: &str = "next_start";
+
+/// A successful call's answer: its text, and for a cut one the structured field and value that
+/// continue it (the text's last line names the same argument).
+struct Answer {
+    text: String,
+    next: Option<(&'static str, u64)>,
+}
+
+impl Answer {
+    /// An answer that is not cut.
+    fn whole(text: String) -> Answer {
+        Answer { text, next: None }
+    }
+
+    /// The answer as the negotiated revision carries it: the text as plain text, and where the
+    /// revision has it, `structuredContent` with the same text as `output` plus the continuation.
+    fn product_output(self) -> ToolOutput {
+        let mut structured = Map::with_capacity(2);
+        if let Some((field, value)) = self.next {
+            structured.insert(field, Value::from(value));
+        }
+        let text = Value::from(self.text);
+        structured.insert("output", text.clone());
+        ToolOutput::Content {
+            content: vec![obj([("type", Value::from("text")), ("text", text)])],
+            structured: Some(Value::Object(structured)),
+        }
     }
 }
 
@@ -371,8 +433,12 @@ impl ToolSet for GitRead {
         arguments: &Map,
         ctx: &CallContext<'_>,
     ) -> Result<ToolOutput, ToolError> {
+        let compat = self.compat;
         self.run_tool(name, arguments, ctx)
-            .map(|output| ToolOutput::Value(obj([("output", Value::from(output))])))
+            .map(|answer| match compat {
+                Compat::Product => answer.product_output(),
+                Compat::Reference => ToolOutput::Value(obj([("output", Value::from(answer.text))])),
+            })
             // Error texts can quote repository content (a gitfile's path, git's stderr).
             .map_err(|message| ToolError::new(sanitize(&message)))
     }
@@ -422,7 +488,10 @@ mod tests {
             panic!("bad arguments {args}");
         };
         match server.call(name, &args, &CallContext::detached(cancel)) {
-            Ok(ToolOutput::Value(v)) => Ok(v
+            Ok(ToolOutput::Content {
+                structured: Some(v),
+                ..
+            }) => Ok(v
                 .get("output")
                 .and_then(Value::as_str)
                 .unwrap_or_default()

@@ -41,6 +41,8 @@ pub struct Finished {
     pub stdout_unterminated: bool,
     /// True when a NUL was among the first [`BINARY_PROBE`] bytes of stdout (git's binary rule).
     pub stdout_binary: bool,
+    /// Bytes of the whole of stdout (kept or not).
+    pub stdout_bytes: u64,
     /// The first [`MAX_STDERR`] bytes of stderr.
     pub stderr: Vec<u8>,
 }
@@ -65,12 +67,14 @@ enum Stream {
 /// Bytes of the start of a blob git looks at for a NUL to call it binary.
 pub const BINARY_PROBE: usize = 8000;
 
-/// Which part of stdout a run keeps: from the line after `skip_lines` newlines, through the
-/// line that ends with newline number `skip_lines + take_lines` (all lines when `None`), at most
-/// `keep` bytes of it. Everything else is counted and drained, never held.
+/// Which part of stdout a run keeps: from byte `skip_bytes` on, or from the line after
+/// `skip_lines` newlines through the line that ends with newline number `skip_lines + take_lines`
+/// (all lines when `None`); at most `keep` bytes of it. Everything else is counted and drained,
+/// never held. (A window skips bytes or lines, never both.)
 #[derive(Clone, Copy, Debug)]
 pub struct Window {
     pub keep: usize,
+    pub skip_bytes: u64,
     pub skip_lines: u64,
     pub take_lines: Option<u64>,
 }
@@ -78,8 +82,14 @@ pub struct Window {
 impl Window {
     /// The first `keep` bytes.
     pub fn first(keep: usize) -> Window {
+        Window::from_byte(0, keep)
+    }
+
+    /// `keep` bytes from byte `skip_bytes` on.
+    pub fn from_byte(skip_bytes: u64, keep: usize) -> Window {
         Window {
             keep,
+            skip_bytes,
             skip_lines: 0,
             take_lines: None,
         }
@@ -102,6 +112,10 @@ impl Seen {
     fn take(&mut self, chunk: &[u8], window: &Window) {
         let probed = (BINARY_PROBE as u64).saturating_sub(self.bytes) as usize;
         self.binary |= chunk[..chunk.len().min(probed)].contains(&0);
+        let skipped = window
+            .skip_bytes
+            .saturating_sub(self.bytes)
+            .min(chunk.len() as u64);
         self.bytes += chunk.len() as u64;
         self.last = chunk.last().copied().or(self.last);
         let end = window
@@ -109,9 +123,11 @@ impl Seen {
             .map(|n| window.skip_lines.saturating_add(n));
         let simple = window.skip_lines == 0 && end.is_none();
         if simple {
+            let wanted = &chunk[skipped as usize..];
             let room = window.keep.saturating_sub(self.kept.len());
-            self.kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            self.more |= chunk.len() > room;
+            self.kept
+                .extend_from_slice(&wanted[..wanted.len().min(room)]);
+            self.more |= wanted.len() > room;
             self.lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
             return;
         }
@@ -225,6 +241,7 @@ pub fn run_window(
         stdout_lines: out.lines,
         stdout_unterminated: out.last.is_some_and(|b| b != b'\n'),
         stdout_binary: out.binary,
+        stdout_bytes: out.bytes,
         stderr: err.kept,
     })
 }
@@ -318,4 +335,31 @@ pub fn exit_code(status: &ExitStatus) -> i32 {
         .code()
         .or_else(|| status.signal().map(|signal| -signal))
         .unwrap_or(-1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a reader keeps of `chunks` under `window`.
+    fn seen(chunks: &[&[u8]], window: Window) -> Seen {
+        let mut seen = Seen::default();
+        for chunk in chunks {
+            seen.take(chunk, &window);
+        }
+        seen
+    }
+
+    #[test]
+    fn a_byte_window_skips_across_chunks_and_counts_everything() {
+        let s = seen(&[b"abc\n", b"def", b"\nghi\n"], Window::from_byte(5, 4));
+        assert_eq!((s.kept.as_slice(), s.more), (&b"ef\ng"[..], true));
+        assert_eq!((s.bytes, s.lines), (12, 3));
+        let all = seen(&[b"abc\n", b"def"], Window::from_byte(7, 4));
+        assert_eq!((all.kept.as_slice(), all.more), (&b""[..], false));
+        let past = seen(&[b"abc"], Window::from_byte(100, 4));
+        assert_eq!((past.kept.len(), past.more, past.bytes), (0, false, 3));
+        let exact = seen(&[b"abcd", b"ef"], Window::from_byte(2, 4));
+        assert_eq!((exact.kept.as_slice(), exact.more), (&b"cdef"[..], false));
+    }
 }

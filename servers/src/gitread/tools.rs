@@ -3,6 +3,7 @@
 //! reference's exact descriptions and schemas), the argument rules the schema cannot express, each
 //! tool's subcommand argv, and the note that replaces an empty answer.
 
+use super::page;
 use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::server::Tool;
@@ -60,8 +61,82 @@ fn schema<const N: usize>(required: &[&str], properties: [(&str, Value); N]) -> 
 /// messages; only the advertised texts differ.
 pub fn declarations(compat: Compat) -> Vec<Tool> {
     match compat {
-        Compat::Product => product_declarations(),
+        Compat::Product => product_declarations()
+            .into_iter()
+            .map(with_plain_answers)
+            .collect(),
         Compat::Reference => reference_declarations(),
+    }
+}
+
+/// `tool` as the product serves it: its answers are plain text with the same text as `output` in
+/// structured content, and a tool paged by byte offset (every one but `git_file`, which pages by
+/// line) takes `offset`.
+fn with_plain_answers(tool: Tool) -> Tool {
+    let by_line = tool.name == GIT_FILE;
+    let mut tool = if by_line { tool } else { with_offset(tool) };
+    let (next, next_description) = if by_line {
+        (
+            "next_start",
+            "Present when the answer was cut: the start that continues it.",
+        )
+    } else {
+        (
+            "next_offset",
+            "Present when the answer was cut: the offset that continues it.",
+        )
+    };
+    tool.output_schema = Some(schema(
+        &["output"],
+        [
+            (
+                "output",
+                described(
+                    "string",
+                    "The answer as text, the same as the text content.",
+                    None,
+                ),
+            ),
+            (next, described("integer", next_description, None)),
+        ],
+    ));
+    tool
+}
+
+/// `tool` taking `offset`: where in its full output the answer starts.
+fn with_offset(mut tool: Tool) -> Tool {
+    let mut offset = Map::new();
+    offset.insert("type", Value::from("integer"));
+    offset.insert("minimum", Value::from(0u64));
+    offset.insert("maximum", Value::from(page::MAX_OFFSET));
+    offset.insert(
+        "description",
+        Value::from(
+            "Where in the full output to start, in bytes: the value a cut answer's last line \
+             names, e.g. 61184. 0 or absent: from the start.",
+        ),
+    );
+    offset.insert("default", Value::from(0u64));
+    if let Some(properties) = tool
+        .input_schema
+        .as_object_mut()
+        .and_then(|s| s.get_mut("properties"))
+        .and_then(Value::as_object_mut)
+    {
+        properties.insert("offset", Value::Object(offset));
+    }
+    tool.argument_message("offset", &page::offset_message())
+        .null_means_absent("offset")
+}
+
+/// The `offset` argument of a paged call (0 when absent).
+pub fn offset(arguments: &Map) -> Result<u64, String> {
+    match arguments.get("offset") {
+        None | Some(Value::Null) => Ok(0),
+        Some(value) => value
+            .as_u64()
+            .filter(|&n| n <= page::MAX_OFFSET)
+            .ok_or_else(page::offset_message),
     }
 }
 
@@ -107,8 +182,9 @@ fn path_argument(tool_use: &str) -> Value {
 /// every argument described with an example, every optional argument with its default.
 fn product_declarations() -> Vec<Tool> {
     const REVISION: &str = "Plain revision syntax only (letters, digits, ._/@{}~^-).";
-    const ANSWER: &str = "Read-only; the answer is {\"output\": text}, and a line in parentheses \
-                          when git printed nothing, saying why.";
+    const ANSWER: &str = "Read-only. The answer is plain text; when there is nothing to show, one \
+                          line in parentheses says why; a cut answer's last line names the \
+                          argument that continues it.";
     let mut n = log_count();
     n.insert(
         "description",
@@ -260,7 +336,7 @@ fn product_declarations() -> Vec<Tool> {
                 "List the work tree's uncommitted changes: one porcelain v1 line per file, two \
                  status letters then the path (\"M \" staged, \" M\" modified, \"??\" \
                  untracked); ignored files and submodules left out. Use it to see what is being \
-                 worked on. Takes no arguments; takes no locks. {ANSWER}"
+                 worked on. Takes no locks. {ANSWER}"
             ),
             schema(&[], []),
         )),
@@ -652,12 +728,14 @@ mod tests {
         assert_eq!(product[5].name, GIT_FILE);
         for (tool, plain) in product.iter().zip(&reference) {
             assert_eq!(tool.name, plain.name);
-            assert_eq!(tool.argument_messages, plain.argument_messages);
+            // The product adds arguments after the reference's, with rules of their own.
+            assert!(tool.argument_messages.starts_with(&plain.argument_messages));
             assert_eq!(
                 tool.missing_argument_messages,
                 plain.missing_argument_messages
             );
-            assert_eq!(tool.null_means_absent, plain.null_means_absent);
+            assert!(tool.null_means_absent.starts_with(&plain.null_means_absent));
+            assert!(tool.output_schema.is_some(), "{}", tool.name);
             assert!(tool.description.contains("Use it"), "{}", tool.description);
             assert!(
                 tool.description.contains("Read-only"),
@@ -684,7 +762,8 @@ mod tests {
             };
             let names: Vec<&str> = properties.iter().map(|(k, _)| k.as_str()).collect();
             let plain_names: Vec<&str> = plain_properties.iter().map(|(k, _)| k.as_str()).collect();
-            assert_eq!(names, plain_names, "{}", tool.name);
+            assert!(names.starts_with(&plain_names), "{}", tool.name);
+            assert!(names.contains(&"offset"), "{} is paged", tool.name);
             for (argument, property) in properties.iter() {
                 let described = property
                     .get("description")
@@ -699,7 +778,9 @@ mod tests {
                     tool.name
                 );
                 // The validator's keywords are the reference's; only annotations were added.
-                let plain = plain_properties.get(argument).expect("same arguments");
+                let Some(plain) = plain_properties.get(argument) else {
+                    continue;
+                };
                 for keyword in ["type", "minimum", "maximum"] {
                     assert_eq!(property.get(keyword), plain.get(keyword));
                 }
@@ -726,8 +807,9 @@ mod tests {
             "List the work tree's uncommitted changes: one porcelain v1 line per file, two status \
              letters then the path (\"M \" staged, \" M\" modified, \"??\" untracked); ignored \
              files and submodules left out. Use it to see what is being worked on. Takes no \
-             arguments; takes no locks. Read-only; the answer is {\"output\": text}, and a line \
-             in parentheses when git printed nothing, saying why."
+             locks. Read-only. The answer is plain text; when there is nothing to show, one line \
+             in parentheses says why; a cut answer's last line names the argument that \
+             continues it."
         );
     }
 

@@ -342,12 +342,23 @@ pub struct Reply {
     pub is_error: bool,
     /// The text content block.
     pub text: String,
+    /// The structured content, when the negotiated revision has it.
+    pub structured: Option<Value>,
 }
 
 impl Reply {
-    /// The `output` string of a success (the tool text parsed as JSON).
+    /// The `output` string of a success: the plain text, which the structured content repeats
+    /// as `output` (the product's answers), or the tool text parsed as JSON (the reference's).
     pub fn output(&self) -> String {
         assert!(!self.is_error, "expected success, got error: {}", self.text);
+        let structured = self.structured.as_ref();
+        if structured
+            .and_then(|s| s.get("output"))
+            .and_then(Value::as_str)
+            == Some(&self.text)
+        {
+            return self.text.clone();
+        }
         let value = json::parse(self.text.as_bytes()).expect("tool text is JSON");
         value
             .get("output")
@@ -474,6 +485,7 @@ impl Server {
         Reply {
             is_error: result.get("isError").and_then(Value::as_bool) == Some(true),
             text,
+            structured: result.get("structuredContent").cloned(),
         }
     }
 
