@@ -13,7 +13,15 @@ git -C "$repo" init -q
 echo one > "$repo/a.txt"
 git -C "$repo" add a.txt
 git -C "$repo" -c user.name=interop -c user.email=interop@example.invalid commit -qm "interop fixture commit"
+seq 1 9000 | sed 's/$/ a numbered line of the big file/' > "$repo/big.txt"
+git -C "$repo" add big.txt
+git -C "$repo" -c user.name=interop -c user.email=interop@example.invalid commit -qm "big file"
 "$venv/bin/python" "$here/python_sdk.py" "$root/target/release/agentteams-mcp" \
-  gitread "$repo" git_log '{"n": 1}' 'interop fixture commit'
+  gitread "$repo" \
+  git_log '{"n": 2}' 'interop fixture commit' \
+  git_status '{}' '(working tree clean' \
+  git_file '{"path": "a.txt", "rev": "HEAD~1"}' 'a.txt at HEAD~1: 4 bytes, 1 line' \
+  git_show '{"rev": "HEAD"}' 'call again with offset=' \
+  git_show '{"rev": "HEAD", "offset": 61000}' '+1700 a numbered line'
 "$venv/bin/python" "$here/python_sdk.py" "$root/target/release/agentteams-mcp" \
-  recall "$repo" query_index '{"query": "anything"}' 'no references/memory-index.json'
+  recall "$repo" query_index '{"query": "anything"}' 'ERROR:no references/memory-index.json'
