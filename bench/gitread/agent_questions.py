@@ -119,9 +119,10 @@ def facts(repo):
     f["tag"] = tags[len(tags) // 2]
     f["file_at_tag"] = git(repo, "show", f"{f['tag']}:{f['src']}")
     # 5. Where is `pub fn inspect(` defined at HEAD.
-    f["definition"] = "pub fn inspect("
+    # (Spelt in two parts so that this file, once committed, is not a match itself.)
+    f["definition"] = "pub fn " + "inspect("
     f["definition_at"] = [tuple(x.split(":", 3)[1:3]) for x in
-                          git(repo, "grep", "-n", "-F", f["definition"], "HEAD").splitlines()]
+                          git(repo, "grep", "-n", "-F", f["definition"], "HEAD", "--", "*.rs").splitlines()]
     # 6. Local branches.
     f["branches"] = git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads").split()
     # 7. Commits by the most frequent author since the date of the 60th newest commit.
@@ -240,7 +241,7 @@ def diff_lines(patch):
 def q_log3(F):
     def gr(s):
         log = s.call("git_log", path=F["doc"], n=3).output()
-        for h in re.findall(r"^([0-9a-f]{7,40})\t", log, re.M):
+        for h in re.findall(r"^([0-9a-f]{7,40})\b", log, re.M):
             s.call("git_show", rev=h, path=F["doc"])
 
     def mg(s):
