@@ -263,19 +263,20 @@ def q_log3(F):
 def q_blame(F):
     n = F["blame_line"]
 
+    def rows(text):
+        return [l for l in text.splitlines() if re.match(r"^\^?[0-9a-f]{7,40} ", l)]
+
     def gr(s):
-        def done(text):
-            return len(text.splitlines()) >= n
-        s.call_paged("git_blame", done=done, path=F["doc"], rev="HEAD")
+        s.call_paged("git_blame", done=lambda text: len(rows(text)) >= n, path=F["doc"], rev="HEAD")
 
     def mg(s):
         raise Skip("cannot answer: no blame; rebuilding it from every commit's patch is not practical")
 
     def check(s):
-        rows = [l for l in s.outputs().splitlines() if re.match(r"^\^?[0-9a-f]{7,40} ", l)]
-        if len(rows) < n:
-            return f"only {len(rows)} blame lines"
-        row = rows[n - 1]
+        rows_ = rows(s.outputs())
+        if len(rows_) < n:
+            return f"only {len(rows_)} blame lines"
+        row = rows_[n - 1]
         prefix = row.lstrip("^").split()[0]
         if not F["blame_commit"].startswith(prefix) or F["blame_author"] not in row:
             return f"line {n}: {row[:60]!r}, expected {F['blame_commit'][:8]} {F['blame_author']}"
@@ -589,7 +590,7 @@ def main():
                 row[kind] = run_side(servers[kind], kind, repo, plan, check)
             g, m = row[GITREAD], row[MCP_GIT]
             if g["status"] == "ok" and m["status"] == "ok" and m["bytes"]:
-                row["bytes_ratio"] = round(g["bytes"] / m["bytes"], 3)
+                row["bytes_ratio"] = float(f"{g['bytes'] / m['bytes']:.3g}")
             results.append(row)
         for s in servers.values():
             s.close()
@@ -617,7 +618,8 @@ def main():
     for i, r in enumerate(results, 1):
         gc, gb, gn = cell(r[GITREAD])
         mc, mb, mn = cell(r[MCP_GIT])
-        ratio = f"{r['bytes_ratio']:.2f}x" if "bytes_ratio" in r else "–"
+        ratio = "–" if "bytes_ratio" not in r else \
+            f"{r['bytes_ratio']:.2f}x" if r["bytes_ratio"] >= 0.1 else f"{r['bytes_ratio']:.2g}x"
         print(f"| {i} | {r['question']} | {gc} | {gb} | {mc} | {mb} | {ratio} | gitread {gn}; mcp-server-git {mn} |")
     answered = [r for r in results if r[GITREAD]["status"] == "ok"]
     print()
