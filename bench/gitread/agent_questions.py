@@ -26,7 +26,7 @@ cheapest mechanical fallback its tools allow and says so.
 Usage:
   cargo build --release --offline -p agentteams-mcp-servers
   python3 bench/gitread/agent_questions.py [--binary target/release/agentteams-mcp] [--repo PATH]
-      [--json bench-agent-questions.json] [--cache DIR] [--mcp-server-git-spec SPEC]
+      [--json FILE] [--cache DIR] [--mcp-server-git-spec SPEC]
 """
 import argparse
 import json
@@ -82,12 +82,21 @@ def make_clone(source, dest):
         name = ref.split("/", 1)[1] if "/" in ref else ""
         if name and name not in ("HEAD", current):
             git(dest, "branch", "-q", name, ref)
-    if not git(dest, "tag").strip():
-        line = git(dest, "rev-list", "--first-parent", "--reverse", "HEAD").split()
-        for tag, at in (("v0.1", len(line) // 3), ("v0.2", 2 * len(line) // 3), ("v0.3", len(line) - 5)):
-            git(dest, "tag", "-a", "-m", f"release {tag}", tag, line[at])
+    make_tags(dest)
     with open(os.path.join(dest, "notes.txt"), "w") as f:
         f.write("scratch notes, not tracked\n")
+
+
+def make_tags(repo):
+    """Three annotated tags along the first-parent line, when the repository has no tag."""
+    if git(repo, "tag").strip():
+        return False
+    line = git(repo, "rev-list", "--first-parent", "--reverse", "HEAD").split()
+    if len(line) < 10:
+        raise SystemExit(f"{repo}: too few commits on the first-parent line to place tags")
+    for tag, at in (("v0.1", len(line) // 3), ("v0.2", 2 * len(line) // 3), ("v0.3", len(line) - 5)):
+        git(repo, "tag", "-a", "-m", f"release {tag}", tag, line[at])
+    return True
 
 
 def facts(repo):
@@ -386,7 +395,7 @@ def q_author_since(F):
         missing = [h[:8] for h in F["author_since"] if h not in out]
         if missing:
             return f"{len(missing)} commits missing, first {missing[0]}"
-    return ("author_since", f"commits by {F['author'].split()[0]}… since {F['since']}"
+    return ("author_since", f"commits by {F['author']} since {F['since']}"
             f" ({len(F['author_since'])})", gr, mg, check)
 
 
@@ -565,14 +574,17 @@ def main():
     ap.add_argument("--source", default=top, help="what to clone when --repo is not given")
     ap.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "agentteams-bench"))
     ap.add_argument("--mcp-server-git-spec", default="mcp-server-git")
-    ap.add_argument("--json", default="agent-questions.json", help="where to write the JSON report")
+    ap.add_argument("--json", help="where to write the JSON report (default: CACHE/agent-questions.json)")
     a = ap.parse_args()
 
+    a.json = a.json or os.path.join(a.cache, "agent-questions.json")
     exe, mg_version = mcp_server_git(a.cache, a.mcp_server_git_spec)
     tmp = tempfile.mkdtemp(prefix="gitread-questions-")
     try:
         if a.repo:
             repo = os.path.realpath(a.repo)
+            if make_tags(repo):
+                print(f"{repo} had no tag: made v0.1, v0.2, v0.3 (annotated) there", file=sys.stderr)
         else:
             repo = os.path.realpath(os.path.join(tmp, "repo"))
             make_clone(a.source, repo)
