@@ -159,8 +159,12 @@ def facts(repo):
     f["word_commits"] = git(repo, "log", f"--grep={f['word']}", "--format=%H", "HEAD").split()
     # 12. The last 5 commits.
     f["last5"] = git(repo, "log", "-5", "--format=%H").split()
-    # 13. What commit C changed in doc: the second-newest commit touching it.
-    f["commit_file_commit"] = git(repo, "log", "-1", "--skip=1", "--format=%H", "--", f["doc"]).strip()
+    # 13. What commit C changed in doc: the newest non-merge commit touching doc and at least two
+    # other files (so that the question is about one file of several).
+    touching = git(repo, "log", "--no-merges", "--format=%H", "--", f["doc"]).split()
+    f["commit_file_commit"] = next(
+        (h for h in touching if len(git(repo, "show", "--format=", "--name-only", h).split()) >= 3),
+        touching[0])
     f["commit_file_diff"] = git(repo, "show", "--format=", f["commit_file_commit"], "--", f["doc"])
     # 14. Lines 10-30 of big at HEAD.
     f["range"] = (10, 30)
