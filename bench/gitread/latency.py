@@ -23,6 +23,7 @@ Usage:
   nice -n 19 python3 bench/gitread/latency.py [--binary target/release/agentteams-mcp]
       [--git /usr/bin/git] [--commits 3000] [--calls 300] [--gap-ms 0] [--loose 0]
       [--cases git_log,git_status,git_file,git_refs,git_grep,git_log_filters,git_show_stat]
+      [--show-commands]
 
 --loose N adds N loose objects (spread over the 256 fan-out folders, as in a repository that has
 not been repacked lately), which is what the containment check stats on every call.
@@ -32,7 +33,7 @@ import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcp_stdio import StdioServer  # noqa: E402
 
-# (case, tool, arguments): the five reference-shaped calls measured so far, then the new tools.
+# (case, tool, arguments): the two calls measured before, then the new tools and options.
 CASES = [
     ("git_log", "git_log", {"n": 20}),
     ("git_status", "git_status", {}),

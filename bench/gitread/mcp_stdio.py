@@ -53,7 +53,7 @@ class StdioServer:
     def __init__(self, argv, env=None, cwd=None, client_name="gitread-bench"):
         self.argv = argv
         self.proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                     stdout=subprocess.PIPE)
         self.next_id = 0
         self.init = self.request("initialize", {
             "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
