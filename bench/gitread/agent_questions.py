@@ -251,25 +251,39 @@ def diff_lines(patch):
             if l[:1] in "+-" and not l.startswith(("+++ ", "--- "))]
 
 
+def commits_missing(s, hashes):
+    """None when every commit is named in the replies, else which are not."""
+    missing = [h[:8] for h in hashes if h not in s.outputs()]
+    if missing:
+        return f"{len(missing)} of {len(hashes)} commits not named, first {missing[0]}"
+
+
+def lines_missing(s, lines):
+    """None when every non-blank line is in the replies, else how many are not."""
+    out = s.outputs()
+    missing = [l for l in lines if l.strip() and l not in out]
+    if missing:
+        return f"{len(missing)} of {len(lines)} lines missing, first {missing[0][:40]!r}"
+
+
+def ref_named(out, name):
+    """Whether a ref name stands as a word of the replies (`v0.2`, `refs/tags/v0.2`, `* main`)."""
+    return re.search(rf"(^|\s|\*|/){re.escape(name)}(\s|$)", out, re.M) is not None
+
+
 def q_log3(F):
     def gr(s):
         log = s.call("git_log", path=F["doc"], n=3).output()
         for h in re.findall(r"^([0-9a-f]{7,40})\b", log, re.M):
-            s.call("git_show", rev=h, path=F["doc"])
+            s.call_paged("git_show", rev=h, path=F["doc"])
 
     def mg(s):
         mg_walk(s, touches(F["doc"]), 3)
         return "fallback: git_log has no path filter; git_show each commit until 3 touch the file"
 
     def check(s):
-        out = s.outputs()
-        missing = [h[:8] for h in F["log3"] if h not in out]
-        if missing:
-            return f"commits not named: {missing}"
-        for h in F["log3"]:
-            for l in diff_lines(git(s.repo, "show", "--format=", h, "--", F["doc"]))[:5]:
-                if l not in out:
-                    return f"{h[:8]}: line {l[:40]!r} missing"
+        return commits_missing(s, F["log3"]) or lines_missing(s, [
+            l for h in F["log3"] for l in diff_lines(git(s.repo, "show", "--format=", h, "--", F["doc"]))])
     return ("log3", f"what changed in the last 3 commits touching {F['doc']}", gr, mg, check)
 
 
@@ -308,8 +322,8 @@ def q_tags(F):
 
     def check(s):
         out = s.outputs()
-        wrong = [t for t in F["tags_not_containing"] if re.search(rf"(^|\s|/){re.escape(t)}(\s|$)", out, re.M)]
-        missing = [t for t in F["tags_containing"] if not re.search(rf"(^|\s|/){re.escape(t)}(\s|$)", out, re.M)]
+        wrong = [t for t in F["tags_not_containing"] if ref_named(out, t)]
+        missing = [t for t in F["tags_containing"] if not ref_named(out, t)]
         if missing or wrong:
             return f"missing {missing}, wrongly listed {wrong}"
     return ("tags", f"which tags contain commit {c[:8]}", gr, mg, check)
@@ -323,10 +337,7 @@ def q_file_at_tag(F):
         s.call("git_show", revision=f"{F['tag']}:{F['src']}")
 
     def check(s):
-        out = s.outputs()
-        missing = [l for l in F["file_at_tag"].splitlines() if l.strip() and l not in out]
-        if missing:
-            return f"{len(missing)} lines missing, first {missing[0][:40]!r}"
+        return lines_missing(s, F["file_at_tag"].splitlines())
     return ("file_at_tag", f"show {F['src']} as of tag {F['tag']}", gr, mg, check)
 
 
@@ -379,7 +390,7 @@ def q_branches(F):
 
     def check(s):
         out = s.outputs()
-        missing = [b for b in F["branches"] if not re.search(rf"(^|\s|\*|/){re.escape(b)}(\s|$)", out, re.M)]
+        missing = [b for b in F["branches"] if not ref_named(out, b)]
         if missing:
             return f"missing {missing}"
     return ("branches", "list the branches", gr, mg, check)
@@ -395,10 +406,7 @@ def q_author_since(F):
         return "no author filter: read all commits since the date, filter Author: by hand"
 
     def check(s):
-        out = s.outputs()
-        missing = [h[:8] for h in F["author_since"] if h not in out]
-        if missing:
-            return f"{len(missing)} commits missing, first {missing[0]}"
+        return commits_missing(s, F["author_since"])
     return ("author_since", f"commits by {F['author']} since {F['since']}"
             f" ({len(F['author_since'])})", gr, mg, check)
 
@@ -445,10 +453,7 @@ def q_diff_path(F):
             if old != git(s.repo, "show", f"{a}:{p}") or new != git(s.repo, "show", f"{b}:{p}"):
                 return "the two versions read are not the file at the two tags"
             return None
-        out = s.outputs()
-        missing = [l for l in diff_lines(F["diff_text"]) if l not in out]
-        if missing:
-            return f"{len(missing)} changed lines missing"
+        return lines_missing(s, diff_lines(F["diff_text"]))
     return ("diff_path", f"diff of {p} between {a} and {b}", gr, mg, check)
 
 
@@ -482,10 +487,7 @@ def q_word(F):
         return "no message filter: read every commit's message, search by hand"
 
     def check(s):
-        out = s.outputs()
-        missing = [h[:8] for h in F["word_commits"] if h not in out]
-        if missing:
-            return f"{len(missing)} commits missing"
+        return commits_missing(s, F["word_commits"])
     return ("word", f"commits whose message mentions {w} ({len(F['word_commits'])})", gr, mg, check)
 
 
@@ -497,10 +499,7 @@ def q_last5(F):
         s.call("git_log", max_count=5)
 
     def check(s):
-        out = s.outputs()
-        missing = [h[:8] for h in F["last5"] if h not in out]
-        if missing:
-            return f"missing {missing}"
+        return commits_missing(s, F["last5"])
     return ("last5", "the last 5 commits", gr, mg, check)
 
 
@@ -515,10 +514,7 @@ def q_commit_file(F):
         return "no path argument: the whole commit"
 
     def check(s):
-        out = s.outputs()
-        missing = [l for l in diff_lines(F["commit_file_diff"]) if l not in out]
-        if missing:
-            return f"{len(missing)} changed lines missing"
+        return lines_missing(s, diff_lines(F["commit_file_diff"]))
     return ("commit_file", f"what commit {c[:8]} changed in {p}", gr, mg, check)
 
 
@@ -533,10 +529,7 @@ def q_range(F):
         return "no line range: the whole file"
 
     def check(s):
-        out = s.outputs()
-        missing = [l for l in F["range_lines"] if l.strip() and l not in out]
-        if missing:
-            return f"{len(missing)} lines missing"
+        return lines_missing(s, F["range_lines"])
     return ("range", f"lines {start}-{end} of {F['big']} at HEAD", gr, mg, check)
 
 
