@@ -16,6 +16,7 @@ mod file;
 mod gate;
 mod invoke;
 mod launch;
+mod log_args;
 mod memory;
 mod process;
 mod quirks;
@@ -160,7 +161,7 @@ impl GitRead {
                 cancel,
             );
         }
-        let subcommand = tools::subcommand(name, arguments, path)?;
+        let subcommand = tools::subcommand_for(self.compat, name, arguments, path)?;
         // The subcommand's name (`log`, `show`...) is the server's own word; its other
         // arguments are the client's and stay out of the log.
         let verb = subcommand.first().cloned().unwrap_or_default();
@@ -437,7 +438,7 @@ mod tests {
         let dir = repository("serve");
         let server = GitRead::new(&dir).unwrap_or_else(|e| panic!("{e}"));
         let log = call(&server, "git_log", r#"{"n":1}"#, CancelToken::new());
-        assert!(log.is_ok_and(|out| out.contains("\tsecond\n")));
+        assert!(log.is_ok_and(|out| out.contains(": second\n")));
         let diff = call(
             &server,
             "git_diff",
