@@ -635,3 +635,27 @@ fn catastrophic_regexes_end_in_an_error_and_the_server_keeps_serving() {
     }
     assert_eq!(log(&mut server, r#"{"author":"Carol"}"#), h.pick(&[1]));
 }
+
+#[test]
+fn log_follow_in_the_repository_never_follows_renames() {
+    let f = Fixture::new("lf-follow");
+    git(&f.root, &["mv", "a.txt", "b.txt"]);
+    git(&f.root, &["commit", "-q", "-m", "rename"]);
+    f.plant_config("[log]\n\tfollow = true\n");
+    let mut server = f.server();
+    // The history of b.txt as named: its creation by the rename, not a.txt's commits.
+    let answer = log(&mut server, r#"{"path":"b.txt","stat":true}"#);
+    assert_eq!(
+        answer.lines().next().map(|l| l.ends_with(": rename")),
+        Some(true),
+        "{answer}"
+    );
+    assert!(
+        !answer.contains(": first") && !answer.contains(": second"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("1 file changed, 2 insertions(+)"),
+        "{answer}"
+    );
+}
