@@ -39,9 +39,9 @@ fn a_regex_search_with_braces_is_refused_and_plain_searches_are_served() {
     let mut measured = MeasuredServer::start(&f.root, &["--git-memory-limit", TEST_LIMIT]);
     let server = &mut measured.server;
     let found = server.call("git_log", r#"{"rev":"HEAD^{/fir.t}","n":1}"#);
-    assert!(found.output().ends_with("\tfirst\n"), "{}", found.text);
+    assert!(found.output().ends_with(": first\n"), "{}", found.text);
     let first = server.call("git_log", r#"{"rev":"HEAD^{/^first}~0","n":1}"#);
-    assert!(first.output().ends_with("\tfirst\n"), "{}", first.text);
+    assert!(first.output().ends_with(": first\n"), "{}", first.text);
     assert!(!server.call("git_log", r#"{"rev":"main@{0}"}"#).is_error);
     let message = "rev: a ^{/text} commit search may hold no other braces ({ or }): git reads \
                    the text as a regex, and a {m,n} repetition can take it gigabytes";
@@ -187,7 +187,7 @@ fn a_pack_larger_than_the_limit_is_still_served() {
     let mut measured = MeasuredServer::start(&f.root, &["--git-memory-limit", "64M"]);
     let server = &mut measured.server;
     let log = server.call("git_log", r#"{"n":5}"#);
-    assert!(log.output().contains("\tthird\n"), "{}", log.text);
+    assert!(log.output().contains(": third\n"), "{}", log.text);
     assert!(server
         .call("git_show", r#"{"rev":"HEAD"}"#)
         .output()
@@ -340,11 +340,11 @@ fn git_processes_past_the_bound_wait_in_a_bounded_queue_then_get_busy() {
         .chain(extra)
         .map(|call| call.join().expect("call thread"))
         .collect();
-    let served = all.iter().filter(|r| r.contains("\\tsecond\\n")).count();
+    let served = all.iter().filter(|r| r.contains(": second\\n")).count();
     let refused = all.iter().filter(|r| r.contains("gitread is busy")).count();
     assert_eq!(served, admitted, "{all:?}");
     assert_eq!(served + refused, all.len(), "{all:?}");
-    assert!(http_call(port, "git_log", r#"{"n":1}"#).contains("\\tsecond\\n"));
+    assert!(http_call(port, "git_log", r#"{"n":1}"#).contains(": second\\n"));
 }
 
 #[test]

@@ -243,21 +243,8 @@ fn a8_git_lfs_programs_never_run() {
 #[test]
 fn a9_signature_programs_never_run() {
     let f = Fixture::new("a9");
-    let tree = git(&f.root, &["rev-parse", "HEAD^{tree}"]);
-    let parent = git(&f.root, &["rev-parse", "HEAD"]);
-    let commit = format!(
-        "tree {tree}\nparent {parent}\nauthor Alice <alice@example.com> 1704067200 +0000\ncommitter Alice <alice@example.com> 1704067200 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEEabc\n -----END PGP SIGNATURE-----\n\nsigned commit\n"
-    );
-    let id = git_stdin(
-        &f.root,
-        &["hash-object", "-t", "commit", "-w", "--stdin"],
-        commit.as_bytes(),
-    );
-    git(&f.root, &["update-ref", "refs/heads/signed", &id]);
-    let c = f.canary_str();
-    f.plant_config(&format!(
-        "[log]\n\tshowSignature = true\n[gpg]\n\tprogram = {c}\n[gpg \"ssh\"]\n\tprogram = {c}\n[gpg \"x509\"]\n\tprogram = {c}\n"
-    ));
+    f.signed_branch();
+    f.plant_signature_programs();
     let mut server = f.server();
     assert!(server
         .call("git_log", r#"{"rev":"signed"}"#)

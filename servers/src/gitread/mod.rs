@@ -16,6 +16,7 @@ mod file;
 mod gate;
 mod invoke;
 mod launch;
+mod log_args;
 mod memory;
 mod page;
 mod process;
@@ -162,7 +163,7 @@ impl GitRead {
                 cancel,
             );
         }
-        let subcommand = tools::subcommand(name, arguments, path)?;
+        let subcommand = tools::subcommand_for(self.compat, name, arguments, path)?;
         let offset = if product {
             tools::offset(arguments)?
         } else {
@@ -506,7 +507,7 @@ mod tests {
         let dir = repository("serve");
         let server = GitRead::new(&dir).unwrap_or_else(|e| panic!("{e}"));
         let log = call(&server, "git_log", r#"{"n":1}"#, CancelToken::new());
-        assert!(log.is_ok_and(|out| out.contains("\tsecond\n")));
+        assert!(log.is_ok_and(|out| out.contains(": second\n")));
         let diff = call(
             &server,
             "git_diff",

@@ -3,6 +3,7 @@
 //! reference's exact descriptions and schemas), the argument rules the schema cannot express, each
 //! tool's subcommand argv, and the note that replaces an empty answer.
 
+use super::log_args;
 use super::page;
 use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
@@ -191,15 +192,19 @@ fn product_declarations() -> Vec<Tool> {
         Value::from("How many commits to list at most, newest first: 1 to 200, e.g. 5."),
     );
     n.insert("default", Value::from(DEFAULT_LOG));
-    vec![
+    let [author, since, until, grep, skip, stat] = log_args::log_properties();
+    let tools = vec![
         with_path(
             Tool::new(
                 GIT_LOG,
                 &format!(
-                    "List commits, newest first: one line per commit with its full hash, author, \
-                     date (strict ISO 8601) and subject, tab-separated. Use it to find the commits \
-                     behind a change, the history of a file (path) or a branch or range (rev). \
-                     {ANSWER}"
+                    "List commits, newest first, one line each: short hash, the parents' short \
+                     hashes (two for a merge), author date, author, the branches and tags at it \
+                     in parentheses, then ': ' and the subject, e.g. \"83e0199 31c92c7 cc9ea6a \
+                     2024-04-01 Bob (HEAD -> main, tag: v2.0): Merge branch 'x'\". Filter by \
+                     author, message (grep), date (since, until) or path; page with skip; stat \
+                     adds the files each commit changed. Use it to find the commits behind a \
+                     change, the history of a file (path) or a branch or range (rev). {ANSWER}"
                 ),
                 schema(
                     &[],
@@ -217,6 +222,12 @@ fn product_declarations() -> Vec<Tool> {
                         ),
                         ("n", Value::Object(n)),
                         ("path", path_argument("Only commits that change")),
+                        author,
+                        since,
+                        until,
+                        grep,
+                        skip,
+                        stat,
                     ],
                 ),
             )
@@ -247,6 +258,9 @@ fn product_declarations() -> Vec<Tool> {
                             ),
                         ),
                         ("path", path_argument("Only the changes of the commit to")),
+                        log_args::stat_property(
+                            "the commit's header, then only the files it changed",
+                        ),
                     ],
                 ),
             )
@@ -286,6 +300,7 @@ fn product_declarations() -> Vec<Tool> {
                             ),
                         ),
                         ("path", path_argument("Only the differences in")),
+                        log_args::stat_property("only the files that differ"),
                     ],
                 ),
             )
@@ -341,7 +356,22 @@ fn product_declarations() -> Vec<Tool> {
             schema(&[], []),
         )),
         git_file_declaration(REVISION, ANSWER),
-    ]
+    ];
+    tools.into_iter().map(with_product_arguments).collect()
+}
+
+/// `tool` with the rules of its product-only arguments (`git_log`'s filters, `stat`): each
+/// one's message, and `null` meaning absent.
+fn with_product_arguments(tool: Tool) -> Tool {
+    let messages: Vec<(&str, String)> = match tool.name.as_str() {
+        GIT_LOG => log_args::log_messages().into_iter().collect(),
+        GIT_SHOW | GIT_DIFF => vec![("stat", log_args::STAT_RULE.to_owned())],
+        _ => Vec::new(),
+    };
+    messages.into_iter().fold(tool, |tool, (field, message)| {
+        tool.argument_message(field, &message)
+            .null_means_absent(field)
+    })
 }
 
 /// `git_file`'s declaration (product only).
@@ -562,17 +592,8 @@ pub fn subcommand(name: &str, arguments: &Map, path: Option<&str>) -> Result<Vec
     let own = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
     let mut argv = match name {
         GIT_LOG => {
-            let n = match arguments.get("n") {
-                None => DEFAULT_LOG,
-                Some(value) => value
-                    .as_u64()
-                    .filter(|n| (1..=MAX_LOG).contains(n))
-                    .ok_or_else(|| N_RANGE.to_owned())?,
-            };
-            let rev = match arguments.get("rev") {
-                None => "HEAD",
-                Some(_) => revision(arguments, "rev")?,
-            };
+            let n = log_count_argument(arguments)?;
+            let rev = log_revision(arguments)?;
             let mut argv = own(&["log", "--no-color", "--no-ext-diff"]);
             argv.push(format!("-n{n}"));
             argv.extend(own(&[
@@ -642,6 +663,88 @@ pub fn subcommand(name: &str, arguments: &Map, path: Option<&str>) -> Result<Vec
     Ok(argv)
 }
 
+/// `git_log`'s `n`: [`DEFAULT_LOG`] when absent, else 1 to [`MAX_LOG`].
+fn log_count_argument(arguments: &Map) -> Result<u64, String> {
+    match arguments.get("n") {
+        None => Ok(DEFAULT_LOG),
+        Some(value) => value
+            .as_u64()
+            .filter(|n| (1..=MAX_LOG).contains(n))
+            .ok_or_else(|| N_RANGE.to_owned()),
+    }
+}
+
+/// `git_log`'s `rev`: `HEAD` when absent, else a revision under the ref rule.
+fn log_revision(arguments: &Map) -> Result<&str, String> {
+    match arguments.get("rev") {
+        None => Ok("HEAD"),
+        Some(_) => revision(arguments, "rev"),
+    }
+}
+
+/// The subcommand argv of tool `name` as `compat` serves it. Under [`Compat::Reference`] it is
+/// [`subcommand`]'s exactly (the product's arguments are ignored there, as the reference ignores
+/// any argument it does not declare). In the product, `git_log` lists commits in the product's
+/// line format with its filters ([`log_args`]), and `stat: true` makes `git_show` and `git_diff`
+/// print files and line counts instead of the patch; the rest is [`subcommand`]'s.
+pub fn subcommand_for(
+    compat: Compat,
+    name: &str,
+    arguments: &Map,
+    path: Option<&str>,
+) -> Result<Vec<String>, String> {
+    if compat == Compat::Reference || ![GIT_LOG, GIT_SHOW, GIT_DIFF].contains(&name) {
+        return subcommand(name, arguments, path);
+    }
+    let own = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let stat_args = || own(&log_args::STAT_ARGS);
+    let mut argv = match name {
+        GIT_LOG => {
+            let n = log_count_argument(arguments)?;
+            let rev = log_revision(arguments)?;
+            let filters = log_args::log_filters(arguments)?;
+            let mut argv = log_args::log_argv(n, &filters);
+            argv.extend(own(&["--end-of-options", rev]));
+            argv
+        }
+        GIT_SHOW => {
+            let rev = revision(arguments, "rev")?;
+            if !log_args::stat(arguments)? {
+                return subcommand(name, arguments, path);
+            }
+            let mut argv = own(&["show", "--no-color", "--no-ext-diff"]);
+            argv.extend(stat_args());
+            // `--date=default`: the dates `--format=fuller` prints, whatever `log.date` says.
+            argv.extend(own(&[
+                "--format=fuller",
+                "--date=default",
+                "--end-of-options",
+                rev,
+            ]));
+            argv
+        }
+        _ => {
+            let base = revision(arguments, "base")?;
+            let head = revision(arguments, "head")?;
+            if !log_args::stat(arguments)? {
+                return subcommand(name, arguments, path);
+            }
+            let mut argv = own(&["diff", "--no-color", "--no-ext-diff"]);
+            argv.push("--ignore-submodules=all".to_owned());
+            argv.extend(stat_args());
+            // As in `subcommand`: the `--` keeps git from reading outside paths as --no-index.
+            argv.extend(own(&["--end-of-options", base, head, "--"]));
+            argv.extend(path.map(str::to_owned));
+            return Ok(argv);
+        }
+    };
+    if let Some(path) = path {
+        argv.push("--".to_owned());
+        argv.push(path.to_owned());
+    }
+    Ok(argv)
+}
+
 /// The one line that answers in place of an empty output (product texts only): why git printed
 /// nothing. Always in parentheses: no line of these tools' git output starts with `(` (log lines
 /// start with a hash, show with `commit` or `tag`, diff with `diff`, blame with a hash or `^`,
@@ -657,10 +760,23 @@ pub fn empty_note(name: &str, arguments: &Map, path: Option<&str>) -> String {
     };
     match (name, path) {
         (GIT_STATUS, _) => "(working tree clean: nothing staged, modified or untracked)".to_owned(),
-        (GIT_LOG, Some(path)) => {
-            format!("(no commits: no commit in {} changes {path:?})", rev("rev"))
+        (GIT_LOG, _) => {
+            let filters = log_args::log_filters(arguments).unwrap_or_default();
+            let (asked, skip) = (
+                log_args::filter_words(&filters),
+                log_args::skip_words(&filters),
+            );
+            match path {
+                Some(path) => format!(
+                    "(no commits: no commit in {} changes {path:?}{asked}{skip})",
+                    rev("rev")
+                ),
+                None if asked.is_empty() => {
+                    format!("(no commits: {} selects no commits{skip})", rev("rev"))
+                }
+                None => format!("(no commits: no commit in {}{asked}{skip})", rev("rev")),
+            }
         }
-        (GIT_LOG, None) => format!("(no commits: {} selects no commits)", rev("rev")),
         (GIT_SHOW, Some(path)) => format!(
             "(nothing to show: {} does not change {path:?}; git_show without path shows the \
              whole commit)",
@@ -728,7 +844,7 @@ mod tests {
         assert_eq!(product[5].name, GIT_FILE);
         for (tool, plain) in product.iter().zip(&reference) {
             assert_eq!(tool.name, plain.name);
-            // The product adds arguments after the reference's, with rules of their own.
+            // The reference's rules first, then those of the product-only arguments.
             assert!(tool.argument_messages.starts_with(&plain.argument_messages));
             assert_eq!(
                 tool.missing_argument_messages,
@@ -762,8 +878,15 @@ mod tests {
             };
             let names: Vec<&str> = properties.iter().map(|(k, _)| k.as_str()).collect();
             let plain_names: Vec<&str> = plain_properties.iter().map(|(k, _)| k.as_str()).collect();
+            // The reference's arguments, in its order, then the product's optional ones.
             assert!(names.starts_with(&plain_names), "{}", tool.name);
             assert!(names.contains(&"offset"), "{} is paged", tool.name);
+            for added in &names[plain_names.len()..] {
+                assert!(!required.contains(added), "{}.{added}", tool.name);
+                let message = tool.argument_messages.iter().find(|(f, _)| f == added);
+                assert!(message.is_some(), "{}.{added} has no message", tool.name);
+                assert!(tool.null_means_absent.iter().any(|f| f == added));
+            }
             for (argument, property) in properties.iter() {
                 let described = property
                     .get("description")
@@ -882,6 +1005,177 @@ mod tests {
         assert_eq!(
             subcommand(GIT_LOG, &args(r#"{"rev":null}"#), None),
             Err(ref_message("rev"))
+        );
+    }
+
+    #[test]
+    fn the_reference_ignores_the_product_arguments() {
+        let all = args(
+            r#"{"n":5,"author":"x","since":"2 weeks ago","until":"now","grep":"y","skip":3,"stat":true}"#,
+        );
+        for name in [GIT_LOG, GIT_SHOW, GIT_DIFF] {
+            let mut arguments = all.clone();
+            arguments.insert("rev", Value::from("HEAD"));
+            arguments.insert("base", Value::from("HEAD~1"));
+            arguments.insert("head", Value::from("HEAD"));
+            assert_eq!(
+                subcommand_for(Compat::Reference, name, &arguments, Some("a.txt")),
+                subcommand(name, &arguments, Some("a.txt")),
+                "{name}"
+            );
+        }
+        // Not even a bad value is looked at.
+        assert!(subcommand_for(Compat::Reference, GIT_LOG, &args(r#"{"skip":-1}"#), None).is_ok());
+    }
+
+    #[test]
+    fn product_log_argv_has_the_line_format_and_the_filters_before_end_of_options() {
+        let argv = subcommand_for(
+            Compat::Product,
+            GIT_LOG,
+            &args(r#"{"n":5,"rev":"main","author":"-x","skip":2}"#),
+            Some("a.txt"),
+        )
+        .unwrap_or_default();
+        assert_eq!(
+            argv,
+            [
+                "log",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-show-signature",
+                "-n5",
+                "--skip=2",
+                "--no-follow",
+                "--date=short",
+                "--format=%h% p %ad %an%d: %s",
+                "--decorate-refs=refs/heads/",
+                "--decorate-refs=refs/tags/",
+                "--decorate-refs=HEAD",
+                "--extended-regexp",
+                "--author=-x",
+                "--end-of-options",
+                "main",
+                "--",
+                "a.txt",
+            ]
+        );
+        // The reference's rules come first, with their messages.
+        assert_eq!(
+            subcommand_for(
+                Compat::Product,
+                GIT_LOG,
+                &args(r#"{"n":0,"skip":-1}"#),
+                None
+            ),
+            Err(N_RANGE.to_owned())
+        );
+        assert_eq!(
+            subcommand_for(Compat::Product, GIT_LOG, &args(r#"{"skip":-1}"#), None),
+            Err(log_args::skip_rule())
+        );
+    }
+
+    #[test]
+    fn stat_gives_files_and_line_counts_instead_of_the_patch() {
+        let show = subcommand_for(
+            Compat::Product,
+            GIT_SHOW,
+            &args(r#"{"rev":"HEAD","stat":true}"#),
+            Some("a.txt"),
+        );
+        assert_eq!(
+            show.unwrap_or_default(),
+            [
+                "show",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--numstat",
+                "--shortstat",
+                "--summary",
+                "--format=fuller",
+                "--date=default",
+                "--end-of-options",
+                "HEAD",
+                "--",
+                "a.txt",
+            ]
+        );
+        let diff = subcommand_for(
+            Compat::Product,
+            GIT_DIFF,
+            &args(r#"{"base":"/etc/passwd","head":"HEAD","stat":true}"#),
+            None,
+        );
+        assert_eq!(
+            diff.unwrap_or_default(),
+            [
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--ignore-submodules=all",
+                "--no-textconv",
+                "--numstat",
+                "--shortstat",
+                "--summary",
+                "--end-of-options",
+                "/etc/passwd",
+                "HEAD",
+                "--",
+            ]
+        );
+        for (name, arguments) in [
+            (GIT_SHOW, r#"{"rev":"HEAD","stat":false}"#),
+            (GIT_DIFF, r#"{"base":"A","head":"B","stat":null}"#),
+        ] {
+            let arguments = args(arguments);
+            assert_eq!(
+                subcommand_for(Compat::Product, name, &arguments, None),
+                subcommand(name, &arguments, None)
+            );
+        }
+        assert_eq!(
+            subcommand_for(
+                Compat::Product,
+                GIT_SHOW,
+                &args(r#"{"rev":"HEAD","stat":1}"#),
+                None
+            ),
+            Err(log_args::STAT_RULE.to_owned())
+        );
+        assert_eq!(
+            subcommand_for(
+                Compat::Product,
+                GIT_SHOW,
+                &args(r#"{"rev":"-x","stat":1}"#),
+                None
+            ),
+            Err(ref_message("rev"))
+        );
+    }
+
+    #[test]
+    fn a_filtered_logs_empty_note_says_what_was_asked_in_one_line() {
+        let note = |a: &str, path: Option<&str>| empty_note(GIT_LOG, &args(a), path);
+        assert_eq!(
+            note(r#"{"author":"x","since":"2 weeks ago"}"#, None),
+            r#"(no commits: no commit in HEAD by author "x" since "2 weeks ago")"#
+        );
+        assert_eq!(
+            note(
+                r#"{"rev":"v1.0","grep":"a\"b","until":"2024-01-01"}"#,
+                Some("a.txt")
+            ),
+            r#"(no commits: no commit in v1.0 changes "a.txt" with a message matching "a\"b" until "2024-01-01")"#
+        );
+        assert_eq!(
+            note(r#"{"skip":7}"#, None),
+            "(no commits: HEAD selects no commits after the first 7)"
+        );
+        assert_eq!(
+            note(r#"{"author":"","skip":0}"#, None),
+            "(no commits: HEAD selects no commits)"
         );
     }
 

@@ -289,6 +289,31 @@ impl Fixture {
         }
     }
 
+    /// GIT-THREATS.md A9: a branch `signed` whose commit (subject `signed commit`, on top of
+    /// HEAD) carries a `gpgsig` header, written as a raw object; returns its id.
+    pub fn signed_branch(&self) -> String {
+        let tree = git(&self.root, &["rev-parse", "HEAD^{tree}"]);
+        let parent = git(&self.root, &["rev-parse", "HEAD"]);
+        let commit = format!(
+            "tree {tree}\nparent {parent}\nauthor Alice <alice@example.com> 1704067200 +0000\ncommitter Alice <alice@example.com> 1704067200 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEEabc\n -----END PGP SIGNATURE-----\n\nsigned commit\n"
+        );
+        let id = git_stdin(
+            &self.root,
+            &["hash-object", "-t", "commit", "-w", "--stdin"],
+            commit.as_bytes(),
+        );
+        git(&self.root, &["update-ref", "refs/heads/signed", &id]);
+        id
+    }
+
+    /// Plants `log.showSignature=true` and the canary as every signature program.
+    pub fn plant_signature_programs(&self) {
+        let c = self.canary_str();
+        self.plant_config(&format!(
+            "[log]\n\tshowSignature = true\n[gpg]\n\tprogram = {c}\n[gpg \"ssh\"]\n\tprogram = {c}\n[gpg \"x509\"]\n\tprogram = {c}\n"
+        ));
+    }
+
     pub fn server(&self) -> Server {
         Server::start(&self.root, &[])
     }
