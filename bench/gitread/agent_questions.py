@@ -252,8 +252,11 @@ def diff_lines(patch):
 
 
 def commits_missing(s, hashes):
-    """None when every commit is named in the replies, else which are not."""
-    missing = [h[:8] for h in hashes if h not in s.outputs()]
+    """None when every commit is named in the replies (its full hash, or an abbreviation of at
+    least 7 hex digits standing as a word, as git prints with %h), else which are not."""
+    out = s.outputs()
+    words = set(re.findall(r"\b[0-9a-f]{7,40}\b", out))
+    missing = [h[:8] for h in hashes if h not in out and not any(h.startswith(w) for w in words)]
     if missing:
         return f"{len(missing)} of {len(hashes)} commits not named, first {missing[0]}"
 
