@@ -14,11 +14,13 @@ mod config_check;
 mod containment;
 mod file;
 mod gate;
+mod grep;
 mod invoke;
 mod launch;
 mod memory;
 mod process;
 mod quirks;
+mod refs;
 mod repo;
 mod sanitize;
 #[cfg(test)]
@@ -134,6 +136,11 @@ impl GitRead {
         ctx: &CallContext<'_>,
     ) -> Result<String, String> {
         let cancel = ctx.cancel_token();
+        if self.compat == Compat::Reference && [refs::GIT_REFS, grep::GIT_GREP].contains(&name) {
+            // Product only: unknown to the reference, as the engine answers for undeclared tools.
+            let name = agentteams_mcp::jsonrpc::py_repr(&Value::from(name));
+            return Err(format!("unknown tool {name}"));
+        }
         let runner = self.runner.as_ref().map_err(Clone::clone)?;
         let layout = repo::inspect(&self.root).map_err(|e| e.to_string())?;
         let contained = self.containment.check_cached(&self.root, &layout)?;
@@ -174,9 +181,18 @@ impl GitRead {
         if name == tools::GIT_BLAME {
             quirks::blame_outside_work_tree(&mut command);
         }
+        if name == grep::GIT_GREP {
+            grep::outside_work_tree(&mut command);
+        }
         // A few bytes past the cap so a character split at the cap still decodes whole.
         let started = Instant::now();
-        let done = runner.run(command, MAX_OUTPUT + 4, TIMEOUT, cancel);
+        let done = match name {
+            // git grep exits 1 when nothing matched: an answer, the empty note.
+            grep::GIT_GREP => {
+                runner.run_accepting(command, MAX_OUTPUT + 4, TIMEOUT, cancel, grep::NO_MATCH)
+            }
+            _ => runner.run(command, MAX_OUTPUT + 4, TIMEOUT, cancel),
+        };
         if ctx.wants_log(LogLevel::Debug) {
             let mut data = Map::new();
             data.insert("event", Value::from("git"));

@@ -265,6 +265,8 @@ fn product_declarations() -> Vec<Tool> {
             schema(&[], []),
         )),
         git_file_declaration(REVISION, ANSWER),
+        super::refs::declaration(REVISION, ANSWER),
+        super::grep::declaration(REVISION, ANSWER),
     ]
 }
 
@@ -552,6 +554,8 @@ pub fn subcommand(name: &str, arguments: &Map, path: Option<&str>) -> Result<Vec
                 "--ignore-submodules=all",
             ]))
         }
+        super::refs::GIT_REFS => return super::refs::argv(arguments),
+        super::grep::GIT_GREP => return super::grep::argv(arguments, path),
         _ => {
             return Err(format!(
                 "unknown tool {}",
@@ -605,6 +609,8 @@ pub fn empty_note(name: &str, arguments: &Map, path: Option<&str>) -> String {
             rev("head")
         ),
         (GIT_BLAME, Some(path)) => format!("(no lines: {path:?} is empty at {})", rev("rev")),
+        (super::refs::GIT_REFS, _) => super::refs::empty_note(arguments),
+        (super::grep::GIT_GREP, _) => super::grep::empty_note(arguments, path),
         _ => "(git printed nothing)".to_owned(),
     }
 }
@@ -648,8 +654,10 @@ mod tests {
     fn product_declarations_describe_every_argument_and_default_every_optional_one() {
         let product = declarations(Compat::Product);
         let reference = declarations(Compat::Reference);
-        assert_eq!(product.len(), reference.len() + 1);
+        assert_eq!(product.len(), reference.len() + 3);
         assert_eq!(product[5].name, GIT_FILE);
+        assert_eq!(product[6].name, super::super::refs::GIT_REFS);
+        assert_eq!(product[7].name, super::super::grep::GIT_GREP);
         for (tool, plain) in product.iter().zip(&reference) {
             assert_eq!(tool.name, plain.name);
             assert_eq!(tool.argument_messages, plain.argument_messages);
