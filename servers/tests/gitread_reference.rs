@@ -84,7 +84,9 @@ fn tools_list_teaches_by_default() {
             "git_diff",
             "git_blame",
             "git_status",
-            "git_file"
+            "git_file",
+            "git_refs",
+            "git_grep"
         ]
     );
     for tool in &tools {
