@@ -385,8 +385,8 @@ def q_definition(F):
 
 def q_branches(F):
     def gr(s):
-        s.need("git_refs", "kind")
-        s.call("git_refs", kind="branch")
+        s.need("git_refs", "kind", "names_only")
+        s.call("git_refs", kind="branch", names_only=True)
 
     def mg(s):
         s.call("git_branch", branch_type="local")

@@ -189,7 +189,15 @@ fn a_served_run_is_policed_recorded_and_verifies() {
     };
     assert_eq!(
         listed_names(listed),
-        ["git_log", "git_show", "git_diff", "git_status", "git_file"]
+        [
+            "git_log",
+            "git_show",
+            "git_diff",
+            "git_status",
+            "git_file",
+            "git_refs",
+            "git_grep"
+        ]
     );
     assert!(logged.get("result").is_some());
     assert_eq!(
@@ -326,7 +334,14 @@ fn policy_files_and_allowlists_through_the_command_line() {
     assert_eq!(served.status.code(), Some(0), "{}", served.stderr);
     assert_eq!(
         listed_names(&served.replies[1]),
-        ["git_log", "git_show", "git_status", "git_file"]
+        [
+            "git_log",
+            "git_show",
+            "git_status",
+            "git_file",
+            "git_refs",
+            "git_grep"
+        ]
     );
     assert_eq!(
         error_of(&served.replies[2]).1,

@@ -84,7 +84,9 @@ fn tools_list_teaches_by_default() {
             "git_diff",
             "git_blame",
             "git_status",
-            "git_file"
+            "git_file",
+            "git_refs",
+            "git_grep"
         ]
     );
     for tool in &tools {
@@ -302,8 +304,10 @@ fn answers_are_plain_text_by_default_and_the_references_json_under_compat() {
     );
     // Raw UTF-8, real tabs and newlines; what the sanitiser escapes (U+202E) still escaped.
     let log = server.call("git_log", r#"{"n":1}"#).text;
-    assert!(log.contains("\tZoë \\u{202e}Ünïcode\t"), "{log}");
-    assert!(log.ends_with("\tnaïve\ttab\n"), "{log}");
+    assert!(
+        log.ends_with(" Zoë \\u{202e}Ünïcode (HEAD -> main): naïve\ttab\n"),
+        "{log}"
+    );
     let listed = server.request("tools/list", "{}");
     let tools = listed
         .get("result")

@@ -196,7 +196,8 @@ fn a_policy_that_leaves_no_tool_is_warned_about() {
     assert_eq!(
         stderr(&o),
         "[serve-mcp] warning: the tool policy (allow \"query_*\" (--allow-tool)) leaves none of \
-         gitread's tools (git_log, git_show, git_diff, git_blame, git_status, git_file); tools/list will be \
+         gitread's tools (git_log, git_show, git_diff, git_blame, git_status, git_file, git_refs, \
+         git_grep); tools/list will be \
          empty\n"
     );
     let o = allowing("git_l*");

@@ -249,10 +249,23 @@ impl Runner {
     /// held).
     pub fn run_window(
         &self,
+        command: Command,
+        window: Window,
+        timeout: Duration,
+        cancel: &CancelToken,
+    ) -> Result<Finished, String> {
+        self.run_window_accepting(command, window, timeout, cancel, None)
+    }
+
+    /// [`Runner::run_window`] for a command whose exit status `answer`, when given, is an
+    /// answer, not a failure (`git grep` exits 1 when nothing matched).
+    pub fn run_window_accepting(
+        &self,
         mut command: Command,
         window: Window,
         timeout: Duration,
         cancel: &CancelToken,
+        answer: Option<i32>,
     ) -> Result<Finished, String> {
         let _permit = self.gate.enter(cancel).map_err(|refusal| match refusal {
             Refusal::Busy(message) => message,
@@ -266,6 +279,7 @@ impl Runner {
         self.launcher.refill_later();
         match outcome {
             Ok(done) if done.status.success() => Ok(done),
+            Ok(done) if answer.is_some() && done.status.code() == answer => Ok(done),
             Ok(done) => {
                 let code = process::exit_code(&done.status);
                 let stderr = sanitize::render_stderr(&done.stderr);

@@ -14,6 +14,7 @@ mod config_check;
 mod containment;
 mod file;
 mod gate;
+mod grep;
 mod invoke;
 mod launch;
 mod log_args;
@@ -21,6 +22,7 @@ mod memory;
 mod page;
 mod process;
 mod quirks;
+mod refs;
 mod repo;
 mod sanitize;
 #[cfg(test)]
@@ -136,6 +138,11 @@ impl GitRead {
         ctx: &CallContext<'_>,
     ) -> Result<Answer, String> {
         let cancel = ctx.cancel_token();
+        if self.compat == Compat::Reference && [refs::GIT_REFS, grep::GIT_GREP].contains(&name) {
+            // Product only: unknown to the reference, as the engine answers for undeclared tools.
+            let name = agentteams_mcp::jsonrpc::py_repr(&Value::from(name));
+            return Err(format!("unknown tool {name}"));
+        }
         let runner = self.runner.as_ref().map_err(Clone::clone)?;
         let layout = repo::inspect(&self.root).map_err(|e| e.to_string())?;
         let contained = self.containment.check_cached(&self.root, &layout)?;
@@ -182,14 +189,19 @@ impl GitRead {
         if name == tools::GIT_BLAME {
             quirks::blame_outside_work_tree(&mut command);
         }
+        if name == grep::GIT_GREP {
+            grep::outside_work_tree(&mut command);
+        }
         let window = if product {
             Window::from_byte(offset, page::KEEP)
         } else {
             // A few bytes past the cap so a character split at the cap still decodes whole.
             Window::first(MAX_OUTPUT + 4)
         };
+        // git grep exits 1 when nothing matched: an answer, the empty note.
+        let answer = (name == grep::GIT_GREP).then_some(grep::NO_MATCH);
         let started = Instant::now();
-        let done = runner.run_window(command, window, TIMEOUT, cancel);
+        let done = runner.run_window_accepting(command, window, TIMEOUT, cancel, answer);
         if ctx.wants_log(LogLevel::Debug) {
             let mut data = Map::new();
             data.insert("event", Value::from("git"));

@@ -356,6 +356,8 @@ fn product_declarations() -> Vec<Tool> {
             schema(&[], []),
         )),
         git_file_declaration(REVISION, ANSWER),
+        super::refs::declaration(REVISION, ANSWER),
+        super::grep::declaration(REVISION, ANSWER),
     ];
     tools.into_iter().map(with_product_arguments).collect()
 }
@@ -649,6 +651,8 @@ pub fn subcommand(name: &str, arguments: &Map, path: Option<&str>) -> Result<Vec
                 "--ignore-submodules=all",
             ]))
         }
+        super::refs::GIT_REFS => return super::refs::argv(arguments),
+        super::grep::GIT_GREP => return super::grep::argv(arguments, path),
         _ => {
             return Err(format!(
                 "unknown tool {}",
@@ -797,6 +801,8 @@ pub fn empty_note(name: &str, arguments: &Map, path: Option<&str>) -> String {
             rev("head")
         ),
         (GIT_BLAME, Some(path)) => format!("(no lines: {path:?} is empty at {})", rev("rev")),
+        (super::refs::GIT_REFS, _) => super::refs::empty_note(arguments),
+        (super::grep::GIT_GREP, _) => super::grep::empty_note(arguments, path),
         _ => "(git printed nothing)".to_owned(),
     }
 }
@@ -840,8 +846,10 @@ mod tests {
     fn product_declarations_describe_every_argument_and_default_every_optional_one() {
         let product = declarations(Compat::Product);
         let reference = declarations(Compat::Reference);
-        assert_eq!(product.len(), reference.len() + 1);
+        assert_eq!(product.len(), reference.len() + 3);
         assert_eq!(product[5].name, GIT_FILE);
+        assert_eq!(product[6].name, super::super::refs::GIT_REFS);
+        assert_eq!(product[7].name, super::super::grep::GIT_GREP);
         for (tool, plain) in product.iter().zip(&reference) {
             assert_eq!(tool.name, plain.name);
             // The reference's rules first, then those of the product-only arguments.

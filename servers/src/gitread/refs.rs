@@ -1,0 +1,360 @@
+//! `git_refs` (product only): branches and tags, each with the commit it points at and that
+//! commit's subject (or names only), from one `git for-each-ref` whose output is returned exactly
+//! as git prints it.
+//!
+//! `git for-each-ref --sort=version:refname --format=FORMAT [--contains=REV] PATTERNS`, where
+//! PATTERNS are the server's own (`refs/heads`, `refs/remotes`, `refs/tags`) and
+//! REV passed the ref rule ([`tools::revision`]), so it is never an option (it cannot start with
+//! `-`) and is glued to `--contains=` anyway. No ref name git reads back is ever put in an argv
+//! (GIT-THREATS.md I2). Sorting by `version:refname` keeps the kinds in groups (`refs/heads` <
+//! `refs/remotes` < `refs/tags`) and orders numbers by value inside names (`v1.2` before `v1.10`,
+//! `feature-2` before `feature-10`). for-each-ref reads refs and objects only: never the work
+//! tree, never the index, no attributes, no program.
+
+use super::tools::{self, ref_message};
+use agentteams_mcp::json::{obj, Map, Value};
+use agentteams_mcp::server::Tool;
+
+pub const GIT_REFS: &str = "git_refs";
+
+pub const KIND_RULE: &str = "kind must be \"branch\", \"remote\", \"tag\" or \"all\", e.g. \"tag\"";
+
+pub const NAMES_ONLY_RULE: &str = "names_only must be true or false";
+
+/// Which refs a `kind` lists.
+const KINDS: [(&str, &[&str]); 4] = [
+    ("branch", &["refs/heads"]),
+    ("remote", &["refs/remotes"]),
+    ("tag", &["refs/tags"]),
+    ("all", &["refs/heads", "refs/remotes", "refs/tags"]),
+];
+
+/// One line per ref: `* ` before the branch HEAD is on and nothing before any other ref (the
+/// fewest bytes that still mark it), the short name, a tab, the commit (an annotated tag peeled to what it tags)
+/// abbreviated to at least 12 hex digits, a tab, that commit's subject. `%(*...)` is empty for
+/// anything but an annotated tag.
+pub const FORMAT: &str = "--format=%(if)%(HEAD)%(then)* %(end)%(refname:short)%09\
+%(if)%(*objectname)%(then)%(*objectname:short=12)%(else)%(objectname:short=12)%(end)%09\
+%(if)%(*objectname)%(then)%(*subject)%(else)%(subject)%(end)";
+
+/// One line per ref, the mark and the name alone (`names_only`).
+pub const NAMES_FORMAT: &str = "--format=%(if)%(HEAD)%(then)* %(end)%(refname:short)";
+
+/// The `kind` argument (absent or null: `all`).
+fn kind(arguments: &Map) -> Result<&'static str, String> {
+    let value = match arguments.get("kind") {
+        None | Some(Value::Null) => "all",
+        Some(value) => value.as_str().unwrap_or(""),
+    };
+    KINDS
+        .iter()
+        .find(|(name, _)| *name == value)
+        .map(|(name, _)| *name)
+        .ok_or_else(|| KIND_RULE.to_owned())
+}
+
+/// The `contains` argument under the ref rule (absent or null: none).
+fn contains(arguments: &Map) -> Result<Option<&str>, String> {
+    match arguments.get("contains") {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => tools::revision(arguments, "contains").map(Some),
+    }
+}
+
+/// The `names_only` argument (absent or null: false).
+fn names_only(arguments: &Map) -> Result<bool, String> {
+    match arguments.get("names_only") {
+        None | Some(Value::Null) => Ok(false),
+        Some(value) => value.as_bool().ok_or_else(|| NAMES_ONLY_RULE.to_owned()),
+    }
+}
+
+/// The subcommand argv of a `git_refs` call.
+pub fn argv(arguments: &Map) -> Result<Vec<String>, String> {
+    let kind = kind(arguments)?;
+    let contains = contains(arguments)?;
+    let format = if names_only(arguments)? {
+        NAMES_FORMAT
+    } else {
+        FORMAT
+    };
+    let mut argv = vec![
+        "for-each-ref".to_owned(),
+        "--sort=version:refname".to_owned(),
+        format.to_owned(),
+    ];
+    if let Some(rev) = contains {
+        argv.push(format!("--contains={rev}"));
+    }
+    let patterns = KINDS
+        .iter()
+        .find(|(name, _)| *name == kind)
+        .map(|(_, patterns)| *patterns)
+        .unwrap_or_default();
+    argv.extend(patterns.iter().map(|p| (*p).to_owned()));
+    Ok(argv)
+}
+
+/// The note that answers in place of an empty listing.
+pub fn empty_note(arguments: &Map) -> String {
+    let kind = kind(arguments).unwrap_or("all");
+    let (one, many) = match kind {
+        "branch" => ("branch", "branches"),
+        "remote" => ("remote-tracking branch", "remote-tracking branches"),
+        "tag" => ("tag", "tags"),
+        _ => ("branch or tag", "branches or tags"),
+    };
+    match contains(arguments).ok().flatten() {
+        Some(rev) => format!("(no refs: no {one} contains {rev})"),
+        None => format!("(no refs: the repository has no {many})"),
+    }
+}
+
+/// `git_refs`'s declaration (product only); `revision` and `answer` are the sentences every
+/// product declaration shares.
+pub fn declaration(revision: &str, answer: &str) -> Tool {
+    let kind = obj([
+        ("type", Value::from("string")),
+        (
+            "enum",
+            Value::Array(KINDS.iter().map(|(name, _)| Value::from(*name)).collect()),
+        ),
+        (
+            "description",
+            Value::from(
+                "Which refs to list: \"branch\" (local branches), \"remote\" (remote-tracking \
+                 branches such as \"origin/main\"), \"tag\", or \"all\" (all three, in that \
+                 order), e.g. \"tag\".",
+            ),
+        ),
+        ("default", Value::from("all")),
+    ]);
+    let contains = obj([
+        ("type", Value::from("string")),
+        (
+            "description",
+            Value::from(format!(
+                "Only refs whose history contains this commit, e.g. \"3f2a9c1\", \"HEAD~3\" or \
+                 \"v1.0\" (which releases shipped a fix: kind \"tag\"). Absent or null: every \
+                 ref. {revision}"
+            )),
+        ),
+        ("default", Value::Null),
+    ]);
+    let names = obj([
+        ("type", Value::from("boolean")),
+        (
+            "description",
+            Value::from(
+                "Only the names, one per line, without commits and subjects, e.g. true to see \
+                 which branches exist at the fewest bytes.",
+            ),
+        ),
+        ("default", Value::from(false)),
+    ]);
+    Tool::new(
+        GIT_REFS,
+        &format!(
+            "List branches and tags: one line per ref with its short name (\"* \" before the \
+             branch checked out), the commit it points at (an annotated tag's target) and that \
+             commit's subject, tab-separated; local branches, then remote-tracking ones, then \
+             tags, each sorted by name with numbers in order (v1.2 before v1.10). \
+             Use it to see which branches and releases exist, or which of them contain a \
+             commit. {answer}"
+        ),
+        obj([
+            ("type", Value::from("object")),
+            (
+                "properties",
+                obj([
+                    ("kind", kind),
+                    ("contains", contains),
+                    ("names_only", names),
+                ]),
+            ),
+        ]),
+    )
+    .argument_message("kind", KIND_RULE)
+    .argument_message("contains", &ref_message("contains"))
+    .argument_message("names_only", NAMES_ONLY_RULE)
+    .null_means_absent("kind")
+    .null_means_absent("contains")
+    .null_means_absent("names_only")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentteams_mcp::json;
+
+    fn args(text: &str) -> Map {
+        match json::parse(text.as_bytes()) {
+            Ok(Value::Object(map)) => map,
+            _ => panic!("bad test input {text}"),
+        }
+    }
+
+    #[test]
+    fn refs_argv_lists_the_kind_sorted_by_version_with_contains_glued() {
+        let all = argv(&Map::new()).unwrap_or_default();
+        assert_eq!(
+            all,
+            [
+                "for-each-ref",
+                "--sort=version:refname",
+                FORMAT,
+                "refs/heads",
+                "refs/remotes",
+                "refs/tags"
+            ]
+        );
+        let tags = argv(&args(r#"{"kind":"tag","contains":"HEAD~1"}"#)).unwrap_or_default();
+        assert_eq!(&tags[3..], ["--contains=HEAD~1", "refs/tags"]);
+        let branches = argv(&args(r#"{"kind":"branch","contains":null}"#)).unwrap_or_default();
+        assert_eq!(&branches[3..], ["refs/heads"]);
+        let remotes = argv(&args(r#"{"kind":"remote","names_only":true}"#)).unwrap_or_default();
+        assert_eq!(&remotes[2..], [NAMES_FORMAT, "refs/remotes"]);
+    }
+
+    #[test]
+    fn refs_arguments_follow_their_rules() {
+        for bad in [r#"{"kind":"tags"}"#, r#"{"kind":1}"#, r#"{"kind":""}"#] {
+            assert_eq!(argv(&args(bad)), Err(KIND_RULE.to_owned()), "{bad}");
+        }
+        for bad in [r#"{"names_only":"yes"}"#, r#"{"names_only":1}"#] {
+            assert_eq!(argv(&args(bad)), Err(NAMES_ONLY_RULE.to_owned()), "{bad}");
+        }
+        for bad in [
+            "--output=/tmp/x",
+            "-x",
+            "HEAD:../x",
+            "a b",
+            "",
+            "HEAD^{/.{32767}{32767}}",
+        ] {
+            let arguments = args(&format!(
+                r#"{{"contains":{}}}"#,
+                json::to_string(&bad.into())
+            ));
+            let refused = argv(&arguments);
+            assert!(refused.is_err(), "{bad}");
+            assert!(
+                refused.unwrap_err().starts_with("contains"),
+                "{bad} names its argument"
+            );
+        }
+    }
+
+    #[test]
+    fn refs_empty_notes_say_why_in_one_line() {
+        assert_eq!(
+            empty_note(&Map::new()),
+            "(no refs: the repository has no branches or tags)"
+        );
+        assert_eq!(
+            empty_note(&args(r#"{"kind":"tag","contains":"abc123"}"#)),
+            "(no refs: no tag contains abc123)"
+        );
+        assert_eq!(
+            empty_note(&args(r#"{"kind":"branch"}"#)),
+            "(no refs: the repository has no branches)"
+        );
+        assert_eq!(
+            empty_note(&args(r#"{"kind":"remote","contains":"HEAD"}"#)),
+            "(no refs: no remote-tracking branch contains HEAD)"
+        );
+        assert_eq!(
+            empty_note(&args(r#"{"contains":"v1.0"}"#)),
+            "(no refs: no branch or tag contains v1.0)"
+        );
+    }
+}
+
+#[cfg(test)]
+mod declaration_tests {
+    use crate::compat::Compat;
+    use agentteams_mcp::json::Value;
+
+    /// The rule the product's other declarations are held to
+    /// (`product_declarations_describe_every_argument_and_default_every_optional_one`), for the
+    /// tools the reference does not have.
+    #[test]
+    fn refs_and_grep_declarations_describe_every_argument_and_default_every_optional_one() {
+        let product = super::super::tools::declarations(Compat::Product);
+        let names: Vec<&str> = product.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(&names[6..], ["git_refs", "git_grep"]);
+        let reference = super::super::tools::declarations(Compat::Reference);
+        assert!(!reference
+            .iter()
+            .any(|t| t.name == "git_refs" || t.name == "git_grep"));
+        for tool in &product[6..] {
+            assert!(tool.description.contains("Use it"), "{}", tool.description);
+            assert!(
+                tool.description.contains("Read-only"),
+                "{}",
+                tool.description
+            );
+            let required: Vec<&str> = tool
+                .input_schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let Some(Value::Object(properties)) = tool.input_schema.get("properties") else {
+                panic!("{} has no properties", tool.name);
+            };
+            for (argument, property) in properties.iter() {
+                let described = property
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                assert!(described.contains("e.g. "), "{}.{argument}", tool.name);
+                let optional = !required.contains(&argument.as_str());
+                assert_eq!(
+                    property.get("default").is_some(),
+                    optional,
+                    "{}.{argument}",
+                    tool.name
+                );
+                if optional {
+                    assert!(
+                        tool.null_means_absent.iter().any(|n| n == argument),
+                        "{}.{argument}: null means absent",
+                        tool.name
+                    );
+                }
+                assert!(
+                    tool.argument_messages.iter().any(|(n, _)| n == argument),
+                    "{}.{argument} has its own message",
+                    tool.name
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod compat_tests {
+    use super::super::{grep::GIT_GREP, GitRead};
+    use crate::compat::Compat;
+    use agentteams_mcp::json::Map;
+    use agentteams_mcp::server::{CallContext, CancelToken, ToolSet};
+
+    /// Embedders calling the tool set directly get the engine's answer for an undeclared tool,
+    /// before any repository check.
+    #[test]
+    fn refs_and_grep_are_unknown_to_a_reference_tool_set_called_directly() {
+        let dir = std::env::temp_dir();
+        let server = GitRead::new(&dir)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .with_compat(Compat::Reference);
+        for name in [super::GIT_REFS, GIT_GREP] {
+            let ctx = CallContext::detached(CancelToken::new());
+            let answer = server.call(name, &Map::new(), &ctx);
+            assert_eq!(
+                answer.err().map(|e| e.message().to_owned()),
+                Some(format!("unknown tool '{name}'"))
+            );
+        }
+    }
+}
