@@ -10,11 +10,13 @@
 
 pub mod audit;
 pub mod client;
+pub mod governance;
 pub mod http;
 pub mod json;
 pub mod jsonrpc;
 pub mod policy;
 pub mod process_group;
+pub mod project_file;
 pub mod regular_file;
 pub mod sanitize;
 pub mod schema;
