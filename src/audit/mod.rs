@@ -29,7 +29,7 @@ mod record;
 mod redact;
 mod verify;
 
-pub use record::{record_hash, FORMAT_VERSION, GENESIS, RUN_ID_LEN};
+pub use record::{record_hash, rfc3339, FORMAT_VERSION, GENESIS, RUN_ID_LEN};
 pub use redact::{
     is_secret_key, looks_like_credential, summary, MAX_KEPT_DEPTH, MAX_KEPT_STRING_BYTES, REDACTED,
 };

@@ -81,7 +81,8 @@ impl Preset {
         added_by: &str,
         added_at: &str,
     ) -> Result<Preset, PresetsError> {
-        let pattern = Pattern::parse(pattern).map_err(|e| PresetsError(format!("tool: {e}")))?;
+        let pattern =
+            Pattern::parse(pattern).map_err(|e| PresetsError::new(format!("tool: {e}")))?;
         text_member("reason", reason, MAX_REASON_CHARS)?;
         text_member("added_by", added_by, MAX_ADDED_BY_CHARS)?;
         Ok(Preset {
@@ -107,10 +108,10 @@ impl Preset {
 fn text_member(name: &str, text: &str, limit: usize) -> Result<(), PresetsError> {
     let count = text.chars().count();
     if count == 0 || text.trim().is_empty() {
-        return Err(PresetsError(format!("{name} must not be empty")));
+        return Err(PresetsError::new(format!("{name} must not be empty")));
     }
     if count > limit {
-        return Err(PresetsError(format!(
+        return Err(PresetsError::new(format!(
             "{name} is {count} characters long; the limit is {limit}"
         )));
     }
@@ -119,11 +120,44 @@ fn text_member(name: &str, text: &str, limit: usize) -> Result<(), PresetsError>
 
 /// An approvals file that cannot be used, or an edit that cannot be made.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PresetsError(pub String);
+pub struct PresetsError {
+    message: String,
+    /// Another edit held the file or changed it meanwhile: running the command again may work.
+    retry: bool,
+    /// The edit had nothing to act on (revoking a pattern no preset has).
+    not_found: bool,
+}
+
+impl PresetsError {
+    fn new(message: impl Into<String>) -> PresetsError {
+        PresetsError {
+            message: message.into(),
+            retry: false,
+            not_found: false,
+        }
+    }
+
+    /// An edit that finds nothing to act on: [`PresetsFile::edit`] writes nothing.
+    pub fn not_found(message: impl Into<String>) -> PresetsError {
+        PresetsError {
+            not_found: true,
+            ..PresetsError::new(message)
+        }
+    }
+
+    pub fn is_not_found(&self) -> bool {
+        self.not_found
+    }
+
+    /// True when the edit met another edit (the file locked or changed): try again.
+    pub fn is_retryable(&self) -> bool {
+        self.retry
+    }
+}
 
 impl fmt::Display for PresetsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -166,7 +200,7 @@ impl Presets {
             return Ok(Some(std::mem::replace(existing, preset)));
         }
         if self.entries.len() >= MAX_PRESETS {
-            return Err(PresetsError(format!(
+            return Err(PresetsError::new(format!(
                 "the file already holds {MAX_PRESETS} presets, the limit"
             )));
         }
@@ -194,9 +228,10 @@ impl Presets {
 
     /// Parses the file's JSON (see the module documentation).
     pub fn parse(bytes: &[u8]) -> Result<Presets, PresetsError> {
-        let value = json::parse(bytes).map_err(|e| PresetsError(format!("invalid JSON: {e}")))?;
+        let value =
+            json::parse(bytes).map_err(|e| PresetsError::new(format!("invalid JSON: {e}")))?;
         let Value::Object(top) = value else {
-            return Err(PresetsError(format!(
+            return Err(PresetsError::new(format!(
                 "the file must hold a JSON object, not {}",
                 value.type_name()
             )));
@@ -209,23 +244,23 @@ impl Presets {
                 "version" => version = value.as_u64(),
                 "presets" => {
                     let Some(items) = value.as_array() else {
-                        return Err(PresetsError("\"presets\" must be an array".into()));
+                        return Err(PresetsError::new("\"presets\" must be an array"));
                     };
                     if items.len() > MAX_PRESETS {
-                        return Err(PresetsError(format!(
+                        return Err(PresetsError::new(format!(
                             "\"presets\" holds {} entries; the limit is {MAX_PRESETS}",
                             items.len()
                         )));
                     }
                     for (i, item) in items.iter().enumerate() {
                         let preset = parse_preset(item)
-                            .map_err(|e| PresetsError(format!("presets[{i}]: {e}")))?;
+                            .map_err(|e| PresetsError::new(format!("presets[{i}]: {e}")))?;
                         if let Some(j) = presets
                             .entries
                             .iter()
                             .position(|p| p.pattern == preset.pattern)
                         {
-                            return Err(PresetsError(format!(
+                            return Err(PresetsError::new(format!(
                                 "presets[{i}] repeats the tool pattern of presets[{j}]"
                             )));
                         }
@@ -233,14 +268,14 @@ impl Presets {
                     }
                 }
                 other => {
-                    return Err(PresetsError(format!(
+                    return Err(PresetsError::new(format!(
                         "unknown key {other:?}; expected version, presets"
                     )))
                 }
             }
         }
         if version != Some(1) {
-            return Err(PresetsError("\"version\" must be 1".into()));
+            return Err(PresetsError::new("\"version\" must be 1"));
         }
         Ok(presets)
     }
@@ -278,7 +313,7 @@ fn no_duplicate_keys(map: &Map, place: &str) -> Result<(), PresetsError> {
     let mut keys: Vec<&String> = map.keys().collect();
     keys.sort();
     match keys.windows(2).find(|w| w[0] == w[1]) {
-        Some(pair) => Err(PresetsError(format!(
+        Some(pair) => Err(PresetsError::new(format!(
             "key {:?} appears twice in {place}",
             pair[0]
         ))),
@@ -288,7 +323,7 @@ fn no_duplicate_keys(map: &Map, place: &str) -> Result<(), PresetsError> {
 
 fn parse_preset(item: &Value) -> Result<Preset, PresetsError> {
     let Value::Object(map) = item else {
-        return Err(PresetsError(format!(
+        return Err(PresetsError::new(format!(
             "a preset is an object, not {}",
             item.type_name()
         )));
@@ -296,7 +331,7 @@ fn parse_preset(item: &Value) -> Result<Preset, PresetsError> {
     no_duplicate_keys(map, "the preset")?;
     const KEYS: [&str; 5] = ["effect", "tool", "reason", "added_by", "added_at"];
     if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(PresetsError(format!(
+        return Err(PresetsError::new(format!(
             "unknown key {key:?}; expected {}",
             KEYS.join(", ")
         )));
@@ -304,13 +339,13 @@ fn parse_preset(item: &Value) -> Result<Preset, PresetsError> {
     let text = |key: &str| {
         map.get(key)
             .and_then(Value::as_str)
-            .ok_or_else(|| PresetsError(format!("{key:?} must be a string")))
+            .ok_or_else(|| PresetsError::new(format!("{key:?} must be a string")))
     };
     let effect = match text("effect")? {
         "grant" => PresetEffect::Grant,
         "deny" => PresetEffect::Deny,
         other => {
-            return Err(PresetsError(format!(
+            return Err(PresetsError::new(format!(
                 "\"effect\" must be \"grant\" or \"deny\", not {other:?}"
             )))
         }
@@ -353,7 +388,7 @@ impl PresetsFile {
         let presets = match &read {
             None => Presets::new(),
             Some(bytes) => Presets::parse(bytes)
-                .map_err(|e| PresetsError(format!("{}: {e}", path.display())))?,
+                .map_err(|e| PresetsError::new(format!("{}: {e}", path.display())))?,
         };
         Ok(PresetsFile {
             path: path.to_owned(),
@@ -413,7 +448,10 @@ impl PresetsFile {
 }
 
 fn file_error(e: FileError) -> PresetsError {
-    PresetsError(e.to_string())
+    PresetsError {
+        retry: matches!(e, FileError::Changed(_) | FileError::Locked(_)),
+        ..PresetsError::new(e.to_string())
+    }
 }
 
 #[cfg(test)]
