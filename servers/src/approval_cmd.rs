@@ -263,6 +263,8 @@ fn list(args: &mut Args) -> Result<u8, UsageError> {
 }
 
 fn digest(args: &mut Args) -> Result<u8, UsageError> {
+    // Taken like every subcommand's, though a digest depends on no file.
+    approvals_path(args)?;
     let tool = args
         .positional()
         .ok_or_else(|| UsageError("approval digest needs a TOOL".into()))?;

@@ -259,8 +259,12 @@ pub fn build_engine(
     let tools = engine.tools();
     if !tools.is_empty() && !tools.iter().any(|t| engine.is_listed(t)) {
         let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+        // The mode and presets are named when they are not the defaults that leave the policy
+        // alone in charge.
         let mut rules = policy.describe();
-        rules.push(format!("permission mode {mode}"));
+        if mode != PermissionMode::DEFAULT {
+            rules.push(format!("permission mode {mode}"));
+        }
         rules.extend(engine.governance().presets().describe());
         note!("{}", startup::empty_policy_warning(name, &names, &rules));
     }
