@@ -3,7 +3,9 @@
 //!
 //! Layers, bottom up: [`json`] (values, parser, writers), [`jsonrpc`] (message classification and
 //! error codes), [`server`] (the transport-agnostic engine and the [`server::ToolSet`] trait servers
-//! implement), and the transports ([`stdio`], [`http`]). This crate knows MCP and nothing of git or indexes:
+//! implement), the governance it applies ([`policy`], [`governance`]: permission modes, approval
+//! presets, scoped approvals, and [`governance::bind`], the one call that builds an engine for a
+//! workspace), and the transports ([`stdio`], [`http`]). This crate knows MCP and nothing of git or indexes:
 //! the servers live in the `agentteams-mcp-servers` package.
 
 #![forbid(unsafe_code)]

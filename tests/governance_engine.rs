@@ -530,6 +530,37 @@ fn bind_checks_scoped_approvals_and_mode_combinations() {
     .err()
     .unwrap();
     assert!(err.to_string().starts_with("transport name \"Std IO\""));
+    // Limits at their edges: transport name length, number of scoped approvals.
+    let transport = |name: &str| {
+        bind(
+            Arc::new(Tools),
+            &dir.0,
+            PermissionMode::Prompt,
+            name,
+            BindOptions::default(),
+        )
+        .is_ok()
+    };
+    assert!(transport(
+        &"a".repeat(agentteams_mcp::governance::MAX_TRANSPORT_NAME_CHARS)
+    ));
+    assert!(!transport(&"a".repeat(
+        agentteams_mcp::governance::MAX_TRANSPORT_NAME_CHARS + 1
+    )));
+    let one = ScopedApproval::parse(&format!("fs_write:{}", "0".repeat(64))).unwrap();
+    let max = agentteams_mcp::governance::MAX_SCOPED_APPROVALS;
+    assert!(bound(
+        PermissionMode::Prompt,
+        options(vec![one.clone(); max], Policy::new())
+    )
+    .is_ok());
+    let err = bound(
+        PermissionMode::Prompt,
+        options(vec![one; max + 1], Policy::new()),
+    )
+    .err()
+    .unwrap();
+    assert_eq!(err.to_string(), "1025 scoped approvals; the limit is 1024");
     let engine: Arc<Engine> = bound(PermissionMode::Allow, BindOptions::default()).unwrap();
     assert_eq!(engine.governance().mode(), PermissionMode::Allow);
 }

@@ -81,12 +81,44 @@ pub fn run_approval(argv: Vec<String>) -> u8 {
         let _ = writeln!(std::io::stdout().lock(), "{APPROVAL_USAGE}");
         return EXIT_OK;
     }
-    let mut args = Args::new(argv);
-    let verb = args.positional();
+    let (verb, rest) = split_verb(argv);
+    let mut args = Args::new(rest);
     match command(verb.as_deref(), &mut args) {
         Ok(code) => code,
         Err(e) => usage(e),
     }
+}
+
+/// Options of the subcommands that take a value (`--name VALUE`): their value is never the verb.
+const VALUED_OPTIONS: [&str; 6] = [
+    "--project",
+    "--root",
+    "--approvals",
+    "--reason",
+    "--by",
+    "--server",
+];
+
+/// Takes the subcommand out of `argv`: the first argument that is neither an option nor the value
+/// of one (so `--project DIR` before the verb is not read as a verb).
+fn split_verb(mut argv: Vec<String>) -> (Option<String>, Vec<String>) {
+    let mut i = 0;
+    while i < argv.len() {
+        let a = &argv[i];
+        if a == "--" {
+            break;
+        }
+        if !a.starts_with("--") {
+            let verb = argv.remove(i);
+            return (Some(verb), argv);
+        }
+        i += if VALUED_OPTIONS.contains(&a.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    (None, argv)
 }
 
 /// The approvals file the options name: `--approvals FILE`, or the project's (confined to it).

@@ -357,3 +357,33 @@ fn digest_prints_what_approve_scoped_takes() {
     assert_eq!(p.run(&["digest", "write_*"]).status.code(), Some(2));
     assert_eq!(p.run(&["digest", "t", "[1]"]).status.code(), Some(2));
 }
+
+#[test]
+fn help_and_usage_errors() {
+    let p = Project::new("help");
+    let o = p.run(&["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("agentteams-mcp approval grant TOOL --reason TEXT"));
+    for (args, message) in [
+        (
+            &[][..],
+            "give an approval command: grant, deny, revoke, list or digest",
+        ),
+        (&["grnat", "x"][..], "unknown approval command \"grnat\""),
+        (
+            &["grant", "--reason", "r"][..],
+            "approval grant needs a TOOL",
+        ),
+        (&["list", "--bogus"][..], "unknown option --bogus"),
+    ] {
+        let o = p.run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(message), "{err}");
+        assert!(
+            err.ends_with("; see agentteams-mcp approval --help\n"),
+            "{err}"
+        );
+    }
+}

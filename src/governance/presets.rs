@@ -479,6 +479,68 @@ mod tests {
     }
 
     #[test]
+    fn limits_hold_at_their_edges() {
+        let text = |n: usize| "r".repeat(n);
+        let new = |reason: &str, by: &str| {
+            Preset::new(
+                PresetEffect::Grant,
+                "t",
+                reason,
+                by,
+                "2026-12-01T00:00:00.000Z",
+            )
+        };
+        assert!(new(&text(MAX_REASON_CHARS), "a").is_ok());
+        assert_eq!(
+            new(&text(MAX_REASON_CHARS + 1), "a")
+                .unwrap_err()
+                .to_string(),
+            "reason is 501 characters long; the limit is 500"
+        );
+        assert!(new("r", &text(MAX_ADDED_BY_CHARS)).is_ok());
+        assert!(new("r", &text(MAX_ADDED_BY_CHARS + 1)).is_err());
+        let mut p = Presets::new();
+        for i in 0..MAX_PRESETS {
+            p.set(preset(PresetEffect::Grant, &format!("t{i}")))
+                .unwrap();
+        }
+        // At the limit: the file parses, a new pattern is refused, replacing one is not.
+        assert!(Presets::parse(p.to_json().as_bytes()).is_ok());
+        assert_eq!(
+            p.set(preset(PresetEffect::Deny, "another"))
+                .unwrap_err()
+                .to_string(),
+            "the file already holds 1024 presets, the limit"
+        );
+        assert!(p.set(preset(PresetEffect::Deny, "t0")).unwrap().is_some());
+        let over = p.to_json().replacen(
+            "\"presets\": [",
+            "\"presets\": [{\"effect\":\"deny\",\"tool\":\"x\",\"reason\":\"r\",\"added_by\":\"a\",\"added_at\":\"t\"},",
+            1,
+        );
+        assert_eq!(
+            Presets::parse(over.as_bytes()).unwrap_err().to_string(),
+            "\"presets\" holds 1025 entries; the limit is 1024"
+        );
+    }
+
+    #[test]
+    fn a_file_exactly_at_the_size_limit_loads() {
+        let dir = std::env::temp_dir().join(format!("presets-limit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("approvals.json");
+        let mut text = br#"{"version":1,"presets":[]}"#.to_vec();
+        text.resize(MAX_APPROVALS_FILE_BYTES as usize, b' ');
+        std::fs::write(&path, &text).unwrap();
+        assert!(PresetsFile::load_path(&path).unwrap().existed());
+        text.push(b' ');
+        std::fs::write(&path, &text).unwrap();
+        let err = PresetsFile::load_path(&path).unwrap_err().to_string();
+        assert!(err.ends_with("is larger than 1048576 bytes"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn bad_files_name_the_place() {
         let err = |text: &str| Presets::parse(text.as_bytes()).unwrap_err().to_string();
         let good = r#"{"effect":"grant","tool":"t","reason":"r","added_by":"a","added_at":"x"}"#;
