@@ -45,6 +45,14 @@ fn every_vector_has_the_published_canonical_form_and_digest() {
             field(v, "sha256"),
             "{name}"
         );
+        // The canonical form is a fixed point: read back, it canonicalises to itself.
+        let again = json::parse(field(v, "canonical").as_bytes()).unwrap();
+        let inner = again.get("arguments").and_then(Value::as_object).unwrap();
+        assert_eq!(
+            canonical_call(tool, inner).unwrap(),
+            field(v, "canonical"),
+            "{name}"
+        );
     }
     // The vectors say what they claim: same calls share a digest, different ones do not.
     let digest_of = |name: &str| {
