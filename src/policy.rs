@@ -374,7 +374,7 @@ impl Policy {
 
 /// Whether a tool must be treated as able to change something. The MCP defaults are
 /// `readOnlyHint: false` and `destructiveHint: true`, so anything not declared read-only counts.
-fn may_change_data(annotations: &Annotations) -> bool {
+pub fn may_change_data(annotations: &Annotations) -> bool {
     annotations.destructive || !annotations.read_only
 }
 

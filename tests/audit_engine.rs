@@ -111,7 +111,28 @@ fn each_path_through_a_call_leaves_its_records() {
     );
     assert!(str_of(&recs[7], "rule")
         .unwrap()
-        .starts_with("default rule: a tool that may change data"));
+        .starts_with("permission mode prompt: a tool that may change data"));
+    // What each decision rested on: the mode, the rule, and for a call that may change data the
+    // digest that would approve it.
+    let decision = |r: &Value, key: &str| {
+        r.get("decision")
+            .and_then(|d| d.get(key))
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(decision(&recs[2], "allowed"), Value::from(true));
+    assert_eq!(decision(&recs[2], "basis"), Value::from("default"));
+    assert_eq!(decision(&recs[2], "mode"), Value::from("prompt"));
+    assert_eq!(decision(&recs[5], "basis"), Value::from("rule"));
+    assert_eq!(decision(&recs[7], "allowed"), Value::from(false));
+    assert_eq!(decision(&recs[7], "basis"), Value::from("mode"));
+    assert_eq!(
+        decision(&recs[7], "digest"),
+        Value::from(
+            agentteams_mcp::governance::call_digest("fs_write", &Default::default()).unwrap()
+        )
+    );
+    assert!(recs[2].get("decision").unwrap().get("digest").is_none());
     let error_of = |r: &Value| {
         r.get("error")
             .and_then(|e| e.get("code"))

@@ -39,12 +39,13 @@ fn the_default_policy_serves_read_only_tools_and_refuses_the_rest() {
     );
     assert!(succeeded(&call(&session, "git_log", "{}")));
     for tool in ["fs_write", "fs_append"] {
+        // The default permission mode, prompt, names what would approve the call and its digest.
+        let (code, message) = rpc_error(&call(&session, tool, "{}"));
+        assert_eq!(code, POLICY_DENIED);
+        let digest = agentteams_mcp::governance::call_digest(tool, &Default::default()).unwrap();
         assert_eq!(
-            rpc_error(&call(&session, tool, "{}")),
-            (
-                POLICY_DENIED,
-                format!("tool \"{tool}\" is refused by policy: default rule: a tool that may change data needs an allow rule naming it exactly")
-            )
+            message,
+            format!("tool \"{tool}\" is refused by permission mode prompt: a tool that may change data needs an allow rule naming it exactly, a grant preset or a scoped approval of this exact call; this call's digest is {digest} (--approve-scoped {tool}:{digest} approves it)")
         );
     }
 }
@@ -89,9 +90,10 @@ fn allow_rules_make_an_allowlist() {
 fn a_destructive_tool_needs_an_allow_rule_naming_it() {
     let session = fixture::session(with_rules(&["*"], &[]));
     assert!(!listed(&session).contains(&"fs_write".to_owned()));
-    assert_eq!(
-        rpc_error(&call(&session, "fs_write", "{}")).1,
-        "tool \"fs_write\" is refused by policy: default rule: a tool that may change data needs an allow rule naming it exactly (wildcard rule allow \"*\" (--allow-tool) is not enough)"
+    let message = rpc_error(&call(&session, "fs_write", "{}")).1;
+    assert!(
+        message.starts_with("tool \"fs_write\" is refused by permission mode prompt: a tool that may change data needs an allow rule naming it exactly, a grant preset or a scoped approval of this exact call (wildcard rule allow \"*\" (--allow-tool) is not enough); this call's digest is "),
+        "{message}"
     );
     let session = fixture::session(with_rules(&["*", "fs_write"], &[]));
     assert!(listed(&session).contains(&"fs_write".to_owned()));

@@ -15,17 +15,20 @@ macro_rules! note {
     }};
 }
 
+pub mod approval_cmd;
 pub mod cli;
 pub mod client_cmd;
 pub mod compat;
 pub mod conformance;
 pub mod gitread;
+pub mod governed;
 pub mod index;
 pub mod recall;
 pub mod regular_file;
 pub mod startup;
 
-use agentteams_mcp::audit::{self, AuditLog, Mode, RunInfo};
+use agentteams_mcp::audit;
+use agentteams_mcp::governance::{self, BindOptions, PermissionMode, ScopedApproval};
 use agentteams_mcp::policy::Policy;
 use agentteams_mcp::server::{Engine, Session, ToolSet};
 pub use compat::Compat;
@@ -38,8 +41,9 @@ use std::sync::Arc;
 pub const SERVERS: &[&str] = &["gitread", "recall"];
 
 /// Test fixtures `--serve-mcp` also accepts (never listed as servers): `conformance` holds the
-/// tools the official MCP conformance suite calls.
-pub const FIXTURES: &[&str] = &["conformance"];
+/// tools the official MCP conformance suite calls; `governed` has tools that declare they change
+/// data (and change nothing), for governance tests.
+pub const FIXTURES: &[&str] = &["conformance", "governed"];
 
 /// Builds the tool set of server `name` for the project at `root` (already resolved).
 pub fn toolset(name: &str, root: &Path) -> Result<Arc<dyn ToolSet>, String> {
@@ -52,6 +56,7 @@ pub fn toolset_with(name: &str, root: &Path, compat: Compat) -> Result<Arc<dyn T
         "gitread" => Ok(Arc::new(gitread::GitRead::new(root)?.with_compat(compat))),
         "recall" => Ok(Arc::new(recall::Recall::new(root)?.with_compat(compat))),
         "conformance" => Ok(Arc::new(conformance::Conformance)),
+        "governed" => Ok(Arc::new(governed::Governed)),
         _ => Err(unknown_server(name)),
     }
 }
@@ -80,9 +85,16 @@ pub fn resolve_root(root: Option<&Path>) -> Result<PathBuf, String> {
     })
 }
 
-/// The operator's governance settings for a served run: tool policy and audit log.
+/// The operator's governance settings for a served run: permission mode, tool policy, approvals
+/// and audit log.
 #[derive(Clone, Debug, Default)]
 pub struct ServeOptions {
+    /// `--permission-mode MODE` (or `--read-only`); the default is `prompt`.
+    pub permission_mode: Option<PermissionMode>,
+    /// `--approve-scoped TOOL:SHA256`, in order.
+    pub approve_scoped: Vec<String>,
+    /// `--approvals FILE` instead of the project's `.agentteams/approvals.json`.
+    pub approvals_file: Option<PathBuf>,
     /// `--allow-tool PATTERN`, in order.
     pub allow_tools: Vec<String>,
     /// `--deny-tool PATTERN`, in order.
@@ -207,8 +219,9 @@ pub fn run_http_server(
     }
 }
 
-/// The engine serving `name` for the project at `root` under the options' policy and audit log;
-/// `transport` is what the audit log's `run_started` record names.
+/// The engine serving `name` for the project at `root` under the options' governance and audit
+/// log, built by the library's one binding call ([`governance::bind`]) that stdio, HTTP and
+/// embedders share; `transport` is what the audit log's `run_started` record names.
 pub fn build_engine(
     name: &str,
     root: &Path,
@@ -218,41 +231,44 @@ pub fn build_engine(
     let root = startup::checked_root(name, root)?;
     let toolset = toolset_with(name, &root, options.compat)?;
     let policy = options.policy().map_err(|e| format!("[serve-mcp] {e}"))?;
+    let scoped = options
+        .approve_scoped
+        .iter()
+        .map(|text| ScopedApproval::parse(text).map_err(|e| format!("[serve-mcp] {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
     if name == "recall" {
         if let Some(notice) = startup::recall_notice(&root) {
             note!("{notice}");
         }
     }
-    let tools = toolset.tools();
-    if !tools.is_empty()
-        && tools
-            .iter()
-            .all(|t| !policy.decide(&t.name, &t.annotations).allowed)
-    {
-        let names: Vec<String> = tools.into_iter().map(|t| t.name).collect();
-        note!(
-            "{}",
-            startup::empty_policy_warning(name, &names, &policy.describe())
-        );
+    let bind_options = BindOptions {
+        policy: policy.clone(),
+        scoped,
+        approvals_file: options.approvals_file.clone(),
+        audit_log: options.audit_log.clone(),
+        audit_full: options.audit_full,
+        version: None,
+    };
+    let mode = options.permission_mode.unwrap_or(PermissionMode::DEFAULT);
+    let binding = governance::bind(toolset, &root, mode, transport, bind_options)
+        .map_err(|e| format!("[serve-mcp] {e}"))?;
+    for warning in binding.warnings() {
+        note!("{warning}");
     }
-    let mut engine = Engine::new(toolset.clone()).with_policy(policy.clone());
-    if let Some(path) = &options.audit_log {
-        let info = RunInfo {
-            server: toolset.server_name().to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-            root: root.display().to_string(),
-            transport: transport.to_owned(),
-            policy: policy.describe(),
-        };
-        let mode = if options.audit_full {
-            Mode::Full
-        } else {
-            Mode::Redacted
-        };
-        let log = AuditLog::open(path, &info, mode).map_err(|e| format!("[serve-mcp] {e}"))?;
-        engine = engine.with_audit(log);
+    let engine = binding.engine().clone();
+    let tools = engine.tools();
+    if !tools.is_empty() && !tools.iter().any(|t| engine.is_listed(t)) {
+        let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+        // The mode and presets are named when they are not the defaults that leave the policy
+        // alone in charge.
+        let mut rules = policy.describe();
+        if mode != PermissionMode::DEFAULT {
+            rules.push(format!("permission mode {mode}"));
+        }
+        rules.extend(engine.governance().presets().describe());
+        note!("{}", startup::empty_policy_warning(name, &names, &rules));
     }
-    Ok(Arc::new(engine))
+    Ok(engine)
 }
 
 /// Writes `run_completed` at clean shutdown and tells the operator the run's final hash (to keep

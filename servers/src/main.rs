@@ -1,6 +1,7 @@
 //! The `agentteams-mcp` command: serve an MCP server over stdio (or HTTP), and the tools around it.
 #![forbid(unsafe_code)]
 
+use agentteams_mcp::governance::PermissionMode;
 use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
 use agentteams_mcp_servers::cli::{self, Args, UsageError};
 use agentteams_mcp_servers::client_cmd;
@@ -22,11 +23,18 @@ usage:
   agentteams-mcp audit verify FILE [--ci]         check an audit log's hash chains
   agentteams-mcp client ...                      call an MCP server by hand (client --help)
   agentteams-mcp trust ...                       manage .agentteams/mcp-trust.json (trust --help)
+  agentteams-mcp approval ...                    manage .agentteams/approvals.json (approval --help)
   agentteams-mcp --help | --version
 
 options:
   --root DIR, --project DIR   the project the server works on (default: the current directory)
-  --read-only                 the default and only mode: every tool served only reads
+  --permission-mode MODE      read-only, prompt (the default), allow or danger-full-access: how
+                              tools that may change data are served (docs/approvals.md)
+  --read-only                 the same as --permission-mode read-only
+  --approve-scoped TOOL:SHA256
+                              under prompt, run the one call of TOOL with that digest
+                              (repeatable; `approval digest` computes it)
+  --approvals FILE            approval presets from FILE, not PROJECT/.agentteams/approvals.json
   --allow-tool PATTERN        serve only tools matching an allow rule (repeatable; globs * and ?)
   --deny-tool PATTERN         never serve tools matching PATTERN (repeatable; deny wins)
   --policy FILE               more rules from a JSON file {\"allow\": [...], \"deny\": [...]}
@@ -46,7 +54,7 @@ options:
   --compat reference          answer with the reference implementation's exact texts
 
 exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server, unusable
-root (gitread: not the top of a git work tree), policy or audit log
+root (gitread: not the top of a git work tree), permission mode, approvals, policy or audit log
 index build: 0 built; 1 the build failed; 2 usage error or unusable root
 audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_completed too);
 2 usage error, unreadable file or not an audit log";
@@ -66,6 +74,11 @@ fn main() -> ExitCode {
         }
         Some("client") => return ExitCode::from(client_cmd::run_client(raw[1..].to_vec())),
         Some("trust") => return ExitCode::from(client_cmd::run_trust(raw[1..].to_vec())),
+        Some("approval") => {
+            return ExitCode::from(agentteams_mcp_servers::approval_cmd::run_approval(
+                raw[1..].to_vec(),
+            ))
+        }
         _ => {}
     }
     let args = Args::new(raw);
@@ -91,6 +104,9 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
     if let Some(name) = args.value("--serve-mcp")? {
         let root = args.value_any(&["--root", "--project"])?;
         let options = ServeOptions {
+            permission_mode: permission_mode(&mut args)?,
+            approve_scoped: args.values("--approve-scoped")?,
+            approvals_file: args.value("--approvals")?.map(PathBuf::from),
             allow_tools: args.values("--allow-tool")?,
             deny_tools: args.values("--deny-tool")?,
             policy_file: args.value("--policy")?.map(PathBuf::from),
@@ -99,8 +115,6 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
             http_until_stdin_closes: args.flag("--until-stdin-closes"),
             compat: cli::compat(&mut args)?,
         };
-        // Read-only is the only mode these servers have; the flag is accepted and changes nothing.
-        args.flag("--read-only");
         if options.audit_full && options.audit_log.is_none() {
             return Err(UsageError("--audit-full needs --audit-log FILE".into()));
         }
@@ -145,6 +159,23 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
     }
 }
 
+/// `--permission-mode MODE`, or `--read-only` for `read-only`; a mode that needs a person the
+/// MCP client cannot provide is refused here, before anything is served (exit 2).
+fn permission_mode(args: &mut Args) -> Result<Option<PermissionMode>, UsageError> {
+    let read_only = args.flag("--read-only");
+    let mode = match args.value("--permission-mode")? {
+        Some(name) => Some(PermissionMode::parse(&name).map_err(|e| UsageError(e.to_string()))?),
+        None => None,
+    };
+    match (read_only, mode) {
+        (true, Some(m)) if m != PermissionMode::ReadOnly => Err(UsageError(format!(
+            "--read-only and --permission-mode {m} contradict each other; give one"
+        ))),
+        (true, _) => Ok(Some(PermissionMode::ReadOnly)),
+        (false, mode) => Ok(mode),
+    }
+}
+
 /// Every option the top-level command reads (the subcommands `index`, `client` and `trust` have
 /// their own).
 const OPTIONS: &[&str] = &[
@@ -152,6 +183,9 @@ const OPTIONS: &[&str] = &[
     "--root",
     "--project",
     "--read-only",
+    "--permission-mode",
+    "--approve-scoped",
+    "--approvals",
     "--allow-tool",
     "--deny-tool",
     "--policy",

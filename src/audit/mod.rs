@@ -29,7 +29,7 @@ mod record;
 mod redact;
 mod verify;
 
-pub use record::{record_hash, FORMAT_VERSION, GENESIS, RUN_ID_LEN};
+pub use record::{record_hash, rfc3339, FORMAT_VERSION, GENESIS, RUN_ID_LEN};
 pub use redact::{
     is_secret_key, looks_like_credential, summary, MAX_KEPT_DEPTH, MAX_KEPT_STRING_BYTES, REDACTED,
 };
@@ -155,6 +155,27 @@ impl AuditLog {
     /// Opens (creating, mode 0600 on Unix) the log at `path` for appending and writes this run's
     /// `run_started` record.
     pub fn open(path: &Path, info: &RunInfo, mode: Mode) -> Result<AuditLog, AuditError> {
+        AuditLog::open_with(path, info, mode, None)
+    }
+
+    /// [`AuditLog::open`] for a governed engine: `run_started` also records `governance` (the
+    /// permission mode, presets and scoped approvals in force,
+    /// [`crate::governance::Governance::describe`]).
+    pub fn open_governed(
+        path: &Path,
+        info: &RunInfo,
+        mode: Mode,
+        governance: Value,
+    ) -> Result<AuditLog, AuditError> {
+        AuditLog::open_with(path, info, mode, Some(governance))
+    }
+
+    fn open_with(
+        path: &Path,
+        info: &RunInfo,
+        mode: Mode,
+        governance: Option<Value>,
+    ) -> Result<AuditLog, AuditError> {
         let io_error = |error| AuditError::Io {
             path: path.to_owned(),
             error,
@@ -190,20 +211,20 @@ impl AuditLog {
             .iter()
             .map(|r| Value::from(r.as_str()))
             .collect();
-        log.append(
-            "run_started",
-            vec![
-                ("server", Value::from(info.server.as_str())),
-                ("version", Value::from(info.version.as_str())),
-                ("root", Value::from(info.root.as_str())),
-                ("transport", Value::from(info.transport.as_str())),
-                ("pid", Value::from(std::process::id())),
-                ("mode", Value::from(mode.as_str())),
-                ("policy", Value::from(policy)),
-                ("anchor", Value::from(anchor)),
-            ],
-            |_| {},
-        )?;
+        let mut fields = vec![
+            ("server", Value::from(info.server.as_str())),
+            ("version", Value::from(info.version.as_str())),
+            ("root", Value::from(info.root.as_str())),
+            ("transport", Value::from(info.transport.as_str())),
+            ("pid", Value::from(std::process::id())),
+            ("mode", Value::from(mode.as_str())),
+            ("policy", Value::from(policy)),
+            ("anchor", Value::from(anchor)),
+        ];
+        if let Some(governance) = governance {
+            fields.push(("governance", governance));
+        }
+        log.append("run_started", fields, |_| {})?;
         Ok(log)
     }
 
@@ -240,6 +261,7 @@ impl AuditLog {
             number: self.next_call.fetch_add(1, Ordering::Relaxed),
             tool: tool.to_owned(),
             session: session.map(|s| self.session_label(s)),
+            decision: None,
             started: None,
             cancelled: false,
             finished: false,
@@ -431,12 +453,29 @@ pub struct AuditedCall<'a> {
     number: u64,
     tool: String,
     session: Option<String>,
+    /// The governance decision, recorded with `tool_call_blocked` or `tool_call_started`.
+    decision: Option<Value>,
     started: Option<Instant>,
     cancelled: bool,
     finished: bool,
 }
 
 impl<'a> AuditedCall<'a> {
+    /// The governance decision about this call ([`crate::governance::Verdict::to_audit`]): the
+    /// `decision` member of its `tool_call_blocked` or `tool_call_started` record.
+    pub fn set_decision(&mut self, decision: Value) {
+        self.decision = Some(decision);
+    }
+
+    /// Identity plus the decision, for the record that says whether the call may run.
+    fn decided(&self) -> Vec<(&'static str, Value)> {
+        let mut fields = self.identity();
+        if let Some(decision) = &self.decision {
+            fields.push(("decision", decision.clone()));
+        }
+        fields
+    }
+
     /// The call's number within the run (1, 2, ...), the `call` member of its records.
     pub fn number(&self) -> u64 {
         self.number
@@ -457,7 +496,7 @@ impl<'a> AuditedCall<'a> {
     /// Records `tool_call_blocked`: the policy refused the call, by `rule`.
     pub fn blocked(mut self, rule: &str) -> Result<(), AuditError> {
         self.finished = true;
-        let mut fields = self.identity();
+        let mut fields = self.decided();
         fields.push(("rule", Value::from(rule)));
         self.log
             .append("tool_call_blocked", fields, |c| c.blocked += 1)
@@ -472,8 +511,7 @@ impl<'a> AuditedCall<'a> {
     /// Records `tool_call_started`: the call passed the policy and is being run. Starts the clock.
     pub fn started(&mut self) -> Result<(), AuditError> {
         self.started = Some(Instant::now());
-        self.log
-            .append("tool_call_started", self.identity(), |_| {})
+        self.log.append("tool_call_started", self.decided(), |_| {})
     }
 
     /// Records the call's result (the `tools/call` result object): `tool_call_failed` when it is an

@@ -11,6 +11,7 @@
 
 use super::record::{self, FORMAT_VERSION, GENESIS};
 use super::MAX_RECORD_BYTES;
+use crate::governance::{Basis, PermissionMode};
 use crate::json::{self, Value};
 use crate::sha256;
 use std::collections::{HashMap, HashSet};
@@ -456,6 +457,7 @@ fn check_record(line: &[u8]) -> Result<Checked, (Option<String>, ProblemKind)> {
     } else {
         None
     };
+    check_governance(&map, event).map_err(malformed)?;
     if record::record_hash(&map) != hash {
         return Err((run, ProblemKind::HashMismatch));
     }
@@ -467,6 +469,60 @@ fn check_record(line: &[u8]) -> Result<Checked, (Option<String>, ProblemKind)> {
         hash,
         anchor,
     })
+}
+
+/// Checks the governance members: `governance` only in `run_started`, `decision` only in
+/// `tool_call_blocked` (not allowed) and `tool_call_started` (allowed), each in its documented
+/// form. A record without them (a log written before governance existed) is fine.
+fn check_governance(map: &json::Map, event: &str) -> Result<(), String> {
+    let mode_ok = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .is_some_and(|m| PermissionMode::parse(m).is_ok())
+    };
+    if let Some(governance) = map.get("governance") {
+        if event != "run_started" {
+            return Err(format!("\"governance\" in a {event} record"));
+        }
+        if !mode_ok(governance.get("mode")) {
+            return Err("\"governance\" must be an object with a permission \"mode\"".into());
+        }
+    }
+    let Some(decision) = map.get("decision") else {
+        return Ok(());
+    };
+    let allowed = match event {
+        "tool_call_started" => true,
+        "tool_call_blocked" => false,
+        _ => return Err(format!("\"decision\" in a {event} record")),
+    };
+    let form =
+        "\"decision\" must be an object with allowed, mode, basis, reason and an optional digest";
+    let Some(members) = decision.as_object() else {
+        return Err(form.into());
+    };
+    let known = ["allowed", "mode", "basis", "reason", "digest"];
+    let basis_ok = decision
+        .get("basis")
+        .and_then(Value::as_str)
+        .is_some_and(|b| Basis::ALL.iter().any(|k| k.as_str() == b));
+    let digest_ok = match decision.get("digest") {
+        None => true,
+        Some(d) => d.as_str().is_some_and(sha256::is_hex_digest),
+    };
+    if members.keys().any(|k| !known.contains(&k.as_str()))
+        || !mode_ok(decision.get("mode"))
+        || !basis_ok
+        || decision.get("reason").and_then(Value::as_str).is_none()
+        || !digest_ok
+    {
+        return Err(form.into());
+    }
+    if decision.get("allowed").and_then(Value::as_bool) != Some(allowed) {
+        return Err(format!(
+            "\"decision\" of a {event} record must say \"allowed\": {allowed}"
+        ));
+    }
+    Ok(())
 }
 
 /// Checks the first record seen of a run.

@@ -174,21 +174,7 @@ pub struct Policy {
 /// resolves through a link to a place outside the project: the policy is read and written only
 /// inside the project it belongs to.
 fn confined(root: &Path) -> Result<PathBuf, TrustError> {
-    let path = Policy::path(root);
-    let Ok(real_root) = std::fs::canonicalize(root) else {
-        return Ok(path);
-    };
-    for part in [path.parent().unwrap_or(root), path.as_path()] {
-        if let Ok(real) = std::fs::canonicalize(part) {
-            if !real.starts_with(&real_root) {
-                return Err(TrustError(format!(
-                    "{} resolves outside the project; refusing",
-                    part.display()
-                )));
-            }
-        }
-    }
-    Ok(path)
+    crate::project_file::confined(root, POLICY_PATH).map_err(|e| TrustError(e.to_string()))
 }
 
 impl Policy {
@@ -289,27 +275,13 @@ impl Policy {
     /// link at the policy's own name is replaced by the rename, not followed.
     pub fn save(&self, root: &Path) -> Result<(), TrustError> {
         let path = Policy::path(root);
-        let io = |e: std::io::Error| TrustError(format!("cannot write {}: {e}", path.display()));
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| TrustError(format!("cannot write {}: {e}", path.display())))?;
         }
         let path = confined(root)?;
-        let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
-        match std::fs::remove_file(&tmp) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
-            _ => {}
-        }
-        let written = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .and_then(|mut file| std::io::Write::write_all(&mut file, self.to_json().as_bytes()));
-        written
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .map_err(|e| {
-                let _ = std::fs::remove_file(&tmp);
-                io(e)
-            })
+        crate::project_file::replace(&path, self.to_json().as_bytes(), None, MAX_POLICY_BYTES)
+            .map_err(|e| TrustError(format!("cannot write {e}")))
     }
 
     /// The sensitive patterns in force.

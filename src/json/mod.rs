@@ -131,6 +131,15 @@ impl Number {
         matches!(self.n, N::Float(_))
     }
 
+    /// The source text of a number no primitive holds exactly (`-0`, an integer beyond 64 bits,
+    /// a float beyond `f64`'s range), else `None`.
+    pub(crate) fn verbatim_text(&self) -> Option<&str> {
+        match &self.n {
+            N::Verbatim(text) => Some(text),
+            _ => None,
+        }
+    }
+
     pub(crate) fn verbatim(text: &str) -> Number {
         Number {
             n: N::Verbatim(text.into()),

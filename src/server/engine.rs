@@ -8,6 +8,7 @@ use super::context::{CallContext, CancelToken, DiscardNotifications, LogLevel, N
 use super::revision::Revision;
 use super::tool::{Tool, ToolOutput, ToolSet};
 use crate::audit::{AuditError, AuditLog, AuditedCall};
+use crate::governance::{Governance, Subject, Verdict};
 use crate::json::{obj, to_pretty_ascii_sorted, to_string, Map, Value};
 use crate::jsonrpc::{self, classify, code, error_reply, result_reply, Message, RpcError};
 use crate::policy::Policy;
@@ -42,13 +43,13 @@ const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabiliti
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
-/// The shared, immutable part of serving one tool set: its tools and identity, the operator's tool
-/// policy and the audit log.
+/// The shared, immutable part of serving one tool set: its tools and identity, the operator's
+/// governance (permission mode, tool policy, approvals) and the audit log.
 pub struct Engine {
     toolset: Arc<dyn ToolSet>,
     tools: Vec<Tool>,
     version: String,
-    policy: Policy,
+    governance: Governance,
     audit: Option<AuditLog>,
 }
 
@@ -60,7 +61,7 @@ impl Engine {
             toolset,
             tools,
             version: env!("CARGO_PKG_VERSION").to_owned(),
-            policy: Policy::new(),
+            governance: Governance::default(),
             audit: None,
         }
     }
@@ -69,8 +70,20 @@ impl Engine {
     /// served and any tool that may change data is refused. A tool the policy refuses is left out
     /// of `tools/list`, and a call to it gets error -32001 naming the rule.
     pub fn with_policy(mut self, policy: Policy) -> Engine {
-        self.policy = policy;
+        self.governance.set_policy(policy);
         self
+    }
+
+    /// The operator's whole governance: permission mode, policy, approval presets and scoped
+    /// approvals (replacing any policy set before). [`crate::governance::bind`] builds engines
+    /// this way.
+    pub fn with_governance(mut self, governance: Governance) -> Engine {
+        self.governance = governance;
+        self
+    }
+
+    pub fn governance(&self) -> &Governance {
+        &self.governance
     }
 
     /// Records every tool call in `audit`. A call whose records cannot be written is refused
@@ -81,7 +94,7 @@ impl Engine {
     }
 
     pub fn policy(&self) -> &Policy {
-        &self.policy
+        self.governance.policy()
     }
 
     /// The audit log, to complete the run at shutdown ([`AuditLog::complete_run`]).
@@ -89,10 +102,10 @@ impl Engine {
         self.audit.as_ref()
     }
 
-    /// Whether the policy lets clients see and call `tool`. Only what the server declares
-    /// decides; nothing from the client does.
-    fn is_allowed(&self, tool: &Tool) -> bool {
-        self.policy.decide(&tool.name, &tool.annotations).allowed
+    /// Whether `tools/list` shows `tool`: when the governance lets some call of it run. Only what
+    /// the server declares decides; nothing from the client does.
+    pub fn is_listed(&self, tool: &Tool) -> bool {
+        self.governance.decide(tool, Subject::Listing).allowed
     }
 
     /// The version reported in `serverInfo` (the product version by default).
@@ -591,7 +604,7 @@ impl Session {
             .engine
             .tools
             .iter()
-            .filter(|t| self.engine.is_allowed(t))
+            .filter(|t| self.engine.is_listed(t))
             .map(|t| self.engine.tool_value(t, scope.revision))
             .collect();
         let mut m = Map::with_capacity(3);
@@ -645,18 +658,24 @@ impl Session {
             .get("name")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let outcome = self.tools_call_audited(params, scope, &ctx);
+        let mut refusal = None;
+        let outcome = self.tools_call_audited(params, scope, &ctx, &mut refusal);
         if !scope.cancel.is_cancelled() && ctx.wants_log(LogLevel::Emergency) {
-            self.log_outcome(&ctx, name.as_deref(), arguments.as_ref(), &outcome, started);
+            let refusal = refusal.map(|v| v.reason);
+            let call = (name.as_deref(), arguments.as_ref());
+            self.log_outcome(&ctx, call, refusal.as_deref(), &outcome, started);
         }
         outcome
     }
 
+    /// The call as the audit log sees it: request, lookup, governance decision (its verdict left
+    /// in `refusal` when it refuses), then the run and its outcome.
     fn tools_call_audited(
         &self,
-        params: Map,
+        mut params: Map,
         scope: &RequestScope<'_>,
         ctx: &CallContext<'_>,
+        refusal: &mut Option<Verdict>,
     ) -> Result<Value, RpcError> {
         let name = match params.get("name") {
             Some(Value::String(name)) => name.clone(),
@@ -678,21 +697,28 @@ impl Session {
             ));
             return record_outcome(audit, Err(unknown));
         };
-        let decision = self.engine.policy.decide(&tool.name, &tool.annotations);
-        if !decision.allowed {
+        // The arguments the tool would run with decide a scoped approval; they are checked
+        // against the schema only once the call is admitted.
+        let arguments = tool_arguments(tool, params.remove("arguments"));
+        let verdict = self
+            .engine
+            .governance
+            .decide(tool, Subject::Call(arguments.as_ref().ok()));
+        if let Some(call) = &mut audit {
+            call.set_decision(verdict.to_audit());
+        }
+        if !verdict.allowed {
             if let Some(call) = audit {
-                call.blocked(&decision.reason.to_string())
-                    .map_err(audit_failure)?;
+                call.blocked(&verdict.reason).map_err(audit_failure)?;
             }
-            return Err(RpcError::new(
-                code::POLICY_DENIED,
-                decision.refusal_message(&name),
-            ));
+            let error = RpcError::new(code::POLICY_DENIED, verdict.refusal_message(&name));
+            *refusal = Some(verdict);
+            return Err(error);
         }
         if let Some(call) = &mut audit {
             call.started().map_err(audit_failure)?;
         }
-        let outcome = self.run_tool(tool, params, scope, ctx);
+        let outcome = arguments.and_then(|arguments| self.run_tool(tool, arguments, scope, ctx));
         if let (Some(call), true) = (&mut audit, scope.cancel.is_cancelled()) {
             call.set_cancelled();
         }
@@ -706,8 +732,8 @@ impl Session {
     fn log_outcome(
         &self,
         ctx: &CallContext<'_>,
-        name: Option<&str>,
-        arguments: Option<&Value>,
+        (name, arguments): (Option<&str>, Option<&Value>),
+        refusal: Option<&str>,
         outcome: &Result<Value, RpcError>,
         started: Instant,
     ) {
@@ -740,12 +766,10 @@ impl Session {
                 LogLevel::Info
             }
             Err(e) if e.code == code::POLICY_DENIED => {
-                let rule = tool
-                    .map(|t| self.engine.policy.decide(&t.name, &t.annotations).reason)
-                    .map_or_else(String::new, |r| r.to_string());
+                let rule = refusal.unwrap_or_default();
                 data.insert("outcome", Value::from("refused"));
                 data.insert("code", Value::from(e.code));
-                data.insert("rule", Value::from(log_reason(&rule, &scrub)));
+                data.insert("rule", Value::from(log_reason(rule, &scrub)));
                 LogLevel::Warning
             }
             Err(e) => {
@@ -777,21 +801,11 @@ impl Session {
     fn run_tool(
         &self,
         tool: &Tool,
-        mut params: Map,
+        arguments: Map,
         scope: &RequestScope<'_>,
         ctx: &CallContext<'_>,
     ) -> Result<Value, RpcError> {
         let name = &tool.name;
-        let mut arguments = match params.remove("arguments") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) => m,
-            Some(_) => return Err(RpcError::invalid_params("arguments must be an object")),
-        };
-        for field in &tool.null_means_absent {
-            if arguments.get(field).is_some_and(Value::is_null) {
-                arguments.remove(field);
-            }
-        }
         let arguments = Value::Object(arguments);
         if let Err(e) = schema::validate(&tool.input_schema, &arguments) {
             return Ok(error_result(&argument_message(tool, &e)));
@@ -815,6 +829,22 @@ impl Session {
             Ok(Ok(output)) => Ok(success_result(output, scope.revision)),
         }
     }
+}
+
+/// The arguments `tool` runs with: absent or `null` is `{}`, and the optional arguments the tool
+/// declares null-means-absent are dropped when `null`. Not an object: -32602.
+fn tool_arguments(tool: &Tool, arguments: Option<Value>) -> Result<Map, RpcError> {
+    let mut arguments = match arguments {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(RpcError::invalid_params("arguments must be an object")),
+    };
+    for field in &tool.null_means_absent {
+        if arguments.get(field).is_some_and(Value::is_null) {
+            arguments.remove(field);
+        }
+    }
+    Ok(arguments)
 }
 
 /// Every string of at least [`MIN_SCRUBBED_ARGUMENT_CHARS`] in `value` (keys too), longest first.

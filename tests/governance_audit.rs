@@ -1,0 +1,173 @@
+//! The audit log of a governed engine: `run_started` records the governance in force, each call's
+//! blocked or started record the decision and what it rested on, and `audit verify` accepts the
+//! records (and refuses a decision member that is not in its documented form).
+
+mod audit_support;
+use agentteams_mcp::audit::{self, record_hash, ProblemKind};
+use agentteams_mcp::governance::{bind, call_digest, BindOptions, PermissionMode, ScopedApproval};
+use agentteams_mcp::json::{self, Value};
+use audit_support::fixture::{call, Tools};
+use audit_support::{str_of, TempDir};
+use std::sync::Arc;
+
+fn records(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| json::parse(l.as_bytes()).unwrap())
+        .collect()
+}
+
+#[test]
+fn decisions_are_recorded_with_their_basis_and_the_log_verifies() {
+    let dir = TempDir::new("gov-audit");
+    std::fs::create_dir_all(dir.0.join(".agentteams")).unwrap();
+    std::fs::write(
+        dir.0.join(".agentteams/approvals.json"),
+        r#"{"version":1,"presets":[{"effect":"deny","tool":"git_blame","reason":"slow","added_by":"ops","added_at":"2026-12-01T00:00:00.000Z"}]}"#,
+    )
+    .unwrap();
+    let log = dir.file("audit.log");
+    let approved = call_digest(
+        "fs_write",
+        &json::parse(br#"{"p":1}"#)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .clone(),
+    )
+    .unwrap();
+    let options = BindOptions {
+        scoped: vec![ScopedApproval::parse(&format!("fs_write:{approved}")).unwrap()],
+        audit_log: Some(log.clone()),
+        ..BindOptions::default()
+    };
+    let binding = bind(
+        Arc::new(Tools),
+        &dir.0,
+        PermissionMode::Prompt,
+        "embedded",
+        options,
+    )
+    .unwrap();
+    let session = binding.session();
+    call(&session, "fs_write", r#"{"p":1}"#); // approved by digest
+    call(&session, "fs_write", r#"{"p":2}"#); // refused by the mode
+    call(&session, "git_blame", "{}"); // refused by the deny preset
+    call(&session, "git_log", "{}"); // allowed by default
+    binding.engine().audit().unwrap().complete_run().unwrap();
+
+    let recs = records(&log);
+    let governance = recs[0].get("governance").unwrap();
+    assert_eq!(str_of(governance, "mode"), Some("prompt"));
+    assert_eq!(
+        governance.get("scoped"),
+        Some(&Value::from(vec![Value::from(format!(
+            "fs_write:{approved}"
+        ))]))
+    );
+    assert!(str_of(governance, "presets_file")
+        .unwrap()
+        .ends_with(".agentteams/approvals.json"));
+    assert_eq!(str_of(governance, "presets_sha256").map(str::len), Some(64));
+    let decided: Vec<(&str, &Value)> = recs
+        .iter()
+        .filter_map(|r| Some((str_of(r, "event")?, r.get("decision")?)))
+        .collect();
+    let summary: Vec<(&str, &str, Option<&str>)> = decided
+        .iter()
+        .map(|(e, d)| (*e, str_of(d, "basis").unwrap(), str_of(d, "digest")))
+        .collect();
+    let refused_digest = call_digest(
+        "fs_write",
+        &json::parse(br#"{"p":2}"#)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .clone(),
+    )
+    .unwrap();
+    assert_eq!(
+        summary,
+        [
+            ("tool_call_started", "digest", Some(approved.as_str())),
+            ("tool_call_blocked", "mode", Some(refused_digest.as_str())),
+            ("tool_call_blocked", "preset", None),
+            ("tool_call_started", "default", None),
+        ]
+    );
+    let report = audit::verify_file(&log).unwrap();
+    assert!(report.is_clean(), "{report}");
+}
+
+#[test]
+fn a_decision_out_of_form_is_reported() {
+    let dir = TempDir::new("gov-audit-bad");
+    let log = dir.file("audit.log");
+    let options = BindOptions {
+        audit_log: Some(log.clone()),
+        ..BindOptions::default()
+    };
+    let binding = bind(
+        Arc::new(Tools),
+        &dir.0,
+        PermissionMode::Allow,
+        "embedded",
+        options,
+    )
+    .unwrap();
+    call(&binding.session(), "fs_write", "{}");
+    binding.engine().audit().unwrap().complete_run().unwrap();
+    let lines: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    // Rewrite the started record's decision, re-sealing its hash so only the form is wrong.
+    let reseal = |edit: &dyn Fn(&mut json::Map)| {
+        let mut lines = lines.clone();
+        let Value::Object(mut rec) = json::parse(lines[2].as_bytes()).unwrap() else {
+            unreachable!()
+        };
+        assert_eq!(
+            rec.get("event").and_then(Value::as_str),
+            Some("tool_call_started")
+        );
+        edit(&mut rec);
+        let hash = record_hash(&rec);
+        rec.insert("hash", Value::from(hash));
+        lines[2] = json::to_string_sorted(&Value::Object(rec));
+        let text = lines.join("\n") + "\n";
+        let report = audit::verify_reader(text.as_bytes()).unwrap();
+        report
+            .problems
+            .iter()
+            .find(|p| p.line == 3)
+            .map(|p| p.kind.clone())
+    };
+    let set = |key: &'static str, value: Value| {
+        move |rec: &mut json::Map| {
+            if let Some(Value::Object(d)) = rec.get_mut("decision") {
+                d.insert(key, value.clone());
+            }
+        }
+    };
+    let malformed = |kind: Option<ProblemKind>| match kind {
+        Some(ProblemKind::Malformed(why)) => why,
+        other => panic!("expected a malformed record, got {other:?}"),
+    };
+    assert!(
+        malformed(reseal(&set("basis", Value::from("vibes")))).starts_with("\"decision\" must be")
+    );
+    assert!(malformed(reseal(&set("mode", Value::from("ask")))).starts_with("\"decision\" must be"));
+    assert!(
+        malformed(reseal(&set("digest", Value::from("xyz")))).starts_with("\"decision\" must be")
+    );
+    assert_eq!(
+        malformed(reseal(&set("allowed", Value::from(false)))),
+        "\"decision\" of a tool_call_started record must say \"allowed\": true"
+    );
+    // Untouched, the same lines verify.
+    let report = audit::verify_reader((lines.join("\n") + "\n").as_bytes()).unwrap();
+    assert!(report.is_clean(), "{report}");
+}
