@@ -257,15 +257,41 @@ impl Runner {
         self.run_window_accepting(command, window, timeout, cancel, None)
     }
 
+    /// [`Runner::run`] for the first git of a call that runs another right after it: the next
+    /// spare starts while this git runs, so the second finds it ready. (After a call's only git
+    /// the spare starts once that git has finished, so the two never compete for a CPU.)
+    pub fn run_before_another(
+        &self,
+        command: Command,
+        stdout_keep: usize,
+        timeout: Duration,
+        cancel: &CancelToken,
+    ) -> Result<Finished, String> {
+        let window = Window::first(stdout_keep);
+        self.run_inner(command, window, timeout, cancel, None, true)
+    }
+
     /// [`Runner::run_window`] for a command whose exit status `answer`, when given, is an
     /// answer, not a failure (`git grep` exits 1 when nothing matched).
     pub fn run_window_accepting(
+        &self,
+        command: Command,
+        window: Window,
+        timeout: Duration,
+        cancel: &CancelToken,
+        answer: Option<i32>,
+    ) -> Result<Finished, String> {
+        self.run_inner(command, window, timeout, cancel, answer, false)
+    }
+
+    fn run_inner(
         &self,
         mut command: Command,
         window: Window,
         timeout: Duration,
         cancel: &CancelToken,
         answer: Option<i32>,
+        another_follows: bool,
     ) -> Result<Finished, String> {
         let _permit = self.gate.enter(cancel).map_err(|refusal| match refusal {
             Refusal::Busy(message) => message,
@@ -275,6 +301,9 @@ impl Runner {
             .launcher
             .spawn(&mut command)
             .map_err(|e| format!("git could not run: {e}"))?;
+        if another_follows {
+            self.launcher.refill_later();
+        }
         let outcome = process::run_window(child, window, timeout, cancel, &self.killer);
         self.launcher.refill_later();
         match outcome {

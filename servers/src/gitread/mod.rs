@@ -249,7 +249,7 @@ impl GitRead {
     ) -> Result<Answer, String> {
         let request = file::request(arguments, path)?;
         let listing = runner.command(layout, hook_names, file::ls_tree(&request));
-        let listed = runner.run(listing, MAX_OUTPUT, TIMEOUT, cancel)?;
+        let listed = runner.run_before_another(listing, MAX_OUTPUT, TIMEOUT, cancel)?;
         let entry = file::find_entry(&listed.stdout, &request.path);
         let text = match entry {
             Some(entry) if entry.kind == "blob" => {
