@@ -285,8 +285,18 @@ def q_log3(F):
         return "fallback: git_log has no path filter; git_show each commit until 3 touch the file"
 
     def check(s):
-        return commits_missing(s, F["log3"]) or lines_missing(s, [
-            l for h in F["log3"] for l in diff_lines(git(s.repo, "show", "--format=", h, "--", F["doc"]))])
+        # A merge's change may be shown as git show shows it (the combined diff) or against its
+        # first parent (what mcp-server-git's git_show prints); either answers the question.
+        missing = commits_missing(s, F["log3"])
+        for h in F["log3"]:
+            if missing:
+                break
+            forms = [git(s.repo, "show", "--format=", h, "--", F["doc"])]
+            if len(git(s.repo, "rev-list", "--parents", "-n1", h).split()) > 2:
+                forms.append(git(s.repo, "diff", f"{h}^1", h, "--", F["doc"]))
+            verdicts = [lines_missing(s, diff_lines(form)) for form in forms]
+            missing = None if None in verdicts else verdicts[0]
+        return missing
     return ("log3", f"what changed in the last 3 commits touching {F['doc']}", gr, mg, check)
 
 
