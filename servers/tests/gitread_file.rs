@@ -70,25 +70,30 @@ fn git_file_reads_files_whole_and_by_range() {
     server
         .call("git_file", r#"{"path":"a.txt","rev":"nope"}"#)
         .assert_error_contains("git exited 128");
-    // Past the cap: cut on a line, and the named start continues with no gap.
+    // Past the cap: cut after a whole line, and the named offset continues with no gap.
     let first = server.call("git_file", r#"{"path":"big.txt"}"#).output();
     assert!(first.starts_with("big.txt at HEAD: 220000 bytes, 20000 lines\nline 00001\n"));
     let next: u64 = first
-        .rsplit("start=")
+        .rsplit("offset=")
         .next()
         .and_then(|t| t.split(' ').next())
         .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no start= in {}", &first[first.len() - 200..]));
-    let shown_last = format!("line {:05}\n", next - 1);
+        .unwrap_or_else(|| panic!("no offset= in {}", &first[first.len() - 200..]));
+    // Lines are 11 bytes: the page ends after line next / 11.
+    assert_eq!(next % 11, 0);
+    let shown_last = format!("line {:05}\n", next / 11);
     assert!(first.contains(&shown_last));
-    assert!(!first.contains(&format!("line {next:05}\n")));
+    assert!(!first.contains(&format!("line {:05}\n", next / 11 + 1)));
     let more = server
         .call(
             "git_file",
-            &format!(r#"{{"path":"big.txt","start":{next}}}"#),
+            &format!(r#"{{"path":"big.txt","offset":{next}}}"#),
         )
         .output();
-    assert!(more.contains(&format!("(lines {next}-20000)\nline {next:05}\n")));
+    assert!(more.starts_with(&format!(
+        "big.txt at HEAD: 220000 bytes, 20000 lines (from byte {next})\nline {:05}\n",
+        next / 11 + 1
+    )));
     let late = server
         .call(
             "git_file",

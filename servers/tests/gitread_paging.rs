@@ -170,16 +170,46 @@ fn the_reference_answer_is_cut_once_and_ignores_offset() {
 }
 
 #[test]
-fn git_file_pages_by_line_and_steps_over_a_line_longer_than_a_page() {
+fn git_file_pages_a_whole_file_by_offset_and_a_line_range_by_start() {
     let f = big_fixture("paging-file", 6000);
     let mut server = f.server();
-    let first = server.call("git_file", r#"{"path":"big.txt"}"#);
+    // A whole file: by byte, like every tool; the pages put together are the file.
+    let (pages, _) = all_pages(&mut server, "git_file", r#"{"path":"big.txt"}"#);
+    assert!(pages.len() >= 6);
+    let header = |page: &str| {
+        page.split_inclusive('\n')
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(
+        header(&pages[0]),
+        "big.txt at HEAD: 342000 bytes, 6000 lines\n"
+    );
+    assert!(header(&pages[1]).starts_with("big.txt at HEAD: 342000 bytes, 6000 lines (from byte "));
+    // Each page: its header line, the file's bytes from its offset, the continuation line.
+    let bodies: String = pages
+        .iter()
+        .map(|p| {
+            p.split_inclusive('\n')
+                .skip(1)
+                .filter(|l| !l.starts_with("(cut at the output cap"))
+                .collect::<String>()
+        })
+        .collect();
+    let body = std::fs::read_to_string(f.root.join("big.txt")).expect("big.txt");
+    assert!(bodies == body, "pages differ from the file");
+    // One line longer than a page: continued inside the line, nothing skipped.
+    let (pages, _) = all_pages(&mut server, "git_file", r#"{"path":"long.txt"}"#);
+    assert_eq!(pages.len(), 3);
+    // A line range: by line, its last line names start.
+    let first = server.call("git_file", r#"{"path":"big.txt","start":1,"end":6000}"#);
     let next = first
         .structured
         .as_ref()
         .and_then(|s| s.get("next_start"))
         .and_then(Value::as_u64)
-        .expect("a cut answer names its next start");
+        .expect("a cut range names its next start");
     let text = first.output();
     assert!(text.ends_with(&format!(
         "line {:05} of the big file, padded to be a little longer\n\
@@ -189,13 +219,24 @@ fn git_file_pages_by_line_and_steps_over_a_line_longer_than_a_page() {
     let rest = server
         .call(
             "git_file",
-            &format!(r#"{{"path":"big.txt","start":{next}}}"#),
+            &format!(r#"{{"path":"big.txt","start":{next},"end":6000}}"#),
         )
         .output();
     assert!(rest.contains(&format!("\nline {next:05} of the big file")));
-    // One line longer than a page: as much as fits, then the next line.
-    let long = server.call("git_file", r#"{"path":"long.txt"}"#);
+    // A range whose first line is longer than a page: as much as fits, then the next line.
+    let long = server.call("git_file", r#"{"path":"long.txt","start":1}"#);
     let text = long.output();
     assert!(text.ends_with("\n(cut at the output cap: call again with start=2 for the rest)"));
     assert!(text.len() <= 61440);
+    // offset with a range is refused; past the end says so.
+    server
+        .call("git_file", r#"{"path":"big.txt","start":2,"offset":10}"#)
+        .assert_error_contains("offset continues a whole-file read");
+    assert_eq!(
+        server
+            .call("git_file", r#"{"path":"big.txt","offset":342000}"#)
+            .output(),
+        "big.txt at HEAD: 342000 bytes, 6000 lines (from byte 342000: past the end; the file has \
+         342000 bytes)"
+    );
 }

@@ -18,6 +18,8 @@ use std::path::{Component, Path};
 
 pub const START_RULE: &str = "start must be an integer line number from 1, e.g. 10";
 pub const END_RULE: &str = "end must be an integer line number from 1, e.g. 20";
+pub const OFFSET_WITH_RANGE: &str =
+    "offset continues a whole-file read; give it without start and end (they page by line)";
 pub const ROOT_REFUSAL: &str =
     "git_file needs a file path, e.g. \"src/main.rs\", not the project root";
 
@@ -29,6 +31,8 @@ pub struct Request {
     pub path: String,
     pub start: Option<u64>,
     pub end: Option<u64>,
+    /// Bytes of the file's content to pass over (whole-file reads only).
+    pub offset: u64,
 }
 
 fn line_number(arguments: &Map, field: &str, rule: &str) -> Result<Option<u64>, String> {
@@ -72,6 +76,10 @@ pub fn request(arguments: &Map, path: Option<&str>) -> Result<Request, String> {
     };
     let start = line_number(arguments, "start", START_RULE)?;
     let end = line_number(arguments, "end", END_RULE)?;
+    let offset = tools::offset(arguments)?;
+    if offset > 0 && (start.is_some() || end.is_some()) {
+        return Err(OFFSET_WITH_RANGE.to_owned());
+    }
     if let (Some(s), Some(e)) = (start, end) {
         if s > e {
             return Err(format!(
@@ -84,6 +92,7 @@ pub fn request(arguments: &Map, path: Option<&str>) -> Result<Request, String> {
         path,
         start,
         end,
+        offset,
     })
 }
 
@@ -141,8 +150,18 @@ pub fn cat_file(entry: &Entry) -> Vec<String> {
         .collect()
 }
 
-/// What of the blob to keep.
+impl Request {
+    /// Whether lines were asked for (`start` or `end`), rather than the file from `offset` on.
+    fn ranged(&self) -> bool {
+        self.start.is_some() || self.end.is_some()
+    }
+}
+
+/// What of the blob to keep: a page from `offset`, or the lines asked for.
 pub fn window(request: &Request) -> Window {
+    if !request.ranged() {
+        return Window::from_byte(request.offset, page::KEEP);
+    }
     let skip = request.start.unwrap_or(1) - 1;
     Window {
         keep: MAX_OUTPUT + 4,
@@ -182,9 +201,14 @@ pub fn not_a_file(request: &Request, entry: Option<&Entry>) -> String {
     }
 }
 
-/// The answer for a blob, from `cat-file`'s run under [`window`], and the `start` that continues
-/// it when it was cut.
-pub fn render(request: &Request, entry: &Entry, done: &Finished) -> (String, Option<u64>) {
+/// The answer for a blob, from `cat-file`'s run under [`window`], and when it was cut, the
+/// structured field and value that continue it: `next_offset` for a whole-file read (paged by
+/// byte, like every tool), `next_start` for a line range (paged by line).
+pub fn render(
+    request: &Request,
+    entry: &Entry,
+    done: &Finished,
+) -> (String, Option<(&'static str, u64)>) {
     let what = format!("{} at {}", shown(&request.path), request.rev);
     let bytes = entry.size.unwrap_or(0);
     if done.stdout_binary {
@@ -198,7 +222,7 @@ pub fn render(request: &Request, entry: &Entry, done: &Finished) -> (String, Opt
         let unit = if lines == 1 { "line" } else { "lines" };
         format!("{what}: {bytes} bytes, {lines} {unit}")
     };
-    let ranged = request.start.is_some() || request.end.is_some();
+    let ranged = request.ranged();
     let start = request.start.unwrap_or(1);
     if ranged && !symlink {
         if start > lines {
@@ -210,8 +234,27 @@ pub fn render(request: &Request, entry: &Entry, done: &Finished) -> (String, Opt
         let last = request.end.map_or(lines, |e| e.min(lines));
         head.push_str(&format!(" (lines {start}-{last})"));
     }
+    let offset = request.offset;
+    if !ranged && offset > 0 {
+        if offset >= bytes {
+            let past =
+                format!("{head} (from byte {offset}: past the end; the file has {bytes} bytes)");
+            return (past, None);
+        }
+        head.push_str(&format!(" (from byte {offset})"));
+    }
     head.push('\n');
     let head = sanitize::sanitize(&head).into_owned();
+    if !ranged {
+        let body = page::render_reserving(&done.stdout, done.stdout_more, offset, head.len());
+        return match body {
+            Some(body) => {
+                let next = body.next_offset.map(|n| (page::NEXT_OFFSET, n));
+                (head + &body.text, next)
+            }
+            None => (head, None),
+        };
+    }
     let reserve = head.len() + 64;
     let body = sanitize::render_output_reserving(&done.stdout, done.stdout_more, reserve);
     let Some(cut) = body.strip_suffix(sanitize::TRUNCATION_MARKER) else {
@@ -229,7 +272,7 @@ pub fn render(request: &Request, entry: &Entry, done: &Finished) -> (String, Opt
         "{head}{shown}{newline}{}",
         page::continuation("start", next)
     );
-    (text, Some(next))
+    (text, Some((page::NEXT_START, next)))
 }
 
 #[cfg(test)]

@@ -227,7 +227,7 @@ impl GitRead {
         Ok(match page::render(&done.stdout, done.stdout_more, offset) {
             Some(page) => Answer {
                 text: page.text,
-                next: page.next_offset.map(|n| (NEXT_OFFSET, n)),
+                next: page.next_offset.map(|n| (page::NEXT_OFFSET, n)),
             },
             None if offset == 0 => {
                 Answer::whole(sanitize(&tools::empty_note(name, arguments, path)).into_owned())
@@ -255,11 +255,8 @@ impl GitRead {
             Some(entry) if entry.kind == "blob" => {
                 let command = runner.command(layout, hook_names, file::cat_file(&entry));
                 let done = runner.run_window(command, file::window(&request), TIMEOUT, cancel)?;
-                let (text, next_start) = file::render(&request, &entry, &done);
-                return Ok(Answer {
-                    text,
-                    next: next_start.map(|n| (NEXT_START, n)),
-                });
+                let (text, next) = file::render(&request, &entry, &done);
+                return Ok(Answer { text, next });
             }
             other => file::not_a_file(&request, other.as_ref()),
         };
@@ -289,12 +286,6 @@ impl GitRead {
         Ok(done.stdout)
     }
 }
-
-/// The structured field that says where a cut answer continues, for tools paged by byte offset.
-const NEXT_OFFSET: &str = "next_offset";
-
-/// The same, for `git_file`, paged by line.
-const NEXT_START: &str = "next_start";
 
 /// A successful call's answer: its text, and for a cut one the structured field and value that
 /// continue it (the text's last line names the same argument).

@@ -30,6 +30,12 @@ const BODY_BYTES: usize = PAGE_BYTES - CONTINUATION_RESERVE;
 /// Largest `offset` accepted: far beyond any output a call can produce before its timeout.
 pub const MAX_OFFSET: u64 = 1 << 40;
 
+/// The structured field that says where a cut answer continues, for answers paged by byte.
+pub const NEXT_OFFSET: &str = "next_offset";
+
+/// The same, for `git_file`'s line ranges, paged by line.
+pub const NEXT_START: &str = "next_start";
+
 /// The message for an `offset` that is not an integer in range.
 pub fn offset_message() -> String {
     format!("offset must be an integer from 0 to {MAX_OFFSET}")
@@ -58,6 +64,12 @@ pub struct Page {
 /// (at most [`KEEP`] bytes), `more` says stdout went on past it, `total` is stdout's whole length.
 /// `None` when there is nothing from `offset` on (the caller says why).
 pub fn render(raw: &[u8], more: bool, offset: u64) -> Option<Page> {
+    render_reserving(raw, more, offset, 0)
+}
+
+/// [`render`] with `reserve` bytes of the page left for a line the caller puts before it.
+pub fn render_reserving(raw: &[u8], more: bool, offset: u64, reserve: usize) -> Option<Page> {
+    let body_bytes = BODY_BYTES.saturating_sub(reserve);
     if raw.is_empty() {
         return None;
     }
@@ -66,7 +78,7 @@ pub fn render(raw: &[u8], more: bool, offset: u64) -> Option<Page> {
     for line in raw.split_inclusive(|&b| b == b'\n') {
         let whole = line.ends_with(b"\n") || !more;
         let clean = decode(line);
-        if !whole || text.len() + clean.len() > BODY_BYTES {
+        if !whole || text.len() + clean.len() > body_bytes {
             break;
         }
         text.push_str(&clean);
@@ -80,7 +92,7 @@ pub fn render(raw: &[u8], more: bool, offset: u64) -> Option<Page> {
     }
     if consumed == 0 {
         // One line longer than a page: as much of it as fits, cut between two characters.
-        consumed = cut_inside(raw, BODY_BYTES);
+        consumed = cut_inside(raw, body_bytes);
         text.push_str(&decode(&raw[..consumed]));
         text.push('\n');
     }

@@ -71,52 +71,58 @@ pub fn declarations(compat: Compat) -> Vec<Tool> {
 }
 
 /// `tool` as the product serves it: its answers are plain text with the same text as `output` in
-/// structured content, and a tool paged by byte offset (every one but `git_file`, which pages by
-/// line) takes `offset`.
+/// structured content, and every tool takes `offset` (`git_file`'s counts bytes of the file's
+/// content; a `git_file` line range pages by `start` instead).
 fn with_plain_answers(tool: Tool) -> Tool {
     let by_line = tool.name == GIT_FILE;
-    let mut tool = if by_line { tool } else { with_offset(tool) };
-    let (next, next_description) = if by_line {
-        (
-            "next_start",
-            "Present when the answer was cut: the start that continues it.",
-        )
+    let offset = if by_line {
+        "Where in the file's content to start, in bytes, when reading the whole file: the value \
+         a cut answer's last line names, e.g. 61184. 0 or absent: from the start. Not with \
+         start or end."
     } else {
-        (
-            "next_offset",
-            "Present when the answer was cut: the offset that continues it.",
-        )
+        "Where in the full output to start, in bytes: the value a cut answer's last line \
+         names, e.g. 61184. 0 or absent: from the start."
     };
-    tool.output_schema = Some(schema(
-        &["output"],
-        [
-            (
-                "output",
-                described(
-                    "string",
-                    "The answer as text, the same as the text content.",
-                    None,
-                ),
+    let mut tool = with_offset(tool, offset);
+    let next_offset = (
+        page::NEXT_OFFSET,
+        described(
+            "integer",
+            "Present when the answer was cut: the offset that continues it.",
+            None,
+        ),
+    );
+    let output = (
+        "output",
+        described(
+            "string",
+            "The answer as text, the same as the text content.",
+            None,
+        ),
+    );
+    tool.output_schema = Some(if by_line {
+        let next_start = (
+            page::NEXT_START,
+            described(
+                "integer",
+                "Present when an answer for a line range was cut: the start that continues it.",
+                None,
             ),
-            (next, described("integer", next_description, None)),
-        ],
-    ));
+        );
+        schema(&["output"], [output, next_offset, next_start])
+    } else {
+        schema(&["output"], [output, next_offset])
+    });
     tool
 }
 
-/// `tool` taking `offset`: where in its full output the answer starts.
-fn with_offset(mut tool: Tool) -> Tool {
+/// `tool` taking `offset`, described by `description`.
+fn with_offset(mut tool: Tool, description: &str) -> Tool {
     let mut offset = Map::new();
     offset.insert("type", Value::from("integer"));
     offset.insert("minimum", Value::from(0u64));
     offset.insert("maximum", Value::from(page::MAX_OFFSET));
-    offset.insert(
-        "description",
-        Value::from(
-            "Where in the full output to start, in bytes: the value a cut answer's last line \
-             names, e.g. 61184. 0 or absent: from the start.",
-        ),
-    );
+    offset.insert("description", Value::from(description));
     offset.insert("default", Value::from(0u64));
     if let Some(properties) = tool
         .input_schema
