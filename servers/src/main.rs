@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 use agentteams_mcp::governance::PermissionMode;
+use agentteams_mcp::http::sealed::SessionKey;
 use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
 use agentteams_mcp_servers::cli::{self, Args, UsageError};
 use agentteams_mcp_servers::client_cmd;
@@ -16,7 +17,8 @@ const USAGE: &str = "\
 usage:
   agentteams-mcp --serve-mcp NAME [--root DIR]   serve NAME over stdio (NAME: gitread, recall)
   agentteams-mcp --serve-mcp NAME --http [--bind ADDR] [--port N] [--auth-token-file F]
-                 [--stateless] [--allow-host NAME]... [--allow-origin ORIGIN]...
+                 [--stateless | --session-key-file F [--previous-session-key-file F]]
+                 [--allow-host NAME]... [--allow-origin ORIGIN]...
                                                  serve NAME over Streamable HTTP at /mcp
   agentteams-mcp index build [--root DIR] [--team-dir DIR] [--description FILE]
                  [--framework NAME]              build the indexes recall reads (index --help)
@@ -46,6 +48,11 @@ options:
   --auth-token-file F         require `Authorization: Bearer <token>`, token read from F
                               (or from the environment variable AGENTTEAMS_MCP_AUTH_TOKEN)
   --stateless                 serve without sessions (each request stands alone)
+  --session-key-file F        seal sessions into their ids with the key in F (hex, 32-64 bytes,
+                              mode 600), so every replica holding it serves every session
+                              (docs/deploy.md; make one: openssl rand -hex 32 > F)
+  --previous-session-key-file F
+                              also accept sessions sealed with this rotated-out key
   --allow-host NAME           also accept this host name in Host/Origin (repeatable)
   --allow-origin ORIGIN       also accept this exact Origin, e.g. https://app.example.com
   --until-stdin-closes        HTTP: stop cleanly (audit run completed) when stdin closes
@@ -197,6 +204,8 @@ const OPTIONS: &[&str] = &[
     "--port",
     "--auth-token-file",
     "--stateless",
+    "--session-key-file",
+    "--previous-session-key-file",
     "--allow-host",
     "--allow-origin",
     "--until-stdin-closes",
@@ -297,6 +306,8 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
     let port = args.value("--port")?;
     let token_file = args.value("--auth-token-file")?;
     let stateless = args.flag("--stateless");
+    let key_file = args.value("--session-key-file")?;
+    let previous_key_file = args.value("--previous-session-key-file")?;
     let allowed_hosts = args.values("--allow-host")?;
     let allowed_origins = args.values("--allow-origin")?;
     for origin in &allowed_origins {
@@ -307,6 +318,8 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
             || port.is_some()
             || token_file.is_some()
             || stateless
+            || key_file.is_some()
+            || previous_key_file.is_some()
             || !allowed_hosts.is_empty()
             || !allowed_origins.is_empty();
         return match given {
@@ -314,7 +327,27 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
             false => Ok(None),
         };
     }
+    if stateless && key_file.is_some() {
+        return Err(UsageError(
+            "--stateless keeps no sessions; --session-key-file seals them: give one".into(),
+        ));
+    }
+    if previous_key_file.is_some() && key_file.is_none() {
+        return Err(UsageError(
+            "--previous-session-key-file needs --session-key-file (the key that seals)".into(),
+        ));
+    }
+    let read_key = |option: &str, file: Option<String>| match file {
+        None => Ok(None),
+        Some(file) => SessionKey::from_file(Path::new(&file))
+            .map(Some)
+            .map_err(|e| UsageError(format!("{option}: {e}"))),
+    };
+    let session_key = read_key("--session-key-file", key_file)?;
+    let previous_session_key = read_key("--previous-session-key-file", previous_key_file)?;
     let mut config = HttpConfig {
+        session_key,
+        previous_session_key,
         stateless,
         allowed_hosts,
         allowed_origins,

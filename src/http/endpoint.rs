@@ -8,8 +8,10 @@
 //! the first notification.
 
 use super::guard::{Denial, Guard};
+use super::limits::MAX_SESSION_ID_BYTES;
 use super::request::{trim_ows, RequestHead};
 use super::response::Response;
+use super::sealed::{self, capability, Refusal, Sealer};
 use super::server::{Exchange, Handler, Request};
 use super::sessions::Sessions;
 use crate::json::{self, Value};
@@ -84,6 +86,9 @@ pub struct Endpoint {
     engine: Arc<Engine>,
     guard: Guard,
     sessions: Option<Sessions>,
+    /// Sealed sessions: ids are tokens any replica with the key opens; `sessions` then only
+    /// caches the [`Session`] objects of this replica by nonce.
+    sealer: Option<Sealer>,
     metadata: Option<ResourceMetadata>,
 }
 
@@ -115,7 +120,62 @@ impl Endpoint {
             engine,
             guard,
             sessions,
+            sealer: None,
             metadata,
+        }
+    }
+
+    /// Seals sessions with `sealer` (ignored without sessions: a stateless server keeps none).
+    pub fn with_sealer(mut self, sealer: Option<Sealer>) -> Endpoint {
+        self.sealer = sealer;
+        self
+    }
+
+    /// The session an `Mcp-Session-Id` names: from this process's table or, sealed, opened from
+    /// the token (any replica's) and cached here under its nonce so that this replica's calls
+    /// of one session share cancellation and log level. Errors are the response to send.
+    fn resolve(&self, sessions: &Sessions, id: &[u8]) -> Result<Arc<Session>, Response> {
+        let not_found = || invalid_request(404, "session not found");
+        if id.len() > MAX_SESSION_ID_BYTES {
+            return Err(invalid_request(400, &Refusal::TooLong.to_string()));
+        }
+        let Some(sealer) = &self.sealer else {
+            return sessions
+                .get(&String::from_utf8_lossy(id))
+                .ok_or_else(not_found);
+        };
+        let sealed = sealer
+            .open(id, sealed::unix_now())
+            .map_err(|_| not_found())?;
+        let name = sealed.name();
+        if let Some(session) = sessions.get(&name) {
+            return Ok(session);
+        }
+        let session =
+            Arc::new(Session::initialized(self.engine.clone(), sealed.revision).with_id(&name));
+        sessions.insert_as(name, session.clone());
+        Ok(session)
+    }
+
+    /// DELETE: ends the session here (sealed: on this replica, until the token expires).
+    fn end(&self, sessions: &Sessions, id: &[u8]) -> Response {
+        let Some(sealer) = &self.sealer else {
+            return match sessions.remove(&String::from_utf8_lossy(id)) {
+                true => Response::empty(200),
+                false => invalid_request(404, "session not found"),
+            };
+        };
+        if let Err(response) = self.resolve(sessions, id) {
+            return response;
+        }
+        let now = sealed::unix_now();
+        match sealer.open(id, now) {
+            Ok(session) => {
+                sealer.revoke(&session, now);
+                sessions.remove(&session.name());
+                Response::empty(200)
+            }
+            Err(_) => invalid_request(404, "session not found"),
         }
     }
 
@@ -193,14 +253,13 @@ impl Endpoint {
             // Without a session this is the modern era's (or a stateless server's) GET/DELETE.
             return not_allowed("POST");
         };
-        let id = String::from_utf8_lossy(id);
-        if delete && sessions.remove(&id) {
-            return Response::empty(200);
+        if delete {
+            return self.end(sessions, id);
         }
-        if sessions.get(&id).is_none() {
-            return invalid_request(404, "session not found");
+        match self.resolve(sessions, id) {
+            Ok(_) => not_allowed("POST, DELETE"),
+            Err(response) => response,
         }
-        not_allowed("POST, DELETE")
     }
 
     fn post(
@@ -273,7 +332,7 @@ impl Endpoint {
             },
         };
         let id = match head.single("mcp-session-id") {
-            Ok(id) => id.map(|id| String::from_utf8_lossy(id).into_owned()),
+            Ok(id) => id,
             Err(_) => return Some(invalid_request(400, "Mcp-Session-Id must be sent once")),
         };
         let Some(sessions) = &self.sessions else {
@@ -288,27 +347,10 @@ impl Endpoint {
             return self.run(&session, message, None, exchange);
         };
         if initialize {
-            if id.is_some_and(|id| sessions.get(&id).is_some()) {
+            if id.is_some_and(|id| self.resolve(sessions, id).is_ok()) {
                 return Some(invalid_request(400, "already initialized"));
             }
-            let id = match sessions.new_id() {
-                Ok(id) => id,
-                Err(e) => {
-                    return Some(invalid_request(
-                        500,
-                        &format!("cannot create a session id: {e}"),
-                    ))
-                }
-            };
-            // The id names the session in audit records from its first call on.
-            let session = Arc::new(Session::new(self.engine.clone()).with_id(&id));
-            let reply = session.handle_message(message)?;
-            if reply.get("result").is_none() {
-                return Some(Response::json(200, &reply));
-            }
-            let response = Response::json(200, &reply).header("Mcp-Session-Id", &id);
-            sessions.insert_as(id, session);
-            return Some(response);
+            return Some(self.initialize(sessions, message));
         }
         let Some(id) = id else {
             return Some(invalid_request(
@@ -316,10 +358,46 @@ impl Endpoint {
                 "Mcp-Session-Id header required (send initialize first)",
             ));
         };
-        let Some(session) = sessions.get(&id) else {
-            return Some(invalid_request(404, "session not found"));
+        match self.resolve(sessions, id) {
+            Ok(session) => self.run(&session, message, None, exchange),
+            Err(response) => Some(response),
+        }
+    }
+
+    /// Starts a legacy session: runs `initialize` and, when it succeeds, answers with the new
+    /// session's id (sealed: the token carrying the negotiated revision and capabilities).
+    fn initialize(&self, sessions: &Sessions, message: Value) -> Response {
+        let capabilities = declared_capabilities(&message);
+        let (name, nonce) = match &self.sealer {
+            Some(sealer) => match sealer.new_nonce() {
+                Ok(nonce) => (crate::sha256::to_hex(&nonce), Some(nonce)),
+                Err(e) => return cannot_create(e),
+            },
+            None => match sessions.new_id() {
+                Ok(id) => (id, None),
+                Err(e) => return cannot_create(e),
+            },
         };
-        self.run(&session, message, None, exchange)
+        // The name identifies the session in audit records from its first call on (sealed: the
+        // nonce, never the token, which is a credential for the session).
+        let session = Arc::new(Session::new(self.engine.clone()).with_id(&name));
+        let Some(reply) = session.handle_message(message) else {
+            return Response::empty(202);
+        };
+        if reply.get("result").is_none() {
+            return Response::json(200, &reply);
+        }
+        let id = match (&self.sealer, nonce) {
+            (Some(sealer), Some(nonce)) => {
+                let revision = session
+                    .negotiated_revision()
+                    .unwrap_or(Revision::DEFAULT_LEGACY);
+                sealer.seal(nonce, revision, capabilities, sealed::unix_now())
+            }
+            _ => name.clone(),
+        };
+        sessions.insert_as(name, session);
+        Response::json(200, &reply).header("Mcp-Session-Id", &id)
     }
 
     /// Checks a 2026-07-28 request's headers against its body, then serves it statelessly.
@@ -455,6 +533,22 @@ impl Notify for StreamNotify<'_, '_> {
             cancel.cancel();
         }
     }
+}
+
+fn cannot_create(e: std::io::Error) -> Response {
+    invalid_request(500, &format!("cannot create a session id: {e}"))
+}
+
+/// The [`capability`] bits of the capabilities `initialize` declares.
+fn declared_capabilities(message: &Value) -> u8 {
+    let declared = message
+        .get("params")
+        .and_then(|p| p.get("capabilities"))
+        .and_then(Value::as_object);
+    capability::NAMES
+        .iter()
+        .filter(|(name, _)| declared.is_some_and(|d| d.get(name).is_some()))
+        .fold(0, |bits, (_, bit)| bits | bit)
 }
 
 /// -32020 with the wording of the 2026-07-28 revision.
