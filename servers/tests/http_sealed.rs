@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{http_post, http_request, serve_http, HttpServer, TempDir};
+use common::{http_post, http_request, serve_http, session_id_of, HttpServer, TempDir};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -33,12 +33,7 @@ fn open_session(port: u16) -> String {
     );
     let (status, reply) = http_post(port, "", &body);
     assert_eq!(status, 200, "{reply}");
-    reply
-        .lines()
-        .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
-        .expect("a session id")
-        .trim()
-        .to_owned()
+    session_id_of(&reply)
 }
 
 /// A tool call in session `id` on `port`: the status and the response.

@@ -24,6 +24,10 @@ use std::sync::Arc;
 /// The path MCP is served at.
 pub const MCP_PATH: &str = "/mcp";
 
+/// The health check for load balancers: `GET` or `HEAD` answers 200 `ok` with no token, no Host
+/// or Origin check and nothing about the server (no name, version, session count or load).
+pub const HEALTH_PATH: &str = "/healthz";
+
 /// The RFC 9728 well-known path (served only when [`ResourceMetadata`] is configured).
 pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
@@ -184,6 +188,9 @@ impl Endpoint {
         let path = head.target.split('?').next().unwrap_or_default();
         if path == MCP_PATH {
             return self.mcp(request, exchange);
+        }
+        if path == HEALTH_PATH {
+            return Some(health(head.method));
         }
         let metadata_paths = [
             METADATA_PATH.to_owned(),
@@ -479,6 +486,14 @@ impl Endpoint {
         let cancel = modern_cancel.clone().unwrap_or_default();
         // Only tool calls run long enough for a disconnect to matter.
         let calls_tool = message.get("method").and_then(Value::as_str) == Some("tools/call");
+        if let Some(tool) = message
+            .get("params")
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .filter(|_| calls_tool)
+        {
+            exchange.note(tool);
+        }
         let _watch = (modern_cancel.is_some() && request && calls_tool)
             .then(|| exchange.cancel_on_disconnect(cancel.clone()));
         let notify = StreamNotify {
@@ -532,6 +547,15 @@ impl Notify for StreamNotify<'_, '_> {
         if let (false, Some(cancel)) = (delivered, &self.cancel_on_disconnect) {
             cancel.cancel();
         }
+    }
+}
+
+/// The health check's answer; it reaches this only while the process accepts and serves.
+fn health(method: &str) -> Response {
+    match method {
+        "GET" => Response::text(200, "ok"),
+        "HEAD" => Response::empty(200),
+        _ => Response::text(405, "method not allowed").header("Allow", "GET, HEAD"),
     }
 }
 

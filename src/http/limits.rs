@@ -63,6 +63,9 @@ pub const WATCHER_STACK_BYTES: usize = 64 * 1024;
 /// Bytes read from the socket per read call; the connection buffer grows only up to the limits above.
 pub const READ_CHUNK: usize = 8 * 1024;
 
+/// How often a connection waiting idle for its next request checks whether the server is stopping.
+pub const STOP_POLL: Duration = Duration::from_secs(1);
+
 /// After a stop, how long the server waits for connections in progress (a call runs at most
 /// gitread's 15 s timeout) before [`Server::run`](super::Server::run) returns anyway.
 pub const SHUTDOWN_DRAIN: Duration = Duration::from_secs(20);

@@ -6,6 +6,7 @@
 //! (Host/Origin and bearer checks), [`pool`] and [`server`] (threads, connections, timeouts),
 //! [`sessions`] and [`endpoint`] (MCP over it). No TLS: run behind a TLS-terminating proxy.
 
+pub mod access_log;
 pub mod chunked;
 pub mod endpoint;
 pub mod guard;
@@ -18,7 +19,7 @@ pub mod server;
 pub mod sessions;
 pub mod sse;
 
-pub use endpoint::{Endpoint, ResourceMetadata, MCP_PATH};
+pub use endpoint::{Endpoint, ResourceMetadata, HEALTH_PATH, MCP_PATH};
 pub use guard::{Guard, Token, TOKEN_ENV_VAR};
 pub use server::{Server, Stopper, Timeouts};
 
@@ -58,6 +59,8 @@ pub struct HttpConfig {
     pub max_connections: usize,
     /// How long to wait on clients (defaults: the constants in [`limits`]).
     pub timeouts: Timeouts,
+    /// One JSON line per request on stderr ([`access_log`]).
+    pub access_log: bool,
 }
 
 impl Default for HttpConfig {
@@ -74,6 +77,7 @@ impl Default for HttpConfig {
             resource_metadata: None,
             max_connections: limits::MAX_CONNECTIONS,
             timeouts: Timeouts::default(),
+            access_log: false,
         }
     }
 }
@@ -128,7 +132,8 @@ pub fn bind(engine: Arc<Engine>, config: HttpConfig) -> io::Result<Server> {
         Arc::new(endpoint),
     )?
     .with_max_connections(config.max_connections)
-    .with_timeouts(config.timeouts))
+    .with_timeouts(config.timeouts)
+    .with_access_log(config.access_log))
 }
 
 /// Serves `engine` over Streamable HTTP until the process ends (or binding fails).

@@ -274,3 +274,13 @@ pub fn serve_http(extra: &[&str], env_token: Option<&str>, stdin: Stdio) -> (Htt
     let port = port_in_address_line(&line);
     (HttpServer(child, stderr), port)
 }
+
+/// The `Mcp-Session-Id` of an HTTP response.
+pub fn session_id_of(reply: &str) -> String {
+    reply
+        .lines()
+        .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+        .expect("a session id")
+        .trim()
+        .to_owned()
+}
