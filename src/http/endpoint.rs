@@ -136,47 +136,51 @@ impl Endpoint {
     }
 
     /// The session an `Mcp-Session-Id` names: from this process's table or, sealed, opened from
-    /// the token (any replica's) and cached here under its nonce so that this replica's calls
-    /// of one session share cancellation and log level. Errors are the response to send.
+    /// the token (any replica's) and cached here under the token until it expires, so that this
+    /// replica's calls of one session share cancellation and log level, and a token is checked
+    /// once per replica rather than on every request (the table is keyed by a secret either way,
+    /// as in-memory ids are). Errors are the response to send.
     fn resolve(&self, sessions: &Sessions, id: &[u8]) -> Result<Arc<Session>, Response> {
         let not_found = || invalid_request(404, "session not found");
         if id.len() > MAX_SESSION_ID_BYTES {
             return Err(invalid_request(400, &Refusal::TooLong.to_string()));
         }
-        let Some(sealer) = &self.sealer else {
-            return sessions
-                .get(&String::from_utf8_lossy(id))
-                .ok_or_else(not_found);
-        };
-        let sealed = sealer
-            .open(id, sealed::unix_now())
-            .map_err(|_| not_found())?;
-        let name = sealed.name();
-        if let Some(session) = sessions.get(&name) {
+        let key = String::from_utf8_lossy(id);
+        if let Some(session) = sessions.get(&key) {
             return Ok(session);
         }
-        let session =
-            Arc::new(Session::initialized(self.engine.clone(), sealed.revision).with_id(&name));
-        sessions.insert_as(name, session.clone());
+        let Some(sealer) = &self.sealer else {
+            return Err(not_found());
+        };
+        let now = sealed::unix_now();
+        let sealed = sealer.open(id, now).map_err(|_| not_found())?;
+        let session = Arc::new(
+            Session::initialized(self.engine.clone(), sealed.revision).with_id(&sealed.name()),
+        );
+        sessions.insert_until(
+            key.into_owned(),
+            session.clone(),
+            sealed::deadline(&sealed, now),
+        );
         Ok(session)
     }
 
     /// DELETE: ends the session here (sealed: on this replica, until the token expires).
     fn end(&self, sessions: &Sessions, id: &[u8]) -> Response {
+        if id.len() > MAX_SESSION_ID_BYTES {
+            return invalid_request(400, &Refusal::TooLong.to_string());
+        }
+        let removed = sessions.remove(&String::from_utf8_lossy(id));
         let Some(sealer) = &self.sealer else {
-            return match sessions.remove(&String::from_utf8_lossy(id)) {
+            return match removed {
                 true => Response::empty(200),
                 false => invalid_request(404, "session not found"),
             };
         };
-        if let Err(response) = self.resolve(sessions, id) {
-            return response;
-        }
         let now = sealed::unix_now();
         match sealer.open(id, now) {
             Ok(session) => {
                 sealer.revoke(&session, now);
-                sessions.remove(&session.name());
                 Response::empty(200)
             }
             Err(_) => invalid_request(404, "session not found"),
@@ -394,16 +398,21 @@ impl Endpoint {
         if reply.get("result").is_none() {
             return Response::json(200, &reply);
         }
-        let id = match (&self.sealer, nonce) {
+        // Sealed, the table is keyed by the token (see `resolve`) and the entry ends with it.
+        let (id, deadline) = match (&self.sealer, nonce) {
             (Some(sealer), Some(nonce)) => {
                 let revision = session
                     .negotiated_revision()
                     .unwrap_or(Revision::DEFAULT_LEGACY);
-                sealer.seal(nonce, revision, capabilities, sealed::unix_now())
+                let token = sealer.seal(nonce, revision, capabilities, sealed::unix_now());
+                (
+                    token,
+                    std::time::Instant::now().checked_add(sealer.lifetime()),
+                )
             }
-            _ => name.clone(),
+            _ => (name, None),
         };
-        sessions.insert_as(name, session);
+        sessions.insert_until(id.clone(), session, deadline);
         Response::json(200, &reply).header("Mcp-Session-Id", &id)
     }
 

@@ -356,9 +356,20 @@ impl Sealer {
         revoked.insert(session.nonce, session.expires);
     }
 
+    /// How long the tokens this sealer makes are accepted.
+    pub fn lifetime(&self) -> Duration {
+        self.lifetime
+    }
+
     pub fn current_key_id(&self) -> String {
         self.current.id_hex()
     }
+}
+
+/// When `session`, checked at Unix time `now`, expires, on this process's monotonic clock (for
+/// the cache of checked tokens; `None` if the clock cannot say).
+pub fn deadline(session: &Sealed, now: u64) -> Option<std::time::Instant> {
+    std::time::Instant::now().checked_add(Duration::from_secs(session.expires.saturating_sub(now)))
 }
 
 /// Hex digits (either case) to bytes; `None` for an odd length or any other byte.
