@@ -8,6 +8,14 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/agentteams-deploy.XXXXXX")
 pids=""
 cleanup() {
     for pid in $pids; do kill "$pid" 2>/dev/null || true; done
+    # Whatever has not ended after 5 s (a process caught between fork and exec) is killed.
+    for _ in $(seq 50); do
+        alive=""
+        for pid in $pids; do kill -0 "$pid" 2>/dev/null && alive="$alive $pid"; done
+        [ -z "$alive" ] && break
+        sleep 0.1
+    done
+    for pid in $alive; do kill -9 "$pid" 2>/dev/null || true; done
     for pid in $pids; do wait "$pid" 2>/dev/null || true; done
     if [ "${KEEP_DEPLOY_WORK:-}" = 1 ]; then echo "work folder kept: $work"; else rm -rf "$work"; fi
 }
@@ -70,6 +78,7 @@ start_replicas() {
     i=1
     while [ "$i" -le "$1" ]; do
         log=$work/replica-$i.log
+        : > "$log" # exists before the replica's shell opens it, so the wait below can read it
         "$bin" --serve-mcp conformance --http --port 0 --session-key-file "$work/session.key" \
             --access-log --allow-host localhost 2> "$log" &
         pid=$!
@@ -77,7 +86,7 @@ start_replicas() {
         eval "replica_pid_$i=$pid"
         port=""
         for _ in $(seq 100); do
-            port=$(sed -n 's#.*Streamable HTTP on http://127.0.0.1:\([0-9]*\)/mcp.*#\1#p' "$log")
+            port=$(sed -n 's#.*Streamable HTTP on http://127.0.0.1:\([0-9]*\)/mcp.*#\1#p' "$log" || true)
             [ -n "$port" ] && break
             sleep 0.05
         done

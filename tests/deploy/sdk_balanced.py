@@ -17,6 +17,8 @@ from mcp.client.client import Client
 
 EXPECTED = "This is a simple text response for testing."
 CALLS = 24
+# Seconds between the kill and the next call.
+KILL_SETTLE = 0.5
 
 
 async def run(url: str, mode: str, kill_pid: int) -> None:
@@ -25,6 +27,11 @@ async def run(url: str, mode: str, kill_pid: int) -> None:
             if kill_pid and i == CALLS // 3:
                 os.kill(kill_pid, signal.SIGKILL)
                 print(f"{mode}: killed replica pid {kill_pid} after {i} calls")
+                # Between two calls, as a crash usually falls: the balancer sees its pooled
+                # connections to the dead replica close. A call sent in the same instant could
+                # fail (the balancer cannot tell whether it ran, and does not replay a POST);
+                # docs/deploy.md says so.
+                await asyncio.sleep(KILL_SETTLE)
             result = await client.call_tool("test_simple_text", {})
             assert not result.is_error, f"{mode}: call {i}: {result}"
             text = result.content[0].text
