@@ -148,3 +148,36 @@ fn closing_stdin_finishes_calls_in_flight_and_does_not_wait_for_idle_connections
     assert!(records.contains("test_tool_with_progress"), "{records}");
     std::fs::remove_file(&log).unwrap();
 }
+
+#[test]
+fn max_connections_lowers_the_cap_and_refuses_what_it_cannot_serve() {
+    let (_server, port) = serve_http(&["--max-connections", "1"], None, Stdio::null());
+    // One connection held open takes the only place; the next one gets 503 and Retry-After.
+    let mut held = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(held, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+    let mut first = [0u8; 12];
+    held.read_exact(&mut first).unwrap();
+    let (status, reply) = http_request(port, "GET", "/healthz", "", "");
+    assert_eq!(status, 503, "{reply}");
+    assert!(reply.contains("Retry-After: 1"), "{reply}");
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while http_request(port, "GET", "/healthz", "", "").0 != 200 {
+        assert!(Instant::now() < deadline, "the place was not given back");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for bad in ["0", "1025", "many"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+            .args(["--serve-mcp", "conformance", "--http", "--port", "0"])
+            .args(["--max-connections", bad])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--max-connections needs a number 1-1024"),
+            "{err}"
+        );
+    }
+}
