@@ -204,3 +204,47 @@ fn unusable_key_files_stop_startup_with_one_line_and_exit_2() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+/// docs/deploy.md's rotation, step by step: no session is refused while replicas of two adjacent
+/// steps run side by side, and the old key's sessions end only when the previous key is dropped.
+#[test]
+fn the_documented_three_step_rotation_refuses_no_live_session() {
+    let dir = TempDir::new("sealed-three-step");
+    let old = key_file(dir.path(), "old", &"3c".repeat(32), 0o600);
+    let new = key_file(dir.path(), "new", &"9d".repeat(32), 0o600);
+    let (_s1, step1) = replica(&[("--session-key-file", &old)]);
+    let (_s2, step2) = replica(&[
+        ("--session-key-file", &old),
+        ("--previous-session-key-file", &new),
+    ]);
+    let (_s3, step3) = replica(&[
+        ("--session-key-file", &new),
+        ("--previous-session-key-file", &old),
+    ]);
+    let (_s4, step4) = replica(&[("--session-key-file", &new)]);
+    let (t1, t2, t3) = (
+        open_session(step1),
+        open_session(step2),
+        open_session(step3),
+    );
+    // Steps 1 and 2 side by side, then 2 and 3: every session works on both.
+    for (id, ports) in [
+        (&t1, [step1, step2]),
+        (&t2, [step1, step2]),
+        (&t2, [step2, step3]),
+    ] {
+        for port in ports {
+            assert_eq!(call(port, id).0, 200);
+        }
+    }
+    for port in [step2, step3] {
+        assert_eq!(
+            call(port, &t3).0,
+            200,
+            "step 2 accepts the new key's sessions"
+        );
+    }
+    // Step 4 (previous key dropped, after the lifetime): only the new key's sessions remain.
+    assert_eq!(call(step4, &t3).0, 200);
+    assert_eq!(call(step4, &t1).0, 404);
+}
