@@ -13,6 +13,7 @@
 pub mod audit;
 pub mod client;
 pub mod governance;
+pub mod hmac;
 pub mod http;
 pub mod json;
 pub mod jsonrpc;

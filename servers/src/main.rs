@@ -2,6 +2,8 @@
 #![forbid(unsafe_code)]
 
 use agentteams_mcp::governance::PermissionMode;
+use agentteams_mcp::http::limits;
+use agentteams_mcp::http::sealed::SessionKey;
 use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
 use agentteams_mcp_servers::cli::{self, Args, UsageError};
 use agentteams_mcp_servers::client_cmd;
@@ -16,7 +18,9 @@ const USAGE: &str = "\
 usage:
   agentteams-mcp --serve-mcp NAME [--root DIR]   serve NAME over stdio (NAME: gitread, recall)
   agentteams-mcp --serve-mcp NAME --http [--bind ADDR] [--port N] [--auth-token-file F]
-                 [--stateless] [--allow-host NAME]... [--allow-origin ORIGIN]...
+                 [--stateless | --session-key-file F [--previous-session-key-file F]]
+                 [--allow-host NAME]... [--allow-origin ORIGIN]... [--max-connections N]
+                 [--access-log] [--until-stdin-closes]
                                                  serve NAME over Streamable HTTP at /mcp
   agentteams-mcp index build [--root DIR] [--team-dir DIR] [--description FILE]
                  [--framework NAME]              build the indexes recall reads (index --help)
@@ -46,12 +50,28 @@ options:
   --auth-token-file F         require `Authorization: Bearer <token>`, token read from F
                               (or from the environment variable AGENTTEAMS_MCP_AUTH_TOKEN)
   --stateless                 serve without sessions (each request stands alone)
+  --session-key-file F        seal sessions into their ids with the key in F (hex, 32-64 bytes,
+                              mode 600), so every replica holding it serves every session
+                              (docs/deploy.md; make one: openssl rand -hex 32 > F)
+  --previous-session-key-file F
+                              also accept sessions sealed with this rotated-out key
   --allow-host NAME           also accept this host name in Host/Origin (repeatable)
   --allow-origin ORIGIN       also accept this exact Origin, e.g. https://app.example.com
-  --until-stdin-closes        HTTP: stop cleanly (audit run completed) when stdin closes
+  --max-connections N         HTTP: serve at most N connections at once (1 to 1024, the default);
+                              each holds one worker thread; the next one gets 503
+  --access-log                HTTP: one JSON line per request on stderr (time, method, path,
+                              status, duration_ms, session digest, tool)
+  --until-stdin-closes        HTTP: stop cleanly when stdin closes: take no new connections,
+                              finish the calls in flight (up to 20 s), complete the audit run
   --git-memory-limit SIZE     address space each git process may use: 1G (the default), 512M,
                               a number of bytes (at least 64M), or none for no limit
   --compat reference          answer with the reference implementation's exact texts
+
+HTTP: GET /healthz answers 200 \"ok\" for load-balancer checks (no token; it reveals nothing).
+HTTP limits: 1024 connections (one thread each), 1024 sessions per process, request bodies 1 MiB,
+heads 16 KiB; a head must arrive within 10 s, a body within 30 s; idle connections close after
+60 s; sealed sessions last 12 h; gitread runs at most 4 git processes at once (16 more calls may
+wait 15 s). docs/deploy.md sizes a deployment.
 
 exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server, unusable
 root (gitread: not the top of a git work tree), permission mode, approvals, policy or audit log
@@ -197,9 +217,13 @@ const OPTIONS: &[&str] = &[
     "--port",
     "--auth-token-file",
     "--stateless",
+    "--session-key-file",
+    "--previous-session-key-file",
     "--allow-host",
     "--allow-origin",
     "--until-stdin-closes",
+    "--max-connections",
+    "--access-log",
     gitread::MEMORY_LIMIT_OPTION,
     "--help",
     "--version",
@@ -297,6 +321,10 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
     let port = args.value("--port")?;
     let token_file = args.value("--auth-token-file")?;
     let stateless = args.flag("--stateless");
+    let max_connections = args.value("--max-connections")?;
+    let access_log = args.flag("--access-log");
+    let key_file = args.value("--session-key-file")?;
+    let previous_key_file = args.value("--previous-session-key-file")?;
     let allowed_hosts = args.values("--allow-host")?;
     let allowed_origins = args.values("--allow-origin")?;
     for origin in &allowed_origins {
@@ -307,6 +335,10 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
             || port.is_some()
             || token_file.is_some()
             || stateless
+            || key_file.is_some()
+            || max_connections.is_some()
+            || access_log
+            || previous_key_file.is_some()
             || !allowed_hosts.is_empty()
             || !allowed_origins.is_empty();
         return match given {
@@ -314,7 +346,28 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
             false => Ok(None),
         };
     }
+    if stateless && key_file.is_some() {
+        return Err(UsageError(
+            "--stateless keeps no sessions; --session-key-file seals them: give one".into(),
+        ));
+    }
+    if previous_key_file.is_some() && key_file.is_none() {
+        return Err(UsageError(
+            "--previous-session-key-file needs --session-key-file (the key that seals)".into(),
+        ));
+    }
+    let read_key = |option: &str, file: Option<String>| match file {
+        None => Ok(None),
+        Some(file) => SessionKey::from_file(Path::new(&file))
+            .map(Some)
+            .map_err(|e| UsageError(format!("{option}: {e}"))),
+    };
+    let session_key = read_key("--session-key-file", key_file)?;
+    let previous_session_key = read_key("--previous-session-key-file", previous_key_file)?;
     let mut config = HttpConfig {
+        session_key,
+        previous_session_key,
+        access_log,
         stateless,
         allowed_hosts,
         allowed_origins,
@@ -331,6 +384,18 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
             .parse()
             .map_err(|_| UsageError(format!("--port needs a number 0-65535, not {p:?}")))?,
     };
+    if let Some(n) = max_connections {
+        config.max_connections = n
+            .parse()
+            .ok()
+            .filter(|n| (1..=limits::MAX_CONNECTIONS).contains(n))
+            .ok_or_else(|| {
+                UsageError(format!(
+                    "--max-connections needs a number 1-{}, not {n:?}",
+                    limits::MAX_CONNECTIONS
+                ))
+            })?;
+    }
     config.auth_token = match (token_file, std::env::var(TOKEN_ENV_VAR)) {
         (Some(file), _) => Some(
             Token::from_file(std::path::Path::new(&file))
@@ -347,6 +412,36 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--help` states the limits; this keeps its numbers those of the constants.
+    #[test]
+    fn the_help_names_the_limits_as_they_are() {
+        use agentteams_mcp::http::limits::*;
+        let stated = [
+            format!("{MAX_CONNECTIONS} connections"),
+            format!("{MAX_SESSIONS} sessions"),
+            format!("bodies {} MiB", MAX_BODY_BYTES >> 20),
+            format!("heads {} KiB", MAX_HEAD_BYTES >> 10),
+            format!(
+                "within {} s, a body within {} s",
+                HEAD_TIMEOUT.as_secs(),
+                BODY_TIMEOUT.as_secs()
+            ),
+            format!("after\n{} s", IDLE_TIMEOUT.as_secs()),
+            format!("last {} h", SEALED_SESSION_LIFETIME.as_secs() / 3600),
+            format!("at most {} git processes", gitread::MAX_CONCURRENT_GIT),
+            format!(
+                "({} more calls may\nwait {} s)",
+                gitread::MAX_QUEUED_GIT,
+                gitread::QUEUE_WAIT.as_secs()
+            ),
+            format!("(up to {} s)", SHUTDOWN_DRAIN.as_secs()),
+            format!("(1 to {MAX_CONNECTIONS}, the default)"),
+        ];
+        for text in stated {
+            assert!(USAGE.contains(&text), "--help lacks {text:?}");
+        }
+    }
 
     #[test]
     fn near_misses_name_the_option() {

@@ -4,19 +4,11 @@
 mod common;
 
 use common::http_post;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 const TOKEN: &str = "binary-test-token-0123456789";
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use common::HttpServer as Server;
 
 /// Starts the fixture on a free port; returns the process and the port it printed.
 fn serve(extra: &[&str], env_token: Option<&str>) -> (Server, u16) {
@@ -24,24 +16,7 @@ fn serve(extra: &[&str], env_token: Option<&str>) -> (Server, u16) {
 }
 
 fn serve_with_stdin(extra: &[&str], env_token: Option<&str>, stdin: Stdio) -> (Server, u16) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
-    command
-        .args(["--serve-mcp", "conformance", "--http", "--port", "0"])
-        .args(extra)
-        .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
-        .stdin(stdin)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    if let Some(token) = env_token {
-        command.env("AGENTTEAMS_MCP_AUTH_TOKEN", token);
-    }
-    let mut child = command.spawn().expect("the binary runs");
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = common::port_in_address_line(&line);
-    (Server(child), port)
+    common::serve_http(extra, env_token, stdin)
 }
 
 /// POSTs an initialize request; returns the status code and the whole response.

@@ -8,8 +8,10 @@
 //! the first notification.
 
 use super::guard::{Denial, Guard};
+use super::limits::MAX_SESSION_ID_BYTES;
 use super::request::{trim_ows, RequestHead};
 use super::response::Response;
+use super::sealed::{self, capability, Refusal, Sealer};
 use super::server::{Exchange, Handler, Request};
 use super::sessions::Sessions;
 use crate::json::{self, Value};
@@ -21,6 +23,10 @@ use std::sync::Arc;
 
 /// The path MCP is served at.
 pub const MCP_PATH: &str = "/mcp";
+
+/// The health check for load balancers: `GET` or `HEAD` answers 200 `ok` with no token, no Host
+/// or Origin check and nothing about the server (no name, version, session count or load).
+pub const HEALTH_PATH: &str = "/healthz";
 
 /// The RFC 9728 well-known path (served only when [`ResourceMetadata`] is configured).
 pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
@@ -84,6 +90,9 @@ pub struct Endpoint {
     engine: Arc<Engine>,
     guard: Guard,
     sessions: Option<Sessions>,
+    /// Sealed sessions: ids are tokens any replica with the key opens; `sessions` then only
+    /// caches the [`Session`] objects of this replica by nonce.
+    sealer: Option<Sealer>,
     metadata: Option<ResourceMetadata>,
 }
 
@@ -115,7 +124,66 @@ impl Endpoint {
             engine,
             guard,
             sessions,
+            sealer: None,
             metadata,
+        }
+    }
+
+    /// Seals sessions with `sealer` (ignored without sessions: a stateless server keeps none).
+    pub fn with_sealer(mut self, sealer: Option<Sealer>) -> Endpoint {
+        self.sealer = sealer;
+        self
+    }
+
+    /// The session an `Mcp-Session-Id` names: from this process's table or, sealed, opened from
+    /// the token (any replica's) and cached here under the token until it expires, so that this
+    /// replica's calls of one session share cancellation and log level, and a token is checked
+    /// once per replica rather than on every request (the table is keyed by a secret either way,
+    /// as in-memory ids are). Errors are the response to send.
+    fn resolve(&self, sessions: &Sessions, id: &[u8]) -> Result<Arc<Session>, Response> {
+        let not_found = || invalid_request(404, "session not found");
+        if id.len() > MAX_SESSION_ID_BYTES {
+            return Err(invalid_request(400, &Refusal::TooLong.to_string()));
+        }
+        let key = String::from_utf8_lossy(id);
+        if let Some(session) = sessions.get(&key) {
+            return Ok(session);
+        }
+        let Some(sealer) = &self.sealer else {
+            return Err(not_found());
+        };
+        let now = sealed::unix_now();
+        let sealed = sealer.open(id, now).map_err(|_| not_found())?;
+        let session = Arc::new(
+            Session::initialized(self.engine.clone(), sealed.revision).with_id(&sealed.name()),
+        );
+        sessions.insert_until(
+            key.into_owned(),
+            session.clone(),
+            sealed::deadline(&sealed, now),
+        );
+        Ok(session)
+    }
+
+    /// DELETE: ends the session here (sealed: on this replica, until the token expires).
+    fn end(&self, sessions: &Sessions, id: &[u8]) -> Response {
+        if id.len() > MAX_SESSION_ID_BYTES {
+            return invalid_request(400, &Refusal::TooLong.to_string());
+        }
+        let removed = sessions.remove(&String::from_utf8_lossy(id));
+        let Some(sealer) = &self.sealer else {
+            return match removed {
+                true => Response::empty(200),
+                false => invalid_request(404, "session not found"),
+            };
+        };
+        let now = sealed::unix_now();
+        match sealer.open(id, now) {
+            Ok(session) => {
+                sealer.revoke(&session, now);
+                Response::empty(200)
+            }
+            Err(_) => invalid_request(404, "session not found"),
         }
     }
 
@@ -124,6 +192,9 @@ impl Endpoint {
         let path = head.target.split('?').next().unwrap_or_default();
         if path == MCP_PATH {
             return self.mcp(request, exchange);
+        }
+        if path == HEALTH_PATH {
+            return Some(health(head.method));
         }
         let metadata_paths = [
             METADATA_PATH.to_owned(),
@@ -193,14 +264,13 @@ impl Endpoint {
             // Without a session this is the modern era's (or a stateless server's) GET/DELETE.
             return not_allowed("POST");
         };
-        let id = String::from_utf8_lossy(id);
-        if delete && sessions.remove(&id) {
-            return Response::empty(200);
+        if delete {
+            return self.end(sessions, id);
         }
-        if sessions.get(&id).is_none() {
-            return invalid_request(404, "session not found");
+        match self.resolve(sessions, id) {
+            Ok(_) => not_allowed("POST, DELETE"),
+            Err(response) => response,
         }
-        not_allowed("POST, DELETE")
     }
 
     fn post(
@@ -273,7 +343,7 @@ impl Endpoint {
             },
         };
         let id = match head.single("mcp-session-id") {
-            Ok(id) => id.map(|id| String::from_utf8_lossy(id).into_owned()),
+            Ok(id) => id,
             Err(_) => return Some(invalid_request(400, "Mcp-Session-Id must be sent once")),
         };
         let Some(sessions) = &self.sessions else {
@@ -288,27 +358,10 @@ impl Endpoint {
             return self.run(&session, message, None, exchange);
         };
         if initialize {
-            if id.is_some_and(|id| sessions.get(&id).is_some()) {
+            if id.is_some_and(|id| self.resolve(sessions, id).is_ok()) {
                 return Some(invalid_request(400, "already initialized"));
             }
-            let id = match sessions.new_id() {
-                Ok(id) => id,
-                Err(e) => {
-                    return Some(invalid_request(
-                        500,
-                        &format!("cannot create a session id: {e}"),
-                    ))
-                }
-            };
-            // The id names the session in audit records from its first call on.
-            let session = Arc::new(Session::new(self.engine.clone()).with_id(&id));
-            let reply = session.handle_message(message)?;
-            if reply.get("result").is_none() {
-                return Some(Response::json(200, &reply));
-            }
-            let response = Response::json(200, &reply).header("Mcp-Session-Id", &id);
-            sessions.insert_as(id, session);
-            return Some(response);
+            return Some(self.initialize(sessions, message));
         }
         let Some(id) = id else {
             return Some(invalid_request(
@@ -316,10 +369,51 @@ impl Endpoint {
                 "Mcp-Session-Id header required (send initialize first)",
             ));
         };
-        let Some(session) = sessions.get(&id) else {
-            return Some(invalid_request(404, "session not found"));
+        match self.resolve(sessions, id) {
+            Ok(session) => self.run(&session, message, None, exchange),
+            Err(response) => Some(response),
+        }
+    }
+
+    /// Starts a legacy session: runs `initialize` and, when it succeeds, answers with the new
+    /// session's id (sealed: the token carrying the negotiated revision and capabilities).
+    fn initialize(&self, sessions: &Sessions, message: Value) -> Response {
+        let capabilities = declared_capabilities(&message);
+        let (name, nonce) = match &self.sealer {
+            Some(sealer) => match sealer.new_nonce() {
+                Ok(nonce) => (crate::sha256::to_hex(&nonce), Some(nonce)),
+                Err(e) => return cannot_create(e),
+            },
+            None => match sessions.new_id() {
+                Ok(id) => (id, None),
+                Err(e) => return cannot_create(e),
+            },
         };
-        self.run(&session, message, None, exchange)
+        // The name identifies the session in audit records from its first call on (sealed: the
+        // nonce, never the token, which is a credential for the session).
+        let session = Arc::new(Session::new(self.engine.clone()).with_id(&name));
+        let Some(reply) = session.handle_message(message) else {
+            return Response::empty(202);
+        };
+        if reply.get("result").is_none() {
+            return Response::json(200, &reply);
+        }
+        // Sealed, the table is keyed by the token (see `resolve`) and the entry ends with it.
+        let (id, deadline) = match (&self.sealer, nonce) {
+            (Some(sealer), Some(nonce)) => {
+                let revision = session
+                    .negotiated_revision()
+                    .unwrap_or(Revision::DEFAULT_LEGACY);
+                let token = sealer.seal(nonce, revision, capabilities, sealed::unix_now());
+                (
+                    token,
+                    std::time::Instant::now().checked_add(sealer.lifetime()),
+                )
+            }
+            _ => (name, None),
+        };
+        sessions.insert_until(id.clone(), session, deadline);
+        Response::json(200, &reply).header("Mcp-Session-Id", &id)
     }
 
     /// Checks a 2026-07-28 request's headers against its body, then serves it statelessly.
@@ -401,6 +495,14 @@ impl Endpoint {
         let cancel = modern_cancel.clone().unwrap_or_default();
         // Only tool calls run long enough for a disconnect to matter.
         let calls_tool = message.get("method").and_then(Value::as_str) == Some("tools/call");
+        if let Some(tool) = message
+            .get("params")
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .filter(|_| calls_tool)
+        {
+            exchange.note(tool);
+        }
         let _watch = (modern_cancel.is_some() && request && calls_tool)
             .then(|| exchange.cancel_on_disconnect(cancel.clone()));
         let notify = StreamNotify {
@@ -455,6 +557,31 @@ impl Notify for StreamNotify<'_, '_> {
             cancel.cancel();
         }
     }
+}
+
+/// The health check's answer; it reaches this only while the process accepts and serves.
+fn health(method: &str) -> Response {
+    match method {
+        "GET" => Response::text(200, "ok"),
+        "HEAD" => Response::empty(200),
+        _ => Response::text(405, "method not allowed").header("Allow", "GET, HEAD"),
+    }
+}
+
+fn cannot_create(e: std::io::Error) -> Response {
+    invalid_request(500, &format!("cannot create a session id: {e}"))
+}
+
+/// The [`capability`] bits of the capabilities `initialize` declares.
+fn declared_capabilities(message: &Value) -> u8 {
+    let declared = message
+        .get("params")
+        .and_then(|p| p.get("capabilities"))
+        .and_then(Value::as_object);
+    capability::NAMES
+        .iter()
+        .filter(|(name, _)| declared.is_some_and(|d| d.get(name).is_some()))
+        .fold(0, |bits, (_, bit)| bits | bit)
 }
 
 /// -32020 with the wording of the 2026-07-28 revision.

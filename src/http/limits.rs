@@ -63,6 +63,25 @@ pub const WATCHER_STACK_BYTES: usize = 64 * 1024;
 /// Bytes read from the socket per read call; the connection buffer grows only up to the limits above.
 pub const READ_CHUNK: usize = 8 * 1024;
 
+/// How often a connection waiting idle for its next request checks whether the server is stopping.
+pub const STOP_POLL: Duration = Duration::from_secs(1);
+
 /// After a stop, how long the server waits for connections in progress (a call runs at most
 /// gitread's 15 s timeout) before [`Server::run`](super::Server::run) returns anyway.
 pub const SHUTDOWN_DRAIN: Duration = Duration::from_secs(20);
+
+/// How long a sealed session token (`--session-key-file`) is accepted after `initialize`. A token
+/// cannot be renewed in place (the id a client holds never changes), so this is an absolute
+/// lifetime, not an idle one; it also bounds how long a DELETE must be remembered and how long a
+/// previous key must stay accepted after a rotation.
+pub const SEALED_SESSION_LIFETIME: Duration = Duration::from_secs(12 * 60 * 60);
+
+/// Most ended (DELETEd) sealed sessions one replica remembers until they expire; past it the one
+/// expiring soonest is forgotten (its token works again on this replica until it expires).
+pub const MAX_REVOKED_SESSIONS: usize = 16 * 1024;
+
+/// Longest `Mcp-Session-Id` looked at; longer → 400 before any decoding (a sealed token is 160).
+pub const MAX_SESSION_ID_BYTES: usize = 256;
+
+/// Largest session key file read (a key is 64 to 128 hex digits and a line ending).
+pub const MAX_SESSION_KEY_FILE_BYTES: u64 = 256;

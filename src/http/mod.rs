@@ -6,6 +6,7 @@
 //! (Host/Origin and bearer checks), [`pool`] and [`server`] (threads, connections, timeouts),
 //! [`sessions`] and [`endpoint`] (MCP over it). No TLS: run behind a TLS-terminating proxy.
 
+pub mod access_log;
 pub mod chunked;
 pub mod endpoint;
 pub mod guard;
@@ -13,15 +14,17 @@ pub mod limits;
 pub mod pool;
 pub mod request;
 pub mod response;
+pub mod sealed;
 pub mod server;
 pub mod sessions;
 pub mod sse;
 
-pub use endpoint::{Endpoint, ResourceMetadata, MCP_PATH};
+pub use endpoint::{Endpoint, ResourceMetadata, HEALTH_PATH, MCP_PATH};
 pub use guard::{Guard, Token, TOKEN_ENV_VAR};
 pub use server::{Server, Stopper, Timeouts};
 
 use crate::server::Engine;
+use sealed::{Sealer, SessionKey};
 use sessions::Sessions;
 use std::io::{self, Write};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -41,6 +44,11 @@ pub struct HttpConfig {
     pub auth_token: Option<Token>,
     /// Serve the legacy era without sessions: each request stands alone (for load balancers).
     pub stateless: bool,
+    /// Seal legacy sessions into their ids under this key ([`sealed`]): every replica holding
+    /// it serves every session. `None`: sessions live in this process only.
+    pub session_key: Option<SessionKey>,
+    /// A key rotated out, still accepted (never used to seal) while its tokens may be alive.
+    pub previous_session_key: Option<SessionKey>,
     /// Host names accepted in Host/Origin besides the loopback names (e.g. the public name).
     pub allowed_hosts: Vec<String>,
     /// Whole origins (`https://app.example.com`) accepted in Origin besides the allowed hosts.
@@ -51,6 +59,8 @@ pub struct HttpConfig {
     pub max_connections: usize,
     /// How long to wait on clients (defaults: the constants in [`limits`]).
     pub timeouts: Timeouts,
+    /// One JSON line per request on stderr ([`access_log`]).
+    pub access_log: bool,
 }
 
 impl Default for HttpConfig {
@@ -60,11 +70,14 @@ impl Default for HttpConfig {
             port: DEFAULT_PORT,
             auth_token: None,
             stateless: false,
+            session_key: None,
+            previous_session_key: None,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             resource_metadata: None,
             max_connections: limits::MAX_CONNECTIONS,
             timeouts: Timeouts::default(),
+            access_log: false,
         }
     }
 }
@@ -98,13 +111,29 @@ pub fn bind(engine: Arc<Engine>, config: HttpConfig) -> io::Result<Server> {
     } else {
         Some(Sessions::new()?)
     };
-    let endpoint = Endpoint::new(engine, guard, sessions, config.resource_metadata.clone());
+    if config.stateless && config.session_key.is_some() {
+        return Err(refuse(
+            "a session key seals sessions; a stateless server keeps none".into(),
+        ));
+    }
+    if config.previous_session_key.is_some() && config.session_key.is_none() {
+        return Err(refuse(
+            "a previous session key needs a current one to seal with".into(),
+        ));
+    }
+    let sealer = match config.session_key.clone() {
+        Some(key) => Some(Sealer::new(key, config.previous_session_key.clone())?),
+        None => None,
+    };
+    let endpoint = Endpoint::new(engine, guard, sessions, config.resource_metadata.clone())
+        .with_sealer(sealer);
     Ok(Server::bind(
         SocketAddr::new(config.bind, config.port),
         Arc::new(endpoint),
     )?
     .with_max_connections(config.max_connections)
-    .with_timeouts(config.timeouts))
+    .with_timeouts(config.timeouts)
+    .with_access_log(config.access_log))
 }
 
 /// Serves `engine` over Streamable HTTP until the process ends (or binding fails).

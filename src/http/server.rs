@@ -5,10 +5,11 @@
 //! an early rejection never leaves unread bytes that a kept-alive connection would misparse as the
 //! next request; anything that cannot be read that way closes the connection.
 
+use super::access_log;
 use super::chunked::ChunkedDecoder;
 use super::limits::{
     BODY_TIMEOUT, DISCONNECT_POLL, HEAD_TIMEOUT, IDLE_TIMEOUT, MAX_BODY_BYTES, MAX_CONNECTIONS,
-    MAX_HEAD_BYTES, READ_CHUNK, SHUTDOWN_DRAIN, WATCHER_STACK_BYTES, WRITE_TIMEOUT,
+    MAX_HEAD_BYTES, READ_CHUNK, SHUTDOWN_DRAIN, STOP_POLL, WATCHER_STACK_BYTES, WRITE_TIMEOUT,
 };
 use super::pool::Pool;
 use super::request::{parse_head, BodyLength, RequestHead, Status};
@@ -45,6 +46,10 @@ enum Phase {
 struct ExchangeState {
     phase: Phase,
     close: bool,
+    /// The status sent (200 for a stream), for the access log.
+    status: Option<u16>,
+    /// What the handler named for the access log (the tool a call ran).
+    note: Option<String>,
 }
 
 /// The response side of one request: a whole response, or an SSE stream written event by event.
@@ -66,6 +71,8 @@ impl<'a> Exchange<'a> {
             state: Mutex::new(ExchangeState {
                 phase: Phase::Pending,
                 close: !keep_alive || !chunked,
+                status: None,
+                note: None,
             }),
         }
     }
@@ -90,6 +97,7 @@ impl<'a> Exchange<'a> {
             return;
         }
         state.phase = Phase::Done;
+        state.status = Some(response.status);
         state.close |= response.close;
         let bytes = response.encode(!state.close);
         self.write(&mut state, &bytes);
@@ -105,6 +113,7 @@ impl<'a> Exchange<'a> {
             Phase::Done => return false,
         };
         state.phase = Phase::Streaming;
+        state.status.get_or_insert(200);
         if self.chunked {
             sse::encode_event_chunk(data, &mut out);
         } else {
@@ -147,6 +156,11 @@ impl<'a> Exchange<'a> {
                 }
             });
         watch
+    }
+
+    /// Names what this request did for the access log (e.g. the tool called).
+    pub fn note(&self, text: &str) {
+        self.lock().note = Some(text.to_owned());
     }
 
     /// True once an SSE stream has been started.
@@ -224,7 +238,16 @@ pub struct Server {
     pool: Pool,
     open: Arc<AtomicUsize>,
     max_connections: usize,
+    rules: Rules,
+}
+
+/// What every connection of one server obeys.
+#[derive(Clone)]
+struct Rules {
     timeouts: Timeouts,
+    /// Write an [`access_log`] line per answered request.
+    access_log: bool,
+    /// Set by a [`Stopper`]: finish the request in progress, take no more.
     stopping: Arc<AtomicBool>,
 }
 
@@ -257,8 +280,11 @@ impl Server {
             pool: Pool::new(),
             open: Arc::new(AtomicUsize::new(0)),
             max_connections: MAX_CONNECTIONS,
-            timeouts: Timeouts::default(),
-            stopping: Arc::new(AtomicBool::new(false)),
+            rules: Rules {
+                timeouts: Timeouts::default(),
+                access_log: false,
+                stopping: Arc::new(AtomicBool::new(false)),
+            },
         })
     }
 
@@ -273,13 +299,19 @@ impl Server {
             });
         }
         Ok(Stopper {
-            stopping: self.stopping.clone(),
+            stopping: self.rules.stopping.clone(),
             wake,
         })
     }
 
     pub fn with_timeouts(mut self, timeouts: Timeouts) -> Server {
-        self.timeouts = timeouts;
+        self.rules.timeouts = timeouts;
+        self
+    }
+
+    /// Writes one [`access_log`] line per answered request to stderr.
+    pub fn with_access_log(mut self, on: bool) -> Server {
+        self.rules.access_log = on;
         self
     }
 
@@ -298,7 +330,7 @@ impl Server {
     pub fn run(self) -> io::Result<()> {
         loop {
             let accepted = self.listener.accept();
-            if self.stopping.load(Ordering::SeqCst) {
+            if self.rules.stopping.load(Ordering::SeqCst) {
                 break;
             }
             match accepted {
@@ -324,10 +356,10 @@ impl Server {
         }
         let slot = OpenSlot(self.open.clone());
         let handler = self.handler.clone();
-        let timeouts = self.timeouts;
+        let rules = self.rules.clone();
         let job = Box::new(move || {
             let _slot = slot;
-            serve_connection(&stream, &*handler, &timeouts);
+            serve_connection(&stream, &*handler, &rules);
         });
         // When no thread can be had the job (and with it the connection and its slot) is dropped:
         // the client sees the connection close.
@@ -374,19 +406,20 @@ enum Incoming {
     Reject(Response),
 }
 
-fn serve_connection(stream: &TcpStream, handler: &dyn Handler, timeouts: &Timeouts) {
-    serve_requests(stream, handler, timeouts);
+fn serve_connection(stream: &TcpStream, handler: &dyn Handler, rules: &Rules) {
+    serve_requests(stream, handler, rules);
     // Shut the socket itself (not just this handle) so a disconnect watcher still holding a
     // clone wakes up and the client sees the close at once.
     let _ = stream.shutdown(std::net::Shutdown::Both);
 }
 
-fn serve_requests(stream: &TcpStream, handler: &dyn Handler, timeouts: &Timeouts) {
+fn serve_requests(stream: &TcpStream, handler: &dyn Handler, rules: &Rules) {
+    let timeouts = &rules.timeouts;
     let _ = stream.set_nodelay(true);
     let _ = stream.set_write_timeout(Some(timeouts.write));
     let mut buf = Vec::with_capacity(READ_CHUNK);
     loop {
-        let head_len = match read_head(stream, &mut buf, timeouts) {
+        let head_len = match read_head(stream, &mut buf, timeouts, &rules.stopping) {
             Ok(n) => n,
             Err(Incoming::Closed) => return,
             Err(Incoming::Reject(response)) => return send_and_close(stream, response),
@@ -400,6 +433,7 @@ fn serve_requests(stream: &TcpStream, handler: &dyn Handler, timeouts: &Timeouts
             Err(Incoming::Closed) => return,
             Err(Incoming::Reject(response)) => return send_and_close(stream, response),
         };
+        let started = Instant::now();
         let exchange = Exchange::new(stream, head.keep_alive(), head.minor_version == 1);
         handler.handle(
             &Request {
@@ -408,7 +442,19 @@ fn serve_requests(stream: &TcpStream, handler: &dyn Handler, timeouts: &Timeouts
             },
             &exchange,
         );
-        if exchange.complete() {
+        let close = exchange.complete();
+        if rules.access_log {
+            let state = exchange.lock();
+            access_log::Entry {
+                status: state.status.unwrap_or(500),
+                duration: started.elapsed(),
+                tool: state.note.as_deref(),
+                ..access_log::Entry::from_head(&head)
+            }
+            .write();
+        }
+        // A stopping server finishes the request in progress, then closes its connection.
+        if close || rules.stopping.load(Ordering::SeqCst) {
             return;
         }
         drop(head);
@@ -445,12 +491,16 @@ fn timeout_response() -> Response {
 }
 
 /// Reads until `buf` starts with a complete head; returns its length. Waits up to
-/// `timeouts.idle` for a first byte, then `timeouts.head` for the rest.
+/// `timeouts.idle` for a first byte (in [`STOP_POLL`] steps, giving up early once `stopping` is
+/// set, so an idle kept-alive connection does not hold a stopping server), then `timeouts.head`
+/// for the rest.
 fn read_head(
     stream: &TcpStream,
     buf: &mut Vec<u8>,
     timeouts: &Timeouts,
+    stopping: &AtomicBool,
 ) -> Result<usize, Incoming> {
+    let idle_since = Instant::now();
     let mut started = (!buf.is_empty()).then(Instant::now);
     let mut check = started.is_some();
     loop {
@@ -462,7 +512,10 @@ fn read_head(
             }
         }
         let timeout = match started {
-            None => timeouts.idle,
+            None => timeouts
+                .idle
+                .saturating_sub(idle_since.elapsed())
+                .min(STOP_POLL),
             Some(t) => timeouts.head.saturating_sub(t.elapsed()),
         };
         let before = buf.len();
@@ -476,6 +529,13 @@ fn read_head(
             }
             Err(e) if is_timeout(&e) && started.is_some() => {
                 return Err(Incoming::Reject(timeout_response()))
+            }
+            Err(e)
+                if is_timeout(&e)
+                    && !stopping.load(Ordering::SeqCst)
+                    && idle_since.elapsed() < timeouts.idle =>
+            {
+                continue
             }
             Err(_) => return Err(Incoming::Closed),
         }

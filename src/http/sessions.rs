@@ -14,6 +14,14 @@ pub const SESSION_ID_BYTES: usize = 16;
 struct Entry {
     session: Arc<Session>,
     last_used: Instant,
+    /// Gone from this moment whatever its use (a sealed session's token expiry).
+    deadline: Option<Instant>,
+}
+
+impl Entry {
+    fn is_live(&self, now: Instant, idle_expiry: Duration) -> bool {
+        now.duration_since(self.last_used) < idle_expiry && self.deadline.is_none_or(|d| now < d)
+    }
 }
 
 /// Live sessions by id. Ids come from the OS random source, so they cannot be guessed.
@@ -66,10 +74,16 @@ impl Sessions {
 
     /// Registers `session` under `id` (from [`Sessions::new_id`]), as [`Sessions::insert`] does.
     pub fn insert_as(&self, id: String, session: Arc<Session>) {
+        self.insert_until(id, session, None);
+    }
+
+    /// Registers `session` under `id` as [`Sessions::insert_as`] does, gone at `deadline` even if
+    /// in use (sealed sessions: the table then doubles as the cache of tokens already checked).
+    pub fn insert_until(&self, id: String, session: Arc<Session>, deadline: Option<Instant>) {
         let now = Instant::now();
         let mut table = self.lock();
         let expiry = self.expiry;
-        table.retain(|_, e| now.duration_since(e.last_used) < expiry);
+        table.retain(|_, e| e.is_live(now, expiry));
         if table.len() >= self.max {
             let oldest = table
                 .iter()
@@ -84,6 +98,7 @@ impl Sessions {
             Entry {
                 session,
                 last_used: now,
+                deadline,
             },
         );
     }
@@ -93,7 +108,7 @@ impl Sessions {
         let now = Instant::now();
         let mut table = self.lock();
         let entry = table.get_mut(id)?;
-        if now.duration_since(entry.last_used) >= self.expiry {
+        if !entry.is_live(now, self.expiry) {
             table.remove(id);
             return None;
         }
@@ -173,6 +188,18 @@ mod tests {
         assert_eq!(sessions.len(), 2);
         assert!(sessions.get(&b).is_none());
         assert!(sessions.get(&a).is_some() && sessions.get(&c).is_some());
+    }
+
+    #[test]
+    fn a_deadline_ends_a_session_in_use() {
+        let sessions = Sessions::new().unwrap();
+        let now = Instant::now();
+        sessions.insert_until("a".into(), session(), Some(now + Duration::from_millis(30)));
+        sessions.insert_until("b".into(), session(), Some(now + Duration::from_secs(60)));
+        assert!(sessions.get("a").is_some());
+        std::thread::sleep(Duration::from_millis(40));
+        assert!(sessions.get("a").is_none());
+        assert!(sessions.get("b").is_some());
     }
 
     #[test]

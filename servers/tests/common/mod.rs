@@ -207,11 +207,22 @@ impl Drop for TempDir {
 /// POSTs `body` to `/mcp` on 127.0.0.1:`port` with extra header lines `headers` (each ending in
 /// CRLF), on a connection of its own; returns the status code and the whole response.
 pub fn http_post(port: u16, headers: &str, body: &str) -> (u16, String) {
+    http_request(port, "POST", "/mcp", headers, body)
+}
+
+/// Sends `method` `path` with `headers` and `body` as [`http_post`] does; returns the same.
+pub fn http_request(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &str,
+    body: &str,
+) -> (u16, String) {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
     write!(
         s,
-        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .expect("write request");
@@ -230,4 +241,46 @@ pub fn port_in_address_line(line: &str) -> u16 {
         .and_then(|p| p.strip_suffix("/mcp"))
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("no address in {line:?}"))
+}
+
+/// A `--http` server process (and its stderr after the address line), killed when dropped.
+pub struct HttpServer(pub Child, pub BufReader<std::process::ChildStderr>);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts the conformance fixture over HTTP on a free port with `extra` arguments; returns the
+/// process and the port it printed.
+pub fn serve_http(extra: &[&str], env_token: Option<&str>, stdin: Stdio) -> (HttpServer, u16) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+    command
+        .args(["--serve-mcp", "conformance", "--http", "--port", "0"])
+        .args(extra)
+        .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
+        .stdin(stdin)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if let Some(token) = env_token {
+        command.env("AGENTTEAMS_MCP_AUTH_TOKEN", token);
+    }
+    let mut child = command.spawn().expect("the binary runs");
+    let mut line = String::new();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    stderr.read_line(&mut line).unwrap();
+    let port = port_in_address_line(&line);
+    (HttpServer(child, stderr), port)
+}
+
+/// The `Mcp-Session-Id` of an HTTP response.
+pub fn session_id_of(reply: &str) -> String {
+    reply
+        .lines()
+        .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+        .expect("a session id")
+        .trim()
+        .to_owned()
 }

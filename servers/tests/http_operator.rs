@@ -1,0 +1,183 @@
+//! What an operator relies on, through the real binary: the health endpoint (no token, reveals
+//! nothing), the access log (one JSON line per request, a session digest, the tool) and the
+//! graceful stop when stdin closes (calls in flight finish, the audit run completes, idle
+//! kept-alive connections do not hold it).
+
+mod common;
+
+use agentteams_mcp::json::{self, Value};
+use agentteams_mcp::sha256;
+use common::{http_post, http_request, serve_http, session_id_of};
+use std::io::{BufRead, Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "operator-test-token-0123456789";
+const VERSION: &str = "2025-11-25";
+
+fn initialize(port: u16, auth: &str) -> String {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{VERSION}"}}}}"#
+    );
+    let (status, reply) = http_post(port, auth, &body);
+    assert_eq!(status, 200, "{reply}");
+    session_id_of(&reply)
+}
+
+fn call_headers(session: &str, auth: &str) -> String {
+    format!("{auth}Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: {VERSION}\r\n")
+}
+
+const SIMPLE_CALL: &str =
+    r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_simple_text"}}"#;
+
+#[test]
+fn the_health_endpoint_needs_no_token_and_reveals_nothing() {
+    let (_server, port) = serve_http(&[], Some(TOKEN), Stdio::null());
+    let (status, reply) = http_request(port, "GET", "/healthz", "", "");
+    assert_eq!(status, 200, "{reply}");
+    assert!(reply.ends_with("\r\n\r\nok\n"), "{reply}");
+    assert!(!reply.contains("conformance") && !reply.contains("agentteams"));
+    // A balancer's check names the backend's address, not an allowed host.
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "HEAD /healthz HTTP/1.1\r\nHost: 10.0.0.7:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = String::new();
+    s.read_to_string(&mut head).unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(http_request(port, "POST", "/healthz", "", "").0, 405);
+    // The endpoint itself still needs the token.
+    assert_eq!(http_post(port, "", SIMPLE_CALL).0, 401);
+}
+
+#[test]
+fn the_access_log_writes_one_json_line_per_request() {
+    let (mut server, port) = serve_http(&["--access-log"], Some(TOKEN), Stdio::null());
+    let auth = format!("Authorization: Bearer {TOKEN}\r\n");
+    let session = initialize(port, &auth);
+    let (status, reply) = http_post(port, &call_headers(&session, &auth), SIMPLE_CALL);
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(http_post(port, "", SIMPLE_CALL).0, 401);
+    assert_eq!(http_request(port, "GET", "/healthz", "", "").0, 200);
+    let lines: Vec<Value> = (0..4)
+        .map(|_| {
+            let mut line = String::new();
+            server.1.read_line(&mut line).unwrap();
+            assert!(!line.contains(&session) && !line.contains(TOKEN), "{line}");
+            json::parse(line.trim_end().as_bytes()).unwrap_or_else(|e| panic!("{line}: {e}"))
+        })
+        .collect();
+    let field = |i: usize, name: &str| json::to_string(lines[i].get(name).unwrap());
+    let digest = format!(
+        "\"sha256:{}\"",
+        &sha256::hex_digest(session.as_bytes())[..16]
+    );
+    assert_eq!(field(0, "session"), "null", "initialize sends no id");
+    assert_eq!(field(1, "method"), "\"POST\"");
+    assert_eq!(field(1, "path"), "\"/mcp\"");
+    assert_eq!(field(1, "status"), "200");
+    assert_eq!(field(1, "session"), digest);
+    assert_eq!(field(1, "tool"), "\"test_simple_text\"");
+    assert!(lines[1].get("duration_ms").and_then(Value::as_f64).unwrap() >= 0.0);
+    assert!(field(1, "time").ends_with("Z\""));
+    assert_eq!(field(2, "status"), "401");
+    assert_eq!(field(3, "path"), "\"/healthz\"");
+}
+
+#[test]
+fn closing_stdin_finishes_calls_in_flight_and_does_not_wait_for_idle_connections() {
+    let log = std::env::temp_dir().join(format!(
+        "agentteams-http-graceful-{}.jsonl",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&log);
+    let (mut server, port) = serve_http(
+        &["--audit-log", log.to_str().unwrap(), "--until-stdin-closes"],
+        None,
+        Stdio::piped(),
+    );
+    let session = initialize(port, "");
+    // An idle kept-alive connection, as a balancer's pool holds.
+    let mut idle = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(idle, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+    let mut first = [0u8; 12];
+    idle.read_exact(&mut first).unwrap();
+    // A call that takes two 50 ms steps, in flight when stdin closes.
+    let headers = call_headers(&session, "");
+    let slow = std::thread::spawn(move || {
+        http_post(
+            port,
+            &headers,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_tool_with_progress"}}"#,
+        )
+    });
+    std::thread::sleep(Duration::from_millis(30));
+    let stopped_at = Instant::now();
+    drop(server.0.stdin.take());
+    let (status, reply) = slow.join().unwrap();
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply.contains("Tool with progress executed successfully"),
+        "{reply}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let exit = loop {
+        if let Some(exit) = server.0.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(Instant::now() < deadline, "the server did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(exit.code(), Some(0));
+    // Well before the 20 s drain: the idle connection was closed, not waited for.
+    assert!(
+        stopped_at.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        stopped_at.elapsed()
+    );
+    let verify = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        .args(["audit", "verify", log.to_str().unwrap(), "--ci"])
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(0), "{verify:?}");
+    let records = std::fs::read_to_string(&log).unwrap();
+    assert!(records.contains("\"run_completed\""), "{records}");
+    assert!(records.contains("test_tool_with_progress"), "{records}");
+    std::fs::remove_file(&log).unwrap();
+}
+
+#[test]
+fn max_connections_lowers_the_cap_and_refuses_what_it_cannot_serve() {
+    let (_server, port) = serve_http(&["--max-connections", "1"], None, Stdio::null());
+    // One connection held open takes the only place; the next one gets 503 and Retry-After.
+    let mut held = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(held, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+    let mut first = [0u8; 12];
+    held.read_exact(&mut first).unwrap();
+    let (status, reply) = http_request(port, "GET", "/healthz", "", "");
+    assert_eq!(status, 503, "{reply}");
+    assert!(reply.contains("Retry-After: 1"), "{reply}");
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while http_request(port, "GET", "/healthz", "", "").0 != 200 {
+        assert!(Instant::now() < deadline, "the place was not given back");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for bad in ["0", "1025", "many"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+            .args(["--serve-mcp", "conformance", "--http", "--port", "0"])
+            .args(["--max-connections", bad])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--max-connections needs a number 1-1024"),
+            "{err}"
+        );
+    }
+}

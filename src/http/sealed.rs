@@ -1,0 +1,548 @@
+//! Sealed sessions: a session id that is itself the session, authenticated with HMAC-SHA-256, so
+//! every replica holding the key serves every session without a shared store.
+//!
+//! A token is 160 lower-case hex digits encoding 80 bytes:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 1 | format version ([`TOKEN_VERSION`]) |
+//! | 4 | key id: the first 4 bytes of SHA-256(`KEY_ID_CONTEXT` ‖ key), picks the key to check with |
+//! | 16 | nonce from the OS random source: names the session (audit, revocation, per-replica cache) |
+//! | 8 | created, Unix seconds, big-endian |
+//! | 8 | expires, Unix seconds, big-endian (created + [`SEALED_SESSION_LIFETIME`]) |
+//! | 1 | client capabilities declared at `initialize` ([`capability`] bits) |
+//! | 10 | the negotiated revision, as its date text |
+//! | 32 | HMAC-SHA-256 under the key of all the bytes before it |
+//!
+//! The token is not encrypted: it carries nothing secret (a revision, times, capability bits).
+
+use super::guard::constant_time_eq;
+use super::limits::{
+    MAX_REVOKED_SESSIONS, MAX_SESSION_ID_BYTES, MAX_SESSION_KEY_FILE_BYTES, SEALED_SESSION_LIFETIME,
+};
+use crate::hmac::HmacSha256;
+use crate::server::Revision;
+use crate::sha256::{self, DIGEST_LEN};
+use std::collections::HashMap;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The token layout's version; a token of any other version is refused.
+pub const TOKEN_VERSION: u8 = 1;
+
+/// Fewest key bytes accepted (256 bits: `openssl rand -hex 32`).
+pub const MIN_KEY_BYTES: usize = 32;
+
+/// Most key bytes accepted (one SHA-256 block).
+pub const MAX_KEY_BYTES: usize = 64;
+
+/// Bytes of the random nonce naming a session.
+pub const NONCE_BYTES: usize = 16;
+
+/// Domain separation for the key id, so it is never a MAC the key made for a token.
+const KEY_ID_CONTEXT: &[u8] = b"agentteams-mcp session key id\0";
+
+const KEY_ID_BYTES: usize = 4;
+const REVISION_BYTES: usize = 10;
+const BODY_BYTES: usize = 1 + KEY_ID_BYTES + NONCE_BYTES + 8 + 8 + 1 + REVISION_BYTES;
+const TOKEN_BYTES: usize = BODY_BYTES + DIGEST_LEN;
+
+/// The client capabilities a token records, one bit each (the engine offers no server-to-client
+/// requests today; they are carried so a replica knows what the client declared).
+pub mod capability {
+    pub const ROOTS: u8 = 1;
+    pub const SAMPLING: u8 = 2;
+    pub const ELICITATION: u8 = 4;
+    pub const EXPERIMENTAL: u8 = 8;
+    /// Capability names in `initialize`'s `params.capabilities`, with their bits.
+    pub const NAMES: [(&str, u8); 4] = [
+        ("roots", ROOTS),
+        ("sampling", SAMPLING),
+        ("elicitation", ELICITATION),
+        ("experimental", EXPERIMENTAL),
+    ];
+}
+
+/// Why a key file was not usable. Display is one line naming the file and the fix.
+#[derive(Debug)]
+pub enum KeyError {
+    /// Missing, unreadable or not a regular file.
+    Read(String, io::Error),
+    /// Group or others may read or write it (its mode).
+    Exposed(String, u32),
+    /// Larger than [`MAX_SESSION_KEY_FILE_BYTES`].
+    TooLarge(String),
+    /// Not hex digits only.
+    NotHex(String),
+    /// Fewer than [`MIN_KEY_BYTES`] or more than [`MAX_KEY_BYTES`] bytes (the count given).
+    Length(String, usize),
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const MAKE: &str = "make one with `openssl rand -hex 32 > FILE && chmod 600 FILE`";
+        match self {
+            KeyError::Read(path, e) => write!(f, "{path}: cannot read the session key: {e}"),
+            KeyError::Exposed(path, mode) => write!(
+                f,
+                "{path}: session key file is readable or writable by group or others (mode {:o}); run chmod 600 on it",
+                mode & 0o777
+            ),
+            KeyError::TooLarge(path) => write!(
+                f,
+                "{path}: session key file larger than {MAX_SESSION_KEY_FILE_BYTES} bytes; {MAKE}"
+            ),
+            KeyError::NotHex(path) => {
+                write!(f, "{path}: session key must be hex digits only; {MAKE}")
+            }
+            KeyError::Length(path, n) => write!(
+                f,
+                "{path}: session key has {n} bytes, needs {MIN_KEY_BYTES} to {MAX_KEY_BYTES}; {MAKE}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+/// One session key, prepared for HMAC, with its id.
+#[derive(Clone, Debug)]
+pub struct SessionKey {
+    id: [u8; KEY_ID_BYTES],
+    hmac: HmacSha256,
+}
+
+impl SessionKey {
+    /// A key from raw bytes ([`MIN_KEY_BYTES`] to [`MAX_KEY_BYTES`]).
+    pub fn from_bytes(key: &[u8]) -> Result<SessionKey, usize> {
+        if !(MIN_KEY_BYTES..=MAX_KEY_BYTES).contains(&key.len()) {
+            return Err(key.len());
+        }
+        let mut hasher = sha256::Sha256::new();
+        hasher.update(KEY_ID_CONTEXT);
+        hasher.update(key);
+        let digest = hasher.finish();
+        let mut id = [0u8; KEY_ID_BYTES];
+        id.copy_from_slice(&digest[..KEY_ID_BYTES]);
+        Ok(SessionKey {
+            id,
+            hmac: HmacSha256::new(key),
+        })
+    }
+
+    /// Reads a key file: hex digits (surrounding whitespace ignored), a regular file of at most
+    /// [`MAX_SESSION_KEY_FILE_BYTES`] that neither group nor others may read or write.
+    pub fn from_file(path: &Path) -> Result<SessionKey, KeyError> {
+        use std::os::unix::fs::PermissionsExt;
+        let name = path.display().to_string();
+        let read = |e| KeyError::Read(name.clone(), e);
+        let mut file = crate::regular_file::open(path).map_err(read)?;
+        let mode = file.metadata().map_err(read)?.permissions().mode();
+        if mode & 0o077 != 0 {
+            return Err(KeyError::Exposed(name, mode));
+        }
+        let mut bytes = Vec::new();
+        (&mut file)
+            .take(MAX_SESSION_KEY_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(read)?;
+        if bytes.len() as u64 > MAX_SESSION_KEY_FILE_BYTES {
+            return Err(KeyError::TooLarge(name));
+        }
+        let text = bytes.trim_ascii();
+        let key = decode_hex(text).ok_or_else(|| KeyError::NotHex(name.clone()))?;
+        SessionKey::from_bytes(&key).map_err(|n| KeyError::Length(name, n))
+    }
+
+    /// The key id as hex (logged at startup so operators can tell which key replicas hold).
+    pub fn id_hex(&self) -> String {
+        sha256::to_hex(&self.id)
+    }
+}
+
+/// Why a presented token was refused (all answer 404 "session not found", except
+/// [`Refusal::TooLong`], a 400).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Longer than [`MAX_SESSION_ID_BYTES`].
+    TooLong,
+    /// Not the token layout (length, hex, version or revision field).
+    Malformed,
+    /// Sealed with a key this replica does not hold.
+    UnknownKey,
+    /// The MAC does not match: forged or altered.
+    Forged,
+    /// Past its expiry.
+    Expired,
+    /// Ended by a DELETE received by this replica.
+    Revoked,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Refusal::TooLong => "Mcp-Session-Id too long",
+            Refusal::Malformed => "malformed session token",
+            Refusal::UnknownKey => "session token sealed with an unknown key",
+            Refusal::Forged => "session token does not authenticate",
+            Refusal::Expired => "session expired",
+            Refusal::Revoked => "session ended",
+        })
+    }
+}
+
+/// What a valid token says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sealed {
+    pub nonce: [u8; NONCE_BYTES],
+    /// Unix seconds.
+    pub created: u64,
+    /// Unix seconds; the token is refused from this second on.
+    pub expires: u64,
+    pub capabilities: u8,
+    pub revision: Revision,
+}
+
+impl Sealed {
+    /// The nonce as hex: the session's name in audit records and this replica's cache.
+    pub fn name(&self) -> String {
+        sha256::to_hex(&self.nonce)
+    }
+}
+
+/// Seals and opens session tokens under the current key (and accepts a previous one), and
+/// remembers the sessions this replica ended.
+pub struct Sealer {
+    current: SessionKey,
+    previous: Option<SessionKey>,
+    lifetime: Duration,
+    /// Ended sessions by nonce, with their expiry (after which the token fails anyway).
+    revoked: Mutex<HashMap<[u8; NONCE_BYTES], u64>>,
+    max_revoked: usize,
+    random: Mutex<File>,
+}
+
+/// Now, in Unix seconds (a clock before 1970 reads as 0, which only makes tokens look young).
+pub fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl Sealer {
+    /// Opens the OS random source for nonces.
+    pub fn new(current: SessionKey, previous: Option<SessionKey>) -> io::Result<Sealer> {
+        Ok(Sealer {
+            current,
+            previous,
+            lifetime: SEALED_SESSION_LIFETIME,
+            revoked: Mutex::new(HashMap::new()),
+            max_revoked: MAX_REVOKED_SESSIONS,
+            random: Mutex::new(File::open("/dev/urandom")?),
+        })
+    }
+
+    /// The same sealer with another lifetime and revocation cap (tests).
+    pub fn with_limits(mut self, lifetime: Duration, max_revoked: usize) -> Sealer {
+        self.lifetime = lifetime;
+        self.max_revoked = max_revoked.max(1);
+        self
+    }
+
+    /// A fresh random nonce for a session about to be created.
+    pub fn new_nonce(&self) -> io::Result<[u8; NONCE_BYTES]> {
+        let mut nonce = [0u8; NONCE_BYTES];
+        self.random
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .read_exact(&mut nonce)?;
+        Ok(nonce)
+    }
+
+    /// The token for a session created `now` under the current key.
+    pub fn seal(
+        &self,
+        nonce: [u8; NONCE_BYTES],
+        revision: Revision,
+        capabilities: u8,
+        now: u64,
+    ) -> String {
+        let mut body = Vec::with_capacity(TOKEN_BYTES);
+        body.push(TOKEN_VERSION);
+        body.extend_from_slice(&self.current.id);
+        body.extend_from_slice(&nonce);
+        body.extend_from_slice(&now.to_be_bytes());
+        body.extend_from_slice(&now.saturating_add(self.lifetime.as_secs()).to_be_bytes());
+        body.push(capabilities);
+        body.extend_from_slice(revision.as_str().as_bytes());
+        debug_assert_eq!(body.len(), BODY_BYTES);
+        let mac = self.current.hmac.mac(&body);
+        body.extend_from_slice(&mac);
+        sha256::to_hex(&body)
+    }
+
+    /// Checks `token` at time `now`: layout, key, MAC (compared in constant time), expiry, then
+    /// this replica's revocations.
+    pub fn open(&self, token: &[u8], now: u64) -> Result<Sealed, Refusal> {
+        if token.len() > MAX_SESSION_ID_BYTES {
+            return Err(Refusal::TooLong);
+        }
+        if token.len() != 2 * TOKEN_BYTES || token.iter().any(|b| b.is_ascii_uppercase()) {
+            return Err(Refusal::Malformed);
+        }
+        let bytes = decode_hex(token).ok_or(Refusal::Malformed)?;
+        let (body, mac) = bytes.split_at(BODY_BYTES);
+        if body[0] != TOKEN_VERSION {
+            return Err(Refusal::Malformed);
+        }
+        let key_id = &body[1..1 + KEY_ID_BYTES];
+        let key = [Some(&self.current), self.previous.as_ref()]
+            .into_iter()
+            .flatten()
+            .find(|k| k.id == key_id)
+            .ok_or(Refusal::UnknownKey)?;
+        if !constant_time_eq(mac, &key.hmac.mac(body)) {
+            return Err(Refusal::Forged);
+        }
+        let field = |at: usize| {
+            let mut n = [0u8; 8];
+            n.copy_from_slice(&body[at..at + 8]);
+            u64::from_be_bytes(n)
+        };
+        let at = 1 + KEY_ID_BYTES;
+        let mut nonce = [0u8; NONCE_BYTES];
+        nonce.copy_from_slice(&body[at..at + NONCE_BYTES]);
+        let at = at + NONCE_BYTES;
+        let (created, expires) = (field(at), field(at + 8));
+        let capabilities = body[at + 16];
+        let revision = std::str::from_utf8(&body[at + 17..])
+            .ok()
+            .and_then(Revision::parse)
+            .filter(|r| r.is_legacy())
+            .ok_or(Refusal::Malformed)?;
+        if now >= expires {
+            return Err(Refusal::Expired);
+        }
+        if self.revoked().contains_key(&nonce) {
+            return Err(Refusal::Revoked);
+        }
+        Ok(Sealed {
+            nonce,
+            created,
+            expires,
+            capabilities,
+            revision,
+        })
+    }
+
+    fn revoked(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; NONCE_BYTES], u64>> {
+        self.revoked.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Ends `session` on this replica until it expires. Expired entries are dropped first; when
+    /// the list is still full, the entry expiring soonest is forgotten.
+    pub fn revoke(&self, session: &Sealed, now: u64) {
+        let mut revoked = self.revoked();
+        revoked.retain(|_, expires| *expires > now);
+        if revoked.len() >= self.max_revoked {
+            if let Some(soonest) = revoked.iter().min_by_key(|(_, e)| **e).map(|(n, _)| *n) {
+                revoked.remove(&soonest);
+            }
+        }
+        revoked.insert(session.nonce, session.expires);
+    }
+
+    /// How long the tokens this sealer makes are accepted.
+    pub fn lifetime(&self) -> Duration {
+        self.lifetime
+    }
+
+    pub fn current_key_id(&self) -> String {
+        self.current.id_hex()
+    }
+}
+
+/// When `session`, checked at Unix time `now`, expires, on this process's monotonic clock (for
+/// the cache of checked tokens; `None` if the clock cannot say).
+pub fn deadline(session: &Sealed, now: u64) -> Option<std::time::Instant> {
+    std::time::Instant::now().checked_add(Duration::from_secs(session.expires.saturating_sub(now)))
+}
+
+/// Hex digits (either case) to bytes; `None` for an odd length or any other byte.
+fn decode_hex(text: &[u8]) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    let digit = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    text.chunks(2)
+        .map(|pair| Some(digit(pair[0])? << 4 | digit(pair[1])?))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(byte: u8) -> SessionKey {
+        SessionKey::from_bytes(&[byte; 32]).unwrap()
+    }
+
+    fn sealer(current: u8, previous: Option<u8>) -> Sealer {
+        Sealer::new(key(current), previous.map(key)).unwrap()
+    }
+
+    const NOW: u64 = 1_800_000_000;
+
+    fn token(s: &Sealer) -> (String, [u8; NONCE_BYTES]) {
+        let nonce = s.new_nonce().unwrap();
+        (
+            s.seal(
+                nonce,
+                Revision::V2025_06_18,
+                capability::ROOTS | capability::ELICITATION,
+                NOW,
+            ),
+            nonce,
+        )
+    }
+
+    #[test]
+    fn a_sealed_token_opens_with_what_it_carries() {
+        let s = sealer(1, None);
+        let (t, nonce) = token(&s);
+        assert_eq!(t.len(), 160);
+        assert!(t
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+        let sealed = s.open(t.as_bytes(), NOW + 5).unwrap();
+        assert_eq!(sealed.nonce, nonce);
+        assert_eq!(sealed.created, NOW);
+        assert_eq!(sealed.expires, NOW + SEALED_SESSION_LIFETIME.as_secs());
+        assert_eq!(sealed.revision, Revision::V2025_06_18);
+        assert_eq!(
+            sealed.capabilities,
+            capability::ROOTS | capability::ELICITATION
+        );
+        // Another replica with the same key accepts it.
+        assert_eq!(sealer(1, None).open(t.as_bytes(), NOW), Ok(sealed));
+    }
+
+    #[test]
+    fn forged_truncated_and_altered_tokens_are_refused() {
+        let s = sealer(1, None);
+        let (t, _) = token(&s);
+        // Every single-digit change is caught (the layout, the MAC or the fields it covers).
+        for i in 0..t.len() {
+            let mut bytes = t.clone().into_bytes();
+            bytes[i] = if bytes[i] == b'0' { b'1' } else { b'0' };
+            assert!(s.open(&bytes, NOW).is_err(), "digit {i}");
+        }
+        assert_eq!(s.open(&t.as_bytes()[..158], NOW), Err(Refusal::Malformed));
+        assert_eq!(s.open(b"", NOW), Err(Refusal::Malformed));
+        assert_eq!(
+            s.open(t.to_uppercase().as_bytes(), NOW),
+            Err(Refusal::Malformed)
+        );
+        assert_eq!(s.open(&[b'a'; 257], NOW), Err(Refusal::TooLong));
+        // A stretched expiry does not authenticate.
+        let mut raw = decode_hex(t.as_bytes()).unwrap();
+        raw[1 + KEY_ID_BYTES + NONCE_BYTES + 8] ^= 0x01;
+        assert_eq!(
+            s.open(sha256::to_hex(&raw).as_bytes(), NOW),
+            Err(Refusal::Forged)
+        );
+    }
+
+    #[test]
+    fn a_token_re_signed_with_another_key_is_refused() {
+        let s = sealer(1, None);
+        let (t, _) = token(&s);
+        let mut raw = decode_hex(t.as_bytes()).unwrap();
+        // Same key id (copied), MAC made under a different key.
+        let other = HmacSha256::new(&[2; 32]).mac(&raw[..BODY_BYTES]);
+        raw[BODY_BYTES..].copy_from_slice(&other);
+        assert_eq!(
+            s.open(sha256::to_hex(&raw).as_bytes(), NOW),
+            Err(Refusal::Forged)
+        );
+        // Sealed under a key this replica lacks: refused by key id before any MAC.
+        let (foreign, _) = token(&sealer(2, None));
+        assert_eq!(s.open(foreign.as_bytes(), NOW), Err(Refusal::UnknownKey));
+    }
+
+    #[test]
+    fn the_previous_key_is_accepted_after_a_rotation_and_not_after_the_next() {
+        let old = sealer(1, None);
+        let (t, _) = token(&old);
+        let rotated = sealer(2, Some(1));
+        assert!(rotated.open(t.as_bytes(), NOW).is_ok());
+        let (fresh, _) = token(&rotated);
+        assert!(old.open(fresh.as_bytes(), NOW).is_err());
+        assert_eq!(
+            sealer(3, Some(2)).open(t.as_bytes(), NOW),
+            Err(Refusal::UnknownKey)
+        );
+    }
+
+    #[test]
+    fn tokens_expire_after_the_lifetime() {
+        let s = sealer(1, None);
+        let (t, _) = token(&s);
+        let end = NOW + SEALED_SESSION_LIFETIME.as_secs();
+        assert!(s.open(t.as_bytes(), end - 1).is_ok());
+        assert_eq!(s.open(t.as_bytes(), end), Err(Refusal::Expired));
+    }
+
+    #[test]
+    fn revocation_is_per_replica_bounded_and_forgets_expired_entries() {
+        let s = sealer(1, None).with_limits(Duration::from_secs(100), 2);
+        let other_replica = sealer(1, None);
+        let tokens: Vec<_> = (0..3).map(|_| token(&s).0).collect();
+        let sealed: Vec<_> = tokens
+            .iter()
+            .map(|t| s.open(t.as_bytes(), NOW).unwrap())
+            .collect();
+        s.revoke(&sealed[0], NOW);
+        assert_eq!(s.open(tokens[0].as_bytes(), NOW), Err(Refusal::Revoked));
+        assert!(other_replica.open(tokens[0].as_bytes(), NOW).is_ok());
+        s.revoke(&sealed[1], NOW);
+        s.revoke(&sealed[2], NOW);
+        assert_eq!(s.revoked().len(), 2);
+        // All three expire together; the list keeps two of them.
+        let still = tokens
+            .iter()
+            .filter(|t| s.open(t.as_bytes(), NOW) == Err(Refusal::Revoked))
+            .count();
+        assert_eq!(still, 2);
+        s.revoke(&sealed[0], NOW + 100);
+        assert_eq!(s.revoked().len(), 1, "expired entries are dropped");
+    }
+
+    #[test]
+    fn key_files_are_checked() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("sealed-keys-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, text: &str, mode: u32| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            path
+        };
+        let good = write("good", &format!("{}\n", "ab".repeat(32)), 0o600);
+        let a = SessionKey::from_file(&good).unwrap();
+        assert_eq!(a.id_hex(), key(0xab).id_hex());
+        let error = |path: &Path| SessionKey::from_file(path).unwrap_err().to_string();
+        assert!(error(&write("open", &"ab".repeat(32), 0o644)).contains("chmod 600"));
+        assert!(error(&write("short", &"ab".repeat(16), 0o600)).contains("has 16 bytes"));
+        assert!(error(&write("bad", &"zz".repeat(32), 0o600)).contains("hex digits only"));
+        assert!(error(&write("big", &"ab".repeat(200), 0o600)).contains("larger than"));
+        assert!(error(&dir.join("missing")).contains("cannot read"));
+        assert!(error(&dir).contains("not a regular file"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
