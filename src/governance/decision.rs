@@ -17,9 +17,9 @@ use super::canonical::{call_digest, CanonicalError};
 use super::mode::PermissionMode;
 use super::presets::{describe_preset, PresetEffect, Presets};
 use super::scoped::ScopedApproval;
+use crate::declared::{Annotations, Declared};
 use crate::json::{Map, Value};
 use crate::policy::{self, Effect, Policy, Reason};
-use crate::server::{Annotations, Tool};
 
 /// What a decision is asked about.
 #[derive(Clone, Copy, Debug)]
@@ -204,9 +204,10 @@ impl Governance {
     }
 
     /// Decides about `tool` (see the module documentation for the order).
-    pub fn decide(&self, tool: &Tool, subject: Subject<'_>) -> Verdict {
-        let name = tool.name.as_str();
-        let may_change = policy::may_change_data(&tool.annotations);
+    pub fn decide<D: Declared + ?Sized>(&self, item: &D, subject: Subject<'_>) -> Verdict {
+        let name = item.declared_name();
+        let annotations = item.declared_annotations();
+        let may_change = policy::may_change_data(&annotations);
         let digest = match subject {
             Subject::Call(Some(arguments)) if may_change => Some(call_digest(name, arguments)),
             _ => None,
@@ -225,7 +226,7 @@ impl Governance {
             };
             verdict(d.allowed, basis, d.reason.to_string())
         };
-        let by_policy = self.policy.decide(name, &tool.annotations);
+        let by_policy = self.policy.decide(name, &annotations);
         if matches!(&by_policy.reason, Reason::Rule(r) if r.effect == Effect::Deny) {
             return from_policy(by_policy);
         }
