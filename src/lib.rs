@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 pub mod audit;
+pub mod base64;
 pub mod client;
 pub mod declared;
 pub mod governance;

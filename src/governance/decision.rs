@@ -82,11 +82,16 @@ pub struct Verdict {
 impl Verdict {
     /// The message of a refused call (JSON-RPC -32001), naming the tool and what refused it.
     pub fn refusal_message(&self, tool: &str) -> String {
+        self.refusal_message_for("tool", tool)
+    }
+
+    /// The message of a refused use of `name`, a `kind` of item (`tool`, `resource`, `prompt`...).
+    pub fn refusal_message_for(&self, kind: &str, name: &str) -> String {
         match self.basis {
             Basis::Rule | Basis::Default => {
-                format!("tool {tool:?} is refused by policy: {}", self.reason)
+                format!("{kind} {name:?} is refused by policy: {}", self.reason)
             }
-            _ => format!("tool {tool:?} is refused by {}", self.reason),
+            _ => format!("{kind} {name:?} is refused by {}", self.reason),
         }
     }
 

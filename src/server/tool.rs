@@ -4,6 +4,8 @@
 //! arguments against each tool's declared `inputSchema`, result envelopes, caps, policy, audit).
 
 use super::context::CallContext;
+use super::prompt::PromptSet;
+use super::resource::ResourceSet;
 pub use crate::declared::Annotations;
 use crate::declared::Declared;
 use crate::json::{Map, Value};
@@ -173,4 +175,15 @@ pub trait ToolSet: Send + Sync {
         arguments: &Map,
         ctx: &CallContext<'_>,
     ) -> Result<ToolOutput, ToolError>;
+
+    /// The server's resources, if it has any: the engine then advertises `resources` (and
+    /// `completions` for their templates). None by default, so a tools-only server compiles as is.
+    fn resource_set(&self) -> Option<&dyn ResourceSet> {
+        None
+    }
+
+    /// The server's prompts, if it has any: the engine then advertises `prompts` and `completions`.
+    fn prompt_set(&self) -> Option<&dyn PromptSet> {
+        None
+    }
 }
