@@ -375,4 +375,52 @@ mod tests {
         let long = format!("git://HEAD/{}", "a".repeat(MAX_TEMPLATE_VALUE_BYTES + 1));
         assert!(g.matches(&long).is_err());
     }
+
+    /// Many generated templates and URIs from an alphabet rich in the characters the rules are
+    /// about: no panic, and whatever matches obeys every value rule (a cheap stand-in for a fuzz
+    /// target that runs in every test run).
+    #[test]
+    fn generated_inputs_never_break_the_value_rules() {
+        const ALPHABET: &[u8] = b"ab:/.%2eEF5c{}+\\x\x01?#";
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize % n
+        };
+        let templates = [
+            "t://{a}/x",
+            "t://{+p}",
+            "t://{a}/{+p}",
+            "t://{+p}/end",
+            "t://{a}.{b}",
+        ];
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..next(24) {
+                text.push(char::from(ALPHABET[next(ALPHABET.len())]));
+            }
+            let _ = UriTemplate::parse(&text);
+            let _ = check_uri(&text);
+            let uri = format!("t://{text}");
+            let template = UriTemplate::parse(templates[next(templates.len())]).unwrap();
+            if check_uri(&uri).is_err() {
+                continue;
+            }
+            if let Ok(Some(values)) = template.matches(&uri) {
+                for (_, v) in values {
+                    assert!(
+                        !v.is_empty() && v.len() <= MAX_TEMPLATE_VALUE_BYTES,
+                        "{uri}"
+                    );
+                    assert!(
+                        !v.chars().any(char::is_control) && !v.contains('\\'),
+                        "{uri}"
+                    );
+                    assert!(!v.split('/').any(|s| s == ".." || s == "."), "{uri}");
+                }
+            }
+        }
+    }
 }
