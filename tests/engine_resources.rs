@@ -907,3 +907,21 @@ fn the_stdio_transport_serves_resources_and_writes_updates_between_replies() {
         Some(true)
     );
 }
+
+#[test]
+fn responses_are_urgent_alone_or_in_a_batch() {
+    let urgent = |text: &str| Session::is_urgent(&json::parse(text.as_bytes()).unwrap());
+    assert!(urgent(r#"{"jsonrpc":"2.0","id":"srv-1","result":{}}"#));
+    assert!(urgent(
+        r#"{"jsonrpc":"2.0","id":"srv-1","error":{"code":1,"message":"x"}}"#
+    ));
+    assert!(urgent(
+        r#"[{"jsonrpc":"2.0","id":"srv-1","result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]"#
+    ));
+    assert!(!urgent(
+        r#"[{"jsonrpc":"2.0","id":"srv-1","result":{}},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]"#
+    ));
+    assert!(!urgent("[]"));
+    assert!(!urgent(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#));
+    assert!(!urgent(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#));
+}

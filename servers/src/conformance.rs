@@ -144,6 +144,24 @@ impl ToolSet for Conformance {
                     }"##,
                 ),
             ),
+            Tool::new(
+                "test_sampling",
+                "Asks the client's model (sampling/createMessage) and returns its answer.",
+                schema(r#"{"type": "object", "properties": {"prompt": {"type": "string"}}, "required": ["prompt"]}"#),
+            ),
+            Tool::new(
+                "test_elicitation",
+                "Asks the client's user for a username and an email (elicitation/create).",
+                schema(r#"{"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}"#),
+            ),
+            plain(
+                "test_elicitation_sep1034_defaults",
+                "Elicits a form whose fields carry defaults (SEP-1034).",
+            ),
+            plain(
+                "test_elicitation_sep1330_enums",
+                "Elicits a form with the five enum schema variants (SEP-1330).",
+            ),
             plain(
                 "test_reconnection",
                 "Answers after a pause (the suite's SSE-resumption scenario; this server does not resume streams).",
@@ -214,6 +232,80 @@ impl ToolSet for Conformance {
                 "Received: {}",
                 json::to_string(&Value::Object(args.clone()))
             ))]),
+            "test_sampling" => {
+                let prompt = args
+                    .get("prompt")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let params = schema(&format!(
+                    r#"{{"messages": [{{"role": "user", "content": {{"type": "text", "text": {}}}}}], "maxTokens": 100}}"#,
+                    json::to_string(&Value::from(prompt))
+                ));
+                let answer = ctx
+                    .sample(params)
+                    .map_err(|e| ToolError::new(e.to_string()))?;
+                let said = answer
+                    .get("content")
+                    .and_then(|c| c.get("text"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                content(vec![text(&format!("LLM response: {said}"))])
+            }
+            "test_elicitation" => {
+                let message = args
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let form = schema(
+                    r#"{"type": "object", "properties": {
+                        "username": {"type": "string", "description": "User's response"},
+                        "email": {"type": "string", "description": "User's email address"}
+                    }, "required": ["username", "email"]}"#,
+                );
+                elicit(ctx, message, form, "User response")
+            }
+            "test_elicitation_sep1034_defaults" => {
+                let form = schema(
+                    r#"{"type": "object", "properties": {
+                        "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                        "age": {"type": "integer", "description": "User age", "default": 30},
+                        "score": {"type": "number", "description": "User score", "default": 95.5},
+                        "status": {"type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active"},
+                        "verified": {"type": "boolean", "description": "Verification status", "default": true}
+                    }}"#,
+                );
+                elicit(
+                    ctx,
+                    "Please review and update the form fields with defaults",
+                    form,
+                    "Elicitation completed",
+                )
+            }
+            "test_elicitation_sep1330_enums" => {
+                let form = schema(
+                    r#"{"type": "object", "properties": {
+                        "untitledSingle": {"type": "string", "description": "Untitled single-select", "enum": ["option1", "option2", "option3"]},
+                        "titledSingle": {"type": "string", "description": "Titled single-select", "oneOf": [
+                            {"const": "value1", "title": "First Option"},
+                            {"const": "value2", "title": "Second Option"},
+                            {"const": "value3", "title": "Third Option"}]},
+                        "legacyEnum": {"type": "string", "description": "Legacy titled enum", "enum": ["opt1", "opt2", "opt3"],
+                            "enumNames": ["Option One", "Option Two", "Option Three"]},
+                        "untitledMulti": {"type": "array", "description": "Untitled multi-select",
+                            "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+                        "titledMulti": {"type": "array", "description": "Titled multi-select", "items": {"anyOf": [
+                            {"const": "value1", "title": "First Choice"},
+                            {"const": "value2", "title": "Second Choice"},
+                            {"const": "value3", "title": "Third Choice"}]}}
+                    }}"#,
+                );
+                elicit(
+                    ctx,
+                    "Please choose from the enum variants",
+                    form,
+                    "Elicitation completed",
+                )
+            }
             "test_reconnection" => {
                 if ctx.cancel_token().wait_timeout(STEP) {
                     return Err(ToolError::new("cancelled"));
@@ -223,6 +315,29 @@ impl ToolSet for Conformance {
             other => Err(ToolError::new(format!("unknown fixture tool {other}"))),
         }
     }
+}
+
+/// Sends `elicitation/create` with `message` and `form`, and reports the user's answer after
+/// `label` as the suite's fixture does: `<label>: action=<action>, content=<JSON>`.
+fn elicit(
+    ctx: &CallContext<'_>,
+    message: &str,
+    form: Value,
+    label: &str,
+) -> Result<ToolOutput, ToolError> {
+    let params = json::obj([("message", Value::from(message)), ("requestedSchema", form)]);
+    let answer = ctx
+        .elicit(params)
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    let action = answer
+        .get("action")
+        .and_then(Value::as_str)
+        .unwrap_or("none");
+    let given = answer.get("content").cloned().unwrap_or_default();
+    content(vec![text(&format!(
+        "{label}: action={action}, content={}",
+        json::to_string(&given)
+    ))])
 }
 
 fn complete_from_list(value: &str) -> Vec<String> {
@@ -404,12 +519,11 @@ mod tests {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_'));
             let outcome = call(&tool.name);
-            assert_eq!(
-                outcome.is_err(),
-                tool.name == "test_error_handling",
-                "{}",
-                tool.name
-            );
+            // Tools that ask the client fail without a session to ask.
+            let fails = tool.name == "test_error_handling"
+                || tool.name.starts_with("test_sampling")
+                || tool.name.starts_with("test_elicitation");
+            assert_eq!(outcome.is_err(), fails, "{}", tool.name);
         }
     }
 

@@ -6,6 +6,7 @@
 //! resources, prompts and completion in [`features`], under the same governance and audit.
 
 use super::context::{CallContext, CancelToken, DiscardNotifications, LogLevel, Notify};
+use super::outbound::{self, Pending};
 use super::resource::{ResourceNotifier, MAX_PENDING_NOTIFICATIONS};
 use super::revision::Revision;
 use super::tool::{Tool, ToolOutput, ToolSet};
@@ -260,6 +261,8 @@ pub struct Session {
     id: Option<String>,
     /// This session's number in the engine's [`ResourceNotifier`] (0 when there are no resources).
     hub_session: u64,
+    /// Requests a running call sent the client, waiting for its responses.
+    pending: Pending,
 }
 
 impl Drop for Session {
@@ -318,6 +321,7 @@ impl Session {
             .map_or(0, ResourceNotifier::new_session);
         Session {
             hub_session,
+            pending: Pending::default(),
             engine,
             state: Mutex::new(State {
                 phase: Phase::New,
@@ -441,12 +445,19 @@ impl Session {
     }
 
     /// True for messages a transport should handle at once rather than queue behind running calls:
-    /// `ping` requests and `notifications/cancelled`.
+    /// `ping` requests, `notifications/cancelled`, and responses (a running call may be waiting
+    /// for one).
     pub fn is_urgent(message: &Value) -> bool {
-        matches!(
-            message.get("method").and_then(Value::as_str),
-            Some("ping" | "notifications/cancelled")
-        )
+        match message {
+            // A 2025-03-26 batch of responses.
+            Value::Array(items) => !items.is_empty() && items.iter().all(outbound::is_response),
+            _ => {
+                matches!(
+                    message.get("method").and_then(Value::as_str),
+                    Some("ping" | "notifications/cancelled")
+                ) || outbound::is_response(message)
+            }
+        }
     }
 
     fn omit_unknown_id(&self) -> bool {
@@ -504,7 +515,11 @@ impl Session {
         let key = request_id_key(&message);
         let reply = match classify(message) {
             Message::Invalid { id, error } => Some(error_reply(id, &error, self.omit_unknown_id())),
-            Message::Response { .. } => None,
+            Message::Response { id, outcome } => {
+                // Unknown, late and repeated responses are dropped: nothing waits for them.
+                self.pending.deliver(&id, outcome);
+                None
+            }
             Message::Notification { method, params } => {
                 self.on_notification(&method, params);
                 None
@@ -630,6 +645,8 @@ impl Session {
             state.revision = Some(revision);
             state.client_info = params.get("clientInfo").cloned();
         }
+        self.pending
+            .set_capabilities(params.get("capabilities").cloned());
         let mut result = Map::with_capacity(4);
         result.insert("protocolVersion", Value::from(revision.as_str()));
         result.insert("capabilities", self.engine.capabilities(revision, false));
@@ -821,7 +838,7 @@ impl Session {
     /// the audit record of its outcome; with a log level set, the engine's log messages about it.
     fn tools_call(&self, params: Map, scope: &RequestScope<'_>) -> Result<Value, RpcError> {
         let started = Instant::now();
-        let ctx = call_context(scope, &params);
+        let ctx = self.call_context(scope, &params);
         // Kept only when a log message may need them, to strip their values from logged reasons.
         let arguments = ctx
             .wants_log(LogLevel::Emergency)
@@ -873,6 +890,27 @@ impl Session {
             arguments.and_then(|arguments| self.run_tool(tool, arguments, scope, ctx))
         };
         self.governed(scope, &name, params, logged, lookup, refusal, run)
+    }
+
+    /// The context of a request that runs a server's code: its cancellation, its notification sink and
+    /// log level, the progress token it carries in `_meta` (a string or an integer), and in a legacy
+    /// session the way to ask the client.
+    fn call_context<'a>(&'a self, scope: &RequestScope<'a>, params: &Map) -> CallContext<'a> {
+        let progress_token = params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .filter(|t| matches!(t, Value::String(_)) || t.as_i64().is_some())
+            .cloned();
+        CallContext {
+            cancel: scope.cancel.clone(),
+            notify: scope.notify,
+            progress_token,
+            log_level: scope.log_level,
+            progress_message: scope.revision.has_annotations(),
+            last_progress: Mutex::new(None),
+            logs: Mutex::default(),
+            client: (!scope.modern).then_some(&self.pending),
+        }
     }
 
     /// The engine's summary of a finished call: `info` when it succeeded, `warning` when it was
@@ -978,25 +1016,6 @@ impl Session {
             Ok(Err(e)) => Ok(error_result(e.message())),
             Ok(Ok(output)) => Ok(success_result(output, scope.revision)),
         }
-    }
-}
-
-/// The context of a request that runs a server's code: its cancellation, its notification sink and
-/// log level, and the progress token it carries in `_meta` (a string or an integer).
-fn call_context<'a>(scope: &RequestScope<'a>, params: &Map) -> CallContext<'a> {
-    let progress_token = params
-        .get("_meta")
-        .and_then(|m| m.get("progressToken"))
-        .filter(|t| matches!(t, Value::String(_)) || t.as_i64().is_some())
-        .cloned();
-    CallContext {
-        cancel: scope.cancel.clone(),
-        notify: scope.notify,
-        progress_token,
-        log_level: scope.log_level,
-        progress_message: scope.revision.has_annotations(),
-        last_progress: Mutex::new(None),
-        logs: Mutex::default(),
     }
 }
 

@@ -8,6 +8,7 @@
 mod context;
 mod engine;
 mod error;
+mod outbound;
 mod prompt;
 mod resource;
 mod revision;
@@ -24,6 +25,10 @@ pub use engine::{
     RESULT_TRUNCATION_MARKER,
 };
 pub use error::{RequestError, RequestErrorKind};
+pub use outbound::{
+    ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, MAX_CLIENT_REQUEST_TIMEOUT,
+    MAX_PENDING_CLIENT_REQUESTS,
+};
 pub use prompt::{
     Prompt, PromptArgument, PromptMessage, PromptOutput, PromptSet, Role, MAX_PROMPT_ARGUMENTS,
     MAX_PROMPT_ARGUMENT_BYTES,

@@ -231,3 +231,44 @@ pub fn port_in_address_line(line: &str) -> u16 {
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("no address in {line:?}"))
 }
+
+/// An `agentteams-mcp --http` process, killed when dropped.
+pub struct HttpServer(pub Child);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `agentteams-mcp ARGS --http --port 0` (no token from the environment) and returns it
+/// with the port it printed.
+pub fn serve_http(args: &[&str]) -> (HttpServer, u16) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        .args(args)
+        .args(["--http", "--port", "0"])
+        .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().expect("piped stderr"))
+        .read_line(&mut line)
+        .expect("the address line");
+    let port = port_in_address_line(&line);
+    (HttpServer(child), port)
+}
+
+/// The header lines a request in the session an `initialize` response opened carries
+/// (`Mcp-Session-Id` and `MCP-Protocol-Version: 2025-11-25`).
+pub fn session_headers(initialize_response: &str) -> String {
+    let session = initialize_response
+        .lines()
+        .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+        .expect("a session id")
+        .trim();
+    format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n")
+}

@@ -215,7 +215,7 @@ impl Session {
         params: Map,
         scope: &RequestScope<'_>,
     ) -> Result<Value, RpcError> {
-        let ctx = super::call_context(scope, &params);
+        let ctx = self.call_context(scope, &params);
         let uri = params
             .get("uri")
             .and_then(Value::as_str)
@@ -345,7 +345,7 @@ impl Session {
         params: Map,
         scope: &RequestScope<'_>,
     ) -> Result<Value, RpcError> {
-        let ctx = super::call_context(scope, &params);
+        let ctx = self.call_context(scope, &params);
         let lookup = |params: Map| {
             let name = string_param(&params, "name", "prompt name")?;
             let prompt = self.find_prompt(name)?;
