@@ -101,18 +101,33 @@ impl Pending {
         *self.capabilities.lock().unwrap_or_else(|e| e.into_inner()) = capabilities;
     }
 
-    /// Refuses `method` when it needs a capability the client did not declare.
-    fn check_capability(&self, method: &str) -> Result<(), ClientRequestError> {
+    /// Refuses `method` when it needs a capability the client did not declare. URL-mode
+    /// elicitation (2025-11-25) needs `elicitation.url`; form mode is what a bare `elicitation: {}`
+    /// declares.
+    fn check_capability(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<(), ClientRequestError> {
         let Some(needed) = needed_capability(method) else {
             return Ok(());
         };
         let declared = self.capabilities.lock().unwrap_or_else(|e| e.into_inner());
-        match declared.as_ref().and_then(|c| c.get(needed)) {
-            Some(Value::Object(_)) => Ok(()),
-            _ => Err(ClientRequestError::Unsupported(format!(
-                "the client did not declare the {needed} capability, so {method} cannot be sent"
-            ))),
+        let capability = declared.as_ref().and_then(|c| c.get(needed));
+        let url_mode = method == "elicitation/create"
+            && params.and_then(|p| p.get("mode")).and_then(Value::as_str) == Some("url");
+        let (ok, what) = if url_mode {
+            let url = capability.and_then(|c| c.get("url"));
+            (matches!(url, Some(Value::Object(_))), "elicitation.url")
+        } else {
+            (matches!(capability, Some(Value::Object(_))), needed)
+        };
+        if ok {
+            return Ok(());
         }
+        Err(ClientRequestError::Unsupported(format!(
+            "the client did not declare the {what} capability, so {method} cannot be sent"
+        )))
     }
 
     fn waiting(&self) -> MutexGuard<'_, Vec<(String, Arc<Slot>)>> {
@@ -149,7 +164,7 @@ impl Pending {
         notify: &dyn Notify,
         cancel: &CancelToken,
     ) -> Result<Value, ClientRequestError> {
-        self.check_capability(method)?;
+        self.check_capability(method, params.as_ref())?;
         let timeout = timeout.min(MAX_CLIENT_REQUEST_TIMEOUT);
         let key = format!("srv-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
         let slot = Arc::new(Slot::default());
@@ -311,6 +326,39 @@ mod tests {
         let got = pending.request(("ping", None), Duration::from_secs(60), &silent, &cancelled);
         assert_eq!(got.unwrap_err(), ClientRequestError::Cancelled);
         assert!(pending.waiting().is_empty());
+    }
+
+    #[test]
+    fn undeclared_capabilities_are_refused_before_anything_is_sent() {
+        let pending = Pending::default();
+        let caps = |text: &str| Some(crate::json::parse(text.as_bytes()).unwrap());
+        let url = Some(obj([("mode", Value::from("url"))]));
+        let form = Some(obj([("message", Value::from("m"))]));
+        pending.set_capabilities(caps(r#"{"elicitation":{}}"#));
+        assert!(pending
+            .check_capability("elicitation/create", form.as_ref())
+            .is_ok());
+        let e = pending
+            .check_capability("elicitation/create", url.as_ref())
+            .unwrap_err();
+        assert!(e.to_string().contains("elicitation.url"), "{e}");
+        assert!(pending
+            .check_capability("sampling/createMessage", None)
+            .is_err());
+        assert!(pending.check_capability("ping", None).is_ok());
+        pending.set_capabilities(caps(
+            r#"{"elicitation":{"url":{}},"roots":{},"sampling":true}"#,
+        ));
+        assert!(pending
+            .check_capability("elicitation/create", url.as_ref())
+            .is_ok());
+        assert!(pending.check_capability("roots/list", None).is_ok());
+        // A capability is an object; anything else declares nothing.
+        assert!(pending
+            .check_capability("sampling/createMessage", None)
+            .is_err());
+        pending.set_capabilities(None);
+        assert!(pending.check_capability("roots/list", None).is_err());
     }
 
     #[test]
