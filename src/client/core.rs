@@ -12,7 +12,8 @@ use crate::server::Revision;
 /// The legacy revision this client asks for in `initialize` (it accepts any legacy revision back).
 pub const REQUESTED_REVISION: Revision = Revision::LATEST_LEGACY;
 
-/// Most `tools/list` pages followed before giving up (a server whose cursors never end).
+/// Most pages of a list (`tools/list`, `resources/list`, `prompts/list`...) followed before giving
+/// up (a server whose cursors never end).
 pub const MAX_TOOL_PAGES: usize = 100;
 
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -139,7 +140,8 @@ pub struct Outgoing {
     /// The request id; `None` for a notification.
     pub id: Option<Value>,
     pub method: String,
-    /// `params.name` of `tools/call` (the 2026-07-28 `Mcp-Name` header).
+    /// `params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read` (the
+    /// 2026-07-28 `Mcp-Name` header).
     pub name: Option<String>,
     /// The revision for the `MCP-Protocol-Version` header; `None` before one is negotiated.
     pub revision: Option<Revision>,
@@ -227,13 +229,16 @@ impl Core {
             }
             params.insert("_meta", Value::Object(meta));
         }
-        let name = match method {
-            "tools/call" => params
-                .get("name")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
+        // The member the 2026-07-28 `Mcp-Name` header repeats, for the methods that have one.
+        let name_field = match method {
+            "tools/call" | "prompts/get" => Some("name"),
+            "resources/read" => Some("uri"),
             _ => None,
         };
+        let name = name_field
+            .and_then(|f| params.get(f))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let message = obj([
             ("jsonrpc", Value::from("2.0")),
             ("id", id.clone()),
@@ -484,17 +489,29 @@ pub fn tools_page(result: &Value) -> Result<(Vec<ToolInfo>, Option<String>), Cli
             raw: tool.clone(),
         });
     }
-    let next = match result.get("nextCursor") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => {
-            return Err(ClientError::Protocol(format!(
-                "tools/list result: nextCursor must be a string, not {}",
-                other.type_name()
-            )))
-        }
-    };
-    Ok((out, next))
+    Ok((out, next_cursor("tools/list", result)?))
+}
+
+/// The `nextCursor` of a list result (`None` on the last page).
+pub fn next_cursor(method: &str, result: &Value) -> Result<Option<String>, ClientError> {
+    match result.get("nextCursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(ClientError::Protocol(format!(
+            "{method} result: nextCursor must be a string, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// The items of one page of a list result, under `key` (`resources`, `prompts`...).
+pub fn page_items(method: &str, key: &str, result: &Value) -> Result<Vec<Value>, ClientError> {
+    match result.get(key).and_then(Value::as_array) {
+        Some(items) => Ok(items.iter().cloned().collect()),
+        None => Err(ClientError::Protocol(format!(
+            "{method} result has no {key:?} array"
+        ))),
+    }
 }
 
 /// The `tools/list` params for the page at `cursor`.
