@@ -26,7 +26,8 @@ impl Annotations {
 }
 
 /// Anything the governance can decide about: a name the operator's rules match, and what the
-/// server says the item may do. Only what the server declares is an input, never what a client sends.
+/// server says the item may do. Only what the server declares is an input, never what a client
+/// sends.
 pub trait Declared {
     /// The name policy rules and presets match (a tool's, resource's or prompt's `name`).
     fn declared_name(&self) -> &str;

@@ -338,8 +338,9 @@ impl Client {
         self.request("prompts/get", params, &mut |_| {})
     }
 
-    /// Completions of `argument` from `value`, for `reference` (`{"type": "ref/prompt", "name": ...}`
-    /// or `{"type": "ref/resource", "uri": <template>}`); the values the server ranks first.
+    /// Completions of `argument` from `value`, for `reference`
+    /// (`{"type": "ref/prompt", "name": ...}` or `{"type": "ref/resource", "uri": <template>}`):
+    /// the values the server ranks first.
     pub fn complete(
         &mut self,
         reference: Value,

@@ -2,8 +2,9 @@
 //! HTTP session), which turn one JSON-RPC message into its reply.
 //!
 //! Lifecycle, version negotiation (legacy `initialize` and the stateless 2026-07-28 era), batching,
-//! cancellation, logging, pagination and tool calls all happen here, identically for every transport;
-//! resources, prompts and completion in [`features`], under the same governance and audit.
+//! cancellation, logging, pagination and tool calls all happen here, identically for every
+//! transport; resources, prompts and completion in [`features`], under the same governance and
+//! audit.
 
 use super::context::{CallContext, CancelToken, DiscardNotifications, LogLevel, Notify};
 use super::outbound::{self, Pending};
@@ -892,9 +893,9 @@ impl Session {
         self.governed(scope, &name, params, logged, lookup, refusal, run)
     }
 
-    /// The context of a request that runs a server's code: its cancellation, its notification sink and
-    /// log level, the progress token it carries in `_meta` (a string or an integer), and in a legacy
-    /// session the way to ask the client.
+    /// The context of a request that runs a server's code: its cancellation, its notification
+    /// sink and log level, the progress token it carries in `_meta` (a string or an integer), and
+    /// in a legacy session the way to ask the client.
     fn call_context<'a>(&'a self, scope: &RequestScope<'a>, params: &Map) -> CallContext<'a> {
         let progress_token = params
             .get("_meta")

@@ -1,5 +1,6 @@
 //! The transport-agnostic MCP engine: lifecycle, version negotiation, dispatch, argument validation
-//! and result envelopes, for any [`ToolSet`] and the [`ResourceSet`] and [`PromptSet`] it may offer.
+//! and result envelopes, for any [`ToolSet`] and the [`ResourceSet`] and [`PromptSet`] it may
+//! offer.
 //!
 //! Transports (stdio, HTTP) parse bytes into a [`Value`](crate::json::Value), hand it to a
 //! [`Session`] and write back what it returns; servers only implement [`ToolSet`]. Nothing here does

@@ -210,7 +210,8 @@ impl Pending {
         };
         drop(outcome);
         self.forget(&key);
-        // The spec's SHOULD: a request given up on is cancelled, so the client stops asking its user.
+        // The spec's SHOULD: a request given up on is cancelled, so the client stops asking its
+        // user.
         let reason = failure.to_string();
         notify.notify(obj([
             ("jsonrpc", Value::from("2.0")),

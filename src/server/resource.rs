@@ -1,8 +1,8 @@
 //! What a server declares to serve resources: [`ResourceSet`], [`Resource`], [`ResourceTemplate`],
 //! [`ResourceContents`], and the [`ResourceNotifier`] through which it announces changes.
 //!
-//! A server that has resources returns its set from [`ToolSet::resource_set`](super::ToolSet::resource_set);
-//! the engine then advertises the `resources` capability, lists, pages, checks every URI (see
+//! A server that has resources returns its set from
+//! [`ToolSet::resource_set`](super::ToolSet::resource_set); the engine then advertises the `resources` capability, lists, pages, checks every URI (see
 //! [`super::uri`]), applies the governance and the audit log, and calls [`ResourceSet::read`] only
 //! for a URI that is a declared resource or matches a declared template.
 //!

@@ -58,7 +58,7 @@ impl fmt::Display for UriError {
 
 impl std::error::Error for UriError {}
 
-/// `uri` quoted for a message: at most [`QUOTED_URI_BYTES`], control characters escaped.
+/// `uri` quoted for a message: at most `QUOTED_URI_BYTES` (80) bytes, control characters escaped.
 pub fn quote(uri: &str) -> String {
     let mut cut = uri.len().min(QUOTED_URI_BYTES);
     while !uri.is_char_boundary(cut) {
