@@ -2,7 +2,7 @@
 //! (the real binary), over stdio in both eras and over Streamable HTTP.
 
 mod common;
-use agentteams_mcp::client::{Client, ClientError, EraChoice, Options};
+use agentteams_mcp::client::{Answers, Client, ClientError, EraChoice, Options};
 use agentteams_mcp::json::{self, Value};
 use common::serve_http;
 
@@ -107,4 +107,58 @@ fn the_client_reads_resources_gets_prompts_and_completes_over_http() {
         exercise(&mut client);
         client.close().unwrap();
     }
+}
+
+/// Calls the fixture's elicitation tool with `answers` configured; returns the tool's text.
+fn elicited(client: &mut Client) -> String {
+    let result = client
+        .call_tool("test_elicitation_sep1034_defaults", Default::default())
+        .unwrap();
+    result.text()
+}
+
+#[test]
+fn the_client_answers_elicitation_from_defaults_and_given_values_over_stdio_and_http() {
+    let answers = Answers {
+        elicitation: Some(vec![("age".into(), "41".into())]),
+        roots: Vec::new(),
+    };
+    let options = Options {
+        era: EraChoice::Legacy,
+        answers,
+        ..Options::default()
+    };
+    let expected = r#"Elicitation completed: action=accept, content={"name":"John Doe","age":41,"score":95.5,"status":"active","verified":true}"#;
+    let mut client = Client::spawn(&fixture(), options.clone()).unwrap();
+    assert_eq!(elicited(&mut client), expected);
+    client.close().unwrap();
+    let (_server, port) = serve_http(&["--serve-mcp", "conformance"]);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut client = Client::connect_http(&url, options).unwrap();
+    assert_eq!(elicited(&mut client), expected);
+    client.close().unwrap();
+}
+
+#[test]
+fn a_client_without_answers_declares_nothing_and_the_server_says_so() {
+    let options = Options {
+        era: EraChoice::Legacy,
+        ..Options::default()
+    };
+    let mut client = Client::spawn(&fixture(), options).unwrap();
+    for (tool, capability) in [
+        ("test_elicitation_sep1034_defaults", "elicitation"),
+        ("test_sampling", "sampling"),
+    ] {
+        let mut arguments = agentteams_mcp::json::Map::new();
+        arguments.insert("prompt", Value::from("x"));
+        match client.call_tool(tool, arguments) {
+            Err(ClientError::Tool { text: message, .. }) => assert!(
+                message.contains(&format!("did not declare the {capability} capability")),
+                "{message}"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+    client.close().unwrap();
 }

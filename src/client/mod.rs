@@ -21,6 +21,7 @@
 //! # Ok::<(), agentteams_mcp::client::ClientError>(())
 //! ```
 
+mod answers;
 pub mod core;
 mod error;
 pub mod http;
@@ -30,6 +31,7 @@ pub mod trust;
 pub mod wire;
 
 pub use self::core::{EraChoice, Event, Outgoing, ServerInfo, ToolInfo, ToolResult};
+pub use answers::{Answers, MAX_ELICITATION_FIELDS};
 pub use error::ClientError;
 pub use stdio::ServerStderr;
 
@@ -70,6 +72,11 @@ pub trait Transport: Send {
     /// Forgets the session before a fresh `initialize` (HTTP); nothing for other transports.
     fn reset_session(&mut self) {}
 
+    /// How to answer the server's requests (set once, before the handshake).
+    fn set_answers(&mut self, answers: Answers) {
+        let _ = answers;
+    }
+
     /// The session the server assigned (HTTP legacy era), if any.
     fn session_id(&self) -> Option<&str> {
         None
@@ -99,6 +106,9 @@ pub struct Options {
     /// Where a stdio server's stderr goes: by default relayed, sanitised, to this process's
     /// stderr ([`ServerStderr`]).
     pub server_stderr: ServerStderr,
+    /// How requests from the server are answered, and so which client capabilities are declared
+    /// (by default: none; `ping` is always answered).
+    pub answers: Answers,
 }
 
 impl Default for Options {
@@ -113,6 +123,7 @@ impl Default for Options {
             bearer_token: None,
             log_level: None,
             server_stderr: ServerStderr::default(),
+            answers: Answers::default(),
         }
     }
 }
@@ -159,6 +170,8 @@ impl Client {
             &options.client_version,
             options.log_level.as_deref(),
         );
+        core.set_capabilities(options.answers.capabilities());
+        transport.set_answers(options.answers.clone());
         let server = match handshake(&mut core, transport.as_mut(), &options) {
             Ok(server) => server,
             Err(e) => {
