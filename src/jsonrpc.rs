@@ -101,8 +101,12 @@ pub enum Message {
         method: String,
         params: Option<Value>,
     },
-    /// A response from the peer (this server sends no requests, so these are ignored).
-    Response { id: Value },
+    /// A response from the peer to a request this side sent: its `result` (`Ok`) or its `error`
+    /// object (`Err`, as sent).
+    Response {
+        id: Value,
+        outcome: Result<Value, Value>,
+    },
     /// Not a valid JSON-RPC message: answer `error`, echoing `id` when it could be read.
     Invalid { id: Option<Value>, error: RpcError },
 }
@@ -156,7 +160,13 @@ pub fn classify(message: Value) -> Message {
             error: RpcError::invalid_request("invalid request: \"method\" is missing"),
         },
         _ => match echo_id {
-            Some(id) => Message::Response { id },
+            Some(id) => Message::Response {
+                id,
+                outcome: match m.remove("result") {
+                    Some(result) => Ok(result),
+                    None => Err(m.remove("error").unwrap_or_default()),
+                },
+            },
             None => Message::Invalid {
                 id: None,
                 error: RpcError::invalid_request("invalid request: a response needs a valid id"),

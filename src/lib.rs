@@ -2,16 +2,20 @@
 //! standard library alone.
 //!
 //! Layers, bottom up: [`json`] (values, parser, writers), [`jsonrpc`] (message classification and
-//! error codes), [`server`] (the transport-agnostic engine and the [`server::ToolSet`] trait servers
-//! implement), the governance it applies ([`policy`], [`governance`]: permission modes, approval
-//! presets, scoped approvals, and [`governance::bind`], the one call that builds an engine for a
-//! workspace), and the transports ([`stdio`], [`http`]). This crate knows MCP and nothing of git or indexes:
+//! error codes), [`declared`] (what a server declares about an item: its name and annotations),
+//! the governance the engine applies ([`policy`], [`governance`]: tool policy, permission modes,
+//! approval presets, scoped approvals; it decides from [`declared`] types only), [`server`] (the
+//! transport-agnostic engine and the [`server::ToolSet`] trait servers implement), then
+//! [`governance::bind`] (the one call that builds an engine for a workspace) and the transports
+//! ([`stdio`], [`http`]). This crate knows MCP and nothing of git or indexes:
 //! the servers live in the `agentteams-mcp-servers` package.
 
 #![forbid(unsafe_code)]
 
 pub mod audit;
+pub mod base64;
 pub mod client;
+pub mod declared;
 pub mod governance;
 pub mod hmac;
 pub mod http;

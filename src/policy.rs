@@ -21,8 +21,8 @@
 //! ```
 //! Every key is optional; any other key is an error (a misspelt `"deny"` must not silently allow).
 
+use crate::declared::Annotations;
 use crate::json;
-use crate::server::Annotations;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;

@@ -160,6 +160,15 @@ pub fn serve<R: Read, W: Write + Send>(session: &Session, input: R, output: W) -
         let (queue, queued) = mpsc::sync_channel::<(Value, CancelToken)>(MAX_QUEUED_REQUESTS);
         let (done_tx, done_rx) = mpsc::channel::<()>();
         let writer = &writer;
+        // Notifications outside any request (resource updates) are written as they come, until
+        // the session's channel is closed below.
+        let forwarder = session.take_notifications().map(|pushed| {
+            scope.spawn(move || {
+                for notification in pushed {
+                    writer.send(&notification);
+                }
+            })
+        });
         let worker = scope.spawn(move || {
             for (message, cancel) in queued {
                 if cancel.is_cancelled() {
@@ -215,8 +224,10 @@ pub fn serve<R: Read, W: Write + Send>(session: &Session, input: R, output: W) -
         }
         // Join the OS thread itself (the scope's implicit join only waits for the closure), so
         // nothing of the worker outlives this call.
-        if worker.join().is_err() {
-            return Err(io::Error::other("the stdio worker thread panicked"));
+        session.close_notifications();
+        let forwarded = forwarder.map_or(Ok(()), |f| f.join());
+        if worker.join().is_err() || forwarded.is_err() {
+            return Err(io::Error::other("a stdio worker thread panicked"));
         }
         result
     });

@@ -958,7 +958,7 @@ fn server_requests_on_the_stream_are_answered_by_post() {
         answers,
         [
             r#"{"jsonrpc":"2.0","id":"p1","result":{}}"#,
-            r#"{"jsonrpc":"2.0","id":"s1","error":{"code":-32601,"message":"this client does not support sampling/createMessage"}}"#
+            r#"{"jsonrpc":"2.0","id":"s1","error":{"code":-32601,"message":"this client has no model to sample from (sampling is not supported)"}}"#
         ]
     );
     let answer = server

@@ -8,7 +8,7 @@
 use crate::cli::{Args, UsageError};
 use agentteams_mcp::client::trust::{self, Level, Policy};
 use agentteams_mcp::client::{
-    Client, ClientError, EraChoice, Event, Options, ServerInfo, ToolInfo, ToolResult,
+    Answers, Client, ClientError, EraChoice, Event, Options, ServerInfo, ToolInfo, ToolResult,
 };
 use agentteams_mcp::json::{self, obj, Map, Value};
 use agentteams_mcp::sanitize::{sanitize, sanitize_value};
@@ -35,6 +35,10 @@ options:
   --max-response-bytes N    cap on one message from the server (default 4194304)
   --log-level LEVEL         ask the server for log messages at LEVEL and above (printed to stderr)
   --project DIR             the project whose .agentteams/mcp-trust.json applies (default: .)
+  --answer K=V              answer the server's form elicitations: accept, with field K set to V
+                            (read as the field's type) and the schema's defaults for the rest
+  --answer-defaults         answer form elicitations with the schema's defaults alone
+  --client-root DIR         offer DIR as a root (roots/list); repeatable
 
 A server started with `-- COMMAND` is spoken to over its stdin and stdout, then its stdin is
 closed (and it is killed if it has not exited 2 s later); what it writes to stderr is relayed to
@@ -229,7 +233,46 @@ fn options(args: &mut Args) -> Result<Options, UsageError> {
         ),
         (None, None) => None,
     };
+    o.answers = answers(args)?;
     Ok(o)
+}
+
+/// `--answer K=V`, `--answer-defaults` and `--client-root DIR`: how the server's requests are
+/// answered (and so which client capabilities are declared).
+fn answers(args: &mut Args) -> Result<Answers, UsageError> {
+    let given = args.values("--answer")?;
+    let defaults = args.flag("--answer-defaults");
+    let mut answers = Answers::default();
+    if defaults || !given.is_empty() {
+        let mut pairs = Vec::with_capacity(given.len());
+        for pair in given {
+            let Some((k, v)) = pair.split_once('=') else {
+                return Err(UsageError(format!("--answer {pair:?} must be KEY=VALUE")));
+            };
+            pairs.push((k.to_owned(), v.to_owned()));
+        }
+        answers.elicitation = Some(pairs);
+    }
+    for dir in args.values("--client-root")? {
+        let path = std::fs::canonicalize(&dir)
+            .map_err(|e| UsageError(format!("--client-root {dir}: {e}")))?;
+        answers.roots.push(file_uri(&path));
+    }
+    Ok(answers)
+}
+
+/// `path` (absolute) as a `file://` URI, every byte outside RFC 3986's unreserved set and `/`
+/// percent-encoded.
+fn file_uri(path: &Path) -> String {
+    let mut uri = String::from("file://");
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'.' | b'_' | b'~') {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
 }
 
 fn project(args: &mut Args) -> Result<PathBuf, UsageError> {
@@ -812,6 +855,34 @@ fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn roots_are_file_uris_with_every_unsafe_byte_escaped() {
+        assert_eq!(
+            file_uri(Path::new("/a b/c%d/é")),
+            "file:///a%20b/c%25d/%C3%A9"
+        );
+        assert_eq!(file_uri(Path::new("/work/x-y_z.~")), "file:///work/x-y_z.~");
+    }
+
+    #[test]
+    fn answer_flags_configure_elicitation_and_roots() {
+        let mut args = Args::new(strings(&["--answer", "age=41", "--client-root", "/"]));
+        let a = answers(&mut args).unwrap();
+        assert_eq!(
+            a.elicitation,
+            Some(vec![("age".to_owned(), "41".to_owned())])
+        );
+        assert_eq!(a.roots, ["file:///"]);
+        let mut args = Args::new(strings(&["--answer-defaults"]));
+        assert_eq!(answers(&mut args).unwrap().elicitation, Some(Vec::new()));
+        let mut args = Args::new(strings(&[]));
+        assert_eq!(answers(&mut args).unwrap(), Answers::default());
+        let mut args = Args::new(strings(&["--answer", "novalue"]));
+        assert!(answers(&mut args).unwrap_err().0.contains("KEY=VALUE"));
+        let mut args = Args::new(strings(&["--client-root", "/no/such/dir/here"]));
+        assert!(answers(&mut args).is_err());
+    }
 
     fn strings(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| (*s).to_owned()).collect()

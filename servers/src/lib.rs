@@ -55,7 +55,7 @@ pub fn toolset_with(name: &str, root: &Path, compat: Compat) -> Result<Arc<dyn T
     match name {
         "gitread" => Ok(Arc::new(gitread::GitRead::new(root)?.with_compat(compat))),
         "recall" => Ok(Arc::new(recall::Recall::new(root)?.with_compat(compat))),
-        "conformance" => Ok(Arc::new(conformance::Conformance)),
+        "conformance" => Ok(Arc::new(conformance::Conformance::default())),
         "governed" => Ok(Arc::new(governed::Governed)),
         _ => Err(unknown_server(name)),
     }

@@ -818,3 +818,35 @@ fn a_refused_token_is_told_apart_from_a_missing_one() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn answer_flags_let_a_server_elicit_through_the_command() {
+    let dir = project("answers");
+    let call = |flags: &[&str]| {
+        let mut all = vec![
+            "client",
+            "--project",
+            dir.to_str().unwrap(),
+            "--era",
+            "legacy",
+        ];
+        all.extend_from_slice(flags);
+        all.extend_from_slice(&["call", "test_elicitation_sep1034_defaults"]);
+        all.extend_from_slice(&["--", BIN, "--serve-mcp", "conformance"]);
+        run(&all)
+    };
+    let o = call(&["--answer", "age=41", "--answer", "name=Ann"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_contains(
+        &stdout(&o),
+        r#"action=accept, content={"name":"Ann","age":41,"score":95.5,"status":"active","verified":true}"#,
+    );
+    // Without the flags the client declares no elicitation, and the server's tool says so.
+    let o = call(&[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_contains(&stderr(&o), "did not declare the elicitation capability");
+    let o = call(&["--answer", "oops"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_contains(&stderr(&o), "must be KEY=VALUE");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

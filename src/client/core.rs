@@ -12,7 +12,8 @@ use crate::server::Revision;
 /// The legacy revision this client asks for in `initialize` (it accepts any legacy revision back).
 pub const REQUESTED_REVISION: Revision = Revision::LATEST_LEGACY;
 
-/// Most `tools/list` pages followed before giving up (a server whose cursors never end).
+/// Most pages of a list (`tools/list`, `resources/list`, `prompts/list`...) followed before giving
+/// up (a server whose cursors never end).
 pub const MAX_TOOL_PAGES: usize = 100;
 
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -123,10 +124,12 @@ pub enum Incoming {
         message: Value,
     },
     Notification(Event),
-    /// A request from the server; the transport answers it with [`server_request_reply`].
+    /// A request from the server; the transport answers it with
+    /// [`Answers::reply`](super::answers::Answers::reply).
     Request {
         id: Value,
         method: String,
+        params: Value,
     },
     /// Not a JSON-RPC message this client understands (ignored, but worth a diagnostic).
     Invalid(String),
@@ -139,7 +142,8 @@ pub struct Outgoing {
     /// The request id; `None` for a notification.
     pub id: Option<Value>,
     pub method: String,
-    /// `params.name` of `tools/call` (the 2026-07-28 `Mcp-Name` header).
+    /// `params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read` (the
+    /// 2026-07-28 `Mcp-Name` header).
     pub name: Option<String>,
     /// The revision for the `MCP-Protocol-Version` header; `None` before one is negotiated.
     pub revision: Option<Revision>,
@@ -165,6 +169,8 @@ pub struct Core {
     log_level: Option<String>,
     next_id: u64,
     phase: Phase,
+    /// The client capabilities declared (`initialize`, the 2026-07-28 `_meta`).
+    capabilities: Value,
 }
 
 impl Core {
@@ -176,7 +182,13 @@ impl Core {
             log_level: log_level.map(str::to_owned),
             next_id: 1,
             phase: Phase::New,
+            capabilities: Value::Object(Map::new()),
         }
+    }
+
+    /// Declares `capabilities` (an object; [`Answers::capabilities`](super::answers::Answers::capabilities)).
+    pub fn set_capabilities(&mut self, capabilities: Value) {
+        self.capabilities = capabilities;
     }
 
     /// The revision in use, once negotiated.
@@ -206,7 +218,7 @@ impl Core {
             META_PROTOCOL_VERSION,
             Value::from(Revision::V2026_07_28.as_str()),
         );
-        meta.insert(META_CLIENT_CAPABILITIES, Value::Object(Map::new()));
+        meta.insert(META_CLIENT_CAPABILITIES, self.capabilities.clone());
         meta.insert(META_CLIENT_INFO, self.client_info());
         if let Some(level) = &self.log_level {
             meta.insert(META_LOG_LEVEL, Value::from(level.as_str()));
@@ -227,13 +239,16 @@ impl Core {
             }
             params.insert("_meta", Value::Object(meta));
         }
-        let name = match method {
-            "tools/call" => params
-                .get("name")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
+        // The member the 2026-07-28 `Mcp-Name` header repeats, for the methods that have one.
+        let name_field = match method {
+            "tools/call" | "prompts/get" => Some("name"),
+            "resources/read" => Some("uri"),
             _ => None,
         };
+        let name = name_field
+            .and_then(|f| params.get(f))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let message = obj([
             ("jsonrpc", Value::from("2.0")),
             ("id", id.clone()),
@@ -322,7 +337,7 @@ impl Core {
     pub fn initialize_request(&mut self) -> Outgoing {
         let params = obj([
             ("protocolVersion", Value::from(REQUESTED_REVISION.as_str())),
-            ("capabilities", Value::Object(Map::new())),
+            ("capabilities", self.capabilities.clone()),
             ("clientInfo", self.client_info()),
         ]);
         let Value::Object(params) = params else {
@@ -484,17 +499,29 @@ pub fn tools_page(result: &Value) -> Result<(Vec<ToolInfo>, Option<String>), Cli
             raw: tool.clone(),
         });
     }
-    let next = match result.get("nextCursor") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => {
-            return Err(ClientError::Protocol(format!(
-                "tools/list result: nextCursor must be a string, not {}",
-                other.type_name()
-            )))
-        }
-    };
-    Ok((out, next))
+    Ok((out, next_cursor("tools/list", result)?))
+}
+
+/// The `nextCursor` of a list result (`None` on the last page).
+pub fn next_cursor(method: &str, result: &Value) -> Result<Option<String>, ClientError> {
+    match result.get("nextCursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(ClientError::Protocol(format!(
+            "{method} result: nextCursor must be a string, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// The items of one page of a list result, under `key` (`resources`, `prompts`...).
+pub fn page_items(method: &str, key: &str, result: &Value) -> Result<Vec<Value>, ClientError> {
+    match result.get(key).and_then(Value::as_array) {
+        Some(items) => Ok(items.iter().cloned().collect()),
+        None => Err(ClientError::Protocol(format!(
+            "{method} result has no {key:?} array"
+        ))),
+    }
 }
 
 /// The `tools/list` params for the page at `cursor`.
@@ -559,7 +586,11 @@ pub fn classify(message: Value) -> Incoming {
         jsonrpc::Message::Notification { method, params } => {
             Incoming::Notification(event(method, params.unwrap_or(Value::Null)))
         }
-        jsonrpc::Message::Request { id, method, .. } => Incoming::Request { id, method },
+        jsonrpc::Message::Request { id, method, params } => Incoming::Request {
+            id,
+            method,
+            params: params.unwrap_or_default(),
+        },
         jsonrpc::Message::Invalid { error, .. } => Incoming::Invalid(error.message),
         jsonrpc::Message::Response { .. } => Incoming::Invalid("unexpected response".into()),
     }
@@ -581,19 +612,6 @@ fn event(method: String, params: Value) -> Event {
         },
         _ => Event::Other { method, params },
     }
-}
-
-/// The answer to a request from the server: `ping` gets `{}`, anything else -32601 (this client
-/// offers no sampling, elicitation or roots).
-pub fn server_request_reply(id: Value, method: &str) -> Value {
-    if method == "ping" {
-        return jsonrpc::result_reply(id, Value::Object(Map::new()));
-    }
-    let error = RpcError::new(
-        jsonrpc::code::METHOD_NOT_FOUND,
-        format!("this client does not support {method}"),
-    );
-    jsonrpc::error_reply(Some(id), &error, false)
 }
 
 /// Whether `message` answers the request with `id` (or is an id-less error, which answers the
@@ -797,11 +815,11 @@ mod tests {
         match classify(v(
             r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage"}"#,
         )) {
-            Incoming::Request { id, method } => {
-                let reply = server_request_reply(id, &method);
+            Incoming::Request { id, method, params } => {
+                let reply = crate::client::Answers::default().reply(id, &method, &params);
                 assert_eq!(
                     to_string(&reply),
-                    r#"{"jsonrpc":"2.0","id":"s1","error":{"code":-32601,"message":"this client does not support sampling/createMessage"}}"#
+                    r#"{"jsonrpc":"2.0","id":"s1","error":{"code":-32601,"message":"this client has no model to sample from (sampling is not supported)"}}"#
                 );
             }
             other => panic!("{other:?}"),

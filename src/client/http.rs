@@ -9,7 +9,7 @@ use super::core::{self, Event, Incoming, Outgoing};
 use super::error::ClientError;
 use super::sse::{SseEvent, SseParser};
 use super::wire::{self, BodyDecoder, HttpUrl, ResponseHead};
-use super::Transport;
+use super::{Answers, Transport};
 use crate::json::{self, Value};
 use crate::server::Revision;
 use std::io::{ErrorKind, Read, Write};
@@ -47,6 +47,8 @@ pub struct HttpTransport {
     revision: Option<Revision>,
     connect_timeout: Duration,
     max_message_bytes: usize,
+    /// How requests from the server (on an SSE response) are answered.
+    answers: Answers,
 }
 
 impl HttpTransport {
@@ -73,6 +75,7 @@ impl HttpTransport {
             revision: None,
             connect_timeout,
             max_message_bytes,
+            answers: Answers::default(),
         })
     }
 
@@ -239,7 +242,7 @@ impl HttpTransport {
                 .feed(&bytes, &mut events)
                 .map_err(|e| ClientError::Protocol(e.to_string()))?;
             for event in events {
-                match sse_message(event, out, id, on_event)? {
+                match sse_message(event, (out, id), &self.answers, on_event)? {
                     SseItem::Reply(reply) => return Ok(reply),
                     // Best effort: a server that refuses the answer still owes the response.
                     SseItem::Answer(answer) => {
@@ -338,8 +341,8 @@ enum SseItem {
 /// Reads one SSE event, passing notifications to `on_event`.
 fn sse_message(
     event: SseEvent,
-    out: &Outgoing,
-    id: &Value,
+    (out, id): (&Outgoing, &Value),
+    answers: &Answers,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<SseItem, ClientError> {
     if event.event != "message" || event.data.trim().is_empty() {
@@ -360,8 +363,8 @@ fn sse_message(
             on_event(&e);
             SseItem::Nothing
         }
-        Incoming::Request { id, method } => {
-            SseItem::Answer(core::server_request_reply(id, &method))
+        Incoming::Request { id, method, params } => {
+            SseItem::Answer(answers.reply(id, &method, &params))
         }
         Incoming::Response { .. } | Incoming::Invalid(_) => SseItem::Nothing,
     })
@@ -584,6 +587,10 @@ impl Conn {
 }
 
 impl Transport for HttpTransport {
+    fn set_answers(&mut self, answers: Answers) {
+        self.answers = answers;
+    }
+
     fn request(
         &mut self,
         out: &Outgoing,

@@ -21,6 +21,7 @@
 //! # Ok::<(), agentteams_mcp::client::ClientError>(())
 //! ```
 
+mod answers;
 pub mod core;
 mod error;
 pub mod http;
@@ -30,10 +31,11 @@ pub mod trust;
 pub mod wire;
 
 pub use self::core::{EraChoice, Event, Outgoing, ServerInfo, ToolInfo, ToolResult};
+pub use answers::{Answers, MAX_ELICITATION_FIELDS};
 pub use error::ClientError;
 pub use stdio::ServerStderr;
 
-use crate::json::{Map, Value};
+use crate::json::{self, Map, Value};
 use std::time::Duration;
 
 /// Default time allowed to establish an HTTP connection.
@@ -70,6 +72,11 @@ pub trait Transport: Send {
     /// Forgets the session before a fresh `initialize` (HTTP); nothing for other transports.
     fn reset_session(&mut self) {}
 
+    /// How to answer the server's requests (set once, before the handshake).
+    fn set_answers(&mut self, answers: Answers) {
+        let _ = answers;
+    }
+
     /// The session the server assigned (HTTP legacy era), if any.
     fn session_id(&self) -> Option<&str> {
         None
@@ -99,6 +106,9 @@ pub struct Options {
     /// Where a stdio server's stderr goes: by default relayed, sanitised, to this process's
     /// stderr ([`ServerStderr`]).
     pub server_stderr: ServerStderr,
+    /// How requests from the server are answered, and so which client capabilities are declared
+    /// (by default: none; `ping` is always answered).
+    pub answers: Answers,
 }
 
 impl Default for Options {
@@ -113,6 +123,7 @@ impl Default for Options {
             bearer_token: None,
             log_level: None,
             server_stderr: ServerStderr::default(),
+            answers: Answers::default(),
         }
     }
 }
@@ -159,6 +170,8 @@ impl Client {
             &options.client_version,
             options.log_level.as_deref(),
         );
+        core.set_capabilities(options.answers.capabilities());
+        transport.set_answers(options.answers.clone());
         let server = match handshake(&mut core, transport.as_mut(), &options) {
             Ok(server) => server,
             Err(e) => {
@@ -253,30 +266,122 @@ impl Client {
     /// Every tool the server offers, following `nextCursor` across pages.
     pub fn list_tools(&mut self) -> Result<Vec<ToolInfo>, ClientError> {
         let mut tools = Vec::new();
+        self.pages("tools/list", &mut |result| {
+            let (page, next) = core::tools_page(result)?;
+            tools.extend(page);
+            Ok(next)
+        })?;
+        Ok(tools)
+    }
+
+    /// Calls list `method` page after page, handing each result to `take`, which returns the
+    /// next cursor; stops at the last page, at a cursor seen before (a loop), or after
+    /// [`core::MAX_TOOL_PAGES`] pages.
+    fn pages(
+        &mut self,
+        method: &str,
+        take: &mut dyn FnMut(&Value) -> Result<Option<String>, ClientError>,
+    ) -> Result<(), ClientError> {
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
         for _ in 0..core::MAX_TOOL_PAGES {
-            let result = self.request(
-                "tools/list",
-                core::list_params(cursor.as_deref()),
-                &mut |_| {},
-            )?;
-            let (page, next) = core::tools_page(&result)?;
-            tools.extend(page);
-            match next {
-                None => return Ok(tools),
+            let result = self.request(method, core::list_params(cursor.as_deref()), &mut |_| {})?;
+            match take(&result)? {
+                None => return Ok(()),
                 Some(c) if !seen.insert(c.clone()) => {
                     return Err(ClientError::Protocol(format!(
-                        "tools/list returned cursor {c:?} twice; stopping to avoid a loop"
+                        "{method} returned cursor {c:?} twice; stopping to avoid a loop"
                     )))
                 }
                 Some(c) => cursor = Some(c),
             }
         }
         Err(ClientError::Protocol(format!(
-            "tools/list has more than {} pages",
+            "{method} has more than {} pages",
             core::MAX_TOOL_PAGES
         )))
+    }
+
+    /// Every item list `method` returns under `key`, across pages, as the server sent them.
+    fn list_all(&mut self, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
+        let mut items = Vec::new();
+        self.pages(method, &mut |result| {
+            items.extend(core::page_items(method, key, result)?);
+            core::next_cursor(method, result)
+        })?;
+        Ok(items)
+    }
+
+    /// Every resource the server lists (`{uri, name, ...}` objects).
+    pub fn list_resources(&mut self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("resources/list", "resources")
+    }
+
+    /// Every resource template the server lists (`{uriTemplate, name, ...}` objects).
+    pub fn list_resource_templates(&mut self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("resources/templates/list", "resourceTemplates")
+    }
+
+    /// The contents of resource `uri` (`{uri, mimeType?, text | blob}` objects).
+    pub fn read_resource(&mut self, uri: &str) -> Result<Vec<Value>, ClientError> {
+        let mut params = Map::new();
+        params.insert("uri", Value::from(uri));
+        let result = self.request("resources/read", params, &mut |_| {})?;
+        core::page_items("resources/read", "contents", &result)
+    }
+
+    /// Every prompt the server lists (`{name, description?, arguments}` objects).
+    pub fn list_prompts(&mut self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("prompts/list", "prompts")
+    }
+
+    /// Prompt `name` built from `arguments`: the `prompts/get` result (`description?`, `messages`).
+    pub fn get_prompt(
+        &mut self,
+        name: &str,
+        arguments: &[(String, String)],
+    ) -> Result<Value, ClientError> {
+        let mut given = Map::new();
+        for (k, v) in arguments {
+            given.insert(k.as_str(), Value::from(v.as_str()));
+        }
+        let mut params = Map::new();
+        params.insert("name", Value::from(name));
+        params.insert("arguments", Value::Object(given));
+        self.request("prompts/get", params, &mut |_| {})
+    }
+
+    /// Completions of `argument` from `value`, for `reference`
+    /// (`{"type": "ref/prompt", "name": ...}` or `{"type": "ref/resource", "uri": <template>}`):
+    /// the values the server ranks first.
+    pub fn complete(
+        &mut self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+    ) -> Result<Vec<String>, ClientError> {
+        let mut params = Map::new();
+        params.insert("ref", reference);
+        params.insert(
+            "argument",
+            json::obj([
+                ("name", Value::from(argument)),
+                ("value", Value::from(value)),
+            ]),
+        );
+        let result = self.request("completion/complete", params, &mut |_| {})?;
+        let values = result
+            .get("completion")
+            .and_then(|c| c.get("values"))
+            .and_then(Value::as_array)
+            .ok_or_else(|| {
+                ClientError::Protocol("completion/complete result has no completion.values".into())
+            })?;
+        Ok(values
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect())
     }
 
     /// Calls `tool`. A result with `isError: true` is returned as [`ClientError::Tool`].

@@ -20,7 +20,7 @@
 
 use super::core::{self, Event, Incoming, Outgoing};
 use super::error::ClientError;
-use super::Transport;
+use super::{Answers, Transport};
 use crate::json::{self, Value};
 use crate::process_group::{self, Exit, GroupKiller};
 use crate::sanitize::sanitize;
@@ -183,6 +183,8 @@ pub struct StdioTransport {
     /// The first unusable line the child printed outside a call: when the child then exits, it is
     /// usually why (a usage message, a banner), so exit errors quote it.
     stray: Option<String>,
+    /// How requests from the server are answered.
+    answers: Answers,
 }
 
 impl StdioTransport {
@@ -264,6 +266,7 @@ impl StdioTransport {
             from_child,
             ended: false,
             stray: None,
+            answers: Answers::default(),
         })
     }
 
@@ -273,8 +276,8 @@ impl StdioTransport {
         while let Ok(item) = self.from_child.try_recv() {
             match item {
                 FromChild::Message(message) => {
-                    if let Incoming::Request { id, method } = core::classify(message) {
-                        let _ = self.send_line(&core::server_request_reply(id, &method));
+                    if let Incoming::Request { id, method, params } = core::classify(message) {
+                        let _ = self.send_line(&self.answers.reply(id, &method, &params));
                     }
                 }
                 FromChild::Bad(why) => {
@@ -402,6 +405,10 @@ fn read_loop(stdout: impl std::io::Read, max: usize, found: SyncSender<FromChild
 }
 
 impl Transport for StdioTransport {
+    fn set_answers(&mut self, answers: Answers) {
+        self.answers = answers;
+    }
+
     fn request(
         &mut self,
         out: &Outgoing,
@@ -438,9 +445,9 @@ impl Transport for StdioTransport {
                     // A late answer to an earlier request that timed out.
                     Incoming::Response { .. } | Incoming::Invalid(_) => {}
                     Incoming::Notification(event) => on_event(&event),
-                    Incoming::Request { id, method } => {
+                    Incoming::Request { id, method, params } => {
                         // Best effort: a child that stopped reading gets no answer.
-                        let _ = self.send_line(&core::server_request_reply(id, &method));
+                        let _ = self.send_line(&self.answers.reply(id, &method, &params));
                     }
                 },
                 FromChild::Bad(why) => return Err(ClientError::Protocol(why)),

@@ -17,9 +17,9 @@ use super::canonical::{call_digest, CanonicalError};
 use super::mode::PermissionMode;
 use super::presets::{describe_preset, PresetEffect, Presets};
 use super::scoped::ScopedApproval;
+use crate::declared::{Annotations, Declared};
 use crate::json::{Map, Value};
 use crate::policy::{self, Effect, Policy, Reason};
-use crate::server::{Annotations, Tool};
 
 /// What a decision is asked about.
 #[derive(Clone, Copy, Debug)]
@@ -82,11 +82,16 @@ pub struct Verdict {
 impl Verdict {
     /// The message of a refused call (JSON-RPC -32001), naming the tool and what refused it.
     pub fn refusal_message(&self, tool: &str) -> String {
+        self.refusal_message_for("tool", tool)
+    }
+
+    /// The message of a refused use of `name`, a `kind` of item (`tool`, `resource`, `prompt`...).
+    pub fn refusal_message_for(&self, kind: &str, name: &str) -> String {
         match self.basis {
             Basis::Rule | Basis::Default => {
-                format!("tool {tool:?} is refused by policy: {}", self.reason)
+                format!("{kind} {name:?} is refused by policy: {}", self.reason)
             }
-            _ => format!("tool {tool:?} is refused by {}", self.reason),
+            _ => format!("{kind} {name:?} is refused by {}", self.reason),
         }
     }
 
@@ -204,9 +209,10 @@ impl Governance {
     }
 
     /// Decides about `tool` (see the module documentation for the order).
-    pub fn decide(&self, tool: &Tool, subject: Subject<'_>) -> Verdict {
-        let name = tool.name.as_str();
-        let may_change = policy::may_change_data(&tool.annotations);
+    pub fn decide<D: Declared + ?Sized>(&self, item: &D, subject: Subject<'_>) -> Verdict {
+        let name = item.declared_name();
+        let annotations = item.declared_annotations();
+        let may_change = policy::may_change_data(&annotations);
         let digest = match subject {
             Subject::Call(Some(arguments)) if may_change => Some(call_digest(name, arguments)),
             _ => None,
@@ -225,7 +231,7 @@ impl Governance {
             };
             verdict(d.allowed, basis, d.reason.to_string())
         };
-        let by_policy = self.policy.decide(name, &tool.annotations);
+        let by_policy = self.policy.decide(name, &annotations);
         if matches!(&by_policy.reason, Reason::Rule(r) if r.effect == Effect::Deny) {
             return from_policy(by_policy);
         }

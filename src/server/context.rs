@@ -1,4 +1,5 @@
-//! What a running tool call can see and do: cancellation, progress and log notifications.
+//! What a running tool call can see and do: cancellation, progress and log notifications, and
+//! requests to the client (through [`super::outbound`]).
 //!
 //! Notifications never go straight to a transport: they pass through the [`Notify`] sink the
 //! transport handed to the engine, so stdio and HTTP (SSE) deliver them the same way.
@@ -7,6 +8,7 @@
 //! the engine's summary of the call) and at most [`MAX_LOG_DATA_BYTES`] of data each; every string
 //! in them passes through [`crate::sanitize`].
 
+use super::outbound::{ClientRequestError, Pending, DEFAULT_CLIENT_REQUEST_TIMEOUT};
 use crate::json::{obj, to_string, Map, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -130,6 +132,9 @@ pub struct CallContext<'a> {
     pub(crate) last_progress: Mutex<Option<f64>>,
     /// Log messages sent and dropped so far (the per-call cap).
     pub(crate) logs: Mutex<LogBudget>,
+    /// The session's table of requests to the client; `None` where there is none to ask (the
+    /// 2026-07-28 era, a detached context).
+    pub(crate) client: Option<&'a Pending>,
 }
 
 /// How much of its log budget a call has used.
@@ -150,6 +155,7 @@ impl<'a> CallContext<'a> {
             progress_message: true,
             last_progress: Mutex::new(None),
             logs: Mutex::default(),
+            client: None,
         }
     }
 
@@ -188,6 +194,50 @@ impl<'a> CallContext<'a> {
             ("method", Value::from("notifications/progress")),
             ("params", Value::Object(params)),
         ]));
+    }
+
+    /// Sends request `method` to the client and waits up to `timeout` (at most
+    /// [`MAX_CLIENT_REQUEST_TIMEOUT`](super::MAX_CLIENT_REQUEST_TIMEOUT)) for its result. Fails at
+    /// once when the client did not declare the capability the method needs, in the 2026-07-28
+    /// era, or when too many requests already wait; on timeout or cancellation the client is sent
+    /// `notifications/cancelled`.
+    pub fn request_client(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Value, ClientRequestError> {
+        let Some(pending) = self.client else {
+            return Err(ClientRequestError::Unsupported(format!(
+                "{method} cannot be sent: this request has no session to ask (the 2026-07-28 era has no server-to-client requests)"
+            )));
+        };
+        pending.request((method, params), timeout, self.notify, &self.cancel)
+    }
+
+    /// `sampling/createMessage` with `params` (`messages`, `maxTokens`...): the client's model
+    /// answers. Waits [`DEFAULT_CLIENT_REQUEST_TIMEOUT`].
+    pub fn sample(&self, params: Value) -> Result<Value, ClientRequestError> {
+        let timeout = DEFAULT_CLIENT_REQUEST_TIMEOUT;
+        self.request_client("sampling/createMessage", Some(params), timeout)
+    }
+
+    /// `elicitation/create` with `params` (`message` and `requestedSchema`, or URL mode): the
+    /// client's user answers (`action`, `content`).
+    pub fn elicit(&self, params: Value) -> Result<Value, ClientRequestError> {
+        let timeout = DEFAULT_CLIENT_REQUEST_TIMEOUT;
+        self.request_client("elicitation/create", Some(params), timeout)
+    }
+
+    /// `roots/list`: the client's roots (`{"roots": [...]}`).
+    pub fn list_roots(&self) -> Result<Value, ClientRequestError> {
+        let timeout = DEFAULT_CLIENT_REQUEST_TIMEOUT;
+        self.request_client("roots/list", None, timeout)
+    }
+
+    /// `ping` to the client: `Ok` when it answers within `timeout`.
+    pub fn ping_client(&self, timeout: Duration) -> Result<(), ClientRequestError> {
+        self.request_client("ping", None, timeout).map(drop)
     }
 
     /// Whether a log message at `level` would be sent.

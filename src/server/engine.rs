@@ -2,9 +2,13 @@
 //! HTTP session), which turn one JSON-RPC message into its reply.
 //!
 //! Lifecycle, version negotiation (legacy `initialize` and the stateless 2026-07-28 era), batching,
-//! cancellation, logging, pagination and tool calls all happen here, identically for every transport.
+//! cancellation, logging, pagination and tool calls all happen here, identically for every
+//! transport; resources, prompts and completion in [`features`], under the same governance and
+//! audit.
 
 use super::context::{CallContext, CancelToken, DiscardNotifications, LogLevel, Notify};
+use super::outbound::{self, Pending};
+use super::resource::{ResourceNotifier, MAX_PENDING_NOTIFICATIONS};
 use super::revision::Revision;
 use super::tool::{Tool, ToolOutput, ToolSet};
 use crate::audit::{AuditError, AuditLog, AuditedCall};
@@ -14,8 +18,12 @@ use crate::jsonrpc::{self, classify, code, error_reply, result_reply, Message, R
 use crate::policy::Policy;
 use crate::schema;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
+
+mod features;
+pub use features::{MAX_COMPLETION_VALUES, MAX_READ_BYTES, PAGE_SIZE};
 
 /// A tool result's text is cut past this many bytes of UTF-8 (the reference's cap).
 pub const MAX_RESULT_TEXT_BYTES: usize = 65536;
@@ -51,19 +59,57 @@ pub struct Engine {
     version: String,
     governance: Governance,
     audit: Option<AuditLog>,
+    /// Present when the server has resources: how its set reaches subscribed sessions.
+    notifier: Option<ResourceNotifier>,
 }
 
 impl Engine {
-    /// An engine serving `toolset`; its tool list is read once, here.
+    /// An engine serving `toolset`; its tool list is read once, here, and its resource set (if
+    /// any) is given its [`ResourceNotifier`].
     pub fn new(toolset: Arc<dyn ToolSet>) -> Engine {
         let tools = toolset.tools();
+        let notifier = toolset.resource_set().map(|set| {
+            let notifier = ResourceNotifier::default();
+            set.attach(notifier.clone());
+            notifier
+        });
         Engine {
             toolset,
             tools,
             version: env!("CARGO_PKG_VERSION").to_owned(),
             governance: Governance::default(),
             audit: None,
+            notifier,
         }
+    }
+
+    /// The capabilities a session of `revision` is told about: what the served sets have.
+    fn capabilities(&self, revision: Revision, modern: bool) -> Value {
+        let mut m = Map::with_capacity(5);
+        let off = || Value::from(false);
+        m.insert("tools", obj([("listChanged", off())]));
+        if !modern {
+            m.insert("logging", Value::Object(Map::new()));
+        }
+        let resources = self.toolset.resource_set();
+        if let Some(set) = resources {
+            let mut r = Map::with_capacity(2);
+            // Modern sessions have no subscribe method (their era listens on a stream).
+            if !modern {
+                r.insert("subscribe", Value::from(set.subscribable()));
+            }
+            r.insert("listChanged", Value::from(set.announces_list_changes()));
+            m.insert("resources", Value::Object(r));
+        }
+        let prompts = self.toolset.prompt_set();
+        if prompts.is_some() {
+            m.insert("prompts", obj([("listChanged", off())]));
+        }
+        // The capability exists from 2025-03-26; 2024-11-05 clients call the method unadvertised.
+        if (resources.is_some() || prompts.is_some()) && revision.has_annotations() {
+            m.insert("completions", Value::Object(Map::new()));
+        }
+        Value::Object(m)
     }
 
     /// The operator's tool policy. Without one, the empty policy applies: read-only tools are
@@ -214,6 +260,46 @@ pub struct Session {
     state: Mutex<State>,
     /// The transport's session id (HTTP), named in audit records.
     id: Option<String>,
+    /// This session's number in the engine's [`ResourceNotifier`] (0 when there are no resources).
+    hub_session: u64,
+    /// Requests a running call sent the client, waiting for its responses.
+    pending: Pending,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(notifier) = &self.engine.notifier {
+            notifier.forget(self.hub_session);
+        }
+    }
+}
+
+/// A use of a declared item the governance decided about, and what running it needs.
+struct Admission<T> {
+    verdict: Verdict,
+    /// The item's kind and name as a refusal names them.
+    kind: &'static str,
+    name: String,
+    item: T,
+}
+
+impl<T> Admission<T> {
+    fn new(verdict: Verdict, kind: &'static str, name: &str, item: T) -> Admission<T> {
+        Admission {
+            verdict,
+            kind,
+            name: name.to_owned(),
+            item,
+        }
+    }
+
+    /// The -32001 error of a refused use.
+    fn refusal(&self) -> RpcError {
+        RpcError::new(
+            code::POLICY_DENIED,
+            self.verdict.refusal_message_for(self.kind, &self.name),
+        )
+    }
 }
 
 /// The per-request facts a method handler needs.
@@ -230,7 +316,13 @@ struct RequestScope<'a> {
 
 impl Session {
     pub fn new(engine: Arc<Engine>) -> Session {
+        let hub_session = engine
+            .notifier
+            .as_ref()
+            .map_or(0, ResourceNotifier::new_session);
         Session {
+            hub_session,
+            pending: Pending::default(),
             engine,
             state: Mutex::new(State {
                 phase: Phase::New,
@@ -274,6 +366,28 @@ impl Session {
     /// The revision negotiated by `initialize`, if any.
     pub fn negotiated_revision(&self) -> Option<Revision> {
         self.state().revision
+    }
+
+    /// The channel of the notifications that arrive outside any request
+    /// (`notifications/resources/updated` and `list_changed`), for the transport to write; `None`
+    /// when the server announces none. Taking it again replaces the earlier channel. At most
+    /// [`MAX_PENDING_NOTIFICATIONS`] wait unread; later ones are dropped.
+    pub fn take_notifications(&self) -> Option<Receiver<Value>> {
+        let notifier = self.engine.notifier.as_ref()?;
+        let set = self.engine.toolset.resource_set()?;
+        if !set.subscribable() && !set.announces_list_changes() {
+            return None;
+        }
+        let (sink, receiver) = mpsc::sync_channel(MAX_PENDING_NOTIFICATIONS);
+        notifier.set_sink(self.hub_session, Some(sink));
+        Some(receiver)
+    }
+
+    /// Closes the channel [`Session::take_notifications`] gave (its receiver then sees the end).
+    pub fn close_notifications(&self) {
+        if let Some(notifier) = &self.engine.notifier {
+            notifier.set_sink(self.hub_session, None);
+        }
     }
 
     /// The `clientInfo` the client sent with `initialize`.
@@ -332,12 +446,19 @@ impl Session {
     }
 
     /// True for messages a transport should handle at once rather than queue behind running calls:
-    /// `ping` requests and `notifications/cancelled`.
+    /// `ping` requests, `notifications/cancelled`, and responses (a running call may be waiting
+    /// for one).
     pub fn is_urgent(message: &Value) -> bool {
-        matches!(
-            message.get("method").and_then(Value::as_str),
-            Some("ping" | "notifications/cancelled")
-        )
+        match message {
+            // A 2025-03-26 batch of responses.
+            Value::Array(items) => !items.is_empty() && items.iter().all(outbound::is_response),
+            _ => {
+                matches!(
+                    message.get("method").and_then(Value::as_str),
+                    Some("ping" | "notifications/cancelled")
+                ) || outbound::is_response(message)
+            }
+        }
     }
 
     fn omit_unknown_id(&self) -> bool {
@@ -395,7 +516,11 @@ impl Session {
         let key = request_id_key(&message);
         let reply = match classify(message) {
             Message::Invalid { id, error } => Some(error_reply(id, &error, self.omit_unknown_id())),
-            Message::Response { .. } => None,
+            Message::Response { id, outcome } => {
+                // Unknown, late and repeated responses are dropped: nothing waits for them.
+                self.pending.deliver(&id, outcome);
+                None
+            }
             Message::Notification { method, params } => {
                 self.on_notification(&method, params);
                 None
@@ -521,15 +646,11 @@ impl Session {
             state.revision = Some(revision);
             state.client_info = params.get("clientInfo").cloned();
         }
+        self.pending
+            .set_capabilities(params.get("capabilities").cloned());
         let mut result = Map::with_capacity(4);
         result.insert("protocolVersion", Value::from(revision.as_str()));
-        result.insert(
-            "capabilities",
-            obj([
-                ("tools", obj([("listChanged", Value::from(false))])),
-                ("logging", Value::Object(Map::new())),
-            ]),
-        );
+        result.insert("capabilities", self.engine.capabilities(revision, false));
         result.insert("serverInfo", self.engine.server_info(revision));
         if let Some(instructions) = self.engine.toolset.instructions() {
             result.insert("instructions", Value::from(instructions));
@@ -554,13 +675,96 @@ impl Session {
                 )))
             }
             ("logging/setLevel", false) => self.set_level(&params)?,
-            _ => return Err(RpcError::unknown_method(&Value::from(method))),
+            (_, modern) => match self.feature(method, params, scope, modern) {
+                Some(result) => result?,
+                None => return Err(RpcError::unknown_method(&Value::from(method))),
+            },
         };
         Ok(if scope.modern {
             self.modern_result(result)
         } else {
             result
         })
+    }
+
+    /// The resources, prompts and completion methods, when the served sets have them (`None`:
+    /// a method this server does not offer, -32601 as for any unadvertised capability).
+    fn feature(
+        &self,
+        method: &str,
+        params: Map,
+        scope: &RequestScope<'_>,
+        modern: bool,
+    ) -> Option<Result<Value, RpcError>> {
+        let set = &self.engine.toolset;
+        let resources = set.resource_set();
+        let subscribable = !modern && resources.is_some_and(|r| r.subscribable());
+        Some(match method {
+            "resources/list" if resources.is_some() => self.resources_list(&params, scope),
+            "resources/templates/list" if resources.is_some() => {
+                self.templates_list(&params, scope)
+            }
+            "resources/read" if resources.is_some() => self.resources_read(params, scope),
+            "resources/subscribe" if subscribable => self.resources_subscribe(&params, true),
+            "resources/unsubscribe" if subscribable => self.resources_subscribe(&params, false),
+            "prompts/list" if set.prompt_set().is_some() => self.prompts_list(&params, scope),
+            "prompts/get" if set.prompt_set().is_some() => self.prompts_get(params, scope),
+            "completion/complete" if resources.is_some() || set.prompt_set().is_some() => {
+                self.complete(params, scope)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Runs one use of a declared item (a tool call, a resource read, a prompt, a completion)
+    /// under the governance and the audit log: the request's record (`label`, and what `logged`
+    /// takes of `params`: a tool's name and arguments, a method and its params), then `lookup` (its
+    /// error recorded and returned), the decision (a refusal is -32001 naming the item, its
+    /// verdict left in `refusal`), `run`, and the outcome's record. A panic in `lookup` or `run`
+    /// is -32603.
+    #[allow(clippy::too_many_arguments)] // each is one step of the sequence above
+    fn governed<T>(
+        &self,
+        scope: &RequestScope<'_>,
+        label: &str,
+        params: Map,
+        logged: fn(&Map) -> Value,
+        lookup: impl FnOnce(Map) -> Result<Admission<T>, RpcError>,
+        refusal: &mut Option<Verdict>,
+        run: impl FnOnce(T) -> Result<Value, RpcError>,
+    ) -> Result<Value, RpcError> {
+        let mut audit = match &self.engine.audit {
+            None => None,
+            Some(log) => {
+                let requested =
+                    log.call_requested(self.id.as_deref(), Some(scope.id), label, &logged(&params));
+                Some(requested.map_err(audit_failure)?)
+            }
+        };
+        let admission = match features::contain(|| lookup(params)) {
+            Ok(admission) => admission,
+            Err(e) => return record_outcome(audit, Err(e)),
+        };
+        if let Some(call) = &mut audit {
+            call.set_decision(admission.verdict.to_audit());
+        }
+        if !admission.verdict.allowed {
+            if let Some(call) = audit {
+                call.blocked(&admission.verdict.reason)
+                    .map_err(audit_failure)?;
+            }
+            let error = admission.refusal();
+            *refusal = Some(admission.verdict);
+            return Err(error);
+        }
+        if let Some(call) = &mut audit {
+            call.started().map_err(audit_failure)?;
+        }
+        let outcome = features::contain(|| run(admission.item));
+        if let (Some(call), true) = (&mut audit, scope.cancel.is_cancelled()) {
+            call.set_cancelled();
+        }
+        record_outcome(audit, outcome)
     }
 
     /// Adds what every 2026-07-28 result carries: `resultType` and the server's identity.
@@ -585,7 +789,7 @@ impl Session {
         m.insert("supportedVersions", Value::from(supported_versions()));
         m.insert(
             "capabilities",
-            obj([("tools", obj([("listChanged", Value::from(false))]))]),
+            self.engine.capabilities(Revision::V2026_07_28, true),
         );
         if let Some(instructions) = self.engine.toolset.instructions() {
             m.insert("instructions", Value::from(instructions));
@@ -635,20 +839,7 @@ impl Session {
     /// the audit record of its outcome; with a log level set, the engine's log messages about it.
     fn tools_call(&self, params: Map, scope: &RequestScope<'_>) -> Result<Value, RpcError> {
         let started = Instant::now();
-        let progress_token = params
-            .get("_meta")
-            .and_then(|m| m.get("progressToken"))
-            .filter(|t| matches!(t, Value::String(_)) || t.as_i64().is_some())
-            .cloned();
-        let ctx = CallContext {
-            cancel: scope.cancel.clone(),
-            notify: scope.notify,
-            progress_token,
-            log_level: scope.log_level,
-            progress_message: scope.revision.has_annotations(),
-            last_progress: Mutex::new(None),
-            logs: Mutex::default(),
-        };
+        let ctx = self.call_context(scope, &params);
         // Kept only when a log message may need them, to strip their values from logged reasons.
         let arguments = ctx
             .wants_log(LogLevel::Emergency)
@@ -672,7 +863,7 @@ impl Session {
     /// in `refusal` when it refuses), then the run and its outcome.
     fn tools_call_audited(
         &self,
-        mut params: Map,
+        params: Map,
         scope: &RequestScope<'_>,
         ctx: &CallContext<'_>,
         refusal: &mut Option<Verdict>,
@@ -681,48 +872,46 @@ impl Session {
             Some(Value::String(name)) => name.clone(),
             _ => return Err(RpcError::invalid_params("tool name must be a string")),
         };
-        let mut audit = match &self.engine.audit {
-            None => None,
-            Some(log) => {
-                let arguments = params.get("arguments").cloned().unwrap_or_default();
-                let requested =
-                    log.call_requested(self.id.as_deref(), Some(scope.id), &name, &arguments);
-                Some(requested.map_err(audit_failure)?)
-            }
+        let logged = |p: &Map| p.get("arguments").cloned().unwrap_or_default();
+        let lookup = |mut params: Map| {
+            let Some(tool) = self.engine.find_tool(&name) else {
+                return Err(RpcError::invalid_params(format!(
+                    "unknown tool {}",
+                    jsonrpc::py_repr(&Value::from(name.as_str()))
+                )));
+            };
+            // The arguments the tool would run with decide a scoped approval; they are checked
+            // against the schema only once the call is admitted.
+            let arguments = tool_arguments(tool, params.remove("arguments"));
+            let verdict =
+                (self.engine.governance).decide(tool, Subject::Call(arguments.as_ref().ok()));
+            Ok(Admission::new(verdict, "tool", &name, (tool, arguments)))
         };
-        let Some(tool) = self.engine.find_tool(&name) else {
-            let unknown = RpcError::invalid_params(format!(
-                "unknown tool {}",
-                jsonrpc::py_repr(&Value::from(name.as_str()))
-            ));
-            return record_outcome(audit, Err(unknown));
+        let run = |(tool, arguments): (&Tool, Result<Map, RpcError>)| {
+            arguments.and_then(|arguments| self.run_tool(tool, arguments, scope, ctx))
         };
-        // The arguments the tool would run with decide a scoped approval; they are checked
-        // against the schema only once the call is admitted.
-        let arguments = tool_arguments(tool, params.remove("arguments"));
-        let verdict = self
-            .engine
-            .governance
-            .decide(tool, Subject::Call(arguments.as_ref().ok()));
-        if let Some(call) = &mut audit {
-            call.set_decision(verdict.to_audit());
+        self.governed(scope, &name, params, logged, lookup, refusal, run)
+    }
+
+    /// The context of a request that runs a server's code: its cancellation, its notification
+    /// sink and log level, the progress token it carries in `_meta` (a string or an integer), and
+    /// in a legacy session the way to ask the client.
+    fn call_context<'a>(&'a self, scope: &RequestScope<'a>, params: &Map) -> CallContext<'a> {
+        let progress_token = params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .filter(|t| matches!(t, Value::String(_)) || t.as_i64().is_some())
+            .cloned();
+        CallContext {
+            cancel: scope.cancel.clone(),
+            notify: scope.notify,
+            progress_token,
+            log_level: scope.log_level,
+            progress_message: scope.revision.has_annotations(),
+            last_progress: Mutex::new(None),
+            logs: Mutex::default(),
+            client: (!scope.modern).then_some(&self.pending),
         }
-        if !verdict.allowed {
-            if let Some(call) = audit {
-                call.blocked(&verdict.reason).map_err(audit_failure)?;
-            }
-            let error = RpcError::new(code::POLICY_DENIED, verdict.refusal_message(&name));
-            *refusal = Some(verdict);
-            return Err(error);
-        }
-        if let Some(call) = &mut audit {
-            call.started().map_err(audit_failure)?;
-        }
-        let outcome = arguments.and_then(|arguments| self.run_tool(tool, arguments, scope, ctx));
-        if let (Some(call), true) = (&mut audit, scope.cancel.is_cancelled()) {
-            call.set_cancelled();
-        }
-        record_outcome(audit, outcome)
     }
 
     /// The engine's summary of a finished call: `info` when it succeeded, `warning` when it was

@@ -4,28 +4,12 @@
 //! arguments against each tool's declared `inputSchema`, result envelopes, caps, policy, audit).
 
 use super::context::CallContext;
+use super::prompt::PromptSet;
+use super::resource::ResourceSet;
+pub use crate::declared::Annotations;
+use crate::declared::Declared;
 use crate::json::{Map, Value};
 use std::fmt;
-
-/// Behaviour hints advertised with a tool (from revision 2025-03-26). Hosts treat them as untrusted
-/// unless they trust the server; the engine's policy layer uses `read_only`/`destructive` too.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Annotations {
-    pub read_only: bool,
-    pub destructive: bool,
-    pub idempotent: bool,
-    pub open_world: bool,
-}
-
-impl Annotations {
-    /// The hints of every tool in this suite: reads only, changes nothing, same answer twice, no network.
-    pub const READ_ONLY: Annotations = Annotations {
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
-    };
-}
 
 /// One tool as a server declares it.
 #[derive(Clone, Debug)]
@@ -100,6 +84,15 @@ impl Tool {
     pub fn null_means_absent(mut self, field: &str) -> Tool {
         self.null_means_absent.push(field.to_owned());
         self
+    }
+}
+
+impl Declared for Tool {
+    fn declared_name(&self) -> &str {
+        &self.name
+    }
+    fn declared_annotations(&self) -> Annotations {
+        self.annotations
     }
 }
 
@@ -182,4 +175,15 @@ pub trait ToolSet: Send + Sync {
         arguments: &Map,
         ctx: &CallContext<'_>,
     ) -> Result<ToolOutput, ToolError>;
+
+    /// The server's resources, if it has any: the engine then advertises `resources` (and
+    /// `completions` for their templates). None by default, so a tools-only server compiles as is.
+    fn resource_set(&self) -> Option<&dyn ResourceSet> {
+        None
+    }
+
+    /// The server's prompts, if it has any: the engine then advertises `prompts` and `completions`.
+    fn prompt_set(&self) -> Option<&dyn PromptSet> {
+        None
+    }
 }

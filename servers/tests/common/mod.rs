@@ -284,3 +284,10 @@ pub fn session_id_of(reply: &str) -> String {
         .trim()
         .to_owned()
 }
+
+/// The header lines a request in the session an `initialize` response opened carries
+/// (`Mcp-Session-Id` and `MCP-Protocol-Version: 2025-11-25`).
+pub fn session_headers(initialize_response: &str) -> String {
+    let session = session_id_of(initialize_response);
+    format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n")
+}

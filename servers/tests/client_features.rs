@@ -1,0 +1,165 @@
+//! The library client's resources, prompts and completion methods against the conformance fixture
+//! (the real binary), over stdio in both eras and over Streamable HTTP.
+
+mod common;
+use agentteams_mcp::client::{Answers, Client, ClientError, EraChoice, Options};
+use agentteams_mcp::json::{self, Value};
+use common::serve_http;
+use std::process::Stdio;
+
+fn fixture() -> Vec<String> {
+    vec![
+        env!("CARGO_BIN_EXE_agentteams-mcp").to_owned(),
+        "--serve-mcp".to_owned(),
+        "conformance".to_owned(),
+    ]
+}
+
+fn field(item: &Value, key: &str) -> String {
+    item.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("no {key} in {}", json::to_string(item)))
+        .to_owned()
+}
+
+/// Lists, reads, gets and completes through `client`, as any host would.
+fn exercise(client: &mut Client) {
+    let uris: Vec<String> = client
+        .list_resources()
+        .unwrap()
+        .iter()
+        .map(|r| field(r, "uri"))
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "test://static-text",
+            "test://static-binary",
+            "test://watched-resource"
+        ]
+    );
+    let templates = client.list_resource_templates().unwrap();
+    assert_eq!(
+        field(&templates[0], "uriTemplate"),
+        "test://template/{id}/data"
+    );
+    let contents = client.read_resource("test://static-text").unwrap();
+    assert_eq!(
+        field(&contents[0], "text"),
+        "This is the content of the static text resource."
+    );
+    let contents = client.read_resource("test://template/42/data").unwrap();
+    assert!(field(&contents[0], "text").contains("Data for ID: 42"));
+    match client.read_resource("test://template/../data") {
+        Err(ClientError::Rpc { error, .. }) => assert_eq!(error.code, -32602, "{}", error.message),
+        other => panic!("{other:?}"),
+    }
+    let prompts: Vec<String> = client
+        .list_prompts()
+        .unwrap()
+        .iter()
+        .map(|p| field(p, "name"))
+        .collect();
+    assert_eq!(prompts.len(), 4);
+    let prompt = client
+        .get_prompt(
+            "test_prompt_with_arguments",
+            &[("arg1".into(), "x".into()), ("arg2".into(), "y".into())],
+        )
+        .unwrap();
+    let message = prompt.get("messages").and_then(Value::as_array).unwrap();
+    assert_eq!(
+        field(message.first().unwrap().get("content").unwrap(), "text"),
+        "Prompt with arguments: arg1='x', arg2='y'"
+    );
+    let reference = json::obj([
+        ("type", Value::from("ref/prompt")),
+        ("name", Value::from("test_prompt_with_arguments")),
+    ]);
+    assert_eq!(
+        client.complete(reference, "arg1", "pa").unwrap(),
+        ["paris", "park", "party"]
+    );
+}
+
+#[test]
+fn the_client_reads_resources_gets_prompts_and_completes_over_stdio_in_both_eras() {
+    for era in [EraChoice::Legacy, EraChoice::Modern] {
+        let options = Options {
+            era,
+            ..Options::default()
+        };
+        let mut client = Client::spawn(&fixture(), options).unwrap();
+        exercise(&mut client);
+        client.close().unwrap();
+    }
+}
+
+#[test]
+fn the_client_reads_resources_gets_prompts_and_completes_over_http() {
+    let (_server, port) = serve_http(&[], None, Stdio::null());
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    for era in [EraChoice::Legacy, EraChoice::Modern] {
+        let options = Options {
+            era,
+            ..Options::default()
+        };
+        let mut client = Client::connect_http(&url, options).unwrap();
+        exercise(&mut client);
+        client.close().unwrap();
+    }
+}
+
+/// Calls the fixture's elicitation tool with `answers` configured; returns the tool's text.
+fn elicited(client: &mut Client) -> String {
+    let result = client
+        .call_tool("test_elicitation_sep1034_defaults", Default::default())
+        .unwrap();
+    result.text()
+}
+
+#[test]
+fn the_client_answers_elicitation_from_defaults_and_given_values_over_stdio_and_http() {
+    let answers = Answers {
+        elicitation: Some(vec![("age".into(), "41".into())]),
+        roots: Vec::new(),
+    };
+    let options = Options {
+        era: EraChoice::Legacy,
+        answers,
+        ..Options::default()
+    };
+    let expected = r#"Elicitation completed: action=accept, content={"name":"John Doe","age":41,"score":95.5,"status":"active","verified":true}"#;
+    let mut client = Client::spawn(&fixture(), options.clone()).unwrap();
+    assert_eq!(elicited(&mut client), expected);
+    client.close().unwrap();
+    let (_server, port) = serve_http(&[], None, Stdio::null());
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut client = Client::connect_http(&url, options).unwrap();
+    assert_eq!(elicited(&mut client), expected);
+    client.close().unwrap();
+}
+
+#[test]
+fn a_client_without_answers_declares_nothing_and_the_server_says_so() {
+    let options = Options {
+        era: EraChoice::Legacy,
+        ..Options::default()
+    };
+    let mut client = Client::spawn(&fixture(), options).unwrap();
+    for (tool, capability) in [
+        ("test_elicitation_sep1034_defaults", "elicitation"),
+        ("test_sampling", "sampling"),
+    ] {
+        let mut arguments = agentteams_mcp::json::Map::new();
+        arguments.insert("prompt", Value::from("x"));
+        match client.call_tool(tool, arguments) {
+            Err(ClientError::Tool { text: message, .. }) => assert!(
+                message.contains(&format!("did not declare the {capability} capability")),
+                "{message}"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+    client.close().unwrap();
+}
