@@ -3,17 +3,21 @@
 //! arguments, messages, scores and result shape.
 //!
 //! Module map: [`teamdir`] finds the index and confines paths, [`load`] reads, validates and
-//! caches index files ([`schema`] is the validator; `stream` reads the common shape of a file
-//! straight into the ranker's form), [`tokenize`] and [`rank`] do the retrieval.
+//! caches index files through one of two paths that import only downward: `stream` reads the
+//! common shape of a file straight into the ranker's form, `tree` parses a file whole,
+//! validates it with [`schema`] and converts it (and converts each document `stream` reads);
+//! both make the types of `corpus`. [`tokenize`] and [`rank`] do the retrieval.
 //! recall never writes anything and never refreshes an index. Everything it answers passes
 //! through the suite's sanitiser ([`agentteams_mcp::sanitize`]) in [`Recall`]'s `call`.
 
+mod corpus;
 pub mod load;
 pub mod rank;
 pub mod schema;
 mod stream;
 pub mod teamdir;
 pub mod tokenize;
+mod tree;
 
 use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
