@@ -73,7 +73,8 @@ impl Recall {
         })
     }
 
-    /// This server answering with the texts `compat` chooses (the missing-index messages).
+    /// This server answering the way `compat` chooses: under [`Compat::Reference`] the
+    /// reference's scores, hits, fields, paths (as stored) and messages; by default the product's.
     pub fn with_compat(mut self, compat: Compat) -> Recall {
         self.compat = compat;
         self
@@ -95,7 +96,7 @@ impl Recall {
         let Loaded::Memory(corpus) = &*loaded else {
             return Err("memory index failed schema validation: not a memory index".into());
         };
-        let hits = rank::rank(corpus, query, k);
+        let hits = self.rank(corpus, query, k);
         Ok(result(
             Value::from(corpus.built_at.as_str()),
             hits.iter().map(|h| self.hit_value(h, false)).collect(),
@@ -152,7 +153,7 @@ impl Recall {
                     .as_deref()
                     .is_some_and(|s| allowed.contains(&s))
                 {
-                    hits.extend(rank::rank(corpus, query, k));
+                    hits.extend(self.rank(corpus, query, k));
                 }
             }
         }
@@ -164,8 +165,19 @@ impl Recall {
         ))
     }
 
+    /// The top `k` documents of one corpus, scored the way the compat mode chooses. The
+    /// reference's scorer ([`rank::rank`]) is the one `--compat reference` always gets, whatever
+    /// the default becomes: `bench/recall/parity.py --compat reference` holds it to the
+    /// reference's own scorer.
+    fn rank(&self, corpus: &load::Corpus, query: &str, k: usize) -> Vec<Hit> {
+        match self.compat {
+            Compat::Reference | Compat::Product => rank::rank(corpus, query, k),
+        }
+    }
+
     /// The allowlisted fields of a hit. Code hits carry `symbol`; stored absolute paths inside the
-    /// project are shown relative to it (the reference's builder stores absolute ones).
+    /// project are shown relative to it (the reference's builder stores absolute ones), except
+    /// under `--compat reference`, which shows what the reference shows: the path as stored.
     fn hit_value(&self, hit: &Hit, code: bool) -> Value {
         let mut map = Map::new();
         map.insert("doc_id", Value::from(hit.doc_id));
@@ -184,6 +196,9 @@ impl Recall {
     }
 
     fn display_path(&self, stored: &str) -> String {
+        if self.compat == Compat::Reference {
+            return stored.to_owned();
+        }
         let path = Path::new(stored);
         match path.strip_prefix(&self.root) {
             Ok(rel) if path.is_absolute() && !rel.as_os_str().is_empty() => {
