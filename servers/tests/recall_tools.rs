@@ -72,16 +72,14 @@ const WIDGET_HITS_REFERENCE: &str = r#"{
  "may_be_stale": true
 }"#;
 
-#[test]
-fn query_index_ranks_a_small_corpus_as_computed_by_hand() {
-    let project = widget_project();
-    let recall = Recall::new(&project.root).unwrap();
-    let text = call(&recall, "query_index", r#"{"query": "Widget"}"#).unwrap();
+/// `recall` answers `widget_project` with the reference's hand-computed scores.
+fn assert_widget_scores_are_the_references(recall: &Recall) {
+    let text = call(recall, "query_index", r#"{"query": "Widget"}"#).unwrap();
     // ln(1.6) * 5/3.5 = 0.6714337560653366 and ln(1.6) * 2.5/2.125 = 0.5529454461714537.
     assert_eq!(text, WIDGET_HITS_REFERENCE);
     // Duplicated query terms count again: 2 × 0.6714337560653366 + ln(1 + 2.5/1.5) × 1.0.
     let text = call(
-        &recall,
+        recall,
         "query_index",
         r#"{"query": "widget widget gear", "k": 1}"#,
     )
@@ -89,8 +87,14 @@ fn query_index_ranks_a_small_corpus_as_computed_by_hand() {
     let hit = &hits(&text)[0];
     assert_eq!(hit.get("score").and_then(Value::as_f64), Some(2.323697));
     assert_eq!(str_field(hit, "confidence"), "candidate");
-    let none = call(&recall, "query_index", r#"{"query": "the and zebra"}"#).unwrap();
+    let none = call(recall, "query_index", r#"{"query": "the and zebra"}"#).unwrap();
     assert!(hits(&none).is_empty());
+}
+
+#[test]
+fn query_index_ranks_a_small_corpus_as_computed_by_hand() {
+    let project = widget_project();
+    assert_widget_scores_are_the_references(&Recall::new(&project.root).unwrap());
 }
 
 /// Whatever the default scoring becomes, `--compat reference` gives the reference's scores,
@@ -101,18 +105,7 @@ fn compat_reference_scores_as_the_reference_does() {
     let recall = Recall::new(&project.root)
         .unwrap()
         .with_compat(Compat::Reference);
-    let text = call(&recall, "query_index", r#"{"query": "Widget"}"#).unwrap();
-    assert_eq!(text, WIDGET_HITS_REFERENCE);
-    let text = call(
-        &recall,
-        "query_index",
-        r#"{"query": "widget widget gear", "k": 1}"#,
-    )
-    .unwrap();
-    assert_eq!(
-        hits(&text)[0].get("score").and_then(Value::as_f64),
-        Some(2.323697)
-    );
+    assert_widget_scores_are_the_references(&recall);
     let mut server = Server::start_with(&project.root, &["--compat", "reference"]);
     let (is_error, text) = server.call("query_index", r#"{"query": "Widget"}"#);
     assert!(!is_error, "{text}");
