@@ -1,6 +1,8 @@
 //! The code index (`references/code-index/`): the `local` partition over the project's sources
-//! (one document per file, definition passages, code-token postings, project-relative paths),
-//! the two API partitions written empty, and the manifest; all in the reference's formats.
+//! (one document per file, definition passages, code-token postings, absolute paths as the
+//! reference stores them, so its staleness check finds the files from any working directory),
+//! the two API partitions (written empty, with the reference's dependency fingerprint), and the
+//! manifest; all in the reference's formats.
 
 use super::memory::write_postings;
 use super::passages;
@@ -11,6 +13,7 @@ use super::Stamp;
 use crate::recall::tokenize::Tokenizer;
 use agentteams_mcp::json::{obj, Value};
 use agentteams_mcp::sha256;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The partitions written, as `(name, source_kind)`, in manifest (sorted) order.
@@ -45,6 +48,8 @@ pub struct Partition {
     /// Units considered (readable files), including those skipped for having no tokens.
     pub source_count: usize,
     pub stamp: Stamp,
+    /// API partitions: the reference's `dependency_fingerprint` (`None`: `null`, as for `local`).
+    pub dependency_fingerprint: Option<String>,
 }
 
 /// Source files read and prepared ahead of the postings (each holds at most `MAX_SOURCE_BYTES`
@@ -56,6 +61,8 @@ const PREPARED_AHEAD: usize = 4;
 struct Prepared {
     text: String,
     doc: CodeDoc,
+    /// A `.py` file's absolute imports (what the reference's fingerprint reads).
+    imports: Vec<String>,
 }
 
 /// Reads `rel` and builds its document fields (`length` is filled in with the postings);
@@ -64,9 +71,13 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
     let absolute = root.join(rel);
     let text = read_text(&absolute)?;
     let language = language_for(rel);
-    let passages = passages::passages(&text, language);
+    let (passages, mut imports) = passages::passages_and_imports(&text, language);
+    // The reference reads imports from files whose suffix is exactly `.py`.
+    if rel.extension().is_none_or(|e| e != "py") {
+        imports.clear();
+    }
     let doc = CodeDoc {
-        path: rel.to_string_lossy().into_owned(),
+        path: absolute.to_string_lossy().into_owned(),
         language,
         length: 0,
         snippet: passages::snippet(&passages, &text),
@@ -74,11 +85,12 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
         source_hash: sha256::hex_digest(text.as_bytes()),
         source_mtime: mtime(&absolute),
     };
-    Some(Prepared { text, doc })
+    Some(Prepared { text, doc, imports })
 }
 
-/// Builds the `local` partition over `sources` (paths relative to `root`, sorted). `progress` is
-/// called after each file with the number done.
+/// Builds the `local` partition over `sources` (paths relative to `root`, sorted), and collects
+/// the absolute imports of its `.py` files. `progress` is called after each file with the number
+/// done.
 ///
 /// Two stages: a second thread reads each file and makes its passages, snippet, hash and mtime
 /// (`prepare`) up to [`PREPARED_AHEAD`] files ahead, while this thread counts the postings, which
@@ -89,13 +101,20 @@ pub fn build_local(
     sources: &[PathBuf],
     stamp: &Stamp,
     progress: &mut dyn FnMut(usize),
-) -> Partition {
+) -> (Partition, BTreeSet<String>) {
     let mut partition = Partition::empty("local-script", stamp);
+    let mut imports = BTreeSet::new();
     let mut take = |done: usize, prepared: Option<Prepared>| {
         progress(done + 1);
-        let Some(Prepared { text, mut doc }) = prepared else {
+        let Some(Prepared {
+            text,
+            mut doc,
+            imports: found,
+        }) = prepared
+        else {
             return;
         };
+        imports.extend(found);
         partition.source_count += 1;
         doc.length = partition.postings.add(&text, Tokenizer::Code);
         if doc.length > 0 {
@@ -123,7 +142,7 @@ pub fn build_local(
             }
         }
     });
-    partition
+    (partition, imports)
 }
 
 impl Partition {
@@ -135,6 +154,7 @@ impl Partition {
             postings: Postings::new(),
             source_count: 0,
             stamp: stamp.clone(),
+            dependency_fingerprint: None,
         }
     }
 
@@ -177,7 +197,7 @@ impl Partition {
         w.key("code_index_schema_version");
         w.string(SCHEMA_VERSION);
         w.key("dependency_fingerprint");
-        w.null();
+        w.opt_string(self.dependency_fingerprint.as_deref());
         w.key("documents");
         w.begin_array();
         for (doc_id, doc) in self.docs.iter().enumerate() {
@@ -225,7 +245,12 @@ impl Partition {
             ("source_count", Value::from(self.source_count)),
             ("built_at", Value::from(built_at)),
             ("source_fingerprint", Value::from(self.source_fingerprint())),
-            ("dependency_fingerprint", Value::Null),
+            (
+                "dependency_fingerprint",
+                self.dependency_fingerprint
+                    .as_deref()
+                    .map_or(Value::Null, Value::from),
+            ),
         ])
     }
 
@@ -322,7 +347,11 @@ mod tests {
     fn a_partition_is_written_valid_with_sorted_keys_and_its_stamp() {
         let dir = std::env::temp_dir().join(format!("index-code-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("pkg")).unwrap();
-        std::fs::write(dir.join("pkg/a.py"), "def alpha(x):\n    '''Doc é.'''\n").unwrap();
+        std::fs::write(
+            dir.join("pkg/a.py"),
+            "import os.path, yaml as y\nfrom .near import z\ndef alpha(x):\n    '''Doc é.'''\n    from requests import get\n",
+        )
+        .unwrap();
         std::fs::write(dir.join("b.sh"), "beta() {\n}\n").unwrap();
         std::fs::write(dir.join("empty.py"), "").unwrap();
         let sources = [
@@ -335,8 +364,17 @@ mod tests {
             project_name: "Gears".into(),
             framework: "claude".into(),
         };
-        let partition = build_local(&dir, &sources, &stamp, &mut |_| {});
+        let (partition, imports) = build_local(&dir, &sources, &stamp, &mut |_| {});
         assert_eq!((partition.docs.len(), partition.source_count), (2, 3));
+        // Absolute paths, as the reference stores them; every absolute import, at any depth.
+        assert_eq!(
+            partition.docs[1].path,
+            dir.join("pkg/a.py").to_string_lossy()
+        );
+        assert_eq!(
+            imports.into_iter().collect::<Vec<_>>(),
+            ["os", "requests", "yaml"]
+        );
         let text = partition.to_json();
         let parsed = parse(text.as_bytes()).unwrap();
         assert!(validate_code_index(&parsed).is_ok());
