@@ -92,9 +92,23 @@ fn assert_widget_scores_are_the_references(recall: &Recall) {
 }
 
 #[test]
-fn query_index_ranks_a_small_corpus_as_computed_by_hand() {
+fn the_default_ranking_orders_by_coverage_and_says_how_sure_it_is() {
     let project = widget_project();
-    assert_widget_scores_are_the_references(&Recall::new(&project.root).unwrap());
+    let recall = Recall::new(&project.root).unwrap();
+    let text = call(&recall, "query_index", r#"{"query": "Widget"}"#).unwrap();
+    let found = hits(&text);
+    let order: Vec<(&str, &str)> = found
+        .iter()
+        .map(|h| (str_field(h, "path"), str_field(h, "confidence")))
+        .collect();
+    // Both hold every word of the query, neither has it in its title: candidates.
+    assert_eq!(order, [("a.md", "candidate"), ("b.md", "candidate")]);
+    // Holding both words beats holding one many times; a title naming a word makes it reliable.
+    let text = call(&recall, "query_index", r#"{"query": "widget gear"}"#).unwrap();
+    assert_eq!(str_field(&hits(&text)[0], "path"), "a.md");
+    assert_eq!(str_field(&hits(&text)[0], "confidence"), "candidate");
+    let none = call(&recall, "query_index", r#"{"query": "the and zebra"}"#).unwrap();
+    assert!(hits(&none).is_empty());
 }
 
 /// Whatever the default scoring becomes, `--compat reference` gives the reference's scores,

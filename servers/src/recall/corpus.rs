@@ -230,6 +230,22 @@ impl PostingTable {
         Some((self.term(span), list))
     }
 
+    /// Every stored term starting with `prefix` and its postings, in term order (a binary search
+    /// to the first, then a walk while the prefix holds).
+    pub fn with_prefix<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = (&'a str, &'a [Posting])> + 'a {
+        let first = self.terms.partition_point(|span| self.term(span) < prefix);
+        self.terms[first..]
+            .iter()
+            .map(|span| {
+                let list = &self.postings[span.postings.0 as usize..span.postings.1 as usize];
+                (self.term(span), list)
+            })
+            .take_while(move |(term, _)| term.starts_with(prefix))
+    }
+
     /// Builds the table from `(term, postings)` in file order; a repeated term keeps its last
     /// list, as a Python dict does.
     pub fn from_lists<'a>(lists: impl Iterator<Item = (&'a str, Vec<Posting>)>) -> PostingTable {

@@ -13,6 +13,7 @@
 mod corpus;
 pub mod load;
 pub mod rank;
+pub mod relevance;
 pub mod schema;
 mod stream;
 pub mod teamdir;
@@ -165,13 +166,14 @@ impl Recall {
         ))
     }
 
-    /// The top `k` documents of one corpus, scored the way the compat mode chooses. The
-    /// reference's scorer ([`rank::rank`]) is the one `--compat reference` always gets, whatever
-    /// the default becomes: `bench/recall/parity.py --compat reference` holds it to the
-    /// reference's own scorer.
+    /// The top `k` documents of one corpus, scored the way the compat mode chooses: the
+    /// product's ranking ([`relevance::rank`]) by default, the reference's scorer
+    /// ([`rank::rank`]) under `--compat reference` (`bench/recall/parity.py --compat reference`
+    /// holds it to the reference's own scorer).
     fn rank(&self, corpus: &load::Corpus, query: &str, k: usize) -> Vec<Hit> {
         match self.compat {
-            Compat::Reference | Compat::Product => rank::rank(corpus, query, k),
+            Compat::Reference => rank::rank(corpus, query, k),
+            Compat::Product => relevance::rank(corpus, query, k, &self.root),
         }
     }
 
