@@ -476,4 +476,18 @@ mod tests {
         let sorted: Vec<&str> = table.terms.iter().map(|s| table.term(s)).collect();
         assert!(sorted.windows(2).all(|w| w[0] < w[1]), "{sorted:?}");
     }
+
+    #[test]
+    fn with_prefix_walks_the_terms_sharing_a_prefix_in_order() {
+        let table = PostingTable::from_lists(
+            ["parse", "parser", "pars", "part", "par", "parsing", "zeta"]
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (*t, vec![Posting { doc: i, tf: 1.0 }])),
+        );
+        let found: Vec<&str> = table.with_prefix("pars").map(|(t, _)| t).collect();
+        assert_eq!(found, ["pars", "parse", "parser", "parsing"]);
+        assert_eq!(table.with_prefix("zz").count(), 0);
+        assert_eq!(table.with_prefix("").count(), 7);
+    }
 }

@@ -33,6 +33,10 @@ pub const MAX_QUERY_WORDS: usize = 32;
 /// Stemmed variants looked up per query word, beyond the word itself.
 pub const MAX_VARIANTS: usize = 8;
 
+/// Index terms examined per query word when looking for its stemmed variants (the terms sharing
+/// the stem as a prefix, in order): a short stem such as `get` prefixes thousands of identifiers.
+pub const MAX_PREFIX_SCAN: usize = 512;
+
 /// Weight of a stemmed variant against the word as written.
 const VARIANT_WEIGHT: f64 = 0.7;
 
@@ -90,7 +94,7 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
     let first = |d: usize| bm25[d] * (0.3 + 0.7 * coverage(matched[d]));
     let order = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
     let mut pool: Vec<(f64, usize)> = touched.iter().map(|&d| (first(d), d)).collect();
-    let keep = RESCORED.max(4 * k);
+    let keep = RESCORED.max(2 * k);
     if pool.len() > keep {
         pool.select_nth_unstable_by(keep, order);
         pool.truncate(keep);
@@ -198,7 +202,7 @@ fn query_words(corpus: &Corpus, query: &str) -> Vec<Word> {
         }
         let stem = stem(&word);
         if stem.len() >= 3 {
-            for (term, list) in corpus.postings.with_prefix(stem) {
+            for (term, list) in corpus.postings.with_prefix(stem).take(MAX_PREFIX_SCAN) {
                 if variants.len() > MAX_VARIANTS {
                     break;
                 }
@@ -368,8 +372,8 @@ fn query_asks_for_tests(query: &str) -> bool {
 }
 
 /// Test files and folders (`tests/`, `test_x.py`, `x_test.go`, `x.test.ts`, `x.spec.js`,
-/// `conftest.py`) and generated ones (`x_pb2.py`, `x.pb.go`, `generated/`, `x.min.js`), by the
-/// project-relative path.
+/// `conftest.py`) and generated or vendored ones (`x_pb2.py`, `x.pb.go`, `generated/`,
+/// `vendor/`, `x.min.js`), by the project-relative path.
 pub fn is_test_or_generated(rel: &str) -> bool {
     let lower = rel.to_ascii_lowercase();
     let mut parts = lower.split('/');
