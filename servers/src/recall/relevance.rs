@@ -354,9 +354,13 @@ pub fn definition_name(passage: &str) -> Option<&str> {
         .find(['(', '<', '{', '=', ':', '['])
         .unwrap_or(head.len());
     let head = head[..end].trim_end();
+    // Past the last character that is not part of an ASCII identifier (which may take several
+    // bytes: the name starts after all of them).
     let start = head
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let name = &head[start..];
     (!name.is_empty() && !name.as_bytes()[0].is_ascii_digit()).then_some(name)
 }
@@ -476,9 +480,52 @@ mod tests {
             ("const handler = (req) =>", Some("handler")),
             ("function build_all", Some("build_all")),
             ("", None),
+            // Non-ASCII text (a hostile or foreign index's passages) never splits a character.
+            ("def \u{f1}ame(x)", Some("ame")),
+            ("def caf\u{e9}(x)", None),
+            ("\u{2014}\u{2014}", None),
+            ("func (\u{e9}", None),
         ];
         for (passage, name) in cases {
             assert_eq!(definition_name(passage), name, "{passage}");
+        }
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics_any_helper() {
+        let pieces = [
+            "def ",
+            "class ",
+            "func (",
+            ")",
+            "(",
+            "<",
+            "\u{e9}",
+            "\u{2014}",
+            " \u{2014} ",
+            "_",
+            "x",
+            "9",
+            "/",
+            ".",
+            "tests",
+            "\u{1f600}",
+            "ies",
+            "ed",
+            "ing",
+            "Y",
+        ];
+        // Every string of up to three pieces.
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let s = format!("{a}{b}{c}");
+                    let _ = definition_name(&s);
+                    let _ = stem(&s);
+                    let _ = is_test_or_generated(&s);
+                    let _ = relative(&s, Path::new("/p"));
+                }
+            }
         }
     }
 
