@@ -7,7 +7,7 @@ mod recall_support;
 
 use agentteams_mcp::json::{self, Value};
 use agentteams_mcp::sha256;
-use recall_support::Project;
+use recall_support::{hits, str_field, Project, Server};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -307,6 +307,31 @@ fn the_rules_notice_changes_and_a_rebuild_makes_the_indexes_fresh_again() {
     assert!(project.index_build(&[]).status.success());
     assert_eq!(
         staleness(&project, &elsewhere.root, &upgraded),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn api_docs_hold_the_descriptions_of_the_distributions_the_project_imports() {
+    let project = python_project();
+    assert!(project.index_build(&[]).status.success());
+    let docs = read_json(&project, "references/code-index/api-docs.json");
+    let paths: Vec<&str> = docs
+        .get("documents")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .map(|d| str_field(d, "path"))
+        .collect();
+    assert_eq!(paths, ["PyYAML", "requests"]);
+    let mut server = Server::start(&project.root);
+    let (is_error, text) = server.call("query_code", r#"{"query": "YAML parser", "kind": "doc"}"#);
+    assert!(!is_error, "{text}");
+    assert_eq!(str_field(&hits(&text)[0], "path"), "PyYAML");
+    // The reference still finds them fresh: only the fingerprint decides for API partitions.
+    let elsewhere = Project::new("staleness-api-docs");
+    assert_eq!(
+        staleness(&project, &elsewhere.root, &AS_BUILT),
         Vec::<String>::new()
     );
 }

@@ -1,9 +1,11 @@
 //! The code index (`references/code-index/`): the `local` partition over the project's sources
 //! (one document per file, definition passages, code-token postings, absolute paths as the
 //! reference stores them, so its staleness check finds the files from any working directory),
-//! the two API partitions (written empty, with the reference's dependency fingerprint), and the
-//! manifest; all in the reference's formats.
+//! the API partitions (`api-docs` from the project's distributions' descriptions, `api-modules`
+//! empty; both with the reference's dependency fingerprint), and the manifest; all in the
+//! reference's formats.
 
+use super::deps::ApiDoc;
 use super::memory::write_postings;
 use super::passages;
 use super::postings::Postings;
@@ -38,6 +40,8 @@ pub struct CodeDoc {
     pub passages: Vec<String>,
     pub source_hash: String,
     pub source_mtime: f64,
+    /// API documents: the distribution and its version (`provenance`); `None` for local files.
+    pub provenance: Option<(String, Option<String>)>,
 }
 
 /// One built partition.
@@ -84,6 +88,7 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
         passages,
         source_hash: sha256::hex_digest(text.as_bytes()),
         source_mtime: mtime(&absolute),
+        provenance: None,
     };
     Some(Prepared { text, doc, imports })
 }
@@ -145,8 +150,43 @@ pub fn build_local(
     (partition, imports)
 }
 
+/// The `api-docs` partition: one document per distribution description, as the reference builds
+/// it (path the distribution's name, generic passages of its text, no file to stat), sorted by
+/// path; `dependency_fingerprint` as the API partitions carry it.
+pub fn build_api_docs(
+    docs: Vec<ApiDoc>,
+    stamp: &Stamp,
+    dependency_fingerprint: Option<String>,
+) -> Partition {
+    let mut partition = Partition {
+        dependency_fingerprint,
+        ..Partition::empty("api-doc", stamp)
+    };
+    let mut docs = docs;
+    docs.sort_by(|a, b| a.distribution.cmp(&b.distribution));
+    for doc in docs {
+        partition.source_count += 1;
+        let passages = passages::passages(&doc.text, None);
+        let mut code_doc = CodeDoc {
+            path: doc.distribution.clone(),
+            language: None,
+            length: 0,
+            snippet: passages::snippet(&passages, &doc.text),
+            passages,
+            source_hash: sha256::hex_digest(doc.text.as_bytes()),
+            source_mtime: 0.0,
+            provenance: Some((doc.distribution, doc.version)),
+        };
+        code_doc.length = partition.postings.add(&doc.text, Tokenizer::Code);
+        if code_doc.length > 0 {
+            partition.docs.push(code_doc);
+        }
+    }
+    partition
+}
+
 impl Partition {
-    /// A partition with no documents (the API partitions this builder does not fill).
+    /// A partition with no documents (`api-modules`, which this builder does not fill yet).
     pub fn empty(source_kind: &'static str, stamp: &Stamp) -> Partition {
         Partition {
             source_kind,
@@ -272,7 +312,17 @@ impl Partition {
         w.key("path");
         w.string(&doc.path);
         w.key("provenance");
-        w.null();
+        match &doc.provenance {
+            Some((distribution, version)) => {
+                w.begin_object();
+                w.key("distribution");
+                w.string(distribution);
+                w.key("version");
+                w.opt_string(version.as_deref());
+                w.end_object();
+            }
+            None => w.null(),
+        }
         w.key("signature");
         w.null();
         w.key("snippet");

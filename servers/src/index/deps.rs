@@ -268,6 +268,22 @@ pub struct Distribution {
     pub top_level: Vec<String>,
     /// The metadata folder's name before its version, normalised: what `version(name)` matches.
     normalized: String,
+    /// What the reference's `api-doc` unit holds: `Name`, `Summary` and the long description
+    /// (the body after the headers, else the `Description` header), at most [`MAX_DOC_CHARS`].
+    pub doc_text: String,
+}
+
+/// Characters of a distribution's description kept in its `api-doc` document (the reference's
+/// `_MAX_DOC_CHARS`).
+pub const MAX_DOC_CHARS: usize = 8000;
+
+/// One `api-doc` unit: a distribution the project imports, and its description.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ApiDoc {
+    pub distribution: String,
+    /// `None` when the metadata has no `Version`.
+    pub version: Option<String>,
+    pub text: String,
 }
 
 /// Why the fingerprint could not be computed (it is then written `null`).
@@ -351,19 +367,32 @@ fn metadata_file(root: &Path, dir: &Path, name: &str) -> Option<String> {
 }
 
 fn read_distribution(root: &Path, dir: &Path, folder: &str) -> Option<Distribution> {
-    let metadata =
-        metadata_file(root, dir, "METADATA").or_else(|| metadata_file(root, dir, "PKG-INFO"))?;
+    let metadata = metadata_file(root, dir, "METADATA")
+        .or_else(|| metadata_file(root, dir, "PKG-INFO"))?
+        .replace("\r\n", "\n")
+        .replace('\r', "\n");
+    let (headers, body) = metadata.split_once("\n\n").unwrap_or((&metadata, ""));
     let header = |key: &str| -> Option<String> {
-        metadata
-            .lines()
-            .take_while(|l| !l.is_empty())
-            .find_map(|l| {
-                let (k, v) = l.split_once(':')?;
-                k.eq_ignore_ascii_case(key).then(|| v.trim().to_owned())
-            })
+        headers.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case(key).then(|| v.trim().to_owned())
+        })
     };
     let name = header("Name")?;
     let version = header("Version").unwrap_or_default();
+    let mut doc_text: Vec<String> = ["Name", "Summary"]
+        .iter()
+        .filter_map(|k| header(k).filter(|v| !v.is_empty()))
+        .collect();
+    let body = match body.trim_end_matches('\n') {
+        "" => header("Description").unwrap_or_default(),
+        text => text.to_owned(),
+    };
+    if !body.is_empty() {
+        doc_text.push(body);
+    }
+    let doc_text = doc_text.join("\n");
+    let doc_text = crate::recall::rank::cut_chars(&doc_text, MAX_DOC_CHARS).to_owned();
     let declared: Vec<String> = metadata_file(root, dir, "top_level.txt")
         .map(|t| t.split_whitespace().map(str::to_owned).collect())
         .unwrap_or_default();
@@ -383,6 +412,7 @@ fn read_distribution(root: &Path, dir: &Path, folder: &str) -> Option<Distributi
         version,
         top_level,
         normalized: normalize(stem),
+        doc_text,
     })
 }
 
@@ -485,6 +515,29 @@ pub fn resolve(import: &str, dists: &[Distribution]) -> Option<(String, String)>
 fn by_name<'a>(name: &str, dists: &'a [Distribution]) -> Option<&'a Distribution> {
     let wanted = normalize(name);
     dists.iter().find(|d| d.normalized == wanted)
+}
+
+/// The reference's `api-doc` units: for each external import (in name order) that resolves to an
+/// installed distribution with a description, that distribution's description.
+pub fn api_docs(root: &Path, imports: &BTreeSet<String>, dists: &[Distribution]) -> Vec<ApiDoc> {
+    let mut out = Vec::new();
+    for name in external_imports(imports, root) {
+        let Some((dist, version)) = resolve(&name, dists) else {
+            continue;
+        };
+        let Some(found) = by_name(&dist, dists) else {
+            continue;
+        };
+        if found.doc_text.trim().is_empty() {
+            continue;
+        }
+        out.push(ApiDoc {
+            distribution: dist,
+            version: (!version.is_empty()).then_some(version),
+            text: found.doc_text.clone(),
+        });
+    }
+    out
 }
 
 /// The reference's `dependency_fingerprint(manifest_texts, external, dist_versions)`: SHA-256
@@ -614,6 +667,50 @@ mod tests {
             Some(("typing_extensions".into(), "4.0".into()))
         );
         assert_eq!(got("absent"), None);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn api_docs_are_the_descriptions_of_the_imported_distributions() {
+        let root = project("api-docs");
+        let site = root.join(".venv/lib/python3.11/site-packages");
+        write(
+            &site.join("PyYAML-6.0.1.dist-info/METADATA"),
+            "Name: PyYAML\r\nVersion: 6.0.1\r\nSummary: YAML parser and emitter\r\n\r\nLong text.\r\n",
+        );
+        write(&site.join("PyYAML-6.0.1.dist-info/top_level.txt"), "yaml\n");
+        let long = "x".repeat(MAX_DOC_CHARS + 10);
+        write(
+            &site.join("old-1.0.egg-info/PKG-INFO"),
+            &format!("Name: old\nDescription: {long}\n"),
+        );
+        write(&site.join("bare-2.dist-info/METADATA"), "Name: bare\n");
+        let dists = distributions(&root, &environment_dirs(&root));
+        let docs = api_docs(
+            &root,
+            &set(&["yaml", "old", "bare", "missing", "os"]),
+            &dists,
+        );
+        let summary: Vec<(&str, Option<&str>, usize)> = docs
+            .iter()
+            .map(|d| {
+                (
+                    d.distribution.as_str(),
+                    d.version.as_deref(),
+                    d.text.chars().count(),
+                )
+            })
+            .collect();
+        // Name order of the imports; `bare` has only its name; the description is cut.
+        assert_eq!(
+            summary,
+            [
+                ("bare", None, 4),
+                ("old", None, MAX_DOC_CHARS),
+                ("PyYAML", Some("6.0.1"), 41)
+            ]
+        );
+        assert_eq!(docs[2].text, "PyYAML\nYAML parser and emitter\nLong text.");
         fs::remove_dir_all(&root).unwrap();
     }
 

@@ -365,11 +365,8 @@ pub fn build(
     }
     // The API partitions carry the reference's dependency fingerprint, so its CLI finds them
     // fresh; if a manifest cannot be read the way the reference reads it, `null` (stale there).
-    let dependency_fingerprint = match deps::fingerprint(
-        &root,
-        &imports,
-        &deps::distributions(&root, &deps::environment_dirs(&root)),
-    ) {
+    let distributions = deps::distributions(&root, &deps::environment_dirs(&root));
+    let dependency_fingerprint = match deps::fingerprint(&root, &imports, &distributions) {
         Ok(fingerprint) => Some(fingerprint),
         Err(e) => {
             let warning = format!("{e}; the API partitions' dependency_fingerprint is null");
@@ -393,15 +390,24 @@ pub fn build(
     };
     let mut on_disk: Vec<(&str, Value)> = Vec::new();
     for (name, kind) in code::PARTITIONS {
-        let empty;
-        let partition = if kind == "local-script" {
-            &local
-        } else {
-            empty = code::Partition {
-                dependency_fingerprint: dependency_fingerprint.clone(),
-                ..code::Partition::empty(kind, &stamp)
-            };
-            &empty
+        let api;
+        let partition = match kind {
+            "local-script" => &local,
+            "api-doc" => {
+                api = code::build_api_docs(
+                    deps::api_docs(&root, &imports, &distributions),
+                    &stamp,
+                    dependency_fingerprint.clone(),
+                );
+                &api
+            }
+            _ => {
+                api = code::Partition {
+                    dependency_fingerprint: dependency_fingerprint.clone(),
+                    ..code::Partition::empty(kind, &stamp)
+                };
+                &api
+            }
         };
         // Only the local partition's freshness depends on the sources' mtimes (§9).
         let newest = (kind == "local-script").then_some(newest);

@@ -101,11 +101,13 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
     }
     let wants_tests = query_asks_for_tests(query);
     let code = corpus.tokenizer == Tokenizer::Code;
+    // An `api-doc` document's passages are paragraphs of a description, not signatures.
+    let signatures = code && corpus.source_kind.as_deref() != Some("api-doc");
     let mut rescored: Vec<(f64, usize, Features)> = pool
         .into_iter()
         .map(|(score, d)| {
             let doc = &corpus.documents[d];
-            let features = features(doc, &words, corpus.tokenizer, root, code);
+            let features = features(doc, &words, corpus.tokenizer, root, code, signatures);
             let weighted = |mask: u64| coverage(mask);
             let mut score = score
                 * (1.0
@@ -294,6 +296,7 @@ fn features(
     tokenizer: Tokenizer,
     root: &Path,
     code: bool,
+    signatures: bool,
 ) -> Features {
     let rel = relative(doc.path(), root);
     let mut path_mask = 0u64;
@@ -305,7 +308,7 @@ fn features(
     if !code {
         // A memory document's title (its first heading) is what it is about.
         tokenizer.each_token(doc.title(), &mut |t| definition_mask |= mask_of(words, t));
-    } else {
+    } else if signatures {
         for passage in doc.passages() {
             let Some(name) = definition_name(passage) else {
                 continue;
