@@ -5,7 +5,7 @@ mod recall_support;
 
 use agentteams_mcp::json::{self, Value};
 use agentteams_mcp_servers::recall::schema::{validate_code_index, validate_memory_index};
-use recall_support::{hits, str_field, Project, Server};
+use recall_support::{hits, stored_paths, str_field, Project, Server};
 
 fn fixture() -> Project {
     let project = Project::new("index-fixture");
@@ -87,13 +87,7 @@ fn build_writes_valid_indexes_with_relative_memory_and_absolute_code_paths() {
 
     let memory = parse_file(&project, "references/memory-index.json");
     validate_memory_index(&memory).unwrap();
-    let paths: Vec<&str> = memory
-        .get("documents")
-        .and_then(Value::as_array)
-        .unwrap()
-        .iter()
-        .map(|d| str_field(d, "path"))
-        .collect();
+    let paths = stored_paths(&memory);
     assert_eq!(
         paths,
         [

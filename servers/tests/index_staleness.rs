@@ -7,7 +7,7 @@ mod recall_support;
 
 use agentteams_mcp::json::{self, Value};
 use agentteams_mcp::sha256;
-use recall_support::{hits, str_field, Project, Server};
+use recall_support::{hits, stored_paths, str_field, Project, Server};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -316,13 +316,7 @@ fn api_docs_hold_the_descriptions_of_the_distributions_the_project_imports() {
     let project = python_project();
     assert!(project.index_build(&[]).status.success());
     let docs = read_json(&project, "references/code-index/api-docs.json");
-    let paths: Vec<&str> = docs
-        .get("documents")
-        .and_then(Value::as_array)
-        .unwrap()
-        .iter()
-        .map(|d| str_field(d, "path"))
-        .collect();
+    let paths = stored_paths(&docs);
     assert_eq!(paths, ["PyYAML", "requests"]);
     let mut server = Server::start(&project.root);
     let (is_error, text) = server.call("query_code", r#"{"query": "YAML parser", "kind": "doc"}"#);
