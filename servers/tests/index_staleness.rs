@@ -157,6 +157,10 @@ fn python_project() -> Project {
         &format!("{site}/requests-2.31.0.dist-info/RECORD"),
         "requests/__init__.py,sha256=abc,10\nrequests/api.py,,\n",
     );
+    project.write(
+        &format!("{site}/requests/api.py"),
+        "def get(url, params=None):\n    \"\"\"Sends a GET request.\"\"\"\n",
+    );
     project
 }
 
@@ -312,7 +316,7 @@ fn the_rules_notice_changes_and_a_rebuild_makes_the_indexes_fresh_again() {
 }
 
 #[test]
-fn api_docs_hold_the_descriptions_of_the_distributions_the_project_imports() {
+fn api_partitions_hold_the_imported_distributions_descriptions_and_definitions() {
     let project = python_project();
     assert!(project.index_build(&[]).status.success());
     let docs = read_json(&project, "references/code-index/api-docs.json");
@@ -322,6 +326,18 @@ fn api_docs_hold_the_descriptions_of_the_distributions_the_project_imports() {
     let (is_error, text) = server.call("query_code", r#"{"query": "YAML parser", "kind": "doc"}"#);
     assert!(!is_error, "{text}");
     assert_eq!(str_field(&hits(&text)[0], "path"), "PyYAML");
+    // api-modules: the public definitions of the imported distributions' sources.
+    let modules = read_json(&project, "references/code-index/api-modules.json");
+    assert_eq!(stored_paths(&modules), ["PyYAML", "attrs", "requests"]);
+    let (_, text) = server.call(
+        "query_code",
+        r#"{"query": "send a GET request", "kind": "api"}"#,
+    );
+    let found = &hits(&text)[0];
+    assert_eq!(
+        (str_field(found, "path"), str_field(found, "symbol")),
+        ("requests", "get")
+    );
     // The reference still finds them fresh: only the fingerprint decides for API partitions.
     let elsewhere = Project::new("staleness-api-docs");
     assert_eq!(

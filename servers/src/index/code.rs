@@ -1,11 +1,11 @@
 //! The code index (`references/code-index/`): the `local` partition over the project's sources
 //! (one document per file, definition passages, code-token postings, absolute paths as the
 //! reference stores them, so its staleness check finds the files from any working directory),
-//! the API partitions (`api-docs` from the project's distributions' descriptions, `api-modules`
-//! empty; both with the reference's dependency fingerprint), and the manifest; all in the
-//! reference's formats.
+//! the API partitions (`api-docs` from the descriptions of the distributions the project
+//! imports, `api-modules` from their public definitions; both with the reference's dependency
+//! fingerprint), and the manifest; all in the reference's formats.
 
-use super::deps::ApiDoc;
+use super::deps::{ApiDoc, ApiModule, Provenance};
 use super::memory::write_postings;
 use super::passages;
 use super::postings::Postings;
@@ -40,8 +40,11 @@ pub struct CodeDoc {
     pub passages: Vec<String>,
     pub source_hash: String,
     pub source_mtime: f64,
-    /// API documents: the distribution and its version (`provenance`); `None` for local files.
-    pub provenance: Option<(String, Option<String>)>,
+    /// API documents: the definition's name and signature (`None` for files and descriptions).
+    pub symbol: Option<String>,
+    pub signature: Option<String>,
+    /// API documents: where the unit comes from; `None` for local files.
+    pub provenance: Option<Provenance>,
 }
 
 /// One built partition.
@@ -88,6 +91,8 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
         passages,
         source_hash: sha256::hex_digest(text.as_bytes()),
         source_mtime: mtime(&absolute),
+        symbol: None,
+        signature: None,
         provenance: None,
     };
     Some(Prepared { text, doc, imports })
@@ -158,35 +163,71 @@ pub fn build_api_docs(
     stamp: &Stamp,
     dependency_fingerprint: Option<String>,
 ) -> Partition {
+    let units = docs.into_iter().map(|doc| ApiModule {
+        path: doc.distribution.clone(),
+        symbol: None,
+        signature: None,
+        text: doc.text,
+        provenance: Provenance::Doc {
+            distribution: doc.distribution,
+            version: doc.version,
+        },
+    });
+    build_api("api-doc", units.collect(), stamp, dependency_fingerprint)
+}
+
+/// The `api-modules` partition: the imported distributions' public definitions (signature, then
+/// docstring) and declared-only imports.
+pub fn build_api_modules(
+    units: Vec<ApiModule>,
+    stamp: &Stamp,
+    dependency_fingerprint: Option<String>,
+) -> Partition {
+    build_api("api-module", units, stamp, dependency_fingerprint)
+}
+
+/// An API partition of `units`, sorted by (path, symbol) as the reference sorts units (stably);
+/// a definition's text gets Python passages, any other the generic ones; no file to stat.
+fn build_api(
+    source_kind: &'static str,
+    mut units: Vec<ApiModule>,
+    stamp: &Stamp,
+    dependency_fingerprint: Option<String>,
+) -> Partition {
     let mut partition = Partition {
         dependency_fingerprint,
-        ..Partition::empty("api-doc", stamp)
+        ..Partition::empty(source_kind, stamp)
     };
-    let mut docs = docs;
-    docs.sort_by(|a, b| a.distribution.cmp(&b.distribution));
-    for doc in docs {
+    units.sort_by(|a, b| {
+        (a.path.as_str(), a.symbol.as_deref().unwrap_or(""))
+            .cmp(&(b.path.as_str(), b.symbol.as_deref().unwrap_or("")))
+    });
+    for unit in units {
         partition.source_count += 1;
-        let passages = passages::passages(&doc.text, None);
-        let mut code_doc = CodeDoc {
-            path: doc.distribution.clone(),
-            language: None,
+        let language = unit.symbol.is_some().then_some("python");
+        let passages = passages::passages(&unit.text, language);
+        let mut doc = CodeDoc {
+            path: unit.path,
+            language,
             length: 0,
-            snippet: passages::snippet(&passages, &doc.text),
+            snippet: passages::snippet(&passages, &unit.text),
             passages,
-            source_hash: sha256::hex_digest(doc.text.as_bytes()),
+            source_hash: sha256::hex_digest(unit.text.as_bytes()),
             source_mtime: 0.0,
-            provenance: Some((doc.distribution, doc.version)),
+            symbol: unit.symbol,
+            signature: unit.signature,
+            provenance: Some(unit.provenance),
         };
-        code_doc.length = partition.postings.add(&doc.text, Tokenizer::Code);
-        if code_doc.length > 0 {
-            partition.docs.push(code_doc);
+        doc.length = partition.postings.add(&unit.text, Tokenizer::Code);
+        if doc.length > 0 {
+            partition.docs.push(doc);
         }
     }
     partition
 }
 
 impl Partition {
-    /// A partition with no documents (`api-modules`, which this builder does not fill yet).
+    /// A partition with no documents.
     pub fn empty(source_kind: &'static str, stamp: &Stamp) -> Partition {
         Partition {
             source_kind,
@@ -200,12 +241,16 @@ impl Partition {
 
     /// SHA-256 of `path:symbol:source_hash` joined by `|`, sorted by (path, symbol).
     fn source_fingerprint(&self) -> String {
-        let mut parts: Vec<(&str, String)> = self
+        let mut parts: Vec<((&str, &str), String)> = self
             .docs
             .iter()
-            .map(|d| (d.path.as_str(), format!("{}::{}", d.path, d.source_hash)))
+            .map(|d| {
+                let symbol = d.symbol.as_deref().unwrap_or("");
+                let part = format!("{}:{symbol}:{}", d.path, d.source_hash);
+                ((d.path.as_str(), symbol), part)
+            })
             .collect();
-        parts.sort_by(|a, b| a.0.cmp(b.0));
+        parts.sort_by(|a, b| a.0.cmp(&b.0));
         let joined: Vec<String> = parts.into_iter().map(|(_, s)| s).collect();
         sha256::hex_digest(joined.join("|").as_bytes())
     }
@@ -313,18 +358,11 @@ impl Partition {
         w.string(&doc.path);
         w.key("provenance");
         match &doc.provenance {
-            Some((distribution, version)) => {
-                w.begin_object();
-                w.key("distribution");
-                w.string(distribution);
-                w.key("version");
-                w.opt_string(version.as_deref());
-                w.end_object();
-            }
+            Some(provenance) => write_provenance(w, provenance),
             None => w.null(),
         }
         w.key("signature");
-        w.null();
+        w.opt_string(doc.signature.as_deref());
         w.key("snippet");
         w.string(&doc.snippet);
         w.key("source_hash");
@@ -334,16 +372,54 @@ impl Partition {
         w.key("source_mtime");
         w.float(doc.source_mtime);
         w.key("symbol");
-        w.null();
+        w.opt_string(doc.symbol.as_deref());
         w.key("title");
-        let title = Path::new(&doc.path)
-            .file_name()
-            .map_or_else(|| doc.path.clone(), |n| n.to_string_lossy().into_owned());
+        // The symbol, else the path's last part, else the path.
+        let title = doc.symbol.clone().unwrap_or_else(|| {
+            Path::new(&doc.path)
+                .file_name()
+                .map_or_else(|| doc.path.clone(), |n| n.to_string_lossy().into_owned())
+        });
         w.string(&title);
         w.key("vector_norm_sq");
         w.float(norm);
         w.end_object();
     }
+}
+
+/// A unit's `provenance` object, keys sorted, in the reference's shape for its kind.
+fn write_provenance(w: &mut PyJson, provenance: &Provenance) {
+    let (distribution, version) = match provenance {
+        Provenance::Doc {
+            distribution,
+            version,
+        }
+        | Provenance::Source {
+            distribution,
+            version,
+            ..
+        }
+        | Provenance::Declared {
+            distribution,
+            version,
+        } => (distribution, version),
+    };
+    w.begin_object();
+    if let Provenance::Declared { .. } = provenance {
+        w.key("declared_only");
+        w.bool(true);
+    }
+    w.key("distribution");
+    w.string(distribution);
+    if let Provenance::Source { resolved_from, .. } = provenance {
+        w.key("editable");
+        w.null();
+        w.key("resolved_from");
+        w.string(resolved_from);
+    }
+    w.key("version");
+    w.opt_string(version.as_deref());
+    w.end_object();
 }
 
 /// The manifest's bytes, from the partitions as they are on disk (`(name, manifest entry)`).

@@ -266,6 +266,10 @@ pub struct Distribution {
     pub version: String,
     /// The top-level import names it provides: `top_level.txt`, else inferred from `RECORD`.
     pub top_level: Vec<String>,
+    /// The `.py` files its `RECORD` lists, relative to `site`, in order.
+    pub record_py: Vec<String>,
+    /// The site-packages folder it is installed in.
+    pub site: PathBuf,
     /// The metadata folder's name before its version, normalised: what `version(name)` matches.
     normalized: String,
     /// What the reference's `api-doc` unit holds: `Name`, `Summary` and the long description
@@ -284,6 +288,53 @@ pub struct ApiDoc {
     /// `None` when the metadata has no `Version`.
     pub version: Option<String>,
     pub text: String,
+}
+
+/// Source files read per imported distribution for its `api-module` units (the reference's
+/// `_MAX_API_MODULE_FILES`).
+pub const MAX_API_FILES: usize = 6;
+
+/// Largest source file read for `api-module` units (`_MAX_BYTES_PER_API_FILE`); larger ones are
+/// skipped.
+pub const MAX_API_FILE_BYTES: u64 = 200_000;
+
+/// Public top-level definitions kept per file (`_MAX_API_SYMBOLS_PER_MODULE`).
+pub const MAX_API_SYMBOLS: usize = 40;
+
+/// `.py` files of a distribution's `RECORD` kept (a planted `RECORD` of millions of lines cannot
+/// make the build run away).
+pub const MAX_RECORD_FILES: usize = 100_000;
+
+/// A unit's `provenance`, in the reference's shapes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Provenance {
+    /// `{distribution, version}`: an `api-doc` unit.
+    Doc {
+        distribution: String,
+        version: Option<String>,
+    },
+    /// `{distribution, version, resolved_from, editable: null}`: a definition read from a file.
+    Source {
+        distribution: String,
+        version: Option<String>,
+        resolved_from: String,
+    },
+    /// `{distribution, version, declared_only: true}`: an import without readable source.
+    Declared {
+        distribution: String,
+        version: Option<String>,
+    },
+}
+
+/// One `api-module` unit: a public definition of an imported distribution, or the import alone.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ApiModule {
+    /// The import name (a definition) or the distribution (declared only).
+    pub path: String,
+    pub symbol: Option<String>,
+    pub signature: Option<String>,
+    pub text: String,
+    pub provenance: Provenance,
 }
 
 /// Why the fingerprint could not be computed (it is then written `null`).
@@ -396,10 +447,11 @@ fn read_distribution(root: &Path, dir: &Path, folder: &str) -> Option<Distributi
     let declared: Vec<String> = metadata_file(root, dir, "top_level.txt")
         .map(|t| t.split_whitespace().map(str::to_owned).collect())
         .unwrap_or_default();
+    let record_py = metadata_file(root, dir, "RECORD")
+        .map(|record| record_py_paths(&record))
+        .unwrap_or_default();
     let top_level = if declared.is_empty() {
-        metadata_file(root, dir, "RECORD")
-            .map(|record| inferred_top_level(&record))
-            .unwrap_or_default()
+        inferred_top_level(&record_py)
     } else {
         declared
     };
@@ -411,23 +463,33 @@ fn read_distribution(root: &Path, dir: &Path, folder: &str) -> Option<Distributi
         name,
         version,
         top_level,
+        record_py,
+        site: dir.parent().map_or_else(PathBuf::new, Path::to_path_buf),
         normalized: normalize(stem),
         doc_text,
     })
 }
 
-/// `importlib.metadata`'s `_top_level_inferred`: for each `.py` file `RECORD` lists, its first
-/// path part, or its stem when it has one part.
-fn inferred_top_level(record: &str) -> Vec<String> {
-    let mut names = BTreeSet::new();
-    for line in record.lines() {
-        let path = match line.strip_prefix('"') {
+/// The `.py` files a `RECORD` lists (its first CSV field, quoted or not), at most
+/// [`MAX_RECORD_FILES`].
+fn record_py_paths(record: &str) -> Vec<String> {
+    record
+        .lines()
+        .map(|line| match line.strip_prefix('"') {
             Some(quoted) => quoted.split('"').next().unwrap_or(""),
             None => line.split(',').next().unwrap_or(""),
-        };
-        if !path.ends_with(".py") || path.rsplit('/').next() == Some(".py") {
-            continue;
-        }
+        })
+        .filter(|path| path.ends_with(".py") && path.rsplit('/').next() != Some(".py"))
+        .take(MAX_RECORD_FILES)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `importlib.metadata`'s `_top_level_inferred`: for each `.py` file `RECORD` lists, its first
+/// path part, or its stem when it has one part.
+fn inferred_top_level(record_py: &[String]) -> Vec<String> {
+    let mut names = BTreeSet::new();
+    for path in record_py {
         match path.split_once('/') {
             Some((first, _)) => names.insert(first.to_owned()),
             None => names.insert(path.trim_end_matches(".py").to_owned()),
@@ -536,6 +598,103 @@ pub fn api_docs(root: &Path, imports: &BTreeSet<String>, dists: &[Distribution])
             version: (!version.is_empty()).then_some(version),
             text: found.doc_text.clone(),
         });
+    }
+    out
+}
+
+/// The reference's `api-module` units: for each external import (in name order), the public
+/// top-level definitions of up to [`MAX_API_FILES`] of its distribution's `.py` files whose
+/// first path part is the import (`RECORD` order), else one declared-only unit.
+pub fn api_modules(
+    root: &Path,
+    imports: &BTreeSet<String>,
+    dists: &[Distribution],
+) -> Vec<ApiModule> {
+    let mut out = Vec::new();
+    for name in external_imports(imports, root) {
+        let Some((dist, version)) = resolve(&name, dists) else {
+            out.push(ApiModule {
+                path: name.clone(),
+                symbol: None,
+                signature: None,
+                text: name.clone(),
+                provenance: Provenance::Declared {
+                    distribution: name,
+                    version: None,
+                },
+            });
+            continue;
+        };
+        let version = (!version.is_empty()).then_some(version);
+        let files = by_name(&dist, dists).map_or_else(Vec::new, |d| source_files(root, d, &name));
+        if files.is_empty() {
+            let text = format!("{dist} {}", version.as_deref().unwrap_or(""))
+                .trim()
+                .to_owned();
+            out.push(ApiModule {
+                path: dist.clone(),
+                symbol: None,
+                signature: None,
+                text,
+                provenance: Provenance::Declared {
+                    distribution: dist,
+                    version,
+                },
+            });
+            continue;
+        }
+        for file in files {
+            let Some(text) = crate::index::sources::read_text_at_most(&file, MAX_API_FILE_BYTES)
+            else {
+                continue;
+            };
+            let definitions =
+                super::passages::python_definitions(&text, usize::MAX).unwrap_or_default();
+            let public = definitions.into_iter().filter(|(signature, _)| {
+                crate::recall::relevance::definition_name(signature)
+                    .is_some_and(|n| !n.starts_with('_'))
+            });
+            for (signature, doc) in public.take(MAX_API_SYMBOLS) {
+                let symbol =
+                    crate::recall::relevance::definition_name(&signature).map(str::to_owned);
+                out.push(ApiModule {
+                    path: name.clone(),
+                    symbol,
+                    text: format!("{signature}\n{doc}")
+                        .trim_matches(crate::recall::is_python_whitespace)
+                        .to_owned(),
+                    signature: Some(signature),
+                    provenance: Provenance::Source {
+                        distribution: dist.clone(),
+                        version: version.clone(),
+                        resolved_from: file.to_string_lossy().into_owned(),
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Up to [`MAX_API_FILES`] `.py` files of `dist` under `import` (`import/...` or `import.py`),
+/// each a regular file inside the project.
+fn source_files(root: &Path, dist: &Distribution, import: &str) -> Vec<PathBuf> {
+    let module = format!("{import}.py");
+    let mut out = Vec::new();
+    for rel in &dist.record_py {
+        let top = rel.split('/').next().unwrap_or("");
+        if top != import && top != module {
+            continue;
+        }
+        let Ok(path) = confine(root, &dist.site.join(rel)) else {
+            continue;
+        };
+        if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            out.push(path);
+        }
+        if out.len() >= MAX_API_FILES {
+            break;
+        }
     }
     out
 }
@@ -712,6 +871,77 @@ mod tests {
         );
         assert_eq!(docs[2].text, "PyYAML\nYAML parser and emitter\nLong text.");
         fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn api_modules_are_public_definitions_read_from_recorded_files_inside_the_project() {
+        let root = project("api-modules");
+        let outside = project("api-modules-outside");
+        write(
+            &outside.join("evil.py"),
+            "def stolen():\n    \"\"\"Secret.\"\"\"\n",
+        );
+        let site = root.join(".venv/lib/python3.11/site-packages");
+        write(
+            &site.join("requests-2.31.0.dist-info/METADATA"),
+            "Name: requests\nVersion: 2.31.0\n",
+        );
+        let escape = format!(
+            "requests/../../../../../../../..{}/evil.py",
+            outside.display()
+        );
+        write(
+            &site.join("requests-2.31.0.dist-info/RECORD"),
+            &format!(
+                "requests/__init__.py,,\nrequests/big.py,,\nrequests/fifo.py,,\n{escape},,\nrequests/linked.py,,\n"
+            ),
+        );
+        write(
+            &site.join("requests/__init__.py"),
+            "def get(url):\n    \"\"\"Send a GET.\"\"\"\n\ndef _private():\n    pass\n\nclass Session:\n    pass\n",
+        );
+        write(&site.join("requests/big.py"), &"# x\n".repeat(60_000));
+        assert!(std::process::Command::new("mkfifo")
+            .arg(site.join("requests/fifo.py"))
+            .status()
+            .unwrap()
+            .success());
+        std::os::unix::fs::symlink(outside.join("evil.py"), site.join("requests/linked.py"))
+            .unwrap();
+        write(
+            &site.join("PyYAML-6.0.1.dist-info/METADATA"),
+            "Name: PyYAML\nVersion: 6.0.1\n",
+        );
+        write(&site.join("PyYAML-6.0.1.dist-info/top_level.txt"), "yaml\n");
+        let dists = distributions(&root, &environment_dirs(&root));
+        let units = api_modules(&root, &set(&["requests", "yaml", "attrs"]), &dists);
+        let summary: Vec<(&str, Option<&str>, &str)> = units
+            .iter()
+            .map(|u| (u.path.as_str(), u.symbol.as_deref(), u.text.as_str()))
+            .collect();
+        // Links out, FIFOs and files over the limit are never read; private names are skipped.
+        assert_eq!(
+            summary,
+            [
+                ("attrs", None, "attrs"),
+                ("requests", Some("get"), "def get(url)\nSend a GET."),
+                ("requests", Some("Session"), "class Session"),
+                ("PyYAML", None, "PyYAML 6.0.1"),
+            ]
+        );
+        assert_eq!(
+            units[1].provenance,
+            Provenance::Source {
+                distribution: "requests".into(),
+                version: Some("2.31.0".into()),
+                resolved_from: site
+                    .join("requests/__init__.py")
+                    .to_string_lossy()
+                    .into_owned(),
+            }
+        );
+        fs::remove_dir_all(&root).unwrap();
+        fs::remove_dir_all(&outside).unwrap();
     }
 
     #[test]

@@ -402,10 +402,11 @@ pub fn build(
                 &api
             }
             _ => {
-                api = code::Partition {
-                    dependency_fingerprint: dependency_fingerprint.clone(),
-                    ..code::Partition::empty(kind, &stamp)
-                };
+                api = code::build_api_modules(
+                    deps::api_modules(&root, &imports, &distributions),
+                    &stamp,
+                    dependency_fingerprint.clone(),
+                );
                 &api
             }
         };

@@ -24,6 +24,12 @@ mod pyexpr;
 mod python;
 mod pytoken;
 
+/// A Python module's top-level definitions as `(signature, docstring)`, at most `max`; `None`
+/// when CPython would not parse it (what the reference's `api-module` units are made of).
+pub fn python_definitions(text: &str, max: usize) -> Option<Vec<(String, String)>> {
+    python::module(text, max).map(|m| m.definitions)
+}
+
 /// The passages of `text` written in `language`.
 pub fn passages(text: &str, language: Option<&str>) -> Vec<String> {
     passages_and_imports(text, language).0
