@@ -54,7 +54,9 @@ def main():
     ref_own = ci.build_code_partition(ci.local_units(ref_sources), source_kind="local-script")
     problems = []
     ref_rel = [str(Path(d["path"]).relative_to(root)) for d in ref_own["documents"]]
-    ours_py = [d["path"] for d in ours["documents"] if d["language"] in ("python", "shell")]
+    # Our builder stores absolute paths, as the reference's does; compared relative to the root.
+    ours_py = [str(Path(d["path"]).relative_to(root)) if Path(d["path"]).is_absolute() else d["path"]
+               for d in ours["documents"] if d["language"] in ("python", "shell")]
     if ref_rel != ours_py:
         problems.append(f"python/shell document lists differ: ref {len(ref_rel)} ours {len(ours_py)}")
     # The product indexes more languages; scores depend only on tokens, so the reference's
@@ -95,7 +97,10 @@ def main():
     mismatches = 0
     for q in queries:
         want = ci.query_partitions({"local": ref}, q, k=20, kind="all")
-        reply = call("tools/call", {"name": "query_code", "arguments": {"query": q, "k": 20}})
+        # The local partition on both sides (the API partitions are compared by
+        # shared_indexes.py: the reference's builder fills them from its own environment).
+        reply = call("tools/call", {"name": "query_code",
+                                    "arguments": {"query": q, "k": 20, "kind": "local"}})
         got = json.loads(reply["result"]["content"][0]["text"])["hits"]
         # The reference's partition here was built over absolute paths; ours stores what our
         # builder stores. Both are compared as project-relative paths.
