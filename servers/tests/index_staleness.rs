@@ -374,3 +374,71 @@ fn stamps_parse_as_python_reads_them() {
     assert_eq!(stamp_seconds("2000-02-29T00:00:00Z"), Some(951_782_400.0));
     assert_eq!(stamp_seconds("yesterday"), None);
 }
+
+#[test]
+fn a_hostile_environment_is_built_promptly_and_reads_nothing_outside() {
+    // A checkout whose environment points out of the project and blocks: a FIFO METADATA, a
+    // RECORD entry climbing out, a source linked to a secret, a FIFO manifest, and a
+    // `.venv/bin/python` that would leave a marker if anything ran it.
+    let project = python_project();
+    let outside = Project::new("staleness-outside");
+    outside.write(
+        "secret.py",
+        "def leaked_secret():\n    \"\"\"Do not index.\"\"\"\n",
+    );
+    let marker = outside.path("ran");
+    project.write(
+        ".venv/bin/python",
+        &format!("#!/bin/sh\ntouch {}\n", marker.display()),
+    );
+    std::fs::set_permissions(
+        project.path(".venv/bin/python"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let site = ".venv/lib/python3.11/site-packages";
+    let climb = "../".repeat(12);
+    project.write(
+        &format!("{site}/requests-2.31.0.dist-info/RECORD"),
+        &format!(
+            "requests/{climb}{}/secret.py,,\nrequests/linked.py,,\nrequests/api.py,,\n",
+            outside.root.display()
+        ),
+    );
+    std::os::unix::fs::symlink(
+        outside.path("secret.py"),
+        project.path(&format!("{site}/requests/linked.py")),
+    )
+    .unwrap();
+    for fifo in [
+        format!("{site}/fifo-1.dist-info/METADATA"),
+        "uv.lock".to_owned(),
+    ] {
+        let path = project.path(&fifo);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap()
+            .success());
+    }
+    let started = std::time::Instant::now();
+    let out = project.index_build(&[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    // The FIFO manifest is named and makes the fingerprint null; nothing ran, nothing leaked.
+    assert!(stderr.contains("uv.lock"), "{stderr}");
+    assert!(!marker.exists());
+    for name in ["api-modules", "api-docs", "local"] {
+        let text = project.read(&format!("references/code-index/{name}.json"));
+        assert!(!text.contains("leaked_secret"), "{name}");
+    }
+    let modules = read_json(&project, "references/code-index/api-modules.json");
+    assert!(modules
+        .get("dependency_fingerprint")
+        .is_some_and(Value::is_null));
+    assert!(project
+        .read("references/code-index/api-modules.json")
+        .contains("Sends a GET request."));
+}
