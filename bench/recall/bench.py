@@ -170,7 +170,9 @@ def main():
             walls.append(wall)
             cpus.append(cpu)
         summary = out.stderr.strip().splitlines()
-        src_mb = float(summary[-1].split("(")[1].split(" MB")[0])
+        # The line with the source size and speed (other notes may follow it).
+        written = next(line for line in summary if "MB of source" in line)
+        src_mb = float(written.split("(")[1].split(" MB")[0])
         md_mb = sum(p.stat().st_size for p in (root / "references/modules").glob("*.md")) / 1e6
         size = {p.name: p.stat().st_size for p in (root / "references").rglob("*.json")}
         wall, cpu = statistics.median(walls), statistics.median(cpus)

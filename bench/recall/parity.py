@@ -6,14 +6,19 @@ own code, then compares them with the indexes `agentteams-mcp index build` wrote
 N, avgdl, hashes, paragraphs), and compares query results: the reference's scorer over its own
 partition against the product's recall over the product's index (scores, order, paths).
 
-usage: parity.py --ref REF_CHECKOUT --bin BINARY --root PROJECT [--queries N]
+With --compat reference the binary runs as `--compat reference`, which must match the reference
+exactly (scores, order, paths as stored, titles, snippets): the check the issue's "parity" means.
+Without it the product's default ranking is compared, which may differ by design.
+
+usage: parity.py --ref REF_CHECKOUT --bin BINARY --root PROJECT [--queries N] [--compat reference]
 """
 import argparse, json, os, random, subprocess, sys
 from pathlib import Path
 
 
-def rpc_session(binary, root):
-    proc = subprocess.Popen([binary, "--serve-mcp", "recall", "--root", root],
+def rpc_session(binary, root, compat=None):
+    extra = ["--compat", compat] if compat else []
+    proc = subprocess.Popen([binary, "--serve-mcp", "recall", "--root", root, *extra],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     ids = iter(range(1, 10**9))
 
@@ -35,6 +40,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--root", required=True)
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--compat", choices=["reference"])
     args = ap.parse_args()
     sys.path.insert(0, args.ref)
     from agentteams import code_index as ci, memory_index as mi
@@ -48,7 +54,9 @@ def main():
     ref_own = ci.build_code_partition(ci.local_units(ref_sources), source_kind="local-script")
     problems = []
     ref_rel = [str(Path(d["path"]).relative_to(root)) for d in ref_own["documents"]]
-    ours_py = [d["path"] for d in ours["documents"] if d["language"] in ("python", "shell")]
+    # Our builder stores absolute paths, as the reference's does; compared relative to the root.
+    ours_py = [str(Path(d["path"]).relative_to(root)) if Path(d["path"]).is_absolute() else d["path"]
+               for d in ours["documents"] if d["language"] in ("python", "shell")]
     if ref_rel != ours_py:
         problems.append(f"python/shell document lists differ: ref {len(ref_rel)} ours {len(ours_py)}")
     # The product indexes more languages; scores depend only on tokens, so the reference's
@@ -85,14 +93,20 @@ def main():
     rng = random.Random(7)
     terms = sorted(ours["postings"])
     queries = [" ".join(rng.choice(terms) for _ in range(rng.randint(1, 3))) for _ in range(args.queries)]
-    proc, call = rpc_session(args.bin, str(root))
+    proc, call = rpc_session(args.bin, str(root), args.compat)
     mismatches = 0
     for q in queries:
         want = ci.query_partitions({"local": ref}, q, k=20, kind="all")
-        reply = call("tools/call", {"name": "query_code", "arguments": {"query": q, "k": 20}})
+        # The local partition on both sides (the API partitions are compared by
+        # shared_indexes.py: the reference's builder fills them from its own environment).
+        reply = call("tools/call", {"name": "query_code",
+                                    "arguments": {"query": q, "k": 20, "kind": "local"}})
         got = json.loads(reply["result"]["content"][0]["text"])["hits"]
-        w = [(str(Path(h["path"]).relative_to(root)), h["score"], h["confidence"]) for h in want]
-        g = [(h["path"], h["score"], h["confidence"]) for h in got]
+        # The reference's partition here was built over absolute paths; ours stores what our
+        # builder stores. Both are compared as project-relative paths.
+        rel = lambda p: str(Path(p).relative_to(root)) if Path(p).is_absolute() else p
+        w = [(rel(h["path"]), h["score"], h["confidence"]) for h in want]
+        g = [(rel(h["path"]), h["score"], h["confidence"]) for h in got]
         if w != g:
             mismatches += 1
             if mismatches <= 3:

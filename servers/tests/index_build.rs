@@ -5,7 +5,7 @@ mod recall_support;
 
 use agentteams_mcp::json::{self, Value};
 use agentteams_mcp_servers::recall::schema::{validate_code_index, validate_memory_index};
-use recall_support::{hits, str_field, Project, Server};
+use recall_support::{hits, stored_paths, str_field, Project, Server};
 
 fn fixture() -> Project {
     let project = Project::new("index-fixture");
@@ -48,6 +48,8 @@ fn parse_file(project: &Project, rel: &str) -> Value {
 }
 
 /// The `path` of every document of the local code partition, in order.
+/// The local partition's document paths, relative to the project: they are stored absolute, as
+/// the reference stores them (its staleness check reads them from the process's directory).
 fn local_paths(project: &Project) -> Vec<String> {
     let local = parse_file(project, "references/code-index/local.json");
     local
@@ -55,12 +57,21 @@ fn local_paths(project: &Project) -> Vec<String> {
         .and_then(Value::as_array)
         .unwrap()
         .iter()
-        .map(|d| str_field(d, "path").to_owned())
+        .map(|d| relative(project, str_field(d, "path")))
         .collect()
 }
 
+/// `path` (absolute, inside the project) relative to the project's root.
+fn relative(project: &Project, path: &str) -> String {
+    std::path::Path::new(path)
+        .strip_prefix(&project.root)
+        .unwrap_or_else(|_| panic!("{path} is not an absolute path inside the project"))
+        .to_string_lossy()
+        .into_owned()
+}
+
 #[test]
-fn build_writes_valid_indexes_with_relative_paths() {
+fn build_writes_valid_indexes_with_relative_memory_and_absolute_code_paths() {
     let project = fixture();
     let out = project.index_build(&[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -76,13 +87,7 @@ fn build_writes_valid_indexes_with_relative_paths() {
 
     let memory = parse_file(&project, "references/memory-index.json");
     validate_memory_index(&memory).unwrap();
-    let paths: Vec<&str> = memory
-        .get("documents")
-        .and_then(Value::as_array)
-        .unwrap()
-        .iter()
-        .map(|d| str_field(d, "path"))
-        .collect();
+    let paths = stored_paths(&memory);
     assert_eq!(
         paths,
         [
@@ -110,17 +115,22 @@ fn build_writes_valid_indexes_with_relative_paths() {
     }
     let local = parse_file(&project, "references/code-index/local.json");
     let docs = local.get("documents").and_then(Value::as_array).unwrap();
-    let summary: Vec<(&str, &str)> = docs
+    let summary: Vec<(String, &str)> = docs
         .iter()
-        .map(|d| (str_field(d, "path"), str_field(d, "language")))
+        .map(|d| {
+            (
+                relative(&project, str_field(d, "path")),
+                str_field(d, "language"),
+            )
+        })
         .collect();
     assert_eq!(
         summary,
         [
-            ("scripts/run.sh", "shell"),
-            ("src/lib.rs", "rust"),
-            ("tools/deploy.py", "python"),
-            ("web/app.ts", "typescript")
+            ("scripts/run.sh".to_owned(), "shell"),
+            ("src/lib.rs".to_owned(), "rust"),
+            ("tools/deploy.py".to_owned(), "python"),
+            ("web/app.ts".to_owned(), "typescript")
         ]
     );
     let python = &docs[2];
@@ -178,7 +188,9 @@ fn recall_serves_both_tools_over_stdio_from_a_fresh_build() {
         str_field(&found[0], "snippet"),
         "def batch_update(inputPath, retries=3) \u{2014} Update every widget in a batch."
     );
-    assert!(found[0].get("symbol").is_some_and(Value::is_null));
+    // The default ranking names the definition that matched and the path as the title.
+    assert_eq!(str_field(&found[0], "symbol"), "batch_update");
+    assert_eq!(str_field(&found[0], "title"), "tools/deploy.py");
     let (_, text) = server.call(
         "query_code",
         r#"{"query": "count_sprockets", "kind": "local"}"#,
@@ -294,13 +306,19 @@ fn two_projects_with_the_same_sources_index_identically() {
         map.remove("index_build_id");
         // Without a project description the project name is the root directory's name.
         map.remove("project_name");
+        // Paths are absolute, so the fingerprint over them differs; the paths are compared
+        // relative to each project.
+        map.remove("source_fingerprint");
         for doc in map
             .get_mut("documents")
             .and_then(Value::as_array_mut)
             .unwrap()
             .iter_mut()
         {
-            doc.as_object_mut().unwrap().remove("source_mtime");
+            let doc = doc.as_object_mut().unwrap();
+            doc.remove("source_mtime");
+            let path = relative(project, doc.get("path").and_then(Value::as_str).unwrap());
+            doc.insert("path", Value::from(path));
         }
         json::to_string(&value)
     };

@@ -22,6 +22,20 @@ fn document_paths(index: &Value) -> Vec<String> {
         .collect()
 }
 
+/// A code partition's document paths relative to the project (they are stored absolute, as the
+/// reference stores them).
+fn code_paths(project: &Project, index: &Value) -> Vec<String> {
+    let prefix = format!("{}/", project.root.display());
+    document_paths(index)
+        .into_iter()
+        .map(|p| {
+            p.strip_prefix(&prefix)
+                .unwrap_or_else(|| panic!("{p}"))
+                .to_owned()
+        })
+        .collect()
+}
+
 /// `(project_name, framework)` of an index file.
 fn names(index: &Value) -> (&str, &str) {
     (
@@ -91,7 +105,7 @@ fn the_brief_sets_names_extra_sources_and_excludes() {
     validate_code_index(&local).unwrap();
     assert_eq!(names(&local), ("GearWorks", "claude"));
     assert_eq!(
-        document_paths(&local),
+        code_paths(&project, &local),
         ["tmp/gen/make.sh", "tmp/tools/helper.py"]
     );
     for file in ["manifest.json", "api-docs.json", "api-modules.json"] {

@@ -47,15 +47,9 @@ fn widget_project() -> Project {
     project
 }
 
-#[test]
-fn query_index_ranks_a_small_corpus_as_computed_by_hand() {
-    let project = widget_project();
-    let recall = Recall::new(&project.root).unwrap();
-    let text = call(&recall, "query_index", r#"{"query": "Widget"}"#).unwrap();
-    // ln(1.6) * 5/3.5 = 0.6714337560653366 and ln(1.6) * 2.5/2.125 = 0.5529454461714537.
-    assert_eq!(
-        text,
-        r#"{
+/// The reference's scores, fields and snippets of `widget_project` for "Widget", as the
+/// reference's scorer computes them by hand.
+const WIDGET_HITS_REFERENCE: &str = r#"{
  "built_at": "2026-10-07T12:34:56.123456Z",
  "hits": [
   {
@@ -76,11 +70,16 @@ fn query_index_ranks_a_small_corpus_as_computed_by_hand() {
   }
  ],
  "may_be_stale": true
-}"#
-    );
+}"#;
+
+/// `recall` answers `widget_project` with the reference's hand-computed scores.
+fn assert_widget_scores_are_the_references(recall: &Recall) {
+    let text = call(recall, "query_index", r#"{"query": "Widget"}"#).unwrap();
+    // ln(1.6) * 5/3.5 = 0.6714337560653366 and ln(1.6) * 2.5/2.125 = 0.5529454461714537.
+    assert_eq!(text, WIDGET_HITS_REFERENCE);
     // Duplicated query terms count again: 2 × 0.6714337560653366 + ln(1 + 2.5/1.5) × 1.0.
     let text = call(
-        &recall,
+        recall,
         "query_index",
         r#"{"query": "widget widget gear", "k": 1}"#,
     )
@@ -88,8 +87,44 @@ fn query_index_ranks_a_small_corpus_as_computed_by_hand() {
     let hit = &hits(&text)[0];
     assert_eq!(hit.get("score").and_then(Value::as_f64), Some(2.323697));
     assert_eq!(str_field(hit, "confidence"), "candidate");
+    let none = call(recall, "query_index", r#"{"query": "the and zebra"}"#).unwrap();
+    assert!(hits(&none).is_empty());
+}
+
+#[test]
+fn the_default_ranking_orders_by_coverage_and_says_how_sure_it_is() {
+    let project = widget_project();
+    let recall = Recall::new(&project.root).unwrap();
+    let text = call(&recall, "query_index", r#"{"query": "Widget"}"#).unwrap();
+    let found = hits(&text);
+    let order: Vec<(&str, &str)> = found
+        .iter()
+        .map(|h| (str_field(h, "path"), str_field(h, "confidence")))
+        .collect();
+    // Both hold every word of the query, neither has it in its title: candidates.
+    assert_eq!(order, [("a.md", "candidate"), ("b.md", "candidate")]);
+    // Holding both words beats holding one many times; a title naming a word makes it reliable.
+    let text = call(&recall, "query_index", r#"{"query": "widget gear"}"#).unwrap();
+    assert_eq!(str_field(&hits(&text)[0], "path"), "a.md");
+    assert_eq!(str_field(&hits(&text)[0], "confidence"), "candidate");
     let none = call(&recall, "query_index", r#"{"query": "the and zebra"}"#).unwrap();
     assert!(hits(&none).is_empty());
+}
+
+/// Whatever the default scoring becomes, `--compat reference` gives the reference's scores,
+/// order, confidences, titles and snippets, in process and through the binary.
+#[test]
+fn compat_reference_scores_as_the_reference_does() {
+    let project = widget_project();
+    let recall = Recall::new(&project.root)
+        .unwrap()
+        .with_compat(Compat::Reference);
+    assert_widget_scores_are_the_references(&recall);
+    let mut server = Server::start_with(&project.root, &["--compat", "reference"]);
+    let (is_error, text) = server.call("query_index", r#"{"query": "Widget"}"#);
+    assert!(!is_error, "{text}");
+    let value = json::parse(text.as_bytes()).unwrap();
+    assert_eq!(json::to_pretty_ascii_sorted(&value), WIDGET_HITS_REFERENCE);
 }
 
 #[test]
@@ -425,6 +460,17 @@ fn query_code_merges_partitions_filters_kinds_and_relativises_paths() {
         .map(|o| o.0)
         .collect();
     assert_eq!(local, ["tools/run.py", "lib/b.py"]);
+    // `--compat reference` shows what the reference shows: the path as the file stores it.
+    let reference = Recall::new(&project.root)
+        .unwrap()
+        .with_compat(Compat::Reference);
+    let text = call(&reference, "query_code", r#"{"query": "deploy", "k": 20}"#).unwrap();
+    let shown: Vec<String> = hits(&text)
+        .iter()
+        .filter(|h| str_field(h, "symbol").is_empty())
+        .map(|h| str_field(h, "path").to_owned())
+        .collect();
+    assert_eq!(shown, [abs.display().to_string(), "lib/b.py".to_owned()]);
     let text = call(
         &recall,
         "query_code",

@@ -1,7 +1,11 @@
 //! The code index (`references/code-index/`): the `local` partition over the project's sources
-//! (one document per file, definition passages, code-token postings, project-relative paths),
-//! the two API partitions written empty, and the manifest; all in the reference's formats.
+//! (one document per file, definition passages, code-token postings, absolute paths as the
+//! reference stores them, so its staleness check finds the files from any working directory),
+//! the API partitions (`api-docs` from the descriptions of the distributions the project
+//! imports, `api-modules` from their public definitions; both with the reference's dependency
+//! fingerprint), and the manifest; all in the reference's formats.
 
+use super::deps::{ApiDoc, ApiModule, Provenance};
 use super::memory::write_postings;
 use super::passages;
 use super::postings::Postings;
@@ -11,6 +15,7 @@ use super::Stamp;
 use crate::recall::tokenize::Tokenizer;
 use agentteams_mcp::json::{obj, Value};
 use agentteams_mcp::sha256;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The partitions written, as `(name, source_kind)`, in manifest (sorted) order.
@@ -35,6 +40,11 @@ pub struct CodeDoc {
     pub passages: Vec<String>,
     pub source_hash: String,
     pub source_mtime: f64,
+    /// API documents: the definition's name and signature (`None` for files and descriptions).
+    pub symbol: Option<String>,
+    pub signature: Option<String>,
+    /// API documents: where the unit comes from; `None` for local files.
+    pub provenance: Option<Provenance>,
 }
 
 /// One built partition.
@@ -45,6 +55,8 @@ pub struct Partition {
     /// Units considered (readable files), including those skipped for having no tokens.
     pub source_count: usize,
     pub stamp: Stamp,
+    /// API partitions: the reference's `dependency_fingerprint` (`None`: `null`, as for `local`).
+    pub dependency_fingerprint: Option<String>,
 }
 
 /// Source files read and prepared ahead of the postings (each holds at most `MAX_SOURCE_BYTES`
@@ -56,6 +68,8 @@ const PREPARED_AHEAD: usize = 4;
 struct Prepared {
     text: String,
     doc: CodeDoc,
+    /// A `.py` file's absolute imports (what the reference's fingerprint reads).
+    imports: Vec<String>,
 }
 
 /// Reads `rel` and builds its document fields (`length` is filled in with the postings);
@@ -64,21 +78,29 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
     let absolute = root.join(rel);
     let text = read_text(&absolute)?;
     let language = language_for(rel);
-    let passages = passages::passages(&text, language);
+    let (passages, mut imports) = passages::passages_and_imports(&text, language);
+    // The reference reads imports from files whose suffix is exactly `.py`.
+    if rel.extension().is_none_or(|e| e != "py") {
+        imports.clear();
+    }
     let doc = CodeDoc {
-        path: rel.to_string_lossy().into_owned(),
+        path: absolute.to_string_lossy().into_owned(),
         language,
         length: 0,
         snippet: passages::snippet(&passages, &text),
         passages,
         source_hash: sha256::hex_digest(text.as_bytes()),
         source_mtime: mtime(&absolute),
+        symbol: None,
+        signature: None,
+        provenance: None,
     };
-    Some(Prepared { text, doc })
+    Some(Prepared { text, doc, imports })
 }
 
-/// Builds the `local` partition over `sources` (paths relative to `root`, sorted). `progress` is
-/// called after each file with the number done.
+/// Builds the `local` partition over `sources` (paths relative to `root`, sorted), and collects
+/// the absolute imports of its `.py` files. `progress` is called after each file with the number
+/// done.
 ///
 /// Two stages: a second thread reads each file and makes its passages, snippet, hash and mtime
 /// (`prepare`) up to [`PREPARED_AHEAD`] files ahead, while this thread counts the postings, which
@@ -89,13 +111,20 @@ pub fn build_local(
     sources: &[PathBuf],
     stamp: &Stamp,
     progress: &mut dyn FnMut(usize),
-) -> Partition {
+) -> (Partition, BTreeSet<String>) {
     let mut partition = Partition::empty("local-script", stamp);
+    let mut imports = BTreeSet::new();
     let mut take = |done: usize, prepared: Option<Prepared>| {
         progress(done + 1);
-        let Some(Prepared { text, mut doc }) = prepared else {
+        let Some(Prepared {
+            text,
+            mut doc,
+            imports: found,
+        }) = prepared
+        else {
             return;
         };
+        imports.extend(found);
         partition.source_count += 1;
         doc.length = partition.postings.add(&text, Tokenizer::Code);
         if doc.length > 0 {
@@ -123,11 +152,82 @@ pub fn build_local(
             }
         }
     });
+    (partition, imports)
+}
+
+/// The `api-docs` partition: one document per distribution description, as the reference builds
+/// it (path the distribution's name, generic passages of its text, no file to stat), sorted by
+/// path; `dependency_fingerprint` as the API partitions carry it.
+pub fn build_api_docs(
+    docs: Vec<ApiDoc>,
+    stamp: &Stamp,
+    dependency_fingerprint: Option<String>,
+) -> Partition {
+    let units = docs.into_iter().map(|doc| ApiModule {
+        path: doc.distribution.clone(),
+        symbol: None,
+        signature: None,
+        text: doc.text,
+        provenance: Provenance::Doc {
+            distribution: doc.distribution,
+            version: doc.version,
+        },
+    });
+    build_api("api-doc", units.collect(), stamp, dependency_fingerprint)
+}
+
+/// The `api-modules` partition: the imported distributions' public definitions (signature, then
+/// docstring) and declared-only imports.
+pub fn build_api_modules(
+    units: Vec<ApiModule>,
+    stamp: &Stamp,
+    dependency_fingerprint: Option<String>,
+) -> Partition {
+    build_api("api-module", units, stamp, dependency_fingerprint)
+}
+
+/// An API partition of `units`, sorted by (path, symbol) as the reference sorts units (stably);
+/// a definition's text gets Python passages, any other the generic ones; no file to stat.
+fn build_api(
+    source_kind: &'static str,
+    mut units: Vec<ApiModule>,
+    stamp: &Stamp,
+    dependency_fingerprint: Option<String>,
+) -> Partition {
+    let mut partition = Partition {
+        dependency_fingerprint,
+        ..Partition::empty(source_kind, stamp)
+    };
+    units.sort_by(|a, b| {
+        (a.path.as_str(), a.symbol.as_deref().unwrap_or(""))
+            .cmp(&(b.path.as_str(), b.symbol.as_deref().unwrap_or("")))
+    });
+    for unit in units {
+        partition.source_count += 1;
+        let language = unit.symbol.is_some().then_some("python");
+        let passages = passages::passages(&unit.text, language);
+        let mut doc = CodeDoc {
+            path: unit.path,
+            language,
+            length: 0,
+            snippet: passages::snippet(&passages, &unit.text),
+            passages,
+            source_hash: sha256::hex_digest(unit.text.as_bytes()),
+            source_mtime: 0.0,
+            symbol: unit.symbol,
+            signature: unit.signature,
+            provenance: Some(unit.provenance),
+        };
+        doc.length = partition.postings.add(&unit.text, Tokenizer::Code);
+        if doc.length > 0 {
+            partition.docs.push(doc);
+        }
+    }
     partition
 }
 
 impl Partition {
-    /// A partition with no documents (the API partitions this builder does not fill).
+    /// A partition with no documents.
     pub fn empty(source_kind: &'static str, stamp: &Stamp) -> Partition {
         Partition {
             source_kind,
@@ -135,17 +235,22 @@ impl Partition {
             postings: Postings::new(),
             source_count: 0,
             stamp: stamp.clone(),
+            dependency_fingerprint: None,
         }
     }
 
     /// SHA-256 of `path:symbol:source_hash` joined by `|`, sorted by (path, symbol).
     fn source_fingerprint(&self) -> String {
-        let mut parts: Vec<(&str, String)> = self
+        let mut parts: Vec<((&str, &str), String)> = self
             .docs
             .iter()
-            .map(|d| (d.path.as_str(), format!("{}::{}", d.path, d.source_hash)))
+            .map(|d| {
+                let symbol = d.symbol.as_deref().unwrap_or("");
+                let part = format!("{}:{symbol}:{}", d.path, d.source_hash);
+                ((d.path.as_str(), symbol), part)
+            })
             .collect();
-        parts.sort_by(|a, b| a.0.cmp(b.0));
+        parts.sort_by(|a, b| a.0.cmp(&b.0));
         let joined: Vec<String> = parts.into_iter().map(|(_, s)| s).collect();
         sha256::hex_digest(joined.join("|").as_bytes())
     }
@@ -177,7 +282,7 @@ impl Partition {
         w.key("code_index_schema_version");
         w.string(SCHEMA_VERSION);
         w.key("dependency_fingerprint");
-        w.null();
+        w.opt_string(self.dependency_fingerprint.as_deref());
         w.key("documents");
         w.begin_array();
         for (doc_id, doc) in self.docs.iter().enumerate() {
@@ -225,7 +330,12 @@ impl Partition {
             ("source_count", Value::from(self.source_count)),
             ("built_at", Value::from(built_at)),
             ("source_fingerprint", Value::from(self.source_fingerprint())),
-            ("dependency_fingerprint", Value::Null),
+            (
+                "dependency_fingerprint",
+                self.dependency_fingerprint
+                    .as_deref()
+                    .map_or(Value::Null, Value::from),
+            ),
         ])
     }
 
@@ -247,9 +357,12 @@ impl Partition {
         w.key("path");
         w.string(&doc.path);
         w.key("provenance");
-        w.null();
+        match &doc.provenance {
+            Some(provenance) => write_provenance(w, provenance),
+            None => w.null(),
+        }
         w.key("signature");
-        w.null();
+        w.opt_string(doc.signature.as_deref());
         w.key("snippet");
         w.string(&doc.snippet);
         w.key("source_hash");
@@ -259,16 +372,54 @@ impl Partition {
         w.key("source_mtime");
         w.float(doc.source_mtime);
         w.key("symbol");
-        w.null();
+        w.opt_string(doc.symbol.as_deref());
         w.key("title");
-        let title = Path::new(&doc.path)
-            .file_name()
-            .map_or_else(|| doc.path.clone(), |n| n.to_string_lossy().into_owned());
+        // The symbol, else the path's last part, else the path.
+        let title = doc.symbol.clone().unwrap_or_else(|| {
+            Path::new(&doc.path)
+                .file_name()
+                .map_or_else(|| doc.path.clone(), |n| n.to_string_lossy().into_owned())
+        });
         w.string(&title);
         w.key("vector_norm_sq");
         w.float(norm);
         w.end_object();
     }
+}
+
+/// A unit's `provenance` object, keys sorted, in the reference's shape for its kind.
+fn write_provenance(w: &mut PyJson, provenance: &Provenance) {
+    let (distribution, version) = match provenance {
+        Provenance::Doc {
+            distribution,
+            version,
+        }
+        | Provenance::Source {
+            distribution,
+            version,
+            ..
+        }
+        | Provenance::Declared {
+            distribution,
+            version,
+        } => (distribution, version),
+    };
+    w.begin_object();
+    if let Provenance::Declared { .. } = provenance {
+        w.key("declared_only");
+        w.bool(true);
+    }
+    w.key("distribution");
+    w.string(distribution);
+    if let Provenance::Source { resolved_from, .. } = provenance {
+        w.key("editable");
+        w.null();
+        w.key("resolved_from");
+        w.string(resolved_from);
+    }
+    w.key("version");
+    w.opt_string(version.as_deref());
+    w.end_object();
 }
 
 /// The manifest's bytes, from the partitions as they are on disk (`(name, manifest entry)`).
@@ -322,7 +473,11 @@ mod tests {
     fn a_partition_is_written_valid_with_sorted_keys_and_its_stamp() {
         let dir = std::env::temp_dir().join(format!("index-code-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("pkg")).unwrap();
-        std::fs::write(dir.join("pkg/a.py"), "def alpha(x):\n    '''Doc é.'''\n").unwrap();
+        std::fs::write(
+            dir.join("pkg/a.py"),
+            "import os.path, yaml as y\nfrom .near import z\ndef alpha(x):\n    '''Doc é.'''\n    from requests import get\n",
+        )
+        .unwrap();
         std::fs::write(dir.join("b.sh"), "beta() {\n}\n").unwrap();
         std::fs::write(dir.join("empty.py"), "").unwrap();
         let sources = [
@@ -335,8 +490,17 @@ mod tests {
             project_name: "Gears".into(),
             framework: "claude".into(),
         };
-        let partition = build_local(&dir, &sources, &stamp, &mut |_| {});
+        let (partition, imports) = build_local(&dir, &sources, &stamp, &mut |_| {});
         assert_eq!((partition.docs.len(), partition.source_count), (2, 3));
+        // Absolute paths, as the reference stores them; every absolute import, at any depth.
+        assert_eq!(
+            partition.docs[1].path,
+            dir.join("pkg/a.py").to_string_lossy()
+        );
+        assert_eq!(
+            imports.into_iter().collect::<Vec<_>>(),
+            ["os", "requests", "yaml"]
+        );
         let text = partition.to_json();
         let parsed = parse(text.as_bytes()).unwrap();
         assert!(validate_code_index(&parsed).is_ok());

@@ -10,6 +10,7 @@
 pub mod atomic;
 pub mod clock;
 pub mod code;
+pub mod deps;
 pub mod description;
 pub mod memory;
 pub mod passages;
@@ -23,6 +24,7 @@ use crate::recall::schema::{validate_code_index, validate_memory_index, CodeInde
 use crate::recall::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
 use agentteams_mcp::json::{self, Reader, Token, Value};
 use std::io::IsTerminal;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -350,14 +352,31 @@ pub fn build(
     )?;
 
     let total = code_paths.len();
-    let local = code::build_local(&root, &code_paths, &stamp, &mut |done| {
+    let (local, imports) = code::build_local(&root, &code_paths, &stamp, &mut |done| {
         progress(done, total)
     });
-    let source_bytes = code_paths
+    let (mut source_bytes, mut newest) = (0, (0, 0));
+    for meta in code_paths
         .iter()
         .filter_map(|p| std::fs::metadata(root.join(p)).ok())
-        .map(|m| m.len())
-        .sum();
+    {
+        source_bytes += meta.len();
+        newest = newest.max((meta.mtime(), meta.mtime_nsec() as u32));
+    }
+    // The API partitions carry the reference's dependency fingerprint, so its CLI finds them
+    // fresh; if a manifest cannot be read the way the reference reads it, `null` (stale there).
+    let distributions = deps::distributions(&root, &deps::environment_dirs(&root));
+    let dependency_fingerprint = match deps::fingerprint(&root, &imports, &distributions) {
+        Ok(fingerprint) => Some(fingerprint),
+        Err(e) => {
+            let warning = format!("{e}; the API partitions' dependency_fingerprint is null");
+            note!(
+                "index build: warning: {}",
+                agentteams_mcp::sanitize::sanitize(&warning)
+            );
+            None
+        }
+    };
     let mut report = BuildReport {
         team_dir: team_dir.clone(),
         memory_sources: memory.source_count,
@@ -371,14 +390,29 @@ pub fn build(
     };
     let mut on_disk: Vec<(&str, Value)> = Vec::new();
     for (name, kind) in code::PARTITIONS {
-        let empty;
-        let partition = if kind == "local-script" {
-            &local
-        } else {
-            empty = code::Partition::empty(kind, &stamp);
-            &empty
+        let api;
+        let partition = match kind {
+            "local-script" => &local,
+            "api-doc" => {
+                api = code::build_api_docs(
+                    deps::api_docs(&root, &imports, &distributions),
+                    &stamp,
+                    dependency_fingerprint.clone(),
+                );
+                &api
+            }
+            _ => {
+                api = code::build_api_modules(
+                    deps::api_modules(&root, &imports, &distributions),
+                    &stamp,
+                    dependency_fingerprint.clone(),
+                );
+                &api
+            }
         };
-        let (entry, rewritten) = write_partition(&code_dir, name, partition)?;
+        // Only the local partition's freshness depends on the sources' mtimes (§9).
+        let newest = (kind == "local-script").then_some(newest);
+        let (entry, rewritten) = write_partition(&code_dir, name, partition, newest)?;
         if rewritten {
             report.rewritten.push(name);
         }
@@ -406,8 +440,11 @@ fn check_own_output(
 }
 
 /// Writes `partition` as `<name>.json` in `dir`, unless the file there already holds exactly
-/// what this build would write, `built_at` (and the build id derived from it) apart: then the
-/// file and its `built_at` stay, as the reference keeps a partition whose content is unchanged.
+/// what this build would write, `built_at` (and the build id derived from it) apart, and its
+/// `built_at` is later than `newest_source` if given (seconds, nanoseconds: the newest
+/// modification of a source): then the file and its `built_at` stay, as the reference keeps a partition whose
+/// content is unchanged. A source touched since would make the reference's staleness check
+/// (mtime later than `built_at`) rebuild the index on every query, so then it is rewritten.
 /// Returns the manifest entry of the file on disk and whether it was rewritten.
 ///
 /// Comparing bytes rather than the reference's content fingerprint means the previous file is
@@ -417,11 +454,13 @@ fn write_partition(
     dir: &Path,
     name: &str,
     partition: &code::Partition,
+    newest_source: Option<(i64, u32)>,
 ) -> Result<(Value, bool), String> {
     let path = dir.join(format!("{name}.json"));
     if let Some(previous) = previous_file(&path) {
         if let Some(built_at) = top_level_string(&previous, "built_at") {
-            if partition.to_json_at(&built_at).as_bytes() == previous.as_slice() {
+            let fresh = newest_source.is_none_or(|(s, n)| clock::built_after(&built_at, s, n));
+            if fresh && partition.to_json_at(&built_at).as_bytes() == previous.as_slice() {
                 return Ok((partition.manifest_entry(&built_at), false));
             }
         }

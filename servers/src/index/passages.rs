@@ -24,10 +24,30 @@ mod pyexpr;
 mod python;
 mod pytoken;
 
+/// A Python module's top-level definitions as `(signature, docstring)`, at most `max`; `None`
+/// when CPython would not parse it (what the reference's `api-module` units are made of).
+pub fn python_definitions(text: &str, max: usize) -> Option<Vec<(String, String)>> {
+    python::module(text, max).map(|m| m.definitions)
+}
+
 /// The passages of `text` written in `language`.
 pub fn passages(text: &str, language: Option<&str>) -> Vec<String> {
+    passages_and_imports(text, language).0
+}
+
+/// [`passages`], and for a Python module CPython parses, the top-level names of the modules it
+/// imports (absolute imports only, sorted): one read of the tokens serves both.
+pub fn passages_and_imports(text: &str, language: Option<&str>) -> (Vec<String>, Vec<String>) {
+    let mut imports = Vec::new();
     let found = match language {
-        Some("python") => python(text),
+        Some("python") => {
+            let module = python::module(text, MAX_PASSAGES);
+            let definitions = module.map(|m| {
+                imports = m.imports;
+                m.definitions
+            });
+            python(definitions.unwrap_or_default())
+        }
         Some("shell") => shell(text),
         Some(lang) => match Lang::named(lang) {
             Some(spec) => scan(text, &spec),
@@ -35,11 +55,12 @@ pub fn passages(text: &str, language: Option<&str>) -> Vec<String> {
         },
         None => Vec::new(),
     };
-    if found.is_empty() {
+    let passages = if found.is_empty() {
         generic(text)
     } else {
         found
-    }
+    };
+    (passages, imports)
 }
 
 /// The document's stored snippet: its first passage, else its first non-blank, non-`#` line.
@@ -201,11 +222,10 @@ fn shell(text: &str) -> Vec<String> {
     out
 }
 
-/// Top-level `def`, `async def` and `class` statements with their docstrings; none when
-/// CPython would report a syntax error.
-fn python(text: &str) -> Vec<String> {
-    python::definitions(text, MAX_PASSAGES)
-        .unwrap_or_default()
+/// Passages of top-level `def`, `async def` and `class` statements with their docstrings (none
+/// when CPython would report a syntax error).
+fn python(definitions: Vec<(String, String)>) -> Vec<String> {
+    definitions
         .into_iter()
         .map(|(signature, doc)| {
             let doc = cleandoc_is_empty(&doc)

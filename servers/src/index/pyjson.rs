@@ -101,6 +101,10 @@ impl PyJson {
         }
     }
 
+    pub fn bool(&mut self, b: bool) {
+        self.out.push_str(if b { "true" } else { "false" });
+    }
+
     pub fn int(&mut self, n: u64) {
         let _ = write!(self.out, "{n}");
     }

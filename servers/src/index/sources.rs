@@ -92,7 +92,12 @@ pub fn language_for(path: &Path) -> Option<&'static str> {
 /// Reads a source as Python's `Path.read_text(encoding="utf-8")`: strict UTF-8 with universal
 /// newlines (`\r\n` and lone `\r` become `\n`). `None` when unreadable, too large or not UTF-8.
 pub fn read_text(path: &Path) -> Option<String> {
-    let bytes = crate::regular_file::read_at_most(path, MAX_SOURCE_BYTES).ok()??;
+    read_text_at_most(path, MAX_SOURCE_BYTES)
+}
+
+/// [`read_text`] with another size limit (`None` past it).
+pub fn read_text_at_most(path: &Path, limit: u64) -> Option<String> {
+    let bytes = crate::regular_file::read_at_most(path, limit).ok()??;
     let text = String::from_utf8(bytes).ok()?;
     if !text.contains('\r') {
         return Some(text);

@@ -3,17 +3,22 @@
 //! arguments, messages, scores and result shape.
 //!
 //! Module map: [`teamdir`] finds the index and confines paths, [`load`] reads, validates and
-//! caches index files ([`schema`] is the validator; `stream` reads the common shape of a file
-//! straight into the ranker's form), [`tokenize`] and [`rank`] do the retrieval.
+//! caches index files through one of two paths that import only downward: `stream` reads the
+//! common shape of a file straight into the ranker's form, `tree` parses a file whole,
+//! validates it with [`schema`] and converts it (and converts each document `stream` reads);
+//! both make the types of `corpus`. [`tokenize`] and [`rank`] do the retrieval.
 //! recall never writes anything and never refreshes an index. Everything it answers passes
 //! through the suite's sanitiser ([`agentteams_mcp::sanitize`]) in [`Recall`]'s `call`.
 
+mod corpus;
 pub mod load;
 pub mod rank;
+pub mod relevance;
 pub mod schema;
 mod stream;
 pub mod teamdir;
 pub mod tokenize;
+mod tree;
 
 use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
@@ -69,7 +74,8 @@ impl Recall {
         })
     }
 
-    /// This server answering with the texts `compat` chooses (the missing-index messages).
+    /// This server answering the way `compat` chooses: under [`Compat::Reference`] the
+    /// reference's scores, hits, fields, paths (as stored) and messages; by default the product's.
     pub fn with_compat(mut self, compat: Compat) -> Recall {
         self.compat = compat;
         self
@@ -91,7 +97,7 @@ impl Recall {
         let Loaded::Memory(corpus) = &*loaded else {
             return Err("memory index failed schema validation: not a memory index".into());
         };
-        let hits = rank::rank(corpus, query, k);
+        let hits = self.rank(corpus, query, k);
         Ok(result(
             Value::from(corpus.built_at.as_str()),
             hits.iter().map(|h| self.hit_value(h, false)).collect(),
@@ -148,7 +154,7 @@ impl Recall {
                     .as_deref()
                     .is_some_and(|s| allowed.contains(&s))
                 {
-                    hits.extend(rank::rank(corpus, query, k));
+                    hits.extend(self.rank(corpus, query, k));
                 }
             }
         }
@@ -160,8 +166,20 @@ impl Recall {
         ))
     }
 
+    /// The top `k` documents of one corpus, scored the way the compat mode chooses: the
+    /// product's ranking ([`relevance::rank`]) by default, the reference's scorer
+    /// ([`rank::rank`]) under `--compat reference` (`bench/recall/parity.py --compat reference`
+    /// holds it to the reference's own scorer).
+    fn rank(&self, corpus: &load::Corpus, query: &str, k: usize) -> Vec<Hit> {
+        match self.compat {
+            Compat::Reference => rank::rank(corpus, query, k),
+            Compat::Product => relevance::rank(corpus, query, k, &self.root),
+        }
+    }
+
     /// The allowlisted fields of a hit. Code hits carry `symbol`; stored absolute paths inside the
-    /// project are shown relative to it (the reference's builder stores absolute ones).
+    /// project are shown relative to it (the reference's builder stores absolute ones), except
+    /// under `--compat reference`, which shows what the reference shows: the path as stored.
     fn hit_value(&self, hit: &Hit, code: bool) -> Value {
         let mut map = Map::new();
         map.insert("doc_id", Value::from(hit.doc_id));
@@ -180,6 +198,9 @@ impl Recall {
     }
 
     fn display_path(&self, stored: &str) -> String {
+        if self.compat == Compat::Reference {
+            return stored.to_owned();
+        }
         let path = Path::new(stored);
         match path.strip_prefix(&self.root) {
             Ok(rel) if path.is_absolute() && !rel.as_os_str().is_empty() => {

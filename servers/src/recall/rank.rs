@@ -4,7 +4,7 @@
 //! Every formula keeps the reference's operation order so scores are bit-identical (Python floats
 //! are IEEE doubles, `math.log` is the C library's `log`, like `f64::ln`).
 
-use super::load::{Corpus, Document};
+use super::corpus::{Corpus, Document};
 use super::tokenize::Tokenizer;
 use std::collections::HashMap;
 
@@ -31,9 +31,12 @@ pub struct Hit {
     pub title: String,
     /// Code documents: the stored symbol, `None` for `null` (or a memory document).
     pub symbol: Option<String>,
-    /// Unrounded BM25 score.
+    /// Unrounded score (BM25 under the reference's scoring).
     pub score: f64,
     pub snippet: String,
+    /// The confidence when the scoring decides it (the product's), else the reference's tier
+    /// of the score.
+    pub tier: Option<&'static str>,
 }
 
 impl Hit {
@@ -43,7 +46,7 @@ impl Hit {
     }
 
     pub fn confidence(&self) -> &'static str {
-        confidence(self.score)
+        self.tier.unwrap_or_else(|| confidence(self.score))
     }
 }
 
@@ -125,6 +128,7 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize) -> Vec<Hit> {
                 symbol: doc.symbol().flatten().map(str::to_owned),
                 score: scores[doc_id],
                 snippet: best_snippet(doc, corpus.tokenizer, &q_terms, &idf_map),
+                tier: None,
             }
         })
         .collect()
@@ -208,7 +212,7 @@ fn symbol_key(hit: &Hit) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recall::load::{Posting, PostingTable};
+    use crate::recall::corpus::{Posting, PostingTable};
 
     fn doc(path: &str, length: f64, passages: &[&str]) -> Document {
         let snippet = format!("stored {path}");
@@ -341,6 +345,7 @@ mod tests {
             symbol: symbol.map(str::to_owned),
             score,
             snippet: String::new(),
+            tier: None,
         };
         let merged = merge_partitions(
             vec![

@@ -3,7 +3,7 @@
 //! and documents (nearly all of a file: millions of small objects in a large one).
 //!
 //! All or nothing: [`load`] answers only for a file it can prove valid, and then with exactly
-//! what the tree path ([`super::load`]) would produce; anything else (a syntax error, a schema
+//! what the tree path ([`super::tree`]) would produce; anything else (a syntax error, a schema
 //! violation, a repeated key in the file, a document or a posting, an unusual posting shape)
 //! gives `None` and the caller takes the tree path, which decides and words the error. So this
 //! module never has to reproduce an error message or the order in which the validator would
@@ -16,12 +16,10 @@
 //! straight into their compact list instead, at any length. The rest (metadata) goes through the schema
 //! validator and the converter as a tree, with empty stand-ins for the two large members.
 
-use super::load::{
-    convert, document_from, validate, CodeFile, Document, IndexKind, Loaded, Passages, Posting,
-    PostingTable,
-};
+use super::corpus::{CodeFile, Document, IndexKind, Loaded, Passages, Posting, PostingTable};
 use super::schema::{integral_number, validate_document};
 use super::tokenize::Tokenizer;
+use super::tree::{convert, document_from, validate};
 use agentteams_mcp::json::{Array, Map, Reader, Token, Value};
 
 /// The file's validated contents, or `None` when the tree path must decide (see the module docs).
@@ -290,7 +288,7 @@ mod tests {
     /// What the tree path makes of `text`: the loaded file (as Debug text) or `None` if invalid.
     fn tree_path(text: &str, kind: IndexKind) -> Option<String> {
         let value = json::parse(text.as_bytes()).ok()?;
-        super::super::load::validate_and_convert(&value, kind)
+        super::super::tree::validate_and_convert(&value, kind)
             .ok()
             .map(|l| format!("{l:?}"))
     }

@@ -185,6 +185,17 @@ pub fn str_field<'a>(hit: &'a Value, key: &str) -> &'a str {
     hit.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
+/// The stored `path` of every document of an index file, in order.
+pub fn stored_paths(index: &Value) -> Vec<&str> {
+    index
+        .get("documents")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .map(|d| str_field(d, "path"))
+        .collect()
+}
+
 /// A schema-valid memory index with the given documents JSON and postings JSON.
 pub fn memory_index(documents: &str, postings: &str, n: usize, avgdl: f64) -> String {
     format!(

@@ -16,13 +16,87 @@
 use super::pyexpr::{self, Const, Fail, Parser};
 use super::pytoken::{tokenize, Kind, Token};
 
-/// The rendered definitions of `text`, at most `max`; `None` when CPython would not parse it.
-pub fn definitions(text: &str, max: usize) -> Option<Vec<(String, String)>> {
+/// What the index needs of a module CPython parses: its top-level definitions and the modules
+/// it imports.
+pub struct Module {
+    /// `(signature, docstring)` of each top-level definition, at most the `max` asked for.
+    pub definitions: Vec<(String, String)>,
+    /// The first component of every absolute import's module name, anywhere in the module
+    /// (`ast.walk` over `Import` and `ImportFrom` with level 0), sorted, without repeats.
+    pub imports: Vec<String>,
+}
+
+/// `text` read as a Python module; `None` when CPython would not parse it.
+pub fn module(text: &str, max: usize) -> Option<Module> {
     if text.contains('\0') {
         return None;
     }
     let toks = tokenize(text).ok()?;
     check_statement_shapes(text, &toks)?;
+    let definitions = definitions_of(text, &toks, max)?;
+    Some(Module {
+        definitions,
+        imports: imports_of(text, &toks),
+    })
+}
+
+/// The first component of each module an `import` or absolute `from ... import` statement names.
+/// `import` and `from` are hard keywords, so a statement is recognised by its first token alone:
+/// one that opens a logical line, or follows `;` or a compound header's `:` (`try: import x`).
+/// `from` elsewhere belongs to `yield from` or `raise ... from`.
+fn imports_of(text: &str, toks: &[Token]) -> Vec<String> {
+    let mut found = std::collections::BTreeSet::new();
+    let opens_statement = |i: usize| {
+        i == 0
+            || match toks[i - 1].kind {
+                Kind::Newline | Kind::Indent | Kind::Dedent => true,
+                Kind::Op => matches!(toks[i - 1].text(text), ";" | ":"),
+                _ => false,
+            }
+    };
+    let mut i = 0;
+    while i < toks.len() {
+        let t = &toks[i];
+        if t.kind != Kind::Name || !t.keyword || !opens_statement(i) {
+            i += 1;
+            continue;
+        }
+        match t.text(text) {
+            "import" => {
+                // `import a.b as c, d`: the first name, then each name after a top-level comma.
+                let mut expect_name = true;
+                i += 1;
+                while let Some(t) = toks.get(i) {
+                    match (t.kind, t.text(text)) {
+                        (Kind::Newline, _) | (Kind::Op, ";") => break,
+                        (Kind::Name, name) if expect_name => {
+                            found.insert(name.to_owned());
+                            expect_name = false;
+                        }
+                        (Kind::Op, ",") => expect_name = true,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            "from" => {
+                // Relative imports (`from .x`, `from ...`) are the project's own: skipped.
+                if let Some(next) = toks.get(i + 1) {
+                    if next.kind == Kind::Name && !next.keyword {
+                        found.insert(next.text(text).to_owned());
+                    }
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    found.into_iter().collect()
+}
+
+/// The rendered top-level definitions of a module whose tokens passed the statement checks, at
+/// most `max`; `None` when a header shows CPython would not parse it.
+fn definitions_of(text: &str, toks: &[Token], max: usize) -> Option<Vec<(String, String)>> {
     let mut out = Vec::new();
     let mut level = 0usize;
     let mut decorated = false;
@@ -44,15 +118,15 @@ pub fn definitions(text: &str, max: usize) -> Option<Vec<(String, String)>> {
                 || (word == "async" && toks.get(i + 1).is_some_and(|t| t.text(text) == "def")));
         if level > 0 && is_def {
             // Nested headers are not passages, but a malformed one is still a syntax error.
-            header(text, &toks, i).ok()?;
+            header(text, toks, i).ok()?;
         } else if level == 0 && is_def {
-            let (definition, body) = header(text, &toks, i).ok()?;
+            let (definition, body) = header(text, toks, i).ok()?;
             let body_token = toks.get(body)?;
             if body_token.kind != Kind::Newline && !starts_statement(text, body_token) {
                 return None;
             }
             if out.len() < max {
-                out.push((definition, docstring(text, &toks, body)));
+                out.push((definition, docstring(text, toks, body)));
             }
             decorated = false;
         } else if level == 0 {
@@ -61,7 +135,7 @@ pub fn definitions(text: &str, max: usize) -> Option<Vec<(String, String)>> {
                 return None;
             }
             if decorator {
-                check_decorator(text, &toks, i + 1)?;
+                check_decorator(text, toks, i + 1)?;
             }
             decorated = decorator;
         }

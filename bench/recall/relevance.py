@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Relevance of `query_code` on real codebases: hit@1, hit@5 and MRR@10 for the default ranking,
+for `--compat reference` (the reference's BM25) and for a naive grep ranker, over the questions
+of relevance_questions.tsv (answers written from the source before any query was sent).
+
+Each codebase is indexed with `index build` (the checkouts are not part of this repository: bring
+them with git, e.g. psf/requests and spf13/cobra, and name them with --root NAME=DIR). Questions
+are split by their position in the file: odd positions (1st, 3rd, ...) are the tuning split, even
+positions the held-out split; figures are reported for each split and style (id: the code's
+identifiers; para: paraphrased).
+
+usage: relevance.py --bin BINARY --root requests=/path/to/requests --root cobra=/path/to/cobra
+"""
+import argparse, collections, json, re, subprocess, sys
+from pathlib import Path
+
+from parity import rpc_session
+
+HERE = Path(__file__).resolve().parent
+GREP_STOPWORDS = {"the", "and", "for", "with", "that", "this", "from", "into", "are", "how", "what",
+                  "where", "when", "which", "does", "its", "is", "in", "of", "to", "on", "by", "an"}
+
+
+def load_questions():
+    out = []
+    for line in (HERE / "relevance_questions.tsv").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        codebase, style, question, answers = line.split("\t")
+        split = "tune" if len(out) % 2 == 0 else "held-out"
+        out.append({"codebase": codebase, "style": style, "question": question,
+                    "answers": answers.split(","), "split": split})
+    return out
+
+
+def relative(path, root):
+    p = Path(path)
+    return str(p.relative_to(root)) if p.is_absolute() else path
+
+
+def grep_ranker(root, files):
+    texts = {}
+    for rel in files:
+        try:
+            texts[rel] = (root / rel).read_text(encoding="utf-8", errors="replace").lower()
+        except OSError:
+            texts[rel] = ""
+
+    def rank(question):
+        words = [w for w in re.findall(r"[a-z0-9_]+", question.lower())
+                 if len(w) >= 3 and w not in GREP_STOPWORDS]
+        scored = [(sum(t.count(w) for w in words), rel) for rel, t in texts.items()]
+        scored = [s for s in scored if s[0] > 0]
+        scored.sort(key=lambda s: (-s[0], s[1]))
+        return [rel for _, rel in scored[:10]]
+    return rank
+
+
+def metrics(ranked_lists):
+    n = len(ranked_lists)
+    if n == 0:
+        return {"n": 0}
+    h1 = sum(1 for r, a in ranked_lists if r[:1] and r[0] in a) / n
+    h5 = sum(1 for r, a in ranked_lists if any(x in a for x in r[:5])) / n
+    mrr = sum(next((1 / (i + 1) for i, x in enumerate(r[:10]) if x in a), 0.0)
+              for r, a in ranked_lists) / n
+    return {"n": n, "hit@1": round(h1, 3), "hit@5": round(h5, 3), "MRR@10": round(mrr, 3)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--root", action="append", required=True, help="NAME=DIR")
+    ap.add_argument("--show-misses", action="store_true")
+    args = ap.parse_args()
+    roots = {k: Path(v).resolve() for k, v in (r.split("=", 1) for r in args.root)}
+    questions = load_questions()
+    results = collections.defaultdict(list)  # (ranker, split, style) -> [(ranked, answers)]
+    for name, root in roots.items():
+        build = subprocess.run([args.bin, "index", "build", "--root", str(root)],
+                               capture_output=True, text=True)
+        if build.returncode != 0:
+            raise SystemExit(build.stderr)
+        local = json.loads((root / "references" / "code-index" / "local.json").read_text())
+        files = [relative(d["path"], root) for d in local["documents"]]
+        grep = grep_ranker(root, files)
+        sessions = {mode: rpc_session(args.bin, str(root), compat)
+                    for mode, compat in (("default", None), ("reference", "reference"))}
+        for q in (q for q in questions if q["codebase"] == name):
+            ranked = {"grep": grep(q["question"])}
+            for mode, (_, call) in sessions.items():
+                reply = call("tools/call", {"name": "query_code",
+                                            "arguments": {"query": q["question"], "k": 10}})
+                hits = json.loads(reply["result"]["content"][0]["text"])["hits"]
+                ranked[mode] = [relative(h["path"], root) for h in hits]
+            for ranker, r in ranked.items():
+                for split in (q["split"], "all"):
+                    for style in (q["style"], "all"):
+                        results[(ranker, split, style)].append((r, q["answers"]))
+                if args.show_misses and ranker == "default" and not (r[:1] and r[0] in q["answers"]):
+                    print(f"  miss [{q['split']}] {q['question']!r}: want {q['answers']} got {r[:3]}")
+        for proc, _ in sessions.values():
+            proc.stdin.close()
+            proc.wait()
+    print(f"{len(questions)} questions ({sum(q['style'] == 'para' for q in questions)} paraphrased)")
+    print(f"{'ranker':10} {'split':9} {'style':5} {'n':>4} {'hit@1':>6} {'hit@5':>6} {'MRR@10':>7}")
+    for split in ("held-out", "tune", "all"):
+        for style in ("all", "id", "para"):
+            for ranker in ("default", "reference", "grep"):
+                m = metrics(results[(ranker, split, style)])
+                print(f"{ranker:10} {split:9} {style:5} {m['n']:>4} {m['hit@1']:>6} "
+                      f"{m['hit@5']:>6} {m['MRR@10']:>7}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

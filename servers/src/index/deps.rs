@@ -1,0 +1,1029 @@
+//! The API partitions' `dependency_fingerprint`, computed the reference's way
+//! (REFERENCE-BEHAVIOUR.md §7.4 item 6) from files alone, so the reference CLI finds the API
+//! partitions fresh: the project's dependency manifests, the external top-level imports of its
+//! Python files, and the distributions those resolve to in the project's environment, read from
+//! `*.dist-info` / `*.egg-info` metadata. Nothing of the project is ever run (a `.venv/bin/python`
+//! in a hostile checkout is a program); every file read is a regular file inside the project,
+//! bounded in size.
+
+use crate::recall::teamdir::confine;
+use agentteams_mcp::sha256::{self, Sha256};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The manifests whose text enters the fingerprint, in the reference's order.
+pub const DEPENDENCY_MANIFESTS: [&str; 6] = [
+    "pyproject.toml",
+    "requirements.txt",
+    "requirements-dev.txt",
+    "poetry.lock",
+    "Pipfile.lock",
+    "uv.lock",
+];
+
+/// Largest manifest hashed; a larger one (or one that is a link out of the project, a FIFO or
+/// a device) makes the fingerprint unknown (`null`, as the reference writes when collection
+/// fails) rather than be read whole.
+pub const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Largest `METADATA`/`PKG-INFO`, `top_level.txt` or `RECORD` read from a distribution; a larger
+/// file is treated as absent.
+pub const MAX_METADATA_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Distributions read from one environment; a planted site-packages of millions of entries
+/// cannot make the build run away.
+pub const MAX_DISTRIBUTIONS: usize = 10_000;
+
+/// Python 3.11's `sys.stdlib_module_names` (the names starting with `_` left out: the reference
+/// drops those anyway). The reference asks its running interpreter; other versions differ in a
+/// handful of removed modules (`imp`, `distutils`, `asyncore` in 3.12, ...).
+pub const PYTHON_STDLIB_MODULES: &[&str] = &[
+    "abc",
+    "aifc",
+    "antigravity",
+    "argparse",
+    "array",
+    "ast",
+    "asynchat",
+    "asyncio",
+    "asyncore",
+    "atexit",
+    "audioop",
+    "base64",
+    "bdb",
+    "binascii",
+    "bisect",
+    "builtins",
+    "bz2",
+    "cProfile",
+    "calendar",
+    "cgi",
+    "cgitb",
+    "chunk",
+    "cmath",
+    "cmd",
+    "code",
+    "codecs",
+    "codeop",
+    "collections",
+    "colorsys",
+    "compileall",
+    "concurrent",
+    "configparser",
+    "contextlib",
+    "contextvars",
+    "copy",
+    "copyreg",
+    "crypt",
+    "csv",
+    "ctypes",
+    "curses",
+    "dataclasses",
+    "datetime",
+    "dbm",
+    "decimal",
+    "difflib",
+    "dis",
+    "distutils",
+    "doctest",
+    "email",
+    "encodings",
+    "ensurepip",
+    "enum",
+    "errno",
+    "faulthandler",
+    "fcntl",
+    "filecmp",
+    "fileinput",
+    "fnmatch",
+    "fractions",
+    "ftplib",
+    "functools",
+    "gc",
+    "genericpath",
+    "getopt",
+    "getpass",
+    "gettext",
+    "glob",
+    "graphlib",
+    "grp",
+    "gzip",
+    "hashlib",
+    "heapq",
+    "hmac",
+    "html",
+    "http",
+    "idlelib",
+    "imaplib",
+    "imghdr",
+    "imp",
+    "importlib",
+    "inspect",
+    "io",
+    "ipaddress",
+    "itertools",
+    "json",
+    "keyword",
+    "lib2to3",
+    "linecache",
+    "locale",
+    "logging",
+    "lzma",
+    "mailbox",
+    "mailcap",
+    "marshal",
+    "math",
+    "mimetypes",
+    "mmap",
+    "modulefinder",
+    "msilib",
+    "msvcrt",
+    "multiprocessing",
+    "netrc",
+    "nis",
+    "nntplib",
+    "nt",
+    "ntpath",
+    "nturl2path",
+    "numbers",
+    "opcode",
+    "operator",
+    "optparse",
+    "os",
+    "ossaudiodev",
+    "pathlib",
+    "pdb",
+    "pickle",
+    "pickletools",
+    "pipes",
+    "pkgutil",
+    "platform",
+    "plistlib",
+    "poplib",
+    "posix",
+    "posixpath",
+    "pprint",
+    "profile",
+    "pstats",
+    "pty",
+    "pwd",
+    "py_compile",
+    "pyclbr",
+    "pydoc",
+    "pydoc_data",
+    "pyexpat",
+    "queue",
+    "quopri",
+    "random",
+    "re",
+    "readline",
+    "reprlib",
+    "resource",
+    "rlcompleter",
+    "runpy",
+    "sched",
+    "secrets",
+    "select",
+    "selectors",
+    "shelve",
+    "shlex",
+    "shutil",
+    "signal",
+    "site",
+    "smtpd",
+    "smtplib",
+    "sndhdr",
+    "socket",
+    "socketserver",
+    "spwd",
+    "sqlite3",
+    "sre_compile",
+    "sre_constants",
+    "sre_parse",
+    "ssl",
+    "stat",
+    "statistics",
+    "string",
+    "stringprep",
+    "struct",
+    "subprocess",
+    "sunau",
+    "symtable",
+    "sys",
+    "sysconfig",
+    "syslog",
+    "tabnanny",
+    "tarfile",
+    "telnetlib",
+    "tempfile",
+    "termios",
+    "textwrap",
+    "this",
+    "threading",
+    "time",
+    "timeit",
+    "tkinter",
+    "token",
+    "tokenize",
+    "tomllib",
+    "trace",
+    "traceback",
+    "tracemalloc",
+    "tty",
+    "turtle",
+    "turtledemo",
+    "types",
+    "typing",
+    "unicodedata",
+    "unittest",
+    "urllib",
+    "uu",
+    "uuid",
+    "venv",
+    "warnings",
+    "wave",
+    "weakref",
+    "webbrowser",
+    "winreg",
+    "winsound",
+    "wsgiref",
+    "xdrlib",
+    "xml",
+    "xmlrpc",
+    "zipapp",
+    "zipfile",
+    "zipimport",
+    "zlib",
+    "zoneinfo",
+];
+
+/// One installed distribution as `importlib.metadata` sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Distribution {
+    /// `Name` of its metadata.
+    pub name: String,
+    /// `Version` of its metadata (`""` when absent).
+    pub version: String,
+    /// The top-level import names it provides: `top_level.txt`, else inferred from `RECORD`.
+    pub top_level: Vec<String>,
+    /// The `.py` files its `RECORD` lists, relative to `site`, in order.
+    pub record_py: Vec<String>,
+    /// The site-packages folder it is installed in.
+    pub site: PathBuf,
+    /// The metadata folder's name before its version, normalised: what `version(name)` matches.
+    normalized: String,
+    /// What the reference's `api-doc` unit holds: `Name`, `Summary` and the long description
+    /// (the body after the headers, else the `Description` header), at most [`MAX_DOC_CHARS`].
+    pub doc_text: String,
+}
+
+/// Characters of a distribution's description kept in its `api-doc` document (the reference's
+/// `_MAX_DOC_CHARS`).
+pub const MAX_DOC_CHARS: usize = 8000;
+
+/// One `api-doc` unit: a distribution the project imports, and its description.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ApiDoc {
+    pub distribution: String,
+    /// `None` when the metadata has no `Version`.
+    pub version: Option<String>,
+    pub text: String,
+}
+
+/// Source files read per imported distribution for its `api-module` units (the reference's
+/// `_MAX_API_MODULE_FILES`).
+pub const MAX_API_FILES: usize = 6;
+
+/// Largest source file read for `api-module` units (`_MAX_BYTES_PER_API_FILE`); larger ones are
+/// skipped.
+pub const MAX_API_FILE_BYTES: u64 = 200_000;
+
+/// Public top-level definitions kept per file (`_MAX_API_SYMBOLS_PER_MODULE`).
+pub const MAX_API_SYMBOLS: usize = 40;
+
+/// `.py` files of a distribution's `RECORD` kept (a planted `RECORD` of millions of lines cannot
+/// make the build run away).
+pub const MAX_RECORD_FILES: usize = 100_000;
+
+/// A unit's `provenance`, in the reference's shapes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Provenance {
+    /// `{distribution, version}`: an `api-doc` unit.
+    Doc {
+        distribution: String,
+        version: Option<String>,
+    },
+    /// `{distribution, version, resolved_from, editable: null}`: a definition read from a file.
+    Source {
+        distribution: String,
+        version: Option<String>,
+        resolved_from: String,
+    },
+    /// `{distribution, version, declared_only: true}`: an import without readable source.
+    Declared {
+        distribution: String,
+        version: Option<String>,
+    },
+}
+
+/// One `api-module` unit: a public definition of an imported distribution, or the import alone.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ApiModule {
+    /// The import name (a definition) or the distribution (declared only).
+    pub path: String,
+    pub symbol: Option<String>,
+    pub signature: Option<String>,
+    pub text: String,
+    pub provenance: Provenance,
+}
+
+/// Why the fingerprint could not be computed (it is then written `null`).
+#[derive(Debug, PartialEq, Eq)]
+pub enum FingerprintError {
+    /// A manifest exists but cannot be read as the reference would read it.
+    Manifest { name: &'static str, reason: String },
+}
+
+impl std::fmt::Display for FingerprintError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FingerprintError::Manifest { name, reason } => {
+                write!(f, "dependency manifest {name}: {reason}")
+            }
+        }
+    }
+}
+
+/// The `site-packages` folders of the project's virtual environments (`.venv`, `venv`), in
+/// that order, confined to the project.
+pub fn environment_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for venv in [".venv", "venv"] {
+        let lib = root.join(venv).join("lib");
+        let Ok(entries) = std::fs::read_dir(&lib) else {
+            continue;
+        };
+        let mut pythons: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("python"))
+            .map(|e| e.path().join("site-packages"))
+            .collect();
+        pythons.sort();
+        for dir in pythons {
+            if let Ok(dir) = confine(root, &dir) {
+                if dir.is_dir() {
+                    out.push(dir);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The distributions installed in `dirs` (metadata folders in name order, at most
+/// [`MAX_DISTRIBUTIONS`] in all); folders and files resolving outside `root` are skipped.
+pub fn distributions(root: &Path, dirs: &[PathBuf]) -> Vec<Distribution> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut names: Vec<String> = entries
+            .flatten()
+            .take(MAX_DISTRIBUTIONS * 4)
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".dist-info") || n.ends_with(".egg-info"))
+            .collect();
+        names.sort();
+        for name in names {
+            if out.len() >= MAX_DISTRIBUTIONS {
+                return out;
+            }
+            let Ok(meta_dir) = confine(root, &dir.join(&name)) else {
+                continue;
+            };
+            if let Some(dist) = read_distribution(root, &meta_dir, &name) {
+                out.push(dist);
+            }
+        }
+    }
+    out
+}
+
+/// A file of a metadata folder, if it is a regular file inside the project within the limit.
+fn metadata_file(root: &Path, dir: &Path, name: &str) -> Option<String> {
+    let path = confine(root, &dir.join(name)).ok()?;
+    let bytes = crate::regular_file::read_at_most(&path, MAX_METADATA_BYTES).ok()??;
+    String::from_utf8(bytes).ok()
+}
+
+fn read_distribution(root: &Path, dir: &Path, folder: &str) -> Option<Distribution> {
+    let metadata = metadata_file(root, dir, "METADATA")
+        .or_else(|| metadata_file(root, dir, "PKG-INFO"))?
+        .replace("\r\n", "\n")
+        .replace('\r', "\n");
+    let (headers, body) = metadata.split_once("\n\n").unwrap_or((&metadata, ""));
+    let header = |key: &str| -> Option<String> {
+        headers.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case(key).then(|| v.trim().to_owned())
+        })
+    };
+    let name = header("Name")?;
+    let version = header("Version").unwrap_or_default();
+    let mut doc_text: Vec<String> = ["Name", "Summary"]
+        .iter()
+        .filter_map(|k| header(k).filter(|v| !v.is_empty()))
+        .collect();
+    let body = match body.trim_end_matches('\n') {
+        "" => header("Description").unwrap_or_default(),
+        text => text.to_owned(),
+    };
+    if !body.is_empty() {
+        doc_text.push(body);
+    }
+    let doc_text = doc_text.join("\n");
+    let doc_text = crate::recall::rank::cut_chars(&doc_text, MAX_DOC_CHARS).to_owned();
+    let declared: Vec<String> = metadata_file(root, dir, "top_level.txt")
+        .map(|t| t.split_whitespace().map(str::to_owned).collect())
+        .unwrap_or_default();
+    let record_py = metadata_file(root, dir, "RECORD")
+        .map(|record| record_py_paths(&record))
+        .unwrap_or_default();
+    let top_level = if declared.is_empty() {
+        inferred_top_level(&record_py)
+    } else {
+        declared
+    };
+    let stem = folder
+        .trim_end_matches(".dist-info")
+        .trim_end_matches(".egg-info");
+    let stem = stem.split('-').next().unwrap_or(stem);
+    Some(Distribution {
+        name,
+        version,
+        top_level,
+        record_py,
+        site: dir.parent().map_or_else(PathBuf::new, Path::to_path_buf),
+        normalized: normalize(stem),
+        doc_text,
+    })
+}
+
+/// The `.py` files a `RECORD` lists (its first CSV field, quoted or not), at most
+/// [`MAX_RECORD_FILES`].
+fn record_py_paths(record: &str) -> Vec<String> {
+    record
+        .lines()
+        .map(|line| match line.strip_prefix('"') {
+            Some(quoted) => quoted.split('"').next().unwrap_or(""),
+            None => line.split(',').next().unwrap_or(""),
+        })
+        .filter(|path| path.ends_with(".py") && path.rsplit('/').next() != Some(".py"))
+        .take(MAX_RECORD_FILES)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `importlib.metadata`'s `_top_level_inferred`: for each `.py` file `RECORD` lists, its first
+/// path part, or its stem when it has one part.
+fn inferred_top_level(record_py: &[String]) -> Vec<String> {
+    let mut names = BTreeSet::new();
+    for path in record_py {
+        match path.split_once('/') {
+            Some((first, _)) => names.insert(first.to_owned()),
+            None => names.insert(path.trim_end_matches(".py").to_owned()),
+        };
+    }
+    names.into_iter().collect()
+}
+
+/// A distribution name as `importlib.metadata` compares them: runs of `-_.` as one `_`, lowercase.
+fn normalize(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut in_run = false;
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            if !in_run {
+                out.push('_');
+            }
+            in_run = true;
+        } else {
+            out.push(c.to_ascii_lowercase());
+            in_run = false;
+        }
+    }
+    out
+}
+
+/// Top-level module and package names local to the project: packages (folders with
+/// `__init__.py`) and `.py` files directly under the root.
+pub fn local_top_names(root: &Path) -> BTreeSet<String> {
+    let mut local = BTreeSet::new();
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return local;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if path.is_dir() && path.join("__init__.py").exists() {
+            local.insert(name);
+        } else if path.is_file() {
+            if let Some(stem) = name.strip_suffix(".py") {
+                local.insert(stem.to_owned());
+            }
+        }
+    }
+    local
+}
+
+/// The external import names: not the standard library's, not the project's, not `_`-prefixed.
+pub fn external_imports(imports: &BTreeSet<String>, root: &Path) -> Vec<String> {
+    let local = local_top_names(root);
+    imports
+        .iter()
+        .filter(|n| {
+            !n.is_empty()
+                && !n.starts_with('_')
+                && PYTHON_STDLIB_MODULES.binary_search(&n.as_str()).is_err()
+                && !local.contains(*n)
+        })
+        .cloned()
+        .collect()
+}
+
+/// The distribution an import name resolves to and its version, as the reference's
+/// `_import_to_distribution` and `_distribution_version` find them: the least name among the
+/// distributions providing it, else a distribution named like it.
+pub fn resolve(import: &str, dists: &[Distribution]) -> Option<(String, String)> {
+    let providers: BTreeSet<&str> = dists
+        .iter()
+        .filter(|d| d.top_level.iter().any(|t| t == import))
+        .map(|d| d.name.as_str())
+        .collect();
+    let dist = match providers.first() {
+        Some(name) => (*name).to_owned(),
+        None => {
+            by_name(import, dists)?;
+            import.to_owned()
+        }
+    };
+    let version = by_name(&dist, dists).map_or_else(String::new, |d| d.version.clone());
+    Some((dist, version))
+}
+
+fn by_name<'a>(name: &str, dists: &'a [Distribution]) -> Option<&'a Distribution> {
+    let wanted = normalize(name);
+    dists.iter().find(|d| d.normalized == wanted)
+}
+
+/// The reference's `api-doc` units: for each external import (in name order) that resolves to an
+/// installed distribution with a description, that distribution's description.
+pub fn api_docs(root: &Path, imports: &BTreeSet<String>, dists: &[Distribution]) -> Vec<ApiDoc> {
+    let mut out = Vec::new();
+    for name in external_imports(imports, root) {
+        let Some((dist, version)) = resolve(&name, dists) else {
+            continue;
+        };
+        let Some(found) = by_name(&dist, dists) else {
+            continue;
+        };
+        if found.doc_text.trim().is_empty() {
+            continue;
+        }
+        out.push(ApiDoc {
+            distribution: dist,
+            version: (!version.is_empty()).then_some(version),
+            text: found.doc_text.clone(),
+        });
+    }
+    out
+}
+
+/// The reference's `api-module` units: for each external import (in name order), the public
+/// top-level definitions of up to [`MAX_API_FILES`] of its distribution's `.py` files whose
+/// first path part is the import (`RECORD` order), else one declared-only unit.
+pub fn api_modules(
+    root: &Path,
+    imports: &BTreeSet<String>,
+    dists: &[Distribution],
+) -> Vec<ApiModule> {
+    let mut out = Vec::new();
+    for name in external_imports(imports, root) {
+        let Some((dist, version)) = resolve(&name, dists) else {
+            out.push(ApiModule {
+                path: name.clone(),
+                symbol: None,
+                signature: None,
+                text: name.clone(),
+                provenance: Provenance::Declared {
+                    distribution: name,
+                    version: None,
+                },
+            });
+            continue;
+        };
+        let version = (!version.is_empty()).then_some(version);
+        let files = by_name(&dist, dists).map_or_else(Vec::new, |d| source_files(root, d, &name));
+        if files.is_empty() {
+            let text = format!("{dist} {}", version.as_deref().unwrap_or(""))
+                .trim()
+                .to_owned();
+            out.push(ApiModule {
+                path: dist.clone(),
+                symbol: None,
+                signature: None,
+                text,
+                provenance: Provenance::Declared {
+                    distribution: dist,
+                    version,
+                },
+            });
+            continue;
+        }
+        for file in files {
+            let Some(text) = crate::index::sources::read_text_at_most(&file, MAX_API_FILE_BYTES)
+            else {
+                continue;
+            };
+            let definitions =
+                super::passages::python_definitions(&text, usize::MAX).unwrap_or_default();
+            let public = definitions.into_iter().filter(|(signature, _)| {
+                crate::recall::relevance::definition_name(signature)
+                    .is_some_and(|n| !n.starts_with('_'))
+            });
+            for (signature, doc) in public.take(MAX_API_SYMBOLS) {
+                let symbol =
+                    crate::recall::relevance::definition_name(&signature).map(str::to_owned);
+                out.push(ApiModule {
+                    path: name.clone(),
+                    symbol,
+                    text: format!("{signature}\n{doc}")
+                        .trim_matches(crate::recall::is_python_whitespace)
+                        .to_owned(),
+                    signature: Some(signature),
+                    provenance: Provenance::Source {
+                        distribution: dist.clone(),
+                        version: version.clone(),
+                        resolved_from: file.to_string_lossy().into_owned(),
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Up to [`MAX_API_FILES`] `.py` files of `dist` under `import` (`import/...` or `import.py`),
+/// each a regular file inside the project.
+fn source_files(root: &Path, dist: &Distribution, import: &str) -> Vec<PathBuf> {
+    let module = format!("{import}.py");
+    let mut out = Vec::new();
+    for rel in &dist.record_py {
+        let top = rel.split('/').next().unwrap_or("");
+        if top != import && top != module {
+            continue;
+        }
+        let Ok(path) = confine(root, &dist.site.join(rel)) else {
+            continue;
+        };
+        if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            out.push(path);
+        }
+        if out.len() >= MAX_API_FILES {
+            break;
+        }
+    }
+    out
+}
+
+/// The reference's `dependency_fingerprint(manifest_texts, external, dist_versions)`: SHA-256
+/// over `M\0` + each manifest's text, `I\0` + each external import name, `D\0` +
+/// `dist==version` for each resolved distribution (names and pairs sorted, without repeats).
+pub fn fingerprint(
+    root: &Path,
+    imports: &BTreeSet<String>,
+    dists: &[Distribution],
+) -> Result<String, FingerprintError> {
+    let mut hash = Sha256::new();
+    for name in DEPENDENCY_MANIFESTS {
+        let path = root.join(name);
+        if std::fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        let text = manifest_text(root, &path)
+            .map_err(|reason| FingerprintError::Manifest { name, reason })?;
+        if let Some(text) = text {
+            hash.update(b"M\0");
+            hash.update(text.as_bytes());
+        }
+    }
+    let external = external_imports(imports, root);
+    let mut pairs = BTreeSet::new();
+    for name in &external {
+        hash.update(b"I\0");
+        hash.update(name.as_bytes());
+        if let Some(pair) = resolve(name, dists) {
+            pairs.insert(pair);
+        }
+    }
+    for (dist, version) in pairs {
+        hash.update(b"D\0");
+        hash.update(format!("{dist}=={version}").as_bytes());
+    }
+    Ok(sha256::to_hex(&hash.finish()))
+}
+
+/// A manifest's text as the reference reads it (`read_text`: strict UTF-8, universal newlines;
+/// `None`, skipped, when it is not UTF-8). An error for what the reference would read but this
+/// builder refuses to: a link out of the project, a FIFO or device, a file over the limit.
+fn manifest_text(root: &Path, path: &Path) -> Result<Option<String>, String> {
+    let inside = confine(root, path)?;
+    let bytes = crate::regular_file::read_at_most(&inside, MAX_MANIFEST_BYTES)
+        .map_err(|e| format!("cannot read it: {e}"))?
+        .ok_or_else(|| format!("larger than {MAX_MANIFEST_BYTES} bytes (MAX_MANIFEST_BYTES)"))?;
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Ok(None);
+    };
+    Ok(Some(text.replace("\r\n", "\n").replace('\r', "\n")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    /// A project directory under the temp dir, canonicalised, removed by the caller.
+    fn project(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("deps-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        fs::canonicalize(&dir).unwrap()
+    }
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    fn set(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_stdlib_list_is_sorted_for_binary_search() {
+        assert!(PYTHON_STDLIB_MODULES.windows(2).all(|w| w[0] < w[1]));
+        assert!(PYTHON_STDLIB_MODULES.contains(&"os"));
+    }
+
+    #[test]
+    fn external_imports_leave_out_the_stdlib_the_project_and_private_names() {
+        let root = project("external");
+        write(&root.join("mine/__init__.py"), "");
+        write(&root.join("helper.py"), "");
+        write(&root.join("notpkg/x.py"), "");
+        let imports = set(&["os", "mine", "helper", "_private", "yaml", "notpkg", "json"]);
+        assert_eq!(external_imports(&imports, &root), ["notpkg", "yaml"]);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn distributions_resolve_by_top_level_record_or_name() {
+        let root = project("resolve");
+        let site = root.join(".venv/lib/python3.11/site-packages");
+        write(
+            &site.join("PyYAML-6.0.1.dist-info/METADATA"),
+            "Metadata-Version: 2.1\nName: PyYAML\nVersion: 6.0.1\n\nlong text\nName: not this\n",
+        );
+        write(
+            &site.join("PyYAML-6.0.1.dist-info/top_level.txt"),
+            "_yaml\nyaml\n",
+        );
+        write(
+            &site.join("requests-2.31.0.dist-info/METADATA"),
+            "Name: requests\nVersion: 2.31.0\n",
+        );
+        write(
+            &site.join("requests-2.31.0.dist-info/RECORD"),
+            "requests/__init__.py,sha256=x,1\n\"requests/a,b.py\",,\nsix.py,,\nrequests-2.31.0.dist-info/METADATA,,\n",
+        );
+        write(
+            &site.join("typing_extensions-4.0.dist-info/METADATA"),
+            "Name: typing_extensions\nVersion: 4.0\n",
+        );
+        assert_eq!(environment_dirs(&root), std::slice::from_ref(&site));
+        let dists = distributions(&root, &environment_dirs(&root));
+        assert_eq!(dists.len(), 3);
+        assert_eq!(dists[1].top_level, ["requests", "six"]);
+        let got = |name: &str| resolve(name, &dists);
+        assert_eq!(got("yaml"), Some(("PyYAML".into(), "6.0.1".into())));
+        assert_eq!(got("six"), Some(("requests".into(), "2.31.0".into())));
+        // No provider: a distribution named like the import (names compared normalised).
+        assert_eq!(
+            got("typing_extensions"),
+            Some(("typing_extensions".into(), "4.0".into()))
+        );
+        assert_eq!(got("absent"), None);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn api_docs_are_the_descriptions_of_the_imported_distributions() {
+        let root = project("api-docs");
+        let site = root.join(".venv/lib/python3.11/site-packages");
+        write(
+            &site.join("PyYAML-6.0.1.dist-info/METADATA"),
+            "Name: PyYAML\r\nVersion: 6.0.1\r\nSummary: YAML parser and emitter\r\n\r\nLong text.\r\n",
+        );
+        write(&site.join("PyYAML-6.0.1.dist-info/top_level.txt"), "yaml\n");
+        let long = "x".repeat(MAX_DOC_CHARS + 10);
+        write(
+            &site.join("old-1.0.egg-info/PKG-INFO"),
+            &format!("Name: old\nDescription: {long}\n"),
+        );
+        write(&site.join("bare-2.dist-info/METADATA"), "Name: bare\n");
+        let dists = distributions(&root, &environment_dirs(&root));
+        let docs = api_docs(
+            &root,
+            &set(&["yaml", "old", "bare", "missing", "os"]),
+            &dists,
+        );
+        let summary: Vec<(&str, Option<&str>, usize)> = docs
+            .iter()
+            .map(|d| {
+                (
+                    d.distribution.as_str(),
+                    d.version.as_deref(),
+                    d.text.chars().count(),
+                )
+            })
+            .collect();
+        // Name order of the imports; `bare` has only its name; the description is cut.
+        assert_eq!(
+            summary,
+            [
+                ("bare", None, 4),
+                ("old", None, MAX_DOC_CHARS),
+                ("PyYAML", Some("6.0.1"), 41)
+            ]
+        );
+        assert_eq!(docs[2].text, "PyYAML\nYAML parser and emitter\nLong text.");
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn api_modules_are_public_definitions_read_from_recorded_files_inside_the_project() {
+        let root = project("api-modules");
+        let outside = project("api-modules-outside");
+        write(
+            &outside.join("evil.py"),
+            "def stolen():\n    \"\"\"Secret.\"\"\"\n",
+        );
+        let site = root.join(".venv/lib/python3.11/site-packages");
+        write(
+            &site.join("requests-2.31.0.dist-info/METADATA"),
+            "Name: requests\nVersion: 2.31.0\n",
+        );
+        let escape = format!(
+            "requests/../../../../../../../..{}/evil.py",
+            outside.display()
+        );
+        write(
+            &site.join("requests-2.31.0.dist-info/RECORD"),
+            &format!(
+                "requests/__init__.py,,\nrequests/big.py,,\nrequests/fifo.py,,\n{escape},,\nrequests/linked.py,,\n"
+            ),
+        );
+        write(
+            &site.join("requests/__init__.py"),
+            "def get(url):\n    \"\"\"Send a GET.\"\"\"\n\ndef _private():\n    pass\n\nclass Session:\n    pass\n",
+        );
+        write(&site.join("requests/big.py"), &"# x\n".repeat(60_000));
+        assert!(std::process::Command::new("mkfifo")
+            .arg(site.join("requests/fifo.py"))
+            .status()
+            .unwrap()
+            .success());
+        std::os::unix::fs::symlink(outside.join("evil.py"), site.join("requests/linked.py"))
+            .unwrap();
+        write(
+            &site.join("PyYAML-6.0.1.dist-info/METADATA"),
+            "Name: PyYAML\nVersion: 6.0.1\n",
+        );
+        write(&site.join("PyYAML-6.0.1.dist-info/top_level.txt"), "yaml\n");
+        let dists = distributions(&root, &environment_dirs(&root));
+        let units = api_modules(&root, &set(&["requests", "yaml", "attrs"]), &dists);
+        let summary: Vec<(&str, Option<&str>, &str)> = units
+            .iter()
+            .map(|u| (u.path.as_str(), u.symbol.as_deref(), u.text.as_str()))
+            .collect();
+        // Links out, FIFOs and files over the limit are never read; private names are skipped.
+        assert_eq!(
+            summary,
+            [
+                ("attrs", None, "attrs"),
+                ("requests", Some("get"), "def get(url)\nSend a GET."),
+                ("requests", Some("Session"), "class Session"),
+                ("PyYAML", None, "PyYAML 6.0.1"),
+            ]
+        );
+        assert_eq!(
+            units[1].provenance,
+            Provenance::Source {
+                distribution: "requests".into(),
+                version: Some("2.31.0".into()),
+                resolved_from: site
+                    .join("requests/__init__.py")
+                    .to_string_lossy()
+                    .into_owned(),
+            }
+        );
+        fs::remove_dir_all(&root).unwrap();
+        fs::remove_dir_all(&outside).unwrap();
+    }
+
+    #[test]
+    fn the_fingerprint_follows_the_references_recipe() {
+        let root = project("recipe");
+        write(&root.join("requirements.txt"), "pyyaml\r\nrequests\n");
+        write(&root.join("pyproject.toml"), "[project]\nname = 'x'\n");
+        let site = root.join(".venv/lib/python3.11/site-packages");
+        write(
+            &site.join("PyYAML-6.0.1.dist-info/METADATA"),
+            "Name: PyYAML\nVersion: 6.0.1\n",
+        );
+        write(&site.join("PyYAML-6.0.1.dist-info/top_level.txt"), "yaml\n");
+        let dists = distributions(&root, &environment_dirs(&root));
+        let imports = set(&["os", "yaml", "requests"]);
+        // pyproject.toml before requirements.txt; newlines translated; `requests` unresolved.
+        let expected = sha256::hex_digest(
+            b"M\0[project]\nname = 'x'\nM\0pyyaml\nrequests\n\
+              I\0requestsI\0yamlD\0PyYAML==6.0.1",
+        );
+        assert_eq!(fingerprint(&root, &imports, &dists), Ok(expected));
+        // Nothing at all: the digest of nothing, never null.
+        let empty = project("recipe-empty");
+        assert_eq!(
+            fingerprint(&empty, &BTreeSet::new(), &[]),
+            Ok(sha256::hex_digest(b""))
+        );
+        fs::remove_dir_all(&root).unwrap();
+        fs::remove_dir_all(&empty).unwrap();
+    }
+
+    #[test]
+    fn hostile_manifests_and_metadata_are_refused_or_skipped_without_blocking() {
+        let root = project("hostile");
+        let outside = project("hostile-outside");
+        write(&outside.join("METADATA"), "Name: secret\nVersion: 1\n");
+        write(&outside.join("pyproject.toml"), "secret");
+        // A manifest linked out of the project: refused (the reference would read it).
+        std::os::unix::fs::symlink(outside.join("pyproject.toml"), root.join("pyproject.toml"))
+            .unwrap();
+        let err = fingerprint(&root, &BTreeSet::new(), &[]).unwrap_err();
+        assert!(err.to_string().contains("outside the project"), "{err}");
+        fs::remove_file(root.join("pyproject.toml")).unwrap();
+        // A FIFO manifest: refused at once, never opened for a blocking read.
+        let fifo = root.join("requirements.txt");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let err = fingerprint(&root, &BTreeSet::new(), &[]).unwrap_err();
+        assert!(err.to_string().contains("requirements.txt"), "{err}");
+        fs::remove_file(&fifo).unwrap();
+        // A manifest over the limit.
+        let big = fs::File::create(root.join("uv.lock")).unwrap();
+        big.set_len(MAX_MANIFEST_BYTES + 1).unwrap();
+        let err = fingerprint(&root, &BTreeSet::new(), &[]).unwrap_err();
+        assert!(err.to_string().contains("MAX_MANIFEST_BYTES"), "{err}");
+        fs::remove_file(root.join("uv.lock")).unwrap();
+        // Metadata linked out, a dist-info folder linked out, a FIFO METADATA: skipped.
+        let site = root.join(".venv/lib/python3.11/site-packages");
+        fs::create_dir_all(site.join("linked-1.dist-info")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.join("METADATA"),
+            site.join("linked-1.dist-info/METADATA"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(&outside, site.join("folder-1.dist-info")).unwrap();
+        fs::create_dir_all(site.join("fifo-1.dist-info")).unwrap();
+        assert!(std::process::Command::new("mkfifo")
+            .arg(site.join("fifo-1.dist-info/METADATA"))
+            .status()
+            .unwrap()
+            .success());
+        assert!(distributions(&root, &environment_dirs(&root)).is_empty());
+        // A site-packages linked out of the project is not an environment of the project.
+        fs::remove_dir_all(root.join(".venv")).unwrap();
+        fs::create_dir_all(root.join(".venv/lib")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join(".venv/lib/python3.11")).unwrap();
+        fs::create_dir_all(outside.join("site-packages")).unwrap();
+        assert!(environment_dirs(&root).is_empty());
+        fs::remove_dir_all(&root).unwrap();
+        fs::remove_dir_all(&outside).unwrap();
+    }
+}

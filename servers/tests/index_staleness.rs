@@ -1,0 +1,444 @@
+//! The reference CLI's staleness rules (REFERENCE-BEHAVIOUR.md §9), re-implemented here from the
+//! spec, run on the indexes `index build` writes, as that CLI runs them from the project's root
+//! and from another working directory: every kind must be fresh (no Python rebuild), and each rule
+//! must still notice a change.
+
+mod recall_support;
+
+use agentteams_mcp::json::{self, Value};
+use agentteams_mcp::sha256;
+use recall_support::{hits, stored_paths, str_field, Project, Server};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// A `built_at` stamp (`YYYY-MM-DDTHH:MM:SS[.ffffff]Z`) as seconds since the epoch, as Python's
+/// `datetime.fromisoformat(...).timestamp()` reads it; `None` when it does not parse.
+fn stamp_seconds(stamp: &str) -> Option<f64> {
+    let body = stamp.strip_suffix('Z')?;
+    let (base, fraction) = body.split_once('.').unwrap_or((body, "0"));
+    let number = |s: &str| s.parse::<i64>().ok();
+    let (date, time) = base.split_once('T')?;
+    let d: Vec<i64> = date.split('-').map(number).collect::<Option<_>>()?;
+    let t: Vec<i64> = time.split(':').map(number).collect::<Option<_>>()?;
+    if d.len() != 3 || t.len() != 3 {
+        return None;
+    }
+    // Days from the civil date (proleptic Gregorian), Howard Hinnant's algorithm.
+    let (y, m, day) = (if d[1] <= 2 { d[0] - 1 } else { d[0] }, d[1], d[2]);
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let seconds = days * 86_400 + t[0] * 3600 + t[1] * 60 + t[2];
+    Some(seconds as f64 + format!("0.{fraction}").parse::<f64>().ok()?)
+}
+
+/// `Path.read_text(encoding="utf-8")` hashed as the reference hashes sources: `""` when the file
+/// is unreadable or not UTF-8.
+fn text_hash(path: &Path) -> String {
+    match std::fs::read(path)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+    {
+        Some(text) => sha256::hex_digest(text.replace("\r\n", "\n").replace('\r', "\n").as_bytes()),
+        None => String::new(),
+    }
+}
+
+/// `stat().st_mtime`, `0.0` on error.
+fn mtime(path: &Path) -> f64 {
+    std::fs::metadata(path).map_or(0.0, |m| m.mtime() as f64 + m.mtime_nsec() as f64 * 1e-9)
+}
+
+/// The hash and mtime rules shared by the memory index and the local partition: why `index` is
+/// stale, with each stored path resolved against `base`, or `None` when it is fresh.
+fn hash_and_mtime_stale(index: &Value, base: &Path, sources: &[PathBuf]) -> Option<String> {
+    let Some(built) = index
+        .get("built_at")
+        .and_then(Value::as_str)
+        .and_then(stamp_seconds)
+    else {
+        return Some("built_at is missing or does not parse".into());
+    };
+    for doc in index
+        .get("documents")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+    {
+        let (Some(path), Some(hash)) = (
+            doc.get("path").and_then(Value::as_str),
+            doc.get("source_hash").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        if hash.is_empty() {
+            continue;
+        }
+        // Path(path) from the process's directory: `base` joined unless absolute.
+        let actual = text_hash(&base.join(path));
+        if actual.is_empty() || actual != hash {
+            return Some(format!("{path}: unreadable or changed from {base:?}"));
+        }
+    }
+    let newest = sources.iter().map(|p| mtime(p)).fold(0.0, f64::max);
+    (newest > built).then(|| format!("a source is newer ({newest}) than built_at ({built})"))
+}
+
+/// The memory index: stored relative paths are resolved against the project root.
+fn memory_stale(index: &Value, root: &Path, sources: &[PathBuf]) -> Option<String> {
+    hash_and_mtime_stale(index, root, sources)
+}
+
+/// The local partition: stored paths are resolved against the process's working directory.
+fn local_stale(partition: &Value, cwd: &Path, sources: &[PathBuf]) -> Option<String> {
+    hash_and_mtime_stale(partition, cwd, sources)
+}
+
+/// An API partition: the stored `dependency_fingerprint` must equal a freshly computed one
+/// (after the built_at guard).
+fn api_stale(partition: &Value, fresh: &str) -> Option<String> {
+    partition
+        .get("built_at")
+        .and_then(Value::as_str)
+        .and_then(stamp_seconds)?;
+    let stored = partition
+        .get("dependency_fingerprint")
+        .and_then(Value::as_str);
+    (stored != Some(fresh)).then(|| format!("dependency_fingerprint {stored:?} != {fresh}"))
+}
+
+/// A Python project with a virtual environment's metadata, two manifests, a local package,
+/// external imports (one resolved through `top_level.txt`, one through `RECORD`, one not
+/// installed), a shell script, other languages and memory sources.
+fn python_project() -> Project {
+    let project = Project::new("staleness");
+    project.write(
+        "README.md",
+        "# Tool\n\nThe tool reads widgets from the store and writes reports about them.\n",
+    );
+    project.write(
+        "CHANGELOG.md",
+        "# Changes\n\n## 1.0\n\nFirst release of the widget tool, with reports and exports.\n",
+    );
+    project.write(
+        "pyproject.toml",
+        "[project]\nname = \"tool\"\ndependencies = [\"pyyaml\", \"requests\"]\n",
+    );
+    project.write(
+        "requirements.txt",
+        "pyyaml==6.0.1\r\nrequests==2.31.0\r\nattrs\r\n",
+    );
+    project.write(
+        "tool/__init__.py",
+        "import os\nimport yaml\nfrom . import report\n\ndef load(path):\n    \"\"\"Load widgets.\"\"\"\n    return yaml.safe_load(open(path))\n",
+    );
+    project.write(
+        "tool/report.py",
+        "try: import requests\nexcept ImportError: requests = None\nfrom tool import load\nimport attrs, json\n\ndef send(url):\n    return requests.post(url)\n",
+    );
+    project.write("scripts/run.sh", "build() {\n  echo building\n}\n");
+    project.write("src/lib.rs", "pub fn widget() -> u32 { 1 }\n");
+    let site = ".venv/lib/python3.11/site-packages";
+    project.write(
+        &format!("{site}/PyYAML-6.0.1.dist-info/METADATA"),
+        "Metadata-Version: 2.1\nName: PyYAML\nVersion: 6.0.1\n\nYAML parser.\n",
+    );
+    project.write(
+        &format!("{site}/PyYAML-6.0.1.dist-info/top_level.txt"),
+        "_yaml\nyaml\n",
+    );
+    project.write(
+        &format!("{site}/requests-2.31.0.dist-info/METADATA"),
+        "Name: requests\nVersion: 2.31.0\n",
+    );
+    project.write(
+        &format!("{site}/requests-2.31.0.dist-info/RECORD"),
+        "requests/__init__.py,sha256=abc,10\nrequests/api.py,,\n",
+    );
+    project.write(
+        &format!("{site}/requests/api.py"),
+        "def get(url, params=None):\n    \"\"\"Sends a GET request.\"\"\"\n",
+    );
+    project
+}
+
+/// What the recipe of §7.4 item 6 reads besides the manifests: the external import names and
+/// the resolved `dist==version` pairs, each sorted.
+struct Dependencies<'a> {
+    external: &'a [&'a str],
+    resolved: &'a [&'a str],
+}
+
+/// `python_project`'s dependencies as built: `attrs`, `requests`, `yaml` are external (not `os`,
+/// `json`, the local `tool`); `attrs` is not installed, so it has no pair.
+const AS_BUILT: Dependencies<'static> = Dependencies {
+    external: &["attrs", "requests", "yaml"],
+    resolved: &["PyYAML==6.0.1", "requests==2.31.0"],
+};
+
+/// The fingerprint by the recipe, written out: manifests in the reference's order (newlines
+/// translated), then `I` and `D` entries.
+fn expected_fingerprint(project: &Project, deps: &Dependencies<'_>) -> String {
+    let mut data = Vec::new();
+    for manifest in ["pyproject.toml", "requirements.txt"] {
+        data.extend_from_slice(b"M\0");
+        data.extend_from_slice(project.read(manifest).replace("\r\n", "\n").as_bytes());
+    }
+    for name in deps.external {
+        data.extend_from_slice(b"I\0");
+        data.extend_from_slice(name.as_bytes());
+    }
+    for pair in deps.resolved {
+        data.extend_from_slice(b"D\0");
+        data.extend_from_slice(pair.as_bytes());
+    }
+    sha256::hex_digest(&data)
+}
+
+fn read_json(project: &Project, rel: &str) -> Value {
+    json::parse(project.read(rel).as_bytes()).unwrap()
+}
+
+/// Every rule on every file, from the root and from another directory: the reasons any is stale.
+fn staleness(project: &Project, elsewhere: &Path, deps: &Dependencies<'_>) -> Vec<String> {
+    let root = &project.root;
+    let memory_sources = [root.join("CHANGELOG.md"), root.join("README.md")];
+    // The reference's code sources: its suffixes (.py, .sh, .bash), absolute.
+    let code_sources: Vec<PathBuf> = ["scripts/run.sh", "tool/__init__.py", "tool/report.py"]
+        .iter()
+        .map(|p| root.join(p))
+        .collect();
+    let fresh = expected_fingerprint(project, deps);
+    let mut reasons = Vec::new();
+    let memory = read_json(project, "references/memory-index.json");
+    let local = read_json(project, "references/code-index/local.json");
+    for cwd in [root.as_path(), elsewhere] {
+        reasons
+            .extend(memory_stale(&memory, root, &memory_sources).map(|r| format!("memory: {r}")));
+        reasons.extend(
+            local_stale(&local, cwd, &code_sources).map(|r| format!("local from {cwd:?}: {r}")),
+        );
+    }
+    for name in ["api-modules", "api-docs"] {
+        let partition = read_json(project, &format!("references/code-index/{name}.json"));
+        reasons.extend(api_stale(&partition, &fresh).map(|r| format!("{name}: {r}")));
+    }
+    reasons
+}
+
+#[test]
+fn the_reference_finds_every_index_fresh_from_the_root_and_from_elsewhere() {
+    let project = python_project();
+    let elsewhere = Project::new("staleness-elsewhere");
+    let out = project.index_build(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        staleness(&project, &elsewhere.root, &AS_BUILT),
+        Vec::<String>::new()
+    );
+    let manifest = read_json(&project, "references/code-index/manifest.json");
+    let entry = |name: &str| {
+        manifest
+            .get("partitions")
+            .and_then(|p| p.get(name))
+            .and_then(|e| e.get("dependency_fingerprint"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    assert_eq!(
+        entry("api-docs"),
+        Some(expected_fingerprint(&project, &AS_BUILT))
+    );
+    assert_eq!(entry("local"), None);
+}
+
+#[test]
+fn the_rules_notice_changes_and_a_rebuild_makes_the_indexes_fresh_again() {
+    let project = python_project();
+    let elsewhere = Project::new("staleness-changes");
+    assert!(project.index_build(&[]).status.success());
+    // A changed source that no longer imports attrs: the local partition is stale from
+    // anywhere, and the API partitions are stale against the new dependencies, until rebuilt.
+    let without_attrs = Dependencies {
+        external: &["requests", "yaml"],
+        resolved: AS_BUILT.resolved,
+    };
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    project.write(
+        "tool/report.py",
+        "import requests\n\ndef send(url):\n    return url\n",
+    );
+    let reasons = staleness(&project, &elsewhere.root, &without_attrs);
+    assert_eq!(reasons.len(), 4, "{reasons:?}");
+    assert!(
+        reasons[..2].iter().all(|r| r.starts_with("local from")),
+        "{reasons:?}"
+    );
+    assert!(reasons[2].starts_with("api-modules") && reasons[3].starts_with("api-docs"));
+    assert!(project.index_build(&[]).status.success());
+    assert_eq!(
+        staleness(&project, &elsewhere.root, &without_attrs),
+        Vec::<String>::new()
+    );
+    // A source touched but unchanged: its mtime is later than the partition's built_at, so the
+    // build rewrites the partition rather than keep a stamp the reference judges stale.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let text = project.read("tool/__init__.py");
+    project.write("tool/__init__.py", &text);
+    assert!(!staleness(&project, &elsewhere.root, &without_attrs).is_empty());
+    let out = project.index_build(&[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("rewrote local)"));
+    assert_eq!(
+        staleness(&project, &elsewhere.root, &without_attrs),
+        Vec::<String>::new()
+    );
+    // A dependency upgrade: the API partitions are stale until rebuilt.
+    let upgraded = Dependencies {
+        external: without_attrs.external,
+        resolved: &["PyYAML==6.0.1", "requests==2.32.0"],
+    };
+    project.write(
+        ".venv/lib/python3.11/site-packages/requests-2.31.0.dist-info/METADATA",
+        "Name: requests\nVersion: 2.32.0\n",
+    );
+    assert_eq!(staleness(&project, &elsewhere.root, &upgraded).len(), 2);
+    assert!(project.index_build(&[]).status.success());
+    assert_eq!(
+        staleness(&project, &elsewhere.root, &upgraded),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn api_partitions_hold_the_imported_distributions_descriptions_and_definitions() {
+    let project = python_project();
+    assert!(project.index_build(&[]).status.success());
+    let docs = read_json(&project, "references/code-index/api-docs.json");
+    let paths = stored_paths(&docs);
+    assert_eq!(paths, ["PyYAML", "requests"]);
+    let mut server = Server::start(&project.root);
+    let (is_error, text) = server.call("query_code", r#"{"query": "YAML parser", "kind": "doc"}"#);
+    assert!(!is_error, "{text}");
+    assert_eq!(str_field(&hits(&text)[0], "path"), "PyYAML");
+    // api-modules: the public definitions of the imported distributions' sources.
+    let modules = read_json(&project, "references/code-index/api-modules.json");
+    assert_eq!(stored_paths(&modules), ["PyYAML", "attrs", "requests"]);
+    let (_, text) = server.call(
+        "query_code",
+        r#"{"query": "send a GET request", "kind": "api"}"#,
+    );
+    let found = &hits(&text)[0];
+    assert_eq!(
+        (str_field(found, "path"), str_field(found, "symbol")),
+        ("requests", "get")
+    );
+    // The reference still finds them fresh: only the fingerprint decides for API partitions.
+    let elsewhere = Project::new("staleness-api-docs");
+    assert_eq!(
+        staleness(&project, &elsewhere.root, &AS_BUILT),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn relative_local_paths_would_be_stale_from_another_directory() {
+    // Why the local partition stores absolute paths: the same rules on a partition with
+    // project-relative paths (what this builder wrote before) fail from any directory but the
+    // root, which made the reference CLI rebuild the whole code index in Python.
+    let project = python_project();
+    let elsewhere = Project::new("staleness-relative");
+    assert!(project.index_build(&[]).status.success());
+    let prefix = format!("{}/", project.root.display());
+    let text = project
+        .read("references/code-index/local.json")
+        .replace(&prefix, "");
+    let relative = json::parse(text.as_bytes()).unwrap();
+    let sources = [project.root.join("tool/__init__.py")];
+    assert_eq!(local_stale(&relative, &project.root, &sources), None);
+    assert!(local_stale(&relative, &elsewhere.root, &sources).is_some());
+}
+
+#[test]
+fn stamps_parse_as_python_reads_them() {
+    assert_eq!(stamp_seconds("1970-01-01T00:00:00Z"), Some(0.0));
+    assert_eq!(
+        stamp_seconds("2026-10-07T12:34:56.5Z"),
+        Some(1_791_376_496.5)
+    );
+    assert_eq!(stamp_seconds("2000-02-29T00:00:00Z"), Some(951_782_400.0));
+    assert_eq!(stamp_seconds("yesterday"), None);
+}
+
+#[test]
+fn a_hostile_environment_is_built_promptly_and_reads_nothing_outside() {
+    // A checkout whose environment points out of the project and blocks: a FIFO METADATA, a
+    // RECORD entry climbing out, a source linked to a secret, a FIFO manifest, and a
+    // `.venv/bin/python` that would leave a marker if anything ran it.
+    let project = python_project();
+    let outside = Project::new("staleness-outside");
+    outside.write(
+        "secret.py",
+        "def leaked_secret():\n    \"\"\"Do not index.\"\"\"\n",
+    );
+    let marker = outside.path("ran");
+    project.write(
+        ".venv/bin/python",
+        &format!("#!/bin/sh\ntouch {}\n", marker.display()),
+    );
+    std::fs::set_permissions(
+        project.path(".venv/bin/python"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let site = ".venv/lib/python3.11/site-packages";
+    let climb = "../".repeat(12);
+    project.write(
+        &format!("{site}/requests-2.31.0.dist-info/RECORD"),
+        &format!(
+            "requests/{climb}{}/secret.py,,\nrequests/linked.py,,\nrequests/api.py,,\n",
+            outside.root.display()
+        ),
+    );
+    std::os::unix::fs::symlink(
+        outside.path("secret.py"),
+        project.path(&format!("{site}/requests/linked.py")),
+    )
+    .unwrap();
+    for fifo in [
+        format!("{site}/fifo-1.dist-info/METADATA"),
+        "uv.lock".to_owned(),
+    ] {
+        let path = project.path(&fifo);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap()
+            .success());
+    }
+    let started = std::time::Instant::now();
+    let out = project.index_build(&[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    // The FIFO manifest is named and makes the fingerprint null; nothing ran, nothing leaked.
+    assert!(stderr.contains("uv.lock"), "{stderr}");
+    assert!(!marker.exists());
+    for name in ["api-modules", "api-docs", "local"] {
+        let text = project.read(&format!("references/code-index/{name}.json"));
+        assert!(!text.contains("leaked_secret"), "{name}");
+    }
+    let modules = read_json(&project, "references/code-index/api-modules.json");
+    assert!(modules
+        .get("dependency_fingerprint")
+        .is_some_and(Value::is_null));
+    assert!(project
+        .read("references/code-index/api-modules.json")
+        .contains("Sends a GET request."));
+}
