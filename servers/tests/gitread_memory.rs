@@ -362,6 +362,9 @@ fn git_starts_through_a_waiting_helper_that_is_already_under_the_limit() {
         // One spare waits, under the limit, and the next call's git runs in it.
         let spares = spare_helpers(&server);
         assert_eq!(spares.len(), 1, "call {call}");
+        // The helper shows in /proc a moment before the refill thread puts it in the pool (it
+        // must first return from `spawn`): on a loaded machine a call sent at once could miss it.
+        std::thread::sleep(Duration::from_millis(300));
         let limits =
             std::fs::read_to_string(format!("/proc/{}/limits", spares[0])).unwrap_or_default();
         let address_space = limits
