@@ -8,7 +8,8 @@
 use crate::cli::{Args, UsageError};
 use agentteams_mcp::client::trust::{self, Level, Policy};
 use agentteams_mcp::client::{
-    Answers, Client, ClientError, EraChoice, Event, Options, ServerInfo, ToolInfo, ToolResult,
+    Answers, Client, ClientError, Completion, EraChoice, Event, Options, ServerInfo, ToolInfo,
+    ToolResult,
 };
 use agentteams_mcp::json::{self, obj, Map, Value};
 use agentteams_mcp::sanitize::{sanitize, sanitize_value};
@@ -17,13 +18,25 @@ use std::time::Duration;
 
 pub const CLIENT_USAGE: &str = "\
 usage:
-  agentteams-mcp client --url URL [OPTIONS] (info | tools | call TOOL [--arg K=V]... [--json ARGS])
-  agentteams-mcp client [OPTIONS] (info | tools | call TOOL ...) -- COMMAND [ARGS...]
+  agentteams-mcp client --url URL [OPTIONS] COMMAND
+  agentteams-mcp client [OPTIONS] COMMAND -- SERVER_COMMAND [ARGS...]
 
-  info    connect and show the server's name, protocol revision and capabilities
-  tools   list the server's tools (and what the trust policy lets through)
-  call    call TOOL; --arg K=V sets one argument (V is read as the tool's schema types it: text
-          for string parameters, JSON otherwise), --json '{...}' gives all arguments as JSON
+commands:
+  info      connect and show the server's name, protocol revision and capabilities
+  tools     list the server's tools (and what the trust policy lets through)
+  call TOOL [--arg K=V]... [--json ARGS]
+            call TOOL; --arg K=V sets one argument (V is read as the tool's schema types it:
+            text for string parameters, JSON otherwise), --json '{...}' gives all arguments
+  resources list the server's resources and resource templates
+  read URI  read resource URI: text as it is, binary contents as their type and size
+  prompts   list the server's prompts and their arguments (* = required)
+  prompt NAME [--arg K=V]...
+            get prompt NAME with its arguments (text values) and print its messages
+  complete prompt NAME ARG [PREFIX] [--arg K=V]...
+  complete resource TEMPLATE VAR [PREFIX] [--arg K=V]...
+            ask the server to complete argument ARG of prompt NAME, or variable VAR of
+            resource template TEMPLATE, from PREFIX (default empty); --arg gives the values
+            already chosen for the other arguments (the request's context)
 
 options:
   --json                    machine output: one JSON object on stdout
@@ -40,13 +53,14 @@ options:
   --answer-defaults         answer form elicitations with the schema's defaults alone
   --client-root DIR         offer DIR as a root (roots/list); repeatable
 
-A server started with `-- COMMAND` is spoken to over its stdin and stdout, then its stdin is
+A server started with `-- SERVER_COMMAND` is spoken to over its stdin and stdout, then its stdin is
 closed (and it is killed if it has not exited 2 s later); what it writes to stderr is relayed to
 ours a line at a time, escaped like everything else it sends (lines cut at 16 KiB). Only http://
 URLs are supported.
 
-exit codes: 0 ok; 1 tool error or refused by the trust policy; 2 usage; 3 authorization
-required; 4 connection failure (unreachable, timeout, malformed or oversized reply)";
+exit codes: 0 ok; 1 tool or server error (an isError result, a JSON-RPC error such as an
+unknown resource or prompt) or refused by the trust policy; 2 usage; 3 authorization required;
+4 connection failure (unreachable, timeout, malformed or oversized reply)";
 
 /// Largest `--token-file` read (a bearer token, however long an OAuth server makes it, is far
 /// smaller; a file linked to `/dev/zero` stops here).
@@ -244,14 +258,7 @@ fn answers(args: &mut Args) -> Result<Answers, UsageError> {
     let defaults = args.flag("--answer-defaults");
     let mut answers = Answers::default();
     if defaults || !given.is_empty() {
-        let mut pairs = Vec::with_capacity(given.len());
-        for pair in given {
-            let Some((k, v)) = pair.split_once('=') else {
-                return Err(UsageError(format!("--answer {pair:?} must be KEY=VALUE")));
-            };
-            pairs.push((k.to_owned(), v.to_owned()));
-        }
-        answers.elicitation = Some(pairs);
+        answers.elicitation = Some(key_values("--answer", given)?);
     }
     for dir in args.values("--client-root")? {
         let path = std::fs::canonicalize(&dir)
@@ -381,6 +388,131 @@ pub fn run_client(argv: Vec<String>) -> u8 {
     }
 }
 
+/// What `agentteams-mcp client` was asked to do.
+enum Verb {
+    Info,
+    Tools,
+    Call {
+        tool: String,
+        arguments: Map,
+        pairs: Vec<(String, String)>,
+    },
+    Resources,
+    Read {
+        uri: String,
+    },
+    Prompts,
+    Prompt {
+        name: String,
+        arguments: Vec<(String, String)>,
+    },
+    Complete {
+        reference: Value,
+        argument: String,
+        prefix: String,
+        context: Vec<(String, String)>,
+    },
+}
+
+const VERBS: &str = "info, tools, call TOOL, resources, read URI, prompts, prompt NAME or complete";
+
+/// `KEY=VALUE` pairs given to `option`, split at the first `=`.
+fn key_values(option: &str, given: Vec<String>) -> Result<Vec<(String, String)>, UsageError> {
+    given
+        .into_iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((k, v)) => Ok((k.to_owned(), v.to_owned())),
+            None => Err(UsageError(format!("{option} {pair:?} must be KEY=VALUE"))),
+        })
+        .collect()
+}
+
+/// `--json ARGS`: a JSON object.
+fn json_arguments(text: Option<String>) -> Result<Map, UsageError> {
+    match text.map(|t| json::parse(t.as_bytes())) {
+        None => Ok(Map::new()),
+        Some(Ok(Value::Object(m))) => Ok(m),
+        Some(Ok(other)) => Err(UsageError(format!(
+            "--json ARGS must be a JSON object, not {}",
+            other.type_name()
+        ))),
+        Some(Err(e)) => Err(UsageError(format!("--json ARGS is not valid JSON: {e}"))),
+    }
+}
+
+/// The verb and its operands, once the options are consumed.
+fn verb(
+    args: &mut Args,
+    pairs: Vec<String>,
+    json_args: Option<String>,
+) -> Result<Verb, UsageError> {
+    let name = args
+        .positional()
+        .ok_or_else(|| UsageError(format!("give {VERBS}")))?;
+    let mut operand = |what: &str| {
+        args.positional()
+            .ok_or_else(|| UsageError(format!("{name} needs {what}")))
+    };
+    let takes_args = matches!(name.as_str(), "call" | "prompt" | "complete");
+    if !takes_args && !pairs.is_empty() {
+        return Err(UsageError(format!(
+            "--arg goes with call, prompt and complete, not {name}"
+        )));
+    }
+    if name != "call" && json_args.is_some() {
+        return Err(UsageError(format!(
+            "--json ARGS goes with call, not {name}"
+        )));
+    }
+    Ok(match name.as_str() {
+        "info" => Verb::Info,
+        "tools" => Verb::Tools,
+        "resources" => Verb::Resources,
+        "prompts" => Verb::Prompts,
+        "call" => Verb::Call {
+            tool: operand("the tool's name")?,
+            arguments: json_arguments(json_args)?,
+            pairs: key_values("--arg", pairs)?,
+        },
+        "read" => Verb::Read {
+            uri: operand("the resource's URI")?,
+        },
+        "prompt" => Verb::Prompt {
+            name: operand("the prompt's name")?,
+            arguments: key_values("--arg", pairs)?,
+        },
+        "complete" => {
+            let kind = operand("prompt NAME or resource TEMPLATE")?;
+            let reference = match kind.as_str() {
+                "prompt" => obj([
+                    ("type", Value::from("ref/prompt")),
+                    ("name", Value::from(operand("the prompt's name")?)),
+                ]),
+                "resource" => obj([
+                    ("type", Value::from("ref/resource")),
+                    ("uri", Value::from(operand("the resource template")?)),
+                ]),
+                other => {
+                    return Err(UsageError(format!(
+                        "complete {other:?}: give complete prompt NAME ARG [PREFIX] or complete resource TEMPLATE VAR [PREFIX]"
+                    )))
+                }
+            };
+            Verb::Complete {
+                reference,
+                argument: operand("the argument (or template variable) to complete")?,
+                prefix: args.positional().unwrap_or_default(),
+                context: key_values("--arg", pairs)?,
+            }
+        }
+        other => {
+            return Err(UsageError(format!(
+                "unknown client command {other:?}; give {VERBS}"
+            )))
+        }
+    })
+}
+
 fn client_command(args: &mut Args) -> Outcome<u8> {
     let parsed = (|| {
         let json_out = args.flag("--json");
@@ -394,91 +526,54 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
             return Err(UsageError(format!("unknown option {unknown}")));
         }
         let target = target?;
-        let verb = args
-            .positional()
-            .ok_or_else(|| UsageError("give info, tools or call TOOL".into()))?;
-        let call = match verb.as_str() {
-            "info" | "tools" if pairs.is_empty() && json_args.is_none() => None,
-            "info" | "tools" => {
-                return Err(UsageError(format!(
-                    "--arg and --json ARGS go with call, not {verb}"
-                )))
-            }
-            "call" => {
-                let tool = args
-                    .positional()
-                    .ok_or_else(|| UsageError("call needs the tool's name".into()))?;
-                Some((tool, pairs, json_args))
-            }
-            other => {
-                return Err(UsageError(format!(
-                    "unknown client command {other:?}; give info, tools or call TOOL"
-                )))
-            }
-        };
+        let verb = verb(args, pairs, json_args)?;
         let rest = std::mem::replace(args, Args::new(Vec::new()));
         rest.finish()?;
-        Ok((json_out, target, options, root, verb, call))
+        Ok((json_out, target, options, root, verb))
     })();
-    let (json_out, target, options, root, verb, call) = parsed.map_err(|e| usage(e, "client"))?;
+    let (json_out, target, options, root, verb) = parsed.map_err(|e| usage(e, "client"))?;
     let key = target.key().map_err(|e| usage(e, "client"))?;
     let policy = load_policy(&root)?;
-    let explicit = match &call {
-        Some((tool, pairs, json_args)) => {
-            let decision = policy.decide(&key, tool);
-            if !decision.allowed {
-                err!(
-                    "agentteams-mcp client: tool {tool} of {key} is refused by the trust policy ({}); see `agentteams-mcp trust`",
-                    decision.reason
-                );
-                return Err(EXIT_TOOL_ERROR);
-            }
-            let base = match json_args {
-                None => Map::new(),
-                Some(text) => match json::parse(text.as_bytes()) {
-                    Ok(Value::Object(m)) => m,
-                    Ok(other) => {
-                        return Err(usage(
-                            UsageError(format!(
-                                "--json ARGS must be a JSON object, not {}",
-                                other.type_name()
-                            )),
-                            "client",
-                        ))
-                    }
-                    Err(e) => {
-                        return Err(usage(
-                            UsageError(format!("--json ARGS is not valid JSON: {e}")),
-                            "client",
-                        ))
-                    }
-                },
-            };
-            let mut split = Vec::with_capacity(pairs.len());
-            for p in pairs {
-                let Some((k, v)) = p.split_once('=') else {
-                    return Err(usage(
-                        UsageError(format!("--arg {p:?} must be KEY=VALUE")),
-                        "client",
-                    ));
-                };
-                split.push((k.to_owned(), v.to_owned()));
-            }
-            Some((tool.clone(), base, split))
+    if let Verb::Call { tool, .. } = &verb {
+        let decision = policy.decide(&key, tool);
+        if !decision.allowed {
+            err!(
+                "agentteams-mcp client: tool {tool} of {key} is refused by the trust policy ({}); see `agentteams-mcp trust`",
+                decision.reason
+            );
+            return Err(EXIT_TOOL_ERROR);
         }
-        None => None,
-    };
+    }
     let mut client = target.connect(options).map_err(|e| report(&e, json_out))?;
-    let outcome = match (verb.as_str(), explicit) {
-        ("info", _) => {
+    let outcome = match verb {
+        Verb::Info => {
             print_info(client.server(), json_out);
             Ok(0)
         }
-        ("tools", _) => client
+        Verb::Tools => client
             .list_tools()
             .map(|tools| print_tools(&tools, &policy, &key, json_out)),
-        (_, Some((tool, base, pairs))) => call_tool(&mut client, &tool, base, pairs, json_out),
-        _ => Ok(0),
+        Verb::Call {
+            tool,
+            arguments,
+            pairs,
+        } => call_tool(&mut client, &tool, arguments, pairs, json_out),
+        Verb::Resources => list_resources(&mut client, json_out),
+        Verb::Read { uri } => client
+            .read_resource(&uri)
+            .map(|contents| print_read(&contents, json_out)),
+        Verb::Prompts => list_prompts(&mut client, json_out),
+        Verb::Prompt { name, arguments } => client
+            .get_prompt(&name, &arguments)
+            .map(|result| print_prompt(&result, json_out)),
+        Verb::Complete {
+            reference,
+            argument,
+            prefix,
+            context,
+        } => client
+            .complete_in(reference, &argument, &prefix, &context)
+            .map(|c| print_completion(&c, json_out)),
     };
     let code = match outcome {
         Ok(code) => code,
@@ -656,35 +751,250 @@ fn print_result(result: &ToolResult, json_out: bool) {
         return;
     }
     for block in &result.content {
-        let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
-        let field = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or("");
-        match kind {
-            "text" => out!("{}", field("text")),
-            "image" | "audio" => out!(
-                "[{kind} {}, {} bytes of base64]",
-                field("mimeType"),
-                field("data").len()
-            ),
-            "resource" => {
-                let r = block.get("resource");
-                let uri = r
-                    .and_then(|r| r.get("uri"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                out!("[resource {uri}]");
-                if let Some(text) = r.and_then(|r| r.get("text")).and_then(Value::as_str) {
-                    out!("{text}");
-                }
-            }
-            "resource_link" => out!("[link {}]", field("uri")),
-            _ => out!("{}", json::to_string(block)),
-        }
+        print_block(block);
     }
     if result.content.is_empty() {
         if let Some(s) = &result.structured {
             out!("{}", json::to_pretty_ascii_sorted(s));
         }
     }
+}
+
+/// The string member `key` of `item`, or "".
+fn text_field<'a>(item: &'a Value, key: &str) -> &'a str {
+    item.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// One content block of a tool result or a prompt message: text as it is, media and binary
+/// summarised (never written raw to the terminal), an embedded resource after a `[resource URI]`
+/// line.
+fn print_block(block: &Value) {
+    let kind = text_field(block, "type");
+    match kind {
+        "text" => out!("{}", text_field(block, "text")),
+        "image" | "audio" => out!(
+            "[{kind} {}, {} bytes of base64]",
+            text_field(block, "mimeType"),
+            text_field(block, "data").len()
+        ),
+        "resource" => {
+            let r = block.get("resource").cloned().unwrap_or_default();
+            out!("[resource {}]", text_field(&r, "uri"));
+            print_contents(&r);
+        }
+        "resource_link" => out!("[link {}]", text_field(block, "uri")),
+        _ => out!("{}", json::to_string(block)),
+    }
+}
+
+/// One resource contents object (`{uri, mimeType?, text | blob}`): the text, without one final
+/// newline (the line printed adds it back); a blob as its media type and decoded size.
+fn print_contents(contents: &Value) {
+    if let Some(text) = contents.get("text").and_then(Value::as_str) {
+        out!("{}", text.strip_suffix('\n').unwrap_or(text));
+    } else if let Some(blob) = contents.get("blob").and_then(Value::as_str) {
+        let mime = contents
+            .get("mimeType")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown type");
+        match agentteams_mcp::base64::decode(blob) {
+            Some(bytes) => out!("[binary {mime}, {} bytes]", bytes.len()),
+            None => out!(
+                "[binary {mime}, {} characters of invalid Base64]",
+                blob.len()
+            ),
+        }
+    }
+}
+
+/// True when the server advertised `capability` (`resources`, `prompts`).
+fn offers(client: &Client, capability: &str) -> bool {
+    client
+        .server()
+        .capabilities
+        .get(capability)
+        .is_some_and(|c| !matches!(c, Value::Null))
+}
+
+/// `client resources`: the resources, then the resource templates. A server that does not
+/// advertise resources is not asked; one that lists resources but does not know
+/// `resources/templates/list` (-32601) has no templates.
+fn list_resources(client: &mut Client, json_out: bool) -> Result<u8, ClientError> {
+    let (resources, templates) = if offers(client, "resources") {
+        let resources = client.list_resources()?;
+        let templates = match client.list_resource_templates() {
+            Err(ClientError::Rpc { error, .. }) if error.code == -32601 => Vec::new(),
+            other => other?,
+        };
+        (resources, templates)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    if json_out {
+        out!(
+            "{}",
+            machine_json(obj([
+                ("resources", Value::Array(resources.into())),
+                ("resourceTemplates", Value::Array(templates.into())),
+            ]))
+        );
+        return Ok(0);
+    }
+    if resources.is_empty() && templates.is_empty() {
+        out!("(the server offers no resources)");
+        return Ok(0);
+    }
+    for (heading, items, key) in [
+        ("resources:", &resources, "uri"),
+        ("resource templates:", &templates, "uriTemplate"),
+    ] {
+        if items.is_empty() {
+            continue;
+        }
+        out!("{heading}");
+        for item in items {
+            let mime = item
+                .get("mimeType")
+                .and_then(Value::as_str)
+                .map_or(String::new(), |m| format!(" ({m})"));
+            out!(
+                "  {}  {}{mime}",
+                text_field(item, key),
+                text_field(item, "name")
+            );
+            if let Some(d) = first_line(item) {
+                out!("      {d}");
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// The first line of an item's `description`, if it has one.
+fn first_line(item: &Value) -> Option<&str> {
+    item.get("description")
+        .and_then(Value::as_str)
+        .and_then(|d| d.lines().next())
+}
+
+/// `client read URI`: each contents object; when there are several, each after a line naming
+/// its URI and type.
+fn print_read(contents: &[Value], json_out: bool) -> u8 {
+    if json_out {
+        out!(
+            "{}",
+            machine_json(obj([("contents", Value::Array(contents.to_vec().into()))]))
+        );
+        return 0;
+    }
+    for c in contents {
+        if contents.len() > 1 {
+            let mime = c
+                .get("mimeType")
+                .and_then(Value::as_str)
+                .map_or(String::new(), |m| format!(" ({m})"));
+            out!("[resource {}{mime}]", text_field(c, "uri"));
+        }
+        print_contents(c);
+    }
+    if contents.is_empty() {
+        out!("(the resource has no contents)");
+    }
+    0
+}
+
+/// `client prompts`: each prompt's name, first description line and arguments (`*` required).
+fn list_prompts(client: &mut Client, json_out: bool) -> Result<u8, ClientError> {
+    let prompts = if offers(client, "prompts") {
+        client.list_prompts()?
+    } else {
+        Vec::new()
+    };
+    if json_out {
+        out!(
+            "{}",
+            machine_json(obj([("prompts", Value::Array(prompts.into()))]))
+        );
+        return Ok(0);
+    }
+    for prompt in &prompts {
+        out!("{}", text_field(prompt, "name"));
+        if let Some(d) = first_line(prompt) {
+            out!("    {d}");
+        }
+        let arguments: Vec<String> = prompt
+            .get("arguments")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|arg| {
+                        let required = arg.get("required").and_then(Value::as_bool) == Some(true);
+                        format!(
+                            "{}{}",
+                            text_field(arg, "name"),
+                            if required { "*" } else { "" }
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !arguments.is_empty() {
+            out!("    arguments: {}", arguments.join(", "));
+        }
+    }
+    if prompts.is_empty() {
+        out!("(the server offers no prompts)");
+    }
+    Ok(0)
+}
+
+/// `client prompt NAME`: the description, then each message after a `[role]` line.
+fn print_prompt(result: &Value, json_out: bool) -> u8 {
+    if json_out {
+        out!("{}", machine_json(result.clone()));
+        return 0;
+    }
+    if let Some(d) = result.get("description").and_then(Value::as_str) {
+        out!("description: {d}");
+    }
+    let messages = result.get("messages").and_then(Value::as_array);
+    for message in messages.into_iter().flat_map(|m| m.iter()) {
+        out!("[{}]", text_field(message, "role"));
+        match message.get("content") {
+            Some(Value::Array(blocks)) => blocks.iter().for_each(print_block),
+            Some(block) => print_block(block),
+            None => {}
+        }
+    }
+    0
+}
+
+/// `client complete`: the values one a line on stdout; how many more there are on stderr.
+fn print_completion(c: &Completion, json_out: bool) -> u8 {
+    if json_out {
+        let mut m = Map::new();
+        m.insert(
+            "values",
+            Value::Array(c.values.iter().map(|v| Value::from(v.as_str())).collect()),
+        );
+        if let Some(total) = c.total {
+            m.insert("total", Value::from(total));
+        }
+        m.insert("hasMore", Value::from(c.has_more));
+        out!("{}", machine_json(obj([("completion", Value::Object(m))])));
+        return 0;
+    }
+    for value in &c.values {
+        out!("{value}");
+    }
+    if c.values.is_empty() {
+        err!("(no completions)");
+    }
+    if c.has_more || c.total.is_some_and(|t| t > c.values.len() as u64) {
+        let total = c.total.map_or(String::new(), |t| format!(" ({t} in all)"));
+        err!("(the server has more completions{total})");
+    }
+    0
 }
 
 /// `agentteams-mcp trust ...`: the arguments after `trust`.

@@ -169,7 +169,7 @@ fn usage_errors_exit_2() {
                 "--arg",
                 "a=1",
             ][..],
-            "go with call",
+            "goes with call",
         ),
         (
             &["client", "--url", "https://example.com/mcp", "tools"][..],

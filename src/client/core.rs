@@ -524,6 +524,38 @@ pub fn page_items(method: &str, key: &str, result: &Value) -> Result<Vec<Value>,
     }
 }
 
+/// What `completion/complete` answered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Completion {
+    /// The completions, best first (the non-string entries a server sent are dropped).
+    pub values: Vec<String>,
+    /// How many completions there are in all, when the server says.
+    pub total: Option<u64>,
+    /// The server has more completions than it sent.
+    pub has_more: bool,
+}
+
+/// The `completion` member of a `completion/complete` result.
+pub fn completion(result: &Value) -> Result<Completion, ClientError> {
+    let completion = result.get("completion");
+    let values = completion
+        .and_then(|c| c.get("values"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            ClientError::Protocol("completion/complete result has no completion.values".into())
+        })?;
+    let field = |k: &str| completion.and_then(|c| c.get(k));
+    Ok(Completion {
+        values: values
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        total: field("total").and_then(Value::as_u64),
+        has_more: field("hasMore").and_then(Value::as_bool) == Some(true),
+    })
+}
+
 /// The `tools/list` params for the page at `cursor`.
 pub fn list_params(cursor: Option<&str>) -> Map {
     let mut params = Map::new();
@@ -627,6 +659,19 @@ mod tests {
 
     fn v(s: &str) -> Value {
         parse(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn completions_carry_total_and_has_more_when_sent() {
+        let c = completion(&v(
+            r#"{"completion":{"values":["a","b",3],"total":9,"hasMore":true}}"#,
+        ))
+        .unwrap();
+        assert_eq!(c.values, ["a", "b"]);
+        assert_eq!((c.total, c.has_more), (Some(9), true));
+        let c = completion(&v(r#"{"completion":{"values":[]}}"#)).unwrap();
+        assert_eq!((c.total, c.has_more), (None, false));
+        assert!(completion(&v(r#"{"completion":{}}"#)).is_err());
     }
 
     #[test]

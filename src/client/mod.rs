@@ -30,7 +30,7 @@ pub mod stdio;
 pub mod trust;
 pub mod wire;
 
-pub use self::core::{EraChoice, Event, Outgoing, ServerInfo, ToolInfo, ToolResult};
+pub use self::core::{Completion, EraChoice, Event, Outgoing, ServerInfo, ToolInfo, ToolResult};
 pub use answers::{Answers, MAX_ELICITATION_FIELDS};
 pub use error::ClientError;
 pub use stdio::ServerStderr;
@@ -360,6 +360,19 @@ impl Client {
         argument: &str,
         value: &str,
     ) -> Result<Vec<String>, ClientError> {
+        Ok(self.complete_in(reference, argument, value, &[])?.values)
+    }
+
+    /// [`Client::complete`] with `context`, the values already chosen for the reference's other
+    /// arguments (`context.arguments`; none sent when empty), and the whole answer: the values,
+    /// the server's `total` and `hasMore`.
+    pub fn complete_in(
+        &mut self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+        context: &[(String, String)],
+    ) -> Result<Completion, ClientError> {
         let mut params = Map::new();
         params.insert("ref", reference);
         params.insert(
@@ -369,19 +382,15 @@ impl Client {
                 ("value", Value::from(value)),
             ]),
         );
+        if !context.is_empty() {
+            let mut given = Map::new();
+            for (k, v) in context {
+                given.insert(k.as_str(), Value::from(v.as_str()));
+            }
+            params.insert("context", json::obj([("arguments", Value::Object(given))]));
+        }
         let result = self.request("completion/complete", params, &mut |_| {})?;
-        let values = result
-            .get("completion")
-            .and_then(|c| c.get("values"))
-            .and_then(Value::as_array)
-            .ok_or_else(|| {
-                ClientError::Protocol("completion/complete result has no completion.values".into())
-            })?;
-        Ok(values
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect())
+        core::completion(&result)
     }
 
     /// Calls `tool`. A result with `isError: true` is returned as [`ClientError::Tool`].
