@@ -329,3 +329,95 @@ fn the_reference_mode_offers_no_resources_prompts_or_completions() {
         assert_eq!(code, Some(-32601), "{method}: {}", json::to_string(&reply));
     }
 }
+
+fn prompt(host: &mut Host, version: &str, name: &str, arguments: &str) -> Value {
+    ask(
+        host,
+        version,
+        "prompts/get",
+        &format!(r#""name":"{name}","arguments":{arguments}"#),
+    )
+}
+
+/// The embedded resource of a `prompts/get` reply: its URI and text.
+fn embedded(reply: &Value) -> (String, String) {
+    let resource = reply
+        .get("result")
+        .and_then(|r| r.get("messages"))
+        .and_then(Value::as_array)
+        .and_then(|m| m.get(1))
+        .and_then(|m| m.get("content"))
+        .and_then(|c| c.get("resource"))
+        .unwrap_or_else(|| panic!("no resource: {}", json::to_string(reply)));
+    let field = |key| {
+        resource
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    (field("uri"), field("text"))
+}
+
+#[test]
+fn prompts_embed_the_commit_and_the_diff_in_both_eras() {
+    let f = files("res-prompts");
+    for version in VERSIONS {
+        let mut host = host(&f.root, version, &[]);
+        let listed = json::to_string(&ask(&mut host, version, "prompts/list", ""));
+        assert!(listed.contains(r#""name":"explain_commit""#), "{listed}");
+        assert!(listed.contains(r#""name":"review_diff""#), "{listed}");
+        let explain = prompt(&mut host, version, "explain_commit", r#"{"rev":"HEAD~1"}"#);
+        let (uri, commit) = embedded(&explain);
+        assert_eq!(uri, "gitread://commit/HEAD~1");
+        assert!(
+            commit.contains("second") && commit.contains("+two"),
+            "{commit}"
+        );
+        let review = prompt(
+            &mut host,
+            version,
+            "review_diff",
+            r#"{"base":"HEAD~2","head":"HEAD~1"}"#,
+        );
+        let (uri, patch) = embedded(&review);
+        assert_eq!(uri, "gitread://diff/HEAD~2/HEAD~1");
+        assert!(patch.contains("+two") && !patch.contains("evil"), "{patch}");
+        let diff = text(&read(&mut host, version, "gitread://diff/HEAD~2/HEAD~1"));
+        assert!(diff.contains("+two"), "{diff}");
+        // The prompts' arguments meet the same rules as the resources' values.
+        for (name, arguments) in [
+            ("explain_commit", r#"{"rev":"--output=x"}"#),
+            ("explain_commit", r#"{"rev":"HEAD:../x"}"#),
+            ("explain_commit", r#"{"rev":"feature/x"}"#),
+            ("explain_commit", r#"{"rev":"HEAD:a.txt"}"#),
+            ("review_diff", r#"{"base":"--output=x","head":"HEAD"}"#),
+            ("review_diff", r#"{"base":"HEAD","head":"/etc/passwd"}"#),
+        ] {
+            let reply = prompt(&mut host, version, name, arguments);
+            let code = reply
+                .get("error")
+                .and_then(|e| e.get("code"))
+                .and_then(Value::as_i64);
+            assert_eq!(
+                code,
+                Some(-32602),
+                "{arguments}: {}",
+                json::to_string(&reply)
+            );
+        }
+        for uri in ["gitread://diff/--output=x/HEAD", "gitread://diff/HEAD/.."] {
+            refused(&read(&mut host, version, uri));
+        }
+        assert!(!f.root.join("x").exists() && !f.root.join("--output=x").exists());
+        let completed = ask(
+            &mut host,
+            version,
+            "completion/complete",
+            r#""ref":{"type":"ref/prompt","name":"review_diff"},"argument":{"name":"head","value":"ma"}"#,
+        );
+        let values = json::to_string(&completed);
+        assert!(values.contains(r#""values":["main","maint"]"#), "{values}");
+        f.assert_canary_silent();
+    }
+}

@@ -41,14 +41,16 @@ pub use memory::{
 };
 pub use process::TIMEOUT;
 pub use resources::{
-    COMMIT_TEMPLATE, FILE_TEMPLATE, MAX_COMPLETIONS, MAX_REFS_LISTED, MAX_RESOURCE_BYTES,
+    COMMIT_TEMPLATE, DIFF_TEMPLATE, EXPLAIN_COMMIT, FILE_TEMPLATE, MAX_COMPLETIONS,
+    MAX_REFS_LISTED, MAX_RESOURCE_BYTES, REVIEW_DIFF,
 };
 pub use sanitize::{sanitize, MAX_OUTPUT, TRUNCATION_MARKER};
 
 use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::server::{
-    CallContext, CancelToken, LogLevel, ResourceSet, Tool, ToolError, ToolOutput, ToolSet,
+    CallContext, CancelToken, LogLevel, PromptSet, ResourceSet, Tool, ToolError, ToolOutput,
+    ToolSet,
 };
 use config_check::ConfigCheck;
 use containment::Containment;
@@ -492,6 +494,14 @@ impl ToolSet for GitRead {
 
     /// Product only: the reference serves tools alone.
     fn resource_set(&self) -> Option<&dyn ResourceSet> {
+        match self.compat {
+            Compat::Product => Some(self),
+            Compat::Reference => None,
+        }
+    }
+
+    /// Product only, like the resources.
+    fn prompt_set(&self) -> Option<&dyn PromptSet> {
         match self.compat {
             Compat::Product => Some(self),
             Compat::Reference => None,
