@@ -408,3 +408,35 @@ impl PromptSet for GitRead {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompt_values_expand_only_when_a_segment_can_carry_them() {
+        assert_eq!(
+            expand(DIFF_TEMPLATE, &[("base", "main"), ("head", "HEAD~1")]),
+            Some("gitread://diff/main/HEAD~1".to_owned())
+        );
+        for value in [
+            "",
+            "feature/x",
+            "a b",
+            "%2F",
+            "x{y}",
+            "a#b",
+            "a?b",
+            "é",
+            "a\\b",
+        ] {
+            assert_eq!(expand(COMMIT_TEMPLATE, &[("rev", value)]), None, "{value}");
+        }
+    }
+
+    #[test]
+    fn a_cut_text_ends_after_its_last_whole_line() {
+        assert_eq!(shown_bytes(b"ab\ncd\nef"), 6);
+        assert_eq!(shown_bytes(b"abc"), 0);
+    }
+}
