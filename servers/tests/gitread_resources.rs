@@ -421,3 +421,25 @@ fn prompts_embed_the_commit_and_the_diff_in_both_eras() {
         f.assert_canary_silent();
     }
 }
+
+#[test]
+fn a_policy_on_a_tool_covers_the_template_that_reads_the_same_thing() {
+    let f = files("res-policy");
+    let mut host = host(&f.root, "2025-06-18", &["--deny-tool", "git_file"]);
+    let listed = json::to_string(&ask(
+        &mut host,
+        "2025-06-18",
+        "resources/templates/list",
+        "",
+    ));
+    assert!(!listed.contains("gitread://file/"), "{listed}");
+    assert!(listed.contains("gitread://commit/"), "{listed}");
+    let reply = read(&mut host, "2025-06-18", "gitread://file/HEAD/a.txt");
+    let code = reply
+        .get("error")
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_i64);
+    assert_eq!(code, Some(-32001), "{}", json::to_string(&reply));
+    let commit = text(&read(&mut host, "2025-06-18", "gitread://commit/HEAD"));
+    assert!(commit.contains("files"), "{commit}");
+}
