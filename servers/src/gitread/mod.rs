@@ -24,6 +24,7 @@ mod process;
 mod quirks;
 mod refs;
 mod repo;
+mod resources;
 mod sanitize;
 #[cfg(test)]
 mod scratch;
@@ -39,12 +40,17 @@ pub use memory::{
     OPTION as MEMORY_LIMIT_OPTION,
 };
 pub use process::TIMEOUT;
+pub use resources::{
+    COMMIT_TEMPLATE, DIFF_TEMPLATE, EXPLAIN_COMMIT, FILE_TEMPLATE, MAX_COMPLETIONS,
+    MAX_REFS_LISTED, MAX_RESOURCE_BYTES, REVIEW_DIFF,
+};
 pub use sanitize::{sanitize, MAX_OUTPUT, TRUNCATION_MARKER};
 
 use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::server::{
-    CallContext, CancelToken, LogLevel, Tool, ToolError, ToolOutput, ToolSet,
+    CallContext, CancelToken, LogLevel, PromptSet, ResourceSet, Tool, ToolError, ToolOutput,
+    ToolSet,
 };
 use config_check::ConfigCheck;
 use containment::Containment;
@@ -143,22 +149,12 @@ impl GitRead {
             let name = agentteams_mcp::jsonrpc::py_repr(&Value::from(name));
             return Err(format!("unknown tool {name}"));
         }
-        let runner = self.runner.as_ref().map_err(Clone::clone)?;
-        let layout = repo::inspect(&self.root).map_err(|e| e.to_string())?;
-        let contained = self.containment.check_cached(&self.root, &layout)?;
-        log_cache(ctx, "containment", contained);
-        let (verdict, cached) = self
-            .config
-            .verdict_cached(runner, &self.root, &layout, cancel)?;
-        log_cache(ctx, "config_preflight", cached);
-        let path = match arguments.get("path") {
-            None | Some(Value::Null) => None,
-            Some(value) => Some(tools::checked_path(
-                value,
-                &self.root,
-                [&layout.git_dir, &layout.common_dir],
-            )?),
-        };
+        let Checked {
+            runner,
+            layout,
+            verdict,
+        } = self.checked(Some(ctx), cancel)?;
+        let path = self.path_argument(&layout, arguments)?;
         let product = self.compat == Compat::Product;
         if name == tools::GIT_FILE && product {
             return self.git_file(
@@ -248,9 +244,7 @@ impl GitRead {
         cancel: &CancelToken,
     ) -> Result<Answer, String> {
         let request = file::request(arguments, path)?;
-        let listing = runner.command(layout, hook_names, file::ls_tree(&request));
-        let listed = runner.run_before_another(listing, MAX_OUTPUT, TIMEOUT, cancel)?;
-        let entry = file::find_entry(&listed.stdout, &request.path);
+        let entry = self.file_entry(runner, layout, hook_names, &request, cancel)?;
         let text = match entry {
             Some(entry) if entry.kind == "blob" => {
                 let command = runner.command(layout, hook_names, file::cat_file(&entry));
@@ -261,6 +255,66 @@ impl GitRead {
             other => file::not_a_file(&request, other.as_ref()),
         };
         Ok(Answer::whole(sanitize(&text).into_owned()))
+    }
+
+    /// Every call's checks before its own rules: git is usable, the repository's layout and
+    /// containment (cached while unchanged), the config pre-flight (likewise); with `ctx`, whether
+    /// the caches answered is logged at debug.
+    fn checked(
+        &self,
+        ctx: Option<&CallContext<'_>>,
+        cancel: &CancelToken,
+    ) -> Result<Checked<'_>, String> {
+        let runner = self.runner.as_ref().map_err(Clone::clone)?;
+        let layout = repo::inspect(&self.root).map_err(|e| e.to_string())?;
+        let log = |cache: &str, hit: bool| {
+            if let Some(ctx) = ctx {
+                log_cache(ctx, cache, hit);
+            }
+        };
+        log(
+            "containment",
+            self.containment.check_cached(&self.root, &layout)?,
+        );
+        let (verdict, cached) = self
+            .config
+            .verdict_cached(runner, &self.root, &layout, cancel)?;
+        log("config_preflight", cached);
+        Ok(Checked {
+            runner,
+            layout,
+            verdict,
+        })
+    }
+
+    /// The `path` argument under the path rule ([`tools::checked_path`]); `None` when absent.
+    fn path_argument<'a>(
+        &self,
+        layout: &repo::Layout,
+        arguments: &'a Map,
+    ) -> Result<Option<&'a str>, String> {
+        match arguments.get("path") {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => {
+                tools::checked_path(value, &self.root, [&layout.git_dir, &layout.common_dir])
+                    .map(Some)
+            }
+        }
+    }
+
+    /// The tree entry a validated [`file::Request`] names (`git ls-tree`), `None` when the
+    /// revision has nothing at the path.
+    fn file_entry(
+        &self,
+        runner: &Runner,
+        layout: &repo::Layout,
+        hook_names: &[String],
+        request: &file::Request,
+        cancel: &CancelToken,
+    ) -> Result<Option<file::Entry>, String> {
+        let listing = runner.command(layout, hook_names, file::ls_tree(request));
+        let listed = runner.run_before_another(listing, MAX_OUTPUT, TIMEOUT, cancel)?;
+        Ok(file::find_entry(&listed.stdout, &request.path))
     }
 
     /// The work tree's files as `git ls-files -co --exclude-standard -z` lists them (tracked and
@@ -285,6 +339,13 @@ impl GitRead {
         }
         Ok(done.stdout)
     }
+}
+
+/// What every call has once [`GitRead::checked`] passed.
+struct Checked<'a> {
+    runner: &'a Runner,
+    layout: repo::Layout,
+    verdict: std::sync::Arc<config_check::Verdict>,
 }
 
 /// A successful call's answer: its text, and for a cut one the structured field and value that
@@ -429,6 +490,22 @@ impl ToolSet for GitRead {
 
     fn tools(&self) -> Vec<Tool> {
         tools::declarations(self.compat)
+    }
+
+    /// Product only: the reference serves tools alone.
+    fn resource_set(&self) -> Option<&dyn ResourceSet> {
+        match self.compat {
+            Compat::Product => Some(self),
+            Compat::Reference => None,
+        }
+    }
+
+    /// Product only, like the resources.
+    fn prompt_set(&self) -> Option<&dyn PromptSet> {
+        match self.compat {
+            Compat::Product => Some(self),
+            Compat::Reference => None,
+        }
     }
 
     fn call(
