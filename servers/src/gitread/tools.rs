@@ -1,7 +1,8 @@
-//! The five tools: their declarations (the product's, which teach: every argument described with
-//! an example, every optional one with its default; or, under `--compat reference`, the
-//! reference's exact descriptions and schemas), the argument rules the schema cannot express, each
-//! tool's subcommand argv, and the note that replaces an empty answer.
+//! The tools' declarations (the product's eight, which teach: every argument described with an
+//! example, every optional one with its default, plain-text answers with an output schema and
+//! `offset`; or, under `--compat reference`, the reference's five with its exact descriptions and
+//! schemas), the argument rules the schema cannot express, each tool's subcommand argv (the newer
+//! tools' in their own modules), and the note that replaces an empty answer.
 
 use super::log_args;
 use super::page;
