@@ -207,6 +207,17 @@ fn reference_mode_advertises_none() {
         assert_eq!(error.get("code").and_then(Value::as_i64), Some(-32601));
     }
     refused_or_unknown(&mut server);
+    let capabilities = |extra: &[&str]| {
+        let server = Server::start_with(&project.root, extra);
+        let reply = &server.initialized;
+        let capabilities = reply
+            .get("result")
+            .and_then(|r| r.get("capabilities"))
+            .unwrap_or_else(|| panic!("{reply}"));
+        ["resources", "prompts", "completions"].map(|c| capabilities.get(c).is_some())
+    };
+    assert_eq!(capabilities(&["--compat", "reference"]), [false; 3]);
+    assert_eq!(capabilities(&[]), [true; 3]);
 }
 
 /// Under the reference a read is an unknown method, not a read.
