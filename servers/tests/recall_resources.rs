@@ -226,3 +226,37 @@ fn refused_or_unknown(server: &mut Server) {
     let error = reply.get("error").unwrap_or_else(|| panic!("{reply}"));
     assert_eq!(error.get("code").and_then(Value::as_i64), Some(-32601));
 }
+
+#[test]
+fn a_policy_on_query_index_covers_the_template() {
+    let project = project();
+    let mut server = Server::start_with(&project.root, &["--deny-tool", "query_index"]);
+    let listed = json::to_string(&server.request("resources/templates/list", "{}"));
+    assert!(!listed.contains("recall://memory/"), "{listed}");
+    let reply = server.request("resources/read", r#"{"uri": "recall://memory/0"}"#);
+    let error = reply.get("error").unwrap_or_else(|| panic!("{reply}"));
+    assert_eq!(error.get("code").and_then(Value::as_i64), Some(-32001));
+}
+
+#[test]
+fn a_long_document_is_cut_with_a_marker() {
+    let project = Project::new("recall-resources-long");
+    let paragraph = "word ".repeat(10_000);
+    let docs = format!(
+        r#"[{{"doc_id": 0, "path": "long.md", "title": "Long", "length": 1, "snippet": "s",
+            "paragraphs": ["{paragraph}", "{paragraph}"], "source_mtime": 0}}]"#
+    );
+    project.write(
+        "references/memory-index.json",
+        &memory_index(&docs, r#"{"word": [{"doc_id": 0, "tf": 1}]}"#, 1, 1.0),
+    );
+    let mut server = Server::start(&project.root);
+    let text = read(&mut server, "recall://memory/0").unwrap();
+    assert!(text.chars().count() < 20_100, "{}", text.len());
+    assert!(
+        text.ends_with(" characters]"),
+        "{}",
+        &text[text.len() - 80..]
+    );
+    assert!(text.contains("[cut: the first 20000 of "), "cut marker");
+}
