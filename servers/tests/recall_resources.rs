@@ -173,6 +173,13 @@ fn a_missing_index_is_a_clear_error() {
     let message = refused(&mut server, "recall://memory/0");
     assert!(message.contains("memory-index.json"), "{message}");
     assert!(complete(&mut server, "").is_empty());
+    let reply = server.request(
+        "prompts/get",
+        r#"{"name": "ask_team", "arguments": {"question": "widgets"}}"#,
+    );
+    let error = reply.get("error").unwrap_or_else(|| panic!("{reply}"));
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    assert!(message.contains("memory-index.json"), "{message}");
 }
 
 #[test]
@@ -194,7 +201,18 @@ fn the_prompt_embeds_the_top_hits() {
         r#"{"name": "ask_team", "arguments": {"question": "   "}}"#,
     );
     let error = reply.get("error").unwrap_or_else(|| panic!("{reply}"));
-    assert_eq!(error.get("code").and_then(Value::as_i64), Some(-32602));
+    assert_eq!(error.get("code").and_then(Value::as_i64), Some(-32602)); // A question's controls are escaped where the prompt quotes it.
+    let reply = server.request(
+        "prompts/get",
+        r#"{"name": "ask_team", "arguments": {"question": "red\u001b[2J\u202e?"}}"#,
+    );
+    let text = json::to_string(&reply);
+    assert!(reply.get("result").is_some(), "{text}");
+    assert!(
+        !text.contains(r"\u001b") && !text.contains('\u{202e}'),
+        "{text}"
+    );
+    assert!(text.contains(r#""uri":"recall://memory/2""#), "{text}");
 }
 
 #[test]
