@@ -18,6 +18,12 @@ impl Compat {
     /// The command-line option.
     pub const OPTION: &'static str = "--compat";
 
+    /// `set` in product mode, `None` under the reference: what a server's resource and prompt
+    /// sets go through, so the reference's capabilities stay as they were (tools only).
+    pub fn product_only<T: ?Sized>(self, set: &T) -> Option<&T> {
+        (self == Compat::Product).then_some(set)
+    }
+
     /// Parses the option's value; the error is the usage message.
     pub fn parse(value: &str) -> Result<Compat, String> {
         match value {

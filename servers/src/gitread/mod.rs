@@ -494,18 +494,12 @@ impl ToolSet for GitRead {
 
     /// Product only: the reference serves tools alone.
     fn resource_set(&self) -> Option<&dyn ResourceSet> {
-        match self.compat {
-            Compat::Product => Some(self),
-            Compat::Reference => None,
-        }
+        self.compat.product_only(self)
     }
 
     /// Product only, like the resources.
     fn prompt_set(&self) -> Option<&dyn PromptSet> {
-        match self.compat {
-            Compat::Product => Some(self),
-            Compat::Reference => None,
-        }
+        self.compat.product_only(self)
     }
 
     fn call(

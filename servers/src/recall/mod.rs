@@ -14,6 +14,7 @@ mod corpus;
 pub mod load;
 pub mod rank;
 pub mod relevance;
+pub mod resources;
 pub mod schema;
 mod stream;
 pub mod teamdir;
@@ -23,10 +24,13 @@ mod tree;
 use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::sanitize;
-use agentteams_mcp::server::{CallContext, LogLevel, Tool, ToolError, ToolOutput, ToolSet};
+use agentteams_mcp::server::{
+    CallContext, LogLevel, PromptSet, ResourceSet, Tool, ToolError, ToolOutput, ToolSet,
+};
 use load::{CodeFile, IndexKind, Loaded, Loader};
 use rank::Hit;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Most hits one call returns.
 pub const MAX_K: u64 = 20;
@@ -86,7 +90,9 @@ impl Recall {
         self.loader.reads()
     }
 
-    fn query_index(&self, query: &str, k: usize) -> Result<Value, String> {
+    /// The memory index, loaded (or from the cache): what `query_index` ranks and the memory
+    /// resources read.
+    fn memory(&self) -> Result<Arc<Loaded>, String> {
         self.loader.begin_query();
         let team = teamdir::find_team_dir(&self.root, teamdir::MEMORY_MARKER, self.compat)?;
         let loaded = self.loader.load(
@@ -94,6 +100,14 @@ impl Recall {
             &team.join(teamdir::MEMORY_MARKER),
             IndexKind::Memory,
         )?;
+        match &*loaded {
+            Loaded::Memory(_) => Ok(loaded),
+            _ => Err("memory index failed schema validation: not a memory index".into()),
+        }
+    }
+
+    fn query_index(&self, query: &str, k: usize) -> Result<Value, String> {
+        let loaded = self.memory()?;
         let Loaded::Memory(corpus) = &*loaded else {
             return Err("memory index failed schema validation: not a memory index".into());
         };
@@ -322,6 +336,16 @@ impl ToolSet for Recall {
             .argument_message("k", K_MESSAGE)
             .argument_message("kind", KIND_MESSAGE),
         ]
+    }
+
+    /// Product only: the reference serves tools alone.
+    fn resource_set(&self) -> Option<&dyn ResourceSet> {
+        self.compat.product_only(self)
+    }
+
+    /// Product only, like the resources.
+    fn prompt_set(&self) -> Option<&dyn PromptSet> {
+        self.compat.product_only(self)
     }
 
     fn call(

@@ -96,6 +96,8 @@ pub struct Server {
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
     next_id: u64,
+    /// The reply to `initialize`.
+    pub initialized: Value,
 }
 
 impl Server {
@@ -121,12 +123,14 @@ impl Server {
             stdin,
             stdout,
             next_id: 0,
+            initialized: Value::Null,
         };
         let init = server.request(
             "initialize",
             r#"{"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}"#,
         );
         assert!(init.get("result").is_some(), "{init}");
+        server.initialized = init;
         server.send(r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#);
         server
     }
