@@ -434,17 +434,17 @@ fn bad_values_are_refused_naming_the_argument() {
         (
             "git_log",
             r#"{"stat":"yes"}"#.to_owned(),
-            "stat must be true or false".to_owned(),
+            "stat must be true or false, e.g. true".to_owned(),
         ),
         (
             "git_show",
             r#"{"rev":"HEAD","stat":1}"#.to_owned(),
-            "stat must be true or false".to_owned(),
+            "stat must be true or false, e.g. true".to_owned(),
         ),
         (
             "git_diff",
             r#"{"base":"HEAD~1","head":"HEAD","stat":"true"}"#.to_owned(),
-            "stat must be true or false".to_owned(),
+            "stat must be true or false, e.g. true".to_owned(),
         ),
     ];
     for (tool, arguments, message) in cases {

@@ -56,15 +56,6 @@ carriage return or NUL), e.g. \"fn main\"";
 pub const PATTERN_MISSING: &str = "git_grep needs a pattern, e.g. \"fn main\"";
 pub const PER_FILE_RULE: &str = "max_per_file must be an integer from 1 to 1000, e.g. 5";
 
-/// A boolean argument (absent or null: false).
-fn flag(arguments: &Map, field: &str) -> Result<bool, String> {
-    match arguments.get(field) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(format!("{field} must be true or false, e.g. true")),
-    }
-}
-
 /// The pattern under its rule.
 fn pattern(arguments: &Map) -> Result<&str, String> {
     let Some(value) = arguments.get("pattern") else {
@@ -96,8 +87,8 @@ pub fn argv(arguments: &Map, path: Option<&str>) -> Result<Vec<String>, String> 
             .filter(|n| (1..=MAX_PER_FILE).contains(n))
             .ok_or_else(|| PER_FILE_RULE.to_owned())?,
     };
-    let ignore_case = flag(arguments, "ignore_case")?;
-    let fixed = flag(arguments, "fixed_strings")?;
+    let ignore_case = tools::flag(arguments, "ignore_case")?;
+    let fixed = tools::flag(arguments, "fixed_strings")?;
     let mut argv: Vec<String> = [
         "grep",
         "--no-color",
@@ -264,12 +255,7 @@ mod tests {
     use super::*;
     use agentteams_mcp::json;
 
-    fn args(text: &str) -> Map {
-        match json::parse(text.as_bytes()) {
-            Ok(Value::Object(map)) => map,
-            _ => panic!("bad test input {text}"),
-        }
-    }
+    use super::super::tools::arguments as args;
 
     #[test]
     fn grep_argv_searches_the_revision_with_every_setting_pinned() {

@@ -10,6 +10,7 @@
 //! repository cannot switch them to perl. A pattern git cannot compile, or one whose program would
 //! take gigabytes, ends in git's error or the memory limit and the timeout, like every call.
 
+use super::tools;
 use agentteams_mcp::json::{Map, Value};
 
 /// Longest `author` or `grep` pattern, in characters (as [`super::tools::MAX_REV_LEN`]).
@@ -61,8 +62,6 @@ pub fn skip_rule() -> String {
     format!("skip must be an integer from 0 to {MAX_SKIP}")
 }
 
-pub const STAT_RULE: &str = "stat must be true or false";
-
 /// `git_log`'s product-only filters, checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LogFilters<'a> {
@@ -103,10 +102,7 @@ fn is_date(value: &str) -> bool {
 
 /// `stat`: absent or null is false.
 pub fn stat(arguments: &Map) -> Result<bool, String> {
-    match arguments.get("stat") {
-        None | Some(Value::Null) => Ok(false),
-        Some(value) => value.as_bool().ok_or_else(|| STAT_RULE.to_owned()),
-    }
+    tools::flag(arguments, "stat")
 }
 
 /// `git_log`'s filters from `arguments`, or the rule the first bad one breaks.
@@ -305,21 +301,15 @@ pub fn log_messages() -> [(&'static str, String); 6] {
         ("until", date_rule("until")),
         ("grep", pattern_rule("grep")),
         ("skip", skip_rule()),
-        ("stat", STAT_RULE.to_owned()),
+        ("stat", tools::flag_rule("stat")),
     ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agentteams_mcp::json;
 
-    fn args(text: &str) -> Map {
-        match json::parse(text.as_bytes()) {
-            Ok(Value::Object(map)) => map,
-            _ => panic!("bad test input {text}"),
-        }
-    }
+    use super::super::tools::arguments as args;
 
     #[test]
     fn no_filter_gives_the_product_line_format_only() {
@@ -435,7 +425,10 @@ mod tests {
         assert_eq!(log_filters(&args(r#"{"skip":-1}"#)), Err(skip_rule()));
         assert_eq!(log_filters(&args(r#"{"skip":"5"}"#)), Err(skip_rule()));
         assert!(log_filters(&args(r#"{"skip":1000000}"#)).is_ok());
-        assert_eq!(stat(&args(r#"{"stat":"yes"}"#)), Err(STAT_RULE.to_owned()));
+        assert_eq!(
+            stat(&args(r#"{"stat":"yes"}"#)),
+            Err(tools::flag_rule("stat"))
+        );
         assert_eq!(stat(&args(r#"{"stat":true}"#)), Ok(true));
         assert_eq!(skip_rule(), "skip must be an integer from 0 to 1000000");
         assert_eq!(

@@ -19,8 +19,6 @@ pub const GIT_REFS: &str = "git_refs";
 
 pub const KIND_RULE: &str = "kind must be \"branch\", \"remote\", \"tag\" or \"all\", e.g. \"tag\"";
 
-pub const NAMES_ONLY_RULE: &str = "names_only must be true or false";
-
 /// Which refs a `kind` lists.
 const KINDS: [(&str, &[&str]); 4] = [
     ("branch", &["refs/heads"]),
@@ -61,19 +59,11 @@ fn contains(arguments: &Map) -> Result<Option<&str>, String> {
     }
 }
 
-/// The `names_only` argument (absent or null: false).
-fn names_only(arguments: &Map) -> Result<bool, String> {
-    match arguments.get("names_only") {
-        None | Some(Value::Null) => Ok(false),
-        Some(value) => value.as_bool().ok_or_else(|| NAMES_ONLY_RULE.to_owned()),
-    }
-}
-
 /// The subcommand argv of a `git_refs` call.
 pub fn argv(arguments: &Map) -> Result<Vec<String>, String> {
     let kind = kind(arguments)?;
     let contains = contains(arguments)?;
-    let format = if names_only(arguments)? {
+    let format = if tools::flag(arguments, "names_only")? {
         NAMES_FORMAT
     } else {
         FORMAT
@@ -176,7 +166,7 @@ pub fn declaration(revision: &str, answer: &str) -> Tool {
     )
     .argument_message("kind", KIND_RULE)
     .argument_message("contains", &ref_message("contains"))
-    .argument_message("names_only", NAMES_ONLY_RULE)
+    .argument_message("names_only", &tools::flag_rule("names_only"))
     .null_means_absent("kind")
     .null_means_absent("contains")
     .null_means_absent("names_only")
@@ -187,12 +177,7 @@ mod tests {
     use super::*;
     use agentteams_mcp::json;
 
-    fn args(text: &str) -> Map {
-        match json::parse(text.as_bytes()) {
-            Ok(Value::Object(map)) => map,
-            _ => panic!("bad test input {text}"),
-        }
-    }
+    use super::super::tools::arguments as args;
 
     #[test]
     fn refs_argv_lists_the_kind_sorted_by_version_with_contains_glued() {
@@ -222,7 +207,11 @@ mod tests {
             assert_eq!(argv(&args(bad)), Err(KIND_RULE.to_owned()), "{bad}");
         }
         for bad in [r#"{"names_only":"yes"}"#, r#"{"names_only":1}"#] {
-            assert_eq!(argv(&args(bad)), Err(NAMES_ONLY_RULE.to_owned()), "{bad}");
+            assert_eq!(
+                argv(&args(bad)),
+                Err(tools::flag_rule("names_only")),
+                "{bad}"
+            );
         }
         for bad in [
             "--output=/tmp/x",

@@ -137,6 +137,28 @@ fn with_offset(mut tool: Tool, description: &str) -> Tool {
         .null_means_absent("offset")
 }
 
+/// The rule of the boolean argument `field`.
+pub fn flag_rule(field: &str) -> String {
+    format!("{field} must be true or false, e.g. true")
+}
+
+/// The boolean argument `field` (absent or null: false), or its rule.
+pub fn flag(arguments: &Map, field: &str) -> Result<bool, String> {
+    match arguments.get(field) {
+        None | Some(Value::Null) => Ok(false),
+        Some(value) => value.as_bool().ok_or_else(|| flag_rule(field)),
+    }
+}
+
+/// Test arguments from JSON text (an object), for the unit tests of every tool module.
+#[cfg(test)]
+pub fn arguments(text: &str) -> Map {
+    match agentteams_mcp::json::parse(text.as_bytes()) {
+        Ok(Value::Object(map)) => map,
+        _ => panic!("bad test input {text}"),
+    }
+}
+
 /// The `offset` argument of a paged call (0 when absent).
 pub fn offset(arguments: &Map) -> Result<u64, String> {
     match arguments.get("offset") {
@@ -374,7 +396,7 @@ fn product_declarations() -> Vec<Tool> {
 fn with_product_arguments(tool: Tool) -> Tool {
     let messages: Vec<(&str, String)> = match tool.name.as_str() {
         GIT_LOG => log_args::log_messages().into_iter().collect(),
-        GIT_SHOW | GIT_DIFF => vec![("stat", log_args::STAT_RULE.to_owned())],
+        GIT_SHOW | GIT_DIFF => vec![("stat", flag_rule("stat"))],
         _ => Vec::new(),
     };
     messages.into_iter().fold(tool, |tool, (field, message)| {
@@ -816,15 +838,9 @@ pub fn empty_note(name: &str, arguments: &Map, path: Option<&str>) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::arguments as args;
     use super::*;
     use agentteams_mcp::json;
-
-    fn args(text: &str) -> Map {
-        match json::parse(text.as_bytes()) {
-            Ok(Value::Object(map)) => map,
-            _ => panic!("bad test input {text}"),
-        }
-    }
 
     #[test]
     fn declarations_match_the_reference_wire_form() {
@@ -1157,7 +1173,7 @@ mod tests {
                 &args(r#"{"rev":"HEAD","stat":1}"#),
                 None
             ),
-            Err(log_args::STAT_RULE.to_owned())
+            Err(flag_rule("stat"))
         );
         assert_eq!(
             subcommand_for(
