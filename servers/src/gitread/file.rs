@@ -11,7 +11,7 @@
 
 use super::page;
 use super::process::{Finished, Window};
-use super::sanitize::{self, MAX_OUTPUT};
+use super::sanitize;
 use super::tools::{self, PATH_OUTSIDE};
 use agentteams_mcp::json::{Map, Value};
 use std::path::{Component, Path};
@@ -164,7 +164,7 @@ pub fn window(request: &Request) -> Window {
     }
     let skip = request.start.unwrap_or(1) - 1;
     Window {
-        keep: MAX_OUTPUT + 4,
+        keep: page::KEEP,
         skip_bytes: 0,
         skip_lines: skip,
         take_lines: request.end.map(|e| e - skip),
@@ -255,23 +255,19 @@ pub fn render(
             None => (head, None),
         };
     }
-    let reserve = head.len() + 64;
-    let body = sanitize::render_output_reserving(&done.stdout, done.stdout_more, reserve);
-    let Some(cut) = body.strip_suffix(sanitize::TRUNCATION_MARKER) else {
-        return (head + &body, None);
+    // A line range pages by line: the page ends after whole lines, and the next call starts at
+    // the first line not shown whole; a first line longer than the page is shown as far as it
+    // fits, and the next call starts after it.
+    let cut = page::cut(&done.stdout, done.stdout_more, head.len());
+    let Some(consumed) = cut.consumed else {
+        return (head + &cut.text, None);
     };
-    // Whole lines shown; the next call starts at the first line not shown whole. A first line
-    // longer than the cap is shown as far as it fits, and the next call starts after it.
-    let whole = cut.matches('\n').count() as u64;
-    let (shown, next) = match cut.rfind('\n') {
-        Some(end) => (&cut[..=end], start + whole),
-        None => (cut, start + 1),
-    };
-    let newline = if shown.ends_with('\n') { "" } else { "\n" };
-    let text = format!(
-        "{head}{shown}{newline}{}",
-        page::continuation("start", next)
-    );
+    let whole = done.stdout[..consumed]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64;
+    let next = start + whole.max(1);
+    let text = format!("{head}{}{}", cut.text, page::continuation("start", next));
     (text, Some((page::NEXT_START, next)))
 }
 

@@ -69,10 +69,36 @@ pub fn render(raw: &[u8], more: bool, offset: u64) -> Option<Page> {
 
 /// [`render`] with `reserve` bytes of the page left for a line the caller puts before it.
 pub fn render_reserving(raw: &[u8], more: bool, offset: u64, reserve: usize) -> Option<Page> {
-    let body_bytes = BODY_BYTES.saturating_sub(reserve);
     if raw.is_empty() {
         return None;
     }
+    let Cut { mut text, consumed } = cut(raw, more, reserve);
+    let Some(consumed) = consumed else {
+        return Some(Page {
+            text,
+            next_offset: None,
+        });
+    };
+    let next = offset + consumed as u64;
+    text.push_str(&continuation("offset", next));
+    Some(Page {
+        text,
+        next_offset: Some(next),
+    })
+}
+
+/// What of a run's kept stdout fits one page: its sanitised text and, when that is not all of
+/// it, how many bytes of `raw` it shows (the page ends after a whole line, or, for a first line
+/// longer than the page, between two characters of it and with a newline added).
+pub struct Cut {
+    pub text: String,
+    pub consumed: Option<usize>,
+}
+
+/// The [`Cut`] of `raw` (`more`: stdout went on past it) with `reserve` bytes of the page left for
+/// a line the caller puts before it and the continuation line after it.
+pub fn cut(raw: &[u8], more: bool, reserve: usize) -> Cut {
+    let body_bytes = BODY_BYTES.saturating_sub(reserve);
     let mut text = String::with_capacity(raw.len().min(PAGE_BYTES));
     let mut consumed = 0;
     for line in raw.split_inclusive(|&b| b == b'\n') {
@@ -85,10 +111,10 @@ pub fn render_reserving(raw: &[u8], more: bool, offset: u64, reserve: usize) -> 
         consumed += line.len();
     }
     if consumed == raw.len() && !more {
-        return Some(Page {
+        return Cut {
             text,
-            next_offset: None,
-        });
+            consumed: None,
+        };
     }
     if consumed == 0 {
         // One line longer than a page: as much of it as fits, cut between two characters.
@@ -96,12 +122,10 @@ pub fn render_reserving(raw: &[u8], more: bool, offset: u64, reserve: usize) -> 
         text.push_str(&decode(&raw[..consumed]));
         text.push('\n');
     }
-    let next = offset + consumed as u64;
-    text.push_str(&continuation("offset", next));
-    Some(Page {
+    Cut {
         text,
-        next_offset: Some(next),
-    })
+        consumed: Some(consumed),
+    }
 }
 
 /// `raw` as sanitised text (invalid UTF-8 becomes U+FFFD).

@@ -1,6 +1,7 @@
 //! Makes what git prints fit to reach a client: decoded, passed through the suite's sanitiser
-//! ([`agentteams_mcp::sanitize`], which decides what is escaped and why), and cut to the output cap
-//! with one marker.
+//! ([`agentteams_mcp::sanitize`], which decides what is escaped and why), and, for the reference's
+//! answers (`--compat reference`), cut to the output cap with one marker. The product's answers
+//! are cut into pages by [`super::page`].
 //!
 //! Git prints repository content (commit messages, author names, file lines) verbatim, so a hostile
 //! commit can carry ESC sequences, a bare CR, bidi overrides or invisible characters; the
@@ -36,21 +37,15 @@ fn json_escaped_len(c: char) -> usize {
 /// result would pass [`MAX_RESULT_TEXT`], whichever comes first. `more` says the raw stdout was
 /// longer than `raw` (the reader stopped keeping it).
 pub fn render_output(raw: &[u8], more: bool) -> String {
-    render_output_reserving(raw, more, 0)
-}
-
-/// [`render_output`] with `reserve` bytes (counted both raw and JSON-escaped) left free for text
-/// the caller adds around it.
-pub fn render_output_reserving(raw: &[u8], more: bool, reserve: usize) -> String {
     let text = sanitize(&String::from_utf8_lossy(raw)).into_owned();
     let marker_json: usize = TRUNCATION_MARKER.chars().map(json_escaped_len).sum();
-    let json_budget = MAX_RESULT_TEXT - ENVELOPE - marker_json - 6 * reserve;
+    let json_budget = MAX_RESULT_TEXT - ENVELOPE - marker_json;
     let mut bytes = 0;
     let mut json = 0;
     for (index, c) in text.char_indices() {
         bytes += c.len_utf8();
         json += json_escaped_len(c);
-        if bytes + reserve > MAX_OUTPUT || json > json_budget {
+        if bytes > MAX_OUTPUT || json > json_budget {
             let mut cut = text[..index].to_owned();
             cut.push_str(TRUNCATION_MARKER);
             return cut;
