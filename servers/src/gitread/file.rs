@@ -163,12 +163,7 @@ pub fn window(request: &Request) -> Window {
         return Window::from_byte(request.offset, page::KEEP);
     }
     let skip = request.start.unwrap_or(1) - 1;
-    Window {
-        keep: page::KEEP,
-        skip_bytes: 0,
-        skip_lines: skip,
-        take_lines: request.end.map(|e| e - skip),
-    }
+    Window::lines(page::KEEP, skip, request.end.map(|e| e - skip))
 }
 
 /// The path as the first line shows it: as is, or quoted and escaped when it holds anything

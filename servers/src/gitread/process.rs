@@ -70,19 +70,30 @@ pub const BINARY_PROBE: usize = 8000;
 /// Which part of stdout a run keeps: from byte `skip_bytes` on, or from the line after
 /// `skip_lines` newlines through the line that ends with newline number `skip_lines + take_lines`
 /// (all lines when `None`); at most `keep` bytes of it. Everything else is counted and drained,
-/// never held. (A window skips bytes or lines, never both.)
+/// never held. A window skips bytes or lines, never both: its constructors make one or the other.
 #[derive(Clone, Copy, Debug)]
 pub struct Window {
-    pub keep: usize,
-    pub skip_bytes: u64,
-    pub skip_lines: u64,
-    pub take_lines: Option<u64>,
+    keep: usize,
+    skip_bytes: u64,
+    skip_lines: u64,
+    take_lines: Option<u64>,
 }
 
 impl Window {
     /// The first `keep` bytes.
     pub fn first(keep: usize) -> Window {
         Window::from_byte(0, keep)
+    }
+
+    /// At most `keep` bytes of the lines after the first `skip_lines`, `take_lines` of them
+    /// (all when `None`).
+    pub fn lines(keep: usize, skip_lines: u64, take_lines: Option<u64>) -> Window {
+        Window {
+            keep,
+            skip_bytes: 0,
+            skip_lines,
+            take_lines,
+        }
     }
 
     /// `keep` bytes from byte `skip_bytes` on.
