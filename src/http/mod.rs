@@ -18,6 +18,7 @@ pub mod sealed;
 pub mod server;
 pub mod sessions;
 pub mod sse;
+pub mod streams;
 
 pub use endpoint::{Endpoint, ResourceMetadata, HEALTH_PATH, MCP_PATH};
 pub use guard::{Guard, Token, TOKEN_ENV_VAR};
@@ -47,6 +48,9 @@ pub struct HttpConfig {
     /// Seal legacy sessions into their ids under this key ([`sealed`]): every replica holding
     /// it serves every session. `None`: sessions live in this process only.
     pub session_key: Option<SessionKey>,
+    /// This replica's name in SSE event ids ([`streams`]), for a balancer to route resumptions
+    /// by; `None`: `r` and the random tag of this process.
+    pub replica_name: Option<String>,
     /// A key rotated out, still accepted (never used to seal) while its tokens may be alive.
     pub previous_session_key: Option<SessionKey>,
     /// Host names accepted in Host/Origin besides the loopback names (e.g. the public name).
@@ -72,6 +76,7 @@ impl Default for HttpConfig {
             stateless: false,
             session_key: None,
             previous_session_key: None,
+            replica_name: None,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             resource_metadata: None,
@@ -125,8 +130,16 @@ pub fn bind(engine: Arc<Engine>, config: HttpConfig) -> io::Result<Server> {
         Some(key) => Some(Sealer::new(key, config.previous_session_key.clone())?),
         None => None,
     };
-    let endpoint = Endpoint::new(engine, guard, sessions, config.resource_metadata.clone())
+    let mut endpoint = Endpoint::new(engine, guard, sessions, config.resource_metadata.clone())
         .with_sealer(sealer);
+    if let Some(name) = &config.replica_name {
+        endpoint = endpoint.with_replica_name(name).ok_or_else(|| {
+            refuse(format!(
+                "a replica name is 1 to {} of A-Z a-z 0-9 _ -, not {name:?}",
+                limits::MAX_REPLICA_NAME_BYTES
+            ))
+        })?;
+    }
     Ok(Server::bind(
         SocketAddr::new(config.bind, config.port),
         Arc::new(endpoint),

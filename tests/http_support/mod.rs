@@ -105,18 +105,20 @@ impl Reply {
         self.json().get("error")?.get("code")?.as_i64()
     }
 
-    /// The `data:` payloads of an SSE body, one per event.
+    /// The `data:` payloads of an SSE body, one per event (priming events, whose data is
+    /// empty, are skipped).
     pub fn events(&self) -> Vec<Value> {
         self.text()
             .split("\n\n")
-            .filter(|e| !e.is_empty())
             .map(|event| {
                 let data: Vec<&str> = event
                     .lines()
                     .filter_map(|l| l.strip_prefix("data: "))
                     .collect();
-                json::parse(data.join("\n").as_bytes()).unwrap()
+                data.join("\n")
             })
+            .filter(|data| !data.trim().is_empty())
+            .map(|data| json::parse(data.as_bytes()).unwrap())
             .collect()
     }
 }
@@ -157,7 +159,8 @@ impl Client {
         }
     }
 
-    fn take_line(&mut self) -> Option<String> {
+    /// The next CRLF-terminated line, without its CRLF; `None` if the connection closed first.
+    pub fn take_line(&mut self) -> Option<String> {
         loop {
             if let Some(i) = self.buf.windows(2).position(|w| w == b"\r\n") {
                 let line = String::from_utf8(self.buf[..i].to_vec()).unwrap();
@@ -170,7 +173,8 @@ impl Client {
         }
     }
 
-    fn take_exact(&mut self, n: usize) -> Option<Vec<u8>> {
+    /// The next `n` bytes; `None` if the connection closed first.
+    pub fn take_exact(&mut self, n: usize) -> Option<Vec<u8>> {
         while self.buf.len() < n {
             if !self.fill() {
                 return None;
@@ -179,26 +183,31 @@ impl Client {
         Some(self.buf.drain(..n).collect())
     }
 
+    /// Reads one response head (status and headers); `None` if the connection closed first.
+    pub fn read_head(&mut self) -> Option<Reply> {
+        let status_line = self.take_line()?;
+        let status: u16 = status_line.split(' ').nth(1)?.parse().ok()?;
+        let mut headers = Vec::new();
+        loop {
+            let line = self.take_line()?;
+            if line.is_empty() {
+                break;
+            }
+            let (name, value) = line.split_once(':').expect("header line");
+            headers.push((name.to_owned(), value.trim().to_owned()));
+        }
+        Some(Reply {
+            status,
+            headers,
+            body: Vec::new(),
+        })
+    }
+
     /// Reads one response (skipping `100 Continue`); `None` if the connection closed first.
     pub fn read_reply(&mut self) -> Option<Reply> {
         loop {
-            let status_line = self.take_line()?;
-            let status: u16 = status_line.split(' ').nth(1)?.parse().ok()?;
-            let mut headers = Vec::new();
-            loop {
-                let line = self.take_line()?;
-                if line.is_empty() {
-                    break;
-                }
-                let (name, value) = line.split_once(':').expect("header line");
-                headers.push((name.to_owned(), value.trim().to_owned()));
-            }
-            let mut reply = Reply {
-                status,
-                headers,
-                body: Vec::new(),
-            };
-            if status == 100 {
+            let mut reply = self.read_head()?;
+            if reply.status == 100 {
                 continue;
             }
             if reply.header("transfer-encoding") == Some("chunked") {
