@@ -4,6 +4,7 @@
 
 mod http_support;
 
+use agentteams_mcp::client::{Answers, Client as McpClient, EraChoice, Options};
 use agentteams_mcp::http::limits::{MAX_STORED_EVENTS, SSE_RETRY};
 use agentteams_mcp::http::streams::parse_event_id;
 use agentteams_mcp::http::{self, HttpConfig};
@@ -18,7 +19,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// `touch` announces a change of the resource list; `poll` closes its stream, then answers;
-/// `ask` closes its stream, pings the client, and answers with what the ping brought.
+/// `ask` closes its stream, pings the client, and answers with what the ping brought; `elicit`
+/// closes its stream, elicits a form with a default, and answers with the client's reply.
 struct StreamTools {
     notifier: Mutex<Option<ResourceNotifier>>,
 }
@@ -48,7 +50,7 @@ impl ToolSet for StreamTools {
     }
     fn tools(&self) -> Vec<Tool> {
         let object = json::parse(br#"{"type": "object"}"#).unwrap();
-        ["touch", "poll", "ask"]
+        ["touch", "poll", "ask", "elicit"]
             .into_iter()
             .map(|name| Tool::new(name, "A stream test tool.", object.clone()))
             .collect()
@@ -70,10 +72,22 @@ impl ToolSet for StreamTools {
                     "kept"
                 })))
             }
-            _ => {
+            "ask" => {
                 ctx.close_stream();
                 let pinged = ctx.ping_client(Duration::from_secs(10));
                 Ok(ToolOutput::Value(Value::from(pinged.is_ok())))
+            }
+            _ => {
+                ctx.close_stream();
+                let form = json::parse(
+                    br#"{"message": "name?", "requestedSchema": {"type": "object",
+                        "properties": {"name": {"type": "string", "default": "Ada"}}}}"#,
+                )
+                .unwrap();
+                let answer = ctx
+                    .elicit(form)
+                    .map_err(|e| ToolError::new(e.to_string()))?;
+                Ok(ToolOutput::Value(answer))
             }
         }
     }
@@ -415,4 +429,27 @@ fn get_needs_a_session_an_event_stream_accept_and_a_stateful_server() {
     let mut second = get(addr, &sid, None).unwrap();
     second.next().unwrap();
     assert!(first.next_event().is_none(), "the first stream was ended");
+}
+
+#[test]
+fn the_client_opens_the_get_stream_after_the_handshake_and_answers_requests_on_it() {
+    let addr = start(HttpConfig::default());
+    let options = Options {
+        era: EraChoice::Legacy,
+        answers: Answers {
+            elicitation: Some(Vec::new()),
+            roots: Vec::new(),
+        },
+        ..Options::default()
+    };
+    let url = format!("http://127.0.0.1:{}/mcp", addr.port());
+    let mut client = McpClient::connect_http(&url, options).unwrap();
+    // The call's own stream is closed before the elicitation, so the request can reach the
+    // client only on the GET stream; the result then arrives on the resumed POST stream.
+    let result = client.call_tool("elicit", Map::new()).unwrap();
+    let text = at(&result.raw, "content.0.text");
+    let answer = json::parse(text.as_str().unwrap().as_bytes()).unwrap();
+    assert_eq!(at(&answer, "action").as_str(), Some("accept"));
+    assert_eq!(at(&answer, "content.name").as_str(), Some("Ada"));
+    client.close().unwrap();
 }
