@@ -453,3 +453,25 @@ fn the_client_opens_the_get_stream_after_the_handshake_and_answers_requests_on_i
     assert_eq!(at(&answer, "content.name").as_str(), Some("Ada"));
     client.close().unwrap();
 }
+
+#[test]
+fn a_stopping_server_ends_its_get_streams_and_returns() {
+    let tools = StreamTools {
+        notifier: Mutex::new(None),
+    };
+    let engine = Arc::new(Engine::new(Arc::new(tools)));
+    let config = HttpConfig {
+        port: 0,
+        ..HttpConfig::default()
+    };
+    let server = http::bind(engine, config).unwrap();
+    let addr = server.local_addr().unwrap();
+    let stopper = server.stopper().unwrap();
+    let running = std::thread::spawn(move || server.run());
+    let sid = session(addr, "2025-11-25");
+    let mut stream = get(addr, &sid, None).unwrap();
+    stream.next().unwrap(); // priming: the stream is open
+    stopper.stop();
+    assert!(stream.next_event().is_none(), "the stream ended");
+    running.join().unwrap().unwrap();
+}
