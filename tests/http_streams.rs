@@ -475,3 +475,32 @@ fn a_stopping_server_ends_its_get_streams_and_returns() {
     assert!(stream.next_event().is_none(), "the stream ended");
     running.join().unwrap().unwrap();
 }
+
+#[test]
+fn concurrent_streams_of_one_session_have_their_own_ids_and_resume_separately() {
+    let addr = start(HttpConfig::default());
+    let sid = session(addr, "2025-11-25");
+    let mut standalone = get(addr, &sid, None).unwrap();
+    let standalone_id = standalone.next().unwrap().id.unwrap();
+    let mut first = call(addr, &sid, 11, "poll").unwrap();
+    let mut second = call(addr, &sid, 12, "poll").unwrap();
+    let first_id = first.next().unwrap().id.unwrap();
+    let second_id = second.next().unwrap().id.unwrap();
+    let stream_of = |id: &str| parse_event_id(id.as_bytes()).unwrap().stream;
+    let streams = [&standalone_id, &first_id, &second_id].map(|id| stream_of(id));
+    assert_eq!(streams[0], 0);
+    assert!(streams[1] != streams[2] && streams[1] > 0 && streams[2] > 0);
+    // Each resumption replays its own stream's response, whatever the order.
+    for (last, id) in [(&second_id, 12), (&first_id, 11)] {
+        let mut resumed = get(addr, &sid, Some(last)).unwrap();
+        let reply = resumed.next_event().unwrap();
+        assert_eq!(at(&reply.json(), "id").as_i64(), Some(id));
+        assert_eq!(stream_of(reply.id.as_ref().unwrap()), stream_of(last));
+    }
+    // The standalone stream stayed open beside them.
+    call_json(addr, &sid, "touch");
+    assert_eq!(
+        at(&standalone.next_event().unwrap().json(), "method").as_str(),
+        Some("notifications/resources/list_changed")
+    );
+}

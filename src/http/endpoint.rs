@@ -1,9 +1,11 @@
 //! The Streamable HTTP endpoint (`/mcp`): era routing, sessions, Accept/Content-Type rules, the
 //! status-code tables of both eras, and the optional RFC 9728 protected-resource metadata.
 //!
-//! Legacy (2025-03-26 … 2025-11-25) requests run in a session named by `Mcp-Session-Id`; modern
-//! (2026-07-28) requests, recognised by `params._meta["io.modelcontextprotocol/protocolVersion"]`,
-//! run statelessly with their HTTP headers checked against the body. Replies are JSON unless the
+//! Legacy (2025-03-26 … 2025-11-25) requests run in a session named by `Mcp-Session-Id`, whose
+//! SSE streams (the standalone GET stream and POST replies) are resumable through
+//! [`super::streams`]; modern (2026-07-28) requests, recognised by
+//! `params._meta["io.modelcontextprotocol/protocolVersion"]`, run statelessly with their HTTP
+//! headers checked against the body. Replies are JSON unless the
 //! call emits notifications before its result, in which case the reply becomes an SSE stream at
 //! the first notification.
 
@@ -289,10 +291,20 @@ impl Endpoint {
         if delete {
             return Some(self.end(sessions, id));
         }
-        let live = match self.resolve(sessions, id) {
-            Ok(live) => live,
-            Err(response) => return Some(response),
-        };
+        match self.resolve(sessions, id) {
+            Ok(live) => self.stream(head, &live, exchange),
+            Err(response) => Some(response),
+        }
+    }
+
+    /// A legacy session's GET: resumes the stream `Last-Event-ID` names, or opens the session's
+    /// standalone stream; then writes its events until it ends (see [`Endpoint::pump`]).
+    fn stream(
+        &self,
+        head: &RequestHead<'_>,
+        live: &Live,
+        exchange: &Exchange<'_>,
+    ) -> Option<Response> {
         if !accepts(head, "text/event-stream") {
             return Some(invalid_request(
                 406,
