@@ -42,6 +42,10 @@ pub const MAX_SSE_RETRY: Duration = Duration::from_secs(60);
 /// client closes; this only bounds the read deadline).
 pub const SERVER_STREAM_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 
+/// Longest wait for the answer to the GET that opens the server's stream after the handshake
+/// (a server that never answers it delays the client's first call by this much, no more).
+pub const SERVER_STREAM_OPEN_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// How often the standalone stream's thread, waiting to reconnect, checks whether the client is
 /// closing.
 const STOP_STEP: Duration = Duration::from_millis(50);
