@@ -13,7 +13,7 @@ use agentteams_mcp::server::{
     CallContext, Engine, ReadRequest, RequestError, Resource, ResourceContents, ResourceNotifier,
     ResourceSet, Tool, ToolError, ToolOutput, ToolSet,
 };
-use http_support::{at, Client};
+use http_support::{at, request, Client, Refused, Sse};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -105,117 +105,6 @@ fn start(config: HttpConfig) -> SocketAddr {
     let addr = server.local_addr().unwrap();
     std::thread::spawn(move || server.run());
     addr
-}
-
-/// One SSE event as a client parses it (comments are returned with `comment` set).
-#[derive(Debug, Default)]
-struct Event {
-    id: Option<String>,
-    retry: Option<u64>,
-    data: String,
-    comment: bool,
-}
-
-impl Event {
-    fn json(&self) -> Value {
-        json::parse(self.data.as_bytes()).unwrap()
-    }
-}
-
-/// An open SSE response read event by event (chunked transfer decoded as it arrives).
-struct Sse {
-    client: Client,
-    text: String,
-    ended: bool,
-}
-
-/// A response that is not a stream: status and body.
-#[derive(Debug)]
-struct Refused {
-    status: u16,
-    body: String,
-}
-
-impl Sse {
-    /// Sends `request` on a new connection; the stream if the answer is 200 text/event-stream.
-    fn open(addr: SocketAddr, request: String) -> Result<Sse, Refused> {
-        let mut client = Client::connect(addr);
-        client.send(request.as_bytes());
-        let head = client.read_head().expect("a response head");
-        if head.status == 200 && head.header("content-type") == Some("text/event-stream") {
-            return Ok(Sse {
-                client,
-                text: String::new(),
-                ended: false,
-            });
-        }
-        let length = head
-            .header("content-length")
-            .map_or(0, |l| l.parse().unwrap());
-        let body = client.take_exact(length).unwrap_or_default();
-        Err(Refused {
-            status: head.status,
-            body: String::from_utf8_lossy(&body).into_owned(),
-        })
-    }
-
-    /// The next event or comment; `None` once the stream ended.
-    fn next(&mut self) -> Option<Event> {
-        loop {
-            if let Some(i) = self.text.find("\n\n") {
-                let block: String = self.text.drain(..i + 2).collect();
-                let mut event = Event::default();
-                for line in block.lines() {
-                    if line.starts_with(':') {
-                        event.comment = true;
-                    } else if let Some(v) = line.strip_prefix("id: ") {
-                        event.id = Some(v.to_owned());
-                    } else if let Some(v) = line.strip_prefix("retry: ") {
-                        event.retry = Some(v.parse().unwrap());
-                    } else if let Some(v) = line.strip_prefix("data: ") {
-                        event.data.push_str(v);
-                    }
-                }
-                return Some(event);
-            }
-            if self.ended {
-                return None;
-            }
-            let Some(size) = self.client.take_line() else {
-                self.ended = true;
-                continue;
-            };
-            let size = usize::from_str_radix(&size, 16).unwrap();
-            let data = self.client.take_exact(size + 2).expect("a whole chunk");
-            if size == 0 {
-                self.ended = true;
-            }
-            self.text
-                .push_str(std::str::from_utf8(&data[..size]).unwrap());
-        }
-    }
-
-    /// The next event that is not a comment.
-    fn next_event(&mut self) -> Option<Event> {
-        std::iter::from_fn(|| self.next()).find(|e| !e.comment)
-    }
-}
-
-fn request(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> String {
-    let mut text = format!(
-        "{method} /mcp HTTP/1.1\r\nHost: localhost:{}\r\n",
-        addr.port()
-    );
-    for (name, value) in headers {
-        text.push_str(&format!("{name}: {value}\r\n"));
-    }
-    if method == "POST" {
-        text.push_str("Content-Type: application/json\r\n");
-        text.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    text.push_str("\r\n");
-    text.push_str(body);
-    text
 }
 
 fn get(addr: SocketAddr, sid: &str, last_event_id: Option<&str>) -> Result<Sse, Refused> {

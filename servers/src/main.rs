@@ -20,7 +20,7 @@ usage:
   agentteams-mcp --serve-mcp NAME [--root DIR]   serve NAME over stdio (NAME: gitread, recall)
   agentteams-mcp --serve-mcp NAME --http [--bind ADDR] [--port N] [--auth-token-file F]
                  [--stateless | --session-key-file F [--previous-session-key-file F]]
-                 [--replica-name NAME] [--allow-host NAME]... [--allow-origin ORIGIN]... [--max-connections N]
+                 [--replica-name NAME] [--legacy-sse] [--allow-host NAME]... [--allow-origin ORIGIN]... [--max-connections N]
                  [--access-log] [--until-stdin-closes]
                                                  serve NAME over Streamable HTTP at /mcp
   agentteams-mcp index build [--root DIR] [--team-dir DIR] [--description FILE]
@@ -59,6 +59,8 @@ options:
   --replica-name NAME         HTTP: this replica's name, the first field of every SSE event id,
                               so a balancer can route a resuming GET (Last-Event-ID) to it
                               (1-32 of A-Z a-z 0-9 _ -; default: r and a random tag)
+  --legacy-sse                HTTP: also serve the 2024-11-05 HTTP+SSE transport for old clients
+                              (GET /sse opens a session's stream, POST /messages?sessionId=...)
   --allow-host NAME           also accept this host name in Host/Origin (repeatable)
   --allow-origin ORIGIN       also accept this exact Origin, e.g. https://app.example.com
   --max-connections N         HTTP: serve at most N connections at once (1 to 1024, the default);
@@ -224,6 +226,7 @@ const OPTIONS: &[&str] = &[
     "--session-key-file",
     "--previous-session-key-file",
     "--replica-name",
+    "--legacy-sse",
     "--allow-host",
     "--allow-origin",
     "--until-stdin-closes",
@@ -331,6 +334,7 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
     let key_file = args.value("--session-key-file")?;
     let previous_key_file = args.value("--previous-session-key-file")?;
     let replica_name = args.value("--replica-name")?;
+    let legacy_sse = args.flag("--legacy-sse");
     let allowed_hosts = args.values("--allow-host")?;
     let allowed_origins = args.values("--allow-origin")?;
     for origin in &allowed_origins {
@@ -346,12 +350,18 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
             || access_log
             || previous_key_file.is_some()
             || replica_name.is_some()
+            || legacy_sse
             || !allowed_hosts.is_empty()
             || !allowed_origins.is_empty();
         return match given {
             true => Err(UsageError("HTTP options need --http".into())),
             false => Ok(None),
         };
+    }
+    if stateless && legacy_sse {
+        return Err(UsageError(
+            "--legacy-sse keeps a session per stream; --stateless keeps none: give one".into(),
+        ));
     }
     if stateless && key_file.is_some() {
         return Err(UsageError(
@@ -381,6 +391,7 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
         session_key,
         previous_session_key,
         replica_name,
+        legacy_sse,
         access_log,
         stateless,
         allowed_hosts,

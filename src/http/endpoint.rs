@@ -29,6 +29,9 @@ use crate::server::{
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+mod legacy_sse;
+pub use legacy_sse::{MESSAGES_PATH, SSE_PATH};
+
 /// The path MCP is served at.
 pub const MCP_PATH: &str = "/mcp";
 
@@ -105,6 +108,8 @@ pub struct Endpoint {
     /// This process in event ids: the replica name a balancer routes resumptions by, and a random
     /// tag that keeps an earlier run's ids from matching.
     origin: Origin,
+    /// Also serve the 2024-11-05 HTTP+SSE transport ([`SSE_PATH`], [`MESSAGES_PATH`]).
+    legacy_sse: bool,
 }
 
 /// A JSON-RPC error body without an id (the request's id is unknown or irrelevant at this layer).
@@ -141,7 +146,15 @@ impl Endpoint {
             sealer: None,
             metadata,
             origin,
+            legacy_sse: false,
         }
+    }
+
+    /// Also serves the 2024-11-05 HTTP+SSE transport (ignored by a stateless server: its
+    /// sessions live in the stream).
+    pub fn with_legacy_sse(mut self, on: bool) -> Endpoint {
+        self.legacy_sse = on;
+        self
     }
 
     /// Names this replica in event ids (`--replica-name`; default `r` and the instance tag).
@@ -213,6 +226,16 @@ impl Endpoint {
         }
         if path == HEALTH_PATH {
             return Some(health(head.method));
+        }
+        if self.legacy_sse && (path == SSE_PATH || path == MESSAGES_PATH) {
+            if let Err(denial) = self
+                .guard
+                .check_origin(head)
+                .and_then(|()| self.guard.check_token(head))
+            {
+                return Some(self.deny(denial));
+            }
+            return self.legacy_sse(head, request.body, exchange);
         }
         let metadata_paths = [
             METADATA_PATH.to_owned(),
@@ -349,33 +372,38 @@ impl Endpoint {
                 (STANDALONE_STREAM, writer, after)
             }
         };
-        self.pump(exchange, hub, (stream, writer), after);
+        self.pump(exchange, hub, (stream, writer), after, true);
         None
     }
 
-    /// Writes the events of `stream` after `after` to a GET as they are stored, with a keep-alive
-    /// comment when idle, until the stream ends, another GET takes it over, the client goes, the
-    /// session ends or the server stops.
+    /// Writes the events of `stream` after `after` to a GET as they are stored (under their ids
+    /// when `ids`), with a keep-alive comment when idle, until the stream ends, another GET takes
+    /// it over, the client goes, the session ends or the server stops.
     fn pump(
         &self,
         exchange: &Exchange<'_>,
         hub: &StreamHub,
         (stream, writer): (u64, u64),
         after: u64,
+        ids: bool,
     ) {
         let mut after = after;
         let mut last_write = Instant::now();
         let mut finished = false;
-        while !exchange.is_stopping() {
+        // A client that closes a quiet stream is seen at once, not at the next write.
+        let gone = CancelToken::new();
+        let _watch = exchange.cancel_on_disconnect(gone.clone());
+        while !exchange.is_stopping() && !gone.is_cancelled() {
             match hub.next(stream, writer, after, STOP_POLL) {
                 Next::Events(events) => {
                     let mut out = Vec::new();
                     for (seq, data) in &events {
-                        sse::encode_event_with_id(
-                            &self.origin.event_id(stream, *seq),
-                            data,
-                            &mut out,
-                        );
+                        if ids {
+                            let id = self.origin.event_id(stream, *seq);
+                            sse::encode_event_with_id(&id, data, &mut out);
+                        } else {
+                            sse::encode_event(data, &mut out);
+                        }
                         after = *seq;
                     }
                     if !exchange.send_sse(&out) {

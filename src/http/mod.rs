@@ -20,7 +20,7 @@ pub mod sessions;
 pub mod sse;
 pub mod streams;
 
-pub use endpoint::{Endpoint, ResourceMetadata, HEALTH_PATH, MCP_PATH};
+pub use endpoint::{Endpoint, ResourceMetadata, HEALTH_PATH, MCP_PATH, MESSAGES_PATH, SSE_PATH};
 pub use guard::{Guard, Token, TOKEN_ENV_VAR};
 pub use server::{Server, Stopper, Timeouts};
 
@@ -65,6 +65,9 @@ pub struct HttpConfig {
     pub timeouts: Timeouts,
     /// One JSON line per request on stderr ([`access_log`]).
     pub access_log: bool,
+    /// Also serve the HTTP+SSE transport of 2024-11-05 (`GET /sse`, `POST /messages`) for old
+    /// clients; needs sessions.
+    pub legacy_sse: bool,
 }
 
 impl Default for HttpConfig {
@@ -83,6 +86,7 @@ impl Default for HttpConfig {
             max_connections: limits::MAX_CONNECTIONS,
             timeouts: Timeouts::default(),
             access_log: false,
+            legacy_sse: false,
         }
     }
 }
@@ -121,6 +125,12 @@ pub fn bind(engine: Arc<Engine>, config: HttpConfig) -> io::Result<Server> {
             "a session key seals sessions; a stateless server keeps none".into(),
         ));
     }
+    if config.stateless && config.legacy_sse {
+        return Err(refuse(
+            "the HTTP+SSE transport keeps a session per stream; a stateless server keeps none"
+                .into(),
+        ));
+    }
     if config.previous_session_key.is_some() && config.session_key.is_none() {
         return Err(refuse(
             "a previous session key needs a current one to seal with".into(),
@@ -131,7 +141,8 @@ pub fn bind(engine: Arc<Engine>, config: HttpConfig) -> io::Result<Server> {
         None => None,
     };
     let mut endpoint = Endpoint::new(engine, guard, sessions, config.resource_metadata.clone())
-        .with_sealer(sealer);
+        .with_sealer(sealer)
+        .with_legacy_sse(config.legacy_sse);
     if let Some(name) = &config.replica_name {
         endpoint = endpoint.with_replica_name(name).ok_or_else(|| {
             refuse(format!(

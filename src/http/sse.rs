@@ -31,7 +31,15 @@ pub fn stream_head(keep_alive: bool, chunked: bool) -> Vec<u8> {
 /// new `data:` line, so no payload can end the event early or inject fields; a reader joins the
 /// lines with LF (compact JSON has no raw line breaks, so MCP messages arrive unchanged).
 pub fn encode_event(data: &str, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"event: message\n");
+    encode_typed_event("message", data, out);
+}
+
+/// Appends one event of type `kind` (the server's own word, e.g. `endpoint`) carrying `data`,
+/// split into `data:` lines as [`encode_event`] does.
+pub fn encode_typed_event(kind: &str, data: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"event: ");
+    out.extend_from_slice(kind.as_bytes());
+    out.push(b'\n');
     let mut rest = data;
     loop {
         let end = rest.find(['\r', '\n']).unwrap_or(rest.len());
