@@ -8,8 +8,8 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
   initialize) exec "$bin" client --url "$url" info ;;
   tools_call) exec "$bin" client --url "$url" call add_numbers --arg a=2 --arg b=3 ;;
   sse-retry) exec "$bin" client --url "$url" call test_reconnection ;;
-  # Not run by run-client.sh yet: the suite's server sends this elicitation on the standalone GET
-  # stream, which the client does not open (issue 15, item 4).
+  # The suite's server sends this elicitation on the standalone GET stream, which the client
+  # opens after the handshake and answers on.
   elicitation-sep1034-client-defaults)
     exec "$bin" client --url "$url" --answer-defaults call test_client_elicitation_defaults ;;
   *) echo "client.sh: no client behaviour for scenario ${MCP_CONFORMANCE_SCENARIO:-(unset)}" >&2; exit 1 ;;

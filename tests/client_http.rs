@@ -353,6 +353,7 @@ fn legacy_sessions_carry_the_id_and_close_deletes_it() {
         [
             "initialize",
             "notifications/initialized",
+            "GET",
             "tools/call",
             "tools/call",
             "DELETE"
@@ -364,9 +365,12 @@ fn legacy_sessions_carry_the_id_and_close_deletes_it() {
         assert_eq!(r.header("mcp-session-id"), Some("s1"), "{}", r.rpc_method());
         assert_eq!(r.header("mcp-protocol-version"), Some("2025-11-25"));
     }
-    let accept = requests[2].header("accept").unwrap();
+    // After the handshake the client asks for the server's stream (this server offers none).
+    assert_eq!(requests[2].header("accept"), Some("text/event-stream"));
+    assert_eq!(requests[2].header("last-event-id"), None);
+    let accept = requests[3].header("accept").unwrap();
     assert!(accept.contains("application/json") && accept.contains("text/event-stream"));
-    assert_eq!(requests[2].header("content-type"), Some("application/json"));
+    assert_eq!(requests[3].header("content-type"), Some("application/json"));
 }
 
 #[test]
@@ -404,14 +408,16 @@ fn an_expired_session_is_reinitialized_once() {
         [
             "initialize",
             "notifications/initialized",
+            "GET",
             "tools/list",
             "initialize",
             "notifications/initialized",
+            "GET",
             "tools/list",
             "DELETE"
         ]
     );
-    assert_eq!(server.requests()[5].header("mcp-session-id"), Some("s2"));
+    assert_eq!(server.requests()[7].header("mcp-session-id"), Some("s2"));
 
     let server = engine_server(usize::MAX);
     let mut client = Client::connect_http(&server.url, legacy(30_000)).unwrap();
@@ -506,10 +512,14 @@ fn a_broken_stream_is_resumed_with_last_event_id() {
     );
     let result = client.call_tool("t", Map::new()).unwrap();
     assert_eq!(result.text(), "resumed");
-    let get = server
-        .requests()
-        .into_iter()
-        .find(|r| r.method == "GET")
+    let gets: Vec<Request> = (server.requests().into_iter())
+        .filter(|r| r.method == "GET")
+        .collect();
+    // The server's own stream, opened after the handshake, then the resumption.
+    assert_eq!(gets[0].header("last-event-id"), None);
+    let get = gets
+        .iter()
+        .find(|r| r.header("last-event-id").is_some())
         .unwrap();
     assert_eq!(get.header("last-event-id"), Some("event-1"));
     assert_eq!(get.header("mcp-session-id"), Some("s1"));

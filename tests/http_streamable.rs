@@ -64,19 +64,19 @@ fn notifications_and_responses_get_202_with_no_body() {
 }
 
 #[test]
-fn delete_ends_a_session_and_get_offers_no_stream() {
+fn delete_ends_a_session_and_get_needs_one() {
     let (mut c, id) = session("2025-11-25");
     let sid = [("Mcp-Session-Id", id.as_str())];
+    // (tests/http_streams.rs opens the GET stream itself.)
     let get = c
         .request(
             "GET",
             "/mcp",
-            &[("Accept", "text/event-stream"), sid[0]],
+            &[("Accept", "application/json"), sid[0]],
             b"",
         )
         .unwrap();
-    assert_eq!(get.status, 405);
-    assert_eq!(get.header("allow"), Some("POST, DELETE"));
+    assert_eq!(get.status, 406);
     let no_session_get = c.request("GET", "/mcp", &[], b"").unwrap();
     assert_eq!(
         (no_session_get.status, no_session_get.header("allow")),
@@ -244,7 +244,19 @@ fn a_call_that_notifies_streams_sse_and_the_connection_stays_usable() {
         .collect();
     assert_eq!(progress, [1.0, 2.0, 3.0]);
     assert_eq!(at(&events[5], "id").as_u64(), Some(5));
-    assert!(streamed.text().starts_with("event: message\ndata: {"));
+    // A 2025-11-25 stream opens with a priming event (an id and `retry`, no data); every event
+    // after it carries an id too (tests/http_streams.rs resumes them).
+    let text = streamed.text();
+    assert!(text.starts_with("id: "), "{text}");
+    let first = text.split("\n\n").next().unwrap();
+    assert!(
+        first.contains("\nretry: ") && first.ends_with("\ndata: "),
+        "{first}"
+    );
+    assert!(text
+        .split("\n\n")
+        .filter(|e| !e.is_empty())
+        .all(|e| e.starts_with("id: ")));
 
     assert_eq!(c.post(TOOLS_LIST, &sid).status, 200);
 }

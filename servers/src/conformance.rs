@@ -25,6 +25,9 @@ pub const SILENT_WAV: &str =
 /// Pause between the notifications of the logging and progress tools (the suite's fixture waits
 /// about as long, so clients see them arrive one by one).
 const STEP: Duration = Duration::from_millis(50);
+/// How long `test_reconnection` works after closing its stream: long enough that the client's
+/// resumption usually arrives before the answer, so both orders get exercised.
+const RECONNECTION_PAUSE: Duration = Duration::from_millis(300);
 
 /// The fixture tool set, with its resources and prompts.
 #[derive(Default)]
@@ -164,7 +167,7 @@ impl ToolSet for Conformance {
             ),
             plain(
                 "test_reconnection",
-                "Answers after a pause (the suite's SSE-resumption scenario; this server does not resume streams).",
+                "Closes its SSE stream mid-call and answers after a pause, on the stream the client resumes with Last-Event-ID (SEP-1699 polling).",
             ),
         ]
     }
@@ -307,7 +310,10 @@ impl ToolSet for Conformance {
                 )
             }
             "test_reconnection" => {
-                if ctx.cancel_token().wait_timeout(STEP) {
+                // Closed only where the transport can resume it (HTTP sessions at 2025-11-25);
+                // elsewhere the answer simply follows the pause on the same stream.
+                ctx.close_stream();
+                if ctx.cancel_token().wait_timeout(RECONNECTION_PAUSE) {
                     return Err(ToolError::new("cancelled"));
                 }
                 content(vec![text("Reconnection test completed")])

@@ -4,6 +4,7 @@
 use agentteams_mcp::governance::PermissionMode;
 use agentteams_mcp::http::limits;
 use agentteams_mcp::http::sealed::SessionKey;
+use agentteams_mcp::http::streams::is_replica_name;
 use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
 use agentteams_mcp_servers::cli::{self, Args, UsageError};
 use agentteams_mcp_servers::client_cmd;
@@ -19,7 +20,7 @@ usage:
   agentteams-mcp --serve-mcp NAME [--root DIR]   serve NAME over stdio (NAME: gitread, recall)
   agentteams-mcp --serve-mcp NAME --http [--bind ADDR] [--port N] [--auth-token-file F]
                  [--stateless | --session-key-file F [--previous-session-key-file F]]
-                 [--allow-host NAME]... [--allow-origin ORIGIN]... [--max-connections N]
+                 [--replica-name NAME] [--legacy-sse] [--allow-host NAME]... [--allow-origin ORIGIN]... [--max-connections N]
                  [--access-log] [--until-stdin-closes]
                                                  serve NAME over Streamable HTTP at /mcp
   agentteams-mcp index build [--root DIR] [--team-dir DIR] [--description FILE]
@@ -55,6 +56,11 @@ options:
                               (docs/deploy.md; make one: openssl rand -hex 32 > F)
   --previous-session-key-file F
                               also accept sessions sealed with this rotated-out key
+  --replica-name NAME         HTTP: this replica's name, the first field of every SSE event id,
+                              so a balancer can route a resuming GET (Last-Event-ID) to it
+                              (1-32 of A-Z a-z 0-9 _ -; default: r and a random tag)
+  --legacy-sse                HTTP: also serve the 2024-11-05 HTTP+SSE transport for old clients
+                              (GET /sse opens a session's stream, POST /messages?sessionId=...)
   --allow-host NAME           also accept this host name in Host/Origin (repeatable)
   --allow-origin ORIGIN       also accept this exact Origin, e.g. https://app.example.com
   --max-connections N         HTTP: serve at most N connections at once (1 to 1024, the default);
@@ -219,6 +225,8 @@ const OPTIONS: &[&str] = &[
     "--stateless",
     "--session-key-file",
     "--previous-session-key-file",
+    "--replica-name",
+    "--legacy-sse",
     "--allow-host",
     "--allow-origin",
     "--until-stdin-closes",
@@ -325,6 +333,8 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
     let access_log = args.flag("--access-log");
     let key_file = args.value("--session-key-file")?;
     let previous_key_file = args.value("--previous-session-key-file")?;
+    let replica_name = args.value("--replica-name")?;
+    let legacy_sse = args.flag("--legacy-sse");
     let allowed_hosts = args.values("--allow-host")?;
     let allowed_origins = args.values("--allow-origin")?;
     for origin in &allowed_origins {
@@ -339,6 +349,8 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
             || max_connections.is_some()
             || access_log
             || previous_key_file.is_some()
+            || replica_name.is_some()
+            || legacy_sse
             || !allowed_hosts.is_empty()
             || !allowed_origins.is_empty();
         return match given {
@@ -346,10 +358,21 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
             false => Ok(None),
         };
     }
+    if stateless && legacy_sse {
+        return Err(UsageError(
+            "--legacy-sse keeps a session per stream; --stateless keeps none: give one".into(),
+        ));
+    }
     if stateless && key_file.is_some() {
         return Err(UsageError(
             "--stateless keeps no sessions; --session-key-file seals them: give one".into(),
         ));
+    }
+    if let Some(name) = replica_name.as_deref().filter(|n| !is_replica_name(n)) {
+        return Err(UsageError(format!(
+            "--replica-name needs 1 to {} of A-Z a-z 0-9 _ -, not {name:?}",
+            limits::MAX_REPLICA_NAME_BYTES
+        )));
     }
     if previous_key_file.is_some() && key_file.is_none() {
         return Err(UsageError(
@@ -367,6 +390,8 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
     let mut config = HttpConfig {
         session_key,
         previous_session_key,
+        replica_name,
+        legacy_sse,
         access_log,
         stateless,
         allowed_hosts,

@@ -58,7 +58,7 @@ fn unsafe_or_malformed_http_setups_exit_2() {
             .output()
             .unwrap()
     };
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &[
                 "--serve-mcp",
@@ -88,6 +88,30 @@ fn unsafe_or_malformed_http_setups_exit_2() {
                 "/nonexistent/token",
             ],
             "--auth-token-file",
+        ),
+        (
+            &[
+                "--serve-mcp",
+                "conformance",
+                "--http",
+                "--replica-name",
+                "r.1",
+            ],
+            "--replica-name needs 1 to 32 of A-Z a-z 0-9 _ -",
+        ),
+        (
+            &["--serve-mcp", "conformance", "--replica-name", "r1"],
+            "HTTP options need --http",
+        ),
+        (
+            &[
+                "--serve-mcp",
+                "conformance",
+                "--http",
+                "--legacy-sse",
+                "--stateless",
+            ],
+            "--legacy-sse keeps a session per stream",
         ),
     ];
     for (args, message) in cases {

@@ -1,6 +1,7 @@
 //! The Streamable HTTP transport over `std::net`: one POST per message, replies as JSON or as an
 //! SSE stream, sessions (`Mcp-Session-Id`), resumption of a broken stream with `Last-Event-ID`,
-//! DELETE on close, bearer tokens, and timeouts on connect and on every call.
+//! the server's standalone GET stream (opened after the handshake; the server's requests on it
+//! are answered), DELETE on close, bearer tokens, and timeouts on connect and on every call.
 //!
 //! Each exchange uses its own connection (`Connection: close`): a blocking client sends one
 //! message at a time, and a fresh connection can never inherit a half-read body.
@@ -13,7 +14,10 @@ use super::{Answers, Transport};
 use crate::json::{self, Value};
 use crate::server::Revision;
 use std::io::{ErrorKind, Read, Write};
-use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Bytes read from the socket per call.
@@ -34,6 +38,18 @@ pub const DEFAULT_SSE_RETRY: Duration = Duration::from_secs(1);
 /// Longest `retry:` delay honoured (the call's deadline bounds it further).
 pub const MAX_SSE_RETRY: Duration = Duration::from_secs(60);
 
+/// How long the server's standalone stream may stay open (it is read on its own thread until the
+/// client closes; this only bounds the read deadline).
+pub const SERVER_STREAM_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Longest wait for the answer to the GET that opens the server's stream after the handshake
+/// (a server that never answers it delays the client's first call by this much, no more).
+pub const SERVER_STREAM_OPEN_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How often the standalone stream's thread, waiting to reconnect, checks whether the client is
+/// closing.
+const STOP_STEP: Duration = Duration::from_millis(50);
+
 /// Statuses accepted as a successful DELETE of the session (404: already gone; 405: the server
 /// does not let clients end sessions).
 pub const DELETE_OK_STATUSES: [u16; 5] = [200, 202, 204, 404, 405];
@@ -49,6 +65,26 @@ pub struct HttpTransport {
     max_message_bytes: usize,
     /// How requests from the server (on an SSE response) are answered.
     answers: Answers,
+    /// The thread following the server's standalone GET stream, while one is open.
+    server_stream: Option<ServerStream>,
+}
+
+/// The standalone GET stream's reader thread and what stops it.
+struct ServerStream {
+    stop: Arc<AtomicBool>,
+    /// The stream's current connection, shut down to wake the reader.
+    socket: Arc<Mutex<Option<TcpStream>>>,
+    thread: JoinHandle<()>,
+}
+
+impl ServerStream {
+    fn stop(self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(socket) = self.socket.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = socket.shutdown(Shutdown::Both);
+        }
+        let _ = self.thread.join();
+    }
 }
 
 impl HttpTransport {
@@ -76,7 +112,140 @@ impl HttpTransport {
             connect_timeout,
             max_message_bytes,
             answers: Answers::default(),
+            server_stream: None,
         })
+    }
+
+    /// The same endpoint, session and answers, without a stream thread (for that thread's use).
+    fn settings(&self) -> HttpTransport {
+        HttpTransport {
+            url: self.url.clone(),
+            token: self.token.clone(),
+            session_id: self.session_id.clone(),
+            revision: self.revision,
+            connect_timeout: self.connect_timeout,
+            max_message_bytes: self.max_message_bytes,
+            answers: self.answers.clone(),
+            server_stream: None,
+        }
+    }
+
+    /// Opens the server's standalone stream (GET) once the handshake is done, as the spec says a
+    /// client may; when the server offers one (200 `text/event-stream`), a thread answers the
+    /// requests that arrive on it until [`Transport::close`]. Any other answer (405, 404...) means
+    /// no stream, and nothing changes. The stream is open when this returns, so a call made next
+    /// cannot send a request the client would miss.
+    fn open_server_stream(&mut self, initialized: &Outgoing) {
+        if let Some(old) = self.server_stream.take() {
+            old.stop();
+        }
+        let deadline = Instant::now() + self.connect_timeout;
+        let Ok((head, mut conn)) =
+            self.get_stream(initialized, None, self.connect_timeout, deadline)
+        else {
+            return;
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let socket = Arc::new(Mutex::new(conn.stream.try_clone().ok()));
+        conn.deadline = Instant::now() + SERVER_STREAM_LIFETIME;
+        let follower = self.settings();
+        let out = initialized.clone();
+        let (thread_stop, thread_socket) = (stop.clone(), socket.clone());
+        let spawned = std::thread::Builder::new()
+            .name("mcp-server-stream".into())
+            .spawn(move || {
+                follower.follow(out, head, conn, &thread_stop, &thread_socket);
+                // The slot's clone would keep the connection open after the reader gave up.
+                let slot = thread_socket
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take();
+                if let Some(socket) = slot {
+                    let _ = socket.shutdown(Shutdown::Both);
+                }
+            });
+        if let Ok(thread) = spawned {
+            self.server_stream = Some(ServerStream {
+                stop,
+                socket,
+                thread,
+            });
+        }
+    }
+
+    /// Reads the standalone stream, answering the server's requests (notifications on it are not
+    /// reported: no call is waiting for them). When it ends the stream is reopened after the
+    /// server's `retry:` delay, resuming from its last event id, up to [`MAX_SSE_RECONNECTS`]
+    /// times in a row.
+    fn follow(
+        &self,
+        out: Outgoing,
+        mut head: ResponseHead,
+        mut conn: Conn,
+        stop: &AtomicBool,
+        socket: &Mutex<Option<TcpStream>>,
+    ) {
+        let mut parser = SseParser::new(self.max_message_bytes);
+        let mut failures = 0;
+        let no_call = Value::Null;
+        loop {
+            let Ok(framing) = head.framing() else { return };
+            let mut decoder = BodyDecoder::new(framing);
+            loop {
+                let mut bytes = Vec::new();
+                let more = conn.next_body(&mut decoder, &mut bytes);
+                let mut events = Vec::new();
+                if parser.feed(&bytes, &mut events).is_err() {
+                    return;
+                }
+                for event in events {
+                    failures = 0;
+                    let item = sse_message(event, (&out, &no_call), &self.answers, &mut |_| {});
+                    if let Ok(SseItem::Answer(answer)) = item {
+                        let deadline = Instant::now() + self.connect_timeout;
+                        let _ = self.post_answer(&answer, &out, self.connect_timeout, deadline);
+                    }
+                }
+                if !matches!(more, Ok(true)) {
+                    break;
+                }
+            }
+            loop {
+                if stop.load(Ordering::SeqCst) || failures == MAX_SSE_RECONNECTS {
+                    return;
+                }
+                failures += 1;
+                let delay = parser
+                    .retry_ms()
+                    .map_or(DEFAULT_SSE_RETRY, Duration::from_millis)
+                    .min(MAX_SSE_RETRY);
+                // In steps, so that closing the client never waits out a long `retry:`.
+                let until = Instant::now() + delay;
+                while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+                    std::thread::sleep(STOP_STEP.min(until - Instant::now()));
+                }
+                if stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                let deadline = Instant::now() + self.connect_timeout;
+                let last_id = parser.last_event_id().map(str::to_owned);
+                let Ok(reopened) =
+                    self.get_stream(&out, last_id.as_deref(), self.connect_timeout, deadline)
+                else {
+                    continue;
+                };
+                (head, conn) = reopened;
+                conn.deadline = Instant::now() + SERVER_STREAM_LIFETIME;
+                let mut slot = socket.lock().unwrap_or_else(|e| e.into_inner());
+                if stop.load(Ordering::SeqCst) {
+                    let _ = conn.stream.shutdown(Shutdown::Both);
+                    return;
+                }
+                *slot = conn.stream.try_clone().ok();
+                parser.new_stream();
+                break;
+            }
+        }
     }
 
     fn headers(&self, out: Option<&Outgoing>) -> Vec<(&'static str, String)> {
@@ -279,7 +448,8 @@ impl HttpTransport {
                 });
             }
             std::thread::sleep(delay);
-            let (resumed_head, resumed) = self.resume(out, &last_id, timeout, deadline)?;
+            let (resumed_head, resumed) =
+                self.get_stream(out, Some(&last_id), timeout, deadline)?;
             conn = resumed;
             decoder = BodyDecoder::new(resumed_head.framing().map_err(|e| conn.wire_error(e))?);
             parser.new_stream();
@@ -302,18 +472,21 @@ impl HttpTransport {
         conn.head().map(|_| ())
     }
 
-    /// GETs the endpoint with `Last-Event-ID` to pick a broken stream back up.
-    fn resume(
+    /// GETs the endpoint for an event stream: with `Last-Event-ID` to pick a broken stream back
+    /// up, without to open the server's standalone stream.
+    fn get_stream(
         &self,
         out: &Outgoing,
-        last_id: &str,
+        last_id: Option<&str>,
         timeout: Duration,
         deadline: Instant,
     ) -> Result<(ResponseHead, Conn), ClientError> {
         let mut headers = self.headers(Some(out));
         headers.retain(|(k, _)| *k != "Mcp-Method" && *k != "Mcp-Name");
         headers.push(("Accept", "text/event-stream".into()));
-        headers.push(("Last-Event-ID", header_value(last_id)));
+        if let Some(last_id) = last_id {
+            headers.push(("Last-Event-ID", header_value(last_id)));
+        }
         let bytes = wire::request_head("GET", &self.url, &headers);
         let mut conn = self.open(&out.method, timeout, deadline)?;
         conn.send(&bytes)?;
@@ -321,6 +494,10 @@ impl HttpTransport {
         match head.status {
             200 if head.media_type() == "text/event-stream" => Ok((head, conn)),
             401 | 403 => Err(auth_required(&head, self.token.is_some())),
+            status if last_id.is_none() => Err(ClientError::Http {
+                status,
+                body: "no server stream offered".into(),
+            }),
             status => Err(ClientError::Closed(format!(
                 "the event stream for {} ended before its answer and resuming it failed (GET with Last-Event-ID answered HTTP {status})",
                 out.method
@@ -635,6 +812,10 @@ impl Transport for HttpTransport {
         let deadline = Instant::now() + timeout;
         let (head, mut conn) = self.post(out, timeout, deadline)?;
         if (200..300).contains(&head.status) {
+            let handshake_done = out.method == "notifications/initialized" && !out.modern;
+            if handshake_done && self.session_id.is_some() {
+                self.open_server_stream(out);
+            }
             return Ok(());
         }
         let body = conn.body(&head, MAX_ERROR_BODY_BYTES, false)?;
@@ -645,6 +826,9 @@ impl Transport for HttpTransport {
     }
 
     fn close(&mut self) -> Result<(), ClientError> {
+        if let Some(stream) = self.server_stream.take() {
+            stream.stop();
+        }
         let Some(id) = self.session_id.take() else {
             return Ok(());
         };
@@ -666,6 +850,9 @@ impl Transport for HttpTransport {
     }
 
     fn reset_session(&mut self) {
+        if let Some(stream) = self.server_stream.take() {
+            stream.stop();
+        }
         self.session_id = None;
         self.revision = None;
     }

@@ -1,25 +1,36 @@
 //! The Streamable HTTP endpoint (`/mcp`): era routing, sessions, Accept/Content-Type rules, the
 //! status-code tables of both eras, and the optional RFC 9728 protected-resource metadata.
 //!
-//! Legacy (2025-03-26 … 2025-11-25) requests run in a session named by `Mcp-Session-Id`; modern
-//! (2026-07-28) requests, recognised by `params._meta["io.modelcontextprotocol/protocolVersion"]`,
-//! run statelessly with their HTTP headers checked against the body. Replies are JSON unless the
+//! Legacy (2025-03-26 … 2025-11-25) requests run in a session named by `Mcp-Session-Id`, whose
+//! SSE streams (the standalone GET stream and POST replies) are resumable through
+//! [`super::streams`]; modern (2026-07-28) requests, recognised by
+//! `params._meta["io.modelcontextprotocol/protocolVersion"]`, run statelessly with their HTTP
+//! headers checked against the body. Replies are JSON unless the
 //! call emits notifications before its result, in which case the reply becomes an SSE stream at
 //! the first notification.
 
 use super::guard::{Denial, Guard};
-use super::limits::MAX_SESSION_ID_BYTES;
+use super::limits::{MAX_SESSION_ID_BYTES, SSE_KEEPALIVE_INTERVAL, SSE_RETRY, STOP_POLL};
 use super::request::{trim_ows, RequestHead};
 use super::response::Response;
 use super::sealed::{self, capability, Refusal, Sealer};
 use super::server::{Exchange, Handler, Request};
-use super::sessions::Sessions;
+use super::sessions::{Live, Sessions};
+use super::sse;
+use super::streams::{
+    parse_event_id, EndReason, Next, Origin, ResumeRefusal, StreamHub, INSTANCE_TAG_BYTES,
+    STANDALONE_STREAM,
+};
 use crate::json::{self, Value};
 use crate::jsonrpc::{code, error_reply, is_request, RpcError};
 use crate::server::{
     check_modern_meta, modern_protocol_version, CancelToken, Engine, Notify, Revision, Session,
 };
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+mod legacy_sse;
+pub use legacy_sse::{MESSAGES_PATH, SSE_PATH};
 
 /// The path MCP is served at.
 pub const MCP_PATH: &str = "/mcp";
@@ -94,6 +105,11 @@ pub struct Endpoint {
     /// caches the [`Session`] objects of this replica by nonce.
     sealer: Option<Sealer>,
     metadata: Option<ResourceMetadata>,
+    /// This process in event ids: the replica name a balancer routes resumptions by, and a random
+    /// tag that keeps an earlier run's ids from matching.
+    origin: Origin,
+    /// Also serve the 2024-11-05 HTTP+SSE transport ([`SSE_PATH`], [`MESSAGES_PATH`]).
+    legacy_sse: bool,
 }
 
 /// A JSON-RPC error body without an id (the request's id is unknown or irrelevant at this layer).
@@ -120,13 +136,33 @@ impl Endpoint {
         sessions: Option<Sessions>,
         metadata: Option<ResourceMetadata>,
     ) -> Endpoint {
+        let instance = random_instance();
+        let derived = format!("r{}", hex(&instance));
+        let origin = Origin::new(&derived, instance).expect("hex digits make a replica name");
         Endpoint {
             engine,
             guard,
             sessions,
             sealer: None,
             metadata,
+            origin,
+            legacy_sse: false,
         }
+    }
+
+    /// Also serves the 2024-11-05 HTTP+SSE transport (ignored by a stateless server: its
+    /// sessions live in the stream).
+    pub fn with_legacy_sse(mut self, on: bool) -> Endpoint {
+        self.legacy_sse = on;
+        self
+    }
+
+    /// Names this replica in event ids (`--replica-name`; default `r` and the instance tag).
+    /// `None` when `name` is not 1 to 32 of `A-Z a-z 0-9 _ -`.
+    pub fn with_replica_name(mut self, name: &str) -> Option<Endpoint> {
+        let instance = self.origin.instance_tag();
+        self.origin = Origin::new(name, instance)?;
+        Some(self)
     }
 
     /// Seals sessions with `sealer` (ignored without sessions: a stateless server keeps none).
@@ -140,7 +176,7 @@ impl Endpoint {
     /// replica's calls of one session share cancellation and log level, and a token is checked
     /// once per replica rather than on every request (the table is keyed by a secret either way,
     /// as in-memory ids are). Errors are the response to send.
-    fn resolve(&self, sessions: &Sessions, id: &[u8]) -> Result<Arc<Session>, Response> {
+    fn resolve(&self, sessions: &Sessions, id: &[u8]) -> Result<Live, Response> {
         let not_found = || invalid_request(404, "session not found");
         if id.len() > MAX_SESSION_ID_BYTES {
             return Err(invalid_request(400, &Refusal::TooLong.to_string()));
@@ -157,12 +193,7 @@ impl Endpoint {
         let session = Arc::new(
             Session::initialized(self.engine.clone(), sealed.revision).with_id(&sealed.name()),
         );
-        sessions.insert_until(
-            key.into_owned(),
-            session.clone(),
-            sealed::deadline(&sealed, now),
-        );
-        Ok(session)
+        Ok(sessions.insert_until(key.into_owned(), session, sealed::deadline(&sealed, now)))
     }
 
     /// DELETE: ends the session here (sealed: on this replica, until the token expires).
@@ -195,6 +226,16 @@ impl Endpoint {
         }
         if path == HEALTH_PATH {
             return Some(health(head.method));
+        }
+        if self.legacy_sse && (path == SSE_PATH || path == MESSAGES_PATH) {
+            if let Err(denial) = self
+                .guard
+                .check_origin(head)
+                .and_then(|()| self.guard.check_token(head))
+            {
+                return Some(self.deny(denial));
+            }
+            return self.legacy_sse(head, request.body, exchange);
         }
         let metadata_paths = [
             METADATA_PATH.to_owned(),
@@ -248,29 +289,145 @@ impl Endpoint {
         }
         match head.method {
             "POST" => self.post(head, request.body, exchange),
-            "GET" => Some(self.get_or_delete(head, false)),
-            "DELETE" => Some(self.get_or_delete(head, true)),
+            "GET" => self.get_or_delete(head, false, exchange),
+            "DELETE" => self.get_or_delete(head, true, exchange),
             _ => Some(not_allowed("GET, POST, DELETE")),
         }
     }
 
-    /// GET (no server stream is offered) and DELETE (ends a session).
-    fn get_or_delete(&self, head: &RequestHead<'_>, delete: bool) -> Response {
+    /// GET (the session's standalone stream, or the resumption of any of its streams) and DELETE
+    /// (ends a session). Stateless servers and the modern era offer neither.
+    fn get_or_delete(
+        &self,
+        head: &RequestHead<'_>,
+        delete: bool,
+        exchange: &Exchange<'_>,
+    ) -> Option<Response> {
         let id = match head.single("mcp-session-id") {
             Ok(id) => id,
-            Err(_) => return invalid_request(400, "Mcp-Session-Id must be sent once"),
+            Err(_) => return Some(invalid_request(400, "Mcp-Session-Id must be sent once")),
         };
         let (Some(id), Some(sessions)) = (id, &self.sessions) else {
             // Without a session this is the modern era's (or a stateless server's) GET/DELETE.
-            return not_allowed("POST");
+            return Some(not_allowed("POST"));
         };
         if delete {
-            return self.end(sessions, id);
+            return Some(self.end(sessions, id));
         }
         match self.resolve(sessions, id) {
-            Ok(_) => not_allowed("POST, DELETE"),
-            Err(response) => response,
+            Ok(live) => self.stream(head, &live, exchange),
+            Err(response) => Some(response),
         }
+    }
+
+    /// A legacy session's GET: resumes the stream `Last-Event-ID` names, or opens the session's
+    /// standalone stream; then writes its events until it ends (see [`Endpoint::pump`]).
+    fn stream(
+        &self,
+        head: &RequestHead<'_>,
+        live: &Live,
+        exchange: &Exchange<'_>,
+    ) -> Option<Response> {
+        if !accepts(head, "text/event-stream") {
+            return Some(invalid_request(
+                406,
+                "Accept must list text/event-stream to open a stream",
+            ));
+        }
+        let last_event_id = match head.single("last-event-id") {
+            Ok(v) => v,
+            Err(_) => return Some(invalid_request(400, "Last-Event-ID must be sent once")),
+        };
+        let priming = primes(&live.session);
+        let hub = &live.streams;
+        let (stream, writer, after) = match last_event_id {
+            Some(raw) => {
+                let resumed = parse_event_id(raw)
+                    .map_err(ResumeRefusal::Malformed)
+                    .and_then(|id| Ok((id.stream, hub.resume(&self.origin, &id)?)));
+                match resumed {
+                    Ok((stream, (writer, after))) => {
+                        exchange.send_sse(&[]);
+                        (stream, writer, after)
+                    }
+                    Err(refusal) => {
+                        return Some(invalid_request(refusal.status(), &refusal.to_string()))
+                    }
+                }
+            }
+            None => {
+                let sink_hub = hub.clone();
+                live.session
+                    .forward_notifications(Arc::new(move |message: &Value| {
+                        let data = json::to_string(message);
+                        sink_hub.publish(STANDALONE_STREAM, data, false).is_some()
+                    }));
+                let (writer, after) = hub.attach_standalone();
+                let mut first = Vec::new();
+                if priming {
+                    let id = self.origin.event_id(STANDALONE_STREAM, after);
+                    sse::encode_priming(&id, SSE_RETRY, &mut first);
+                }
+                exchange.send_sse(&first);
+                (STANDALONE_STREAM, writer, after)
+            }
+        };
+        self.pump(exchange, hub, (stream, writer), after, true);
+        None
+    }
+
+    /// Writes the events of `stream` after `after` to a GET as they are stored (under their ids
+    /// when `ids`), with a keep-alive comment when idle, until the stream ends, another GET takes
+    /// it over, the client goes, the session ends or the server stops.
+    fn pump(
+        &self,
+        exchange: &Exchange<'_>,
+        hub: &StreamHub,
+        (stream, writer): (u64, u64),
+        after: u64,
+        ids: bool,
+    ) {
+        let mut after = after;
+        let mut last_write = Instant::now();
+        let mut finished = false;
+        // A client that closes a quiet stream is seen at once, not at the next write.
+        let gone = CancelToken::new();
+        let _watch = exchange.cancel_on_disconnect(gone.clone());
+        while !exchange.is_stopping() && !gone.is_cancelled() {
+            match hub.next(stream, writer, after, STOP_POLL) {
+                Next::Events(events) => {
+                    let mut out = Vec::new();
+                    for (seq, data) in &events {
+                        if ids {
+                            let id = self.origin.event_id(stream, *seq);
+                            sse::encode_event_with_id(&id, data, &mut out);
+                        } else {
+                            sse::encode_event(data, &mut out);
+                        }
+                        after = *seq;
+                    }
+                    if !exchange.send_sse(&out) {
+                        break;
+                    }
+                    last_write = Instant::now();
+                }
+                Next::Idle if last_write.elapsed() >= SSE_KEEPALIVE_INTERVAL => {
+                    if !exchange.send_sse(sse::KEEPALIVE_COMMENT) {
+                        break;
+                    }
+                    last_write = Instant::now();
+                }
+                Next::Idle => {}
+                Next::End(reason) => {
+                    finished = reason == EndReason::Finished;
+                    break;
+                }
+            }
+        }
+        if !finished {
+            hub.release(stream, writer);
+        }
+        exchange.finish_sse(&[]);
     }
 
     fn post(
@@ -355,7 +512,7 @@ impl Endpoint {
                     header_revision.unwrap_or(STATELESS_DEFAULT),
                 )
             };
-            return self.run(&session, message, None, exchange);
+            return self.run(&session, message, None, None, exchange);
         };
         if initialize {
             if id.is_some_and(|id| self.resolve(sessions, id).is_ok()) {
@@ -370,7 +527,15 @@ impl Endpoint {
             ));
         };
         match self.resolve(sessions, id) {
-            Ok(session) => self.run(&session, message, None, exchange),
+            Ok(live) => {
+                let resumable = PostStream {
+                    hub: &live.streams,
+                    origin: &self.origin,
+                    priming: primes(&live.session),
+                    stream: Mutex::new(None),
+                };
+                self.run(&live.session, message, None, Some(resumable), exchange)
+            }
             Err(response) => Some(response),
         }
     }
@@ -477,17 +642,19 @@ impl Endpoint {
         }
         let cancel = CancelToken::new();
         let session = Session::new(self.engine.clone());
-        self.run(&session, message, Some(cancel), exchange)
+        self.run(&session, message, Some(cancel), None, exchange)
     }
 
     /// Hands one message to `session` and answers: 202 without a reply, 200 (or a status the reply's
     /// error earns) with one, as JSON or, once the call has emitted a notification, as SSE.
     /// `modern_cancel`: the 2026-07-28 era cancels a call whose response stream the client closed.
+    /// `resumable`: a legacy session's stream, whose events get ids and are stored for resumption.
     fn run(
         &self,
         session: &Session,
         message: Value,
         modern_cancel: Option<CancelToken>,
+        resumable: Option<PostStream<'_>>,
         exchange: &Exchange<'_>,
     ) -> Option<Response> {
         let request = is_request(&message);
@@ -508,6 +675,7 @@ impl Endpoint {
         let notify = StreamNotify {
             exchange,
             cancel_on_disconnect: modern_cancel.clone(),
+            resumable,
         };
         let Some(reply) = session.handle_message_with(message, &notify, cancel) else {
             return (!exchange.is_streaming()).then(|| Response::empty(202));
@@ -528,6 +696,10 @@ impl Endpoint {
             200
         };
         let text = json::to_string(&reply);
+        if let Some(post) = notify.resumable.as_ref().filter(|p| p.opened().is_some()) {
+            post.finish(exchange, text);
+            return None;
+        }
         if exchange.is_streaming() {
             exchange.finish_stream(&text);
             return None;
@@ -548,13 +720,98 @@ impl Handler for Endpoint {
 struct StreamNotify<'a, 'b> {
     exchange: &'a Exchange<'b>,
     cancel_on_disconnect: Option<CancelToken>,
+    /// Legacy sessions: the events get ids and are stored, so the stream can be resumed.
+    resumable: Option<PostStream<'a>>,
 }
 
 impl Notify for StreamNotify<'_, '_> {
     fn notify(&self, notification: Value) {
-        let delivered = self.exchange.send_event(&json::to_string(&notification));
+        let text = json::to_string(&notification);
+        if let Some(post) = &self.resumable {
+            post.send(self.exchange, &notification, text);
+            return;
+        }
+        let delivered = self.exchange.send_event(&text);
         if let (false, Some(cancel)) = (delivered, &self.cancel_on_disconnect) {
             cancel.cancel();
+        }
+    }
+
+    fn close_stream(&self) -> bool {
+        let Some(post) = self.resumable.as_ref().filter(|p| p.priming) else {
+            return false;
+        };
+        let stream = post.open(self.exchange);
+        post.hub.detach(stream);
+        self.exchange.close_stream()
+    }
+}
+
+/// A legacy session's POST stream: opened (and primed) at its first event, every event stored
+/// under an id before the POST's connection writes it, so a GET can resume it.
+struct PostStream<'a> {
+    hub: &'a StreamHub,
+    origin: &'a Origin,
+    /// Send a priming event with `retry` first (negotiated 2025-11-25 or later: older clients
+    /// may not parse an event with empty data).
+    priming: bool,
+    stream: Mutex<Option<u64>>,
+}
+
+impl PostStream<'_> {
+    fn opened(&self) -> Option<u64> {
+        *self.stream.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The stream's number, opening it (head and priming event) on first use.
+    fn open(&self, exchange: &Exchange<'_>) -> u64 {
+        let mut slot = self.stream.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(stream) = *slot {
+            return stream;
+        }
+        let stream = self.hub.open_post_stream();
+        *slot = Some(stream);
+        let mut first = Vec::new();
+        if self.priming {
+            sse::encode_priming(&self.origin.event_id(stream, 0), SSE_RETRY, &mut first);
+        }
+        if !exchange.send_sse(&first) {
+            self.hub.detach(stream);
+        }
+        stream
+    }
+
+    /// Stores one notification or request and writes it while the POST's connection owns the
+    /// stream. A request the client could not see (its POST connection gone, no GET resuming it)
+    /// goes to the standalone GET stream if one is open.
+    fn send(&self, exchange: &Exchange<'_>, message: &Value, text: String) {
+        let stream = self.open(exchange);
+        let target = if is_request(message) && self.hub.reroutes_requests(stream) {
+            STANDALONE_STREAM
+        } else {
+            stream
+        };
+        self.deliver(exchange, target, text, false);
+    }
+
+    /// Stores the response as the stream's last event and ends the POST's stream.
+    fn finish(&self, exchange: &Exchange<'_>, text: String) {
+        let stream = self.open(exchange);
+        self.deliver(exchange, stream, text, true);
+        exchange.finish_sse(&[]);
+    }
+
+    fn deliver(&self, exchange: &Exchange<'_>, stream: u64, text: String, last: bool) {
+        // The store keeps its own copy: the client may read this event again after a reconnect.
+        let published = self.hub.publish(stream, text.clone(), last);
+        let Some(published) = published.filter(|p| p.direct && stream != STANDALONE_STREAM) else {
+            return;
+        };
+        let mut event = Vec::with_capacity(text.len() + 64);
+        let id = self.origin.event_id(stream, published.seq);
+        sse::encode_event_with_id(&id, &text, &mut event);
+        if !exchange.send_sse(&event) {
+            self.hub.detach(stream);
         }
     }
 }
@@ -566,6 +823,32 @@ fn health(method: &str) -> Response {
         "HEAD" => Response::empty(200),
         _ => Response::text(405, "method not allowed").header("Allow", "GET, HEAD"),
     }
+}
+
+/// Whether streams of `session` start with a priming event (SEP-1699, 2025-11-25 and later).
+fn primes(session: &Session) -> bool {
+    session
+        .negotiated_revision()
+        .is_some_and(|r| r >= Revision::V2025_11_25)
+}
+
+/// [`INSTANCE_TAG_BYTES`] from the OS random source; failing that, from the clock and process id
+/// (the tag must differ between runs, not be secret).
+fn random_instance() -> [u8; INSTANCE_TAG_BYTES] {
+    use std::io::Read;
+    let mut bytes = [0u8; INSTANCE_TAG_BYTES];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        bytes = (nanos ^ std::process::id().rotate_left(16)).to_be_bytes();
+    }
+    bytes
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn cannot_create(e: std::io::Error) -> Response {

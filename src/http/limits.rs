@@ -85,3 +85,32 @@ pub const MAX_SESSION_ID_BYTES: usize = 256;
 
 /// Largest session key file read (a key is 64 to 128 hex digits and a line ending).
 pub const MAX_SESSION_KEY_FILE_BYTES: u64 = 256;
+
+/// Most events one session's event store holds for resumption (all its streams together); past
+/// it the oldest is evicted.
+pub const MAX_STORED_EVENTS: usize = 128;
+
+/// Most bytes of event data one session's event store holds; past it the oldest events are
+/// evicted. With [`MAX_SESSIONS`] this bounds what event stores can hold in one process.
+pub const MAX_STORED_EVENT_BYTES: usize = 256 * 1024;
+
+/// How long an event stays resumable.
+pub const EVENT_RETENTION: Duration = Duration::from_secs(5 * 60);
+
+/// Most streams one session remembers (the standalone stream and every POST stream whose events
+/// may still be resumed); past it the oldest finished stream is forgotten with its events.
+pub const MAX_STREAM_RECORDS: usize = 64;
+
+/// Longest `Last-Event-ID` looked at; longer → 400 (the longest id written is 83 bytes).
+pub const MAX_EVENT_ID_BYTES: usize = 96;
+
+/// Longest replica name (`--replica-name`), the first field of every event id.
+pub const MAX_REPLICA_NAME_BYTES: usize = 32;
+
+/// How often an idle GET stream sends a keep-alive comment (below the 60 s read timeouts of
+/// common proxies, so they do not cut a quiet stream).
+pub const SSE_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(15);
+
+/// The `retry:` a priming event advises: how long a client waits before resuming a stream the
+/// server closed.
+pub const SSE_RETRY: Duration = Duration::from_secs(1);

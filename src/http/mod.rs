@@ -18,8 +18,9 @@ pub mod sealed;
 pub mod server;
 pub mod sessions;
 pub mod sse;
+pub mod streams;
 
-pub use endpoint::{Endpoint, ResourceMetadata, HEALTH_PATH, MCP_PATH};
+pub use endpoint::{Endpoint, ResourceMetadata, HEALTH_PATH, MCP_PATH, MESSAGES_PATH, SSE_PATH};
 pub use guard::{Guard, Token, TOKEN_ENV_VAR};
 pub use server::{Server, Stopper, Timeouts};
 
@@ -47,6 +48,9 @@ pub struct HttpConfig {
     /// Seal legacy sessions into their ids under this key ([`sealed`]): every replica holding
     /// it serves every session. `None`: sessions live in this process only.
     pub session_key: Option<SessionKey>,
+    /// This replica's name in SSE event ids ([`streams`]), for a balancer to route resumptions
+    /// by; `None`: `r` and the random tag of this process.
+    pub replica_name: Option<String>,
     /// A key rotated out, still accepted (never used to seal) while its tokens may be alive.
     pub previous_session_key: Option<SessionKey>,
     /// Host names accepted in Host/Origin besides the loopback names (e.g. the public name).
@@ -61,6 +65,9 @@ pub struct HttpConfig {
     pub timeouts: Timeouts,
     /// One JSON line per request on stderr ([`access_log`]).
     pub access_log: bool,
+    /// Also serve the HTTP+SSE transport of 2024-11-05 (`GET /sse`, `POST /messages`) for old
+    /// clients; needs sessions.
+    pub legacy_sse: bool,
 }
 
 impl Default for HttpConfig {
@@ -72,12 +79,14 @@ impl Default for HttpConfig {
             stateless: false,
             session_key: None,
             previous_session_key: None,
+            replica_name: None,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             resource_metadata: None,
             max_connections: limits::MAX_CONNECTIONS,
             timeouts: Timeouts::default(),
             access_log: false,
+            legacy_sse: false,
         }
     }
 }
@@ -116,6 +125,12 @@ pub fn bind(engine: Arc<Engine>, config: HttpConfig) -> io::Result<Server> {
             "a session key seals sessions; a stateless server keeps none".into(),
         ));
     }
+    if config.stateless && config.legacy_sse {
+        return Err(refuse(
+            "the HTTP+SSE transport keeps a session per stream; a stateless server keeps none"
+                .into(),
+        ));
+    }
     if config.previous_session_key.is_some() && config.session_key.is_none() {
         return Err(refuse(
             "a previous session key needs a current one to seal with".into(),
@@ -125,8 +140,17 @@ pub fn bind(engine: Arc<Engine>, config: HttpConfig) -> io::Result<Server> {
         Some(key) => Some(Sealer::new(key, config.previous_session_key.clone())?),
         None => None,
     };
-    let endpoint = Endpoint::new(engine, guard, sessions, config.resource_metadata.clone())
-        .with_sealer(sealer);
+    let mut endpoint = Endpoint::new(engine, guard, sessions, config.resource_metadata.clone())
+        .with_sealer(sealer)
+        .with_legacy_sse(config.legacy_sse);
+    if let Some(name) = &config.replica_name {
+        endpoint = endpoint.with_replica_name(name).ok_or_else(|| {
+            refuse(format!(
+                "a replica name is 1 to {} of A-Z a-z 0-9 _ -, not {name:?}",
+                limits::MAX_REPLICA_NAME_BYTES
+            ))
+        })?;
+    }
     Ok(Server::bind(
         SocketAddr::new(config.bind, config.port),
         Arc::new(endpoint),

@@ -6,7 +6,7 @@
 //! next request; anything that cannot be read that way closes the connection.
 
 use super::access_log;
-use super::chunked::ChunkedDecoder;
+use super::chunked::{encode_chunk, ChunkedDecoder, LAST_CHUNK};
 use super::limits::{
     BODY_TIMEOUT, DISCONNECT_POLL, HEAD_TIMEOUT, IDLE_TIMEOUT, MAX_BODY_BYTES, MAX_CONNECTIONS,
     MAX_HEAD_BYTES, READ_CHUNK, SHUTDOWN_DRAIN, STOP_POLL, WATCHER_STACK_BYTES, WRITE_TIMEOUT,
@@ -56,6 +56,8 @@ struct ExchangeState {
 /// Shareable across threads, so a tool's notification callback can stream from anywhere.
 pub struct Exchange<'a> {
     stream: &'a TcpStream,
+    /// The server's stop flag (long-lived streams watch it).
+    stopping: &'a AtomicBool,
     keep_alive: bool,
     /// HTTP/1.1: a stream is chunked; HTTP/1.0: it ends when the connection closes.
     chunked: bool,
@@ -63,9 +65,15 @@ pub struct Exchange<'a> {
 }
 
 impl<'a> Exchange<'a> {
-    fn new(stream: &'a TcpStream, keep_alive: bool, chunked: bool) -> Exchange<'a> {
+    fn new(
+        stream: &'a TcpStream,
+        stopping: &'a AtomicBool,
+        keep_alive: bool,
+        chunked: bool,
+    ) -> Exchange<'a> {
         Exchange {
             stream,
+            stopping,
             keep_alive,
             chunked,
             state: Mutex::new(ExchangeState {
@@ -106,6 +114,15 @@ impl<'a> Exchange<'a> {
     /// Sends one SSE event, starting the stream on the first call. False when the client is gone or
     /// a whole response was already sent.
     pub fn send_event(&self, data: &str) -> bool {
+        let mut event = Vec::with_capacity(data.len() + 32);
+        sse::encode_event(data, &mut event);
+        self.send_sse(&event)
+    }
+
+    /// Sends pre-encoded SSE fields (whole events or a comment), starting the stream on the first
+    /// call; an empty `event` only starts it. False when the client is gone or a whole response was
+    /// already sent.
+    pub fn send_sse(&self, event: &[u8]) -> bool {
         let mut state = self.lock();
         let mut out = match state.phase {
             Phase::Pending => sse::stream_head(self.keep_alive, self.chunked),
@@ -114,12 +131,37 @@ impl<'a> Exchange<'a> {
         };
         state.phase = Phase::Streaming;
         state.status.get_or_insert(200);
-        if self.chunked {
-            sse::encode_event_chunk(data, &mut out);
+        if event.is_empty() {
+            // An empty chunk would end the body.
+        } else if self.chunked {
+            encode_chunk(event, &mut out);
         } else {
-            sse::encode_event(data, &mut out);
+            out.extend_from_slice(event);
         }
         self.write(&mut state, &out)
+    }
+
+    /// Ends a started stream now and closes the connection (SEP-1699 polling: the client resumes
+    /// on a new connection while this one's worker still runs the call). False if no stream was
+    /// open.
+    pub fn close_stream(&self) -> bool {
+        let mut state = self.lock();
+        if state.phase != Phase::Streaming {
+            return false;
+        }
+        state.phase = Phase::Done;
+        state.close = true;
+        if self.chunked {
+            self.write(&mut state, LAST_CHUNK);
+        }
+        // The client sees the end at once and will not queue its next request here.
+        let _ = self.stream.shutdown(std::net::Shutdown::Write);
+        true
+    }
+
+    /// True once the server is stopping: a long-lived stream should end.
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
     }
 
     /// Cancels `cancel` if the client closes the connection before the returned guard is dropped
@@ -170,6 +212,13 @@ impl<'a> Exchange<'a> {
 
     /// Sends the last event and ends the stream.
     pub fn finish_stream(&self, data: &str) {
+        let mut event = Vec::with_capacity(data.len() + 32);
+        sse::encode_event(data, &mut event);
+        self.finish_sse(&event);
+    }
+
+    /// Sends pre-encoded last SSE fields (none if empty) and ends the stream.
+    pub fn finish_sse(&self, event: &[u8]) {
         let mut state = self.lock();
         if state.phase != Phase::Streaming {
             return;
@@ -177,9 +226,12 @@ impl<'a> Exchange<'a> {
         state.phase = Phase::Done;
         let mut out = Vec::new();
         if self.chunked {
-            sse::encode_last_event(data, &mut out);
+            if !event.is_empty() {
+                encode_chunk(event, &mut out);
+            }
+            out.extend_from_slice(LAST_CHUNK);
         } else {
-            sse::encode_event(data, &mut out);
+            out.extend_from_slice(event);
         }
         self.write(&mut state, &out);
     }
@@ -434,7 +486,12 @@ fn serve_requests(stream: &TcpStream, handler: &dyn Handler, rules: &Rules) {
             Err(Incoming::Reject(response)) => return send_and_close(stream, response),
         };
         let started = Instant::now();
-        let exchange = Exchange::new(stream, head.keep_alive(), head.minor_version == 1);
+        let exchange = Exchange::new(
+            stream,
+            &rules.stopping,
+            head.keep_alive(),
+            head.minor_version == 1,
+        );
         handler.handle(
             &Request {
                 head: &head,

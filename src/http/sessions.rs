@@ -1,6 +1,7 @@
 //! The table of live Streamable HTTP sessions: random ids, idle expiry and a size cap.
 
 use super::limits::{MAX_SESSIONS, SESSION_IDLE_EXPIRY};
+use super::streams::StreamHub;
 use crate::server::Session;
 use std::collections::HashMap;
 use std::fs::File;
@@ -13,12 +14,26 @@ pub const SESSION_ID_BYTES: usize = 16;
 
 struct Entry {
     session: Arc<Session>,
+    /// The session's SSE streams and event store ([`super::streams`]).
+    streams: Arc<StreamHub>,
     last_used: Instant,
     /// Gone from this moment whatever its use (a sealed session's token expiry).
     deadline: Option<Instant>,
 }
 
+/// A live session and its streams, as [`Sessions::get`] finds them.
+pub struct Live {
+    pub session: Arc<Session>,
+    pub streams: Arc<StreamHub>,
+}
+
 impl Entry {
+    /// Ends the session's calls and streams (it leaves the table).
+    fn end(&self) {
+        self.session.cancel_all();
+        self.streams.close();
+    }
+
     fn is_live(&self, now: Instant, idle_expiry: Duration) -> bool {
         now.duration_since(self.last_used) < idle_expiry && self.deadline.is_none_or(|d| now < d)
     }
@@ -79,48 +94,67 @@ impl Sessions {
 
     /// Registers `session` under `id` as [`Sessions::insert_as`] does, gone at `deadline` even if
     /// in use (sealed sessions: the table then doubles as the cache of tokens already checked).
-    pub fn insert_until(&self, id: String, session: Arc<Session>, deadline: Option<Instant>) {
+    pub fn insert_until(
+        &self,
+        id: String,
+        session: Arc<Session>,
+        deadline: Option<Instant>,
+    ) -> Live {
         let now = Instant::now();
         let mut table = self.lock();
         let expiry = self.expiry;
-        table.retain(|_, e| e.is_live(now, expiry));
+        table.retain(|_, e| {
+            let live = e.is_live(now, expiry);
+            if !live {
+                e.end();
+            }
+            live
+        });
         if table.len() >= self.max {
             let oldest = table
                 .iter()
                 .min_by_key(|(_, e)| e.last_used)
                 .map(|(id, _)| id.clone());
             if let Some(entry) = oldest.and_then(|id| table.remove(&id)) {
-                entry.session.cancel_all();
+                entry.end();
             }
         }
+        let streams = Arc::new(StreamHub::new());
         table.insert(
             id,
             Entry {
-                session,
+                session: session.clone(),
+                streams: streams.clone(),
                 last_used: now,
                 deadline,
             },
         );
+        Live { session, streams }
     }
 
     /// The live session with this id, marking it used; `None` if unknown, ended or expired.
-    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
+    pub fn get(&self, id: &str) -> Option<Live> {
         let now = Instant::now();
         let mut table = self.lock();
         let entry = table.get_mut(id)?;
         if !entry.is_live(now, self.expiry) {
-            table.remove(id);
+            if let Some(entry) = table.remove(id) {
+                entry.end();
+            }
             return None;
         }
         entry.last_used = now;
-        Some(entry.session.clone())
+        Some(Live {
+            session: entry.session.clone(),
+            streams: entry.streams.clone(),
+        })
     }
 
     /// Ends the session with this id; false if there was none.
     pub fn remove(&self, id: &str) -> bool {
         match self.lock().remove(id) {
             Some(entry) => {
-                entry.session.cancel_all();
+                entry.end();
                 true
             }
             None => false,

@@ -5,6 +5,7 @@
 
 use super::chunked::{encode_chunk, LAST_CHUNK};
 use super::response::write_head;
+use std::time::Duration;
 
 /// The head of an SSE reply (never Content-Length; no proxy buffering). `chunked`: the body is
 /// chunked (HTTP/1.1); otherwise it ends when the connection closes (HTTP/1.0 has no chunking).
@@ -30,7 +31,15 @@ pub fn stream_head(keep_alive: bool, chunked: bool) -> Vec<u8> {
 /// new `data:` line, so no payload can end the event early or inject fields; a reader joins the
 /// lines with LF (compact JSON has no raw line breaks, so MCP messages arrive unchanged).
 pub fn encode_event(data: &str, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"event: message\n");
+    encode_typed_event("message", data, out);
+}
+
+/// Appends one event of type `kind` (the server's own word, e.g. `endpoint`) carrying `data`,
+/// split into `data:` lines as [`encode_event`] does.
+pub fn encode_typed_event(kind: &str, data: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"event: ");
+    out.extend_from_slice(kind.as_bytes());
+    out.push(b'\n');
     let mut rest = data;
     loop {
         let end = rest.find(['\r', '\n']).unwrap_or(rest.len());
@@ -49,6 +58,24 @@ pub fn encode_event(data: &str, out: &mut Vec<u8>) {
     }
     out.push(b'\n');
 }
+
+/// Appends one `message` event carrying `data` under event id `id` (ids are the server's own,
+/// [`super::streams::Origin::event_id`]: no line breaks).
+pub fn encode_event_with_id(id: &str, data: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"id: ");
+    out.extend_from_slice(id.as_bytes());
+    out.push(b'\n');
+    encode_event(data, out);
+}
+
+/// Appends a priming event (SEP-1699): an id to resume from, the reconnection delay the client
+/// should wait, and empty data.
+pub fn encode_priming(id: &str, retry: Duration, out: &mut Vec<u8>) {
+    out.extend_from_slice(format!("id: {id}\nretry: {}\ndata: \n\n", retry.as_millis()).as_bytes());
+}
+
+/// A comment line an idle stream sends so that proxies and clients see it alive.
+pub const KEEPALIVE_COMMENT: &[u8] = b": keep-alive\n\n";
 
 /// Appends one event framed as one HTTP chunk.
 pub fn encode_event_chunk(data: &str, out: &mut Vec<u8>) {
@@ -104,6 +131,17 @@ mod tests {
         assert_eq!(
             body,
             b"event: message\ndata: {\"n\":1}\n\nevent: message\ndata: {\"n\":2}\n\n"
+        );
+    }
+
+    #[test]
+    fn ids_and_priming_events_precede_their_fields() {
+        let mut out = Vec::new();
+        encode_priming("r.00000000.1.0", Duration::from_millis(500), &mut out);
+        encode_event_with_id("r.00000000.1.1", "{}", &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "id: r.00000000.1.0\nretry: 500\ndata: \n\nid: r.00000000.1.1\nevent: message\ndata: {}\n\n"
         );
     }
 

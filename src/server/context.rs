@@ -17,6 +17,13 @@ use std::time::Duration;
 /// Receives the notifications a call emits before its result (progress, log messages).
 pub trait Notify: Send + Sync {
     fn notify(&self, notification: Value);
+
+    /// Ends the call's response stream before its result, if the transport can resume it
+    /// elsewhere (Streamable HTTP's SEP-1699 polling: the client comes back with `Last-Event-ID`).
+    /// False where there is nothing to close or it could not be resumed.
+    fn close_stream(&self) -> bool {
+        false
+    }
 }
 
 /// A [`Notify`] that drops everything (for hosts that want only replies).
@@ -238,6 +245,14 @@ impl<'a> CallContext<'a> {
     /// `ping` to the client: `Ok` when it answers within `timeout`.
     pub fn ping_client(&self, timeout: Duration) -> Result<(), ClientRequestError> {
         self.request_client("ping", None, timeout).map(drop)
+    }
+
+    /// Closes this call's response stream now when the transport can resume it (Streamable HTTP
+    /// with resumable streams: the client polls, reconnecting with `Last-Event-ID`, and receives
+    /// what the call sends after this on its new connection). False where nothing was closed (stdio,
+    /// JSON replies that cannot be resumed, revisions before 2025-11-25).
+    pub fn close_stream(&self) -> bool {
+        self.notify.close_stream()
     }
 
     /// Whether a log message at `level` would be sent.

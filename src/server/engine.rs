@@ -8,7 +8,7 @@
 
 use super::context::{CallContext, CancelToken, DiscardNotifications, LogLevel, Notify};
 use super::outbound::{self, Pending};
-use super::resource::{ResourceNotifier, MAX_PENDING_NOTIFICATIONS};
+use super::resource::{self, NotificationSink, ResourceNotifier, MAX_PENDING_NOTIFICATIONS};
 use super::revision::Revision;
 use super::tool::{Tool, ToolOutput, ToolSet};
 use crate::audit::{AuditError, AuditLog, AuditedCall};
@@ -379,8 +379,24 @@ impl Session {
             return None;
         }
         let (sink, receiver) = mpsc::sync_channel(MAX_PENDING_NOTIFICATIONS);
-        notifier.set_sink(self.hub_session, Some(sink));
+        notifier.set_sink(self.hub_session, Some(resource::channel_sink(sink)));
         Some(receiver)
+    }
+
+    /// Hands the notifications that arrive outside any request to `sink` (a transport that keeps
+    /// its own bounded store, such as HTTP's event store) instead of a channel; false when the
+    /// server announces none. Replaces any earlier channel or sink.
+    pub fn forward_notifications(&self, sink: NotificationSink) -> bool {
+        let (Some(notifier), Some(set)) =
+            (&self.engine.notifier, self.engine.toolset.resource_set())
+        else {
+            return false;
+        };
+        if !set.subscribable() && !set.announces_list_changes() {
+            return false;
+        }
+        notifier.set_sink(self.hub_session, Some(sink));
+        true
     }
 
     /// Closes the channel [`Session::take_notifications`] gave (its receiver then sees the end).

@@ -35,8 +35,8 @@ pub use prompt::{
     MAX_PROMPT_ARGUMENT_BYTES,
 };
 pub use resource::{
-    Body, ReadRequest, Resource, ResourceContents, ResourceNotifier, ResourceSet, ResourceTemplate,
-    MAX_PENDING_NOTIFICATIONS, MAX_SUBSCRIPTIONS_PER_SESSION,
+    Body, NotificationSink, ReadRequest, Resource, ResourceContents, ResourceNotifier, ResourceSet,
+    ResourceTemplate, MAX_PENDING_NOTIFICATIONS, MAX_SUBSCRIPTIONS_PER_SESSION,
 };
 pub use revision::Revision;
 pub use tool::{Annotations, Tool, ToolError, ToolOutput, ToolSet};

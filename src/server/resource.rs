@@ -49,6 +49,20 @@ use super::error::RequestError;
 use crate::declared::{Annotations, Declared};
 use crate::json::{obj, Value};
 use std::sync::mpsc::{SyncSender, TrySendError};
+
+/// Where one session's notifications outside any request go: a transport's function that takes
+/// one and returns false once its reader is gone for good (the session then stops sending).
+pub type NotificationSink = Arc<dyn Fn(&Value) -> bool + Send + Sync>;
+
+/// A [`NotificationSink`] onto a bounded channel: a full channel misses the notification.
+pub(super) fn channel_sink(sender: SyncSender<Value>) -> NotificationSink {
+    Arc::new(move |message: &Value| {
+        !matches!(
+            sender.try_send(message.clone()),
+            Err(TrySendError::Disconnected(_))
+        )
+    })
+}
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Notifications held for one session that its transport has not written yet; past this, new
@@ -283,7 +297,7 @@ pub trait ResourceSet: Send + Sync {
 /// One session's end of the notifier: where its notifications go and what it subscribed to.
 struct Listener {
     session: u64,
-    sink: Option<SyncSender<Value>>,
+    sink: Option<NotificationSink>,
     uris: Vec<String>,
 }
 
@@ -329,10 +343,8 @@ impl ResourceNotifier {
         let mut listeners = self.listeners();
         // A receiver that hung up will never read again: forget its sink.
         for listener in listeners.iter_mut().filter(|l| wanted(l)) {
-            if let Some(sink) = &listener.sink {
-                if let Err(TrySendError::Disconnected(_)) = sink.try_send(message.clone()) {
-                    listener.sink = None;
-                }
+            if listener.sink.as_ref().is_some_and(|sink| !sink(message)) {
+                listener.sink = None;
             }
         }
     }
@@ -364,7 +376,7 @@ impl ResourceNotifier {
         f(&mut listeners[i])
     }
 
-    pub(super) fn set_sink(&self, session: u64, sink: Option<SyncSender<Value>>) {
+    pub(super) fn set_sink(&self, session: u64, sink: Option<NotificationSink>) {
         self.with_listener(session, |l| l.sink = sink);
     }
 
@@ -433,8 +445,8 @@ mod tests {
         let (a, b) = (n.new_session(), n.new_session());
         let (tx_a, rx_a) = mpsc::sync_channel(MAX_PENDING_NOTIFICATIONS);
         let (tx_b, rx_b) = mpsc::sync_channel(MAX_PENDING_NOTIFICATIONS);
-        n.set_sink(a, Some(tx_a));
-        n.set_sink(b, Some(tx_b));
+        n.set_sink(a, Some(channel_sink(tx_a)));
+        n.set_sink(b, Some(channel_sink(tx_b)));
         assert!(n.subscribe(a, "x:1"));
         n.updated("x:1");
         n.updated("x:2");

@@ -69,8 +69,8 @@ make_ca() {
 }
 
 # start_replicas N: N `--http` replicas of the conformance fixture on free loopback ports, sharing
-# one session key, each with an access log in $work/replica-I.log. Sets replica_ports (space
-# separated) and replica_pid_I.
+# one session key, named rI in their event ids (--replica-name), each with an access log in
+# $work/replica-I.log. Sets replica_ports (space separated) and replica_pid_I.
 start_replicas() {
     umask 077
     openssl rand -hex 32 > "$work/session.key"
@@ -80,7 +80,7 @@ start_replicas() {
         log=$work/replica-$i.log
         : > "$log" # exists before the replica's shell opens it, so the wait below can read it
         "$bin" --serve-mcp conformance --http --port 0 --session-key-file "$work/session.key" \
-            --access-log --allow-host localhost 2> "$log" &
+            --replica-name "r$i" --access-log --allow-host localhost 2> "$log" &
         pid=$!
         pids="$pids $pid"
         eval "replica_pid_$i=$pid"
@@ -109,6 +109,13 @@ wait_for_port() {
         sleep 0.05
     done
     fail "nothing listens on port $1"
+}
+
+# drive_resumption URL: a POST stream closed by its replica is resumed through the balancer
+# (GET + Last-Event-ID routed by the replica named in the id), four times; an id naming no
+# known replica gets 421. Run it before drive_sdk, which kills a replica.
+drive_resumption() {
+    python3 "$here/resume_balanced.py" "$1" "$tls/ca.pem" || fail "stream resumption through $1"
 }
 
 # drive_sdk URL: the official Python SDK (private venv) over https: refused under another CA's
@@ -155,6 +162,17 @@ http {
         server 127.0.0.1:$3 max_fails=1 fail_timeout=10s;
         keepalive 32;
     }
+    # A stream's events live in the replica that wrote them, named by the first field of every
+    # event id (--replica-name): a GET resuming with Last-Event-ID goes there, all else round robin.
+    upstream mcp_r1 { server 127.0.0.1:$1; }
+    upstream mcp_r2 { server 127.0.0.1:$2; }
+    upstream mcp_r3 { server 127.0.0.1:$3; }
+    map \$http_last_event_id \$mcp_upstream {
+        default     mcp_replicas;
+        ~^r1\.      mcp_r1;
+        ~^r2\.      mcp_r2;
+        ~^r3\.      mcp_r3;
+    }
     server {
         listen 127.0.0.1:$edge_port ssl;
         server_name localhost;
@@ -163,7 +181,7 @@ http {
         ssl_protocols TLSv1.2 TLSv1.3;
 
         location = /mcp {
-            proxy_pass http://mcp_replicas;
+            proxy_pass http://\$mcp_upstream;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
             proxy_set_header Host \$host;        # the replicas run with --allow-host localhost

@@ -105,18 +105,20 @@ impl Reply {
         self.json().get("error")?.get("code")?.as_i64()
     }
 
-    /// The `data:` payloads of an SSE body, one per event.
+    /// The `data:` payloads of an SSE body, one per event (priming events, whose data is
+    /// empty, are skipped).
     pub fn events(&self) -> Vec<Value> {
         self.text()
             .split("\n\n")
-            .filter(|e| !e.is_empty())
             .map(|event| {
                 let data: Vec<&str> = event
                     .lines()
                     .filter_map(|l| l.strip_prefix("data: "))
                     .collect();
-                json::parse(data.join("\n").as_bytes()).unwrap()
+                data.join("\n")
             })
+            .filter(|data| !data.trim().is_empty())
+            .map(|data| json::parse(data.as_bytes()).unwrap())
             .collect()
     }
 }
@@ -157,7 +159,8 @@ impl Client {
         }
     }
 
-    fn take_line(&mut self) -> Option<String> {
+    /// The next CRLF-terminated line, without its CRLF; `None` if the connection closed first.
+    pub fn take_line(&mut self) -> Option<String> {
         loop {
             if let Some(i) = self.buf.windows(2).position(|w| w == b"\r\n") {
                 let line = String::from_utf8(self.buf[..i].to_vec()).unwrap();
@@ -170,7 +173,8 @@ impl Client {
         }
     }
 
-    fn take_exact(&mut self, n: usize) -> Option<Vec<u8>> {
+    /// The next `n` bytes; `None` if the connection closed first.
+    pub fn take_exact(&mut self, n: usize) -> Option<Vec<u8>> {
         while self.buf.len() < n {
             if !self.fill() {
                 return None;
@@ -179,26 +183,31 @@ impl Client {
         Some(self.buf.drain(..n).collect())
     }
 
+    /// Reads one response head (status and headers); `None` if the connection closed first.
+    pub fn read_head(&mut self) -> Option<Reply> {
+        let status_line = self.take_line()?;
+        let status: u16 = status_line.split(' ').nth(1)?.parse().ok()?;
+        let mut headers = Vec::new();
+        loop {
+            let line = self.take_line()?;
+            if line.is_empty() {
+                break;
+            }
+            let (name, value) = line.split_once(':').expect("header line");
+            headers.push((name.to_owned(), value.trim().to_owned()));
+        }
+        Some(Reply {
+            status,
+            headers,
+            body: Vec::new(),
+        })
+    }
+
     /// Reads one response (skipping `100 Continue`); `None` if the connection closed first.
     pub fn read_reply(&mut self) -> Option<Reply> {
         loop {
-            let status_line = self.take_line()?;
-            let status: u16 = status_line.split(' ').nth(1)?.parse().ok()?;
-            let mut headers = Vec::new();
-            loop {
-                let line = self.take_line()?;
-                if line.is_empty() {
-                    break;
-                }
-                let (name, value) = line.split_once(':').expect("header line");
-                headers.push((name.to_owned(), value.trim().to_owned()));
-            }
-            let mut reply = Reply {
-                status,
-                headers,
-                body: Vec::new(),
-            };
-            if status == 100 {
+            let mut reply = self.read_head()?;
+            if reply.status == 100 {
                 continue;
             }
             if reply.header("transfer-encoding") == Some("chunked") {
@@ -290,4 +299,127 @@ pub fn at(value: &Value, path: &str) -> Value {
         }
     }
     current.clone()
+}
+
+/// One SSE event as a client parses it (comments are returned with `comment` set).
+#[derive(Debug, Default)]
+pub struct Event {
+    pub id: Option<String>,
+    pub retry: Option<u64>,
+    pub data: String,
+    pub comment: bool,
+}
+
+impl Event {
+    pub fn json(&self) -> Value {
+        json::parse(self.data.as_bytes()).unwrap()
+    }
+}
+
+/// An open SSE response read event by event (chunked transfer decoded as it arrives).
+pub struct Sse {
+    client: Client,
+    text: String,
+    ended: bool,
+}
+
+/// A response that is not a stream: status and body.
+#[derive(Debug)]
+pub struct Refused {
+    pub status: u16,
+    pub body: String,
+}
+
+impl Sse {
+    /// Sends `request` on a new connection; the stream if the answer is 200 text/event-stream.
+    pub fn open(addr: SocketAddr, request: String) -> Result<Sse, Refused> {
+        let mut client = Client::connect(addr);
+        client.send(request.as_bytes());
+        let head = client.read_head().expect("a response head");
+        if head.status == 200 && head.header("content-type") == Some("text/event-stream") {
+            return Ok(Sse {
+                client,
+                text: String::new(),
+                ended: false,
+            });
+        }
+        let length = head
+            .header("content-length")
+            .map_or(0, |l| l.parse().unwrap());
+        let body = client.take_exact(length).unwrap_or_default();
+        Err(Refused {
+            status: head.status,
+            body: String::from_utf8_lossy(&body).into_owned(),
+        })
+    }
+
+    /// The next event or comment; `None` once the stream ended.
+    pub fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(i) = self.text.find("\n\n") {
+                let block: String = self.text.drain(..i + 2).collect();
+                let mut event = Event::default();
+                for line in block.lines() {
+                    if line.starts_with(':') {
+                        event.comment = true;
+                    } else if let Some(v) = line.strip_prefix("id: ") {
+                        event.id = Some(v.to_owned());
+                    } else if let Some(v) = line.strip_prefix("retry: ") {
+                        event.retry = Some(v.parse().unwrap());
+                    } else if let Some(v) = line.strip_prefix("data: ") {
+                        event.data.push_str(v);
+                    }
+                }
+                return Some(event);
+            }
+            if self.ended {
+                return None;
+            }
+            let Some(size) = self.client.take_line() else {
+                self.ended = true;
+                continue;
+            };
+            let size = usize::from_str_radix(&size, 16).unwrap();
+            let data = self.client.take_exact(size + 2).expect("a whole chunk");
+            if size == 0 {
+                self.ended = true;
+            }
+            self.text
+                .push_str(std::str::from_utf8(&data[..size]).unwrap());
+        }
+    }
+
+    /// The next event that is not a comment.
+    pub fn next_event(&mut self) -> Option<Event> {
+        std::iter::from_fn(|| self.next()).find(|e| !e.comment)
+    }
+}
+
+/// A request to `/mcp` with `Host: localhost:PORT` (POSTs carry JSON `body`).
+pub fn request(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> String {
+    request_to(addr, method, "/mcp", headers, body)
+}
+
+/// A request to `target` with `Host: localhost:PORT` (POSTs carry JSON `body`).
+pub fn request_to(
+    addr: SocketAddr,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> String {
+    let mut text = format!(
+        "{method} {target} HTTP/1.1\r\nHost: localhost:{}\r\n",
+        addr.port()
+    );
+    for (name, value) in headers {
+        text.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if method == "POST" {
+        text.push_str("Content-Type: application/json\r\n");
+        text.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    text.push_str("\r\n");
+    text.push_str(body);
+    text
 }
