@@ -550,6 +550,34 @@ mod tests {
     }
 
     #[test]
+    fn held_replies_are_written_at_the_next_send_or_once_they_reach_the_cap() {
+        let written = |writer: &LineWriter<Vec<u8>>| writer.out.lock().unwrap().sink.len();
+        let message = |bytes: usize| Value::from("x".repeat(bytes));
+        let writer = LineWriter::new(Vec::new());
+        writer.hold(&message(10));
+        assert_eq!(written(&writer), 0);
+        writer.send(&message(1));
+        // Both lines, in order: the held one first.
+        let out = writer.out.lock().unwrap().sink.clone();
+        assert_eq!(out, format!("\"{}\"\n\"x\"\n", "x".repeat(10)).as_bytes());
+
+        let writer = LineWriter::new(Vec::new());
+        // Quotes and newline make each line 3 bytes longer than its text.
+        writer.hold(&message(MAX_HELD_BYTES - 4));
+        assert_eq!(written(&writer), 0, "one byte under the cap is held");
+        writer.hold(&message(0));
+        assert_eq!(
+            written(&writer),
+            MAX_HELD_BYTES + 2,
+            "at the cap, all is written"
+        );
+        writer.hold(&message(0));
+        assert_eq!(written(&writer), MAX_HELD_BYTES + 2);
+        writer.flush();
+        assert_eq!(written(&writer), MAX_HELD_BYTES + 5);
+    }
+
+    #[test]
     fn splits_on_newline_and_keeps_a_final_unterminated_line() {
         assert_eq!(
             lines(b"a\r\n\nb"),
