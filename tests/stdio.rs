@@ -303,3 +303,41 @@ fn a_cancellation_reaches_a_call_still_waiting_behind_a_long_one() {
     talk.expect_result(2);
     assert!(talk.finish().is_empty());
 }
+
+/// An output whose first write panics (a bug in a host-supplied writer); later writes succeed.
+struct PanickingOutput {
+    panicked: bool,
+}
+
+impl Write for PanickingOutput {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if !self.panicked {
+            self.panicked = true;
+            panic!("the output panics");
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_panic_on_one_serving_thread_ends_serve_instead_of_hanging_it() {
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let session = Session::new(Arc::new(Engine::new(Arc::new(Tools))));
+        let input = format!("{}\n{}\n", echo_call(1), echo_call(2));
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            serve(
+                &session,
+                input.as_bytes(),
+                PanickingOutput { panicked: false },
+            )
+        }));
+        // Whichever thread met the panic, serve reports it: an error, or the panic itself.
+        let _ = done.send(!matches!(outcome, Ok(Ok(()))));
+    });
+    let failed = finished.recv_timeout(Duration::from_secs(20));
+    assert_eq!(failed, Ok(true), "serve must return and report the panic");
+}
