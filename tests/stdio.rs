@@ -279,6 +279,20 @@ fn a_ping_is_answered_and_a_cancellation_honoured_while_a_long_call_runs() {
 }
 
 #[test]
+fn after_an_idle_spell_the_sleeping_thread_still_takes_over_reading_from_a_long_call() {
+    let talk = Conversation::start();
+    talk.ping();
+    // Longer than LOOKS_BEFORE_SLEEPING looks of READER_HANDOVER: the second thread is asleep.
+    let idle = agentteams_mcp::stdio::READER_HANDOVER * 200;
+    std::thread::sleep(idle);
+    talk.send(&[HANG]);
+    talk.ping();
+    talk.send(&[CANCEL_HANG]);
+    talk.ping();
+    assert!(talk.finish().is_empty());
+}
+
+#[test]
 fn a_reply_read_with_the_next_request_is_not_kept_back_by_a_long_call() {
     // The echo's reply could wait for the next reply (both requests were read together); the
     // next call runs until cancelled, so the reply must be written while it runs.
