@@ -3,8 +3,7 @@
 //! `test_simple_text` result, flushed per line. No JSON parsing, no dispatch, one thread.
 use std::io::{BufRead, Write};
 
-const RESULT: &str =
-    r#","result":{"content":[{"type":"text","text":"This is a simple text response for testing."}]}}"#;
+const RESULT: &str = r#","result":{"content":[{"type":"text","text":"This is a simple text response for testing."}]}}"#;
 
 /// The bytes of the request's `"id":` value (a number or a string without escapes).
 fn id_of(line: &[u8]) -> Option<&[u8]> {

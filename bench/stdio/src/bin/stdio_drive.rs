@@ -39,8 +39,14 @@ fn options() -> Options {
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let mut value = |name: &str| args.next().unwrap_or_else(|| fail(&format!("{name} needs a value")));
-        let number = |text: String| text.parse().unwrap_or_else(|_| fail(&format!("not a number: {text}")));
+        let mut value = |name: &str| {
+            args.next()
+                .unwrap_or_else(|| fail(&format!("{name} needs a value")))
+        };
+        let number = |text: String| {
+            text.parse()
+                .unwrap_or_else(|_| fail(&format!("not a number: {text}")))
+        };
         match arg.as_str() {
             "--rounds" => o.rounds = number(value("--rounds")),
             "--calls" => o.calls = number(value("--calls")),
@@ -144,7 +150,9 @@ impl Server {
         loop {
             match self.child.try_wait() {
                 Ok(Some(_)) => return,
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
                 _ => {
                     let _ = self.child.kill();
                     let _ = self.child.wait();
@@ -183,11 +191,18 @@ fn measure(command: &[String], o: &Options) -> Measured {
     let mut server = Server::start(command);
     server.send(INITIALIZE);
     server.line.clear();
-    if server.output.read_until(b'\n', &mut server.line).unwrap_or(0) == 0
+    if server
+        .output
+        .read_until(b'\n', &mut server.line)
+        .unwrap_or(0)
+        == 0
         || find(&server.line, b"\"result\":").is_none()
         || reply_id(&server.line) != Some(0)
     {
-        fail(&format!("bad initialize reply: {}", String::from_utf8_lossy(&server.line)));
+        fail(&format!(
+            "bad initialize reply: {}",
+            String::from_utf8_lossy(&server.line)
+        ));
     }
     let start_us = started.elapsed().as_secs_f64() * 1e6;
     server.send(INITIALIZED);
@@ -205,7 +220,9 @@ fn measure(command: &[String], o: &Options) -> Measured {
         server.send_call(next_id, &o.tool);
         let id = server.reply(&o.expect);
         if id != next_id {
-            fail(&format!("sequential: expected the reply to {next_id}, got {id}"));
+            fail(&format!(
+                "sequential: expected the reply to {next_id}, got {id}"
+            ));
         }
         next_id += 1;
     }
@@ -223,7 +240,10 @@ fn measure(command: &[String], o: &Options) -> Measured {
     }
     while received < o.calls {
         let id = server.reply(&o.expect);
-        let slot = id.checked_sub(base).map(|s| s as usize).filter(|&s| s < sent && waiting[s]);
+        let slot = id
+            .checked_sub(base)
+            .map(|s| s as usize)
+            .filter(|&s| s < sent && waiting[s]);
         let Some(slot) = slot else {
             fail(&format!("pipelined: a reply to {id}, which is not waiting"))
         };
@@ -291,7 +311,9 @@ fn main() {
         "{} rounds of {} calls ({} warm-up), pipelined depth {}, tool {}",
         o.rounds, o.calls, o.warmup, o.depth, o.tool
     );
-    println!("| server | start µs (median) | sequential calls/s (median) | pipelined calls/s (median) |");
+    println!(
+        "| server | start µs (median) | sequential calls/s (median) | pipelined calls/s (median) |"
+    );
     println!("|---|---|---|---|");
     for (i, (name, _)) in o.servers.iter().enumerate() {
         let m = |f: fn(&Measured) -> f64| median((0..o.rounds).map(|r| f(get(r, i))).collect());
