@@ -199,7 +199,7 @@ fn main() {
             let binding = bound(&root, mode, BindOptions::default());
             let session = binding.session();
             if let Err(e) =
-                agentteams_mcp::stdio::serve(&session, std::io::stdin().lock(), std::io::stdout())
+                agentteams_mcp::stdio::serve(&session, std::io::stdin(), std::io::stdout())
             {
                 eprintln!("stdio failed: {e}");
                 std::process::exit(1);

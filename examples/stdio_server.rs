@@ -91,9 +91,7 @@ impl ToolSet for Demo {
 
 fn main() {
     let session = Session::new(Arc::new(Engine::new(Arc::new(Demo))));
-    if let Err(e) =
-        agentteams_mcp::stdio::serve(&session, std::io::stdin().lock(), std::io::stdout())
-    {
+    if let Err(e) = agentteams_mcp::stdio::serve(&session, std::io::stdin(), std::io::stdout()) {
         eprintln!("stdio_server: {e}");
         std::process::exit(1);
     }

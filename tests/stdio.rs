@@ -3,7 +3,8 @@
 use agentteams_mcp::json::{self, Map, Value};
 use agentteams_mcp::server::*;
 use agentteams_mcp::stdio::{serve, MAX_LINE_BYTES};
-use std::sync::Arc;
+use std::io::{Read, Write};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 struct Tools;
@@ -136,4 +137,221 @@ fn more_requests_than_the_queue_holds_are_all_answered_in_order() {
             "{line}"
         );
     }
+}
+
+/// A conversation with `serve` running on its own thread: lines go in when the test sends them,
+/// and replies come out line by line as they are written.
+struct Conversation {
+    input: Option<mpsc::Sender<Vec<u8>>>,
+    replies: mpsc::Receiver<String>,
+    served: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The reading end of the test's input: each chunk the test sends is one `read`'s worth.
+struct Feed {
+    chunks: mpsc::Receiver<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl Read for Feed {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == self.chunk.len() {
+            match self.chunks.recv() {
+                Ok(chunk) => (self.chunk, self.at) = (chunk, 0),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// The writing end: passes on each complete line.
+struct Lines {
+    partial: Vec<u8>,
+    lines: mpsc::Sender<String>,
+}
+
+impl Write for Lines {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.partial.extend_from_slice(buf);
+        while let Some(end) = self.partial.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.partial.drain(..=end).collect();
+            let _ = (self.lines).send(String::from_utf8_lossy(&line[..end]).into_owned());
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Conversation {
+    fn start() -> Conversation {
+        let (input, chunks) = mpsc::channel();
+        let (lines, replies) = mpsc::channel();
+        let served = std::thread::spawn(move || {
+            let session = Session::new(Arc::new(Engine::new(Arc::new(Tools))));
+            let feed = Feed {
+                chunks,
+                chunk: Vec::new(),
+                at: 0,
+            };
+            let out = Lines {
+                partial: Vec::new(),
+                lines,
+            };
+            serve(&session, feed, out).unwrap();
+        });
+        Conversation {
+            input: Some(input),
+            replies,
+            served: Some(served),
+        }
+    }
+
+    /// Sends `lines` as one chunk, so the server reads them together.
+    fn send(&self, lines: &[&str]) {
+        let chunk: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        self.input
+            .as_ref()
+            .unwrap()
+            .send(chunk.into_bytes())
+            .unwrap();
+    }
+
+    fn reply(&self) -> String {
+        (self.replies.recv_timeout(Duration::from_secs(20))).expect("a reply within 20 s")
+    }
+
+    /// The next reply is the result of the echo call `id`.
+    fn expect_result(&self, id: u32) {
+        let reply = self.reply();
+        let start = format!(r#"{{"jsonrpc":"2.0","id":{id},"result""#);
+        assert!(
+            reply.starts_with(&start),
+            "expected the result of {id}: {reply}"
+        );
+    }
+
+    /// Pings, and the next reply answers it.
+    fn ping(&self) {
+        self.send(&[r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#]);
+        assert_eq!(self.reply(), r#"{"jsonrpc":"2.0","id":"p","result":{}}"#);
+    }
+
+    /// Ends the input and waits for `serve` to return; returns what it wrote after the last reply.
+    fn finish(mut self) -> Vec<String> {
+        self.input = None;
+        self.served.take().unwrap().join().unwrap();
+        self.replies.try_iter().collect()
+    }
+}
+
+const HANG: &str =
+    r#"{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"hang"}}"#;
+const CANCEL_HANG: &str =
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow"}}"#;
+
+fn echo_call(id: u32) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"n":{id}}}}}}}"#
+    )
+}
+
+#[test]
+fn a_ping_is_answered_and_a_cancellation_honoured_while_a_long_call_runs() {
+    let talk = Conversation::start();
+    talk.send(&[HANG]);
+    // Calls read while the long one runs wait their turn, in order; the ping does not wait.
+    talk.send(&[&echo_call(1), &echo_call(2)]);
+    talk.ping();
+    talk.send(&[CANCEL_HANG]);
+    // The cancelled call gets no reply; the queued ones then run in arrival order.
+    talk.expect_result(1);
+    talk.expect_result(2);
+    talk.send(&[&echo_call(3)]);
+    talk.expect_result(3);
+    assert!(talk.finish().is_empty());
+}
+
+#[test]
+fn after_an_idle_spell_the_sleeping_thread_still_takes_over_reading_from_a_long_call() {
+    let talk = Conversation::start();
+    talk.ping();
+    // Longer than LOOKS_BEFORE_SLEEPING looks of READER_HANDOVER: the second thread is asleep.
+    let idle = agentteams_mcp::stdio::READER_HANDOVER * 200;
+    std::thread::sleep(idle);
+    talk.send(&[HANG]);
+    talk.ping();
+    talk.send(&[CANCEL_HANG]);
+    talk.ping();
+    assert!(talk.finish().is_empty());
+}
+
+#[test]
+fn a_reply_read_with_the_next_request_is_not_kept_back_by_a_long_call() {
+    // The echo's reply could wait for the next reply (both requests were read together); the
+    // next call runs until cancelled, so the reply must be written while it runs.
+    let talk = Conversation::start();
+    talk.send(&[&echo_call(1), HANG]);
+    talk.expect_result(1);
+    talk.send(&[CANCEL_HANG]);
+    talk.ping();
+    assert!(talk.finish().is_empty());
+}
+
+#[test]
+fn a_cancellation_reaches_a_call_still_waiting_behind_a_long_one() {
+    let talk = Conversation::start();
+    talk.send(&[HANG]);
+    talk.send(&[&echo_call(1), &echo_call(2)]);
+    talk.send(&[
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+    ]);
+    talk.ping();
+    talk.send(&[CANCEL_HANG]);
+    talk.expect_result(2);
+    assert!(talk.finish().is_empty());
+}
+
+/// An output whose first write panics (a bug in a host-supplied writer); later writes succeed.
+struct PanickingOutput {
+    panicked: bool,
+}
+
+impl Write for PanickingOutput {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if !self.panicked {
+            self.panicked = true;
+            panic!("the output panics");
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_panic_on_one_serving_thread_ends_serve_instead_of_hanging_it() {
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let session = Session::new(Arc::new(Engine::new(Arc::new(Tools))));
+        let input = format!("{}\n{}\n", echo_call(1), echo_call(2));
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            serve(
+                &session,
+                input.as_bytes(),
+                PanickingOutput { panicked: false },
+            )
+        }));
+        // Whichever thread met the panic, serve reports it: an error, or the panic itself.
+        let _ = done.send(!matches!(outcome, Ok(Ok(()))));
+    });
+    let failed = finished.recv_timeout(Duration::from_secs(20));
+    assert_eq!(failed, Ok(true), "serve must return and report the panic");
 }

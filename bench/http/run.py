@@ -1,61 +1,65 @@
 #!/usr/bin/env python3
-"""Streamable HTTP benchmark: agentteams-mcp against the official Rust SDK (rmcp) and the official
-Python SDK, serving the same trivial tool (`test_simple_text`), measured in one run by the same
-load generator (bench/http/src/bin/http_load.rs: keep-alive connections, one session each,
-tools/call back to back).
+"""Streamable HTTP benchmark: agentteams-mcp against the official Rust SDK (rmcp 3.1.4), like for
+like, interleaved, every reply checked.
 
-Peers: rmcp with its defaults ("rmcp") and with TCP_NODELAY on its sockets ("rmcp-nodelay"; axum
-leaves Nagle on by default), and the Python SDK. Reports requests/s and p50/p99 latency at 1, 8
-and 64 connections (the median of --rounds runs
-each), and each server's resident memory (VmRSS) before and while 1,000 initialized connections
-sit idle.
+Two wire modes, each side in the same one:
+  stateless: `agentteams-mcp --http --stateless` against rmcp's stateless mode with plain JSON
+             replies (`rmcp-peer --stateless`); the load sends no initialize and no session id.
+  sessions:  both servers' default sessions (each connection initializes its own); agentteams-mcp
+             answers a call that emits no notification with plain JSON, rmcp always with an SSE
+             stream (its only reply form in session mode).
+Both set TCP_NODELAY on accepted sockets. One load generator (bench/http/src/bin/http_load.rs:
+keep-alive connections, a fresh request id per call, a reply counts only when it is the result for
+that id with the fixture's text) drives both. For each mode, both servers are started once; each
+round runs every connection count on A then B (B then A on odd rounds); the ratio
+agentteams/rmcp is taken within the round, and its min and median over the rounds are reported.
 
-Usage: bench/http/run.py [--secs 5] [--rounds 3] [--idle 1000] [--only agentteams,rmcp,python]
-Needs cargo and Python 3 (the Python SDK is installed into a venv, $BENCH_PYENV or
-$TMPDIR/agentteams-bench-pyenv, on first use).
+Memory: each server's VmRSS from a freshly started process once it listens, then with --idle
+connections that each initialized a session held open (a fresh process per server).
+
+Usage: bench/http/run.py [--secs 3] [--rounds 6] [--conns 1,8,64] [--idle 1000]
+                         [--modes stateless,sessions]
 """
-import argparse, json, os, statistics, subprocess, sys, time
+import argparse, json, os, statistics, subprocess, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-TMP = os.environ.get("TMPDIR", "/tmp")
-PYENV = os.environ.get("BENCH_PYENV", os.path.join(TMP, "agentteams-bench-pyenv"))
-LOAD = os.path.join(HERE, "target", "release", "http-load")
-
-
-def sh(*cmd, cwd=None):
-    subprocess.run(cmd, cwd=cwd, check=True)
+RELEASE = os.path.join(HERE, "target", "release")
+LOAD = os.path.join(RELEASE, "http-load")
+OURS = os.path.join(ROOT, "target", "release", "agentteams-mcp")
 
 
 def build():
-    sh("cargo", "build", "--release", "--quiet", "-p", "agentteams-mcp-servers", cwd=ROOT)
-    sh("cargo", "build", "--release", "--quiet", cwd=HERE)
-    if not os.path.exists(os.path.join(PYENV, "bin", "python")):
-        sh(sys.executable, "-m", "venv", PYENV)
-        sh(os.path.join(PYENV, "bin", "pip"), "install", "--quiet", "mcp==2.3.0", "uvicorn")
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--offline", "-p",
+                    "agentteams-mcp-servers"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=HERE, check=True)
 
 
-def servers():
-    return {
-        "agentteams": (7431, [os.path.join(ROOT, "target", "release", "agentteams-mcp"),
-                              "--serve-mcp", "conformance", "--http", "--port", "7431"]),
-        "rmcp": (7432, [os.path.join(HERE, "target", "release", "rmcp-peer"), "7432"]),
-        "rmcp-nodelay": (7434, [os.path.join(HERE, "target", "release", "rmcp-peer"), "7434", "--nodelay"]),
-        "python": (7433, [os.path.join(PYENV, "bin", "python"), os.path.join(HERE, "python_peer.py"), "7433"]),
-    }
+def command(name, mode, port):
+    stateless = ["--stateless"] if mode == "stateless" else []
+    if name == "agentteams":
+        return [OURS, "--serve-mcp", "conformance", "--http", "--port", str(port)] + stateless
+    return [os.path.join(RELEASE, "rmcp-peer"), str(port)] + stateless
 
 
-def wait_listening(port, proc):
+def start(name, mode, port):
+    proc = subprocess.Popen(command(name, mode, port), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     import socket
     for _ in range(200):
         if proc.poll() is not None:
-            raise SystemExit(f"server on port {port} exited with {proc.returncode}")
+            raise SystemExit(f"{name} on port {port} exited with {proc.returncode}")
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
+            return proc
         except OSError:
             time.sleep(0.05)
     raise SystemExit(f"nothing listens on port {port}")
+
+
+def stop(proc):
+    proc.kill()
+    proc.wait()
 
 
 def rss_kib(pid):
@@ -66,65 +70,84 @@ def rss_kib(pid):
     return 0
 
 
-def load(port, conns, secs):
-    out = subprocess.run([LOAD, "--port", str(port), "--tool", "test_simple_text",
-                          "--conns", str(conns), "--secs", str(secs), "--warmup", "1"],
-                         check=True, capture_output=True, text=True).stdout
+def load(port, conns, secs, stateless):
+    cmd = [LOAD, "--port", str(port), "--tool", "test_simple_text", "--conns", str(conns),
+           "--secs", str(secs), "--warmup", "0.5"] + (["--stateless"] if stateless else [])
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
 
-def idle_memory(port, pid, n):
-    before = rss_kib(pid)
-    p = subprocess.Popen([LOAD, "--port", str(port), "--idle", str(n), "--secs", "30"],
-                         stdout=subprocess.PIPE, text=True)
-    ready = p.stdout.readline()
-    time.sleep(1)
-    during = rss_kib(pid)
-    p.kill()
-    p.wait()
-    return before, during, ready.strip()
+def idle_memory(name, port, n):
+    proc = start(name, "sessions", port)
+    try:
+        time.sleep(0.5)
+        fresh = rss_kib(proc.pid)
+        holder = subprocess.Popen([LOAD, "--port", str(port), "--idle", str(n), "--secs", "30"],
+                                  stdout=subprocess.PIPE, text=True)
+        ready = holder.stdout.readline().strip()
+        time.sleep(1)
+        during = rss_kib(proc.pid)
+        holder.kill()
+        holder.wait()
+    finally:
+        stop(proc)
+    return fresh, during, ready
 
 
 def main():
     a = argparse.ArgumentParser()
-    a.add_argument("--secs", type=float, default=5)
-    a.add_argument("--rounds", type=int, default=3)
+    a.add_argument("--secs", type=float, default=3)
+    a.add_argument("--rounds", type=int, default=6)
+    a.add_argument("--conns", default="1,8,64")
     a.add_argument("--idle", type=int, default=1000)
-    a.add_argument("--only", default="agentteams,rmcp,rmcp-nodelay,python")
+    a.add_argument("--modes", default="stateless,sessions")
     args = a.parse_args()
+    conns_list = [int(c) for c in args.conns.split(",")]
     build()
-    results, memory = {}, {}
-    for name in args.only.split(","):
-        port, cmd = servers()[name]
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open("/proc/loadavg") as f:
+        print("load average at start:", " ".join(f.read().split()[:3]), flush=True)
+    names = ("agentteams", "rmcp")
+    rows = []
+    for mode in args.modes.split(","):
+        ports = {"agentteams": 7451, "rmcp": 7452}
+        procs = {n: start(n, mode, ports[n]) for n in names}
+        runs = {(n, c): [] for n in names for c in conns_list}
         try:
-            wait_listening(port, proc)
-            for conns in (1, 8, 64):
-                runs = [load(port, conns, args.secs) for _ in range(args.rounds)]
-                med = lambda k: statistics.median(r[k] for r in runs)
-                results[(name, conns)] = {k: med(k) for k in ("rps", "p50_ms", "p99_ms")}
-                results[(name, conns)]["errors"] = sum(r["errors"] for r in runs)
-                print(name, conns, results[(name, conns)], flush=True)
-            memory[name] = idle_memory(port, proc.pid, args.idle)
-            print(name, "idle", memory[name], flush=True)
+            for r in range(args.rounds):
+                for c in conns_list:
+                    for n in (names if r % 2 == 0 else names[::-1]):
+                        result = load(ports[n], c, args.secs, mode == "stateless")
+                        runs[(n, c)].append(result)
+                        print(mode, "round", r, n, json.dumps(result), flush=True)
         finally:
-            proc.kill()
-            proc.wait()
+            for p in procs.values():
+                stop(p)
+        for c in conns_list:
+            ours, theirs = runs[("agentteams", c)], runs[("rmcp", c)]
+            ratios = [o["rps"] / t["rps"] for o, t in zip(ours, theirs)]
+            med = lambda rs, k: statistics.median(x[k] for x in rs)
+            rows.append((mode, c, min(ratios), statistics.median(ratios),
+                         med(ours, "rps"), med(ours, "p99_ms"), med(theirs, "rps"),
+                         med(theirs, "p99_ms"),
+                         sum(x["errors"] for x in ours + theirs),
+                         sum(x["requests"] for x in ours + theirs)))
+    with open("/proc/loadavg") as f:
+        print("load average at end:", " ".join(f.read().split()[:3]))
     print()
-    print("| server | conns | requests/s | p50 ms | p99 ms | errors |")
-    print("|---|---|---|---|---|---|")
-    for (name, conns), r in results.items():
-        print(f"| {name} | {conns} | {r['rps']:.0f} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['errors']} |")
-    print()
-    print(f"| server | RSS before (MiB) | RSS with {args.idle} idle connections (MiB) |")
-    print("|---|---|---|")
-    for name, (before, during, ready) in memory.items():
-        print(f"| {name} | {before / 1024:.1f} | {during / 1024:.1f} ({ready}) |")
-    print()
-    for peer in ("rmcp", "rmcp-nodelay", "python"):
-        if ("agentteams", 1) in results and (peer, 1) in results:
-            ratios = [results[("agentteams", c)]["rps"] / results[(peer, c)]["rps"] for c in (1, 8, 64)]
-            print(f"throughput agentteams/{peer} at 1, 8, 64 connections: " + ", ".join(f"{r:.1f}x" for r in ratios))
+    print(f"{args.rounds} interleaved rounds of {args.secs:g} s per connection count")
+    print("| mode | connections | agentteams / rmcp, min | median | agentteams requests/s, p99 ms "
+          "| rmcp requests/s, p99 ms | bad replies / replies |")
+    print("|---|---|---|---|---|---|---|")
+    for mode, c, lo, mid, o_rps, o_p99, t_rps, t_p99, bad, total in rows:
+        print(f"| {mode} | {c} | {lo:.2f}x | {mid:.2f}x | {o_rps:,.0f}, {o_p99:.2f} "
+              f"| {t_rps:,.0f}, {t_p99:.2f} | {bad} / {total:,} |")
+    if args.idle:
+        print()
+        print(f"| server | RSS fresh (MiB) | RSS with {args.idle} idle sessions (MiB) |")
+        print("|---|---|---|")
+        for i, n in enumerate(names):
+            fresh, during, ready = idle_memory(n, 7461 + i, args.idle)
+            print(f"| {n} | {fresh / 1024:.1f} | {during / 1024:.1f} ({ready}) |")
 
 
 if __name__ == "__main__":

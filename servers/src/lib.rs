@@ -156,7 +156,7 @@ pub fn run_server_with(name: &str, root: &Path, options: &ServeOptions) -> i32 {
         note!("{}", serving_line(name, root, Transport::Stdio));
     }
     let session = Session::new(engine);
-    match agentteams_mcp::stdio::serve(&session, std::io::stdin().lock(), std::io::stdout()) {
+    match agentteams_mcp::stdio::serve(&session, std::io::stdin(), std::io::stdout()) {
         Ok(()) => complete_audit(session.engine()),
         Err(e) => {
             note!("[serve-mcp] stdio failed: {e}");

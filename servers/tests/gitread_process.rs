@@ -120,12 +120,20 @@ fn a_git_running_past_the_timeout_is_killed_with_its_children() {
 }
 
 #[test]
-fn cancellation_kills_the_running_git_and_sends_no_reply() {
+fn a_ping_is_answered_while_git_runs_and_cancellation_kills_it_with_no_reply() {
     let f = Fixture::new("cancel");
     let git = wrapper(&f, HANG_ON_LOG);
     let mut server = start_with_git(&f.root, &git);
     server.send(r#"{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"git_log","arguments":{}}}"#);
     assert!(eventually(Duration::from_secs(10), || !spawned_pids(&f).is_empty()));
+    // The server answers a ping while the call runs.
+    server.send(r#"{"jsonrpc":"2.0","id":"meanwhile","method":"ping"}"#);
+    let reply = server.read_reply();
+    assert_eq!(
+        reply.get("id").and_then(Value::as_str),
+        Some("meanwhile"),
+        "{reply}"
+    );
     server.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow","reason":"test"}}"#);
     let pids = spawned_pids(&f);
     assert!(

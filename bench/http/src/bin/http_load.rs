@@ -1,9 +1,13 @@
 //! A keep-alive load generator for MCP Streamable HTTP servers: each connection initializes its
-//! own session, then repeats one `tools/call` back to back; reports requests per second and
-//! p50/p99 latency. `--idle N` instead opens N initialized connections and holds them (for
+//! own session (or, with `--stateless`, sends no `initialize` and no session id), then repeats one
+//! `tools/call` back to back, each with an id of its own; reports requests per second, p50/p99
+//! latency and the number of bad replies: a reply counts as good only when its status is 200 and
+//! its body (plain JSON or an SSE stream) holds the result for that request's id with the
+//! expected text. `--idle N` instead opens N initialized connections and holds them (for
 //! measuring a server's memory per idle connection).
 //!
-//! Usage: http-load --port P --tool NAME --conns N [--secs 5] [--warmup 1]
+//! Usage: http-load --port P --tool NAME --conns N [--secs 5] [--warmup 1] [--stateless]
+//!                  [--expect TEXT]
 //!        http-load --port P --idle N [--secs 10]
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -115,6 +119,24 @@ impl Conn {
     }
 }
 
+/// Whether `body` (one JSON message, or SSE events carrying them) holds a result for request `id`
+/// with `expect` in it.
+fn answers(body: &[u8], id: u64, expect: &str) -> bool {
+    let text = String::from_utf8_lossy(body);
+    let wanted = format!("\"id\":{id}");
+    let messages: Vec<&str> = if text.trim_start().starts_with('{') {
+        vec![text.trim()]
+    } else {
+        text.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim).collect()
+    };
+    messages.iter().any(|m| {
+        m.match_indices(&wanted)
+            .any(|(at, _)| !m[at + wanted.len()..].starts_with(|c: char| c.is_ascii_digit()))
+            && m.contains("\"result\"")
+            && m.contains(expect)
+    })
+}
+
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
 }
@@ -140,16 +162,21 @@ fn main() {
     let tool = arg(&args, "--tool").expect("--tool");
     let conns: usize = arg(&args, "--conns").map_or(1, |s| s.parse().unwrap());
     let warmup: f64 = arg(&args, "--warmup").map_or(1.0, |s| s.parse().unwrap());
-    let call = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#);
+    let stateless = args.iter().any(|a| a == "--stateless");
+    let expect = arg(&args, "--expect")
+        .unwrap_or_else(|| "This is a simple text response for testing.".to_owned());
     let start = Instant::now() + Duration::from_millis(200 + 5 * conns as u64);
     let measure_from = start + Duration::from_secs_f64(warmup);
     let end = measure_from + Duration::from_secs_f64(secs);
     let threads: Vec<_> = (0..conns)
         .map(|_| {
-            let call = call.clone();
+            let (tool, expect) = (tool.clone(), expect.clone());
             std::thread::spawn(move || {
                 let mut c = Conn::open(port);
-                c.initialize();
+                if !stateless {
+                    c.initialize();
+                }
+                let mut id = 0u64;
                 while Instant::now() < start {
                     std::thread::sleep(Duration::from_millis(1));
                 }
@@ -159,8 +186,10 @@ fn main() {
                     if t0 >= end {
                         break;
                     }
+                    id += 1;
+                    let call = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#);
                     let r = c.post(&call);
-                    let ok = r.status == 200 && r.body.windows(11).any(|w| w == b"simple text");
+                    let ok = r.status == 200 && answers(&r.body, id, &expect);
                     if t0 >= measure_from {
                         lat.push(t0.elapsed().as_micros() as u32);
                         errors += u64::from(!ok);

@@ -1,47 +1,16 @@
-//! The official Rust SDK (rmcp) serving the same trivial tool as the fixture server
-//! (`test_simple_text`) over Streamable HTTP at /mcp, with rmcp's default configuration
-//! (stateful sessions). Usage: rmcp-peer PORT [--nodelay]
+//! The official Rust SDK (rmcp) serving `test_simple_text` over Streamable HTTP at /mcp, with
+//! TCP_NODELAY on accepted sockets (as agentteams-mcp sets it; axum leaves Nagle on, and a reply
+//! hyper writes in more than one piece then waits about 40 ms for the client's delayed ACK).
 //!
-//! `--nodelay` sets TCP_NODELAY on accepted sockets (axum's default leaves Nagle on, which with a
-//! client's delayed ACK costs about 40 ms per reply that hyper writes in more than one piece).
-use rmcp::{
-    handler::server::router::tool::ToolRouter,
-    model::*,
-    tool, tool_handler, tool_router,
-    transport::streamable_http_server::{
-        session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
-    },
-    ErrorData as McpError, ServerHandler,
+//! Usage: rmcp-peer PORT [--stateless]
+//! Without `--stateless`: rmcp's default sessions (`Mcp-Session-Id`, replies as SSE streams).
+//! With it: rmcp's stateless mode with plain JSON replies (`legacy_session_mode` off,
+//! `json_response` on), the counterpart of `agentteams-mcp --http --stateless`.
+use agentteams_mcp_bench_http::Simple;
+use axum::serve::ListenerExt;
+use rmcp::transport::streamable_http_server::{
+    session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
 };
-
-#[derive(Clone)]
-struct Simple {
-    #[allow(dead_code)] // read by the code #[tool_handler] generates
-    tool_router: ToolRouter<Simple>,
-}
-
-#[tool_router]
-impl Simple {
-    fn new() -> Self {
-        Simple {
-            tool_router: Self::tool_router(),
-        }
-    }
-
-    #[tool(description = "Returns one text block.")]
-    async fn test_simple_text(&self) -> Result<CallToolResult, McpError> {
-        Ok(CallToolResult::success(vec![ContentBlock::text(
-            "This is a simple text response for testing.",
-        )]))
-    }
-}
-
-#[tool_handler]
-impl ServerHandler for Simple {
-    fn get_info(&self) -> ServerInfo {
-        ServerInfo::new(ServerCapabilities::builder().enable_tools().build())
-    }
-}
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
@@ -49,22 +18,20 @@ async fn main() -> std::io::Result<()> {
         .nth(1)
         .and_then(|p| p.parse().ok())
         .unwrap_or(8001);
+    let stateless = std::env::args().any(|a| a == "--stateless");
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(!stateless)
+        .with_json_response(stateless);
     let service = StreamableHttpService::new(
-        || Ok(Simple::new()),
+        || Ok(Simple::default()),
         LocalSessionManager::default().into(),
-        StreamableHttpServerConfig::default(),
+        config,
     );
     let router = axum::Router::new().nest_service("/mcp", service);
-    let nodelay = std::env::args().any(|a| a == "--nodelay");
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    eprintln!("rmcp peer on http://127.0.0.1:{port}/mcp (nodelay: {nodelay})");
-    if nodelay {
-        use axum::serve::ListenerExt;
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        axum::serve(listener, router).await
-    } else {
-        axum::serve(listener, router).await
-    }
+    eprintln!("rmcp peer on http://127.0.0.1:{port}/mcp (stateless: {stateless})");
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, router).await
 }
