@@ -20,7 +20,7 @@
 //! Run pinned to one CPU so the three share one core's caches and frequency:
 //! `taskset -c 1 target/release/agentteams-mcp-bench --rounds 40`.
 //!
-//! Usage: `agentteams-mcp-bench [--rounds N] [--repeats N] [--data DIR] [--ours-only] [FILE...]` (DIR holds
+//! Usage: `agentteams-mcp-bench [--rounds N] [--repeats N] [--data DIR] [--ours-only] [--only parse|serialize] [FILE...]` (DIR holds
 //! `corpus/`; by default `bench/data`, where `bench/data/README.md` says how to fetch the corpus,
 //! which the repository does not redistribute).
 
@@ -56,6 +56,8 @@ struct Options {
     files: Vec<String>,
     /// Run only agentteams_mcp::json (for a profiler); no comparison is printed.
     ours_only: bool,
+    /// Run only this operation ("parse" or "serialize"), for a profiler.
+    only: Option<String>,
 }
 
 fn options() -> Result<Options, String> {
@@ -64,6 +66,7 @@ fn options() -> Result<Options, String> {
     let mut data = None;
     let mut files = Vec::new();
     let mut ours_only = false;
+    let mut only = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -86,6 +89,10 @@ fn options() -> Result<Options, String> {
                 }
             }
             "--ours-only" => ours_only = true,
+            "--only" => match args.next().as_deref() {
+                Some(op @ ("parse" | "serialize")) => only = Some(op.to_string()),
+                _ => return Err("--only needs parse or serialize".into()),
+            },
             "--data" => data = Some(PathBuf::from(args.next().ok_or("--data needs a folder")?)),
             _ if arg.starts_with("--") => return Err(format!("unknown option {arg}")),
             _ => files.push(arg),
@@ -104,6 +111,7 @@ fn options() -> Result<Options, String> {
         data,
         files,
         ours_only,
+        only,
     })
 }
 
@@ -309,6 +317,7 @@ fn bench_file(opts: &Options, file: &str) -> Result<(), String> {
     let reference: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| format!("serde_json: {e}"))?;
     let others = !opts.ours_only;
+    let runs = |op: &str| opts.only.as_deref().is_none_or(|only| only == op);
 
     let mut parsers: Vec<Option<Box<dyn Contender + '_>>> = vec![
         Some(parse_contender(
@@ -343,8 +352,10 @@ fn bench_file(opts: &Options, file: &str) -> Result<(), String> {
             )
         }),
     ];
-    let rounds = run_rounds(opts.rounds, opts.repeats, &mut parsers)?;
-    report(file, "parse", bytes.len(), &rounds);
+    if runs("parse") {
+        let rounds = run_rounds(opts.rounds, opts.repeats, &mut parsers)?;
+        report(file, "parse", bytes.len(), &rounds);
+    }
     drop(parsers);
 
     let ours = agentteams_mcp::json::parse(&bytes).map_err(|e| e.to_string())?;
@@ -371,7 +382,9 @@ fn bench_file(opts: &Options, file: &str) -> Result<(), String> {
             }))
         }),
     ];
-    let rounds = run_rounds(opts.rounds, opts.repeats, &mut writers)?;
-    report(file, "serialize (compact)", bytes.len(), &rounds);
+    if runs("serialize") {
+        let rounds = run_rounds(opts.rounds, opts.repeats, &mut writers)?;
+        report(file, "serialize (compact)", bytes.len(), &rounds);
+    }
     Ok(())
 }

@@ -181,7 +181,10 @@ impl<'a> Scanner<'a> {
     #[inline]
     pub(super) fn skip_whitespace(&mut self) {
         while let Some(&b) = self.input.get(self.pos) {
-            if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+            if b == b' ' {
+                // Indentation comes in runs of spaces: eight at a time.
+                self.pos = skip_spaces(self.input, self.pos);
+            } else if matches!(b, b'\n' | b'\r' | b'\t') {
                 self.pos += 1;
             } else {
                 break;
@@ -654,13 +657,24 @@ impl<'a> Scanner<'a> {
         if input.get(i) == Some(&b'.') {
             i += 1;
             let fraction_start = i;
+            while let Some(value) = eight_digits_at(input, i) {
+                // Leading zeros of the fraction are not significant; every digit after them is.
+                significant += if significant != 0 || mantissa != 0 {
+                    8
+                } else {
+                    value.checked_ilog10().map_or(0, |log| log as usize + 1)
+                };
+                mantissa = mantissa
+                    .wrapping_mul(100_000_000)
+                    .wrapping_add(u64::from(value));
+                i += 8;
+            }
             while let Some(&d) = input.get(i) {
                 let digit = d.wrapping_sub(b'0');
                 if digit > 9 {
                     break;
                 }
                 mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
-                // Leading zeros of the fraction are not significant; every digit after them is.
                 significant += usize::from(significant != 0 || mantissa != 0);
                 i += 1;
             }
@@ -719,12 +733,62 @@ impl<'a> Scanner<'a> {
 /// the index after the last digit.
 #[inline]
 fn accumulate_digits(input: &[u8], mut i: usize, mantissa: &mut u64) -> usize {
+    while let Some(value) = eight_digits_at(input, i) {
+        *mantissa = mantissa
+            .wrapping_mul(100_000_000)
+            .wrapping_add(u64::from(value));
+        i += 8;
+    }
     while let Some(&d) = input.get(i) {
         let digit = d.wrapping_sub(b'0');
         if digit > 9 {
             break;
         }
         *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
+        i += 1;
+    }
+    i
+}
+
+/// The value of the eight bytes at `i` when all eight are ASCII digits (the first the most
+/// significant), computed in the lanes of one u64: a digit test on every byte at once, then pairs
+/// of digits, then pairs of pairs, combined by two multiplications.
+#[inline]
+fn eight_digits_at(input: &[u8], i: usize) -> Option<u32> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let chunk = input.get(i..i + 8)?;
+    let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+    // A byte is a digit when its high nibble is 3 and adding 6 leaves it 3 (0x30..=0x39).
+    let high_nibbles =
+        (word & (ONES * 0xF0)) | ((word.wrapping_add(ONES * 6) & (ONES * 0xF0)) >> 4);
+    if high_nibbles != ONES * 0x33 {
+        return None;
+    }
+    let digits = word - ONES * u64::from(b'0');
+    // Byte lanes 0, 2, 4, 6 now hold two-digit values (10 × first + second; no carry, at most 99).
+    let pairs = digits * 10 + (digits >> 8);
+    const LANES_0_AND_4: u64 = 0x0000_00FF_0000_00FF;
+    // (p0 × 100 + p1) in the low half and p0 × 10^6 + p1 × 10^4 + p2 × 100 + p3 in the high half.
+    // (What would pass bit 63 is not wanted: the products wrap.)
+    let value = ((pairs & LANES_0_AND_4).wrapping_mul(100 + (1_000_000 << 32)))
+        .wrapping_add(((pairs >> 16) & LANES_0_AND_4).wrapping_mul(1 + (10_000 << 32)))
+        >> 32;
+    Some(value as u32)
+}
+
+/// The index of the first byte at or after `i` that is not a space.
+#[inline]
+fn skip_spaces(input: &[u8], mut i: usize) -> usize {
+    const SPACES: u64 = 0x2020_2020_2020_2020;
+    while let Some(chunk) = input.get(i..i + 8) {
+        // Zero bytes where the spaces are; the lowest set bit is in the first other byte.
+        let others = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ SPACES;
+        if others != 0 {
+            return i + (others.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while input.get(i) == Some(&b' ') {
         i += 1;
     }
     i
@@ -1071,6 +1135,77 @@ mod tests {
             let v = parse(text.as_bytes()).unwrap();
             assert_eq!((v.as_u64(), v.as_i64()), (None, None), "{text}");
             assert_eq!(crate::json::to_string(&v), text);
+        }
+    }
+
+    #[test]
+    fn eight_digit_chunks_agree_with_one_digit_at_a_time() {
+        let mut rng = crate::json::TestRng(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..200_000 {
+            let mut chunk: [u8; 8] = format!("{:08}", rng.next() % 100_000_000)
+                .as_bytes()
+                .try_into()
+                .unwrap();
+            // Sometimes one byte is a near miss: just outside '0'..='9', or a digit's neighbour.
+            if rng.next() % 2 == 0 {
+                let at = (rng.next() % 8) as usize;
+                chunk[at] = [b'/', b':', b'.', b'e', 0x30 + 10, 0xB0, 0x39 + 0x80, 0]
+                    [(rng.next() % 8) as usize];
+            }
+            let want = chunk
+                .iter()
+                .all(u8::is_ascii_digit)
+                .then(|| std::str::from_utf8(&chunk).unwrap().parse::<u32>().unwrap());
+            assert_eq!(eight_digits_at(&chunk, 0), want, "{chunk:?}");
+        }
+        for byte in 0..=255u8 {
+            let mut chunk = *b"12345678";
+            for at in 0..8 {
+                let saved = chunk[at];
+                chunk[at] = byte;
+                let want = byte
+                    .is_ascii_digit()
+                    .then(|| std::str::from_utf8(&chunk).unwrap().parse::<u32>().unwrap());
+                assert_eq!(eight_digits_at(&chunk, 0), want, "{chunk:?}");
+                chunk[at] = saved;
+            }
+        }
+        assert_eq!(eight_digits_at(b"1234567", 0), None);
+    }
+
+    #[test]
+    fn whitespace_runs_are_skipped_to_the_same_byte() {
+        for spaces in 0..40 {
+            for tail in ["]", "x", "\n]", "\t ]", ""] {
+                let text = format!("[0{}{tail}", " ".repeat(spaces));
+                let want = 2
+                    + spaces
+                    + tail
+                        .find(|c: char| !c.is_ascii_whitespace())
+                        .unwrap_or(tail.len());
+                let mut scanner = Scanner::new(text.as_bytes());
+                scanner.pos = 2;
+                scanner.skip_whitespace();
+                assert_eq!(scanner.pos, want, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn numbers_read_eight_digits_at_a_time_keep_their_value() {
+        for text in [
+            "12345678",
+            "123456789012345678",
+            "1234567890123456789",
+            "0.12345678",
+            "0.000000001234567890123",
+            "0.00000000000000000000000000000000000000001",
+            "1.00000000000000000000001",
+            "123456781234567812345678.5",
+            "-0.1234567812345678e10",
+            "98765432109876543210",
+        ] {
+            assert_parses_like_std(text);
         }
     }
 
