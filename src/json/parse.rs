@@ -1,9 +1,10 @@
 //! The strict RFC 8259 parser: bytes in, a [`Value`] or a positioned [`ParseError`] out.
 //!
-//! One pass over the input with an explicit stack of open containers (no recursion), a byte-class
-//! table for the string scanner, and a fast path for strings without escapes (validated and borrowed
-//! from the input). Not a streaming parser: the caller hands over one complete document and bounds
-//! its size. The [`Scanner`] here (tokens, and the punctuation between them) is shared with the pull
+//! One pass over the input with an explicit stack of open containers (no recursion). Strings,
+//! runs of spaces and runs of digits are scanned eight bytes at a time (word tricks on a `u64`);
+//! strings without escapes are borrowed from the input, checked as UTF-8 once for the whole input
+//! (each on its own only when that check fails, to find the bad byte). Not a streaming parser: the
+//! caller hands over one complete document and bounds its size. The [`Scanner`] here (tokens, and the punctuation between them) is shared with the pull
 //! [`Reader`](super::Reader), so both accept and reject exactly the same input at the same byte.
 
 use super::error::{Code, ParseError};
@@ -145,6 +146,10 @@ pub(super) enum Start<'a> {
 /// the token scanners, and the punctuation rules between tokens (each with the error it reports).
 pub(super) struct Scanner<'a> {
     input: &'a [u8],
+    /// The whole input as text when it is all UTF-8 (checked once, up front): strings are then
+    /// sliced from it without a check each. `None` sends every string through its own check,
+    /// which finds and reports the first bad byte inside a string where it is.
+    text: Option<&'a str>,
     pos: usize,
     /// Reused buffer for strings that contain escapes.
     scratch: Vec<u8>,
@@ -158,6 +163,7 @@ impl<'a> Scanner<'a> {
     pub(super) fn new(input: &'a [u8]) -> Scanner<'a> {
         Scanner {
             input,
+            text: std::str::from_utf8(input).ok(),
             pos: 0,
             scratch: Vec::new(),
         }
@@ -483,7 +489,11 @@ impl<'a> Scanner<'a> {
         let i = find_string_stop(self.input, start);
         // Fast path: no escapes.
         if self.input.get(i) == Some(&b'"') {
-            let text = self.utf8(start, i)?;
+            // Both ends are next to ASCII bytes (quotes), so they are character boundaries.
+            let text = match self.text.and_then(|text| text.get(start..i)) {
+                Some(text) => text,
+                None => self.utf8(start, i)?,
+            };
             self.pos = i + 1;
             return Ok(Cow::Borrowed(text));
         }
@@ -903,6 +913,19 @@ mod tests {
     }
 
     #[test]
+    fn invalid_utf8_anywhere_leaves_errors_where_they_were() {
+        // The whole-input check only chooses how strings are checked: a syntax error before the
+        // bad byte is still the error, and the bad byte is still found inside its string.
+        let e = parse(b"[1 2, \"\xff\"]").unwrap_err();
+        assert_eq!(e.offset(), 3);
+        assert_ne!(e.message(), "invalid UTF-8");
+        let e = parse(b"[\"\xc3\xa9\", \"ok\", \"x\xe9y\"]").unwrap_err();
+        assert_eq!((e.message().as_str(), e.offset()), ("invalid UTF-8", 15));
+        let v = parse("[\"\u{e9}\", {\"\u{4e2d}\": \"\u{1f600}\"}]".as_bytes()).unwrap();
+        assert_eq!(v.as_array().unwrap()[0].as_str(), Some("\u{e9}"));
+    }
+
+    #[test]
     fn depth_limit_is_an_error_at_the_edge() {
         let ok = "[".repeat(DEFAULT_MAX_DEPTH) + &"]".repeat(DEFAULT_MAX_DEPTH);
         assert!(parse(ok.as_bytes()).is_ok());
@@ -1206,6 +1229,12 @@ mod tests {
             "98765432109876543210",
         ] {
             assert_parses_like_std(text);
+            // With bytes after it, so the digits are read eight at a time up to the number's end.
+            let want: f64 = text.parse().unwrap();
+            let inside = parse(format!("[{text},{text}   ]").as_bytes()).unwrap();
+            for v in inside.as_array().unwrap().iter() {
+                assert_eq!(v.as_f64().map(f64::to_bits), Some(want.to_bits()), "{text}");
+            }
         }
     }
 

@@ -3,6 +3,9 @@
 //! Both walk the value with an explicit stack, so deeply nested values cannot overflow the call stack.
 //! Floats are written the way Python's `repr` writes them (shortest round-trip digits, `1e-05`,
 //! `1.5e+16`, `12.0`), which keeps tool texts byte-identical with the reference implementation.
+//! Numbers are laid out without `fmt`: digits made eight at a time in the lanes of a `u64`, copied
+//! at fixed sizes into a stack buffer, and appended with one UTF-8 check (one per short array of
+//! numbers, such as a coordinate pair).
 
 use super::scan::find_string_stop;
 use super::shortest::shortest_digits;
