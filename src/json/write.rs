@@ -109,16 +109,9 @@ fn write_value(root: &Value, out: &mut String, style: Style) {
                 Value::String(s) => write_string(s, out, pretty),
                 Value::Array(a) if a.is_empty() => out.push_str("[]"),
                 Value::Object(m) if m.is_empty() => out.push_str("{}"),
-                Value::Array(a) if !pretty && is_short_number_array(a) => {
-                    // A buffer for the array's length (each is set to `[` before use, so a small
-                    // one for the common pair costs less to set).
-                    if a.len() <= 2 {
-                        write_number_array(a, &mut [b'['; number_array_room(2)], out);
-                    } else {
-                        let mut text = [b'['; number_array_room(SHORT_NUMBER_ARRAY)];
-                        write_number_array(a, &mut text, out);
-                    }
-                }
+                // A short array of numbers held as primitives (a coordinate pair) is written in
+                // one piece; on any other element the guard writes nothing and is false.
+                Value::Array(a) if !pretty && write_number_array(a, out) => {}
                 Value::Array(a) => {
                     out.push('[');
                     let mut iter = a.iter();
@@ -282,19 +275,24 @@ const TEN_TO_THE_16: u64 = 10_000_000_000_000_000;
 /// Most elements of an array of numbers [`write_number_array`] writes in one piece.
 const SHORT_NUMBER_ARRAY: usize = 16;
 
-/// Whether `a` is a short array of numbers held as primitives (coordinates, vectors, ranges).
-fn is_short_number_array(a: &[Value]) -> bool {
-    a.len() <= SHORT_NUMBER_ARRAY
-        && a.iter().all(|v| match v {
-            Value::Number(n) => n.verbatim_text().is_none(),
-            _ => false,
-        })
+/// Writes `a` compactly if it is a short array of numbers held as primitives (coordinates,
+/// vectors, ranges), laid out in one buffer and appended at once: one UTF-8 check for the whole
+/// array instead of one per number. Answers false, having written nothing, for any other array.
+fn write_number_array(a: &[Value], out: &mut String) -> bool {
+    // A buffer for the array's length (each is set to `[` before use, so a small one for the
+    // common pair costs less to set).
+    if a.len() <= 2 {
+        number_array_text(a, &mut [b'['; number_array_room(2)], out)
+    } else if a.len() <= SHORT_NUMBER_ARRAY {
+        number_array_text(a, &mut [b'['; number_array_room(SHORT_NUMBER_ARRAY)], out)
+    } else {
+        false
+    }
 }
 
-/// Writes a short array of numbers (see [`is_short_number_array`]) compactly, laid out in one
-/// buffer and appended at once: one UTF-8 check for the whole array instead of one per number.
-/// `text` holds [`number_array_room`] for `a`'s length and starts with `[`.
-fn write_number_array(a: &[Value], text: &mut [u8], out: &mut String) {
+/// [`write_number_array`] with `text`, which holds [`number_array_room`] for `a`'s length and
+/// starts with `[`.
+fn number_array_text(a: &[Value], text: &mut [u8], out: &mut String) -> bool {
     debug_assert!(text.len() >= number_array_room(a.len()) && text[0] == b'[');
     let mut at = 1;
     for (i, value) in a.iter().enumerate() {
@@ -303,7 +301,7 @@ fn write_number_array(a: &[Value], text: &mut [u8], out: &mut String) {
             at += 1;
         }
         let Value::Number(n) = value else {
-            unreachable!("is_short_number_array checked every element")
+            return false;
         };
         at = match n.n {
             N::PosInt(u) => integer_text(u, text, at),
@@ -312,11 +310,12 @@ fn write_number_array(a: &[Value], text: &mut [u8], out: &mut String) {
                 integer_text(i.unsigned_abs(), text, at + 1)
             }
             N::Float(f) => python_float_text(f, text, at),
-            N::Verbatim(_) => unreachable!("is_short_number_array excludes verbatim numbers"),
+            N::Verbatim(_) => return false,
         };
     }
     text[at] = b']';
     out.push_str(std::str::from_utf8(&text[..at + 1]).expect("numbers are ASCII"));
+    true
 }
 
 /// Bytes [`write_number_array`] needs for `elements` numbers: `[`, then per element a comma and
@@ -676,9 +675,15 @@ mod tests {
     #[test]
     fn arrays_of_numbers_are_written_like_any_array() {
         let mut rng = crate::json::TestRng(0x5DEE_CE66_D1CE_4E5B);
-        for len in 0..=SHORT_NUMBER_ARRAY + 2 {
+        for len in (0..=SHORT_NUMBER_ARRAY + 2)
+            .cycle()
+            .take(40 * (SHORT_NUMBER_ARRAY + 3))
+        {
             let elements: Vec<String> = (0..len)
-                .map(|i| match (rng.next() % 5, i) {
+                .map(|i| match (rng.next() % 7, i) {
+                    // Now and then an element that is not a number: written the general way.
+                    (5, _) if rng.next() % 4 == 0 => "\"s\"".to_string(),
+                    (6, _) if rng.next() % 4 == 0 => "[1.5]".to_string(),
                     (0, _) => (rng.next() as i64).to_string(),
                     (1, _) => rng.next().to_string(),
                     (2, _) => format!("{}", f64::from_bits(rng.next() >> 2)),
