@@ -1,51 +1,98 @@
-//! JSON throughput of `agentteams_mcp::json` against `serde_json::Value`, measured in the same run.
+//! JSON parse and serialize throughput of `agentteams_mcp::json` against serde_json and sonic-rs,
+//! measured in the same process on the same bytes, in interleaved rounds, every result checked.
 //!
-//! For each corpus document: parse (bytes to a value) and serialize (value to compact text), each
-//! timed over many iterations with the two libraries interleaved, so that whatever else the machine
-//! is doing slows both alike. Reports the median time as MB/s of the document's size (the same
-//! numerator for both libraries, so the ratio is the ratio of median times), the ratio of the
-//! medians (serde time / our time: above 1 means we are faster) and the median of the ratios of
-//! back-to-back pairs, which is the steadier figure on a busy machine.
+//! For each corpus document and each operation, every round runs the three libraries once each, in
+//! an order that rotates from round to round (all six orders in turn, so none always inherits the
+//! other's cache and heap), and takes the ratio of each other library's time to ours within that
+//! round (a paired ratio: a slow phase of a busy machine hits the whole round). The report gives the
+//! minimum and the median of those paired ratios over the rounds (above 1.00x we are faster), and
+//! each library's median time as MB/s of the document's size. Within a round each library runs
+//! `--repeats` times back to back and the round keeps its fastest run, so that one preemption on a
+//! shared machine does not make a round's ratio.
 //!
-//! Usage: `cargo run --release --bin agentteams-mcp-bench -- [--iterations N] [--data DIR] [FILE...]`
-//! (DIR holds `corpus/`; by default `bench/data`, where `bench/data/README.md` says how to fetch the
-//! corpus, which the repository does not redistribute).
+//! - Parse is bytes to each library's own tree (`json::Value`, `serde_json::Value`,
+//!   `sonic_rs::Value`), including dropping it; the check between the two is not timed. Every
+//!   result is compared with serde_json's value of the same document: numbers by kind (unsigned,
+//!   signed, float bit for bit), strings, arrays, objects' keys and values.
+//! - Serialize is each library's tree to compact text; every output is parsed back with serde_json
+//!   (outside the timing) and must equal the document's value.
+//!
+//! Run pinned to one CPU so the three share one core's caches and frequency:
+//! `taskset -c 1 target/release/agentteams-mcp-bench --rounds 40`.
+//!
+//! Usage: `agentteams-mcp-bench [--rounds N] [--repeats N] [--data DIR] [--ours-only] [--only parse|serialize] [FILE...]` (DIR holds
+//! `corpus/`; by default `bench/data`, where `bench/data/README.md` says how to fetch the corpus,
+//! which the repository does not redistribute).
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-const DEFAULT_ITERATIONS: usize = 200;
+const DEFAULT_ROUNDS: usize = 40;
+/// Runs of each library within a round; the round keeps the fastest, so a preemption inside one
+/// run (the machine is shared) does not decide a paired ratio.
+const DEFAULT_REPEATS: usize = 5;
 const DEFAULT_FILES: &[&str] = &["canada.json", "citm_catalog.json", "twitter.json"];
 /// The default data folder, relative to this crate: it holds `corpus/` once fetched.
 const DATA_IN_CRATE: &str = "data";
 
+/// The libraries compared, in the order of the report's columns; ours is always first.
+const LIBRARIES: [&str; 3] = ["agentteams_mcp::json", "serde_json", "sonic-rs"];
+const OURS: usize = 0;
+/// The orders in which one round runs the libraries, taken in turn (every library in every place).
+const ORDERS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [2, 1, 0],
+    [1, 2, 0],
+    [0, 2, 1],
+    [2, 0, 1],
+    [1, 0, 2],
+];
+
 struct Options {
-    iterations: usize,
+    rounds: usize,
+    repeats: usize,
     data: PathBuf,
     files: Vec<String>,
     /// Run only agentteams_mcp::json (for a profiler); no comparison is printed.
     ours_only: bool,
+    /// Run only this operation ("parse" or "serialize"), for a profiler.
+    only: Option<String>,
 }
 
 fn options() -> Result<Options, String> {
-    let mut iterations = DEFAULT_ITERATIONS;
+    let mut rounds = DEFAULT_ROUNDS;
+    let mut repeats = DEFAULT_REPEATS;
     let mut data = None;
     let mut files = Vec::new();
     let mut ours_only = false;
+    let mut only = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--iterations" => {
-                let n = args.next().ok_or("--iterations needs a number")?;
-                iterations = n
+            "--rounds" => {
+                let n = args.next().ok_or("--rounds needs a number")?;
+                rounds = n
                     .parse()
-                    .map_err(|_| format!("--iterations: {n:?} is not a number"))?;
-                if iterations == 0 {
-                    return Err("--iterations must be at least 1".into());
+                    .map_err(|_| format!("--rounds: {n:?} is not a number"))?;
+                if rounds == 0 {
+                    return Err("--rounds must be at least 1".into());
+                }
+            }
+            "--repeats" => {
+                let n = args.next().ok_or("--repeats needs a number")?;
+                repeats = n
+                    .parse()
+                    .map_err(|_| format!("--repeats: {n:?} is not a number"))?;
+                if repeats == 0 {
+                    return Err("--repeats must be at least 1".into());
                 }
             }
             "--ours-only" => ours_only = true,
+            "--only" => match args.next().as_deref() {
+                Some(op @ ("parse" | "serialize")) => only = Some(op.to_string()),
+                _ => return Err("--only needs parse or serialize".into()),
+            },
             "--data" => data = Some(PathBuf::from(args.next().ok_or("--data needs a folder")?)),
             _ if arg.starts_with("--") => return Err(format!("unknown option {arg}")),
             _ => files.push(arg),
@@ -59,87 +106,177 @@ fn options() -> Result<Options, String> {
         files = DEFAULT_FILES.iter().map(|s| s.to_string()).collect();
     }
     Ok(Options {
-        iterations,
+        rounds,
+        repeats,
         data,
         files,
         ours_only,
+        only,
     })
 }
 
-fn median(times: &mut [Duration]) -> Duration {
-    times.sort();
-    times[times.len() / 2]
+/// Whether our value equals serde_json's: same kinds, numbers of the same kind and bits, same
+/// strings, arrays element by element, objects with the same keys (serde_json keeps the last of
+/// duplicate keys, as `Map::get` answers).
+fn same(ours: &agentteams_mcp::json::Value, theirs: &serde_json::Value) -> bool {
+    use agentteams_mcp::json::Value as V;
+    use serde_json::Value as S;
+    match (ours, theirs) {
+        (V::Null, S::Null) => true,
+        (V::Bool(a), S::Bool(b)) => a == b,
+        (V::String(a), S::String(b)) => a == b,
+        (V::Number(a), S::Number(b)) => {
+            if a.is_float() {
+                b.is_f64() && b.as_f64().map(f64::to_bits) == Some(a.as_f64().to_bits())
+            } else if let Some(u) = a.as_u64() {
+                b.as_u64() == Some(u)
+            } else if let Some(i) = a.as_i64() {
+                b.as_i64() == Some(i)
+            } else {
+                // Kept as text (beyond 64 bits or f64's range): serde_json reads it as an f64.
+                b.as_f64().map(f64::to_bits) == Some(a.as_f64().to_bits())
+            }
+        }
+        (V::Array(a), S::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+        }
+        (V::Object(a), S::Object(b)) => {
+            a.keys().collect::<std::collections::HashSet<_>>().len() == b.len()
+                && b.iter().all(|(k, y)| a.get(k).is_some_and(|x| same(x, y)))
+        }
+        _ => false,
+    }
+}
+
+/// What one library does to one document, with the check of its result.
+trait Contender {
+    /// Runs the operation once; returns the time it took (the check excluded) or what was wrong.
+    fn run(&mut self) -> Result<Duration, String>;
+}
+
+/// Parse with `parse`, check the tree with `check`, then drop it (timed with the parse).
+struct Parse<T, P, C> {
+    parse: P,
+    check: C,
+    _tree: std::marker::PhantomData<T>,
+}
+
+impl<T, P: FnMut() -> T, C: FnMut(&T) -> Result<(), String>> Contender for Parse<T, P, C> {
+    fn run(&mut self) -> Result<Duration, String> {
+        let start = Instant::now();
+        let tree = black_box((self.parse)());
+        let parsed = start.elapsed();
+        (self.check)(&tree)?;
+        let start = Instant::now();
+        drop(black_box(tree));
+        Ok(parsed + start.elapsed())
+    }
+}
+
+fn parse_contender<'a, T: 'a>(
+    parse: impl FnMut() -> T + 'a,
+    check: impl FnMut(&T) -> Result<(), String> + 'a,
+) -> Box<dyn Contender + 'a> {
+    Box::new(Parse {
+        parse,
+        check,
+        _tree: std::marker::PhantomData,
+    })
+}
+
+/// Serialize with `write`; the text must read back (with serde_json) as `reference`.
+struct Serialize<'a, W> {
+    write: W,
+    reference: &'a serde_json::Value,
+}
+
+impl<W: FnMut() -> String> Contender for Serialize<'_, W> {
+    fn run(&mut self) -> Result<Duration, String> {
+        let start = Instant::now();
+        let text = black_box((self.write)());
+        let took = start.elapsed();
+        let back: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("the serialized text does not parse: {e}"))?;
+        if &back != self.reference {
+            return Err("the serialized text reads back as a different value".into());
+        }
+        Ok(took)
+    }
+}
+
+/// The times of every round, per library (`None` for a library not run).
+struct Rounds {
+    times: Vec<Vec<Duration>>,
+}
+
+fn run_rounds(
+    rounds: usize,
+    repeats: usize,
+    contenders: &mut [Option<Box<dyn Contender + '_>>],
+) -> Result<Rounds, String> {
+    // One warm-up run each, checked like the others.
+    for (i, c) in contenders.iter_mut().enumerate() {
+        if let Some(c) = c {
+            c.run().map_err(|e| format!("{}: {e}", LIBRARIES[i]))?;
+        }
+    }
+    let mut times = vec![Vec::with_capacity(rounds); contenders.len()];
+    for round in 0..rounds {
+        for &i in &ORDERS[round % ORDERS.len()] {
+            if let Some(c) = &mut contenders[i] {
+                let mut fastest = Duration::MAX;
+                for _ in 0..repeats {
+                    let t = c.run().map_err(|e| format!("{}: {e}", LIBRARIES[i]))?;
+                    fastest = fastest.min(t);
+                }
+                times[i].push(fastest);
+            }
+        }
+    }
+    Ok(Rounds { times })
+}
+
+fn median_duration(times: &[Duration]) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    sorted[sorted.len() / 2]
 }
 
 fn mb_per_s(bytes: usize, t: Duration) -> f64 {
     bytes as f64 / t.as_secs_f64() / 1e6
 }
 
-/// The medians of one comparison: each library's time, and the median of the per-iteration ratios
-/// theirs/ours (each pair ran back to back, so a slow phase of a busy machine hits both alike).
-struct Medians {
-    ours: Duration,
-    theirs: Option<(Duration, f64)>,
-}
-
-/// Times `ours` and `theirs` back to back `iterations` times (after one warm-up each); `theirs`
-/// is skipped when `ours_only`.
-fn compare(
-    iterations: usize,
-    ours_only: bool,
-    mut ours: impl FnMut(),
-    mut theirs: impl FnMut(),
-) -> Medians {
-    ours();
-    if !ours_only {
-        theirs();
-    }
-    let mut a = Vec::with_capacity(iterations);
-    let mut b = Vec::with_capacity(iterations);
-    for i in 0..iterations {
-        if ours_only {
-            a.push(time(&mut ours));
-        } else if i % 2 == 0 {
-            // Alternate who goes first, so neither always inherits the other's cache and heap.
-            a.push(time(&mut ours));
-            b.push(time(&mut theirs));
-        } else {
-            b.push(time(&mut theirs));
-            a.push(time(&mut ours));
-        }
-    }
-    let mut ratios: Vec<f64> = a
+/// Min and median over the rounds of `their time / our time`.
+fn paired_ratios(ours: &[Duration], theirs: &[Duration]) -> (f64, f64) {
+    let mut ratios: Vec<f64> = ours
         .iter()
-        .zip(&b)
-        .map(|(ours, theirs)| theirs.as_secs_f64() / ours.as_secs_f64())
+        .zip(theirs)
+        .map(|(o, t)| t.as_secs_f64() / o.as_secs_f64())
         .collect();
     ratios.sort_by(f64::total_cmp);
-    Medians {
-        ours: median(&mut a),
-        theirs: (!ours_only).then(|| (median(&mut b), ratios[ratios.len() / 2])),
-    }
+    (ratios[0], ratios[ratios.len() / 2])
 }
 
-fn time(f: &mut dyn FnMut()) -> Duration {
-    let t = Instant::now();
-    f();
-    t.elapsed()
-}
-
-fn report(file: &str, what: &str, bytes: usize, medians: Medians) {
-    let ours = medians.ours;
-    match medians.theirs {
-        Some((theirs, paired)) => println!(
-            "| {file} | {what} | {:.1} | {:.1} | {:.2}x | {paired:.2}x |",
-            mb_per_s(bytes, ours),
-            mb_per_s(bytes, theirs),
-            theirs.as_secs_f64() / ours.as_secs_f64()
-        ),
-        None => println!(
-            "| {file} | {what} | {:.1} | - | - | - |",
-            mb_per_s(bytes, ours)
-        ),
-    }
+fn report(file: &str, what: &str, bytes: usize, rounds: &Rounds) {
+    let speed = |i: usize| match rounds.times[i].is_empty() {
+        true => "-".to_string(),
+        false => format!("{:.1}", mb_per_s(bytes, median_duration(&rounds.times[i]))),
+    };
+    let versus = |i: usize| match rounds.times[i].is_empty() {
+        true => "-".to_string(),
+        false => {
+            let (min, median) = paired_ratios(&rounds.times[OURS], &rounds.times[i]);
+            format!("{min:.2}x / {median:.2}x")
+        }
+    };
+    println!(
+        "| {file} | {what} | {} | {} | {} | {} | {} |",
+        speed(0),
+        speed(1),
+        speed(2),
+        versus(1),
+        versus(2)
+    );
 }
 
 fn main() {
@@ -151,53 +288,103 @@ fn main() {
         }
     };
     println!(
-        "iterations: {} (median of each), data: {}",
-        opts.iterations,
+        "rounds: {} (each library {} times a round, the fastest kept; order rotating), data: {}",
+        opts.rounds,
+        opts.repeats,
         opts.data.display()
     );
     println!(
-        "| file | operation | agentteams_mcp::json MB/s | serde_json::Value MB/s | ratio of medians | median of paired ratios |"
+        "| file | operation | {} MB/s | {} MB/s | {} MB/s | serde_json / ours: min / median of paired ratios | sonic-rs / ours: min / median |",
+        LIBRARIES[0], LIBRARIES[1], LIBRARIES[2]
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     for file in &opts.files {
-        let path = opts.data.join("corpus").join(file);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!(
-                    "bench: cannot read {}: {e} (fetch the corpus as bench/data/README.md says, \
-                     or pass --data DIR)",
-                    path.display()
-                );
-                std::process::exit(2);
-            }
-        };
-        let parse = compare(
-            opts.iterations,
-            opts.ours_only,
-            || {
-                black_box(agentteams_mcp::json::parse(black_box(&bytes)).expect("parses"));
-            },
-            || {
-                black_box(
-                    serde_json::from_slice::<serde_json::Value>(black_box(&bytes)).expect("parses"),
-                );
-            },
-        );
-        report(file, "parse", bytes.len(), parse);
-
-        let our_value = agentteams_mcp::json::parse(&bytes).expect("parses");
-        let their_value: serde_json::Value = serde_json::from_slice(&bytes).expect("parses");
-        let serialize = compare(
-            opts.iterations,
-            opts.ours_only,
-            || {
-                black_box(agentteams_mcp::json::to_string(black_box(&our_value)));
-            },
-            || {
-                black_box(serde_json::to_string(black_box(&their_value)).expect("serializes"));
-            },
-        );
-        report(file, "serialize (compact)", bytes.len(), serialize);
+        if let Err(e) = bench_file(&opts, file) {
+            eprintln!("bench: {file}: {e}");
+            std::process::exit(1);
+        }
     }
+}
+
+fn bench_file(opts: &Options, file: &str) -> Result<(), String> {
+    let path = opts.data.join("corpus").join(file);
+    let bytes = std::fs::read(&path).map_err(|e| {
+        format!(
+            "cannot read {}: {e} (fetch the corpus as bench/data/README.md says, or pass --data DIR)",
+            path.display()
+        )
+    })?;
+    let reference: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| format!("serde_json: {e}"))?;
+    let others = !opts.ours_only;
+    let runs = |op: &str| opts.only.as_deref().is_none_or(|only| only == op);
+
+    let mut parsers: Vec<Option<Box<dyn Contender + '_>>> = vec![
+        Some(parse_contender(
+            || agentteams_mcp::json::parse(black_box(&bytes)),
+            |tree| match tree {
+                Ok(v) if same(v, &reference) => Ok(()),
+                Ok(_) => Err("parsed to a different value than serde_json's".into()),
+                Err(e) => Err(format!("does not parse: {e}")),
+            },
+        )),
+        others.then(|| {
+            parse_contender(
+                || serde_json::from_slice::<serde_json::Value>(black_box(&bytes)),
+                |tree| match tree {
+                    Ok(v) if v == &reference => Ok(()),
+                    Ok(_) => Err("parsed to a different value than its first parse".into()),
+                    Err(e) => Err(format!("does not parse: {e}")),
+                },
+            )
+        }),
+        others.then(|| {
+            parse_contender(
+                || sonic_rs::from_slice::<sonic_rs::Value>(black_box(&bytes)),
+                |tree| match tree {
+                    Ok(v) => match serde_json::to_value(v) {
+                        Ok(v) if v == reference => Ok(()),
+                        Ok(_) => Err("parsed to a different value than serde_json's".into()),
+                        Err(e) => Err(format!("cannot convert its value: {e}")),
+                    },
+                    Err(e) => Err(format!("does not parse: {e}")),
+                },
+            )
+        }),
+    ];
+    if runs("parse") {
+        let rounds = run_rounds(opts.rounds, opts.repeats, &mut parsers)?;
+        report(file, "parse", bytes.len(), &rounds);
+    }
+    drop(parsers);
+
+    let ours = agentteams_mcp::json::parse(&bytes).map_err(|e| e.to_string())?;
+    let sonic: sonic_rs::Value = sonic_rs::from_slice(&bytes).map_err(|e| e.to_string())?;
+    let serialize = |write| -> Box<dyn Contender + '_> {
+        Box::new(Serialize {
+            write,
+            reference: &reference,
+        })
+    };
+    let mut writers: Vec<Option<Box<dyn Contender + '_>>> = vec![
+        Some(serialize(
+            Box::new(|| agentteams_mcp::json::to_string(black_box(&ours)))
+                as Box<dyn FnMut() -> String>,
+        )),
+        others.then(|| {
+            serialize(Box::new(|| {
+                serde_json::to_string(black_box(&reference)).expect("a Value serializes")
+            }))
+        }),
+        others.then(|| {
+            serialize(Box::new(|| {
+                sonic_rs::to_string(black_box(&sonic)).expect("a Value serializes")
+            }))
+        }),
+    ];
+    if runs("serialize") {
+        let rounds = run_rounds(opts.rounds, opts.repeats, &mut writers)?;
+        report(file, "serialize (compact)", bytes.len(), &rounds);
+    }
+    Ok(())
 }

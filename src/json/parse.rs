@@ -1,9 +1,10 @@
 //! The strict RFC 8259 parser: bytes in, a [`Value`] or a positioned [`ParseError`] out.
 //!
-//! One pass over the input with an explicit stack of open containers (no recursion), a byte-class
-//! table for the string scanner, and a fast path for strings without escapes (validated and borrowed
-//! from the input). Not a streaming parser: the caller hands over one complete document and bounds
-//! its size. The [`Scanner`] here (tokens, and the punctuation between them) is shared with the pull
+//! One pass over the input with an explicit stack of open containers (no recursion). Strings,
+//! runs of spaces and runs of digits are scanned eight bytes at a time (word tricks on a `u64`);
+//! strings without escapes are borrowed from the input, checked as UTF-8 once for the whole input
+//! (each on its own only when that check fails, to find the bad byte). Not a streaming parser: the
+//! caller hands over one complete document and bounds its size. The [`Scanner`] here (tokens, and the punctuation between them) is shared with the pull
 //! [`Reader`](super::Reader), so both accept and reject exactly the same input at the same byte.
 
 use super::error::{Code, ParseError};
@@ -145,6 +146,10 @@ pub(super) enum Start<'a> {
 /// the token scanners, and the punctuation rules between tokens (each with the error it reports).
 pub(super) struct Scanner<'a> {
     input: &'a [u8],
+    /// The whole input as text when it is all UTF-8 (checked once, up front): strings are then
+    /// sliced from it without a check each. `None` sends every string through its own check,
+    /// which finds and reports the first bad byte inside a string where it is.
+    text: Option<&'a str>,
     pos: usize,
     /// Reused buffer for strings that contain escapes.
     scratch: Vec<u8>,
@@ -158,6 +163,7 @@ impl<'a> Scanner<'a> {
     pub(super) fn new(input: &'a [u8]) -> Scanner<'a> {
         Scanner {
             input,
+            text: std::str::from_utf8(input).ok(),
             pos: 0,
             scratch: Vec::new(),
         }
@@ -181,7 +187,10 @@ impl<'a> Scanner<'a> {
     #[inline]
     pub(super) fn skip_whitespace(&mut self) {
         while let Some(&b) = self.input.get(self.pos) {
-            if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+            if b == b' ' {
+                // Indentation comes in runs of spaces: eight at a time.
+                self.pos = skip_spaces(self.input, self.pos);
+            } else if matches!(b, b'\n' | b'\r' | b'\t') {
                 self.pos += 1;
             } else {
                 break;
@@ -480,7 +489,11 @@ impl<'a> Scanner<'a> {
         let i = find_string_stop(self.input, start);
         // Fast path: no escapes.
         if self.input.get(i) == Some(&b'"') {
-            let text = self.utf8(start, i)?;
+            // Both ends are next to ASCII bytes (quotes), so they are character boundaries.
+            let text = match self.text.and_then(|text| text.get(start..i)) {
+                Some(text) => text,
+                None => self.utf8(start, i)?,
+            };
             self.pos = i + 1;
             return Ok(Cow::Borrowed(text));
         }
@@ -654,13 +667,24 @@ impl<'a> Scanner<'a> {
         if input.get(i) == Some(&b'.') {
             i += 1;
             let fraction_start = i;
+            while let Some(value) = eight_digits_at(input, i) {
+                // Leading zeros of the fraction are not significant; every digit after them is.
+                significant += if significant != 0 || mantissa != 0 {
+                    8
+                } else {
+                    value.checked_ilog10().map_or(0, |log| log as usize + 1)
+                };
+                mantissa = mantissa
+                    .wrapping_mul(100_000_000)
+                    .wrapping_add(u64::from(value));
+                i += 8;
+            }
             while let Some(&d) = input.get(i) {
                 let digit = d.wrapping_sub(b'0');
                 if digit > 9 {
                     break;
                 }
                 mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
-                // Leading zeros of the fraction are not significant; every digit after them is.
                 significant += usize::from(significant != 0 || mantissa != 0);
                 i += 1;
             }
@@ -719,12 +743,62 @@ impl<'a> Scanner<'a> {
 /// the index after the last digit.
 #[inline]
 fn accumulate_digits(input: &[u8], mut i: usize, mantissa: &mut u64) -> usize {
+    while let Some(value) = eight_digits_at(input, i) {
+        *mantissa = mantissa
+            .wrapping_mul(100_000_000)
+            .wrapping_add(u64::from(value));
+        i += 8;
+    }
     while let Some(&d) = input.get(i) {
         let digit = d.wrapping_sub(b'0');
         if digit > 9 {
             break;
         }
         *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
+        i += 1;
+    }
+    i
+}
+
+/// The value of the eight bytes at `i` when all eight are ASCII digits (the first the most
+/// significant), computed in the lanes of one u64: a digit test on every byte at once, then pairs
+/// of digits, then pairs of pairs, combined by two multiplications.
+#[inline]
+fn eight_digits_at(input: &[u8], i: usize) -> Option<u32> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let chunk = input.get(i..i + 8)?;
+    let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+    // A byte is a digit when its high nibble is 3 and adding 6 leaves it 3 (0x30..=0x39).
+    let high_nibbles =
+        (word & (ONES * 0xF0)) | ((word.wrapping_add(ONES * 6) & (ONES * 0xF0)) >> 4);
+    if high_nibbles != ONES * 0x33 {
+        return None;
+    }
+    let digits = word - ONES * u64::from(b'0');
+    // Byte lanes 0, 2, 4, 6 now hold two-digit values (10 × first + second; no carry, at most 99).
+    let pairs = digits * 10 + (digits >> 8);
+    const LANES_0_AND_4: u64 = 0x0000_00FF_0000_00FF;
+    // (p0 × 100 + p1) in the low half and p0 × 10^6 + p1 × 10^4 + p2 × 100 + p3 in the high half.
+    // (What would pass bit 63 is not wanted: the products wrap.)
+    let value = ((pairs & LANES_0_AND_4).wrapping_mul(100 + (1_000_000 << 32)))
+        .wrapping_add(((pairs >> 16) & LANES_0_AND_4).wrapping_mul(1 + (10_000 << 32)))
+        >> 32;
+    Some(value as u32)
+}
+
+/// The index of the first byte at or after `i` that is not a space.
+#[inline]
+fn skip_spaces(input: &[u8], mut i: usize) -> usize {
+    const SPACES: u64 = 0x2020_2020_2020_2020;
+    while let Some(chunk) = input.get(i..i + 8) {
+        // Zero bytes where the spaces are; the lowest set bit is in the first other byte.
+        let others = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ SPACES;
+        if others != 0 {
+            return i + (others.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while input.get(i) == Some(&b' ') {
         i += 1;
     }
     i
@@ -836,6 +910,19 @@ mod tests {
         assert_eq!((e.message().as_str(), e.offset()), ("invalid UTF-8", 4));
         let e = parse(b"[\"a\\n\xc3\"]").unwrap_err();
         assert_eq!((e.message().as_str(), e.offset()), ("invalid UTF-8", 5));
+    }
+
+    #[test]
+    fn invalid_utf8_anywhere_leaves_errors_where_they_were() {
+        // The whole-input check only chooses how strings are checked: a syntax error before the
+        // bad byte is still the error, and the bad byte is still found inside its string.
+        let e = parse(b"[1 2, \"\xff\"]").unwrap_err();
+        assert_eq!(e.offset(), 3);
+        assert_ne!(e.message(), "invalid UTF-8");
+        let e = parse(b"[\"\xc3\xa9\", \"ok\", \"x\xe9y\"]").unwrap_err();
+        assert_eq!((e.message().as_str(), e.offset()), ("invalid UTF-8", 15));
+        let v = parse("[\"\u{e9}\", {\"\u{4e2d}\": \"\u{1f600}\"}]".as_bytes()).unwrap();
+        assert_eq!(v.as_array().unwrap()[0].as_str(), Some("\u{e9}"));
     }
 
     #[test]
@@ -1071,6 +1158,83 @@ mod tests {
             let v = parse(text.as_bytes()).unwrap();
             assert_eq!((v.as_u64(), v.as_i64()), (None, None), "{text}");
             assert_eq!(crate::json::to_string(&v), text);
+        }
+    }
+
+    #[test]
+    fn eight_digit_chunks_agree_with_one_digit_at_a_time() {
+        let mut rng = crate::json::TestRng(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..200_000 {
+            let mut chunk: [u8; 8] = format!("{:08}", rng.next() % 100_000_000)
+                .as_bytes()
+                .try_into()
+                .unwrap();
+            // Sometimes one byte is a near miss: just outside '0'..='9', or a digit's neighbour.
+            if rng.next() % 2 == 0 {
+                let at = (rng.next() % 8) as usize;
+                chunk[at] = [b'/', b':', b'.', b'e', 0x30 + 10, 0xB0, 0x39 + 0x80, 0]
+                    [(rng.next() % 8) as usize];
+            }
+            let want = chunk
+                .iter()
+                .all(u8::is_ascii_digit)
+                .then(|| std::str::from_utf8(&chunk).unwrap().parse::<u32>().unwrap());
+            assert_eq!(eight_digits_at(&chunk, 0), want, "{chunk:?}");
+        }
+        for byte in 0..=255u8 {
+            let mut chunk = *b"12345678";
+            for at in 0..8 {
+                let saved = chunk[at];
+                chunk[at] = byte;
+                let want = byte
+                    .is_ascii_digit()
+                    .then(|| std::str::from_utf8(&chunk).unwrap().parse::<u32>().unwrap());
+                assert_eq!(eight_digits_at(&chunk, 0), want, "{chunk:?}");
+                chunk[at] = saved;
+            }
+        }
+        assert_eq!(eight_digits_at(b"1234567", 0), None);
+    }
+
+    #[test]
+    fn whitespace_runs_are_skipped_to_the_same_byte() {
+        for spaces in 0..40 {
+            for tail in ["]", "x", "\n]", "\t ]", ""] {
+                let text = format!("[0{}{tail}", " ".repeat(spaces));
+                let want = 2
+                    + spaces
+                    + tail
+                        .find(|c: char| !c.is_ascii_whitespace())
+                        .unwrap_or(tail.len());
+                let mut scanner = Scanner::new(text.as_bytes());
+                scanner.pos = 2;
+                scanner.skip_whitespace();
+                assert_eq!(scanner.pos, want, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn numbers_read_eight_digits_at_a_time_keep_their_value() {
+        for text in [
+            "12345678",
+            "123456789012345678",
+            "1234567890123456789",
+            "0.12345678",
+            "0.000000001234567890123",
+            "0.00000000000000000000000000000000000000001",
+            "1.00000000000000000000001",
+            "123456781234567812345678.5",
+            "-0.1234567812345678e10",
+            "98765432109876543210",
+        ] {
+            assert_parses_like_std(text);
+            // With bytes after it, so the digits are read eight at a time up to the number's end.
+            let want: f64 = text.parse().unwrap();
+            let inside = parse(format!("[{text},{text}   ]").as_bytes()).unwrap();
+            for v in inside.as_array().unwrap().iter() {
+                assert_eq!(v.as_f64().map(f64::to_bits), Some(want.to_bits()), "{text}");
+            }
         }
     }
 

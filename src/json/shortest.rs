@@ -1,226 +1,219 @@
-//! The shortest decimal digits that read back as the same `f64` (the Ryū algorithm).
+//! The shortest decimal digits that read back as the same `f64` (the Schubfach algorithm).
 //!
 //! `{:e}` gives the same digits but costs a trip through `fmt` and a slower general algorithm; the
-//! writer formats many floats (coordinates, scores), so it uses this. Ryū (Adams, "Ryū: fast
-//! float-to-string conversion", PLDI 2018) multiplies the binary mantissa by 125-bit approximations
-//! of powers of five and removes digits while the interval of values that round to the float still
-//! contains the result. Its tables are computed at compile time from their definitions.
+//! writer formats many floats (coordinates, scores), so it uses this. Schubfach (Giulietti, "The
+//! Schubfach way to render doubles", 2020; the algorithm of Java's `Double.toString` since JDK 19)
+//! picks the decimal exponent `k` from the width of the float's rounding interval, so that the
+//! interval holds at most one multiple of `10^(k+1)` and at least one of `10^k`; three products of
+//! the interval's ends and middle with a 126-bit `10^-k`, rounded to odd, then decide in a few
+//! comparisons between those candidates, with no loop over digits. Its table is computed at compile
+//! time from its definition.
 //!
 //! Among the shortest digit strings it picks the one nearest the float's exact value, ties to even,
 //! which is also what Python's `repr` and Rust's `{:e}` print; the unit tests check against `{:e}`.
 
-use super::bigint::{bit_length, divide_small, multiply_small, shift_right, Big, LIMBS};
+use super::bigint::{add_one, bit_length, divide_small, multiply_small, shift_right, LIMBS};
 
 const MANTISSA_BITS: u32 = 52;
-const EXPONENT_BIAS: i32 = 1023;
-/// Bit width of the table entries.
-const POW5_BITCOUNT: i32 = 125;
-const POW5_INV_BITCOUNT: i32 = 125;
-/// Entries needed for the largest positive and negative binary exponents of an f64.
-const POW5_TABLE_LEN: usize = 326;
-const POW5_INV_TABLE_LEN: usize = 342;
+/// The binary exponent `q` of the smallest subnormal, as `c × 2^q` with an integer `c`.
+const SMALLEST_Q: i32 = -1074;
+/// Decimal exponents `k` the table covers: `floor(log10(2^q))` over every finite `q`.
+const SMALLEST_K: i32 = -324;
+const LARGEST_K: i32 = 292;
+const TABLE_LEN: usize = (LARGEST_K - SMALLEST_K + 1) as usize;
 
-/// `5^i` scaled to exactly [`POW5_BITCOUNT`] bits (truncated when longer).
-static POW5_SPLIT: [u128; POW5_TABLE_LEN] = pow5_split();
-/// `floor(2^(bitlength(5^i) - 1 + POW5_INV_BITCOUNT) / 5^i) + 1`.
-static POW5_INV_SPLIT: [u128; POW5_INV_TABLE_LEN] = pow5_inv_split();
+/// For each `k`, `g = floor(10^-k × 2^(125 - floor(log2(10^-k)))) + 1`: `10^-k` scaled into
+/// `[2^125, 2^126)` and rounded up, indexed by `k - SMALLEST_K`.
+static POWERS_OF_TEN: [u128; TABLE_LEN] = powers_of_ten();
 
-/// The low 128 bits of a big integer.
-const fn low_128(x: &Big) -> u128 {
-    (x[1] as u128) << 64 | x[0] as u128
-}
-
-const fn pow5_split() -> [u128; POW5_TABLE_LEN] {
-    let mut table = [0u128; POW5_TABLE_LEN];
+const fn powers_of_ten() -> [u128; TABLE_LEN] {
+    let mut table = [0u128; TABLE_LEN];
+    // 10^e for e = -k >= 0 (k <= 0): its top 126 bits (all of it, shifted up, when shorter).
     let mut power = [0u64; LIMBS];
     power[0] = 1;
-    let mut i = 0;
-    while i < POW5_TABLE_LEN {
-        let length = bit_length(&power) as i32;
-        table[i] = if length <= POW5_BITCOUNT {
-            low_128(&power) << (POW5_BITCOUNT - length)
+    let mut e = 0;
+    while e <= -SMALLEST_K {
+        let length = bit_length(&power);
+        let mut top = if length > 126 {
+            shift_right(&power, length - 126)
         } else {
-            low_128(&shift_right(&power, (length - POW5_BITCOUNT) as u32))
+            power
         };
-        multiply_small(&mut power, 5);
-        i += 1;
+        let mut value = (top[1] as u128) << 64 | top[0] as u128;
+        if length <= 126 {
+            value <<= 126 - length;
+            top = [0u64; LIMBS];
+            top[0] = value as u64;
+            top[1] = (value >> 64) as u64;
+        }
+        add_one(&mut top);
+        table[(-e - SMALLEST_K) as usize] = (top[1] as u128) << 64 | top[0] as u128;
+        multiply_small(&mut power, 10);
+        e += 1;
     }
-    table
-}
-
-const fn pow5_inv_split() -> [u128; POW5_INV_TABLE_LEN] {
-    // floor(2^k / 5^i) = floor(floor(2^N / 5^i) / 2^(N - k)): one big 2^N divided by 5 step by step.
+    // 10^e for e = -k < 0: floor(2^(125 + L) / 10^-e) with L the bit length of 10^-e, from one
+    // large 2^N divided by 10 step by step (repeated floor division is exact).
     const N: u32 = LIMBS as u32 * 64 - 1;
-    let mut table = [0u128; POW5_INV_TABLE_LEN];
     let mut scaled = [0u64; LIMBS];
     scaled[LIMBS - 1] = 1 << 63;
     let mut power = [0u64; LIMBS];
     power[0] = 1;
-    let mut i = 0;
-    while i < POW5_INV_TABLE_LEN {
-        let k = bit_length(&power) - 1 + POW5_INV_BITCOUNT as u32;
-        table[i] = low_128(&shift_right(&scaled, N - k)) + 1;
-        multiply_small(&mut power, 5);
-        divide_small(&mut scaled, 5);
-        i += 1;
+    let mut p = 1;
+    while p <= LARGEST_K {
+        divide_small(&mut scaled, 10);
+        multiply_small(&mut power, 10);
+        let length = bit_length(&power);
+        let mut value = shift_right(&scaled, N - 125 - length);
+        add_one(&mut value);
+        table[(p - SMALLEST_K) as usize] = (value[1] as u128) << 64 | value[0] as u128;
+        p += 1;
     }
     table
 }
 
-/// `bitlength(5^e)` for `e >= 1` (1 for `e == 0`), valid for the table range.
-fn pow5_bits(e: i32) -> i32 {
-    ((e as u32 * 1_217_359) >> 19) as i32 + 1
+/// `floor(log10(2^q))`, for `|q| <= 5456721`.
+fn floor_log10_pow2(q: i32) -> i32 {
+    ((i64::from(q) * 661_971_961_083) >> 41) as i32
 }
 
-/// `floor(log10(2^e))` for `0 <= e <= 1650`.
-fn log10_pow2(e: i32) -> u32 {
-    (e as u32 * 78_913) >> 18
+/// `floor(log10(3/4 × 2^q))`, for `|q| <= 5456721`.
+fn floor_log10_three_quarters_pow2(q: i32) -> i32 {
+    ((i64::from(q) * 661_971_961_083 - 274_743_187_321) >> 41) as i32
 }
 
-/// `floor(log10(5^e))` for `0 <= e <= 2620`.
-fn log10_pow5(e: i32) -> u32 {
-    (e as u32 * 732_923) >> 20
+/// `floor(log2(10^e))`, for `|e| <= 1233`.
+fn floor_log2_pow10(e: i32) -> i32 {
+    ((i64::from(e) * 913_124_641_741) >> 38) as i32
 }
 
-fn multiple_of_power_of_5(mut value: u64, p: u32) -> bool {
-    let mut count = 0;
-    while value % 5 == 0 && value != 0 {
-        value /= 5;
-        count += 1;
-        if count >= p {
-            return true;
+/// A product of the table entry `g` and a scaled significand, to 192 bits: `upper` is the product
+/// divided by 2^64 (rounded down), `lower` the 64 bits below.
+#[derive(Clone, Copy)]
+struct Product {
+    upper: u128,
+    lower: u64,
+}
+
+impl Product {
+    /// `g × cp`: two 64-bit multiplications.
+    #[inline]
+    fn of(g: u128, cp: u64) -> Product {
+        let low = (g as u64 as u128) * u128::from(cp);
+        let high = (g >> 64) * u128::from(cp);
+        Product {
+            upper: high + (low >> 64),
+            lower: low as u64,
         }
     }
-    count >= p
-}
 
-fn multiple_of_power_of_2(value: u64, p: u32) -> bool {
-    value & ((1u64 << p) - 1) == 0
-}
+    /// `g × 2^shift` (for `shift` in 1..64), as a product to add or subtract.
+    #[inline]
+    fn shifted(g: u128, shift: u32) -> Product {
+        Product {
+            upper: g >> (64 - shift),
+            lower: (g as u64) << shift,
+        }
+    }
 
-/// `(m × mul) >> j` for `j >= 64`, where the product is at most 55 + 125 bits.
-fn mul_shift(m: u64, mul: u128, j: i32) -> u64 {
-    let low = u128::from(m) * (mul as u64 as u128);
-    let high = u128::from(m) * (mul >> 64);
-    (((low >> 64) + high) >> (j - 64)) as u64
+    #[inline]
+    fn plus(self, other: Product) -> Product {
+        let (lower, carry) = self.lower.overflowing_add(other.lower);
+        Product {
+            upper: self.upper + other.upper + u128::from(carry),
+            lower,
+        }
+    }
+
+    #[inline]
+    fn minus(self, other: Product) -> Product {
+        let (lower, borrow) = self.lower.overflowing_sub(other.lower);
+        Product {
+            upper: self.upper - other.upper - u128::from(borrow),
+            lower,
+        }
+    }
+
+    /// The product divided by 2^127, rounded to odd: the integer part, with its lowest bit set
+    /// when the fraction is not zero (the paper's `rop`). Only the fraction's first 63 bits are
+    /// looked at, which the paper proves is enough.
+    #[inline]
+    fn round_to_odd(self) -> u64 {
+        ((self.upper >> 63) as u64) | u64::from(self.upper as u64 & (u64::MAX >> 1) != 0)
+    }
 }
 
 /// The shortest digits of a finite, positive `f`: `(digits, exponent)` with
-/// `f ≈ digits × 10^exponent`, `digits` having no trailing zeros unless it is the only choice.
+/// `f ≈ digits × 10^exponent` (`digits` may end in zeros).
 pub(crate) fn shortest_digits(f: f64) -> (u64, i32) {
     debug_assert!(f.is_finite() && f > 0.0);
     let bits = f.to_bits();
-    let ieee_mantissa = bits & ((1u64 << MANTISSA_BITS) - 1);
-    let ieee_exponent = ((bits >> MANTISSA_BITS) & 0x7FF) as i32;
-    // Subtract 2 more so the bounds below are integers (mv = 4 × m2).
-    let (e2, m2) = if ieee_exponent == 0 {
-        (1 - EXPONENT_BIAS - MANTISSA_BITS as i32 - 2, ieee_mantissa)
-    } else {
-        (
-            ieee_exponent - EXPONENT_BIAS - MANTISSA_BITS as i32 - 2,
-            (1u64 << MANTISSA_BITS) | ieee_mantissa,
-        )
-    };
-    let accept_bounds = m2 & 1 == 0;
-    let mv = 4 * m2;
-    // The gap below is half as wide at a power of two (except for the smallest normal).
-    let mm_shift = u64::from(ieee_mantissa != 0 || ieee_exponent <= 1);
-
-    let (mut vr, mut vp, mut vm);
-    let e10;
-    let mut vm_is_trailing_zeros = false;
-    let mut vr_is_trailing_zeros = false;
-    if e2 >= 0 {
-        let q = log10_pow2(e2) - u32::from(e2 > 3);
-        e10 = q as i32;
-        let k = POW5_INV_BITCOUNT + pow5_bits(q as i32) - 1;
-        let i = -e2 + q as i32 + k;
-        let mul = POW5_INV_SPLIT[q as usize];
-        vr = mul_shift(mv, mul, i);
-        vp = mul_shift(mv + 2, mul, i);
-        vm = mul_shift(mv - 1 - mm_shift, mul, i);
-        if q <= 21 {
-            // Only here can one of the bounds be exact (an integer times a power of ten).
-            if mv % 5 == 0 {
-                vr_is_trailing_zeros = multiple_of_power_of_5(mv, q);
-            } else if accept_bounds {
-                vm_is_trailing_zeros = multiple_of_power_of_5(mv - 1 - mm_shift, q);
-            } else {
-                vp -= u64::from(multiple_of_power_of_5(mv + 2, q));
-            }
-        }
-    } else {
-        let q = log10_pow5(-e2) - u32::from(-e2 > 1);
-        e10 = q as i32 + e2;
-        let i = -e2 - q as i32;
-        let k = pow5_bits(i) - POW5_BITCOUNT;
-        let j = q as i32 - k;
-        let mul = POW5_SPLIT[i as usize];
-        vr = mul_shift(mv, mul, j);
-        vp = mul_shift(mv + 2, mul, j);
-        vm = mul_shift(mv - 1 - mm_shift, mul, j);
-        if q <= 1 {
-            // mv has at least q trailing zero bits, so vr is exact; so are the even bounds.
-            vr_is_trailing_zeros = true;
-            if accept_bounds {
-                vm_is_trailing_zeros = mm_shift == 1;
-            } else {
-                vp -= 1;
-            }
-        } else if q < 63 {
-            // vr = mv × 5^i / 2^q is exact when 2^q divides mv.
-            vr_is_trailing_zeros = multiple_of_power_of_2(mv, q);
+    let fraction = bits & ((1u64 << MANTISSA_BITS) - 1);
+    let biased_exponent = (bits >> MANTISSA_BITS) as i32;
+    if biased_exponent == 0 {
+        // Subnormal: c × 2^SMALLEST_Q.
+        return schubfach(SMALLEST_Q, fraction, false);
+    }
+    let c = (1u64 << MANTISSA_BITS) | fraction;
+    let q = biased_exponent + SMALLEST_Q - 1;
+    if (-(MANTISSA_BITS as i32)..0).contains(&q) {
+        // An integer below 2^53 is its own shortest form (its neighbours are at most 1 away).
+        let shift = -q as u32;
+        let integer = c >> shift;
+        if integer << shift == c {
+            return (integer, 0);
         }
     }
+    // The gap below is half as wide at a power of two (except for the smallest normal).
+    schubfach(q, c, fraction == 0 && biased_exponent > 1)
+}
 
-    // Remove digits while the interval (vm, vp) still holds a shorter number.
-    let mut removed = 0;
-    let output = if vm_is_trailing_zeros || vr_is_trailing_zeros {
-        // The rare general case: exact bounds and ties need tracking.
-        let mut last_removed_digit = 0;
-        while vp / 10 > vm / 10 {
-            vm_is_trailing_zeros &= vm % 10 == 0;
-            vr_is_trailing_zeros &= last_removed_digit == 0;
-            last_removed_digit = vr % 10;
-            vr /= 10;
-            vp /= 10;
-            vm /= 10;
-            removed += 1;
-        }
-        if vm_is_trailing_zeros {
-            while vm % 10 == 0 {
-                vr_is_trailing_zeros &= last_removed_digit == 0;
-                last_removed_digit = vr % 10;
-                vr /= 10;
-                vm /= 10;
-                removed += 1;
-            }
-        }
-        if vr_is_trailing_zeros && last_removed_digit == 5 && vr % 2 == 0 {
-            // Exactly halfway: round to even.
-            last_removed_digit = 4;
-        }
-        let outside_bounds = vr == vm && (!accept_bounds || !vm_is_trailing_zeros);
-        vr + u64::from(outside_bounds || last_removed_digit >= 5)
+/// Schubfach for `v = c × 2^q` whose rounding interval is `[v - 2^(q-1), v + 2^(q-1)]`, or
+/// `[v - 2^(q-2), v + 2^(q-1)]` when `irregular`; both ends belong to it when `c` is even.
+fn schubfach(q: i32, c: u64, irregular: bool) -> (u64, i32) {
+    let open = c & 1;
+    // Four times v and its interval's ends, in units of 2^(q-2).
+    let cb = c << 2;
+    let (cb_left, k) = if irregular {
+        (cb - 1, floor_log10_three_quarters_pow2(q))
     } else {
-        let mut round_up = false;
-        if vp / 100 > vm / 100 {
-            round_up = vr % 100 >= 50;
-            vr /= 100;
-            vp /= 100;
-            vm /= 100;
-            removed += 2;
-        }
-        while vp / 10 > vm / 10 {
-            round_up = vr % 10 >= 5;
-            vr /= 10;
-            vp /= 10;
-            vm /= 10;
-            removed += 1;
-        }
-        vr + u64::from(vr == vm || round_up)
+        (cb - 2, floor_log10_pow2(q))
     };
-    (output, e10 + removed)
+    let h = q + floor_log2_pow10(-k) + 2;
+    debug_assert!((0..=8).contains(&h));
+    let h = h as u32;
+    let g = POWERS_OF_TEN[(k - SMALLEST_K) as usize];
+    // Four times v × 10^-k and its interval's ends, rounded to odd. The ends' products differ from
+    // the middle's by g × (cb - cb_left) × 2^h and g × 2 × 2^h: shifts of g, so one multiplication
+    // gives all three (each exactly as its own multiplication would).
+    let middle = Product::of(g, cb << h);
+    let left = middle.minus(Product::shifted(g, (cb - cb_left).trailing_zeros() + h));
+    let right = middle.plus(Product::shifted(g, 1 + h));
+    let (vb, vb_left, vb_right) = (
+        middle.round_to_odd(),
+        left.round_to_odd(),
+        right.round_to_odd(),
+    );
+    let s = vb >> 2;
+    // The outcome depends on the digits, which a branch predictor cannot guess: every candidate
+    // is worked out and the answer selected without branches.
+    //
+    // At most one multiple of ten is in the interval: one digit shorter, if it is there. (Java
+    // tries this only from s >= 100, as it always prints two digits; Python's repr prints one.)
+    let lower = s / 10 * 10;
+    let upper = lower + 10;
+    let lower_in = vb_left + open <= lower << 2;
+    let upper_in = (upper << 2) + open <= vb_right;
+    let shorter = if lower_in { lower } else { upper };
+    // Otherwise s or s + 1 (at least one is in the interval): the one inside, or the nearer when
+    // both are, ties to even.
+    let t = s + 1;
+    let s_in = vb_left + open <= s << 2;
+    let t_in = (t << 2) + open <= vb_right;
+    let midpoint = (s + t) << 1;
+    // (`|` and `&`, not `||` and `&&`: no branch.)
+    let t_nearer = (vb > midpoint) | ((vb == midpoint) & (s & 1 == 1));
+    let full = s + u64::from(!s_in | (t_in & t_nearer));
+    (if lower_in != upper_in { shorter } else { full }, k)
 }
 
 #[cfg(test)]
@@ -271,21 +264,46 @@ mod tests {
 
     #[test]
     fn table_entries_match_their_definitions() {
-        // Values from the reference implementation's tables.
-        assert_eq!(POW5_SPLIT[0], 1u128 << 124);
-        assert_eq!(POW5_INV_SPLIT[0], (1u128 << 125) + 1);
-        assert_eq!(
-            POW5_INV_SPLIT[1],
-            (1_844_674_407_370_955_161u128 << 64) | 11_068_046_444_225_730_970
-        );
-        assert_eq!(POW5_SPLIT[1], 5u128 << 122);
+        let entry = |k: i32| POWERS_OF_TEN[(k - SMALLEST_K) as usize];
+        // 10^0 = 2^0: 2^125, plus one.
+        assert_eq!(entry(0), (1u128 << 125) + 1);
+        // 10^1 = 1.25 × 2^3 and 10^2 = 1.5625 × 2^6: exact, plus one.
+        assert_eq!(entry(-1), (5u128 << 123) + 1);
+        assert_eq!(entry(-2), (25u128 << 121) + 1);
+        // 10^-1 = 1.6 × 2^-4: floor(1.6 × 2^125) + 1 = floor(2^128 / 5) + 1, and 2^128 = 1 (mod 5).
+        assert_eq!(entry(1), u128::MAX / 5 + 1);
+        for k in SMALLEST_K..=LARGEST_K {
+            assert_eq!(128 - entry(k).leading_zeros(), 126, "k = {k}");
+        }
+    }
+
+    #[test]
+    fn logarithm_approximations_are_exact_over_their_range() {
+        for q in -1100..1100 {
+            let exact = (f64::from(q) * 2f64.log10()).floor() as i32;
+            // Near integers the f64 estimate itself may be off; those q are exact powers here.
+            if (f64::from(q) * 2f64.log10() - f64::from(exact)).abs() > 1e-9 {
+                assert_eq!(floor_log10_pow2(q), exact, "{q}");
+            }
+        }
+        for e in -400..400 {
+            let exact = (f64::from(e) * 10f64.log2()).floor() as i32;
+            if (f64::from(e) * 10f64.log2() - f64::from(exact)).abs() > 1e-9 {
+                assert_eq!(floor_log2_pow10(e), exact, "{e}");
+            }
+        }
     }
 
     #[test]
     fn agrees_with_std_on_random_and_edge_floats() {
         let mut rng = crate::json::TestRng(0x853C_49E6_748F_EA9B);
         let mut next = move || rng.next();
-        let mut values: Vec<f64> = (0..200_000)
+        // JSON_SHORTEST_SAMPLES raises the count for a longer run (tens of millions in release).
+        let samples = std::env::var("JSON_SHORTEST_SAMPLES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(200_000);
+        let mut values: Vec<f64> = (0..samples)
             .map(|_| f64::from_bits(next() % 0x7FF0_0000_0000_0000))
             .filter(|f| *f > 0.0)
             .collect();

@@ -3,6 +3,9 @@
 //! Both walk the value with an explicit stack, so deeply nested values cannot overflow the call stack.
 //! Floats are written the way Python's `repr` writes them (shortest round-trip digits, `1e-05`,
 //! `1.5e+16`, `12.0`), which keeps tool texts byte-identical with the reference implementation.
+//! Numbers are laid out without `fmt`: digits made eight at a time in the lanes of a `u64`, copied
+//! at fixed sizes into a stack buffer, and appended with one UTF-8 check (one per short array of
+//! numbers, such as a coordinate pair).
 
 use super::scan::find_string_stop;
 use super::shortest::shortest_digits;
@@ -106,6 +109,9 @@ fn write_value(root: &Value, out: &mut String, style: Style) {
                 Value::String(s) => write_string(s, out, pretty),
                 Value::Array(a) if a.is_empty() => out.push_str("[]"),
                 Value::Object(m) if m.is_empty() => out.push_str("{}"),
+                // A short array of numbers held as primitives (a coordinate pair) is written in
+                // one piece; on any other element the guard writes nothing and is false.
+                Value::Array(a) if !pretty && write_number_array(a, out) => {}
                 Value::Array(a) => {
                     out.push('[');
                     let mut iter = a.iter();
@@ -236,17 +242,93 @@ fn write_escaped_ascii(s: &str, out: &mut String) {
 
 fn write_number(n: &Number, out: &mut String) {
     match &n.n {
-        N::PosInt(u) => write_u64(*u, out),
-        N::NegInt(i) => {
-            out.push('-');
-            write_u64(i.unsigned_abs(), out);
-        }
+        N::PosInt(u) => write_integer(false, *u, out),
+        N::NegInt(i) => write_integer(true, i.unsigned_abs(), out),
         N::Float(f) => write_python_float(*f, out),
         N::Verbatim(text) => out.push_str(text),
     }
 }
 
-/// "00" to "99", for writing integers two digits at a time.
+/// Writes an integer in decimal without going through `fmt` (which costs a formatter per number).
+fn write_integer(negative: bool, magnitude: u64, out: &mut String) {
+    if magnitude < TEN_TO_THE_16 {
+        // Nearly every integer in a document: sixteen digit lanes, the leading zeros shifted out.
+        if negative {
+            out.push('-');
+        }
+        let count = magnitude.checked_ilog10().unwrap_or(0) as usize + 1;
+        let lanes = u128::from(eight_digit_lanes((magnitude / 100_000_000) as u32))
+            | u128::from(eight_digit_lanes((magnitude % 100_000_000) as u32)) << 64;
+        let ascii = lanes + u128::from_le_bytes([b'0'; 16]);
+        // The first digit is in the lowest lane.
+        let digits = (ascii >> (8 * (16 - count))).to_le_bytes();
+        out.push_str(std::str::from_utf8(&digits[..count]).expect("decimal digits are ASCII"));
+        return;
+    }
+    let mut text = [b'-'; NUMBER_ROOM];
+    let len = integer_text(magnitude, &mut text, usize::from(negative));
+    out.push_str(std::str::from_utf8(&text[..len]).expect("decimal digits are ASCII"));
+}
+
+const TEN_TO_THE_16: u64 = 10_000_000_000_000_000;
+
+/// Most elements of an array of numbers [`write_number_array`] writes in one piece.
+const SHORT_NUMBER_ARRAY: usize = 16;
+
+/// Writes `a` compactly if it is a short array of numbers held as primitives (coordinates,
+/// vectors, ranges), laid out in one buffer and appended at once: one UTF-8 check for the whole
+/// array instead of one per number. Answers false, having written nothing, for any other array.
+fn write_number_array(a: &[Value], out: &mut String) -> bool {
+    // A buffer for the array's length (each is set to `[` before use, so a small one for the
+    // common pair costs less to set).
+    if a.len() <= 2 {
+        number_array_text(a, &mut [b'['; number_array_room(2)], out)
+    } else if a.len() <= SHORT_NUMBER_ARRAY {
+        number_array_text(a, &mut [b'['; number_array_room(SHORT_NUMBER_ARRAY)], out)
+    } else {
+        false
+    }
+}
+
+/// [`write_number_array`] with `text`, which holds [`number_array_room`] for `a`'s length and
+/// starts with `[`.
+fn number_array_text(a: &[Value], text: &mut [u8], out: &mut String) -> bool {
+    debug_assert!(text.len() >= number_array_room(a.len()) && text[0] == b'[');
+    let mut at = 1;
+    for (i, value) in a.iter().enumerate() {
+        if i > 0 {
+            text[at] = b',';
+            at += 1;
+        }
+        let Value::Number(n) = value else {
+            return false;
+        };
+        at = match n.n {
+            N::PosInt(u) => integer_text(u, text, at),
+            N::NegInt(i) => {
+                text[at] = b'-';
+                integer_text(i.unsigned_abs(), text, at + 1)
+            }
+            N::Float(f) => python_float_text(f, text, at),
+            N::Verbatim(_) => return false,
+        };
+    }
+    text[at] = b']';
+    out.push_str(std::str::from_utf8(&text[..at + 1]).expect("numbers are ASCII"));
+    true
+}
+
+/// Bytes [`write_number_array`] needs for `elements` numbers: `[`, then per element a comma and
+/// its number's room (the last one's holds the `]`).
+const fn number_array_room(elements: usize) -> usize {
+    1 + elements * (NUMBER_ROOM + 1)
+}
+
+/// Room the number writers need: the text and the fixed-size copies that lay it out, which may
+/// write past its end (the length cuts them off): at most 34 bytes from where a float starts.
+const NUMBER_ROOM: usize = 40;
+
+/// "00" to "99", for writing exponents two digits at a time.
 static DIGIT_PAIRS: [u8; 200] = {
     let mut table = [0u8; 200];
     let mut i = 0;
@@ -258,88 +340,167 @@ static DIGIT_PAIRS: [u8; 200] = {
     table
 };
 
-/// Writes `n` in decimal without going through `fmt` (which costs a formatter per number).
-fn write_u64(n: u64, out: &mut String) {
-    let mut buf = [0u8; 20];
-    out.push_str(decimal(n, &mut buf));
+/// Writes `n` in decimal at `text[at..]` (which has [`NUMBER_ROOM`] bytes), answering the end.
+fn integer_text(n: u64, text: &mut [u8], at: usize) -> usize {
+    if n >= TEN_TO_THE_17 {
+        // Beyond the 17 digits a float needs: the two digits above them first.
+        let top = n / TEN_TO_THE_17;
+        let at = integer_text(top, text, at);
+        let (digits, _) = seventeen_digits_or_zeros(n % TEN_TO_THE_17);
+        put_sixteen(text, at, &digits, 0);
+        text[at + 16] = digits[16];
+        return at + 17;
+    }
+    let (digits, _) = seventeen_digits_or_zeros(n);
+    let first = MAX_FLOAT_DIGITS - (n.checked_ilog10().unwrap_or(0) as usize + 1);
+    put_sixteen(text, at, &digits, first);
+    text[at + 16] = digits[first + 16];
+    at + MAX_FLOAT_DIGITS - first
 }
 
-/// `n` in decimal, written into the end of `buf`.
-fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &str {
-    let mut i = buf.len();
-    while n >= 100 {
-        let pair = (n % 100) as usize * 2;
-        n /= 100;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
-    }
-    if n >= 10 {
-        let pair = n as usize * 2;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
-    } else {
-        i -= 1;
-        buf[i] = b'0' + n as u8;
-    }
-    std::str::from_utf8(&buf[i..]).expect("decimal digits are ASCII")
-}
+/// Most significant digits a shortest round-trip f64 needs.
+const MAX_FLOAT_DIGITS: usize = 17;
+const TEN_TO_THE_17: u64 = 100_000_000_000_000_000;
+/// [`seventeen_digits`]' digits, then sixteen zeros, so that any run of sixteen from a digit on
+/// can be copied at a fixed size.
+const PADDED_DIGITS: usize = MAX_FLOAT_DIGITS + 16;
 
 /// Writes a finite float as Python's `repr` does: the shortest digits that round-trip (ties to
 /// even), in fixed notation when the decimal exponent is in -4..16 (always with a fraction, `12.0`),
 /// otherwise `d.ddde±XX` with at least two exponent digits.
 pub fn write_python_float(f: f64, out: &mut String) {
+    let mut text = [0u8; NUMBER_ROOM];
+    let len = python_float_text(f, &mut text, 0);
+    out.push_str(std::str::from_utf8(&text[..len]).expect("float text is ASCII"));
+}
+
+/// Copies the sixteen digits from `digits[from]` on to `text[at..]`: a fixed-size copy (no call
+/// to `memcpy`); what lies past the digits wanted is overwritten or cut off by the caller.
+#[inline]
+fn put_sixteen(text: &mut [u8], at: usize, digits: &[u8; PADDED_DIGITS], from: usize) {
+    text[at..at + 16].copy_from_slice(&digits[from..from + 16]);
+}
+
+/// Lays `f` out as [`write_python_float`] does at `text[at..]` (which has [`NUMBER_ROOM`]
+/// bytes), answering the end. The digits are made eight at a time and laid out by fixed-size
+/// copies, so a float costs no per-digit loop and no call.
+fn python_float_text(f: f64, text: &mut [u8], mut at: usize) -> usize {
+    debug_assert!(text.len() >= at + NUMBER_ROOM);
     if f.is_sign_negative() {
-        out.push('-');
+        text[at] = b'-';
+        at += 1;
     }
     let magnitude = f.abs();
-    let (digits, exponent) = if magnitude == 0.0 {
-        (0, 0)
-    } else {
-        shortest_digits(magnitude)
-    };
-    let mut buf = [0u8; 20];
-    let digits = decimal(digits, &mut buf);
-    // The exponent of the first digit, as in d.ddd × 10^exponent.
-    let exponent = exponent + digits.len() as i32 - 1;
-    let (first, rest) = digits.split_at(1);
-    // Python never shows trailing zeros after the first digit.
-    let rest = rest.trim_end_matches('0');
-    let digit_count = 1 + rest.len();
-    if (-4..16).contains(&exponent) {
-        if exponent < 0 {
-            out.push_str("0.");
-            for _ in 0..(-exponent - 1) {
-                out.push('0');
-            }
-            out.push_str(first);
-            out.push_str(rest);
-        } else {
-            let int_len = exponent as usize + 1;
-            out.push_str(first);
-            if digit_count <= int_len {
-                out.push_str(rest);
-                for _ in digit_count..int_len {
-                    out.push('0');
-                }
-                out.push_str(".0");
-            } else {
-                out.push_str(&rest[..int_len - 1]);
-                out.push('.');
-                out.push_str(&rest[int_len - 1..]);
-            }
-        }
-    } else {
-        out.push_str(first);
-        if !rest.is_empty() {
-            out.push('.');
-            out.push_str(rest);
-        }
-        out.push_str(if exponent < 0 { "e-" } else { "e+" });
-        if exponent.abs() < 10 {
-            out.push('0');
-        }
-        write_u64(u64::from(exponent.unsigned_abs()), out);
+    if magnitude == 0.0 {
+        text[at..at + 3].copy_from_slice(b"0.0");
+        return at + 3;
     }
+    let (significand, exponent) = shortest_digits(magnitude);
+    let (digits, trailing_zeros) = seventeen_digits(significand);
+    // The digits without leading zeros, and (as Python never shows them after the first digit)
+    // without trailing zeros: digits[first..end].
+    let first = MAX_FLOAT_DIGITS - (significand.ilog10() as usize + 1);
+    let end = MAX_FLOAT_DIGITS - trailing_zeros;
+    let count = end - first;
+    // The exponent of the first digit, as in d.ddd × 10^exponent.
+    let point = exponent + (MAX_FLOAT_DIGITS - first) as i32 - 1;
+    if (-4..16).contains(&point) {
+        if point < 0 {
+            // 0.000ddd: at most three zeros after the point, then up to 17 digits.
+            let zeros = point.unsigned_abs() as usize;
+            text[at..at + 6].copy_from_slice(b"0.0000");
+            at += 1 + zeros;
+            put_sixteen(text, at, &digits, first);
+            text[at + 16] = digits[first + 16];
+            return at + count;
+        }
+        let int_len = point as usize + 1;
+        put_sixteen(text, at, &digits, first);
+        if count <= int_len {
+            // An integer: its digits, zeros up to the point, then ".0".
+            text[at + count..at + count + 16].fill(b'0');
+            text[at + int_len..at + int_len + 2].copy_from_slice(b".0");
+            return at + int_len + 2;
+        }
+        text[at + int_len] = b'.';
+        put_sixteen(text, at + int_len + 1, &digits, first + int_len);
+        return at + count + 1;
+    }
+    text[at] = digits[first];
+    at += 1;
+    if count > 1 {
+        text[at] = b'.';
+        put_sixteen(text, at + 1, &digits, first + 1);
+        at += count;
+    }
+    text[at..at + 2].copy_from_slice(if point < 0 { b"e-" } else { b"e+" });
+    at += 2;
+    let power = point.unsigned_abs() as usize;
+    if power >= 100 {
+        text[at] = b'0' + (power / 100) as u8;
+        at += 1;
+    }
+    let pair = power % 100 * 2;
+    text[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    at + 2
+}
+
+/// `n` (above 0, below 10^17) as exactly 17 decimal digits, zero-padded on the left, then sixteen
+/// zeros; and how many zeros `n` ends with (counted in the digit lanes, without a loop).
+fn seventeen_digits(n: u64) -> ([u8; PADDED_DIGITS], usize) {
+    debug_assert!(n > 0 && n < TEN_TO_THE_17);
+    let mut out = [b'0'; PADDED_DIGITS];
+    let high = n / 100_000_000;
+    out[0] = b'0' + (high / 100_000_000) as u8;
+    let middle = eight_digit_lanes((high % 100_000_000) as u32);
+    let low = eight_digit_lanes((n % 100_000_000) as u32);
+    out[1..9].copy_from_slice(&(middle + ASCII_ZEROS).to_le_bytes());
+    out[9..17].copy_from_slice(&(low + ASCII_ZEROS).to_le_bytes());
+    // The last digit is in the highest lane: zero lanes from the top are trailing zeros.
+    let trailing_zeros = if low != 0 {
+        low.leading_zeros() / 8
+    } else if middle != 0 {
+        8 + middle.leading_zeros() / 8
+    } else {
+        16
+    };
+    (out, trailing_zeros as usize)
+}
+
+/// [`seventeen_digits`], also for zero.
+fn seventeen_digits_or_zeros(n: u64) -> ([u8; PADDED_DIGITS], usize) {
+    if n == 0 {
+        ([b'0'; PADDED_DIGITS], MAX_FLOAT_DIGITS)
+    } else {
+        seventeen_digits(n)
+    }
+}
+
+/// Eight `b'0'`s, to turn digit lanes into ASCII.
+const ASCII_ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
+
+/// [`eight_digit_lanes`] as ASCII.
+#[cfg(test)]
+fn eight_digits(n: u32) -> [u8; 8] {
+    (eight_digit_lanes(n) + ASCII_ZEROS).to_le_bytes()
+}
+
+/// `n` (below 10^8) as eight digits in the byte lanes of one u64 (the most significant digit in
+/// the lowest byte): split into two 4-digit lanes, each into two 2-digit lanes, each into two
+/// digits. Each split is a multiply and shift that divides exactly in its lane's range (the unit
+/// test checks every value of each lane), so no lane carries into its neighbour.
+fn eight_digit_lanes(n: u32) -> u64 {
+    const LOW_7_BITS_OF_32: u64 = 0x0000_007F_0000_007F;
+    const LOW_4_BITS_OF_16: u64 = 0x000F_000F_000F_000F;
+    let n = u64::from(n);
+    // 32-bit lanes: the first four digits, the last four.
+    let fours = (n / 10_000) | ((n % 10_000) << 32);
+    // v / 100 for v < 10^4 is (v × 10486) >> 20.
+    let hundreds = ((fours * 10_486) >> 20) & LOW_7_BITS_OF_32;
+    let pairs = hundreds | ((fours - hundreds * 100) << 16);
+    // w / 10 for w < 100 is (w × 103) >> 10.
+    let tens = ((pairs * 103) >> 10) & LOW_4_BITS_OF_16;
+    tens | ((pairs - tens * 10) << 8)
 }
 
 #[cfg(test)]
@@ -403,19 +564,56 @@ mod tests {
             100_000_000,
             100_000_001,
             1_000_000_000_000_000,
+            9_999_999_999_999_999,
+            10_000_000_000_000_000,
+            99_999_999_999_999_999,
+            100_000_000_000_000_000,
             10_000_000_000_000_000_000,
             1 << 53,
             u64::MAX,
         ] {
-            let mut s = String::new();
-            write_u64(n, &mut s);
-            assert_eq!(s, n.to_string());
+            assert_eq!(to_string(&Value::from(n)), n.to_string());
+            if let Ok(i) = i64::try_from(n) {
+                assert_eq!(to_string(&Value::from(-i)), (-i).to_string());
+            }
         }
         let v = parse(b"[-9223372036854775808, -1, 0, 18446744073709551615]").unwrap();
         assert_eq!(
             to_string(&v),
             "[-9223372036854775808,-1,0,18446744073709551615]"
         );
+    }
+
+    #[test]
+    fn eight_digits_is_exact_for_every_lane_value() {
+        // Every 4-digit lane value in both lanes (which covers every 2-digit and 1-digit lane).
+        for v in 0..10_000u32 {
+            for n in [v, v * 10_000, v * 10_000 + (9_999 - v)] {
+                assert_eq!(eight_digits(n), *format!("{n:08}").as_bytes(), "{n}");
+            }
+        }
+        for n in [0, 1, 99_999_999, 10_000_000, 12_345_678] {
+            assert_eq!(eight_digits(n), *format!("{n:08}").as_bytes());
+        }
+        for n in [
+            1u64,
+            10,
+            99_999_999_999_999_999,
+            12_345_678_901_234_567,
+            1 << 53,
+            10_000_000_000_000_000,
+            120_000_000,
+            5_000_000_000_000_000,
+        ] {
+            let (digits, trailing_zeros) = seventeen_digits_or_zeros(n);
+            assert_eq!(digits[..17], *format!("{n:017}").as_bytes());
+            let text = n.to_string();
+            assert_eq!(
+                trailing_zeros,
+                text.len() - text.trim_end_matches('0').len(),
+                "{n}"
+            );
+        }
     }
 
     #[test]
@@ -472,6 +670,38 @@ mod tests {
         assert_eq!(to_string(&v), "\"a\\\"b\\\\c\\n\\u0001\u{e9}\u{2028}\"");
         let v = parse(br#"{"k":[1,2,{"x":[]}],"s":"t"}"#).unwrap();
         assert_eq!(to_string(&v), r#"{"k":[1,2,{"x":[]}],"s":"t"}"#);
+    }
+
+    #[test]
+    fn arrays_of_numbers_are_written_like_any_array() {
+        let mut rng = crate::json::TestRng(0x5DEE_CE66_D1CE_4E5B);
+        for len in (0..=SHORT_NUMBER_ARRAY + 2)
+            .cycle()
+            .take(40 * (SHORT_NUMBER_ARRAY + 3))
+        {
+            let elements: Vec<String> = (0..len)
+                .map(|i| match (rng.next() % 7, i) {
+                    // Now and then an element that is not a number: written the general way.
+                    (5, _) if rng.next() % 4 == 0 => "\"s\"".to_string(),
+                    (6, _) if rng.next() % 4 == 0 => "[1.5]".to_string(),
+                    (0, _) => (rng.next() as i64).to_string(),
+                    (1, _) => rng.next().to_string(),
+                    (2, _) => format!("{}", f64::from_bits(rng.next() >> 2)),
+                    (3, _) => "123456789012345678901234567890".to_string(),
+                    _ => format!("-{}.{}", rng.next() % 1000, rng.next() % 1_000_000),
+                })
+                .collect();
+            let text = format!("[{}]", elements.join(","));
+            let v = parse(text.as_bytes()).unwrap();
+            // Element by element, through the general path: the same text.
+            let one_by_one: Vec<String> = v.as_array().unwrap().iter().map(to_string).collect();
+            assert_eq!(
+                to_string(&v),
+                format!("[{}]", one_by_one.join(",")),
+                "{text}"
+            );
+            assert_eq!(parse(to_string(&v).as_bytes()).unwrap(), v, "{text}");
+        }
     }
 
     #[test]

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""recall's cold first query, before against after: two builds of `recall_bench` on one project.
+
+Each pair runs `recall_bench once query ROOT TOOL QUERY` (a new process whose new `Recall` answers
+its first call: read, parse, validate, convert, rank; timed inside the process) with the BEFORE
+binary and with the AFTER binary, in an order that alternates from pair to pair (A B, B A, ...), so
+that a slow phase of a shared machine hits both sides. Every reply's time is taken only if the
+process succeeded. Reports each side's min and median (ms) and the min and median of the paired
+ratios before / after (above 1.00x the after build is faster).
+
+usage: cold_ab.py ROOT BEFORE_BIN AFTER_BIN [--tool query_code] [--pairs 21] [--cpu 1]
+ROOT is a project with a built index (`bench.py --keep` leaves one; its query is drawn from the
+index's own vocabulary as bench.py draws it). --cpu pins both sides to one CPU with `taskset`.
+"""
+import argparse, statistics, subprocess, sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import make_queries  # noqa: E402
+
+
+def cold_ms(binary, root, tool, query, cpu):
+    argv = [binary, "once", "query", str(root), tool, query]
+    if cpu is not None:
+        argv = ["taskset", "-c", str(cpu)] + argv
+    out = subprocess.run(argv, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"{argv} failed: {out.stderr}")
+    return float(out.stdout)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("root")
+    ap.add_argument("before")
+    ap.add_argument("after")
+    ap.add_argument("--tool", default="query_code", choices=["query_code", "query_index"])
+    ap.add_argument("--pairs", type=int, default=21)
+    ap.add_argument("--cpu", type=int, default=None)
+    args = ap.parse_args()
+    root = Path(args.root)
+    mem_q, code_q = make_queries(root, 1)
+    query = code_q[0] if args.tool == "query_code" else mem_q[0]
+    before, after = [], []
+    # One warm-up of each (the index files into the page cache), not counted.
+    cold_ms(args.before, root, args.tool, query, args.cpu)
+    cold_ms(args.after, root, args.tool, query, args.cpu)
+    for i in range(args.pairs):
+        if i % 2 == 0:
+            before.append(cold_ms(args.before, root, args.tool, query, args.cpu))
+            after.append(cold_ms(args.after, root, args.tool, query, args.cpu))
+        else:
+            after.append(cold_ms(args.after, root, args.tool, query, args.cpu))
+            before.append(cold_ms(args.before, root, args.tool, query, args.cpu))
+    ratios = sorted(b / a for b, a in zip(before, after))
+    print(f"{args.tool} cold first query, {args.pairs} alternated pairs, query {query!r}:")
+    print(f"  before: min {min(before):.1f} ms, median {statistics.median(before):.1f} ms")
+    print(f"  after:  min {min(after):.1f} ms, median {statistics.median(after):.1f} ms")
+    print(f"  before / after: min {ratios[0]:.2f}x, median {statistics.median(ratios):.2f}x of paired ratios")
+
+
+if __name__ == "__main__":
+    main()
