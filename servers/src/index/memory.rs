@@ -5,6 +5,7 @@
 use super::passages::{blocks, py_splitlines};
 use super::postings::Postings;
 use super::pyjson::PyJson;
+use super::sections;
 use super::sources::{mtime, read_text};
 use super::Stamp;
 use crate::recall::is_python_whitespace;
@@ -53,40 +54,84 @@ fn store_path(path: &Path, root: &Path) -> String {
     }
 }
 
-/// Builds the memory index over `sources` (absolute paths, in order).
-pub fn build(root: &Path, sources: &[PathBuf], stamp: &Stamp) -> MemoryIndex {
-    let mut postings = Postings::new();
-    let mut docs = Vec::new();
+/// The memory index and its sections sidecar, built in one read of each source.
+pub struct Built {
+    pub index: MemoryIndex,
+    /// One document per section ([`sections::split`]) of each document of `index`, in the same
+    /// format, for `references/memory-sections.json` ([`crate::recall::sections`]).
+    pub sections: MemoryIndex,
+}
+
+/// Builds the memory index over `sources` (absolute paths, in order), and its sections.
+pub fn build(root: &Path, sources: &[PathBuf], stamp: &Stamp) -> Built {
+    let mut index = MemoryIndex::empty(sources.len(), stamp);
+    let mut sections = MemoryIndex::empty(sources.len(), stamp);
     for path in sources {
         let Some(text) = read_text(path) else {
             continue;
         };
-        let length = postings.add(&text, Tokenizer::Prose);
+        let length = index.postings.add(&text, Tokenizer::Prose);
         if length == 0 {
             continue;
         }
-        let paragraphs = paragraphs(&text);
+        let doc = MemoryDoc::new(
+            store_path(path, root),
+            title(path, &text),
+            length,
+            &text,
+            sha256::hex_digest(text.as_bytes()),
+            mtime(path),
+        );
+        for section in sections::split(&text) {
+            let length = sections.postings.add(section.text, Tokenizer::Prose);
+            if length == 0 {
+                continue;
+            }
+            let title = match section.heading_path() {
+                Some(headings) if headings != doc.title => headings,
+                _ => doc.title.clone(),
+            };
+            let located =
+                crate::recall::sections::locate(&doc.path, section.first_line, section.last_line);
+            sections.docs.push(MemoryDoc::new(
+                located,
+                title,
+                length,
+                section.text,
+                doc.source_hash.clone(),
+                doc.source_mtime,
+            ));
+        }
+        index.docs.push(doc);
+    }
+    Built { index, sections }
+}
+
+impl MemoryDoc {
+    /// A document of `text` (a whole file or one of its sections): its paragraphs, and its
+    /// snippet from the first of them (else the legacy snippet).
+    fn new(
+        path: String,
+        title: String,
+        length: u64,
+        text: &str,
+        source_hash: String,
+        source_mtime: f64,
+    ) -> MemoryDoc {
+        let paragraphs = paragraphs(text);
         let snippet = match paragraphs.first() {
             Some(first) => cut_chars(first, SNIPPET_CHARS).to_owned(),
-            None => legacy_snippet(&text),
+            None => legacy_snippet(text),
         };
-        docs.push(MemoryDoc {
-            path: store_path(path, root),
-            title: title(path, &text),
+        MemoryDoc {
+            path,
+            title,
             length,
             snippet,
             paragraphs,
-            source_hash: sha256::hex_digest(text.as_bytes()),
-            source_mtime: mtime(path),
-        });
-    }
-    MemoryIndex {
-        docs,
-        postings,
-        source_count: sources.len(),
-        built_at: stamp.built_at.clone(),
-        project_name: stamp.project_name.clone(),
-        framework: stamp.framework.clone(),
+            source_hash,
+            source_mtime,
+        }
     }
 }
 
@@ -227,16 +272,39 @@ fn fingerprint(docs: &[MemoryDoc]) -> String {
 }
 
 impl MemoryIndex {
-    /// The file's bytes: `json.dumps(index, indent=2) + "\n"`, keys in the reference's order.
-    pub fn to_json(&self) -> String {
+    fn empty(source_count: usize, stamp: &Stamp) -> MemoryIndex {
+        MemoryIndex {
+            docs: Vec::new(),
+            postings: Postings::new(),
+            source_count,
+            built_at: stamp.built_at.clone(),
+            project_name: stamp.project_name.clone(),
+            framework: stamp.framework.clone(),
+        }
+    }
+
+    /// The `index_build_id` the reference computes: SHA-256 of
+    /// `"<source_fingerprint>|<built_at>|<source_count>"`.
+    pub fn build_id(&self) -> String {
         let source_fingerprint = fingerprint(&self.docs);
-        let build_id = sha256::hex_digest(
+        sha256::hex_digest(
             format!(
                 "{source_fingerprint}|{}|{}",
                 self.built_at, self.source_count
             )
             .as_bytes(),
-        );
+        )
+    }
+
+    /// The file's bytes: `json.dumps(index, indent=2) + "\n"`, keys in the reference's order.
+    pub fn to_json(&self) -> String {
+        self.to_json_with_build_id(&self.build_id())
+    }
+
+    /// [`MemoryIndex::to_json`] with the given `index_build_id`: the sections sidecar carries its
+    /// memory index's, which is how recall knows the two belong together.
+    pub fn to_json_with_build_id(&self, build_id: &str) -> String {
+        let source_fingerprint = fingerprint(&self.docs);
         let norms = self.postings.vector_norms();
         let mut w = PyJson::new(Some(2), 1024 + self.postings.terms.len() * 64);
         w.begin_object();
@@ -244,7 +312,7 @@ impl MemoryIndex {
             ("artifact_type", "memory-index"),
             ("memory_index_schema_version", "1.3"),
             ("index_format_version", "json-bm25-postings-v2"),
-            ("index_build_id", build_id.as_str()),
+            ("index_build_id", build_id),
             ("index_write_owner", "agentteams.build_team"),
             ("vector_runtime_mode", "sparse-tfidf-cosine"),
         ] {

@@ -17,10 +17,12 @@ pub mod passages;
 pub mod pattern;
 pub mod postings;
 pub mod pyjson;
+pub mod sections;
 pub mod sources;
 
 use crate::recall::load::MAX_INDEX_FILE_BYTES;
 use crate::recall::schema::{validate_code_index, validate_memory_index, CodeIndexFile};
+use crate::recall::sections::SECTIONS_FILE;
 use crate::recall::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
 use agentteams_mcp::json::{self, Reader, Token, Value};
 use std::io::IsTerminal;
@@ -74,6 +76,8 @@ pub struct BuildReport {
     pub team_dir: PathBuf,
     pub memory_sources: usize,
     pub memory_documents: usize,
+    /// Documents of the sections sidecar (`recall::sections`).
+    pub memory_sections: usize,
     pub memory_terms: usize,
     pub code_files: usize,
     pub code_documents: usize,
@@ -121,8 +125,11 @@ pub fn run_cli(args: &[String]) -> i32 {
         Ok(report) => {
             let secs = started.elapsed().as_secs_f64();
             eprintln!(
-                "index build: memory index: {} sources, {} documents, {} terms",
-                report.memory_sources, report.memory_documents, report.memory_terms
+                "index build: memory index: {} sources, {} documents, {} terms; {} sections",
+                report.memory_sources,
+                report.memory_documents,
+                report.memory_terms,
+                report.memory_sections
             );
             eprintln!(
                 "index build: code index: {} files, {} documents, {} terms ({})",
@@ -341,11 +348,23 @@ pub fn build(
         framework: description.framework,
     };
 
-    let memory = memory::build(&root, &memory_paths, &stamp);
+    let memory::Built {
+        index: memory,
+        sections,
+    } = memory::build(&root, &memory_paths, &stamp);
     let memory_json = memory.to_json();
     check_own_output(&memory_json, "memory-index.json", |v| {
         validate_memory_index(v).map(|_| ())
     })?;
+    // The sidecar first: written after the index, a reader could meet the new index with the
+    // old sidecar, whose build id no longer matches (recall then ranks whole documents); written
+    // before, it meets the old index with the new sidecar, the same mismatch. Either order is
+    // safe; this one leaves no window in which an up-to-date index lacks its sections.
+    let sections_json = sections.to_json_with_build_id(&memory.build_id());
+    check_own_output(&sections_json, SECTIONS_FILE, |v| {
+        validate_memory_index(v).map(|_| ())
+    })?;
+    atomic::write_atomic(&references.join(SECTIONS_FILE), sections_json.as_bytes())?;
     atomic::write_atomic(
         &references.join("memory-index.json"),
         memory_json.as_bytes(),
@@ -381,6 +400,7 @@ pub fn build(
         team_dir: team_dir.clone(),
         memory_sources: memory.source_count,
         memory_documents: memory.docs.len(),
+        memory_sections: sections.docs.len(),
         memory_terms: memory.postings.terms.len(),
         code_files: local.source_count,
         code_documents: local.docs.len(),

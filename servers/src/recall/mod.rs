@@ -16,6 +16,7 @@ pub mod rank;
 pub mod relevance;
 pub mod resources;
 pub mod schema;
+pub mod sections;
 mod stream;
 pub mod teamdir;
 pub mod tokenize;
@@ -93,6 +94,11 @@ impl Recall {
     /// The memory index, loaded (or from the cache): what `query_index` ranks and the memory
     /// resources read.
     fn memory(&self) -> Result<Arc<Loaded>, String> {
+        self.memory_in_team().map(|(loaded, _)| loaded)
+    }
+
+    /// [`Recall::memory`] and the team dir it was found in.
+    fn memory_in_team(&self) -> Result<(Arc<Loaded>, PathBuf), String> {
         self.loader.begin_query();
         let team = teamdir::find_team_dir(&self.root, teamdir::MEMORY_MARKER, self.compat)?;
         let loaded = self.loader.load(
@@ -101,17 +107,47 @@ impl Recall {
             IndexKind::Memory,
         )?;
         match &*loaded {
-            Loaded::Memory(_) => Ok(loaded),
+            Loaded::Memory(_) => Ok((loaded, team)),
             _ => Err("memory index failed schema validation: not a memory index".into()),
         }
     }
 
+    /// The memory index and its top `k` documents for `query`: by default ranked by their best
+    /// section when the team dir holds the index's sections sidecar ([`sections`]), else whole.
+    /// A sidecar that is missing, unreadable, invalid or of another build is passed over: it
+    /// only refines the ranking, and the whole-document ranking is still a correct answer.
+    fn memory_hits(&self, query: &str, k: usize) -> Result<(Arc<Loaded>, Vec<Hit>), String> {
+        let (loaded, team) = self.memory_in_team()?;
+        let Loaded::Memory(memory) = &*loaded else {
+            return Err("memory index failed schema validation: not a memory index".into());
+        };
+        let by_section = (self.compat == Compat::Product)
+            .then(|| self.sections_of(&team))
+            .flatten()
+            .and_then(|sidecar| match &*sidecar {
+                Loaded::Memory(sections) => sections::rank(memory, sections, query, k, &self.root),
+                _ => None,
+            });
+        let hits = by_section.unwrap_or_else(|| self.rank(memory, query, k));
+        Ok((loaded, hits))
+    }
+
+    /// The sections sidecar of the memory index in `team`, if one is there and loads. Confined
+    /// before its existence is tested, like every path recall opens.
+    fn sections_of(&self, team: &Path) -> Option<Arc<Loaded>> {
+        let path = team.join("references").join(sections::SECTIONS_FILE);
+        teamdir::confine(&self.root, &path).ok()?;
+        if !path.is_file() {
+            return None;
+        }
+        self.loader.load(&self.root, &path, IndexKind::Memory).ok()
+    }
+
     fn query_index(&self, query: &str, k: usize) -> Result<Value, String> {
-        let loaded = self.memory()?;
+        let (loaded, hits) = self.memory_hits(query, k)?;
         let Loaded::Memory(corpus) = &*loaded else {
             return Err("memory index failed schema validation: not a memory index".into());
         };
-        let hits = self.rank(corpus, query, k);
         Ok(result(
             Value::from(corpus.built_at.as_str()),
             hits.iter().map(|h| self.hit_value(h, false)).collect(),
@@ -203,6 +239,12 @@ impl Recall {
             map.insert(
                 "symbol",
                 hit.symbol.as_deref().map_or(Value::Null, Value::from),
+            );
+        }
+        if let Some((first, last)) = hit.lines {
+            map.insert(
+                "lines",
+                Value::from(vec![Value::from(first as u64), Value::from(last as u64)]),
             );
         }
         map.insert("score", Value::from(hit.rounded_score()));

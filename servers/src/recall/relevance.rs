@@ -149,6 +149,7 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
                 score,
                 snippet: snippet(doc, corpus.tokenizer, &terms),
                 tier: Some(tier(coverage, definitions)),
+                lines: None,
             }
         })
         .collect()
@@ -564,6 +565,7 @@ mod tests {
             documents: docs,
             postings: PostingTable::from_lists(lists.into_iter()),
             built_at: String::new(),
+            build_id: None,
             source_kind: Some("local-script".into()),
         }
     }

@@ -101,6 +101,7 @@ fn corpus_from(value: &Value, tokenizer: Tokenizer) -> Corpus {
         documents: Vec::new(),
         postings: PostingTable::default(),
         built_at: String::new(),
+        build_id: None,
         source_kind: None,
     };
     let Some(map) = value.as_object() else {
@@ -111,6 +112,7 @@ fn corpus_from(value: &Value, tokenizer: Tokenizer) -> Corpus {
             "N" => corpus.n = number(value),
             "avgdl" => corpus.avgdl = number(value),
             "built_at" => corpus.built_at = string(value),
+            "index_build_id" => corpus.build_id = Some(string(value)),
             "source_kind" => corpus.source_kind = Some(string(value)),
             "documents" => {
                 corpus.documents = value
