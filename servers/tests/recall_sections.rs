@@ -42,6 +42,13 @@ fn project() -> Project {
         "README.md",
         "# Widget service\n\nThe widget service builds widgets from gears and bolts for every tenant.\n",
     );
+    // Markdown written for rustdoc: its hidden example lines are not headings.
+    project.write(
+        "docs_src/router.md",
+        "Routers join the handlers of every tenant into one service for the widget gateway.\n\n\
+         ```rust\n# use gateway::Router;\n# let app = Router::new();\nlet _: Router = app;\n```\n\n\
+         ## Nesting routers\n\nA router nests another router under a path prefix for each tenant.\n",
+    );
     let out = project.index_build(&[]);
     assert!(
         out.status.success(),
@@ -110,6 +117,24 @@ fn the_build_writes_a_valid_sidecar_of_the_same_build_with_exact_line_locators()
     }
     // The title section and 40 releases; the `# zebra` line in the fence starts none.
     assert_eq!(seen, 41);
+
+    // The reference titles the rustdoc page by its first `# ` line, a hidden code line; its
+    // sections are titled by the file name and by real headings.
+    let title_of = |docs: &[Value], path: &str| -> Vec<String> {
+        docs.iter()
+            .filter(|d| str_field(d, "path").starts_with(path))
+            .map(|d| str_field(d, "title").to_owned())
+            .collect()
+    };
+    let memory_docs = memory.get("documents").and_then(Value::as_array).unwrap();
+    assert_eq!(
+        title_of(memory_docs, "docs_src/router.md"),
+        ["use gateway::Router;"]
+    );
+    assert_eq!(
+        title_of(documents, "docs_src/router.md#"),
+        ["router.md", "Nesting routers"]
+    );
 }
 
 #[test]

@@ -82,15 +82,22 @@ pub fn build(root: &Path, sources: &[PathBuf], stamp: &Stamp) -> Built {
             sha256::hex_digest(text.as_bytes()),
             mtime(path),
         );
-        for section in sections::split(&text) {
+        let split = sections::split(&text);
+        // The reference's title is the first `# ` line, even one inside a code fence (a rustdoc
+        // example's hidden `# let x = 1;`): the text before the first heading is titled by it
+        // only when it is the document's first real heading, else by the file's name.
+        let first_heading = split.iter().find_map(|s| s.headings.first());
+        let untitled = if first_heading == Some(&doc.title) {
+            doc.title.clone()
+        } else {
+            file_name(path)
+        };
+        for section in split {
             let length = sections.postings.add(section.text, Tokenizer::Prose);
             if length == 0 {
                 continue;
             }
-            let title = match section.heading_path() {
-                Some(headings) if headings != doc.title => headings,
-                _ => doc.title.clone(),
-            };
+            let title = section.heading_path().unwrap_or_else(|| untitled.clone());
             let located =
                 crate::recall::sections::locate(&doc.path, section.first_line, section.last_line);
             sections.docs.push(MemoryDoc::new(
@@ -141,11 +148,13 @@ fn title(path: &Path, text: &str) -> String {
         .into_iter()
         .map(strip)
         .find_map(|l| l.strip_prefix("# ").map(|t| strip(t).to_owned()))
-        .unwrap_or_else(|| {
-            path.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        })
+        .unwrap_or_else(|| file_name(path))
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// The first non-blank line not starting with `#` (used only when no paragraph is substantive).
