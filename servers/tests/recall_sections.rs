@@ -5,9 +5,11 @@
 
 mod recall_support;
 
-use agentteams_mcp::json::{self, Value};
-use recall_support::{hits, str_field, Project, Server};
-use std::fs;
+use agentteams_mcp::json::Value;
+use recall_support::{
+    hostile_sidecars, lines_of as lines, parse_file as parse, query_hits, str_field, Project,
+    Server,
+};
 
 const SECTIONS: &str = "references/memory-sections.json";
 const MEMORY: &str = "references/memory-index.json";
@@ -49,34 +51,12 @@ fn project() -> Project {
          ```rust\n# use gateway::Router;\n# let app = Router::new();\nlet _: Router = app;\n```\n\n\
          ## Nesting routers\n\nA router nests another router under a path prefix for each tenant.\n",
     );
-    let out = project.index_build(&[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    project.build_indexes();
     project
 }
 
-fn parse(project: &Project, rel: &str) -> Value {
-    json::parse(project.read(rel).as_bytes()).unwrap()
-}
-
 fn query(server: &mut Server, query: &str) -> Vec<Value> {
-    let (is_error, text) = server.call(
-        "query_index",
-        &json::to_string(&json::obj([
-            ("query", Value::from(query)),
-            ("k", Value::from(3u64)),
-        ])),
-    );
-    assert!(!is_error, "{text}");
-    hits(&text)
-}
-
-fn lines(hit: &Value) -> Option<(u64, u64)> {
-    let pair = hit.get("lines")?.as_array()?;
-    Some((pair[0].as_u64()?, pair[1].as_u64()?))
+    query_hits(server, "query_index", query, 3)
 }
 
 fn doc_id(hit: &Value) -> u64 {
@@ -99,7 +79,7 @@ fn the_build_writes_a_valid_sidecar_of_the_same_build_with_exact_line_locators()
     let mut seen = 0;
     for doc in documents.iter() {
         let (path, first, last) =
-            agentteams_mcp_servers::recall::sections::parse_locator(str_field(doc, "path"))
+            agentteams_mcp_servers::recall::locator::parse_locator(str_field(doc, "path"))
                 .unwrap_or_else(|| panic!("{doc}"));
         if path != "CHANGELOG.md" {
             continue;
@@ -255,12 +235,6 @@ fn a_stale_broken_planted_or_foreign_sidecar_is_passed_over() {
     project.write(SECTIONS, &other_build);
     assert_ranked_whole(&project);
 
-    // Not JSON; valid JSON but not a memory index.
-    project.write(SECTIONS, "{\"documents\": [");
-    assert_ranked_whole(&project);
-    project.write(SECTIONS, "[]");
-    assert_ranked_whole(&project);
-
     // The right build id, but a section names a file the memory index does not hold, or a
     // locator that is not one: the sidecar is not this index's, so none of it is used.
     for (from, to) in [
@@ -274,33 +248,12 @@ fn a_stale_broken_planted_or_foreign_sidecar_is_passed_over() {
         assert_ranked_whole(&project);
     }
 
-    // A link to a sidecar outside the project is never followed.
-    let outside = Project::new("recall-sections-outside");
-    outside.write("memory-sections.json", &good);
-    fs::remove_file(project.path(SECTIONS)).unwrap();
-    std::os::unix::fs::symlink(outside.path("memory-sections.json"), project.path(SECTIONS))
-        .unwrap();
-    assert_ranked_whole(&project);
-
-    // A FIFO is not waited on; a directory is not read.
-    fs::remove_file(project.path(SECTIONS)).unwrap();
-    let status = std::process::Command::new("mkfifo")
-        .arg(project.path(SECTIONS))
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert_ranked_whole(&project);
-    fs::remove_file(project.path(SECTIONS)).unwrap();
-    fs::create_dir(project.path(SECTIONS)).unwrap();
-    assert_ranked_whole(&project);
-
-    // Missing altogether (an index the reference built): whole documents, as before.
-    fs::remove_dir(project.path(SECTIONS)).unwrap();
-    assert_ranked_whole(&project);
+    // Not JSON, not an index, a link out of the project, a FIFO, a directory, missing (an
+    // index the reference built): whole documents, as before.
+    hostile_sidecars(&project, SECTIONS, &good, || assert_ranked_whole(&project));
 
     // And a rebuild brings the sections back.
-    let out = project.index_build(&[]);
-    assert!(out.status.success());
+    project.build_indexes();
     let mut server = Server::start(&project.root);
     assert!(lines(&query(&mut server, "cache eviction")[0]).is_some());
 }

@@ -7,6 +7,7 @@
 
 use super::deps::{ApiDoc, ApiModule, Provenance};
 use super::memory::write_postings;
+use super::outline;
 use super::passages;
 use super::postings::Postings;
 use super::pyjson::PyJson;
@@ -55,6 +56,9 @@ pub struct Partition {
     /// Units considered (readable files), including those skipped for having no tokens.
     pub source_count: usize,
     pub stamp: Stamp,
+    /// The code outline (ours, read only by recall): written on one line and without the
+    /// documents' optional fields, so it costs recall little to load.
+    pub outline: bool,
     /// API partitions: the reference's `dependency_fingerprint` (`None`: `null`, as for `local`).
     pub dependency_fingerprint: Option<String>,
 }
@@ -68,6 +72,8 @@ const PREPARED_AHEAD: usize = 4;
 struct Prepared {
     text: String,
     doc: CodeDoc,
+    /// Its definitions at every level, for the outline ([`crate::recall::outline`]).
+    units: Vec<outline::Unit>,
     /// A `.py` file's absolute imports (what the reference's fingerprint reads).
     imports: Vec<String>,
 }
@@ -95,7 +101,41 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
         signature: None,
         provenance: None,
     };
-    Some(Prepared { text, doc, imports })
+    let units = outline::outline(&text, language);
+    Some(Prepared {
+        text,
+        doc,
+        units,
+        imports,
+    })
+}
+
+/// The `local` partition, its outline and the imports of its `.py` files.
+pub struct Local {
+    pub partition: Partition,
+    /// One document per definition of each file of `partition`, at every level (methods
+    /// included): path `<file's stored path>#L<first>-L<last>`, title and symbol the qualified
+    /// name, the definition's passage; no postings. Written to `references/code-outline.json`
+    /// ([`crate::recall::outline`]).
+    pub outline: Partition,
+    pub imports: BTreeSet<String>,
+}
+
+/// The outline's documents for one file of the `local` partition.
+fn outline_docs(doc: &CodeDoc, units: Vec<outline::Unit>) -> impl Iterator<Item = CodeDoc> + '_ {
+    // Only what `Partition::write_document` writes for an outline is filled in.
+    units.into_iter().map(move |unit| CodeDoc {
+        path: crate::recall::locator::locate(&doc.path, unit.first_line, unit.last_line),
+        language: doc.language,
+        length: 0,
+        snippet: String::new(),
+        passages: vec![unit.passage],
+        source_hash: String::new(),
+        source_mtime: doc.source_mtime,
+        symbol: Some(unit.name),
+        signature: None,
+        provenance: None,
+    })
 }
 
 /// Builds the `local` partition over `sources` (paths relative to `root`, sorted), and collects
@@ -111,14 +151,19 @@ pub fn build_local(
     sources: &[PathBuf],
     stamp: &Stamp,
     progress: &mut dyn FnMut(usize),
-) -> (Partition, BTreeSet<String>) {
+) -> Local {
     let mut partition = Partition::empty("local-script", stamp);
+    let mut outline = Partition {
+        outline: true,
+        ..Partition::empty("local-script", stamp)
+    };
     let mut imports = BTreeSet::new();
     let mut take = |done: usize, prepared: Option<Prepared>| {
         progress(done + 1);
         let Some(Prepared {
             text,
             mut doc,
+            units,
             imports: found,
         }) = prepared
         else {
@@ -128,6 +173,8 @@ pub fn build_local(
         partition.source_count += 1;
         doc.length = partition.postings.add(&text, Tokenizer::Code);
         if doc.length > 0 {
+            outline.source_count += 1;
+            outline.docs.extend(outline_docs(&doc, units));
             partition.docs.push(doc);
         }
     };
@@ -152,7 +199,11 @@ pub fn build_local(
             }
         }
     });
-    (partition, imports)
+    Local {
+        partition,
+        outline,
+        imports,
+    }
 }
 
 /// The `api-docs` partition: one document per distribution description, as the reference builds
@@ -235,6 +286,7 @@ impl Partition {
             postings: Postings::new(),
             source_count: 0,
             stamp: stamp.clone(),
+            outline: false,
             dependency_fingerprint: None,
         }
     }
@@ -264,12 +316,24 @@ impl Partition {
     /// [`Partition::to_json`] as if built at `built_at` (with the build id that follows from it):
     /// what a previous build of the same content wrote.
     pub fn to_json_at(&self, built_at: &str) -> String {
+        self.to_json_with(built_at, &self.build_id_at(built_at))
+    }
+
+    /// The `index_build_id` of this partition written at `built_at`: SHA-256 of
+    /// `"<source_fingerprint>|<built_at>|<source_count>"`.
+    pub fn build_id_at(&self, built_at: &str) -> String {
         let fingerprint = self.source_fingerprint();
-        let build_id = sha256::hex_digest(
-            format!("{fingerprint}|{built_at}|{}", self.source_count).as_bytes(),
-        );
+        sha256::hex_digest(format!("{fingerprint}|{built_at}|{}", self.source_count).as_bytes())
+    }
+
+    /// The file's bytes with the given `built_at` and `index_build_id` (the outline carries its
+    /// `local` partition's build id, which is how recall knows the two belong together).
+    pub fn to_json_with(&self, built_at: &str, build_id: &str) -> String {
+        let fingerprint = self.source_fingerprint();
+        // An outline's documents have no postings, so no norm.
         let norms = self.postings.vector_norms();
-        let mut w = PyJson::new(Some(2), 4096 + self.postings.terms.len() * 64);
+        let indent = (!self.outline).then_some(2);
+        let mut w = PyJson::new(indent, 4096 + self.postings.terms.len() * 64);
         w.begin_object();
         w.key("N");
         w.int(self.docs.len() as u64);
@@ -287,7 +351,8 @@ impl Partition {
         w.begin_array();
         for (doc_id, doc) in self.docs.iter().enumerate() {
             w.element();
-            self.write_document(&mut w, doc_id, doc, norms[doc_id]);
+            let norm = norms.get(doc_id).copied().unwrap_or(0.0);
+            self.write_document(&mut w, doc_id, doc, norm);
         }
         w.end_array();
         w.key("fallback_policy");
@@ -295,7 +360,7 @@ impl Partition {
         w.key("framework");
         w.string(&self.stamp.framework);
         w.key("index_build_id");
-        w.string(&build_id);
+        w.string(build_id);
         w.key("index_format_version");
         w.string(FORMAT_VERSION);
         w.key("index_write_owner");
@@ -339,12 +404,17 @@ impl Partition {
         ])
     }
 
+    /// One document, keys sorted; an outline's leaves out the optional fields (`language`,
+    /// `provenance`, `signature`, `source_hash`, `vector_norm_sq`).
     fn write_document(&self, w: &mut PyJson, doc_id: usize, doc: &CodeDoc, norm: f64) {
+        let full = !self.outline;
         w.begin_object();
         w.key("doc_id");
         w.int(doc_id as u64);
-        w.key("language");
-        w.opt_string(doc.language);
+        if full {
+            w.key("language");
+            w.opt_string(doc.language);
+        }
         w.key("length");
         w.int(doc.length);
         w.key("passages");
@@ -356,17 +426,21 @@ impl Partition {
         w.end_array();
         w.key("path");
         w.string(&doc.path);
-        w.key("provenance");
-        match &doc.provenance {
-            Some(provenance) => write_provenance(w, provenance),
-            None => w.null(),
+        if full {
+            w.key("provenance");
+            match &doc.provenance {
+                Some(provenance) => write_provenance(w, provenance),
+                None => w.null(),
+            }
+            w.key("signature");
+            w.opt_string(doc.signature.as_deref());
         }
-        w.key("signature");
-        w.opt_string(doc.signature.as_deref());
         w.key("snippet");
         w.string(&doc.snippet);
-        w.key("source_hash");
-        w.string(&doc.source_hash);
+        if full {
+            w.key("source_hash");
+            w.string(&doc.source_hash);
+        }
         w.key("source_kind");
         w.string(self.source_kind);
         w.key("source_mtime");
@@ -381,8 +455,10 @@ impl Partition {
                 .map_or_else(|| doc.path.clone(), |n| n.to_string_lossy().into_owned())
         });
         w.string(&title);
-        w.key("vector_norm_sq");
-        w.float(norm);
+        if full {
+            w.key("vector_norm_sq");
+            w.float(norm);
+        }
         w.end_object();
     }
 }
@@ -490,7 +566,9 @@ mod tests {
             project_name: "Gears".into(),
             framework: "claude".into(),
         };
-        let (partition, imports) = build_local(&dir, &sources, &stamp, &mut |_| {});
+        let Local {
+            partition, imports, ..
+        } = build_local(&dir, &sources, &stamp, &mut |_| {});
         assert_eq!((partition.docs.len(), partition.source_count), (2, 3));
         // Absolute paths, as the reference stores them; every absolute import, at any depth.
         assert_eq!(

@@ -99,7 +99,7 @@ pub fn build(root: &Path, sources: &[PathBuf], stamp: &Stamp) -> Built {
             }
             let title = section.heading_path().unwrap_or_else(|| untitled.clone());
             let located =
-                crate::recall::sections::locate(&doc.path, section.first_line, section.last_line);
+                crate::recall::locator::locate(&doc.path, section.first_line, section.last_line);
             sections.docs.push(MemoryDoc::new(
                 located,
                 title,

@@ -13,6 +13,7 @@ pub mod code;
 pub mod deps;
 pub mod description;
 pub mod memory;
+pub mod outline;
 pub mod passages;
 pub mod pattern;
 pub mod postings;
@@ -21,6 +22,7 @@ pub mod sections;
 pub mod sources;
 
 use crate::recall::load::MAX_INDEX_FILE_BYTES;
+use crate::recall::outline::OUTLINE_FILE;
 use crate::recall::schema::{validate_code_index, validate_memory_index, CodeIndexFile};
 use crate::recall::sections::SECTIONS_FILE;
 use crate::recall::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
@@ -78,6 +80,8 @@ pub struct BuildReport {
     pub memory_documents: usize,
     /// Documents of the sections sidecar (`recall::sections`).
     pub memory_sections: usize,
+    /// Documents of the code outline (`recall::outline`).
+    pub code_definitions: usize,
     pub memory_terms: usize,
     pub code_files: usize,
     pub code_documents: usize,
@@ -132,10 +136,11 @@ pub fn run_cli(args: &[String]) -> i32 {
                 report.memory_sections
             );
             eprintln!(
-                "index build: code index: {} files, {} documents, {} terms ({})",
+                "index build: code index: {} files, {} documents, {} terms, {} definitions ({})",
                 report.code_files,
                 report.code_documents,
                 report.code_terms,
+                report.code_definitions,
                 if report.rewritten.is_empty() {
                     "no partition changed".to_owned()
                 } else {
@@ -371,7 +376,11 @@ pub fn build(
     )?;
 
     let total = code_paths.len();
-    let (local, imports) = code::build_local(&root, &code_paths, &stamp, &mut |done| {
+    let code::Local {
+        partition: local,
+        outline,
+        imports,
+    } = code::build_local(&root, &code_paths, &stamp, &mut |done| {
         progress(done, total)
     });
     let (mut source_bytes, mut newest) = (0, (0, 0));
@@ -404,6 +413,7 @@ pub fn build(
         memory_terms: memory.postings.terms.len(),
         code_files: local.source_count,
         code_documents: local.docs.len(),
+        code_definitions: outline.docs.len(),
         code_terms: local.postings.terms.len(),
         source_bytes,
         rewritten: Vec::new(),
@@ -435,6 +445,15 @@ pub fn build(
         let (entry, rewritten) = write_partition(&code_dir, name, partition, newest)?;
         if rewritten {
             report.rewritten.push(name);
+        }
+        if kind == "local-script" {
+            // The outline names the `local` partition as it is on disk: rewritten now, or kept
+            // with the `built_at` of the build that wrote it.
+            let built_at = entry.get("built_at").and_then(Value::as_str);
+            let built_at = built_at.unwrap_or(&stamp.built_at);
+            let text = outline.to_json_with(&stamp.built_at, &local.build_id_at(built_at));
+            check_own_output(&text, OUTLINE_FILE, |v| validate_code_index(v).map(|_| ()))?;
+            atomic::write_atomic(&references.join(OUTLINE_FILE), text.as_bytes())?;
         }
         on_disk.push((name, entry));
     }

@@ -12,6 +12,8 @@
 
 mod corpus;
 pub mod load;
+pub mod locator;
+pub mod outline;
 pub mod rank;
 pub mod relevance;
 pub mod resources;
@@ -55,6 +57,8 @@ pub struct Recall {
     root: PathBuf,
     loader: Loader,
     compat: Compat,
+    /// The code outline last used, kept while the loader hands out the same file.
+    outline: std::sync::Mutex<Option<Arc<outline::Outline>>>,
 }
 
 impl Recall {
@@ -76,6 +80,7 @@ impl Recall {
             root,
             loader: Loader::with_budget(budget),
             compat: Compat::default(),
+            outline: std::sync::Mutex::new(None),
         })
     }
 
@@ -132,6 +137,25 @@ impl Recall {
         Ok((loaded, hits))
     }
 
+    /// The code outline in `team`, if one is there and loads (confined first, like every path
+    /// recall opens); reused while the loader returns the same file. Like the sections sidecar,
+    /// an outline that is missing, unreadable or invalid is passed over.
+    fn outline_of(&self, team: &Path) -> Option<Arc<outline::Outline>> {
+        let path = team.join("references").join(outline::OUTLINE_FILE);
+        teamdir::confine(&self.root, &path).ok()?;
+        if !path.is_file() {
+            return None;
+        }
+        let loaded = self.loader.load(&self.root, &path, IndexKind::Code).ok()?;
+        let mut cached = self.outline.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(outline) = cached.as_ref().filter(|o| o.is_of(&loaded)) {
+            return Some(Arc::clone(outline));
+        }
+        let outline = Arc::new(outline::Outline::of(loaded)?);
+        *cached = Some(Arc::clone(&outline));
+        Some(outline)
+    }
+
     /// The sections sidecar of the memory index in `team`, if one is there and loads. Confined
     /// before its existence is tested, like every path recall opens.
     fn sections_of(&self, team: &Path) -> Option<Arc<Loaded>> {
@@ -183,6 +207,9 @@ impl Recall {
         // before the next, so partitions beyond the cache's budget are never all resident.
         let mut built_at: Option<String> = None;
         let mut hits: Vec<Hit> = Vec::new();
+        let outline = (self.compat == Compat::Product)
+            .then(|| self.outline_of(&team))
+            .flatten();
         for (_, file) in partitions {
             let path = dir.join(file);
             // Confine before testing existence, so the answer never reveals which outside files exist.
@@ -204,7 +231,18 @@ impl Recall {
                     .as_deref()
                     .is_some_and(|s| allowed.contains(&s))
                 {
-                    hits.extend(self.rank(corpus, query, k));
+                    match outline.as_deref().filter(|o| o.belongs_to(corpus)) {
+                        Some(outline) => {
+                            let evidence = |path: &str, words: &relevance::QueryWords| {
+                                outline.evidence(path, words)
+                            };
+                            let mut ranked =
+                                relevance::rank_with(corpus, query, k, &self.root, &evidence);
+                            outline.refine(corpus, query, &mut ranked);
+                            hits.extend(ranked);
+                        }
+                        None => hits.extend(self.rank(corpus, query, k)),
+                    }
                 }
             }
         }

@@ -43,6 +43,11 @@ const VARIANT_WEIGHT: f64 = 0.7;
 /// Documents re-scored with their definitions and path, at least (more for a larger `k`).
 pub const RESCORED: usize = 40;
 
+/// Weight of the best definition's answer ([`rank_with`]) in a file's score: chosen on the
+/// tuning half of `bench/recall/relevance_questions.tsv` (0.5, 1, 2, 3, 4, 6, 8 tried; 4 best
+/// there), judged on the held-out half (docs/recall.md).
+const DEFINITION_WEIGHT: f64 = 4.0;
+
 /// Score factor for test and generated files when the query does not ask for tests.
 const TEST_FACTOR: f64 = 0.35;
 
@@ -57,10 +62,25 @@ struct Word {
 /// The product's top `k` of `corpus` for `query`. `root`: the project root, to judge paths (test
 /// folders) relative to it whatever the file stores.
 pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
+    rank_with(corpus, query, k, root, &|_, _| 0.0)
+}
+
+/// [`rank`], with `definitions` telling, for a document's stored path, how well its best
+/// definition answers the query (0 to 1; the code outline's [`QueryWords::definition_score`]
+/// over the file's definitions, methods included): a file one of whose definitions holds the
+/// query's words together ranks above one that holds them scattered.
+pub fn rank_with(
+    corpus: &Corpus,
+    query: &str,
+    k: usize,
+    root: &Path,
+    definitions: &dyn Fn(&str, &QueryWords) -> f64,
+) -> Vec<Hit> {
     if corpus.n == 0.0 {
         return Vec::new();
     }
-    let words = query_words(corpus, query);
+    let query_words = QueryWords::new(corpus, query);
+    let words = &query_words.words;
     if words.is_empty() {
         return Vec::new();
     }
@@ -88,7 +108,7 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
             }
         }
     }
-    let coverage = |mask: u64| coverage_of(&words, mask);
+    let coverage = |mask: u64| coverage_of(words, mask);
     // First pass: BM25 scaled by coverage; the best of those are re-scored with their
     // definitions and paths, which needs their passages.
     let first = |d: usize| bm25[d] * (0.3 + 0.7 * coverage(matched[d]));
@@ -107,12 +127,13 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
         .into_iter()
         .map(|(score, d)| {
             let doc = &corpus.documents[d];
-            let features = features(doc, &words, corpus.tokenizer, root, code, signatures);
+            let features = features(doc, words, corpus.tokenizer, root, code, signatures);
             let weighted = |mask: u64| coverage(mask);
             let mut score = score
                 * (1.0
                     + 1.2 * weighted(features.definition_mask)
-                    + 0.6 * weighted(features.path_mask));
+                    + 0.6 * weighted(features.path_mask)
+                    + DEFINITION_WEIGHT * definitions(doc.path(), &query_words));
             if features.test_or_generated && !wants_tests {
                 score *= TEST_FACTOR;
             }
@@ -134,7 +155,7 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
         .map(|(score, d, features)| {
             let doc = &corpus.documents[d];
             let coverage = coverage(matched[d]);
-            let definitions = coverage_of(&words, features.definition_mask | features.path_mask);
+            let definitions = coverage_of(words, features.definition_mask | features.path_mask);
             Hit {
                 doc_id: d,
                 path: doc.path().to_owned(),
@@ -153,6 +174,51 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
             }
         })
         .collect()
+}
+
+/// A query's words, looked up once among a corpus's terms, to choose each hit's definition from
+/// the code outline ([`super::outline`]).
+pub struct QueryWords {
+    words: Vec<Word>,
+    tokenizer: Tokenizer,
+}
+
+impl QueryWords {
+    pub fn new(corpus: &Corpus, query: &str) -> QueryWords {
+        QueryWords {
+            words: query_words(corpus, query),
+            tokenizer: corpus.tokenizer,
+        }
+    }
+
+    /// How well a definition answers the query: the idf-weighted share of the query's words
+    /// that name it (its qualified name's parts: `Session.request` → `session`, `request`),
+    /// counted twice, plus the share its passage (signature and doc comment) holds. `0.0` when it
+    /// holds none.
+    pub fn definition_score(&self, definition: &Document) -> f64 {
+        if self.words.is_empty() {
+            return 0.0;
+        }
+        let mut name = 0u64;
+        if let Some(symbol) = definition.symbol().flatten() {
+            self.tokenizer
+                .each_token(symbol, &mut |t| name |= mask_of(&self.words, t));
+        }
+        let mut passage = 0u64;
+        for text in definition.passages() {
+            self.tokenizer
+                .each_token(text, &mut |t| passage |= mask_of(&self.words, t));
+        }
+        2.0 * coverage_of(&self.words, name) + coverage_of(&self.words, passage | name)
+    }
+
+    /// The best [`QueryWords::definition_score`] among `definitions`, scaled to 0..1.
+    pub fn best_definition<'a>(&self, definitions: impl Iterator<Item = &'a Document>) -> f64 {
+        definitions
+            .map(|d| self.definition_score(d))
+            .fold(0.0, f64::max)
+            / 3.0
+    }
 }
 
 /// The confidence of a hit: `reliable` when it holds every word of the query (by idf weight,

@@ -6,8 +6,8 @@
 //! `memory-index.json`, in that file's own format (so one validator, loader and ranker serve
 //! both, and the reference, which reads only `memory-index.json`, never sees it). Two
 //! conventions make it a sidecar:
-//! - each document's `path` is its file's stored path with a line locator appended,
-//!   `docs/guide.md#L12-L40` (1-based, inclusive), and its `title` the section's heading path
+//! - each document's `path` is its file's stored path with a line locator appended
+//!   ([`super::locator`]: `docs/guide.md#L12-L40`), and its `title` the section's heading path
 //!   (`Guide › Install`);
 //! - its `index_build_id` is the memory index's. recall uses the sidecar only when the two match,
 //!   so a memory index rebuilt by the reference (or by an older builder) is ranked whole, never
@@ -16,6 +16,7 @@
 //! What this module does not do: split Markdown (`index::sections`) or score (`relevance`).
 
 use super::corpus::{Corpus, Document};
+use super::locator::parse_locator;
 use super::rank::Hit;
 use super::relevance;
 use std::path::Path;
@@ -25,32 +26,6 @@ pub const SECTIONS_FILE: &str = "memory-sections.json";
 /// Section hits ranked per file asked for: a file's several matching sections collapse into its
 /// best one, so more than `k` sections are needed to find `k` files.
 const SECTIONS_PER_HIT: usize = 4;
-/// Digits of a line number in a locator (below 10^9: more lines than any indexed file has).
-const MAX_LINE_DIGITS: usize = 9;
-
-/// The stored path of a section: `path#L<first>-L<last>`.
-pub fn locate(path: &str, first_line: usize, last_line: usize) -> String {
-    format!("{path}#L{first_line}-L{last_line}")
-}
-
-/// The file path and line range of a section's stored path, or `None` when it carries no
-/// well-formed locator (`#L` then a line number from 1, `-L`, and a number at least as large,
-/// both without sign or leading zeros, and nothing after).
-pub fn parse_locator(stored: &str) -> Option<(&str, u32, u32)> {
-    let (path, range) = stored.rsplit_once("#L")?;
-    let (first, last) = range.split_once("-L")?;
-    let (first, last) = (line_number(first)?, line_number(last)?);
-    (first <= last).then_some((path, first, last))
-}
-
-fn line_number(digits: &str) -> Option<u32> {
-    let canonical = !digits.is_empty()
-        && digits.len() <= MAX_LINE_DIGITS
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && !digits.starts_with('0');
-    canonical.then(|| digits.parse().ok()).flatten()
-}
-
 /// The top `k` memory documents for `query`, ranked by their best section: each hit is the
 /// memory index's document (its `doc_id` and stored path), titled with the section's heading path,
 /// with the section's snippet, score and confidence, and its `lines`. `None` when `sections` is
@@ -108,36 +83,4 @@ fn distinct_files(memory: &Corpus, ranked: Vec<Hit>, k: usize) -> Option<Vec<Hit
 /// building a map on every query.
 fn document_of(documents: &[Document], path: &str) -> Option<usize> {
     documents.iter().position(|d| d.path() == path)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn locators_round_trip_and_only_canonical_ones_parse() {
-        let stored = locate("docs/a#L1-L2.md", 12, 40);
-        assert_eq!(stored, "docs/a#L1-L2.md#L12-L40");
-        assert_eq!(parse_locator(&stored), Some(("docs/a#L1-L2.md", 12, 40)));
-        assert_eq!(parse_locator("a.md#L1-L1"), Some(("a.md", 1, 1)));
-        for bad in [
-            "a.md",
-            "a.md#L",
-            "a.md#L1",
-            "a.md#L1-",
-            "a.md#L1-L",
-            "a.md#L0-L3",
-            "a.md#L01-L3",
-            "a.md#L3-L2",
-            "a.md#L+1-L2",
-            "a.md#L1-L2 ",
-            "a.md#L1-L2x",
-            "a.md#L1-L9999999999",
-            "a.md#L1-L２",
-            "#L1-L",
-        ] {
-            assert_eq!(parse_locator(bad), None, "{bad:?}");
-        }
-        assert_eq!(parse_locator("#L1-L2"), Some(("", 1, 2)));
-    }
 }
