@@ -257,3 +257,26 @@ fn a_stale_broken_planted_or_foreign_sidecar_is_passed_over() {
     let mut server = Server::start(&project.root);
     assert!(lines(&query(&mut server, "cache eviction")[0]).is_some());
 }
+
+#[test]
+fn numbers_and_identifier_parts_in_notes_are_found() {
+    let project = Project::new("recall-notes");
+    project.write(
+        "workSummaries/upgrade.md",
+        "# Upgrade notes\n\n## Validation\n\nAfter the upgrade to Python 3.9 the BaseModel validators returned 404 for every unknown tenant route.\n",
+    );
+    project.write(
+        "workSummaries/other.md",
+        "# Other notes\n\nThe gateway keeps its routes in a table and reloads them when the configuration changes.\n",
+    );
+    project.build_indexes();
+    let mut server = Server::start(&project.root);
+    let hits = query(&mut server, "model 404 python 3.9");
+    assert_eq!(str_field(&hits[0], "path"), "workSummaries/upgrade.md", "{hits:?}");
+    assert_eq!(str_field(&hits[0], "title"), "Upgrade notes › Validation");
+    // The reference's prose tokenizer drops the numbers and keeps `basemodel` whole: of the
+    // four words only `python` matches.
+    let mut reference = Server::start_with(&project.root, &["--compat", "reference"]);
+    let hits = query(&mut reference, "model 404 3.9");
+    assert!(hits.is_empty(), "{hits:?}");
+}

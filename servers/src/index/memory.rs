@@ -10,7 +10,7 @@ use super::sources::{mtime, read_text};
 use super::Stamp;
 use crate::recall::is_python_whitespace;
 use crate::recall::rank::cut_chars;
-use crate::recall::tokenize::Tokenizer;
+use crate::recall::tokenize::{Tokenizer, NOTES_FORMAT};
 use agentteams_mcp::sha256;
 use std::path::{Path, PathBuf};
 
@@ -34,6 +34,9 @@ pub struct MemoryDoc {
 
 /// A built memory index, ready to write.
 pub struct MemoryIndex {
+    /// What made the postings: the reference's prose tokenizer, or for the sections sidecar
+    /// ours for notes (written as its `index_format_version`).
+    pub tokenizer: Tokenizer,
     pub docs: Vec<MemoryDoc>,
     pub postings: Postings,
     pub source_count: usize,
@@ -64,13 +67,13 @@ pub struct Built {
 
 /// Builds the memory index over `sources` (absolute paths, in order), and its sections.
 pub fn build(root: &Path, sources: &[PathBuf], stamp: &Stamp) -> Built {
-    let mut index = MemoryIndex::empty(sources.len(), stamp);
-    let mut sections = MemoryIndex::empty(sources.len(), stamp);
+    let mut index = MemoryIndex::empty(sources.len(), stamp, Tokenizer::Prose);
+    let mut sections = MemoryIndex::empty(sources.len(), stamp, Tokenizer::Notes);
     for path in sources {
         let Some(text) = read_text(path) else {
             continue;
         };
-        let length = index.postings.add(&text, Tokenizer::Prose);
+        let length = index.postings.add(&text, index.tokenizer);
         if length == 0 {
             continue;
         }
@@ -93,7 +96,7 @@ pub fn build(root: &Path, sources: &[PathBuf], stamp: &Stamp) -> Built {
             file_name(path)
         };
         for section in split {
-            let length = sections.postings.add(section.text, Tokenizer::Prose);
+            let length = sections.postings.add(section.text, sections.tokenizer);
             if length == 0 {
                 continue;
             }
@@ -281,14 +284,22 @@ fn fingerprint(docs: &[MemoryDoc]) -> String {
 }
 
 impl MemoryIndex {
-    fn empty(source_count: usize, stamp: &Stamp) -> MemoryIndex {
+    fn empty(source_count: usize, stamp: &Stamp, tokenizer: Tokenizer) -> MemoryIndex {
         MemoryIndex {
+            tokenizer,
             docs: Vec::new(),
             postings: Postings::new(),
             source_count,
             built_at: stamp.built_at.clone(),
             project_name: stamp.project_name.clone(),
             framework: stamp.framework.clone(),
+        }
+    }
+
+    fn format(&self) -> &'static str {
+        match self.tokenizer {
+            Tokenizer::Notes => NOTES_FORMAT,
+            _ => "json-bm25-postings-v2",
         }
     }
 
@@ -320,7 +331,7 @@ impl MemoryIndex {
         for (key, value) in [
             ("artifact_type", "memory-index"),
             ("memory_index_schema_version", "1.3"),
-            ("index_format_version", "json-bm25-postings-v2"),
+            ("index_format_version", self.format()),
             ("index_build_id", build_id),
             ("index_write_owner", "agentteams.build_team"),
             ("vector_runtime_mode", "sparse-tfidf-cosine"),
