@@ -272,7 +272,11 @@ fn numbers_and_identifier_parts_in_notes_are_found() {
     project.build_indexes();
     let mut server = Server::start(&project.root);
     let hits = query(&mut server, "model 404 python 3.9");
-    assert_eq!(str_field(&hits[0], "path"), "workSummaries/upgrade.md", "{hits:?}");
+    assert_eq!(
+        str_field(&hits[0], "path"),
+        "workSummaries/upgrade.md",
+        "{hits:?}"
+    );
     assert_eq!(str_field(&hits[0], "title"), "Upgrade notes › Validation");
     // The reference's prose tokenizer drops the numbers and keeps `basemodel` whole: of the
     // four words only `python` matches.

@@ -219,6 +219,8 @@ pub fn build_api_docs(
         symbol: None,
         signature: None,
         text: doc.text,
+        passage: None,
+        language: None,
         provenance: Provenance::Doc {
             distribution: doc.distribution,
             version: doc.version,
@@ -255,8 +257,11 @@ fn build_api(
     });
     for unit in units {
         partition.source_count += 1;
-        let language = unit.symbol.is_some().then_some("python");
-        let passages = passages::passages(&unit.text, language);
+        let language = unit.language;
+        let passages = match unit.passage {
+            Some(passage) => vec![passage],
+            None => passages::passages(&unit.text, language),
+        };
         let mut doc = CodeDoc {
             path: unit.path,
             language,

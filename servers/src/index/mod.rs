@@ -12,6 +12,7 @@ pub mod clock;
 pub mod code;
 pub mod deps;
 pub mod description;
+pub mod ecosystems;
 pub mod memory;
 pub mod outline;
 pub mod passages;
@@ -394,6 +395,8 @@ pub fn build(
     // The API partitions carry the reference's dependency fingerprint, so its CLI finds them
     // fresh; if a manifest cannot be read the way the reference reads it, `null` (stale there).
     let distributions = deps::distributions(&root, &deps::environment_dirs(&root));
+    // Rust, npm and Go dependencies: not in the reference's fingerprint (which covers Python).
+    let packages = ecosystems::packages(&root, &ecosystems::Caches::from_environment());
     let dependency_fingerprint = match deps::fingerprint(&root, &imports, &distributions) {
         Ok(fingerprint) => Some(fingerprint),
         Err(e) => {
@@ -424,19 +427,15 @@ pub fn build(
         let partition = match kind {
             "local-script" => &local,
             "api-doc" => {
-                api = code::build_api_docs(
-                    deps::api_docs(&root, &imports, &distributions),
-                    &stamp,
-                    dependency_fingerprint.clone(),
-                );
+                let mut docs = deps::api_docs(&root, &imports, &distributions);
+                docs.extend(ecosystems::api_docs(&packages));
+                api = code::build_api_docs(docs, &stamp, dependency_fingerprint.clone());
                 &api
             }
             _ => {
-                api = code::build_api_modules(
-                    deps::api_modules(&root, &imports, &distributions),
-                    &stamp,
-                    dependency_fingerprint.clone(),
-                );
+                let mut units = deps::api_modules(&root, &imports, &distributions);
+                units.extend(ecosystems::api_modules(&packages));
+                api = code::build_api_modules(units, &stamp, dependency_fingerprint.clone());
                 &api
             }
         };

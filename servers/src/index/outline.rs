@@ -353,9 +353,48 @@ fn doc_comment<'a>(trimmed: &'a str, lang: &Lang) -> Option<&'a str> {
 /// Whether the line at `at` opens a definition: a keyword definition at any indentation, a
 /// C-family function, or (inside a class of a language whose methods have no keyword) a method.
 fn is_member(lines: &[&str], at: usize, lang: &Lang, parent: Option<&OpenBraced>) -> bool {
+    let in_container = parent.is_some_and(|p| p.container);
     lang.is_keyword_definition(lines[at])
-        || ((lang.c_functions || parent.is_some_and(|p| p.container))
-            && looks_like_function(lines, at))
+        || ((lang.c_functions || in_container) && looks_like_function(lines, at))
+        || (in_container && is_method_declaration(lines[at]))
+}
+
+/// A method declared without a body inside a class or interface (`teeth(): number;`,
+/// `private secret(): void;`, `get size(): number;`): modifiers, a name, then `(` or `<`, ending
+/// in `;`.
+fn is_method_declaration(line: &str) -> bool {
+    const MODIFIERS: &[&str] = &[
+        "public",
+        "private",
+        "protected",
+        "static",
+        "readonly",
+        "abstract",
+        "async",
+        "get",
+        "set",
+        "override",
+        "declare",
+    ];
+    let trimmed = line.trim();
+    if !trimmed.ends_with(';') {
+        return false;
+    }
+    let mut rest = trimmed;
+    while let Some(word) = MODIFIERS
+        .iter()
+        .find(|m| rest.strip_prefix(**m).is_some_and(|r| r.starts_with(' ')))
+    {
+        rest = rest[word.len()..].trim_start();
+    }
+    let name = identifier(rest.trim_start_matches('#'));
+    let after = rest.trim_start_matches('#')[name.len()..].trim_start_matches('?');
+    !name.is_empty()
+        && !matches!(
+            name,
+            "return" | "if" | "for" | "while" | "switch" | "throw" | "new"
+        )
+        && (after.starts_with('(') || after.starts_with('<'))
 }
 
 /// Definitions whose members are definitions of their own.
@@ -402,7 +441,10 @@ fn unit_name(signature: &str) -> String {
             }
         }
     }
-    definition_name(signature).unwrap_or("").to_owned()
+    // An optional method (`secret?(): void`) is named without its `?`.
+    definition_name(&signature.replace("?(", "("))
+        .unwrap_or("")
+        .to_owned()
 }
 
 fn qualify(parent: Option<&str>, name: &str) -> String {
@@ -620,6 +662,16 @@ mod tests {
                 n("Client.fetchData", 4, 8),
                 n("Client.render", 9, 10),
                 n("top", 12, 13)
+            ]
+        );
+        let dts = "export declare class Gear {\n    teeth(): number;\n    private secret?(): void;\n    size: number;\n    get ratio(): number;\n    return(x);\n}\n";
+        assert_eq!(
+            names(dts, "typescript"),
+            [
+                n("Gear", 1, 7),
+                n("Gear.teeth", 2, 2),
+                n("Gear.secret", 3, 3),
+                n("Gear.ratio", 5, 5)
             ]
         );
         let java = "public class Thing {\n    /** Runs. */\n    @Override\n    public void run(int n) {\n        for (;;) {\n        }\n    }\n}\n";

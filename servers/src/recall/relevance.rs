@@ -164,9 +164,13 @@ pub fn rank_with(
                 } else {
                     doc.title().to_owned()
                 },
-                symbol: features
-                    .symbol
-                    .or_else(|| doc.symbol().flatten().map(str::to_owned)),
+                // A document that is one definition (an API unit) is named by it; a file by the
+                // definition naming the most query words.
+                symbol: doc
+                    .symbol()
+                    .flatten()
+                    .map(str::to_owned)
+                    .or(features.symbol),
                 score,
                 snippet: snippet(doc, corpus.tokenizer, &terms),
                 tier: Some(tier(coverage, definitions)),

@@ -54,12 +54,20 @@ impl Project {
 
     /// Runs `agentteams-mcp index build --root <root> <extra...>`.
     pub fn index_build(&self, extra: &[&str]) -> Output {
-        Command::new(BIN)
+        self.index_build_with_env(extra, &[])
+    }
+
+    /// [`Project::index_build`] with environment variables set (`CARGO_HOME`, `GOMODCACHE`).
+    pub fn index_build_with_env(&self, extra: &[&str], env: &[(&str, &Path)]) -> Output {
+        let mut command = Command::new(BIN);
+        command
             .args(["index", "build", "--root"])
             .arg(&self.root)
-            .args(extra)
-            .output()
-            .unwrap()
+            .args(extra);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.output().unwrap()
     }
 
     /// Runs `index build` with no options, asserting it succeeds.
