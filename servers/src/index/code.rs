@@ -72,8 +72,8 @@ const PREPARED_AHEAD: usize = 4;
 struct Prepared {
     text: String,
     doc: CodeDoc,
-    /// Its definitions at every level, for the outline ([`crate::recall::outline`]).
-    units: Vec<outline::Unit>,
+    /// Its definitions at every level, as the outline's documents ([`crate::recall::outline`]).
+    outline: Vec<CodeDoc>,
     /// A `.py` file's absolute imports (what the reference's fingerprint reads).
     imports: Vec<String>,
 }
@@ -101,11 +101,12 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
         signature: None,
         provenance: None,
     };
-    let units = outline::outline(&text, language);
+    let rel_text = rel.to_string_lossy();
+    let outline = outline_docs(&rel_text, outline::outline(&text, language)).collect();
     Some(Prepared {
         text,
         doc,
-        units,
+        outline,
         imports,
     })
 }
@@ -121,20 +122,29 @@ pub struct Local {
     pub imports: BTreeSet<String>,
 }
 
-/// The outline's documents for one file of the `local` partition.
-fn outline_docs(doc: &CodeDoc, units: Vec<outline::Unit>) -> impl Iterator<Item = CodeDoc> + '_ {
+/// Code points of a definition's passage in the outline (what a hit shows as its snippet).
+const OUTLINE_PASSAGE_CHARS: usize = 240;
+
+/// The outline's documents for one file of the `local` partition (`rel`: its path relative to
+/// the root). Each holds its passage and, as a second passage, its tokens made at build time
+/// (`crate::recall::outline::definition_tokens`), so a query never tokenizes a definition.
+fn outline_docs(rel: &str, units: Vec<outline::Unit>) -> impl Iterator<Item = CodeDoc> + '_ {
     // Only what `Partition::write_document` writes for an outline is filled in.
-    units.into_iter().map(move |unit| CodeDoc {
-        path: crate::recall::locator::locate(&doc.path, unit.first_line, unit.last_line),
-        language: doc.language,
-        length: 0,
-        snippet: String::new(),
-        passages: vec![unit.passage],
-        source_hash: String::new(),
-        source_mtime: doc.source_mtime,
-        symbol: Some(unit.name),
-        signature: None,
-        provenance: None,
+    units.into_iter().map(move |unit| {
+        let passage = crate::recall::rank::cut_chars(&unit.passage, OUTLINE_PASSAGE_CHARS);
+        let tokens = crate::recall::outline::definition_tokens(&unit.name, passage);
+        CodeDoc {
+            path: crate::recall::locator::locate(rel, unit.first_line, unit.last_line),
+            language: None,
+            length: 0,
+            snippet: String::new(),
+            passages: vec![passage.to_owned(), tokens],
+            source_hash: String::new(),
+            source_mtime: 0.0,
+            symbol: Some(unit.name),
+            signature: None,
+            provenance: None,
+        }
     })
 }
 
@@ -163,7 +173,7 @@ pub fn build_local(
         let Some(Prepared {
             text,
             mut doc,
-            units,
+            outline: definitions,
             imports: found,
         }) = prepared
         else {
@@ -174,7 +184,7 @@ pub fn build_local(
         doc.length = partition.postings.add(&text, Tokenizer::Code);
         if doc.length > 0 {
             outline.source_count += 1;
-            outline.docs.extend(outline_docs(&doc, units));
+            outline.docs.extend(definitions);
             partition.docs.push(doc);
         }
     };
@@ -410,7 +420,8 @@ impl Partition {
     }
 
     /// One document, keys sorted; an outline's leaves out the optional fields (`language`,
-    /// `provenance`, `signature`, `source_hash`, `vector_norm_sq`).
+    /// `provenance`, `signature`, `source_hash`, `symbol`: its `title` is the definition's name,
+    /// `vector_norm_sq`).
     fn write_document(&self, w: &mut PyJson, doc_id: usize, doc: &CodeDoc, norm: f64) {
         let full = !self.outline;
         w.begin_object();
@@ -450,8 +461,10 @@ impl Partition {
         w.string(self.source_kind);
         w.key("source_mtime");
         w.float(doc.source_mtime);
-        w.key("symbol");
-        w.opt_string(doc.symbol.as_deref());
+        if full {
+            w.key("symbol");
+            w.opt_string(doc.symbol.as_deref());
+        }
         w.key("title");
         // The symbol, else the path's last part, else the path.
         let title = doc.symbol.clone().unwrap_or_else(|| {

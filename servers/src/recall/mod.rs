@@ -233,12 +233,11 @@ impl Recall {
                 {
                     match outline.as_deref().filter(|o| o.belongs_to(corpus)) {
                         Some(outline) => {
-                            let evidence = |path: &str, words: &relevance::QueryWords| {
-                                outline.evidence(path, words)
-                            };
+                            // The query's words are looked up once for both.
+                            let words = relevance::QueryWords::new(corpus, query);
                             let mut ranked =
-                                relevance::rank_with(corpus, query, k, &self.root, &evidence);
-                            outline.refine(corpus, query, &mut ranked);
+                                relevance::rank_words(corpus, &words, query, k, &self.root);
+                            outline.refine(&words, &self.root, &mut ranked);
                             hits.extend(ranked);
                         }
                         None => hits.extend(self.rank(corpus, query, k)),

@@ -5,8 +5,10 @@
 //! The file is ours, written by `agentteams-mcp index build` beside the reference's code index
 //! (not inside `code-index/`, and not listed in its manifest, so the reference never reads it),
 //! in a code-index partition's own format with no postings: each document is one definition,
-//! its `path` the file's stored path with a line locator ([`super::locator`]), its `symbol` and
-//! `title` the qualified name (`Session.request`), its one passage the signature and doc comment.
+//! its `path` the file's path relative to the project with a line locator ([`super::locator`]),
+//! its `title` the qualified name (`Session.request`), its first passage the signature and doc
+//! comment, its second the definition's tokens made at build time ([`definition_tokens`]), so a
+//! query never runs the tokenizer over definitions.
 //! Its `index_build_id` is the `local` partition's; recall uses it only for that partition, so a
 //! code index the reference rebuilt is answered as before, file by file.
 //!
@@ -17,17 +19,85 @@
 use super::corpus::{CodeFile, Corpus, Loaded};
 use super::locator::parse_locator;
 use super::rank::Hit;
-use super::relevance::QueryWords;
+use super::relevance::{relative, QueryWords};
+use super::tokenize::Tokenizer;
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 
 /// The sidecar's file name, in a team dir's `references/`.
 pub const OUTLINE_FILE: &str = "code-outline.json";
 
+/// Separates a definition's name tokens from its passage's in [`definition_tokens`].
+pub const NAME_SEPARATOR: &str = " | ";
+
+/// Tokens of a definition's passage kept beside its name's (the first ones: its signature's,
+/// then its doc comment's): what choosing a hit's definition reads per definition of the file.
+pub const MAX_PASSAGE_TOKENS: usize = 24;
+
+/// A definition's tokens (the code tokenizer's, each once): those of its qualified name, then
+/// [`NAME_SEPARATOR`], then at most [`MAX_PASSAGE_TOKENS`] other tokens of its passage,
+/// space-separated (`session.request session request | def self method url sends one`).
+pub fn definition_tokens(name: &str, passage: &str) -> String {
+    let mut name_tokens: Vec<String> = Vec::new();
+    Tokenizer::Code.each_token(name, &mut |t| {
+        if !name_tokens.iter().any(|n| n == t) {
+            name_tokens.push(t.to_owned());
+        }
+    });
+    let mut rest: Vec<String> = Vec::new();
+    Tokenizer::Code.each_token(passage, &mut |t| {
+        let new = !name_tokens.iter().any(|n| n == t) && !rest.iter().any(|r| r == t);
+        if new && rest.len() < MAX_PASSAGE_TOKENS {
+            rest.push(t.to_owned());
+        }
+    });
+    format!(
+        "{}{NAME_SEPARATOR}{}",
+        name_tokens.join(" "),
+        rest.join(" ")
+    )
+}
+
+/// Definitions read per query to choose the hits' definitions, in the hits' order: a query's
+/// cost stays bounded when its hits are files of hundreds of definitions each (a test module),
+/// and the best hits are always refined (a file holds at most `index::outline::MAX_UNITS`, 400).
+pub const MAX_DEFINITIONS_READ: usize = 600;
+
+/// Hits whose definitions' passages are read, beyond their names.
+pub const PASSAGES_READ_HITS: usize = 3;
+
+/// The best-scoring of `units` (positions in `outline`'s documents) and its score; ties go to
+/// the narrower definition (a method over the class that holds it); `None` when none scores.
+fn best_definition(
+    outline: &Corpus,
+    units: &[usize],
+    words: &QueryWords,
+    passages: bool,
+) -> Option<usize> {
+    let mut best: Option<(f64, usize, u32)> = None;
+    for &at in units {
+        let unit = &outline.documents[at];
+        let score = words.definition_score(unit, passages);
+        if score <= 0.0 {
+            continue;
+        }
+        let Some((_, first, last)) = parse_locator(unit.path()) else {
+            continue;
+        };
+        let span = last - first;
+        if best.is_none_or(|(s, _, w)| score > s || score == s && span < w) {
+            best = Some((score, at, span));
+        }
+    }
+    best.map(|(_, at, _)| at)
+}
+
 /// A loaded outline, its definitions grouped by file.
 pub struct Outline {
     loaded: Arc<Loaded>,
-    /// Stored file path → positions of its definitions in the outline's documents, in order.
+    /// File path relative to the project → positions of its definitions in the outline's
+    /// documents, in order.
     by_file: HashMap<String, Vec<usize>>,
 }
 
@@ -65,56 +135,39 @@ impl Outline {
         }
     }
 
-    /// How well the best definition of the file stored at `path` answers (0 to 1), for
-    /// [`super::relevance::rank_with`]; `0.0` for a file it does not hold.
-    pub fn evidence(&self, path: &str, words: &QueryWords) -> f64 {
-        let outline = self.corpus();
-        self.by_file.get(path).map_or(0.0, |units| {
-            words.best_definition(units.iter().map(|&at| &outline.documents[at]))
-        })
-    }
-
     /// Whether this outline is the one built with `local` (the same build id).
     pub fn belongs_to(&self, local: &Corpus) -> bool {
         local.build_id.is_some() && local.build_id == self.corpus().build_id
     }
 
     /// Names each hit's best definition: its `symbol`, its `lines` and its passage as the
-    /// snippet. `local` is the partition the hits come from; nothing changes unless this
-    /// outline is that partition's (same build id), and a hit none of whose definitions holds a
-    /// query word keeps what the file-level ranking gave it.
-    pub fn refine(&self, local: &Corpus, query: &str, hits: &mut [Hit]) {
+    /// snippet. The hits come from the partition this outline [belongs to](Outline::belongs_to)
+    /// and `words` were looked up in it; a hit none of whose definitions holds a query word
+    /// keeps what the file-level ranking gave it. The first [`PASSAGES_READ_HITS`] hits are
+    /// judged by their definitions' names and passages, the others by names alone.
+    pub fn refine(&self, words: &QueryWords, root: &Path, hits: &mut [Hit]) {
         let outline = self.corpus();
-        if !self.belongs_to(local) {
-            return;
-        }
-        let words = QueryWords::new(local, query);
-        for hit in hits.iter_mut() {
-            let Some(units) = self.by_file.get(&hit.path) else {
+        let mut budget = MAX_DEFINITIONS_READ;
+        for (position, hit) in hits.iter_mut().enumerate() {
+            let Some(units) = self.by_file.get(relative(&hit.path, root)) else {
                 continue;
             };
-            let mut best: Option<(f64, usize, u32)> = None;
-            for &at in units {
-                let unit = &outline.documents[at];
-                let score = words.definition_score(unit);
-                let Some((_, first, last)) = parse_locator(unit.path()) else {
-                    continue;
-                };
-                let span = last - first;
-                // Ties go to the narrower definition: a method over the class that holds it.
-                let better = best.is_none_or(|(s, _, w)| score > s || score == s && span < w);
-                if score > 0.0 && better {
-                    best = Some((score, at, span));
-                }
-            }
-            let Some((_, at, _)) = best else {
+            // Hits come best first: a later one past the budget keeps its file-level answer.
+            let Some(left) = budget.checked_sub(units.len()) else {
+                break;
+            };
+            budget = left;
+            // The best hits are worth reading the passages for (a question in other words than
+            // the code's is answered by a doc comment); the rest are named by names alone.
+            let best = best_definition(outline, units, words, position < PASSAGES_READ_HITS);
+            let Some(at) = best else {
                 continue;
             };
             let unit = &outline.documents[at];
             let Some((_, first, last)) = parse_locator(unit.path()) else {
                 continue;
             };
-            hit.symbol = unit.symbol().flatten().map(str::to_owned);
+            hit.symbol = Some(unit.title().to_owned());
             hit.lines = Some((first, last));
             if let Some(passage) = unit.passages().next() {
                 hit.snippet = passage.to_owned();

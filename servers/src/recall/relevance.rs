@@ -17,6 +17,8 @@
 use super::corpus::{Corpus, Document, Posting};
 use super::rank::{cut_chars, Hit, B, K1, SNIPPET_CHARS};
 use super::tokenize::Tokenizer;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 
 /// English words that carry no meaning in a question about code, beyond the tokenizers' own
@@ -43,11 +45,6 @@ const VARIANT_WEIGHT: f64 = 0.7;
 /// Documents re-scored with their definitions and path, at least (more for a larger `k`).
 pub const RESCORED: usize = 40;
 
-/// Weight of the best definition's answer ([`rank_with`]) in a file's score: chosen on the
-/// tuning half of `bench/recall/relevance_questions.tsv` (0.5, 1, 2, 3, 4, 6, 8 tried; 4 best
-/// there), judged on the held-out half (docs/recall.md).
-const DEFINITION_WEIGHT: f64 = 4.0;
-
 /// Score factor for test and generated files when the query does not ask for tests.
 const TEST_FACTOR: f64 = 0.35;
 
@@ -62,24 +59,20 @@ struct Word {
 /// The product's top `k` of `corpus` for `query`. `root`: the project root, to judge paths (test
 /// folders) relative to it whatever the file stores.
 pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
-    rank_with(corpus, query, k, root, &|_, _| 0.0)
+    rank_words(corpus, &QueryWords::new(corpus, query), query, k, root)
 }
 
-/// [`rank`], with `definitions` telling, for a document's stored path, how well its best
-/// definition answers the query (0 to 1; the code outline's [`QueryWords::definition_score`]
-/// over the file's definitions, methods included): a file one of whose definitions holds the
-/// query's words together ranks above one that holds them scattered.
-pub fn rank_with(
+/// [`rank`] with the query's words already looked up in `corpus` ([`QueryWords::new`]).
+pub fn rank_words(
     corpus: &Corpus,
+    query_words: &QueryWords,
     query: &str,
     k: usize,
     root: &Path,
-    definitions: &dyn Fn(&str, &QueryWords) -> f64,
 ) -> Vec<Hit> {
     if corpus.n == 0.0 {
         return Vec::new();
     }
-    let query_words = QueryWords::new(corpus, query);
     let words = &query_words.words;
     if words.is_empty() {
         return Vec::new();
@@ -132,8 +125,7 @@ pub fn rank_with(
             let mut score = score
                 * (1.0
                     + 1.2 * weighted(features.definition_mask)
-                    + 0.6 * weighted(features.path_mask)
-                    + DEFINITION_WEIGHT * definitions(doc.path(), &query_words));
+                    + 0.6 * weighted(features.path_mask));
             if features.test_or_generated && !wants_tests {
                 score *= TEST_FACTOR;
             }
@@ -185,43 +177,92 @@ pub fn rank_with(
 pub struct QueryWords {
     words: Vec<Word>,
     tokenizer: Tokenizer,
+    /// Each variant term → the bits of the words it is a variant of: one lookup per token of a
+    /// definition, where [`mask_of`] compares with every variant.
+    masks: HashMap<String, u64, BuildHasherDefault<Fnv>>,
+}
+
+/// FNV-1a: the masks table holds a few dozen short terms and is looked up once per stored token
+/// of every definition considered, where SipHash's setup cost dominated. Its keys are the
+/// query's words and the index's terms, at most `MAX_QUERY_WORDS × (MAX_VARIANTS + 1)`, so
+/// there is no table to flood.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
 }
 
 impl QueryWords {
     pub fn new(corpus: &Corpus, query: &str) -> QueryWords {
+        let words = query_words(corpus, query);
+        let mut masks: HashMap<String, u64, BuildHasherDefault<Fnv>> = HashMap::default();
+        for (bit, word) in words.iter().enumerate() {
+            for (term, _, _) in &word.variants {
+                *masks.entry(term.clone()).or_default() |= 1 << bit;
+            }
+        }
         QueryWords {
-            words: query_words(corpus, query),
+            words,
             tokenizer: corpus.tokenizer,
+            masks,
         }
     }
 
-    /// How well a definition answers the query: the idf-weighted share of the query's words
-    /// that name it (its qualified name's parts: `Session.request` → `session`, `request`),
-    /// counted twice, plus the share its passage (signature and doc comment) holds. `0.0` when it
-    /// holds none.
-    pub fn definition_score(&self, definition: &Document) -> f64 {
+    fn mask(&self, token: &str) -> u64 {
+        self.masks.get(token).copied().unwrap_or(0)
+    }
+
+    /// How well a definition of the code outline answers the query by its name: the idf-weighted
+    /// share of the query's words naming it (its qualified name's parts: `Session.request` →
+    /// `session`, `request`). With `passage`, also the share its passage (signature and doc
+    /// comment) holds, the name's counted twice. `0.0` when it holds none. Read from the tokens
+    /// the builder stored as its second passage (`outline::definition_tokens`); a definition
+    /// without them (an outline of another writer) is tokenized here.
+    pub fn definition_score(&self, definition: &Document, passage: bool) -> f64 {
         if self.words.is_empty() {
             return 0.0;
         }
-        let mut name = 0u64;
-        if let Some(symbol) = definition.symbol().flatten() {
-            self.tokenizer
-                .each_token(symbol, &mut |t| name |= mask_of(&self.words, t));
+        let (mut names, mut rest) = (0u64, 0u64);
+        let stored = definition
+            .passages()
+            .nth(1)
+            .and_then(|t| t.split_once(super::outline::NAME_SEPARATOR));
+        match stored {
+            Some((name_tokens, passage_tokens)) => {
+                name_tokens.split(' ').for_each(|t| names |= self.mask(t));
+                if passage {
+                    passage_tokens.split(' ').for_each(|t| rest |= self.mask(t));
+                }
+            }
+            None => {
+                let tokenizer = self.tokenizer;
+                tokenizer.each_token(definition.title(), &mut |t| names |= self.mask(t));
+                if let Some(text) = definition.passages().next().filter(|_| passage) {
+                    tokenizer.each_token(text, &mut |t| rest |= self.mask(t));
+                }
+            }
         }
-        let mut passage = 0u64;
-        for text in definition.passages() {
-            self.tokenizer
-                .each_token(text, &mut |t| passage |= mask_of(&self.words, t));
+        let name = coverage_of(&self.words, names);
+        if passage {
+            2.0 * name + coverage_of(&self.words, rest | names)
+        } else {
+            name
         }
-        2.0 * coverage_of(&self.words, name) + coverage_of(&self.words, passage | name)
-    }
-
-    /// The best [`QueryWords::definition_score`] among `definitions`, scaled to 0..1.
-    pub fn best_definition<'a>(&self, definitions: impl Iterator<Item = &'a Document>) -> f64 {
-        definitions
-            .map(|d| self.definition_score(d))
-            .fold(0.0, f64::max)
-            / 3.0
     }
 }
 
@@ -486,7 +527,8 @@ pub fn is_test_or_generated(rel: &str) -> bool {
 }
 
 /// `path` relative to `root` when it is an absolute path inside it, else as stored.
-fn relative<'a>(path: &'a str, root: &Path) -> &'a str {
+/// `path` relative to `root` when it lies inside it (a stored absolute path), else as given.
+pub(super) fn relative<'a>(path: &'a str, root: &Path) -> &'a str {
     let root = root.to_str().unwrap_or("");
     path.strip_prefix(root)
         .and_then(|rest| rest.strip_prefix('/'))
