@@ -56,9 +56,6 @@ pub struct Partition {
     /// Units considered (readable files), including those skipped for having no tokens.
     pub source_count: usize,
     pub stamp: Stamp,
-    /// The code outline (ours, read only by recall): written on one line and without the
-    /// documents' optional fields, so it costs recall little to load.
-    pub outline: bool,
     /// API partitions: the reference's `dependency_fingerprint` (`None`: `null`, as for `local`).
     pub dependency_fingerprint: Option<String>,
 }
@@ -72,8 +69,9 @@ const PREPARED_AHEAD: usize = 4;
 struct Prepared {
     text: String,
     doc: CodeDoc,
-    /// Its definitions at every level, as the outline's documents ([`crate::recall::outline`]).
-    outline: Vec<CodeDoc>,
+    /// Its definitions at every level, as the outline's documents ([`crate::recall::outline`]),
+    /// laid out here, on the reading thread ([`outline_documents`]).
+    outline: Vec<String>,
     /// A `.py` file's absolute imports (what the reference's fingerprint reads).
     imports: Vec<String>,
 }
@@ -102,7 +100,7 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
         provenance: None,
     };
     let rel_text = rel.to_string_lossy();
-    let outline = outline_docs(&rel_text, outline::outline(&text, language)).collect();
+    let outline = outline_documents(&rel_text, outline::outline(&text, language));
     Some(Prepared {
         text,
         doc,
@@ -114,38 +112,139 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
 /// The `local` partition, its outline and the imports of its `.py` files.
 pub struct Local {
     pub partition: Partition,
-    /// One document per definition of each file of `partition`, at every level (methods
-    /// included): path `<file's stored path>#L<first>-L<last>`, title and symbol the qualified
-    /// name, the definition's passage; no postings. Written to `references/code-outline.json`
-    /// ([`crate::recall::outline`]).
-    pub outline: Partition,
+    pub outline: Outline,
     pub imports: BTreeSet<String>,
+}
+
+/// The code outline (`references/code-outline.json`, [`crate::recall::outline`]): one document
+/// per definition of each file of the `local` partition, at every level (methods included), in a
+/// partition's format with no postings, on one line and without the documents' optional fields,
+/// so it costs recall little to load. Its documents are laid out as the files are read.
+pub struct Outline {
+    /// Each document's members after `doc_id` (`"length": 0, ..., "title": "..."}`).
+    documents: Vec<String>,
+    /// Files the documents come from.
+    pub source_count: usize,
+}
+
+impl Outline {
+    /// Documents (definitions) held.
+    pub fn len(&self) -> usize {
+        self.documents.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.documents.is_empty()
+    }
+
+    /// The file's bytes, carrying `build_id`: its `local` partition's `index_build_id` as that
+    /// partition is on disk, which is how recall knows the two belong together.
+    pub fn to_json(&self, stamp: &Stamp, source_fingerprint: &str, build_id: &str) -> String {
+        let mut w = PyJson::new(
+            None,
+            1024 + self.documents.iter().map(|d| d.len() + 24).sum::<usize>(),
+        );
+        w.begin_object();
+        w.key("N");
+        w.int(self.documents.len() as u64);
+        w.key("artifact_type");
+        w.string("code-index-partition");
+        w.key("avgdl");
+        w.float(0.0);
+        w.key("built_at");
+        w.string(&stamp.built_at);
+        w.key("code_index_schema_version");
+        w.string(SCHEMA_VERSION);
+        w.key("dependency_fingerprint");
+        w.null();
+        w.key("documents");
+        w.begin_array();
+        for (doc_id, members) in self.documents.iter().enumerate() {
+            w.element();
+            w.raw(&format!("{{\"doc_id\": {doc_id}, "));
+            w.raw(members);
+        }
+        w.end_array();
+        for (key, value) in [
+            ("fallback_policy", FALLBACK_POLICY),
+            ("framework", stamp.framework.as_str()),
+            ("index_build_id", build_id),
+            ("index_format_version", FORMAT_VERSION),
+            ("index_write_owner", WRITE_OWNER),
+        ] {
+            w.key(key);
+            w.string(value);
+        }
+        w.key("postings");
+        w.begin_object();
+        w.end_object();
+        w.key("project_name");
+        w.string(&stamp.project_name);
+        w.key("source_count");
+        w.int(self.source_count as u64);
+        w.key("source_fingerprint");
+        w.string(source_fingerprint);
+        w.key("source_kind");
+        w.string("local-script");
+        w.key("vector_dim");
+        w.null();
+        w.key("vector_model_id");
+        w.null();
+        w.key("vector_runtime_mode");
+        w.string(VECTOR_MODE);
+        w.end_object();
+        let mut text = w.finish();
+        text.push('\n');
+        text
+    }
 }
 
 /// Code points of a definition's passage in the outline (what a hit shows as its snippet).
 const OUTLINE_PASSAGE_CHARS: usize = 240;
 
 /// The outline's documents for one file of the `local` partition (`rel`: its path relative to
-/// the root). Each holds its passage and, as a second passage, its tokens made at build time
-/// (`crate::recall::outline::definition_tokens`), so a query never tokenizes a definition.
-fn outline_docs(rel: &str, units: Vec<outline::Unit>) -> impl Iterator<Item = CodeDoc> + '_ {
-    // Only what `Partition::write_document` writes for an outline is filled in.
-    units.into_iter().map(move |unit| {
-        let passage = crate::recall::rank::cut_chars(&unit.passage, OUTLINE_PASSAGE_CHARS);
-        let tokens = crate::recall::outline::definition_tokens(&unit.name, passage);
-        CodeDoc {
-            path: crate::recall::locator::locate(rel, unit.first_line, unit.last_line),
-            language: None,
-            length: 0,
-            snippet: String::new(),
-            passages: vec![passage.to_owned(), tokens],
-            source_hash: String::new(),
-            source_mtime: 0.0,
-            symbol: Some(unit.name),
-            signature: None,
-            provenance: None,
-        }
-    })
+/// the root), each without its `doc_id` (numbered as they are gathered): the members a partition
+/// document requires, keys sorted; `title` the qualified name; passages its passage and, second,
+/// its tokens made here (`crate::recall::outline::definition_tokens`), so a query never tokenizes
+/// a definition.
+fn outline_documents(rel: &str, units: Vec<outline::Unit>) -> Vec<String> {
+    units
+        .into_iter()
+        .map(|unit| {
+            let passage = crate::recall::rank::cut_chars(&unit.passage, OUTLINE_PASSAGE_CHARS);
+            let tokens = crate::recall::outline::definition_tokens(&unit.name, passage);
+            let mut w = PyJson::new(None, 64 + rel.len() + passage.len() + tokens.len());
+            w.begin_object();
+            w.key("length");
+            w.int(0);
+            w.key("passages");
+            w.begin_array();
+            for text in [passage, tokens.as_str()] {
+                w.element();
+                w.string(text);
+            }
+            w.end_array();
+            w.key("path");
+            w.string(&crate::recall::locator::locate(
+                rel,
+                unit.first_line,
+                unit.last_line,
+            ));
+            w.key("snippet");
+            w.string("");
+            w.key("source_kind");
+            w.string("local-script");
+            w.key("source_mtime");
+            w.float(0.0);
+            w.key("title");
+            w.string(&unit.name);
+            w.end_object();
+            // The members and the closing brace: `Outline::to_json` writes `{"doc_id": N, `.
+            let mut members = w.finish();
+            members.remove(0);
+            members
+        })
+        .collect()
 }
 
 /// Builds the `local` partition over `sources` (paths relative to `root`, sorted), and collects
@@ -163,9 +262,9 @@ pub fn build_local(
     progress: &mut dyn FnMut(usize),
 ) -> Local {
     let mut partition = Partition::empty("local-script", stamp);
-    let mut outline = Partition {
-        outline: true,
-        ..Partition::empty("local-script", stamp)
+    let mut outline = Outline {
+        documents: Vec::new(),
+        source_count: 0,
     };
     let mut imports = BTreeSet::new();
     let mut take = |done: usize, prepared: Option<Prepared>| {
@@ -184,7 +283,7 @@ pub fn build_local(
         doc.length = partition.postings.add(&text, Tokenizer::Code);
         if doc.length > 0 {
             outline.source_count += 1;
-            outline.docs.extend(definitions);
+            outline.documents.extend(definitions);
             partition.docs.push(doc);
         }
     };
@@ -301,13 +400,12 @@ impl Partition {
             postings: Postings::new(),
             source_count: 0,
             stamp: stamp.clone(),
-            outline: false,
             dependency_fingerprint: None,
         }
     }
 
     /// SHA-256 of `path:symbol:source_hash` joined by `|`, sorted by (path, symbol).
-    fn source_fingerprint(&self) -> String {
+    pub fn source_fingerprint(&self) -> String {
         let mut parts: Vec<((&str, &str), String)> = self
             .docs
             .iter()
@@ -341,14 +439,11 @@ impl Partition {
         sha256::hex_digest(format!("{fingerprint}|{built_at}|{}", self.source_count).as_bytes())
     }
 
-    /// The file's bytes with the given `built_at` and `index_build_id` (the outline carries its
-    /// `local` partition's build id, which is how recall knows the two belong together).
-    pub fn to_json_with(&self, built_at: &str, build_id: &str) -> String {
+    /// The file's bytes with the given `built_at` and `index_build_id`.
+    fn to_json_with(&self, built_at: &str, build_id: &str) -> String {
         let fingerprint = self.source_fingerprint();
-        // An outline's documents have no postings, so no norm.
         let norms = self.postings.vector_norms();
-        let indent = (!self.outline).then_some(2);
-        let mut w = PyJson::new(indent, 4096 + self.postings.terms.len() * 64);
+        let mut w = PyJson::new(Some(2), 4096 + self.postings.terms.len() * 64);
         w.begin_object();
         w.key("N");
         w.int(self.docs.len() as u64);
@@ -366,8 +461,7 @@ impl Partition {
         w.begin_array();
         for (doc_id, doc) in self.docs.iter().enumerate() {
             w.element();
-            let norm = norms.get(doc_id).copied().unwrap_or(0.0);
-            self.write_document(&mut w, doc_id, doc, norm);
+            self.write_document(&mut w, doc_id, doc, norms[doc_id]);
         }
         w.end_array();
         w.key("fallback_policy");
@@ -419,18 +513,12 @@ impl Partition {
         ])
     }
 
-    /// One document, keys sorted; an outline's leaves out the optional fields (`language`,
-    /// `provenance`, `signature`, `source_hash`, `symbol`: its `title` is the definition's name,
-    /// `vector_norm_sq`).
     fn write_document(&self, w: &mut PyJson, doc_id: usize, doc: &CodeDoc, norm: f64) {
-        let full = !self.outline;
         w.begin_object();
         w.key("doc_id");
         w.int(doc_id as u64);
-        if full {
-            w.key("language");
-            w.opt_string(doc.language);
-        }
+        w.key("language");
+        w.opt_string(doc.language);
         w.key("length");
         w.int(doc.length);
         w.key("passages");
@@ -442,29 +530,23 @@ impl Partition {
         w.end_array();
         w.key("path");
         w.string(&doc.path);
-        if full {
-            w.key("provenance");
-            match &doc.provenance {
-                Some(provenance) => write_provenance(w, provenance),
-                None => w.null(),
-            }
-            w.key("signature");
-            w.opt_string(doc.signature.as_deref());
+        w.key("provenance");
+        match &doc.provenance {
+            Some(provenance) => write_provenance(w, provenance),
+            None => w.null(),
         }
+        w.key("signature");
+        w.opt_string(doc.signature.as_deref());
         w.key("snippet");
         w.string(&doc.snippet);
-        if full {
-            w.key("source_hash");
-            w.string(&doc.source_hash);
-        }
+        w.key("source_hash");
+        w.string(&doc.source_hash);
         w.key("source_kind");
         w.string(self.source_kind);
         w.key("source_mtime");
         w.float(doc.source_mtime);
-        if full {
-            w.key("symbol");
-            w.opt_string(doc.symbol.as_deref());
-        }
+        w.key("symbol");
+        w.opt_string(doc.symbol.as_deref());
         w.key("title");
         // The symbol, else the path's last part, else the path.
         let title = doc.symbol.clone().unwrap_or_else(|| {
@@ -473,10 +555,8 @@ impl Partition {
                 .map_or_else(|| doc.path.clone(), |n| n.to_string_lossy().into_owned())
         });
         w.string(&title);
-        if full {
-            w.key("vector_norm_sq");
-            w.float(norm);
-        }
+        w.key("vector_norm_sq");
+        w.float(norm);
         w.end_object();
     }
 }

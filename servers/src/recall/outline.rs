@@ -39,24 +39,31 @@ pub const MAX_PASSAGE_TOKENS: usize = 24;
 /// [`NAME_SEPARATOR`], then at most [`MAX_PASSAGE_TOKENS`] other tokens of its passage,
 /// space-separated (`session.request session request | def self method url sends one`).
 pub fn definition_tokens(name: &str, passage: &str) -> String {
-    let mut name_tokens: Vec<String> = Vec::new();
+    // One buffer, no allocation per token; a token is new if the buffer does not hold it yet
+    // (a few dozen short tokens: scanning them is cheaper than a set).
+    let mut out = String::with_capacity(name.len() + passage.len());
+    let holds = |out: &str, token: &str| out.split([' ', '|']).any(|t| t == token);
     Tokenizer::Code.each_token(name, &mut |t| {
-        if !name_tokens.iter().any(|n| n == t) {
-            name_tokens.push(t.to_owned());
+        if !holds(&out, t) {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(t);
         }
     });
-    let mut rest: Vec<String> = Vec::new();
+    out.push_str(NAME_SEPARATOR);
+    let names_end = out.len();
+    let mut kept = 0;
     Tokenizer::Code.each_token(passage, &mut |t| {
-        let new = !name_tokens.iter().any(|n| n == t) && !rest.iter().any(|r| r == t);
-        if new && rest.len() < MAX_PASSAGE_TOKENS {
-            rest.push(t.to_owned());
+        if kept < MAX_PASSAGE_TOKENS && !holds(&out, t) {
+            if out.len() > names_end {
+                out.push(' ');
+            }
+            out.push_str(t);
+            kept += 1;
         }
     });
-    format!(
-        "{}{NAME_SEPARATOR}{}",
-        name_tokens.join(" "),
-        rest.join(" ")
-    )
+    out
 }
 
 /// Definitions read per query to choose the hits' definitions, in the hits' order: a query's
