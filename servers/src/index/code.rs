@@ -178,25 +178,43 @@ impl Outline {
         w.key("postings");
         w.begin_object();
         w.end_object();
-        w.key("project_name");
-        w.string(&stamp.project_name);
-        w.key("source_count");
-        w.int(self.source_count as u64);
-        w.key("source_fingerprint");
-        w.string(source_fingerprint);
-        w.key("source_kind");
-        w.string("local-script");
-        w.key("vector_dim");
-        w.null();
-        w.key("vector_model_id");
-        w.null();
-        w.key("vector_runtime_mode");
-        w.string(VECTOR_MODE);
-        w.end_object();
-        let mut text = w.finish();
-        text.push('\n');
-        text
+        finish_partition(
+            w,
+            &stamp.project_name,
+            self.source_count,
+            source_fingerprint,
+            "local-script",
+        )
     }
+}
+
+/// A partition file's members from `project_name` on (keys sorted), its closing brace and the
+/// final newline.
+fn finish_partition(
+    mut w: PyJson,
+    project_name: &str,
+    source_count: usize,
+    source_fingerprint: &str,
+    source_kind: &str,
+) -> String {
+    w.key("project_name");
+    w.string(project_name);
+    w.key("source_count");
+    w.int(source_count as u64);
+    w.key("source_fingerprint");
+    w.string(source_fingerprint);
+    w.key("source_kind");
+    w.string(source_kind);
+    w.key("vector_dim");
+    w.null();
+    w.key("vector_model_id");
+    w.null();
+    w.key("vector_runtime_mode");
+    w.string(VECTOR_MODE);
+    w.end_object();
+    let mut text = w.finish();
+    text.push('\n');
+    text
 }
 
 /// Code points of a definition's passage in the outline (what a hit shows as its snippet).
@@ -476,24 +494,13 @@ impl Partition {
         w.string(WRITE_OWNER);
         w.key("postings");
         write_postings(&mut w, &self.postings, true);
-        w.key("project_name");
-        w.string(&self.stamp.project_name);
-        w.key("source_count");
-        w.int(self.source_count as u64);
-        w.key("source_fingerprint");
-        w.string(&fingerprint);
-        w.key("source_kind");
-        w.string(self.source_kind);
-        w.key("vector_dim");
-        w.null();
-        w.key("vector_model_id");
-        w.null();
-        w.key("vector_runtime_mode");
-        w.string(VECTOR_MODE);
-        w.end_object();
-        let mut text = w.finish();
-        text.push('\n');
-        text
+        finish_partition(
+            w,
+            &self.stamp.project_name,
+            self.source_count,
+            &fingerprint,
+            self.source_kind,
+        )
     }
 
     /// The manifest's entry for this partition as written at `built_at`.
