@@ -198,7 +198,11 @@ def main():
         refs = root / "references"
         code_files = [refs / "code-index" / f for f in
                       ("manifest.json", "local.json", "api-modules.json", "api-docs.json")]
-        for tool, q, files in (("query_index", mem_q, [refs / "memory-index.json"]),
+        # The sidecars of ours (memory sections, code outline) are read by the first query too:
+        # they are part of the index the query parses.
+        mem_files = [refs / "memory-index.json"] + [p for p in [refs / "memory-sections.json"] if p.exists()]
+        code_files += [p for p in [refs / "code-outline.json"] if p.exists()]
+        for tool, q, files in (("query_index", mem_q, mem_files),
                                ("query_code", code_q, code_files)):
             parse_ms, query_ms = fresh_process_pairs(args.example, root, tool, q[0], files, args.fresh)
             pmed, qmed = statistics.median(parse_ms), statistics.median(query_ms)

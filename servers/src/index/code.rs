@@ -7,6 +7,7 @@
 
 use super::deps::{ApiDoc, ApiModule, Provenance};
 use super::memory::write_postings;
+use super::outline;
 use super::passages;
 use super::postings::Postings;
 use super::pyjson::PyJson;
@@ -68,6 +69,9 @@ const PREPARED_AHEAD: usize = 4;
 struct Prepared {
     text: String,
     doc: CodeDoc,
+    /// Its definitions at every level, as the outline's documents ([`crate::recall::outline`]),
+    /// laid out here, on the reading thread ([`outline_documents`]).
+    outline: Vec<String>,
     /// A `.py` file's absolute imports (what the reference's fingerprint reads).
     imports: Vec<String>,
 }
@@ -95,7 +99,170 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
         signature: None,
         provenance: None,
     };
-    Some(Prepared { text, doc, imports })
+    let rel_text = rel.to_string_lossy();
+    let outline = outline_documents(&rel_text, outline::outline(&text, language));
+    Some(Prepared {
+        text,
+        doc,
+        outline,
+        imports,
+    })
+}
+
+/// The `local` partition, its outline and the imports of its `.py` files.
+pub struct Local {
+    pub partition: Partition,
+    pub outline: Outline,
+    pub imports: BTreeSet<String>,
+}
+
+/// The code outline (`references/code-outline.json`, [`crate::recall::outline`]): one document
+/// per definition of each file of the `local` partition, at every level (methods included), in a
+/// partition's format with no postings, on one line and without the documents' optional fields,
+/// so it costs recall little to load. Its documents are laid out as the files are read.
+pub struct Outline {
+    /// Each document's members after `doc_id` (`"length": 0, ..., "title": "..."}`).
+    documents: Vec<String>,
+    /// Files the documents come from.
+    pub source_count: usize,
+}
+
+impl Outline {
+    /// Documents (definitions) held.
+    pub fn len(&self) -> usize {
+        self.documents.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.documents.is_empty()
+    }
+
+    /// The file's bytes, carrying `build_id`: its `local` partition's `index_build_id` as that
+    /// partition is on disk, which is how recall knows the two belong together.
+    pub fn to_json(&self, stamp: &Stamp, source_fingerprint: &str, build_id: &str) -> String {
+        let mut w = PyJson::new(
+            None,
+            1024 + self.documents.iter().map(|d| d.len() + 24).sum::<usize>(),
+        );
+        w.begin_object();
+        w.key("N");
+        w.int(self.documents.len() as u64);
+        w.key("artifact_type");
+        w.string("code-index-partition");
+        w.key("avgdl");
+        w.float(0.0);
+        w.key("built_at");
+        w.string(&stamp.built_at);
+        w.key("code_index_schema_version");
+        w.string(SCHEMA_VERSION);
+        w.key("dependency_fingerprint");
+        w.null();
+        w.key("documents");
+        w.begin_array();
+        for (doc_id, members) in self.documents.iter().enumerate() {
+            w.element();
+            w.raw(&format!("{{\"doc_id\": {doc_id}, "));
+            w.raw(members);
+        }
+        w.end_array();
+        for (key, value) in [
+            ("fallback_policy", FALLBACK_POLICY),
+            ("framework", stamp.framework.as_str()),
+            ("index_build_id", build_id),
+            ("index_format_version", FORMAT_VERSION),
+            ("index_write_owner", WRITE_OWNER),
+        ] {
+            w.key(key);
+            w.string(value);
+        }
+        w.key("postings");
+        w.begin_object();
+        w.end_object();
+        finish_partition(
+            w,
+            &stamp.project_name,
+            self.source_count,
+            source_fingerprint,
+            "local-script",
+        )
+    }
+}
+
+/// A partition file's members from `project_name` on (keys sorted), its closing brace and the
+/// final newline.
+fn finish_partition(
+    mut w: PyJson,
+    project_name: &str,
+    source_count: usize,
+    source_fingerprint: &str,
+    source_kind: &str,
+) -> String {
+    w.key("project_name");
+    w.string(project_name);
+    w.key("source_count");
+    w.int(source_count as u64);
+    w.key("source_fingerprint");
+    w.string(source_fingerprint);
+    w.key("source_kind");
+    w.string(source_kind);
+    w.key("vector_dim");
+    w.null();
+    w.key("vector_model_id");
+    w.null();
+    w.key("vector_runtime_mode");
+    w.string(VECTOR_MODE);
+    w.end_object();
+    let mut text = w.finish();
+    text.push('\n');
+    text
+}
+
+/// Code points of a definition's passage in the outline (what a hit shows as its snippet).
+const OUTLINE_PASSAGE_CHARS: usize = 240;
+
+/// The outline's documents for one file of the `local` partition (`rel`: its path relative to
+/// the root), each without its `doc_id` (numbered as they are gathered): the members a partition
+/// document requires, keys sorted; `title` the qualified name; passages its passage and, second,
+/// its tokens made here (`crate::recall::outline::definition_tokens`), so a query never tokenizes
+/// a definition.
+fn outline_documents(rel: &str, units: Vec<outline::Unit>) -> Vec<String> {
+    units
+        .into_iter()
+        .map(|unit| {
+            let passage = crate::recall::rank::cut_chars(&unit.passage, OUTLINE_PASSAGE_CHARS);
+            let tokens = crate::recall::outline::definition_tokens(&unit.name, passage);
+            let mut w = PyJson::new(None, 64 + rel.len() + passage.len() + tokens.len());
+            w.begin_object();
+            w.key("length");
+            w.int(0);
+            w.key("passages");
+            w.begin_array();
+            for text in [passage, tokens.as_str()] {
+                w.element();
+                w.string(text);
+            }
+            w.end_array();
+            w.key("path");
+            w.string(&crate::recall::locator::locate(
+                rel,
+                unit.first_line,
+                unit.last_line,
+            ));
+            w.key("snippet");
+            w.string("");
+            w.key("source_kind");
+            w.string("local-script");
+            w.key("source_mtime");
+            w.float(0.0);
+            w.key("title");
+            w.string(&unit.name);
+            w.end_object();
+            // The members and the closing brace: `Outline::to_json` writes `{"doc_id": N, `.
+            let mut members = w.finish();
+            members.remove(0);
+            members
+        })
+        .collect()
 }
 
 /// Builds the `local` partition over `sources` (paths relative to `root`, sorted), and collects
@@ -111,14 +278,19 @@ pub fn build_local(
     sources: &[PathBuf],
     stamp: &Stamp,
     progress: &mut dyn FnMut(usize),
-) -> (Partition, BTreeSet<String>) {
+) -> Local {
     let mut partition = Partition::empty("local-script", stamp);
+    let mut outline = Outline {
+        documents: Vec::new(),
+        source_count: 0,
+    };
     let mut imports = BTreeSet::new();
     let mut take = |done: usize, prepared: Option<Prepared>| {
         progress(done + 1);
         let Some(Prepared {
             text,
             mut doc,
+            outline: definitions,
             imports: found,
         }) = prepared
         else {
@@ -128,6 +300,8 @@ pub fn build_local(
         partition.source_count += 1;
         doc.length = partition.postings.add(&text, Tokenizer::Code);
         if doc.length > 0 {
+            outline.source_count += 1;
+            outline.documents.extend(definitions);
             partition.docs.push(doc);
         }
     };
@@ -152,7 +326,11 @@ pub fn build_local(
             }
         }
     });
-    (partition, imports)
+    Local {
+        partition,
+        outline,
+        imports,
+    }
 }
 
 /// The `api-docs` partition: one document per distribution description, as the reference builds
@@ -168,6 +346,8 @@ pub fn build_api_docs(
         symbol: None,
         signature: None,
         text: doc.text,
+        passage: None,
+        language: None,
         provenance: Provenance::Doc {
             distribution: doc.distribution,
             version: doc.version,
@@ -204,8 +384,11 @@ fn build_api(
     });
     for unit in units {
         partition.source_count += 1;
-        let language = unit.symbol.is_some().then_some("python");
-        let passages = passages::passages(&unit.text, language);
+        let language = unit.language;
+        let passages = match unit.passage {
+            Some(passage) => vec![passage],
+            None => passages::passages(&unit.text, language),
+        };
         let mut doc = CodeDoc {
             path: unit.path,
             language,
@@ -240,7 +423,7 @@ impl Partition {
     }
 
     /// SHA-256 of `path:symbol:source_hash` joined by `|`, sorted by (path, symbol).
-    fn source_fingerprint(&self) -> String {
+    pub fn source_fingerprint(&self) -> String {
         let mut parts: Vec<((&str, &str), String)> = self
             .docs
             .iter()
@@ -264,10 +447,19 @@ impl Partition {
     /// [`Partition::to_json`] as if built at `built_at` (with the build id that follows from it):
     /// what a previous build of the same content wrote.
     pub fn to_json_at(&self, built_at: &str) -> String {
+        self.to_json_with(built_at, &self.build_id_at(built_at))
+    }
+
+    /// The `index_build_id` of this partition written at `built_at`: SHA-256 of
+    /// `"<source_fingerprint>|<built_at>|<source_count>"`.
+    pub fn build_id_at(&self, built_at: &str) -> String {
         let fingerprint = self.source_fingerprint();
-        let build_id = sha256::hex_digest(
-            format!("{fingerprint}|{built_at}|{}", self.source_count).as_bytes(),
-        );
+        sha256::hex_digest(format!("{fingerprint}|{built_at}|{}", self.source_count).as_bytes())
+    }
+
+    /// The file's bytes with the given `built_at` and `index_build_id`.
+    fn to_json_with(&self, built_at: &str, build_id: &str) -> String {
+        let fingerprint = self.source_fingerprint();
         let norms = self.postings.vector_norms();
         let mut w = PyJson::new(Some(2), 4096 + self.postings.terms.len() * 64);
         w.begin_object();
@@ -295,31 +487,20 @@ impl Partition {
         w.key("framework");
         w.string(&self.stamp.framework);
         w.key("index_build_id");
-        w.string(&build_id);
+        w.string(build_id);
         w.key("index_format_version");
         w.string(FORMAT_VERSION);
         w.key("index_write_owner");
         w.string(WRITE_OWNER);
         w.key("postings");
         write_postings(&mut w, &self.postings, true);
-        w.key("project_name");
-        w.string(&self.stamp.project_name);
-        w.key("source_count");
-        w.int(self.source_count as u64);
-        w.key("source_fingerprint");
-        w.string(&fingerprint);
-        w.key("source_kind");
-        w.string(self.source_kind);
-        w.key("vector_dim");
-        w.null();
-        w.key("vector_model_id");
-        w.null();
-        w.key("vector_runtime_mode");
-        w.string(VECTOR_MODE);
-        w.end_object();
-        let mut text = w.finish();
-        text.push('\n');
-        text
+        finish_partition(
+            w,
+            &self.stamp.project_name,
+            self.source_count,
+            &fingerprint,
+            self.source_kind,
+        )
     }
 
     /// The manifest's entry for this partition as written at `built_at`.
@@ -490,7 +671,9 @@ mod tests {
             project_name: "Gears".into(),
             framework: "claude".into(),
         };
-        let (partition, imports) = build_local(&dir, &sources, &stamp, &mut |_| {});
+        let Local {
+            partition, imports, ..
+        } = build_local(&dir, &sources, &stamp, &mut |_| {});
         assert_eq!((partition.docs.len(), partition.source_count), (2, 3));
         // Absolute paths, as the reference stores them; every absolute import, at any depth.
         assert_eq!(

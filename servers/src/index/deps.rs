@@ -334,6 +334,10 @@ pub struct ApiModule {
     pub symbol: Option<String>,
     pub signature: Option<String>,
     pub text: String,
+    /// The unit's one passage when it is already made (other ecosystems' definitions); else the
+    /// passages are made from `text` in `language`.
+    pub passage: Option<String>,
+    pub language: Option<&'static str>,
     pub provenance: Provenance,
 }
 
@@ -618,6 +622,8 @@ pub fn api_modules(
                 symbol: None,
                 signature: None,
                 text: name.clone(),
+                passage: None,
+                language: None,
                 provenance: Provenance::Declared {
                     distribution: name,
                     version: None,
@@ -636,6 +642,8 @@ pub fn api_modules(
                 symbol: None,
                 signature: None,
                 text,
+                passage: None,
+                language: None,
                 provenance: Provenance::Declared {
                     distribution: dist,
                     version,
@@ -664,6 +672,8 @@ pub fn api_modules(
                         .trim_matches(crate::recall::is_python_whitespace)
                         .to_owned(),
                     signature: Some(signature),
+                    passage: None,
+                    language: Some("python"),
                     provenance: Provenance::Source {
                         distribution: dist.clone(),
                         version: version.clone(),

@@ -5,11 +5,12 @@
 use super::passages::{blocks, py_splitlines};
 use super::postings::Postings;
 use super::pyjson::PyJson;
+use super::sections;
 use super::sources::{mtime, read_text};
 use super::Stamp;
 use crate::recall::is_python_whitespace;
 use crate::recall::rank::cut_chars;
-use crate::recall::tokenize::Tokenizer;
+use crate::recall::tokenize::{Tokenizer, NOTES_FORMAT};
 use agentteams_mcp::sha256;
 use std::path::{Path, PathBuf};
 
@@ -33,6 +34,9 @@ pub struct MemoryDoc {
 
 /// A built memory index, ready to write.
 pub struct MemoryIndex {
+    /// What made the postings: the reference's prose tokenizer, or for the sections sidecar
+    /// ours for notes (written as its `index_format_version`).
+    pub tokenizer: Tokenizer,
     pub docs: Vec<MemoryDoc>,
     pub postings: Postings,
     pub source_count: usize,
@@ -53,40 +57,91 @@ fn store_path(path: &Path, root: &Path) -> String {
     }
 }
 
-/// Builds the memory index over `sources` (absolute paths, in order).
-pub fn build(root: &Path, sources: &[PathBuf], stamp: &Stamp) -> MemoryIndex {
-    let mut postings = Postings::new();
-    let mut docs = Vec::new();
+/// The memory index and its sections sidecar, built in one read of each source.
+pub struct Built {
+    pub index: MemoryIndex,
+    /// One document per section ([`sections::split`]) of each document of `index`, in the same
+    /// format, for `references/memory-sections.json` ([`crate::recall::sections`]).
+    pub sections: MemoryIndex,
+}
+
+/// Builds the memory index over `sources` (absolute paths, in order), and its sections.
+pub fn build(root: &Path, sources: &[PathBuf], stamp: &Stamp) -> Built {
+    let mut index = MemoryIndex::empty(sources.len(), stamp, Tokenizer::Prose);
+    let mut sections = MemoryIndex::empty(sources.len(), stamp, Tokenizer::Notes);
     for path in sources {
         let Some(text) = read_text(path) else {
             continue;
         };
-        let length = postings.add(&text, Tokenizer::Prose);
+        let length = index.postings.add(&text, index.tokenizer);
         if length == 0 {
             continue;
         }
-        let paragraphs = paragraphs(&text);
+        let doc = MemoryDoc::new(
+            store_path(path, root),
+            title(path, &text),
+            length,
+            &text,
+            sha256::hex_digest(text.as_bytes()),
+            mtime(path),
+        );
+        let split = sections::split(&text);
+        // The reference's title is the first `# ` line, even one inside a code fence (a rustdoc
+        // example's hidden `# let x = 1;`): the text before the first heading is titled by it
+        // only when it is the document's first real heading, else by the file's name.
+        let first_heading = split.iter().find_map(|s| s.headings.first());
+        let untitled = if first_heading == Some(&doc.title) {
+            doc.title.clone()
+        } else {
+            file_name(path)
+        };
+        for section in split {
+            let length = sections.postings.add(section.text, sections.tokenizer);
+            if length == 0 {
+                continue;
+            }
+            let title = section.heading_path().unwrap_or_else(|| untitled.clone());
+            let located =
+                crate::recall::locator::locate(&doc.path, section.first_line, section.last_line);
+            sections.docs.push(MemoryDoc::new(
+                located,
+                title,
+                length,
+                section.text,
+                doc.source_hash.clone(),
+                doc.source_mtime,
+            ));
+        }
+        index.docs.push(doc);
+    }
+    Built { index, sections }
+}
+
+impl MemoryDoc {
+    /// A document of `text` (a whole file or one of its sections): its paragraphs, and its
+    /// snippet from the first of them (else the legacy snippet).
+    fn new(
+        path: String,
+        title: String,
+        length: u64,
+        text: &str,
+        source_hash: String,
+        source_mtime: f64,
+    ) -> MemoryDoc {
+        let paragraphs = paragraphs(text);
         let snippet = match paragraphs.first() {
             Some(first) => cut_chars(first, SNIPPET_CHARS).to_owned(),
-            None => legacy_snippet(&text),
+            None => legacy_snippet(text),
         };
-        docs.push(MemoryDoc {
-            path: store_path(path, root),
-            title: title(path, &text),
+        MemoryDoc {
+            path,
+            title,
             length,
             snippet,
             paragraphs,
-            source_hash: sha256::hex_digest(text.as_bytes()),
-            source_mtime: mtime(path),
-        });
-    }
-    MemoryIndex {
-        docs,
-        postings,
-        source_count: sources.len(),
-        built_at: stamp.built_at.clone(),
-        project_name: stamp.project_name.clone(),
-        framework: stamp.framework.clone(),
+            source_hash,
+            source_mtime,
+        }
     }
 }
 
@@ -96,11 +151,13 @@ fn title(path: &Path, text: &str) -> String {
         .into_iter()
         .map(strip)
         .find_map(|l| l.strip_prefix("# ").map(|t| strip(t).to_owned()))
-        .unwrap_or_else(|| {
-            path.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        })
+        .unwrap_or_else(|| file_name(path))
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// The first non-blank line not starting with `#` (used only when no paragraph is substantive).
@@ -227,24 +284,55 @@ fn fingerprint(docs: &[MemoryDoc]) -> String {
 }
 
 impl MemoryIndex {
-    /// The file's bytes: `json.dumps(index, indent=2) + "\n"`, keys in the reference's order.
-    pub fn to_json(&self) -> String {
+    fn empty(source_count: usize, stamp: &Stamp, tokenizer: Tokenizer) -> MemoryIndex {
+        MemoryIndex {
+            tokenizer,
+            docs: Vec::new(),
+            postings: Postings::new(),
+            source_count,
+            built_at: stamp.built_at.clone(),
+            project_name: stamp.project_name.clone(),
+            framework: stamp.framework.clone(),
+        }
+    }
+
+    fn format(&self) -> &'static str {
+        match self.tokenizer {
+            Tokenizer::Notes => NOTES_FORMAT,
+            _ => "json-bm25-postings-v2",
+        }
+    }
+
+    /// The `index_build_id` the reference computes: SHA-256 of
+    /// `"<source_fingerprint>|<built_at>|<source_count>"`.
+    pub fn build_id(&self) -> String {
         let source_fingerprint = fingerprint(&self.docs);
-        let build_id = sha256::hex_digest(
+        sha256::hex_digest(
             format!(
                 "{source_fingerprint}|{}|{}",
                 self.built_at, self.source_count
             )
             .as_bytes(),
-        );
+        )
+    }
+
+    /// The file's bytes: `json.dumps(index, indent=2) + "\n"`, keys in the reference's order.
+    pub fn to_json(&self) -> String {
+        self.to_json_with_build_id(&self.build_id())
+    }
+
+    /// [`MemoryIndex::to_json`] with the given `index_build_id`: the sections sidecar carries its
+    /// memory index's, which is how recall knows the two belong together.
+    pub fn to_json_with_build_id(&self, build_id: &str) -> String {
+        let source_fingerprint = fingerprint(&self.docs);
         let norms = self.postings.vector_norms();
         let mut w = PyJson::new(Some(2), 1024 + self.postings.terms.len() * 64);
         w.begin_object();
         for (key, value) in [
             ("artifact_type", "memory-index"),
             ("memory_index_schema_version", "1.3"),
-            ("index_format_version", "json-bm25-postings-v2"),
-            ("index_build_id", build_id.as_str()),
+            ("index_format_version", self.format()),
+            ("index_build_id", build_id),
             ("index_write_owner", "agentteams.build_team"),
             ("vector_runtime_mode", "sparse-tfidf-cosine"),
         ] {

@@ -12,15 +12,20 @@ pub mod clock;
 pub mod code;
 pub mod deps;
 pub mod description;
+pub mod ecosystems;
 pub mod memory;
+pub mod outline;
 pub mod passages;
 pub mod pattern;
 pub mod postings;
 pub mod pyjson;
+pub mod sections;
 pub mod sources;
 
 use crate::recall::load::MAX_INDEX_FILE_BYTES;
+use crate::recall::outline::OUTLINE_FILE;
 use crate::recall::schema::{validate_code_index, validate_memory_index, CodeIndexFile};
+use crate::recall::sections::SECTIONS_FILE;
 use crate::recall::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
 use agentteams_mcp::json::{self, Reader, Token, Value};
 use std::io::IsTerminal;
@@ -74,6 +79,10 @@ pub struct BuildReport {
     pub team_dir: PathBuf,
     pub memory_sources: usize,
     pub memory_documents: usize,
+    /// Documents of the sections sidecar (`recall::sections`).
+    pub memory_sections: usize,
+    /// Documents of the code outline (`recall::outline`).
+    pub code_definitions: usize,
     pub memory_terms: usize,
     pub code_files: usize,
     pub code_documents: usize,
@@ -121,14 +130,18 @@ pub fn run_cli(args: &[String]) -> i32 {
         Ok(report) => {
             let secs = started.elapsed().as_secs_f64();
             eprintln!(
-                "index build: memory index: {} sources, {} documents, {} terms",
-                report.memory_sources, report.memory_documents, report.memory_terms
+                "index build: memory index: {} sources, {} documents, {} terms; {} sections",
+                report.memory_sources,
+                report.memory_documents,
+                report.memory_terms,
+                report.memory_sections
             );
             eprintln!(
-                "index build: code index: {} files, {} documents, {} terms ({})",
+                "index build: code index: {} files, {} documents, {} terms, {} definitions ({})",
                 report.code_files,
                 report.code_documents,
                 report.code_terms,
+                report.code_definitions,
                 if report.rewritten.is_empty() {
                     "no partition changed".to_owned()
                 } else {
@@ -341,18 +354,34 @@ pub fn build(
         framework: description.framework,
     };
 
-    let memory = memory::build(&root, &memory_paths, &stamp);
+    let memory::Built {
+        index: memory,
+        sections,
+    } = memory::build(&root, &memory_paths, &stamp);
     let memory_json = memory.to_json();
     check_own_output(&memory_json, "memory-index.json", |v| {
         validate_memory_index(v).map(|_| ())
     })?;
+    // The sidecar first: written after the index, a reader could meet the new index with the
+    // old sidecar, whose build id no longer matches (recall then ranks whole documents); written
+    // before, it meets the old index with the new sidecar, the same mismatch. Either order is
+    // safe; this one leaves no window in which an up-to-date index lacks its sections.
+    let sections_json = sections.to_json_with_build_id(&memory.build_id());
+    check_own_output(&sections_json, SECTIONS_FILE, |v| {
+        validate_memory_index(v).map(|_| ())
+    })?;
+    atomic::write_atomic(&references.join(SECTIONS_FILE), sections_json.as_bytes())?;
     atomic::write_atomic(
         &references.join("memory-index.json"),
         memory_json.as_bytes(),
     )?;
 
     let total = code_paths.len();
-    let (local, imports) = code::build_local(&root, &code_paths, &stamp, &mut |done| {
+    let code::Local {
+        partition: local,
+        outline,
+        imports,
+    } = code::build_local(&root, &code_paths, &stamp, &mut |done| {
         progress(done, total)
     });
     let (mut source_bytes, mut newest) = (0, (0, 0));
@@ -366,6 +395,8 @@ pub fn build(
     // The API partitions carry the reference's dependency fingerprint, so its CLI finds them
     // fresh; if a manifest cannot be read the way the reference reads it, `null` (stale there).
     let distributions = deps::distributions(&root, &deps::environment_dirs(&root));
+    // Rust, npm and Go dependencies: not in the reference's fingerprint (which covers Python).
+    let packages = ecosystems::packages(&root, &ecosystems::Caches::from_environment());
     let dependency_fingerprint = match deps::fingerprint(&root, &imports, &distributions) {
         Ok(fingerprint) => Some(fingerprint),
         Err(e) => {
@@ -381,9 +412,11 @@ pub fn build(
         team_dir: team_dir.clone(),
         memory_sources: memory.source_count,
         memory_documents: memory.docs.len(),
+        memory_sections: sections.docs.len(),
         memory_terms: memory.postings.terms.len(),
         code_files: local.source_count,
         code_documents: local.docs.len(),
+        code_definitions: outline.len(),
         code_terms: local.postings.terms.len(),
         source_bytes,
         rewritten: Vec::new(),
@@ -394,19 +427,15 @@ pub fn build(
         let partition = match kind {
             "local-script" => &local,
             "api-doc" => {
-                api = code::build_api_docs(
-                    deps::api_docs(&root, &imports, &distributions),
-                    &stamp,
-                    dependency_fingerprint.clone(),
-                );
+                let mut docs = deps::api_docs(&root, &imports, &distributions);
+                docs.extend(ecosystems::api_docs(&packages));
+                api = code::build_api_docs(docs, &stamp, dependency_fingerprint.clone());
                 &api
             }
             _ => {
-                api = code::build_api_modules(
-                    deps::api_modules(&root, &imports, &distributions),
-                    &stamp,
-                    dependency_fingerprint.clone(),
-                );
+                let mut units = deps::api_modules(&root, &imports, &distributions);
+                units.extend(ecosystems::api_modules(&packages));
+                api = code::build_api_modules(units, &stamp, dependency_fingerprint.clone());
                 &api
             }
         };
@@ -415,6 +444,22 @@ pub fn build(
         let (entry, rewritten) = write_partition(&code_dir, name, partition, newest)?;
         if rewritten {
             report.rewritten.push(name);
+        }
+        if kind == "local-script" {
+            // The outline names the `local` partition as it is on disk: rewritten now, or kept
+            // with the `built_at` of the build that wrote it.
+            let built_at = entry.get("built_at").and_then(Value::as_str);
+            let built_at = built_at.unwrap_or(&stamp.built_at);
+            let text = outline.to_json(
+                &stamp,
+                &local.source_fingerprint(),
+                &local.build_id_at(built_at),
+            );
+            if cfg!(debug_assertions) {
+                // As for the partitions: the test suite (debug) re-reads it, release builds do not.
+                check_own_output(&text, OUTLINE_FILE, |v| validate_code_index(v).map(|_| ()))?;
+            }
+            atomic::write_atomic(&references.join(OUTLINE_FILE), text.as_bytes())?;
         }
         on_disk.push((name, entry));
     }

@@ -14,6 +14,8 @@
 pub const MAX_PASSAGES: usize = 24;
 /// Code points a passage is cut to.
 pub const PASSAGE_CHARS: usize = 480;
+/// Code points of a document's stored snippet.
+const SNIPPET_CHARS: usize = 240;
 /// Lines a signature may span before it is cut.
 const MAX_SIGNATURE_LINES: usize = 12;
 
@@ -66,13 +68,13 @@ pub fn passages_and_imports(text: &str, language: Option<&str>) -> (Vec<String>,
 /// The document's stored snippet: its first passage, else its first non-blank, non-`#` line.
 pub fn snippet(passages: &[String], text: &str) -> String {
     if let Some(first) = passages.first() {
-        return cut_chars(first, 240).to_owned();
+        return cut_chars(first, SNIPPET_CHARS).to_owned();
     }
     py_splitlines(text)
         .into_iter()
         .map(python_strip)
         .find(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| cut_chars(l, 240).to_owned())
+        .map(|l| cut_chars(l, SNIPPET_CHARS).to_owned())
         .unwrap_or_default()
 }
 
@@ -115,14 +117,14 @@ pub(crate) fn py_splitlines(s: &str) -> Vec<&str> {
     out
 }
 
-fn collapse_whitespace(s: &str) -> String {
+pub(super) fn collapse_whitespace(s: &str) -> String {
     s.split(crate::recall::is_python_whitespace)
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
 }
 
-fn passage(signature: &str, doc: &str) -> String {
+pub(super) fn passage(signature: &str, doc: &str) -> String {
     let doc = collapse_whitespace(doc);
     with_doc(signature, (!doc.is_empty()).then_some(&doc))
 }
@@ -245,7 +247,7 @@ fn cleandoc_is_empty(doc: &str) -> bool {
 }
 
 /// How one language marks definitions and documentation.
-struct Lang {
+pub(super) struct Lang {
     /// Words that may precede a definition keyword (`pub`, `export`, `static`, ...).
     modifiers: &'static [&'static str],
     /// Definition keywords (`fn`, `struct`, `class`, ...).
@@ -253,15 +255,15 @@ struct Lang {
     /// Definitions are recognised up to this indentation (columns).
     max_indent: usize,
     /// Line-comment markers whose lines document the next definition.
-    doc_lines: &'static [&'static str],
+    pub(super) doc_lines: &'static [&'static str],
     /// Whether `/** ... */` blocks document the next definition.
-    doc_blocks: bool,
+    pub(super) doc_blocks: bool,
     /// C-like languages: a column-0 line with a parameter list followed by `{` is a function.
-    c_functions: bool,
+    pub(super) c_functions: bool,
 }
 
 impl Lang {
-    fn named(name: &str) -> Option<Lang> {
+    pub(super) fn named(name: &str) -> Option<Lang> {
         const NONE: &[&str] = &[];
         Some(match name {
             "rust" => Lang {
@@ -353,27 +355,46 @@ impl Lang {
         })
     }
 
+    /// Shell functions for the outline (`passages` keeps the reference's shell pattern): `name()
+    /// {` as a C-family function, or the `function` keyword.
+    pub(super) fn shell() -> Lang {
+        Lang {
+            modifiers: &[],
+            keywords: &["function"],
+            max_indent: 0,
+            doc_lines: &["#"],
+            doc_blocks: false,
+            c_functions: true,
+        }
+    }
+
     /// Whether `line` (already known to be within the indentation limit) opens a definition.
     fn is_definition(&self, lines: &[&str], at: usize) -> bool {
-        let mut rest = lines[at].trim_start();
+        self.is_keyword_definition(lines[at]) || self.c_functions && looks_like_function(lines, at)
+    }
+
+    /// Whether `line` opens a definition with one of the language's keywords (after modifiers).
+    pub(super) fn is_keyword_definition(&self, line: &str) -> bool {
+        let mut rest = line.trim_start();
         loop {
             let word = rest.split(char::is_whitespace).next().unwrap_or("");
-            if self.keywords.contains(&word) {
-                return rest.len() > word.len();
+            // A keyword may carry generics (`impl<'a>`).
+            let keyword = word.split('<').next().unwrap_or(word);
+            if self.keywords.contains(&keyword) {
+                return rest.len() > keyword.len();
             }
             if self.modifiers.contains(&word) && !word.is_empty() {
                 rest = rest[word.len()..].trim_start();
                 continue;
             }
-            break;
+            return false;
         }
-        self.c_functions && looks_like_function(lines, at)
     }
 }
 
 /// A C-family function definition: a declarator with a parameter list (possibly over several
 /// lines), not a statement, whose body opens right after it.
-fn looks_like_function(lines: &[&str], at: usize) -> bool {
+pub(super) fn looks_like_function(lines: &[&str], at: usize) -> bool {
     let trimmed = lines[at].trim();
     let first = trimmed
         .split(|c: char| !c.is_alphanumeric() && c != '_')
@@ -488,7 +509,7 @@ fn scan(text: &str, lang: &Lang) -> Vec<String> {
 /// The definition's header: from line `start` up to (not including) the body's `{`, a `;` or a
 /// `where` clause, joined into one line; it ends at the first line that closes its parentheses.
 /// Returns the last line used.
-fn signature_from(lines: &[&str], start: usize) -> (String, usize) {
+pub(super) fn signature_from(lines: &[&str], start: usize) -> (String, usize) {
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut end = start;

@@ -117,6 +117,11 @@ impl PyJson {
         self.out.push_str("null");
     }
 
+    /// Writes `json`, already laid out by another writer of the same layout, as it is.
+    pub fn raw(&mut self, json: &str) {
+        self.out.push_str(json);
+    }
+
     /// Writes a parsed value, object keys sorted when `sort_keys`. Recursive: only for values whose
     /// depth is bounded (schema-validated index files, at most six levels).
     pub fn value(&mut self, value: &Value, sort_keys: bool) {

@@ -350,6 +350,9 @@ pub struct Corpus {
     pub documents: Vec<Document>,
     pub postings: PostingTable,
     pub built_at: String,
+    /// `index_build_id`, when the file has one: how the memory-sections sidecar names the
+    /// memory index it was built with (`sections`).
+    pub build_id: Option<String>,
     /// Partitions only: `source_kind`.
     pub source_kind: Option<String>,
 }
@@ -377,6 +380,10 @@ impl Corpus {
                 .sum::<usize>()
             + self.postings.resident_bytes()
             + heap_bytes(self.built_at.capacity())
+            + self
+                .build_id
+                .as_ref()
+                .map_or(0, |s| heap_bytes(s.capacity()))
             + self
                 .source_kind
                 .as_ref()

@@ -12,10 +12,13 @@
 
 mod corpus;
 pub mod load;
+pub mod locator;
+pub mod outline;
 pub mod rank;
 pub mod relevance;
 pub mod resources;
 pub mod schema;
+pub mod sections;
 mod stream;
 pub mod teamdir;
 pub mod tokenize;
@@ -54,6 +57,8 @@ pub struct Recall {
     root: PathBuf,
     loader: Loader,
     compat: Compat,
+    /// The code outline last used, kept while the loader hands out the same file.
+    outline: std::sync::Mutex<Option<Arc<outline::Outline>>>,
 }
 
 impl Recall {
@@ -75,6 +80,7 @@ impl Recall {
             root,
             loader: Loader::with_budget(budget),
             compat: Compat::default(),
+            outline: std::sync::Mutex::new(None),
         })
     }
 
@@ -93,6 +99,11 @@ impl Recall {
     /// The memory index, loaded (or from the cache): what `query_index` ranks and the memory
     /// resources read.
     fn memory(&self) -> Result<Arc<Loaded>, String> {
+        self.memory_in_team().map(|(loaded, _)| loaded)
+    }
+
+    /// [`Recall::memory`] and the team dir it was found in.
+    fn memory_in_team(&self) -> Result<(Arc<Loaded>, PathBuf), String> {
         self.loader.begin_query();
         let team = teamdir::find_team_dir(&self.root, teamdir::MEMORY_MARKER, self.compat)?;
         let loaded = self.loader.load(
@@ -101,17 +112,66 @@ impl Recall {
             IndexKind::Memory,
         )?;
         match &*loaded {
-            Loaded::Memory(_) => Ok(loaded),
+            Loaded::Memory(_) => Ok((loaded, team)),
             _ => Err("memory index failed schema validation: not a memory index".into()),
         }
     }
 
+    /// The memory index and its top `k` documents for `query`: by default ranked by their best
+    /// section when the team dir holds the index's sections sidecar ([`sections`]), else whole.
+    /// A sidecar that is missing, unreadable, invalid or of another build is passed over: it
+    /// only refines the ranking, and the whole-document ranking is still a correct answer.
+    fn memory_hits(&self, query: &str, k: usize) -> Result<(Arc<Loaded>, Vec<Hit>), String> {
+        let (loaded, team) = self.memory_in_team()?;
+        let Loaded::Memory(memory) = &*loaded else {
+            return Err("memory index failed schema validation: not a memory index".into());
+        };
+        let by_section = (self.compat == Compat::Product)
+            .then(|| self.sections_of(&team))
+            .flatten()
+            .and_then(|sidecar| match &*sidecar {
+                Loaded::Memory(sections) => sections::rank(memory, sections, query, k, &self.root),
+                _ => None,
+            });
+        let hits = by_section.unwrap_or_else(|| self.rank(memory, query, k));
+        Ok((loaded, hits))
+    }
+
+    /// The code outline in `team`, if one is there and loads (confined first, like every path
+    /// recall opens); reused while the loader returns the same file. Like the sections sidecar,
+    /// an outline that is missing, unreadable or invalid is passed over.
+    fn outline_of(&self, team: &Path) -> Option<Arc<outline::Outline>> {
+        let path = team.join("references").join(outline::OUTLINE_FILE);
+        teamdir::confine(&self.root, &path).ok()?;
+        if !path.is_file() {
+            return None;
+        }
+        let loaded = self.loader.load(&self.root, &path, IndexKind::Code).ok()?;
+        let mut cached = self.outline.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(outline) = cached.as_ref().filter(|o| o.is_of(&loaded)) {
+            return Some(Arc::clone(outline));
+        }
+        let outline = Arc::new(outline::Outline::of(loaded)?);
+        *cached = Some(Arc::clone(&outline));
+        Some(outline)
+    }
+
+    /// The sections sidecar of the memory index in `team`, if one is there and loads. Confined
+    /// before its existence is tested, like every path recall opens.
+    fn sections_of(&self, team: &Path) -> Option<Arc<Loaded>> {
+        let path = team.join("references").join(sections::SECTIONS_FILE);
+        teamdir::confine(&self.root, &path).ok()?;
+        if !path.is_file() {
+            return None;
+        }
+        self.loader.load(&self.root, &path, IndexKind::Memory).ok()
+    }
+
     fn query_index(&self, query: &str, k: usize) -> Result<Value, String> {
-        let loaded = self.memory()?;
+        let (loaded, hits) = self.memory_hits(query, k)?;
         let Loaded::Memory(corpus) = &*loaded else {
             return Err("memory index failed schema validation: not a memory index".into());
         };
-        let hits = self.rank(corpus, query, k);
         Ok(result(
             Value::from(corpus.built_at.as_str()),
             hits.iter().map(|h| self.hit_value(h, false)).collect(),
@@ -147,6 +207,9 @@ impl Recall {
         // before the next, so partitions beyond the cache's budget are never all resident.
         let mut built_at: Option<String> = None;
         let mut hits: Vec<Hit> = Vec::new();
+        let outline = (self.compat == Compat::Product)
+            .then(|| self.outline_of(&team))
+            .flatten();
         for (_, file) in partitions {
             let path = dir.join(file);
             // Confine before testing existence, so the answer never reveals which outside files exist.
@@ -168,7 +231,17 @@ impl Recall {
                     .as_deref()
                     .is_some_and(|s| allowed.contains(&s))
                 {
-                    hits.extend(self.rank(corpus, query, k));
+                    match outline.as_deref().filter(|o| o.belongs_to(corpus)) {
+                        Some(outline) => {
+                            // The query's words are looked up once for both.
+                            let words = relevance::QueryWords::new(corpus, query);
+                            let mut ranked =
+                                relevance::rank_words(corpus, &words, query, k, &self.root);
+                            outline.refine(&words, &self.root, &mut ranked);
+                            hits.extend(ranked);
+                        }
+                        None => hits.extend(self.rank(corpus, query, k)),
+                    }
                 }
             }
         }
@@ -203,6 +276,12 @@ impl Recall {
             map.insert(
                 "symbol",
                 hit.symbol.as_deref().map_or(Value::Null, Value::from),
+            );
+        }
+        if let Some((first, last)) = hit.lines {
+            map.insert(
+                "lines",
+                Value::from(vec![Value::from(first as u64), Value::from(last as u64)]),
             );
         }
         map.insert("score", Value::from(hit.rounded_score()));

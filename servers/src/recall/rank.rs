@@ -37,6 +37,8 @@ pub struct Hit {
     /// The confidence when the scoring decides it (the product's), else the reference's tier
     /// of the score.
     pub tier: Option<&'static str>,
+    /// Memory hits ranked by section (`sections`): the section's first and last line.
+    pub lines: Option<(u32, u32)>,
 }
 
 impl Hit {
@@ -129,6 +131,7 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize) -> Vec<Hit> {
                 score: scores[doc_id],
                 snippet: best_snippet(doc, corpus.tokenizer, &q_terms, &idf_map),
                 tier: None,
+                lines: None,
             }
         })
         .collect()
@@ -246,6 +249,7 @@ mod tests {
             ],
             postings,
             built_at: "2026-10-07T12:34:56Z".into(),
+            build_id: None,
             source_kind: None,
         }
     }
@@ -346,6 +350,7 @@ mod tests {
             score,
             snippet: String::new(),
             tier: None,
+            lines: None,
         };
         let merged = merge_partitions(
             vec![

@@ -17,6 +17,8 @@
 use super::corpus::{Corpus, Document, Posting};
 use super::rank::{cut_chars, Hit, B, K1, SNIPPET_CHARS};
 use super::tokenize::Tokenizer;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 
 /// English words that carry no meaning in a question about code, beyond the tokenizers' own
@@ -57,10 +59,21 @@ struct Word {
 /// The product's top `k` of `corpus` for `query`. `root`: the project root, to judge paths (test
 /// folders) relative to it whatever the file stores.
 pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
+    rank_words(corpus, &QueryWords::new(corpus, query), query, k, root)
+}
+
+/// [`rank`] with the query's words already looked up in `corpus` ([`QueryWords::new`]).
+pub fn rank_words(
+    corpus: &Corpus,
+    query_words: &QueryWords,
+    query: &str,
+    k: usize,
+    root: &Path,
+) -> Vec<Hit> {
     if corpus.n == 0.0 {
         return Vec::new();
     }
-    let words = query_words(corpus, query);
+    let words = &query_words.words;
     if words.is_empty() {
         return Vec::new();
     }
@@ -88,7 +101,7 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
             }
         }
     }
-    let coverage = |mask: u64| coverage_of(&words, mask);
+    let coverage = |mask: u64| coverage_of(words, mask);
     // First pass: BM25 scaled by coverage; the best of those are re-scored with their
     // definitions and paths, which needs their passages.
     let first = |d: usize| bm25[d] * (0.3 + 0.7 * coverage(matched[d]));
@@ -107,7 +120,7 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
         .into_iter()
         .map(|(score, d)| {
             let doc = &corpus.documents[d];
-            let features = features(doc, &words, corpus.tokenizer, root, code, signatures);
+            let features = features(doc, words, corpus.tokenizer, root, code, signatures);
             let weighted = |mask: u64| coverage(mask);
             let mut score = score
                 * (1.0
@@ -134,7 +147,7 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
         .map(|(score, d, features)| {
             let doc = &corpus.documents[d];
             let coverage = coverage(matched[d]);
-            let definitions = coverage_of(&words, features.definition_mask | features.path_mask);
+            let definitions = coverage_of(words, features.definition_mask | features.path_mask);
             Hit {
                 doc_id: d,
                 path: doc.path().to_owned(),
@@ -143,15 +156,114 @@ pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
                 } else {
                     doc.title().to_owned()
                 },
-                symbol: features
-                    .symbol
-                    .or_else(|| doc.symbol().flatten().map(str::to_owned)),
+                // A document that is one definition (an API unit) is named by it; a file by the
+                // definition naming the most query words.
+                symbol: doc
+                    .symbol()
+                    .flatten()
+                    .map(str::to_owned)
+                    .or(features.symbol),
                 score,
                 snippet: snippet(doc, corpus.tokenizer, &terms),
                 tier: Some(tier(coverage, definitions)),
+                lines: None,
             }
         })
         .collect()
+}
+
+/// A query's words, looked up once among a corpus's terms, to choose each hit's definition from
+/// the code outline ([`super::outline`]).
+pub struct QueryWords {
+    words: Vec<Word>,
+    tokenizer: Tokenizer,
+    /// Each variant term → the bits of the words it is a variant of: one lookup per token of a
+    /// definition, where [`mask_of`] compares with every variant.
+    masks: HashMap<String, u64, BuildHasherDefault<Fnv>>,
+}
+
+/// FNV-1a: the masks table holds a few dozen short terms and is looked up once per stored token
+/// of every definition considered, where SipHash's setup cost dominated. Its keys are the
+/// query's words and the index's terms, at most `MAX_QUERY_WORDS × (MAX_VARIANTS + 1)`, so
+/// there is no table to flood.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
+impl QueryWords {
+    pub fn new(corpus: &Corpus, query: &str) -> QueryWords {
+        let words = query_words(corpus, query);
+        let mut masks: HashMap<String, u64, BuildHasherDefault<Fnv>> = HashMap::default();
+        for (bit, word) in words.iter().enumerate() {
+            for (term, _, _) in &word.variants {
+                *masks.entry(term.clone()).or_default() |= 1 << bit;
+            }
+        }
+        QueryWords {
+            words,
+            tokenizer: corpus.tokenizer,
+            masks,
+        }
+    }
+
+    fn mask(&self, token: &str) -> u64 {
+        self.masks.get(token).copied().unwrap_or(0)
+    }
+
+    /// How well a definition of the code outline answers the query by its name: the idf-weighted
+    /// share of the query's words naming it (its qualified name's parts: `Session.request` →
+    /// `session`, `request`). With `passage`, also the share its passage (signature and doc
+    /// comment) holds, the name's counted twice. `0.0` when it holds none. Read from the tokens
+    /// the builder stored as its second passage (`outline::definition_tokens`); a definition
+    /// without them (an outline of another writer) is tokenized here.
+    pub fn definition_score(&self, definition: &Document, passage: bool) -> f64 {
+        if self.words.is_empty() {
+            return 0.0;
+        }
+        let (mut names, mut rest) = (0u64, 0u64);
+        let stored = definition
+            .passages()
+            .nth(1)
+            .and_then(|t| t.split_once(super::outline::NAME_SEPARATOR));
+        match stored {
+            Some((name_tokens, passage_tokens)) => {
+                name_tokens.split(' ').for_each(|t| names |= self.mask(t));
+                if passage {
+                    passage_tokens.split(' ').for_each(|t| rest |= self.mask(t));
+                }
+            }
+            None => {
+                let tokenizer = self.tokenizer;
+                tokenizer.each_token(definition.title(), &mut |t| names |= self.mask(t));
+                if let Some(text) = definition.passages().next().filter(|_| passage) {
+                    tokenizer.each_token(text, &mut |t| rest |= self.mask(t));
+                }
+            }
+        }
+        let name = coverage_of(&self.words, names);
+        if passage {
+            2.0 * name + coverage_of(&self.words, rest | names)
+        } else {
+            name
+        }
+    }
 }
 
 /// The confidence of a hit: `reliable` when it holds every word of the query (by idf weight,
@@ -415,7 +527,8 @@ pub fn is_test_or_generated(rel: &str) -> bool {
 }
 
 /// `path` relative to `root` when it is an absolute path inside it, else as stored.
-fn relative<'a>(path: &'a str, root: &Path) -> &'a str {
+/// `path` relative to `root` when it lies inside it (a stored absolute path), else as given.
+pub(super) fn relative<'a>(path: &'a str, root: &Path) -> &'a str {
     let root = root.to_str().unwrap_or("");
     path.strip_prefix(root)
         .and_then(|rest| rest.strip_prefix('/'))
@@ -564,6 +677,7 @@ mod tests {
             documents: docs,
             postings: PostingTable::from_lists(lists.into_iter()),
             built_at: String::new(),
+            build_id: None,
             source_kind: Some("local-script".into()),
         }
     }

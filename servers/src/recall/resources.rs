@@ -216,11 +216,10 @@ impl PromptSet for Recall {
             })
             .ok_or_else(|| RequestError::invalid(QUERY_MESSAGE.replace("query", "question")))?;
         let failed = |message: String| RequestError::invalid(sanitize(&message));
-        let loaded = self.memory().map_err(failed)?;
+        let (loaded, hits) = self.memory_hits(question, PROMPT_HITS).map_err(failed)?;
         let Loaded::Memory(corpus) = &*loaded else {
             return Err(RequestError::invalid("no memory index"));
         };
-        let hits = self.rank(corpus, question, PROMPT_HITS);
         let ask = if hits.is_empty() {
             "The team's memory index has no document that matches this question; say so, and \
              answer only from what you can check."

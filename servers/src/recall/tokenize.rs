@@ -1,5 +1,6 @@
 //! The reference's two tokenizers (prose for the memory index, code for the code index) and their
-//! stopword lists, shared by the ranker and the index builder so both always agree.
+//! stopword lists, and ours for notes about code (the memory-sections sidecar), shared by the
+//! ranker and the index builder so both always agree.
 //!
 //! Both work on bytes: every pattern is ASCII-only and UTF-8 never puts an ASCII byte inside a
 //! multi-byte character, so non-ASCII text simply separates tokens, exactly as the reference's
@@ -120,12 +121,19 @@ fn is_code_stopword(word: &str) -> bool {
     )
 }
 
-/// Which tokenizer an index uses: prose for the memory index, code for code partitions.
+/// Which tokenizer an index uses: prose for the memory index, code for code partitions, notes for
+/// the memory-sections sidecar (an index says so by its `index_format_version`,
+/// [`NOTES_FORMAT`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tokenizer {
     Prose,
     Code,
+    /// Prose, plus the camelCase and snake_case parts of its tokens and numbers.
+    Notes,
 }
+
+/// The `index_format_version` of an index whose postings the [`Tokenizer::Notes`] made.
+pub const NOTES_FORMAT: &str = "agentteams-notes-bm25-v1";
 
 impl Tokenizer {
     /// Calls `emit` with each token of `text`, in order, duplicates included.
@@ -133,6 +141,7 @@ impl Tokenizer {
         match self {
             Tokenizer::Prose => prose_tokens(text, emit),
             Tokenizer::Code => code_tokens(text, emit),
+            Tokenizer::Notes => notes_tokens(text, emit),
         }
     }
 
@@ -171,6 +180,61 @@ fn prose_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
             if !is_prose_stopword(&lower) {
                 emit(&lower);
             }
+        }
+    }
+}
+
+/// What notes about code need beyond prose (the reference's memory tokenizer drops `404` and
+/// `3.9`, and `BaseModel` never meets "model"): each prose token as [`prose_tokens`] gives it, then
+/// its camelCase, snake_case and kebab-case parts of 3+ characters that differ from it
+/// (`BaseModel` → `basemodel`, `base`, `model`), and each number of 2+ characters standing on its
+/// own (`404`, `3.9`, `2.0.1`; a trailing dot dropped), minus the prose stopwords.
+fn notes_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let mut lower = String::new();
+    let mut part = String::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let starts_run = i == 0 || !is_prose_tail(bytes[i - 1]);
+        if b.is_ascii_digit() && starts_run {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+                i += 1;
+            }
+            let number = text[start..i].trim_end_matches('.');
+            if number.len() >= 2 {
+                emit(number);
+            }
+            continue;
+        }
+        if !b.is_ascii_alphabetic() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_prose_tail(bytes[i]) {
+            i += 1;
+        }
+        if i - start < 3 {
+            continue;
+        }
+        let raw = &text[start..i];
+        lower.clear();
+        lower.push_str(raw);
+        lower.make_ascii_lowercase();
+        if !is_prose_stopword(&lower) {
+            emit(&lower);
+        }
+        for piece in raw.split(['_', '-']).filter(|p| !p.is_empty()) {
+            camel_parts(piece, &mut |sub| {
+                part.clear();
+                part.push_str(sub);
+                part.make_ascii_lowercase();
+                if part.len() >= 3 && part != lower && !is_prose_stopword(&part) {
+                    emit(&part);
+                }
+            });
         }
     }
 }
@@ -265,6 +329,63 @@ fn camel_parts<'a>(piece: &'a str, emit: &mut dyn FnMut(&'a str)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn notes(text: &str) -> Vec<String> {
+        Tokenizer::Notes.tokens(text)
+    }
+
+    #[test]
+    fn notes_keep_numbers_and_split_identifiers() {
+        assert_eq!(
+            notes("Upgrade to Python 3.9; a 404 from BaseModel.parse_raw and HTTPServer, v2."),
+            [
+                "upgrade",
+                "python",
+                "3.9",
+                "404",
+                "basemodel",
+                "base",
+                "model",
+                "parse_raw",
+                "parse",
+                "raw",
+                "httpserver",
+                "http",
+                "server"
+            ]
+        );
+        // Prose's own tokens come first and unchanged: the notes tokenizer only adds.
+        let text = "the non-blocking read_file of the gateway, 2.0.1. and 7";
+        let prose = Tokenizer::Prose.tokens(text);
+        let notes = notes(text);
+        assert!(prose.iter().all(|t| notes.contains(t)), "{notes:?}");
+        assert_eq!(
+            notes,
+            [
+                "non-blocking",
+                "non",
+                "blocking",
+                "read_file",
+                "read",
+                "file",
+                "gateway",
+                "2.0.1"
+            ]
+        );
+        for odd in [
+            "",
+            "...",
+            "1",
+            "a1",
+            "ABC",
+            "\u{e9}t\u{e9}",
+            "9.",
+            "x.9.9",
+            "__init__",
+        ] {
+            let _ = Tokenizer::Notes.tokens(odd);
+        }
+    }
 
     fn code(text: &str) -> Vec<String> {
         Tokenizer::Code.tokens(text)

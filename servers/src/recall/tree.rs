@@ -8,7 +8,7 @@ use super::corpus::{
 use super::schema::{
     integral, validate_code_index, validate_memory_index, CodeIndexFile, SchemaError,
 };
-use super::tokenize::Tokenizer;
+use super::tokenize::{Tokenizer, NOTES_FORMAT};
 use agentteams_mcp::json::Value;
 use std::collections::HashMap;
 
@@ -101,6 +101,7 @@ fn corpus_from(value: &Value, tokenizer: Tokenizer) -> Corpus {
         documents: Vec::new(),
         postings: PostingTable::default(),
         built_at: String::new(),
+        build_id: None,
         source_kind: None,
     };
     let Some(map) = value.as_object() else {
@@ -111,6 +112,13 @@ fn corpus_from(value: &Value, tokenizer: Tokenizer) -> Corpus {
             "N" => corpus.n = number(value),
             "avgdl" => corpus.avgdl = number(value),
             "built_at" => corpus.built_at = string(value),
+            "index_build_id" => corpus.build_id = Some(string(value)),
+            // Only our memory-sections sidecar says this; its postings are the notes tokens.
+            "index_format_version"
+                if tokenizer == Tokenizer::Prose && value.as_str() == Some(NOTES_FORMAT) =>
+            {
+                corpus.tokenizer = Tokenizer::Notes
+            }
             "source_kind" => corpus.source_kind = Some(string(value)),
             "documents" => {
                 corpus.documents = value

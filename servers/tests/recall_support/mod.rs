@@ -54,12 +54,27 @@ impl Project {
 
     /// Runs `agentteams-mcp index build --root <root> <extra...>`.
     pub fn index_build(&self, extra: &[&str]) -> Output {
-        Command::new(BIN)
+        self.index_build_with_env(extra, &[])
+    }
+
+    /// [`Project::index_build`] with environment variables set (`CARGO_HOME`, `GOMODCACHE`).
+    pub fn index_build_with_env(&self, extra: &[&str], env: &[(&str, &Path)]) -> Output {
+        let mut command = Command::new(BIN);
+        command
             .args(["index", "build", "--root"])
             .arg(&self.root)
-            .args(extra)
-            .output()
-            .unwrap()
+            .args(extra);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.output().unwrap()
+    }
+
+    /// Runs `index build` with no options, asserting it succeeds.
+    pub fn build_indexes(&self) {
+        let out = self.index_build(&[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
     }
 
     /// Every file under the root with its modification time in nanoseconds.
@@ -317,4 +332,53 @@ pub fn reply(output: &Output, id: u64) -> Value {
                 String::from_utf8_lossy(&output.stderr)
             )
         })
+}
+
+/// The file at `rel` in `project`, parsed.
+pub fn parse_file(project: &Project, rel: &str) -> Value {
+    json::parse(project.read(rel).as_bytes()).unwrap()
+}
+
+/// The hits `tool` returns for `query` with `k`, asserting success.
+pub fn query_hits(server: &mut Server, tool: &str, query: &str, k: u64) -> Vec<Value> {
+    let (is_error, text) = server.call(
+        tool,
+        &json::to_string(&json::obj([
+            ("query", Value::from(query)),
+            ("k", Value::from(k)),
+        ])),
+    );
+    assert!(!is_error, "{text}");
+    hits(&text)
+}
+
+/// A hit's `lines` as `(first, last)`.
+pub fn lines_of(hit: &Value) -> Option<(u64, u64)> {
+    let pair = hit.get("lines")?.as_array()?;
+    Some((pair.first()?.as_u64()?, pair.get(1)?.as_u64()?))
+}
+
+/// Puts each hostile stand-in for one of our sidecar files at `rel` in turn and runs `check`
+/// after each: not JSON, JSON that is no index, a link to a copy of `good` outside the project,
+/// a FIFO, a directory, and nothing at all (as the reference's builder leaves it).
+pub fn hostile_sidecars(project: &Project, rel: &str, good: &str, mut check: impl FnMut()) {
+    let path = project.path(rel);
+    for text in ["{\"documents\": [", "[]"] {
+        fs::write(&path, text).unwrap();
+        check();
+    }
+    let outside = Project::new("sidecar-outside");
+    let copy = outside.write("sidecar.json", good);
+    fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink(&copy, &path).unwrap();
+    check();
+    fs::remove_file(&path).unwrap();
+    let status = Command::new("mkfifo").arg(&path).status().unwrap();
+    assert!(status.success());
+    check();
+    fs::remove_file(&path).unwrap();
+    fs::create_dir(&path).unwrap();
+    check();
+    fs::remove_dir(&path).unwrap();
+    check();
 }

@@ -1,0 +1,184 @@
+//! The code-outline sidecar (`references/code-outline.json`): every definition of each file of
+//! the `local` partition, methods of classes, impl blocks, traits and interfaces included, with
+//! its line range, so a `query_code` hit names the definition that answers and its lines.
+//!
+//! The file is ours, written by `agentteams-mcp index build` beside the reference's code index
+//! (not inside `code-index/`, and not listed in its manifest, so the reference never reads it),
+//! in a code-index partition's own format with no postings: each document is one definition,
+//! its `path` the file's path relative to the project with a line locator ([`super::locator`]),
+//! its `title` the qualified name (`Session.request`), its first passage the signature and doc
+//! comment, its second the definition's tokens made at build time ([`definition_tokens`]), so a
+//! query never runs the tokenizer over definitions.
+//! Its `index_build_id` is the `local` partition's; recall uses it only for that partition, so a
+//! code index the reference rebuilt is answered as before, file by file.
+//!
+//! What this module does not do: find definitions (`index::outline`) or rank files
+//! (`relevance`): it only chooses, among the definitions of a file already ranked, the one that
+//! answers best.
+
+use super::corpus::{CodeFile, Corpus, Loaded};
+use super::locator::parse_locator;
+use super::rank::Hit;
+use super::relevance::{relative, QueryWords};
+use super::tokenize::Tokenizer;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The sidecar's file name, in a team dir's `references/`.
+pub const OUTLINE_FILE: &str = "code-outline.json";
+
+/// Separates a definition's name tokens from its passage's in [`definition_tokens`].
+pub const NAME_SEPARATOR: &str = " | ";
+
+/// Tokens of a definition's passage kept beside its name's (the first ones: its signature's,
+/// then its doc comment's): what choosing a hit's definition reads per definition of the file.
+pub const MAX_PASSAGE_TOKENS: usize = 24;
+
+/// A definition's tokens (the code tokenizer's, each once): those of its qualified name, then
+/// [`NAME_SEPARATOR`], then at most [`MAX_PASSAGE_TOKENS`] other tokens of its passage,
+/// space-separated (`session.request session request | def self method url sends one`).
+pub fn definition_tokens(name: &str, passage: &str) -> String {
+    // One buffer, no allocation per token; a token is new if the buffer does not hold it yet
+    // (a few dozen short tokens: scanning them is cheaper than a set).
+    let mut out = String::with_capacity(name.len() + passage.len());
+    let holds = |out: &str, token: &str| out.split([' ', '|']).any(|t| t == token);
+    Tokenizer::Code.each_token(name, &mut |t| {
+        if !holds(&out, t) {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(t);
+        }
+    });
+    out.push_str(NAME_SEPARATOR);
+    let names_end = out.len();
+    let mut kept = 0;
+    Tokenizer::Code.each_token(passage, &mut |t| {
+        if kept < MAX_PASSAGE_TOKENS && !holds(&out, t) {
+            if out.len() > names_end {
+                out.push(' ');
+            }
+            out.push_str(t);
+            kept += 1;
+        }
+    });
+    out
+}
+
+/// Definitions read per query to choose the hits' definitions, in the hits' order: a query's
+/// cost stays bounded when its hits are files of hundreds of definitions each (a test module),
+/// and the best hits are always refined (a file holds at most `index::outline::MAX_UNITS`, 400).
+pub const MAX_DEFINITIONS_READ: usize = 600;
+
+/// Hits whose definitions' passages are read, beyond their names.
+pub const PASSAGES_READ_HITS: usize = 3;
+
+/// The best-scoring of `units` (positions in `outline`'s documents) and its score; ties go to
+/// the narrower definition (a method over the class that holds it); `None` when none scores.
+fn best_definition(
+    outline: &Corpus,
+    units: &[usize],
+    words: &QueryWords,
+    passages: bool,
+) -> Option<usize> {
+    let mut best: Option<(f64, usize, u32)> = None;
+    for &at in units {
+        let unit = &outline.documents[at];
+        let score = words.definition_score(unit, passages);
+        if score <= 0.0 {
+            continue;
+        }
+        let Some((_, first, last)) = parse_locator(unit.path()) else {
+            continue;
+        };
+        let span = last - first;
+        if best.is_none_or(|(s, _, w)| score > s || score == s && span < w) {
+            best = Some((score, at, span));
+        }
+    }
+    best.map(|(_, at, _)| at)
+}
+
+/// A loaded outline, its definitions grouped by file.
+pub struct Outline {
+    loaded: Arc<Loaded>,
+    /// File path relative to the project → positions of its definitions in the outline's
+    /// documents, in order.
+    by_file: HashMap<String, Vec<usize>>,
+}
+
+impl Outline {
+    /// The outline of a loaded file, or `None` when it is not a partition or one of its
+    /// documents carries no well-formed locator (then it is not an outline of ours).
+    pub fn of(loaded: Arc<Loaded>) -> Option<Outline> {
+        let Loaded::Code(CodeFile::Partition(corpus)) = &*loaded else {
+            return None;
+        };
+        let mut by_file: HashMap<String, Vec<usize>> = HashMap::new();
+        for (at, doc) in corpus.documents.iter().enumerate() {
+            let (path, _, _) = parse_locator(doc.path())?;
+            match by_file.get_mut(path) {
+                Some(list) => list.push(at),
+                None => {
+                    by_file.insert(path.to_owned(), vec![at]);
+                }
+            }
+        }
+        Some(Outline { loaded, by_file })
+    }
+
+    /// Whether this outline was loaded from `loaded` (the loader's cache hands out the same
+    /// `Arc` until the file changes).
+    pub fn is_of(&self, loaded: &Arc<Loaded>) -> bool {
+        Arc::ptr_eq(&self.loaded, loaded)
+    }
+
+    fn corpus(&self) -> &Corpus {
+        match &*self.loaded {
+            Loaded::Code(CodeFile::Partition(corpus)) => corpus,
+            // `of` admits partitions only.
+            _ => unreachable!("an outline is a partition"),
+        }
+    }
+
+    /// Whether this outline is the one built with `local` (the same build id).
+    pub fn belongs_to(&self, local: &Corpus) -> bool {
+        local.build_id.is_some() && local.build_id == self.corpus().build_id
+    }
+
+    /// Names each hit's best definition: its `symbol`, its `lines` and its passage as the
+    /// snippet. The hits come from the partition this outline [belongs to](Outline::belongs_to)
+    /// and `words` were looked up in it; a hit none of whose definitions holds a query word
+    /// keeps what the file-level ranking gave it. The first [`PASSAGES_READ_HITS`] hits are
+    /// judged by their definitions' names and passages, the others by names alone.
+    pub fn refine(&self, words: &QueryWords, root: &Path, hits: &mut [Hit]) {
+        let outline = self.corpus();
+        let mut budget = MAX_DEFINITIONS_READ;
+        for (position, hit) in hits.iter_mut().enumerate() {
+            let Some(units) = self.by_file.get(relative(&hit.path, root)) else {
+                continue;
+            };
+            // Hits come best first: a later one past the budget keeps its file-level answer.
+            let Some(left) = budget.checked_sub(units.len()) else {
+                break;
+            };
+            budget = left;
+            // The best hits are worth reading the passages for (a question in other words than
+            // the code's is answered by a doc comment); the rest are named by names alone.
+            let best = best_definition(outline, units, words, position < PASSAGES_READ_HITS);
+            let Some(at) = best else {
+                continue;
+            };
+            let unit = &outline.documents[at];
+            let Some((_, first, last)) = parse_locator(unit.path()) else {
+                continue;
+            };
+            hit.symbol = Some(unit.title().to_owned());
+            hit.lines = Some((first, last));
+            if let Some(passage) = unit.passages().next() {
+                hit.snippet = passage.to_owned();
+            }
+        }
+    }
+}
