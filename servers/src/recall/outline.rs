@@ -69,10 +69,10 @@ pub fn definition_tokens(name: &str, passage: &str) -> String {
 /// Definitions read per query to choose the hits' definitions, in the hits' order: a query's
 /// cost stays bounded when its hits are files of hundreds of definitions each (a test module),
 /// and the best hits are always refined (a file holds at most `index::outline::MAX_UNITS`, 400).
-pub const MAX_DEFINITIONS_READ: usize = 600;
+pub const MAX_DEFINITIONS_READ: usize = 400;
 
 /// Hits whose definitions' passages are read, beyond their names.
-pub const PASSAGES_READ_HITS: usize = 3;
+pub const PASSAGES_READ_HITS: usize = 2;
 
 /// The best-scoring of `units` (positions in `outline`'s documents) and its score; ties go to
 /// the narrower definition (a method over the class that holds it); `None` when none scores.
