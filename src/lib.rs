@@ -15,6 +15,7 @@
 pub mod audit;
 pub mod base64;
 pub mod client;
+pub mod crypto;
 pub mod declared;
 pub mod governance;
 pub mod hmac;

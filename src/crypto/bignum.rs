@@ -1,0 +1,342 @@
+//! Unsigned integers as little-endian 64-bit limbs and Montgomery multiplication over them: the one
+//! modular-arithmetic core under RSA (moduli of any length up to `rsa::MAX_MODULUS_BITS`)
+//! and the 256-bit fields of P-256 and Ed25519.
+//!
+//! Functions work on limb slices of one length `n` so that a fixed-size field element (`[u64; 4]`)
+//! and an RSA number (`Vec<u64>`) share the code. Nothing here is constant time: it handles public
+//! values only (see the [`crypto`](super) module doc).
+
+use std::cmp::Ordering;
+
+/// Reads big-endian `bytes` into little-endian limbs `out`, zero-extended; `false` if the value
+/// needs more limbs than `out` has.
+pub(crate) fn limbs_from_be(bytes: &[u8], out: &mut [u64]) -> bool {
+    out.fill(0);
+    let significant = bytes
+        .iter()
+        .position(|&b| b != 0)
+        .map_or(&[][..], |i| &bytes[i..]);
+    if significant.len() > out.len() * 8 {
+        return false;
+    }
+    for (i, &byte) in significant.iter().rev().enumerate() {
+        out[i / 8] |= u64::from(byte) << (8 * (i % 8));
+    }
+    true
+}
+
+/// Writes `limbs` as big-endian bytes filling `out`; `false` if the value does not fit.
+pub(crate) fn limbs_to_be(limbs: &[u64], out: &mut [u8]) -> bool {
+    out.fill(0);
+    for (i, &limb) in limbs.iter().enumerate() {
+        for (j, byte) in limb.to_le_bytes().into_iter().enumerate() {
+            let position = i * 8 + j;
+            if position < out.len() {
+                let at = out.len() - 1 - position;
+                out[at] = byte;
+            } else if byte != 0 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Compares two numbers of the same limb count.
+pub(crate) fn cmp(a: &[u64], b: &[u64]) -> Ordering {
+    debug_assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().rev().zip(b.iter().rev()) {
+        match x.cmp(y) {
+            Ordering::Equal => continue,
+            other => return other,
+        }
+    }
+    Ordering::Equal
+}
+
+pub(crate) fn is_zero(a: &[u64]) -> bool {
+    a.iter().all(|&limb| limb == 0)
+}
+
+/// `a += b`, returning the carry out.
+pub(crate) fn add_assign(a: &mut [u64], b: &[u64]) -> bool {
+    let mut carry = false;
+    for (x, &y) in a.iter_mut().zip(b) {
+        let (s1, c1) = x.overflowing_add(y);
+        let (s2, c2) = s1.overflowing_add(u64::from(carry));
+        *x = s2;
+        carry = c1 || c2;
+    }
+    carry
+}
+
+/// `a -= b`, returning the borrow out.
+pub(crate) fn sub_assign(a: &mut [u64], b: &[u64]) -> bool {
+    let mut borrow = false;
+    for (x, &y) in a.iter_mut().zip(b) {
+        let (d1, b1) = x.overflowing_sub(y);
+        let (d2, b2) = d1.overflowing_sub(u64::from(borrow));
+        *x = d2;
+        borrow = b1 || b2;
+    }
+    borrow
+}
+
+/// `a = (a + b) mod m` for `a, b < m`.
+pub(crate) fn add_mod(a: &mut [u64], b: &[u64], m: &[u64]) {
+    let carry = add_assign(a, b);
+    if carry || cmp(a, m) != Ordering::Less {
+        sub_assign(a, m);
+    }
+}
+
+/// `a = (a - b) mod m` for `a, b < m`.
+pub(crate) fn sub_mod(a: &mut [u64], b: &[u64], m: &[u64]) {
+    if sub_assign(a, b) {
+        add_assign(a, m);
+    }
+}
+
+/// The number of significant bits.
+pub(crate) fn bit_len(a: &[u64]) -> usize {
+    a.iter()
+        .rposition(|&limb| limb != 0)
+        .map_or(0, |i| i * 64 + 64 - a[i].leading_zeros() as usize)
+}
+
+/// Bit `i` (0 = least significant).
+pub(crate) fn bit(a: &[u64], i: usize) -> bool {
+    (a[i / 64] >> (i % 64)) & 1 == 1
+}
+
+/// `-m0^-1 mod 2^64` for odd `m0`: Newton's iteration doubles the correct low bits each step
+/// (1 → 2 → 4 → ... → 64 from the seed `m0`, which is its own inverse mod 8).
+pub(crate) fn neg_inverse_u64(m0: u64) -> u64 {
+    let mut inv = m0;
+    for _ in 0..5 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(m0.wrapping_mul(inv)));
+    }
+    inv.wrapping_neg()
+}
+
+/// Montgomery multiplication, CIOS form: `out = a * b / 2^(64n) mod m` for `b < m` and
+/// `a < 2^(64n)`, with `m` odd and `m_inv = -m^-1 mod 2^64`. `scratch` holds `n + 2` limbs.
+pub(crate) fn mont_mul(
+    out: &mut [u64],
+    a: &[u64],
+    b: &[u64],
+    m: &[u64],
+    m_inv: u64,
+    scratch: &mut [u64],
+) {
+    let n = m.len();
+    let t = &mut scratch[..n + 2];
+    t.fill(0);
+    for &bi in b.iter() {
+        let mut carry = 0u64;
+        for j in 0..n {
+            let sum = u128::from(t[j]) + u128::from(a[j]) * u128::from(bi) + u128::from(carry);
+            t[j] = sum as u64;
+            carry = (sum >> 64) as u64;
+        }
+        let sum = u128::from(t[n]) + u128::from(carry);
+        t[n] = sum as u64;
+        t[n + 1] = (sum >> 64) as u64;
+
+        let q = t[0].wrapping_mul(m_inv);
+        let sum = u128::from(t[0]) + u128::from(q) * u128::from(m[0]);
+        let mut carry = (sum >> 64) as u64;
+        for j in 1..n {
+            let sum = u128::from(t[j]) + u128::from(q) * u128::from(m[j]) + u128::from(carry);
+            t[j - 1] = sum as u64;
+            carry = (sum >> 64) as u64;
+        }
+        let sum = u128::from(t[n]) + u128::from(carry);
+        t[n - 1] = sum as u64;
+        t[n] = t[n + 1] + (sum >> 64) as u64;
+    }
+    out.copy_from_slice(&t[..n]);
+    if t[n] != 0 || cmp(out, m) != Ordering::Less {
+        sub_assign(out, m);
+    }
+}
+
+/// `2^(128n) mod m`, the constant that takes a number into Montgomery form (`mont_mul(a, r2)`),
+/// for an odd `m > 1` of `n` limbs.
+pub(crate) fn r_squared(m: &[u64], m_inv: u64) -> Vec<u64> {
+    let n = m.len();
+    let bits = bit_len(m);
+    let double = |x: &mut Vec<u64>| {
+        let copy = x.clone();
+        let carry = add_assign(x, &copy);
+        if carry || cmp(x, m) != Ordering::Less {
+            sub_assign(x, m);
+        }
+    };
+    // 2^(bits-1) < m; doubling it up to 2^(64n) gives R mod m, the Montgomery form of 1.
+    let mut one = vec![0u64; n];
+    one[(bits - 1) / 64] = 1 << ((bits - 1) % 64);
+    for _ in 0..(64 * n - bits + 1) {
+        double(&mut one);
+    }
+    let mut two = one.clone();
+    double(&mut two);
+    // Raise 2 to the power 64n in Montgomery form: the result is 2^(64n) * R = R^2 mod m.
+    let exponent = 64 * n;
+    let mut acc = one;
+    let mut scratch = vec![0u64; n + 2];
+    let mut product = vec![0u64; n];
+    for i in (0..usize::BITS as usize - exponent.leading_zeros() as usize).rev() {
+        mont_mul(&mut product, &acc, &acc, m, m_inv, &mut scratch);
+        acc.copy_from_slice(&product);
+        if (exponent >> i) & 1 == 1 {
+            mont_mul(&mut product, &acc, &two, m, m_inv, &mut scratch);
+            acc.copy_from_slice(&product);
+        }
+    }
+    acc
+}
+
+/// An odd modulus of any length prepared for Montgomery arithmetic (RSA's `n`).
+#[derive(Clone, Debug)]
+pub(crate) struct Modulus {
+    m: Vec<u64>,
+    m_inv: u64,
+    r2: Vec<u64>,
+}
+
+impl Modulus {
+    /// `None` unless `m` is odd and greater than 1. Leading zero limbs are dropped.
+    pub(crate) fn new(m: &[u64]) -> Option<Modulus> {
+        let used = m.iter().rposition(|&limb| limb != 0)? + 1;
+        let m = m[..used].to_vec();
+        if m[0] & 1 == 0 || (used == 1 && m[0] == 1) {
+            return None;
+        }
+        let m_inv = neg_inverse_u64(m[0]);
+        let r2 = r_squared(&m, m_inv);
+        Some(Modulus { m, m_inv, r2 })
+    }
+
+    pub(crate) fn limbs(&self) -> &[u64] {
+        &self.m
+    }
+
+    /// `base^exponent mod m` for `base < m` (left-to-right square and multiply).
+    pub(crate) fn pow(&self, base: &[u64], exponent: u64) -> Vec<u64> {
+        let n = self.m.len();
+        let mut one = vec![0u64; n];
+        one[0] = 1;
+        if exponent == 0 {
+            return one;
+        }
+        let mut scratch = vec![0u64; n + 2];
+        let mut base_mont = vec![0u64; n];
+        mont_mul(
+            &mut base_mont,
+            base,
+            &self.r2,
+            &self.m,
+            self.m_inv,
+            &mut scratch,
+        );
+        let mut acc = base_mont.clone();
+        let mut product = vec![0u64; n];
+        let top = 63 - exponent.leading_zeros() as usize;
+        for i in (0..top).rev() {
+            mont_mul(&mut product, &acc, &acc, &self.m, self.m_inv, &mut scratch);
+            std::mem::swap(&mut acc, &mut product);
+            if (exponent >> i) & 1 == 1 {
+                mont_mul(
+                    &mut product,
+                    &acc,
+                    &base_mont,
+                    &self.m,
+                    self.m_inv,
+                    &mut scratch,
+                );
+                std::mem::swap(&mut acc, &mut product);
+            }
+        }
+        // Out of Montgomery form: multiply by plain 1.
+        mont_mul(&mut product, &one, &acc, &self.m, self.m_inv, &mut scratch);
+        product
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `base^e mod m` by repeated u128 multiplication, for checking small cases.
+    fn pow_small(base: u64, e: u64, m: u64) -> u64 {
+        let mut acc = 1u128;
+        for _ in 0..e {
+            acc = acc * u128::from(base) % u128::from(m);
+        }
+        acc as u64
+    }
+
+    #[test]
+    fn one_limb_powers_agree_with_plain_arithmetic() {
+        for m in [3u64, 5, 0xffff_fffb, 0xffff_ffff_ffff_ffc5, (1 << 63) + 1] {
+            let modulus = Modulus::new(&[m]).unwrap();
+            for base in [0u64, 1, 2, 12345, m - 1] {
+                for e in [0u64, 1, 2, 3, 17, 100] {
+                    assert_eq!(
+                        modulus.pow(&[base], e),
+                        vec![pow_small(base, e, m)],
+                        "{base}^{e} mod {m}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn two_limb_modulus_matches_u128_arithmetic() {
+        let m: u128 = (1u128 << 127) - 1; // a Mersenne prime, odd, two limbs
+        let limbs = [m as u64, (m >> 64) as u64];
+        let modulus = Modulus::new(&limbs).unwrap();
+        let base: u128 = 0x1234_5678_9abc_def0_0fed_cba9_8765_4321;
+        // base^2 mod m computed through halves to stay inside u128.
+        let mut expected = 0u128;
+        let mut addend = base % m;
+        let mut k = base % m;
+        while k > 0 {
+            if k & 1 == 1 {
+                expected = (expected + addend) % m;
+            }
+            addend = (addend << 1) % m;
+            k >>= 1;
+        }
+        let got = modulus.pow(&[base as u64, (base >> 64) as u64], 2);
+        assert_eq!(u128::from(got[0]) | (u128::from(got[1]) << 64), expected);
+    }
+
+    #[test]
+    fn even_zero_and_one_moduli_are_refused() {
+        assert!(Modulus::new(&[4]).is_none());
+        assert!(Modulus::new(&[0, 0]).is_none());
+        assert!(Modulus::new(&[1, 0]).is_none());
+        assert!(Modulus::new(&[]).is_none());
+        assert_eq!(Modulus::new(&[7, 0]).unwrap().limbs(), &[7]);
+    }
+
+    #[test]
+    fn byte_conversions_round_trip_and_report_overflow() {
+        let mut limbs = [0u64; 2];
+        assert!(limbs_from_be(
+            &[0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+            &mut limbs
+        ));
+        assert_eq!(limbs, [0x0203_0405_0607_0809, 0x01]);
+        let mut out = [0u8; 9];
+        assert!(limbs_to_be(&limbs, &mut out));
+        assert_eq!(out, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert!(!limbs_to_be(&limbs, &mut [0u8; 8]));
+        assert!(!limbs_from_be(&[1; 17], &mut limbs));
+        assert_eq!(bit_len(&[0, 1]), 65);
+        assert_eq!(bit_len(&[0, 0]), 0);
+    }
+}
