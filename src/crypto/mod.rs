@@ -17,6 +17,8 @@ pub(crate) mod block;
 pub mod der;
 pub mod ed25519;
 mod field;
+pub mod jwk;
+pub mod jws;
 
 pub mod p256;
 pub mod rsa;
@@ -76,6 +78,7 @@ impl HashAlg {
 }
 
 /// A public key of one of the supported types, as read from DER ([`der::parse_spki`]) or a JWK
+/// ([`jwk::Jwk`])
 ///.
 #[derive(Clone, Debug)]
 pub enum PublicKey {
