@@ -5,8 +5,9 @@
 //! "acceptable" must meet the decision this suite pins per vector (see `ACCEPTABLE`). Each file's
 //! count of vectors checked must equal its `numberOfTests`, so a vector can never be skipped.
 
+use agentteams_mcp::crypto::jwk::Jwk;
 use agentteams_mcp::crypto::sha512::{Sha384, Sha512};
-use agentteams_mcp::crypto::{self, der, from_hex, HashAlg, PublicKey};
+use agentteams_mcp::crypto::{self, der, from_hex, p256, HashAlg, PublicKey};
 use agentteams_mcp::hmac::Hmac;
 use agentteams_mcp::json::{self, Map, Value};
 use agentteams_mcp::sha256::Sha256;
@@ -33,9 +34,25 @@ fn text<'a>(map: &'a Map, field: &str) -> &'a str {
         .unwrap_or_else(|| panic!("field {field} is a string"))
 }
 
-/// Runs `check(group, test) -> accepted` over every vector of `file` and returns how many ran,
-/// after asserting each outcome.
-fn run(file: &str, check: impl Fn(&Map, &Map) -> bool) -> usize {
+/// The group's key read from its `publicKeyDer` (SubjectPublicKeyInfo) and, when the group has
+/// one, from its JWK (`publicKeyJwk` or `keyJwk`); `None` where the reader refused it.
+fn keys(group: &Map) -> Vec<Option<PublicKey>> {
+    let mut keys = vec![der::parse_spki(&hex(group, "publicKeyDer")).ok()];
+    if let Some(jwk) = group.get("publicKeyJwk").or_else(|| group.get("keyJwk")) {
+        keys.push(Jwk::from_json(jwk).ok().map(|jwk| jwk.key));
+    }
+    keys
+}
+
+/// Runs `check(group, key, test) -> accepted` over every vector of `file`, with each key
+/// `keys_of(group)` gives (for signatures: DER, and JWK where the file has one; both must give the
+/// same outcome; a refused key refuses the vector), asserts each outcome and returns how many
+/// vectors ran.
+fn run<K>(
+    file: &str,
+    keys_of: impl Fn(&Map) -> Vec<Option<K>>,
+    check: impl Fn(&Map, &K, &Map) -> bool,
+) -> usize {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/wycheproof")
         .join(file);
@@ -54,7 +71,15 @@ fn run(file: &str, check: impl Fn(&Map, &Map) -> bool) -> usize {
         for test in group.get("tests").and_then(Value::as_array).unwrap().iter() {
             let test = test.as_object().unwrap();
             let id = test.get("tcId").and_then(Value::as_u64).unwrap();
-            let accepted = check(group, test);
+            let outcomes: Vec<bool> = keys_of(group)
+                .iter()
+                .map(|key| key.as_ref().is_some_and(|key| check(group, key, test)))
+                .collect();
+            assert!(
+                outcomes.windows(2).all(|pair| pair[0] == pair[1]),
+                "{file} #{id}: the DER and JWK forms of the key disagree"
+            );
+            let accepted = outcomes[0];
             let expected = match text(test, "result") {
                 "valid" => true,
                 "invalid" => false,
@@ -100,11 +125,6 @@ fn run(file: &str, check: impl Fn(&Map, &Map) -> bool) -> usize {
     count
 }
 
-/// The group's key read from its `publicKeyDer` (SubjectPublicKeyInfo); `None` if refused.
-fn spki(group: &Map) -> Option<PublicKey> {
-    der::parse_spki(&hex(group, "publicKeyDer")).ok()
-}
-
 fn hash_of(group: &Map) -> HashAlg {
     match text(group, "sha") {
         "SHA-256" => HashAlg::Sha256,
@@ -115,17 +135,16 @@ fn hash_of(group: &Map) -> HashAlg {
 }
 
 fn rsa_pkcs1(file: &str) {
-    run(file, |group, test| match spki(group) {
-        Some(PublicKey::Rsa(key)) => key
+    run(file, keys, |group, key, test| match key {
+        PublicKey::Rsa(key) => key
             .verify_pkcs1v15(hash_of(group), &hex(test, "msg"), &hex(test, "sig"))
             .is_ok(),
-        Some(_) => panic!("{file}: not an RSA key"),
-        None => false,
+        _ => panic!("{file}: not an RSA key"),
     });
 }
 
 fn rsa_pss(file: &str) {
-    run(file, |group, test| {
+    run(file, keys, |group, key, test| {
         // Only the JOSE parameters exist here: MGF1 with the message hash, salt = hash length.
         assert_eq!(text(group, "mgf"), "MGF1");
         assert_eq!(text(group, "mgfSha"), text(group, "sha"));
@@ -134,12 +153,11 @@ fn rsa_pss(file: &str) {
             group.get("sLen").and_then(Value::as_u64),
             Some(hash.output_len() as u64)
         );
-        match spki(group) {
-            Some(PublicKey::Rsa(key)) => key
+        match key {
+            PublicKey::Rsa(key) => key
                 .verify_pss(hash, &hex(test, "msg"), &hex(test, "sig"))
                 .is_ok(),
-            Some(_) => panic!("{file}: not an RSA key"),
-            None => false,
+            _ => panic!("{file}: not an RSA key"),
         }
     });
 }
@@ -174,50 +192,52 @@ fn rsa_pss_4096_sha512_mgf1_64() {
     rsa_pss("rsa_pss_4096_sha512_mgf1_64_test.json");
 }
 
-fn p256_key(group: &Map) -> Option<crypto::p256::PublicKey> {
-    assert_eq!(text(group, "sha"), "SHA-256");
-    match spki(group) {
-        Some(PublicKey::P256(key)) => Some(key),
-        Some(_) => panic!("not a P-256 key"),
-        None => None,
-    }
+/// Checks a P-256 group's hash and verifies with `verify` (DER or P1363 signature form).
+fn ecdsa(file: &str, verify: fn(&p256::PublicKey, &[u8], &[u8]) -> bool) {
+    run(file, keys, |group, key, test| {
+        assert_eq!(text(group, "sha"), "SHA-256");
+        match key {
+            PublicKey::P256(key) => verify(key, &hex(test, "msg"), &hex(test, "sig")),
+            _ => panic!("{file}: not a P-256 key"),
+        }
+    });
 }
 
 #[test]
 fn ecdsa_p256_sha256_der() {
-    run("ecdsa_secp256r1_sha256_test.json", |group, test| {
-        p256_key(group)
-            .is_some_and(|key| key.verify_der(&hex(test, "msg"), &hex(test, "sig")).is_ok())
+    ecdsa("ecdsa_secp256r1_sha256_test.json", |key, msg, sig| {
+        key.verify_der(msg, sig).is_ok()
     });
 }
 
 #[test]
 fn ecdsa_p256_sha256_p1363() {
-    run("ecdsa_secp256r1_sha256_p1363_test.json", |group, test| {
-        p256_key(group).is_some_and(|key| {
-            key.verify_p1363(&hex(test, "msg"), &hex(test, "sig"))
-                .is_ok()
-        })
+    ecdsa("ecdsa_secp256r1_sha256_p1363_test.json", |key, msg, sig| {
+        key.verify_p1363(msg, sig).is_ok()
     });
 }
 
 #[test]
 fn ed25519() {
-    run("ed25519_test.json", |group, test| match spki(group) {
-        Some(PublicKey::Ed25519(key)) => key.verify(&hex(test, "msg"), &hex(test, "sig")).is_ok(),
-        Some(_) => panic!("not an Ed25519 key"),
-        None => false,
+    run("ed25519_test.json", keys, |_, key, test| match key {
+        PublicKey::Ed25519(key) => key.verify(&hex(test, "msg"), &hex(test, "sig")).is_ok(),
+        _ => panic!("not an Ed25519 key"),
     });
 }
 
 fn hmac<D: crypto::Digest>(file: &str) {
-    run(file, |group, test| {
-        let tag_bits = group.get("tagSize").and_then(Value::as_u64).unwrap() as usize;
-        let tag = hex(test, "tag");
-        // A tag of the wrong length for the group is a wrong tag.
-        tag.len() * 8 == tag_bits
-            && Hmac::<D>::new(&hex(test, "key")).verify_truncated(&hex(test, "msg"), &tag)
-    });
+    // HMAC keys are per vector: the group gives one placeholder.
+    run(
+        file,
+        |_| vec![Some(())],
+        |group, _, test| {
+            let tag_bits = group.get("tagSize").and_then(Value::as_u64).unwrap() as usize;
+            let tag = hex(test, "tag");
+            // A tag of the wrong length for the group is a wrong tag.
+            tag.len() * 8 == tag_bits
+                && Hmac::<D>::new(&hex(test, "key")).verify_truncated(&hex(test, "msg"), &tag)
+        },
+    );
 }
 
 #[test]

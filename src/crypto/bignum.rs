@@ -121,6 +121,7 @@ pub(crate) fn neg_inverse_u64(m0: u64) -> u64 {
 
 /// Montgomery multiplication, CIOS form: `out = a * b / 2^(64n) mod m` for `b < m` and
 /// `a < 2^(64n)`, with `m` odd and `m_inv = -m^-1 mod 2^64`. `scratch` holds `n + 2` limbs.
+#[inline(always)]
 pub(crate) fn mont_mul(
     out: &mut [u64],
     a: &[u64],
