@@ -1,6 +1,7 @@
-//! The cost of one signature verification per algorithm (docs/PERFORMANCE.md, "Token signature
-//! verification"): each primitive on the first valid vector of its vendored Wycheproof file, and
-//! whole JWS checks (header and JWK selection included) on the RFC 7515 / RFC 8037 examples.
+//! The cost of verifying a whole JWS (docs/PERFORMANCE.md, "Token signature verification"):
+//! base64url, header JSON, key choice, signature and claims JSON, on the RFC 7515 (RS256, ES256)
+//! and RFC 8037 (EdDSA) examples. The primitives alone, side by side with `ring`, are measured by
+//! `bench/src/bin/crypto.rs`.
 //!
 //! `cargo run --release --example crypto_verify_bench [ROUNDS]`; pin it with `taskset -c 1` for
 //! steady figures. Every verification's result is checked; the figures are the minimum and the
@@ -9,33 +10,7 @@
 
 use agentteams_mcp::crypto::jwk::Jwks;
 use agentteams_mcp::crypto::jws::{self, Algorithm};
-use agentteams_mcp::crypto::{der, from_hex, HashAlg, PublicKey};
-use agentteams_mcp::json::{self, Value};
 use std::time::{Duration, Instant};
-
-/// The first valid vector of a Wycheproof file: its key (SPKI DER), message and signature.
-fn first_valid(file: &str) -> (PublicKey, Vec<u8>, Vec<u8>) {
-    let path = format!(
-        "{}/tests/data/wycheproof/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let doc = json::parse(&std::fs::read(&path).expect("a vendored file")).expect("JSON");
-    let hex = |v: &Value, k: &str| from_hex(v.get(k).and_then(Value::as_str).unwrap()).unwrap();
-    for group in doc
-        .get("testGroups")
-        .and_then(Value::as_array)
-        .unwrap()
-        .iter()
-    {
-        for test in group.get("tests").and_then(Value::as_array).unwrap().iter() {
-            if test.get("result").and_then(Value::as_str) == Some("valid") {
-                let key = der::parse_spki(&hex(group, "publicKeyDer")).expect("a key");
-                return (key, hex(test, "msg"), hex(test, "sig"));
-            }
-        }
-    }
-    panic!("{file}: no valid vector");
-}
 
 /// Runs `verify` `iterations` times per round and returns (min, median) of the per-call mean.
 fn measure(
@@ -61,71 +36,7 @@ fn main() {
         .nth(1)
         .and_then(|n| n.parse().ok())
         .unwrap_or(7);
-    let primitives: [(&str, &str, u32); 8] = [
-        (
-            "RS256 (2048-bit)",
-            "rsa_signature_2048_sha256_test.json",
-            2000,
-        ),
-        (
-            "RS384 (3072-bit)",
-            "rsa_signature_3072_sha384_test.json",
-            1000,
-        ),
-        (
-            "RS512 (4096-bit)",
-            "rsa_signature_4096_sha512_test.json",
-            500,
-        ),
-        (
-            "PS256 (2048-bit)",
-            "rsa_pss_2048_sha256_mgf1_32_test.json",
-            2000,
-        ),
-        (
-            "PS512 (4096-bit)",
-            "rsa_pss_4096_sha512_mgf1_64_test.json",
-            500,
-        ),
-        (
-            "ES256 (P1363)",
-            "ecdsa_secp256r1_sha256_p1363_test.json",
-            200,
-        ),
-        ("ES256 (DER)", "ecdsa_secp256r1_sha256_test.json", 200),
-        ("EdDSA (Ed25519)", "ed25519_test.json", 200),
-    ];
     println!("{rounds} rounds; mean time per verification: min / median over rounds");
-    for (name, file, iterations) in primitives {
-        let (key, msg, sig) = first_valid(file);
-        let verify = || match &key {
-            PublicKey::Rsa(k) if name.starts_with("RS") => {
-                let hash = match &name[2..5] {
-                    "256" => HashAlg::Sha256,
-                    "384" => HashAlg::Sha384,
-                    _ => HashAlg::Sha512,
-                };
-                k.verify_pkcs1v15(hash, &msg, &sig).is_ok()
-            }
-            PublicKey::Rsa(k) => {
-                let hash = if name.starts_with("PS256") {
-                    HashAlg::Sha256
-                } else {
-                    HashAlg::Sha512
-                };
-                k.verify_pss(hash, &msg, &sig).is_ok()
-            }
-            PublicKey::P256(k) if file.contains("p1363") => k.verify_p1363(&msg, &sig).is_ok(),
-            PublicKey::P256(k) => k.verify_der(&msg, &sig).is_ok(),
-            PublicKey::Ed25519(k) => k.verify(&msg, &sig).is_ok(),
-        };
-        let (min, median) = measure(rounds, iterations, verify);
-        println!(
-            "{name:<18} {:>8.1} us / {:>8.1} us",
-            min.as_secs_f64() * 1e6,
-            median.as_secs_f64() * 1e6
-        );
-    }
     // Whole JWS checks on the RFC examples (base64url, header JSON, key choice, claims JSON).
     let keys = Jwks::parse(concat!(
         r#"{"keys":[{"kty":"RSA","e":"AQAB","n":"ofgWCuLjybRlzo0tZWJjNiuSfb4p4fAkd_wWJcyQoTbji9k0l8W26mPddxHmfHQp-Vaw-4qPCJrcS2mJPMEzP1Pt0Bm4d4QlL-yRT-SFd2lZS-pCgNMsD1W_YpRPEwOWvG6b32690r2jZ47soMZo9wGzjb_7OMg0LOL-bSf63kpaSHSXndS5z5rexMdbBYUsLA9e-KXBdQOS-UTo7WTBEMa2R2CapHg665xsmtdVMTBQY4uDZlxvb3qCo5ZwKh9kG4LT6_I5IhlJH7aGhyxXFvUK-DWNmoudF8NAco9_h9iaGNj8q2ethFkMLs91kzk2PAcDTW9gb54h4FRWyuXpoQ"},"#,

@@ -119,8 +119,10 @@ pub(crate) fn neg_inverse_u64(m0: u64) -> u64 {
     inv.wrapping_neg()
 }
 
-/// Montgomery multiplication, CIOS form: `out = a * b / 2^(64n) mod m` for `b < m` and
-/// `a < 2^(64n)`, with `m` odd and `m_inv = -m^-1 mod 2^64`. `scratch` holds `n + 2` limbs.
+/// Montgomery multiplication, separated operand scanning: `out = a * b / 2^(64n) mod m` for
+/// `b < m` and `a < 2^(64n)`, with `m` odd and `m_inv = -m^-1 mod 2^64`. `scratch` holds
+/// [`scratch_len`]`(n)` limbs. The full product is formed first and then reduced a limb at a time,
+/// so every inner loop walks zipped slices with no index arithmetic (no bounds checks in them).
 #[inline(always)]
 pub(crate) fn mont_mul(
     out: &mut [u64],
@@ -131,35 +133,45 @@ pub(crate) fn mont_mul(
     scratch: &mut [u64],
 ) {
     let n = m.len();
-    let t = &mut scratch[..n + 2];
+    let t = &mut scratch[..2 * n + 1];
     t.fill(0);
-    for &bi in b.iter() {
+    for (i, &ai) in a.iter().enumerate() {
         let mut carry = 0u64;
-        for j in 0..n {
-            let sum = u128::from(t[j]) + u128::from(a[j]) * u128::from(bi) + u128::from(carry);
-            t[j] = sum as u64;
+        for (tj, &bj) in t[i..i + n].iter_mut().zip(b) {
+            let sum = u128::from(*tj) + u128::from(ai) * u128::from(bj) + u128::from(carry);
+            *tj = sum as u64;
             carry = (sum >> 64) as u64;
         }
-        let sum = u128::from(t[n]) + u128::from(carry);
-        t[n] = sum as u64;
-        t[n + 1] = (sum >> 64) as u64;
-
-        let q = t[0].wrapping_mul(m_inv);
-        let sum = u128::from(t[0]) + u128::from(q) * u128::from(m[0]);
-        let mut carry = (sum >> 64) as u64;
-        for j in 1..n {
-            let sum = u128::from(t[j]) + u128::from(q) * u128::from(m[j]) + u128::from(carry);
-            t[j - 1] = sum as u64;
-            carry = (sum >> 64) as u64;
-        }
-        let sum = u128::from(t[n]) + u128::from(carry);
-        t[n - 1] = sum as u64;
-        t[n] = t[n + 1] + (sum >> 64) as u64;
+        t[i + n] = carry;
     }
-    out.copy_from_slice(&t[..n]);
-    if t[n] != 0 || cmp(out, m) != Ordering::Less {
+    for i in 0..n {
+        // Adding q * m makes limb i zero; what is left is divided by 2^64 per step in effect.
+        let q = t[i].wrapping_mul(m_inv);
+        let mut carry = 0u64;
+        for (tj, &mj) in t[i..i + n].iter_mut().zip(m) {
+            let sum = u128::from(*tj) + u128::from(q) * u128::from(mj) + u128::from(carry);
+            *tj = sum as u64;
+            carry = (sum >> 64) as u64;
+        }
+        for tj in t[i + n..].iter_mut() {
+            if carry == 0 {
+                break;
+            }
+            let (sum, overflow) = tj.overflowing_add(carry);
+            *tj = sum;
+            carry = u64::from(overflow);
+        }
+    }
+    // a * b < m * 2^(64n), so the quotient is below 2m: n limbs and t[2n]'s one bit.
+    out.copy_from_slice(&t[n..2 * n]);
+    if t[2 * n] != 0 || cmp(out, m) != Ordering::Less {
         sub_assign(out, m);
     }
+}
+
+/// The scratch [`mont_mul`] needs for an `n`-limb modulus.
+pub(crate) const fn scratch_len(n: usize) -> usize {
+    2 * n + 1
 }
 
 /// `2^(128n) mod m`, the constant that takes a number into Montgomery form (`mont_mul(a, r2)`),
@@ -185,7 +197,7 @@ pub(crate) fn r_squared(m: &[u64], m_inv: u64) -> Vec<u64> {
     // Raise 2 to the power 64n in Montgomery form: the result is 2^(64n) * R = R^2 mod m.
     let exponent = 64 * n;
     let mut acc = one;
-    let mut scratch = vec![0u64; n + 2];
+    let mut scratch = vec![0u64; scratch_len(n)];
     let mut product = vec![0u64; n];
     for i in (0..usize::BITS as usize - exponent.leading_zeros() as usize).rev() {
         mont_mul(&mut product, &acc, &acc, m, m_inv, &mut scratch);
@@ -231,7 +243,7 @@ impl Modulus {
         if exponent == 0 {
             return one;
         }
-        let mut scratch = vec![0u64; n + 2];
+        let mut scratch = vec![0u64; scratch_len(n)];
         let mut base_mont = vec![0u64; n];
         mont_mul(
             &mut base_mont,

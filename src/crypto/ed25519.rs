@@ -14,7 +14,7 @@
 //!   equality of points because R's encoding is canonical.
 //!
 //! Only public values are handled: the arithmetic (extended twisted Edwards coordinates over the
-//! Montgomery [`Field`]) is variable time by design and must not be reused for signing.
+//! Montgomery `Field`) is variable time by design and must not be reused for signing.
 
 use super::field::{double_scalar_mul, u256_from_hex, u256_from_le, Field, Group, U256};
 use super::sha512::Sha512;

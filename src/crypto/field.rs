@@ -115,7 +115,7 @@ impl Field {
 
     pub(crate) fn mul(&self, a: &U256, b: &U256) -> U256 {
         let mut out = [0u64; 4];
-        let mut scratch = [0u64; 6];
+        let mut scratch = [0u64; bignum::scratch_len(4)];
         mont_mul(&mut out, a, b, &self.m, self.m_inv, &mut scratch);
         out
     }

@@ -2,7 +2,7 @@
 //! (`crv`, `x`, `y`) and OKP Ed25519 (`crv`, `x`, RFC 8037), read from the project's JSON strictly.
 //!
 //! Strict means: every binary member is unpadded base64url with one encoding
-//! ([`base64::decode_url`](crate::base64::decode_url)); RSA's `n` and `e` use the fewest octets
+//! ([`crate::base64::decode_url`]); RSA's `n` and `e` use the fewest octets
 //! (RFC 7518 §2, "Base64urlUInt"); EC coordinates are the full 32 bytes (RFC 7518 §6.2.1.2);
 //! members of the wrong JSON type are errors; a key carrying private members (`d`, `p`, `q`, ...)
 //! is refused, since a verifier's key set holding a private key is a leak to report, not to use;

@@ -7,7 +7,7 @@
 //! Signatures need `1 <= r, s < n`; the hash is reduced mod n; a sum at infinity fails.
 //!
 //! Verification handles public data only (the key, the message, the signature), so this code is
-//! variable time by design: Jacobian coordinates over the Montgomery [`Field`] and Shamir's trick
+//! variable time by design: Jacobian coordinates over the Montgomery `Field` and Shamir's trick
 //! for `u1 G + u2 Q`. It must not be reused for signing.
 
 use super::field::{
