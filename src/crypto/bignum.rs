@@ -136,23 +136,64 @@ pub(crate) fn mont_mul(
     let t = &mut scratch[..2 * n + 1];
     t.fill(0);
     for (i, &ai) in a.iter().enumerate() {
-        let mut carry = 0u64;
-        for (tj, &bj) in t[i..i + n].iter_mut().zip(b) {
-            let sum = u128::from(*tj) + u128::from(ai) * u128::from(bj) + u128::from(carry);
-            *tj = sum as u64;
-            carry = (sum >> 64) as u64;
-        }
+        t[i + n] = mul_add(&mut t[i..i + n], b, ai);
+    }
+    mont_reduce(out, t, m, m_inv);
+}
+
+/// Montgomery squaring: [`mont_mul`]`(out, a, a, ...)` for `a < m`, with each cross product
+/// `a[i] * a[j]` formed once and doubled (about half the multiplications of the product step).
+#[inline(always)]
+pub(crate) fn mont_square(out: &mut [u64], a: &[u64], m: &[u64], m_inv: u64, scratch: &mut [u64]) {
+    let n = m.len();
+    let t = &mut scratch[..2 * n + 1];
+    t.fill(0);
+    for (i, &ai) in a.iter().enumerate() {
+        let carry = mul_add(&mut t[2 * i + 1..i + n], &a[i + 1..], ai);
         t[i + n] = carry;
     }
+    // Double the cross products, then add the squares a[i]^2 on the diagonal.
+    let mut top = 0u64;
+    for limb in t[..2 * n].iter_mut() {
+        let next = *limb >> 63;
+        *limb = (*limb << 1) | top;
+        top = next;
+    }
+    let mut carry = 0u64;
+    for (pair, &ai) in t[..2 * n].chunks_exact_mut(2).zip(a) {
+        let square = u128::from(ai) * u128::from(ai);
+        let low = u128::from(pair[0]) + (square as u64 as u128) + u128::from(carry);
+        pair[0] = low as u64;
+        let high = u128::from(pair[1]) + (square >> 64) + (low >> 64);
+        pair[1] = high as u64;
+        carry = (high >> 64) as u64;
+    }
+    // a < m < 2^(64n): the square fits in 2n limbs, so no carry is left over.
+    debug_assert_eq!(carry | top, 0);
+    mont_reduce(out, t, m, m_inv);
+}
+
+/// `acc += x * y` over `acc.len() == x.len()` limbs; returns the carry limb out.
+#[inline(always)]
+fn mul_add(acc: &mut [u64], x: &[u64], y: u64) -> u64 {
+    let mut carry = 0u64;
+    for (limb, &xj) in acc.iter_mut().zip(x) {
+        let sum = u128::from(*limb) + u128::from(xj) * u128::from(y) + u128::from(carry);
+        *limb = sum as u64;
+        carry = (sum >> 64) as u64;
+    }
+    carry
+}
+
+/// Montgomery reduction of the `2n + 1`-limb `t` (below `m * 2^(64n)`) into `out = t / 2^(64n)
+/// mod m`.
+#[inline(always)]
+fn mont_reduce(out: &mut [u64], t: &mut [u64], m: &[u64], m_inv: u64) {
+    let n = m.len();
     for i in 0..n {
-        // Adding q * m makes limb i zero; what is left is divided by 2^64 per step in effect.
+        // Adding q * m makes limb i zero; the limbs below n are dropped at the end.
         let q = t[i].wrapping_mul(m_inv);
-        let mut carry = 0u64;
-        for (tj, &mj) in t[i..i + n].iter_mut().zip(m) {
-            let sum = u128::from(*tj) + u128::from(q) * u128::from(mj) + u128::from(carry);
-            *tj = sum as u64;
-            carry = (sum >> 64) as u64;
-        }
+        let mut carry = mul_add(&mut t[i..i + n], m, q);
         for tj in t[i + n..].iter_mut() {
             if carry == 0 {
                 break;
@@ -162,7 +203,7 @@ pub(crate) fn mont_mul(
             carry = u64::from(overflow);
         }
     }
-    // a * b < m * 2^(64n), so the quotient is below 2m: n limbs and t[2n]'s one bit.
+    // The quotient is below 2m: n limbs and t[2n]'s one bit.
     out.copy_from_slice(&t[n..2 * n]);
     if t[2 * n] != 0 || cmp(out, m) != Ordering::Less {
         sub_assign(out, m);
@@ -200,7 +241,7 @@ pub(crate) fn r_squared(m: &[u64], m_inv: u64) -> Vec<u64> {
     let mut scratch = vec![0u64; scratch_len(n)];
     let mut product = vec![0u64; n];
     for i in (0..usize::BITS as usize - exponent.leading_zeros() as usize).rev() {
-        mont_mul(&mut product, &acc, &acc, m, m_inv, &mut scratch);
+        mont_square(&mut product, &acc, m, m_inv, &mut scratch);
         acc.copy_from_slice(&product);
         if (exponent >> i) & 1 == 1 {
             mont_mul(&mut product, &acc, &two, m, m_inv, &mut scratch);
@@ -257,7 +298,7 @@ impl Modulus {
         let mut product = vec![0u64; n];
         let top = 63 - exponent.leading_zeros() as usize;
         for i in (0..top).rev() {
-            mont_mul(&mut product, &acc, &acc, &self.m, self.m_inv, &mut scratch);
+            mont_square(&mut product, &acc, &self.m, self.m_inv, &mut scratch);
             std::mem::swap(&mut acc, &mut product);
             if (exponent >> i) & 1 == 1 {
                 mont_mul(
@@ -325,6 +366,36 @@ mod tests {
         }
         let got = modulus.pow(&[base as u64, (base >> 64) as u64], 2);
         assert_eq!(u128::from(got[0]) | (u128::from(got[1]) << 64), expected);
+    }
+
+    #[test]
+    fn squaring_agrees_with_multiplication_for_every_size_and_edge_value() {
+        // A simple xorshift stream fills moduli and operands of 1 to 9 limbs.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for n in 1..=9 {
+            for _ in 0..20 {
+                let mut m: Vec<u64> = (0..n).map(|_| next()).collect();
+                m[0] |= 1;
+                m[n - 1] |= 1 << 63;
+                let modulus = Modulus::new(&m).unwrap();
+                let mut m_minus_1 = m.clone();
+                m_minus_1[0] -= 1;
+                let random: Vec<u64> = (0..n).map(|_| next() >> 1).collect();
+                for a in [vec![0; n], m_minus_1, random] {
+                    let mut scratch = vec![0; scratch_len(n)];
+                    let (mut product, mut square) = (vec![0; n], vec![0; n]);
+                    mont_mul(&mut product, &a, &a, &m, modulus.m_inv, &mut scratch);
+                    mont_square(&mut square, &a, &m, modulus.m_inv, &mut scratch);
+                    assert_eq!(product, square, "n = {n}, a = {a:x?}, m = {m:x?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -121,7 +121,10 @@ impl Field {
     }
 
     pub(crate) fn square(&self, a: &U256) -> U256 {
-        self.mul(a, a)
+        let mut out = [0u64; 4];
+        let mut scratch = [0u64; bignum::scratch_len(4)];
+        bignum::mont_square(&mut out, a, &self.m, self.m_inv, &mut scratch);
+        out
     }
 
     pub(crate) fn add(&self, a: &U256, b: &U256) -> U256 {
