@@ -192,6 +192,22 @@ fn kid_selects_the_key_and_an_unknown_kid_is_refused() {
         why,
         "no key of the type and alg that EdDSA needs under that kid"
     );
+    // Without a kid, every fitting key is tried, up to the bound.
+    let okp_plain = format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{KID_X}"}}"#);
+    let mut many = vec![OKP_JWK; jws::MAX_CANDIDATE_KEYS - 1];
+    many.push(&okp_plain);
+    let eddsa_ok = jws::verify_payload(EDDSA_TOKEN, &set(&many), &[Algorithm::EdDSA]);
+    assert_eq!(eddsa_ok.unwrap(), b"Example of Ed25519 signing");
+    many.push(OKP_JWK);
+    let why = refused(jws::verify_payload(
+        EDDSA_TOKEN,
+        &set(&many),
+        &[Algorithm::EdDSA],
+    ));
+    assert_eq!(
+        why,
+        "5 keys fit EdDSA and the token names none with kid; at most 4 are tried"
+    );
     // Keys without a kid never serve a token that names one.
     assert!(jws::verify(KID_TOKEN, &set(&[OKP_JWK]), &[Algorithm::EdDSA]).is_err());
 }

@@ -13,8 +13,9 @@
 //!   the header (`jwk`, `jku`, `x5u`, `x5c`) are ignored: keys come only from the caller's set;
 //! - the key: when the header has a `kid`, only keys with that `kid`; then only keys whose type
 //!   fits the algorithm (RSA for RS/PS, P-256 for ES256, Ed25519 for EdDSA) and whose own `alg`, if
-//!   any, is the header's; none left is a refusal naming why; the signature must verify under one
-//!   of them;
+//!   any, is the header's; none left, or more than [`MAX_CANDIDATE_KEYS`] (a set of many keys
+//!   and a token without `kid`), is a refusal naming why; the signature must verify under one of
+//!   them;
 //! - the payload is read only after the signature verifies; for [`verify`] it must be a JSON
 //!   object without duplicate member names.
 
@@ -26,6 +27,10 @@ use crate::json::{self, Limits, Map, Value};
 /// The longest compact token read: access tokens are a few KB; this bounds the work before any
 /// signature check.
 pub const MAX_TOKEN_LEN: usize = 16 * 1024;
+/// The most keys one token is tried against: without a `kid`, every key of the set that fits the
+/// algorithm is a candidate, and a set of many large RSA keys would otherwise let one token cost
+/// that many verifications.
+pub const MAX_CANDIDATE_KEYS: usize = 4;
 /// The deepest JSON nesting accepted in a header or claims set.
 const MAX_JSON_DEPTH: usize = 16;
 
@@ -219,6 +224,13 @@ pub fn verify_payload(
             "no key of the type and alg that {} needs{}",
             algorithm.name(),
             if kid.is_some() { " under that kid" } else { "" }
+        )));
+    }
+    if candidates.len() > MAX_CANDIDATE_KEYS {
+        return Err(Error::Refused(format!(
+            "{} keys fit {} and the token names none with kid; at most {MAX_CANDIDATE_KEYS} are tried",
+            candidates.len(),
+            algorithm.name()
         )));
     }
     let signature = decode_part(parts[2], "JWS signature")?;
