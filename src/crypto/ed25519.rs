@@ -90,16 +90,6 @@ impl Extended {
         }
     }
 
-    fn negate(&self) -> Extended {
-        let f = &curve().fp;
-        Extended {
-            x: f.neg(&self.x),
-            y: self.y,
-            z: self.z,
-            t: f.neg(&self.t),
-        }
-    }
-
     /// The RFC 8032 §5.1.2 encoding: y little-endian, the sign of x in the top bit.
     fn encode(&self) -> [u8; 32] {
         let f = &curve().fp;
@@ -149,6 +139,16 @@ impl Group for Extended {
             y: f.mul(&g, &h),
             t: f.mul(&e, &h),
             z: f.mul(&ff, &g),
+        }
+    }
+
+    fn negate(&self) -> Extended {
+        let f = &curve().fp;
+        Extended {
+            x: f.neg(&self.x),
+            y: self.y,
+            z: self.z,
+            t: f.neg(&self.t),
         }
     }
 

@@ -37,21 +37,84 @@ pub(crate) trait Group: Clone {
     fn identity(&self) -> Self;
     fn add(&self, other: &Self) -> Self;
     fn double(&self) -> Self;
+    fn negate(&self) -> Self;
 }
 
-/// `[a]P + [b]Q` by Shamir's trick: one doubling per bit of the longer scalar and at most one
-/// addition (of P, Q or the precomputed P + Q). Variable time, for public scalars only.
-pub(crate) fn double_scalar_mul<G: Group>(a: &U256, p: &G, b: &U256, q: &G) -> G {
-    let both = p.add(q);
-    let mut acc = p.identity();
-    for i in (0..bignum::bit_len(a).max(bignum::bit_len(b))).rev() {
-        acc = acc.double();
-        match (bignum::bit(a, i), bignum::bit(b, i)) {
-            (true, true) => acc = acc.add(&both),
-            (true, false) => acc = acc.add(p),
-            (false, true) => acc = acc.add(q),
-            (false, false) => {}
+/// The width of the windowed non-adjacent form: digits are odd and below 2^(W-1) in magnitude,
+/// at least W - 1 zeros follow each nonzero digit, so about one addition in W + 1 bits.
+const WNAF_WIDTH: u32 = 5;
+/// The odd multiples P, 3P, ..., (2^(W-1) - 1)P precomputed per point.
+const WNAF_TABLE: usize = 1 << (WNAF_WIDTH - 2);
+
+/// The width-[`WNAF_WIDTH`] NAF of `k`, least significant digit first (257 digits cover 256 bits).
+fn wnaf(k: &U256) -> [i8; 257] {
+    // One limb more than k, for the carry a negative digit leaves.
+    let mut k = [k[0], k[1], k[2], k[3], 0];
+    let mut digits = [0i8; 257];
+    let window = 1u64 << WNAF_WIDTH;
+    for digit in digits.iter_mut() {
+        if bignum::is_zero(&k) {
+            break;
         }
+        if k[0] & 1 == 1 {
+            let low = k[0] & (window - 1);
+            let d = if low >= window / 2 {
+                low as i64 - window as i64
+            } else {
+                low as i64
+            };
+            *digit = d as i8;
+            // k -= d, leaving k even (a negative d adds |d|).
+            let magnitude = [d.unsigned_abs(), 0, 0, 0, 0];
+            if d > 0 {
+                bignum::sub_assign(&mut k, &magnitude);
+            } else {
+                bignum::add_assign(&mut k, &magnitude);
+            }
+        }
+        for i in 0..4 {
+            k[i] = (k[i] >> 1) | (k[i + 1] << 63);
+        }
+        k[4] >>= 1;
+    }
+    digits
+}
+
+/// P, 3P, 5P, ..., the odd multiples a wNAF digit selects.
+fn odd_multiples<G: Group>(p: &G) -> Vec<G> {
+    let twice = p.double();
+    let mut table = Vec::with_capacity(WNAF_TABLE);
+    table.push(p.clone());
+    for i in 1..WNAF_TABLE {
+        let next = table[i - 1].add(&twice);
+        table.push(next);
+    }
+    table
+}
+
+/// `[a]P + [b]Q`, both scalars in windowed NAF over one shared chain of doublings (Straus-Shamir):
+/// one doubling per bit and about one addition per [`WNAF_WIDTH`] + 1 bits of each scalar.
+/// Variable time, for public scalars only.
+pub(crate) fn double_scalar_mul<G: Group>(a: &U256, p: &G, b: &U256, q: &G) -> G {
+    let (naf_a, naf_b) = (wnaf(a), wnaf(b));
+    let (table_p, table_q) = (odd_multiples(p), odd_multiples(q));
+    let top = naf_a
+        .iter()
+        .zip(&naf_b)
+        .rposition(|(x, y)| *x != 0 || *y != 0);
+    let mut acc = p.identity();
+    let Some(top) = top else {
+        return acc;
+    };
+    let add_digit = |acc: G, digit: i8, table: &[G]| match digit {
+        0 => acc,
+        d if d > 0 => acc.add(&table[(d / 2) as usize]),
+        d => acc.add(&table[(-d / 2) as usize].negate()),
+    };
+    for i in (0..=top).rev() {
+        acc = acc.double();
+        acc = add_digit(acc, naf_a[i], &table_p);
+        acc = add_digit(acc, naf_b[i], &table_q);
     }
     acc
 }
@@ -170,6 +233,49 @@ impl Field {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wnaf_digits_are_odd_sparse_and_sum_to_the_scalar() {
+        let scalars = [
+            [0u64; 4],
+            [1, 0, 0, 0],
+            [u64::MAX; 4],
+            [
+                0x0123_4567_89ab_cdef,
+                0xfedc_ba98_7654_3210,
+                0x0f0f_0f0f_f0f0_f0f0,
+                0x8000_0000_0000_0001,
+            ],
+            u256_from_hex("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632550"),
+        ];
+        for k in scalars {
+            let digits = wnaf(&k);
+            // Rebuild k from the top: value = 2 * value + digit, in five limbs.
+            let mut value = [0u64; 5];
+            let mut gap = usize::MAX;
+            for &d in digits.iter().rev() {
+                let copy = value;
+                bignum::add_assign(&mut value, &copy);
+                let magnitude = [u64::from(d.unsigned_abs()), 0, 0, 0, 0];
+                if d > 0 {
+                    bignum::add_assign(&mut value, &magnitude);
+                } else if d < 0 {
+                    bignum::sub_assign(&mut value, &magnitude);
+                }
+                if d != 0 {
+                    assert!(
+                        d % 2 != 0 && d.unsigned_abs() < 1 << (WNAF_WIDTH - 1),
+                        "{d}"
+                    );
+                    assert!(gap >= WNAF_WIDTH as usize - 1, "digits too close in {k:x?}");
+                    gap = 0;
+                } else {
+                    gap = gap.saturating_add(1);
+                }
+            }
+            assert_eq!(value, [k[0], k[1], k[2], k[3], 0], "{k:x?}");
+        }
+    }
 
     #[test]
     fn arithmetic_mod_a_small_prime_held_in_four_limbs_agrees_with_u128() {

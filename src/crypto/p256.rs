@@ -85,6 +85,14 @@ impl Group for Jacobian {
         }
     }
 
+    fn negate(&self) -> Jacobian {
+        Jacobian {
+            x: self.x,
+            y: curve().fp.neg(&self.y),
+            z: self.z,
+        }
+    }
+
     /// dbl-2001-b (a = -3), from the Explicit-Formulas Database.
     fn double(&self) -> Jacobian {
         let c = curve();
