@@ -208,6 +208,14 @@ fn kid_selects_the_key_and_an_unknown_kid_is_refused() {
         why,
         "5 keys fit EdDSA and the token names none with kid; at most 4 are tried"
     );
+    assert_eq!(
+        refused(jws::verify_payload(
+            EDDSA_TOKEN,
+            &Jwks::default(),
+            &Algorithm::ALL
+        )),
+        "the key set has no key"
+    );
     // Keys without a kid never serve a token that names one.
     assert!(jws::verify(KID_TOKEN, &set(&[OKP_JWK]), &[Algorithm::EdDSA]).is_err());
 }

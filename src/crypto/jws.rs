@@ -210,10 +210,10 @@ pub fn verify_payload(
         .filter(|k| kid.is_none() || k.kid.as_deref() == kid)
         .collect();
     if named.is_empty() {
-        return Err(Error::Refused(format!(
-            "no key with kid {}",
-            shown(kid.unwrap_or_default())
-        )));
+        return Err(Error::Refused(match kid {
+            Some(kid) => format!("no key with kid {}", shown(kid)),
+            None => "the key set has no key".into(),
+        }));
     }
     let candidates: Vec<_> = named
         .into_iter()

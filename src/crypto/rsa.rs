@@ -120,9 +120,17 @@ impl PublicKey {
         let encoded = self.open(signature, self.len)?;
         let prefix = digest_info_prefix(hash);
         let digest = hash.digest(message);
-        // EMSA-PKCS1-v1_5 (§9.2): 00 01 FF..FF 00 DigestInfo; k >= 256 leaves far more than the
-        // required 8 bytes of FF.
-        let padding = self.len - 3 - prefix.len() - digest.len();
+        // EMSA-PKCS1-v1_5 (§9.2): 00 01 FF..FF 00 DigestInfo, with at least 8 bytes of FF; only a
+        // key below the default minimum can be too short for that.
+        let Some(padding) = self
+            .len
+            .checked_sub(3 + prefix.len() + digest.len())
+            .filter(|&padding| padding >= 8)
+        else {
+            return Err(Error::KeyRejected(
+                "RSA modulus too short for this hash in PKCS#1 v1.5",
+            ));
+        };
         let mut expected = Vec::with_capacity(self.len);
         expected.extend_from_slice(&[0x00, 0x01]);
         expected.resize(2 + padding, 0xff);
@@ -271,6 +279,23 @@ mod tests {
                 Err(Error::BadSignature)
             );
         }
+    }
+
+    #[test]
+    fn a_key_too_short_for_the_hash_is_refused_not_a_panic() {
+        let key = PublicKey::from_components_with_min_bits(&ones(512), &[3], 512).unwrap();
+        let mut signature = vec![0u8; 64];
+        signature[63] = 2;
+        for hash in [HashAlg::Sha256, HashAlg::Sha384, HashAlg::Sha512] {
+            assert!(key.verify_pkcs1v15(hash, b"m", &signature).is_err());
+            assert!(key.verify_pss(hash, b"m", &signature).is_err());
+        }
+        assert_eq!(
+            key.verify_pkcs1v15(HashAlg::Sha512, b"m", &signature),
+            Err(Error::KeyRejected(
+                "RSA modulus too short for this hash in PKCS#1 v1.5"
+            ))
+        );
     }
 
     #[test]
