@@ -1,8 +1,10 @@
 //! Arbitrary bytes into the strict DER readers: they answer, never panic, and what they accept is
 //! the one DER encoding of its value (re-encoding an accepted ECDSA signature gives the input back).
+//! An accepted RSAPublicKey becomes a key with the size floor lowered to its least (512 bits), and
+//! RSA verification with every hash runs on it: odd sizes and tiny keys must be errors, not panics.
 #![no_main]
 
-use agentteams_mcp::crypto::{der, p256};
+use agentteams_mcp::crypto::{der, p256, rsa, HashAlg};
 use libfuzzer_sys::fuzz_target;
 
 /// DER of a non-negative INTEGER with magnitude `m` (minimal: a 0x00 only before a high bit).
@@ -27,7 +29,20 @@ fn tlv(tag: u8, body: &[u8]) -> Vec<u8> {
 
 fuzz_target!(|data: &[u8]| {
     let _ = der::parse_spki(data);
-    let _ = der::parse_rsa_public_key(data);
+    if let Ok((n, e)) = der::parse_rsa_public_key(data) {
+        if let Ok(key) = rsa::PublicKey::from_components_with_min_bits(n, e, 0) {
+            // A signature of the key's length cut from the modulus bytes (below n when n's top
+            // byte is not its only one), and one of all zeros.
+            let len = key.bits().div_ceil(8);
+            let signature: Vec<u8> = n.iter().copied().skip(n.len() - len).collect();
+            for hash in [HashAlg::Sha256, HashAlg::Sha384, HashAlg::Sha512] {
+                for sig in [&signature[..], &vec![0u8; len][..]] {
+                    let _ = key.verify_pkcs1v15(hash, data, sig);
+                    let _ = key.verify_pss(hash, data, sig);
+                }
+            }
+        }
+    }
     if let Ok((r, s)) = der::parse_ecdsa_signature(data) {
         let again = tlv(0x30, &[integer(r), integer(s)].concat());
         assert_eq!(again, data, "an accepted signature is the one DER encoding of (r, s)");
