@@ -206,7 +206,7 @@ fn kid_selects_the_key_and_an_unknown_kid_is_refused() {
     ));
     assert_eq!(
         why,
-        "5 keys fit EdDSA and the token names none with kid; at most 4 are tried"
+        "5 keys fit EdDSA for this token; at most 4 are tried (a kid names one)"
     );
     assert_eq!(
         refused(jws::verify_payload(

@@ -228,7 +228,7 @@ pub fn verify_payload(
     }
     if candidates.len() > MAX_CANDIDATE_KEYS {
         return Err(Error::Refused(format!(
-            "{} keys fit {} and the token names none with kid; at most {MAX_CANDIDATE_KEYS} are tried",
+            "{} keys fit {} for this token; at most {MAX_CANDIDATE_KEYS} are tried (a kid names one)",
             candidates.len(),
             algorithm.name()
         )));
