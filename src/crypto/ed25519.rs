@@ -54,19 +54,18 @@ fn curve() -> &'static Curve {
             &fp.element(2),
             &u256_from_hex("1ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffb"),
         );
-        let mut curve = Curve {
+        // RFC 8032 §5.1: B has y = 4/5 and a positive (even) x; this is its encoding.
+        let mut encoding = [0x66u8; 32];
+        encoding[0] = 0x58;
+        let base = decode_with(&fp, &d, &sqrt_m1, &encoding).expect("the base point decodes");
+        Curve {
             fp,
             fl,
             d,
             d2,
             sqrt_m1,
-            base: Extended::zero(),
-        };
-        // RFC 8032 §5.1: B has y = 4/5 and a positive (even) x; this is its encoding.
-        let mut encoding = [0x66u8; 32];
-        encoding[0] = 0x58;
-        curve.base = decode_with(&curve, &encoding).expect("the base point decodes");
-        curve
+            base,
+        }
     })
 }
 
@@ -80,16 +79,6 @@ struct Extended {
 }
 
 impl Extended {
-    /// Placeholder used only while the curve constants are built.
-    fn zero() -> Extended {
-        Extended {
-            x: [0; 4],
-            y: [0; 4],
-            z: [0; 4],
-            t: [0; 4],
-        }
-    }
-
     /// The RFC 8032 §5.1.2 encoding: y little-endian, the sign of x in the top bit.
     fn encode(&self) -> [u8; 32] {
         let f = &curve().fp;
@@ -174,8 +163,7 @@ impl Group for Extended {
 
 /// RFC 8032 §5.1.3 decoding, strict: `None` for a y not below p, for x = 0 with the sign bit set,
 /// and for a y with no matching x.
-fn decode_with(c: &Curve, bytes: &[u8; 32]) -> Option<Extended> {
-    let f = &c.fp;
+fn decode_with(f: &Field, d: &U256, sqrt_m1: &U256, bytes: &[u8; 32]) -> Option<Extended> {
     let sign = bytes[31] >> 7;
     let mut y_bytes = *bytes;
     y_bytes[31] &= 0x7f;
@@ -186,7 +174,7 @@ fn decode_with(c: &Curve, bytes: &[u8; 32]) -> Option<Extended> {
     let y = f.to_mont(&y_plain);
     let y2 = f.square(&y);
     let u = f.sub(&y2, &f.one());
-    let v = f.add(&f.mul(&c.d, &y2), &f.one());
+    let v = f.add(&f.mul(d, &y2), &f.one());
     // x = u v^3 (u v^7)^((p-5)/8), with (p-5)/8 = 2^252 - 3.
     let v3 = f.mul(&f.square(&v), &v);
     let v7 = f.mul(&f.square(&v3), &v);
@@ -197,7 +185,7 @@ fn decode_with(c: &Curve, bytes: &[u8; 32]) -> Option<Extended> {
     if vx2 == u {
         // x is a root already.
     } else if vx2 == f.neg(&u) {
-        x = f.mul(&x, &c.sqrt_m1);
+        x = f.mul(&x, sqrt_m1);
     } else {
         return None;
     }
@@ -214,6 +202,12 @@ fn decode_with(c: &Curve, bytes: &[u8; 32]) -> Option<Extended> {
         y,
         z: f.one(),
     })
+}
+
+/// [`decode_with`] on the curve's constants.
+fn decode(bytes: &[u8; 32]) -> Option<Extended> {
+    let c = curve();
+    decode_with(&c.fp, &c.d, &c.sqrt_m1, bytes)
 }
 
 /// An Ed25519 public key: a canonical encoding of a point that is not of small order.
@@ -237,7 +231,7 @@ impl PublicKey {
         let bytes: [u8; PUBLIC_KEY_LEN] = bytes
             .try_into()
             .map_err(|_| Error::malformed("Ed25519 public key", "not 32 bytes"))?;
-        let point = decode_with(curve(), &bytes).ok_or(Error::KeyRejected(
+        let point = decode(&bytes).ok_or(Error::KeyRejected(
             "Ed25519 public key is not a canonical point encoding",
         ))?;
         if point.has_small_order() {
@@ -262,7 +256,7 @@ impl PublicKey {
         if !c.fl.is_reduced(&s) {
             return Err(Error::BadSignature);
         }
-        let r = decode_with(c, r_bytes).ok_or(Error::BadSignature)?;
+        let r = decode(r_bytes).ok_or(Error::BadSignature)?;
         if r.has_small_order() {
             return Err(Error::BadSignature);
         }
