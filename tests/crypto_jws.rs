@@ -314,3 +314,47 @@ fn truncated_garbage_and_oversized_tokens_are_errors_not_panics() {
         "token refused: alg none: an unsigned token is never accepted"
     );
 }
+
+/// A key set and one token per algorithm, made with Python's `cryptography` package (an
+/// independent implementation: OpenSSL underneath) from fresh keys; each token's claims name the
+/// algorithm that signed it.
+const INDEPENDENT_JWKS: &str = r#"{"keys":[{"kty":"RSA","kid":"rsa","n":"8IDhR1Wol-glFoPbyfJ8oN8SQPEPYYkirnacTnMfJNbwOsXBjNKdgzqrkRr05xK1TtKmeAjE_5VM90JCx6lYu6D_wTGGJbuuKPaReDynFI_D0kZFNtUxcMSr5qIzZNTWEBMCYDBzvP5LoblGqRDJRN-lz8V_Yox-D63a4aYAXIH8YgZvl8lcPPKHBO4M__GpEeWmqUPmO-yj-pmBNRoGPnu0_OeSGcvCyh-q-DRNhOxXOvOwVR0XHHz32bzYtBZgFGBFvyTiuLyJB8XB4bxvuPjU27gvO0DDM2WhaJFGhGjkhPZAUnQKtKOWsoaOzmWFg9w10D_kouvcH5hBwhS4Gw","e":"AQAB"},{"kty":"EC","kid":"ec","crv":"P-256","x":"Ijtb2W8aaM0Dp8PBhWy7p8CvgC3Usua_NtvfnAk0EJ4","y":"QC3aHvXCREFvCVZEanUd_pkhy0f8nf-IBM5qpaUNhrg"},{"kty":"OKP","kid":"ed","crv":"Ed25519","x":"_2okzAV7RSx6lWTxUbY476Sbx6PtrljBxN2VZGCQ0cI"}]}"#;
+
+const INDEPENDENT_TOKENS: [(Algorithm, &str); 8] = [
+    (Algorithm::RS256, "eyJhbGciOiJSUzI1NiIsImtpZCI6InJzYSJ9.eyJzdWIiOiJhbGljZSIsImFsZ191c2VkIjoiUlMyNTYifQ.YVGSDFI4SYwxeZwPI2-BBHEbilNb-ykbhdZ--MQn-h_T7QEF89sbe9XWbSYHe7CsXQWI_HoqrBfcwTr5rMFNEiuxFTjfhaPpL5jFOpybXGqxlUpi92YzS9kJFHSGseHDd0xgBeWs2bAHCuZ40VMTJM0f8j3ycg7PLrfAX9j8IZwmFaLwYbNJA6pLf-PzOHD3io1qMOfxOJTvAWFSbCkPNcBWUZz6VVbefQCfhZpeEdNrW1vY4MZDzs-B0uUpvi1RC51-1TtoCWTLo-iPu5gtpKrm8w5hgWeWYWK8ZO8hwJj-gfabyJIk3vn1_-I9CjrvpCyJ46aBhgEx0f0CXoLXPw"),
+    (Algorithm::RS384, "eyJhbGciOiJSUzM4NCIsImtpZCI6InJzYSJ9.eyJzdWIiOiJhbGljZSIsImFsZ191c2VkIjoiUlMzODQifQ.zEsfzh96732nX4KMoSFCvppXesfzPA42kBRB6trU-hw39bk26DzH3GpWmFCoNclq5cVWLrdoQSG4VjU7n4Xw5NkyFm6zhBrISjT7gZP3a-LoXdc1hD5ciDxHmUb_cQ-DpHR-dQgPTDrVebaxj2pUtqoPuPordRqg_UB-TB0BwEdzddguUHj_qm-Fslkc_r1YjSFvjZCznmNvaD5Kt-e1YZO01n8Uy_9QYotdLifCG4Jv-Lq9FBp18RkjQR8E5peONSc1VzdPdgs46jD1yH1b-LibExV2h0RH0raL6rMsfsBD0E4HptxJJVji5UiJcnC3_etf5UkJbQ4MsvC30MNFXw"),
+    (Algorithm::RS512, "eyJhbGciOiJSUzUxMiIsImtpZCI6InJzYSJ9.eyJzdWIiOiJhbGljZSIsImFsZ191c2VkIjoiUlM1MTIifQ.EU3Go4REmXxxQqiUz5tw7rZKqeVlq_1GhcB5g6JS8hRhXCbPZq8pq4hvfjg-Ux7ysnxRx9pmewHSxXVuNYECWp6XXqPdZZXj6GvldjqhHOtD4R4-HJ0U8QpmbfIKSeT8THSxjce6EaEMSLUbGpPv83kMY6T2_xa6_5ztAfhVRzm8xStjNOt5SzoGfGo8tovRlBCYIJ6wpdEVMKOE4bVd0BgE1gWJAEkBQqH4KSJMMVKMLCFf0wm6SK60-eiJIbRb-FoQcOpQ9RJGTBmHIc5V0vy7zqwPpGxOWE1aytE7RY_CA8B6e-6SokMHGy5f8guJUlhifv1G5bJaAOGfzAv2Pg"),
+    (Algorithm::PS256, "eyJhbGciOiJQUzI1NiIsImtpZCI6InJzYSJ9.eyJzdWIiOiJhbGljZSIsImFsZ191c2VkIjoiUFMyNTYifQ.FDm-lgSfqMmnFDLAhqP1A1-qpPX9RHLiripFuaEbsu0Xj0bHoGBd5Yqu7EBYkP_Sp36eQ33Zv5Q_Lq3eCOG2tYzSgPJBAIBvZKq8372RhnOy3461do9ZvsTySIuNKcBtzI3WBQAvwTmYVX0OD0t7KGo4YSb1uhdOoyUVn3UENZtC7WzH-IR06F88u1CE2FrZmVklcIQyGJIc3Y-tZBSdA8IWGnFBJwWbthkysHUYRHCrTioL8Fc2rOBxm1sNgLie2rpGS_mHUDZsNwDzo0qkXMQRpXWHk-6uOVuqgTo-RlGYOcU3Ia-M1hp-2s6Ysi-AuIkwfEiGC_65mg_u7AO6Gg"),
+    (Algorithm::PS384, "eyJhbGciOiJQUzM4NCIsImtpZCI6InJzYSJ9.eyJzdWIiOiJhbGljZSIsImFsZ191c2VkIjoiUFMzODQifQ.wAr6GsIVcLyp9vNl69S3sJ18AttVzlAxy2N9L9ZNqVok91E0jWsezuA9To6spblqCgzE91YbT4U6rnmHKJjzGxhl-bzYPS7FKJ1FACaD6ibgRs2Dc12NgFKiVjTJpKhB1ilOBXOxfXsuZdVUy8KfIaFlwzDfKgFt0i7o5KddX6DYIk-AoIpo9xIvJ-dCaK5WgbvyEHuV33ccqXl7Hoi3cYtteY9S-vSPGe0axaQOhVWAp5m1EtdKQOHBEQ3ew1RJ-TQHhoob2FTaOWzLwwZsouYbne-1E5bivgN2VhrdAQXnOFtGv7JixXWgld-RV_VWGeT3Pu9PMStOJEOmTHYMwA"),
+    (Algorithm::PS512, "eyJhbGciOiJQUzUxMiIsImtpZCI6InJzYSJ9.eyJzdWIiOiJhbGljZSIsImFsZ191c2VkIjoiUFM1MTIifQ.aHGKNEf3OPYBqLssAkSY3CWCEwyWTEEHx2vKlLnYfeGiWecD0wmQaBO0fInbIEkdBnC0_jb23Ewk8JvTHB-UJ86_rgSadFq-l7z4Ms4SHhjkK6RWKXBoMX6-PHFUpCtPsSfoqAIC4vlJCHFgeMT4WPYoa1SQU17YZdSVlQ7gsDzWbjqmsh3clXdfovbtCLW2egEA-tcch5bABuBPOQEpQfpgBgYNzSAt0WeH1Kr6l-AdIlIlUGooTsvDxmu6QYZ02S3QNqi5L_dKpbjY2s2QzjRzg5HtCyWK03KpuoWiAJqmvFL79ItsGBa7lczXkNqfdq1_8CYlqq_uKCn9fC8u4w"),
+    (Algorithm::ES256, "eyJhbGciOiJFUzI1NiIsImtpZCI6ImVjIn0.eyJzdWIiOiJhbGljZSIsImFsZ191c2VkIjoiRVMyNTYifQ.2AoLzWndJihZrr1MJctesbU-pU1WcDxb033VGF0-FfkY1F4Zn91EH08-3QC9iAdhXFih06YoOARiqgPhOaO_sg"),
+    (Algorithm::EdDSA, "eyJhbGciOiJFZERTQSIsImtpZCI6ImVkIn0.eyJzdWIiOiJhbGljZSIsImFsZ191c2VkIjoiRWREU0EifQ.-yBrFCYR3uD8UcS2g4OWF_BuBZQsmNevYwEqy6Qt1a17xEv4AULE29-4d_4js2ZwbHAvEj2G4LMKu7IG47blCw"),
+];
+
+#[test]
+fn every_algorithm_verifies_a_token_from_an_independent_signer_and_only_when_accepted() {
+    let keys = Jwks::parse(INDEPENDENT_JWKS.as_bytes()).unwrap();
+    for (algorithm, token) in INDEPENDENT_TOKENS {
+        let claims = jws::verify(token, &keys, &[algorithm]).unwrap();
+        assert_eq!(
+            claims.get("alg_used").and_then(Value::as_str),
+            Some(algorithm.name())
+        );
+        let others: Vec<Algorithm> = Algorithm::ALL
+            .into_iter()
+            .filter(|a| *a != algorithm)
+            .collect();
+        assert!(refused(jws::verify(token, &keys, &others)).ends_with("not in the accepted list"));
+        // Relabelled with another algorithm's header, the token never verifies: the header is
+        // part of what was signed.
+        for other in &others {
+            let header = format!(r#"{{"alg":"{}"}}"#, other.name());
+            assert!(
+                jws::verify(&with_header(token, &header), &keys, &Algorithm::ALL).is_err(),
+                "{} signature under {}",
+                algorithm.name(),
+                other.name()
+            );
+        }
+    }
+}
