@@ -139,3 +139,45 @@ pub fn from_hex(text: &str) -> Option<Vec<u8>> {
         .map(|pair| Some((digit(pair[0])? * 16 + digit(pair[1])?) as u8))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_say_what_was_wrong() {
+        let cases = [
+            (
+                Error::malformed("JWS header", "a member name appears twice"),
+                "malformed JWS header: a member name appears twice",
+            ),
+            (
+                Error::KeyRejected("RSA modulus is even"),
+                "key rejected: RSA modulus is even",
+            ),
+            (
+                Error::Unsupported("elliptic curve (only P-256)".into()),
+                "unsupported elliptic curve (only P-256)",
+            ),
+            (Error::BadSignature, "signature does not verify"),
+            (
+                Error::Refused("no key with kid k1".into()),
+                "token refused: no key with kid k1",
+            ),
+        ];
+        for (error, text) in cases {
+            assert_eq!(error.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn hex_decoding_is_strict_and_hash_lengths_match_their_digests() {
+        assert_eq!(from_hex("00ffA0"), Some(vec![0, 255, 160]));
+        assert_eq!(from_hex("0"), None);
+        assert_eq!(from_hex("0g"), None);
+        for hash in [HashAlg::Sha256, HashAlg::Sha384, HashAlg::Sha512] {
+            assert_eq!(hash.digest(b"abc").len(), hash.output_len());
+            assert_eq!(hash.digest_parts(&[b"a", b"bc"]), hash.digest(b"abc"));
+        }
+    }
+}
