@@ -153,6 +153,10 @@ impl Field {
         field
     }
 
+    pub(crate) fn modulus(&self) -> &U256 {
+        &self.m
+    }
+
     /// Whether `a < m`: a canonical encoding of a field element.
     pub(crate) fn is_reduced(&self, a: &U256) -> bool {
         bignum::cmp(a, &self.m) == Ordering::Less

@@ -263,11 +263,13 @@ impl PublicKey {
         if fp.is_zero(&sum.z) {
             return Err(Error::BadSignature);
         }
+        // x(sum) mod n == r, checked without inverting Z: X / Z^2 is below p, and the values
+        // below p that are r mod n are r and, when it is still below p, r + n.
         let z2 = fp.square(&sum.z);
-        let x = fp.out_of_mont(&fp.mul(&sum.x, &fp.invert(&z2)));
-        // x < p < 2n, so x mod n is one conditional subtraction, which to_mont/out_of_mont does.
-        let x_mod_n = fn_.out_of_mont(&fn_.to_mont(&x));
-        if x_mod_n == r {
+        let matches = |candidate: &U256| fp.mul(&fp.to_mont(candidate), &z2) == sum.x;
+        let mut r_plus_n = r;
+        let wrapped = super::bignum::add_assign(&mut r_plus_n, fn_.modulus());
+        if matches(&r) || (!wrapped && fp.is_reduced(&r_plus_n) && matches(&r_plus_n)) {
             Ok(())
         } else {
             Err(Error::BadSignature)
