@@ -10,8 +10,8 @@
 //! - A and R must not be of small order (their eightfold multiple is not the identity): such a
 //!   key verifies signatures for many messages and is refused when the key is read;
 //! - the equation checked is the cofactorless `[S]B = R + [k]A` (RFC 8032 §5.1.7 allows either it
-//!   or the cofactored one), by comparing the encoding of `[S]B - [k]A` with R's bytes, which is
-//!   equality of points because R's encoding is canonical.
+//!   or the cofactored one), as the projective equality of `[S]B - [k]A` with the decoded R (R's
+//!   encoding being canonical, that is the comparison of encodings, without an inversion).
 //!
 //! Only public values are handled: the arithmetic (extended twisted Edwards coordinates over the
 //! Montgomery `Field`) is variable time by design and must not be reused for signing.
@@ -79,18 +79,6 @@ struct Extended {
 }
 
 impl Extended {
-    /// The RFC 8032 §5.1.2 encoding: y little-endian, the sign of x in the top bit.
-    fn encode(&self) -> [u8; 32] {
-        let f = &curve().fp;
-        let z_inv = f.invert(&self.z);
-        let x = f.out_of_mont(&f.mul(&self.x, &z_inv));
-        let y = f.out_of_mont(&f.mul(&self.y, &z_inv));
-        let mut out = super::field::u256_to_be(&y);
-        out.reverse();
-        out[31] |= ((x[0] & 1) as u8) << 7;
-        out
-    }
-
     fn is_identity(&self) -> bool {
         // x = 0 and y = 1: X = 0 and Y = Z.
         let f = &curve().fp;
@@ -273,7 +261,9 @@ impl PublicKey {
         let fl = &c.fl;
         let k = fl.out_of_mont(&fl.add(&fl.to_mont(&fl.to_mont(&hi)), &fl.to_mont(&lo)));
         let check = double_scalar_mul(&s, &c.base, &k, &self.point.negate());
-        if check.encode() == *r_bytes {
+        // check == R, projectively: R was decoded with Z = 1, so X = x_R Z and Y = y_R Z.
+        let f = &c.fp;
+        if f.mul(&r.x, &check.z) == check.x && f.mul(&r.y, &check.z) == check.y {
             Ok(())
         } else {
             Err(Error::BadSignature)
