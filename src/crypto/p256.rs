@@ -7,8 +7,9 @@
 //! Signatures need `1 <= r, s < n`; the hash is reduced mod n; a sum at infinity fails.
 //!
 //! Verification handles public data only (the key, the message, the signature), so this code is
-//! variable time by design: Jacobian coordinates over the Montgomery `Field` and Shamir's trick
-//! for `u1 G + u2 Q`. It must not be reused for signing.
+//! variable time by design: Jacobian coordinates over the Montgomery `Field`, windowed-NAF digits
+//! on one doubling chain for `u1 G + u2 Q`, and the final comparison made without inverting Z. It
+//! must not be reused for signing.
 
 use super::field::{
     double_scalar_mul, u256_from_be, u256_from_hex, u256_to_be, Field, Group, U256,
