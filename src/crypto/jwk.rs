@@ -7,10 +7,10 @@
 //! members of the wrong JSON type are errors; a key carrying private members (`d`, `p`, `q`, ...)
 //! is refused, since a verifier's key set holding a private key is a leak to report, not to use;
 //! and the key itself passes its type's checks (RSA size bounds, point on the curve, Ed25519 not
-//! of small order). In a key set, keys of a type or curve not implemented here, and keys whose
-//! `use` is not `sig`, are skipped as RFC 7517 §5 asks; a malformed key of a known type fails the
-//! whole set, naming its position. Sets hold at most [`MAX_JWKS_KEYS`] keys and are read from at
-//! most [`MAX_JWKS_BYTES`] bytes.
+//! of small order). In a key set, keys of a type or curve not implemented here, keys whose `use`
+//! is not `sig` and keys whose `key_ops` leave out `verify` are skipped as RFC 7517 §5 asks; a
+//! malformed key of a known type fails the whole set, its error naming the member and the rule.
+//! Sets hold at most [`MAX_JWKS_KEYS`] keys and are read from at most [`MAX_JWKS_BYTES`] bytes.
 
 use super::{ed25519, p256, rsa, Error, PublicKey};
 use crate::base64;
@@ -87,6 +87,13 @@ fn read(value: &Value) -> Result<Option<Jwk>, Error> {
     }
     if optional_string(map, "use")?.is_some_and(|u| u != "sig") {
         return Ok(None);
+    }
+    // RFC 7517 §4.3: a key whose operations are listed without "verify" is not for this.
+    match map.get("key_ops") {
+        None => {}
+        Some(Value::Array(ops)) if ops.iter().any(|op| op.as_str() == Some("verify")) => {}
+        Some(Value::Array(_)) => return Ok(None),
+        Some(_) => return Err(Error::malformed("key_ops", "JWK member is not an array")),
     }
     let kid = optional_string(map, "kid")?.map(str::to_owned);
     let alg = optional_string(map, "alg")?.map(str::to_owned);
@@ -243,6 +250,18 @@ mod tests {
         assert!(matches!(
             jwk(&with(EC, "use", r#""enc""#)),
             Err(Error::Unsupported(_))
+        ));
+        assert!(matches!(
+            jwk(&with(EC, "key_ops", r#"["encrypt"]"#)),
+            Err(Error::Unsupported(_))
+        ));
+        assert!(jwk(&with(EC, "key_ops", r#"["sign","verify"]"#)).is_ok());
+        assert!(matches!(
+            jwk(&with(EC, "key_ops", r#""verify""#)),
+            Err(Error::Malformed {
+                what: "key_ops",
+                ..
+            })
         ));
         assert!(matches!(
             jwk(r#"{"kty":"oct","k":"AA"}"#),
