@@ -7,7 +7,9 @@
 //! approval presets, scoped approvals; it decides from [`declared`] types only), [`server`] (the
 //! transport-agnostic engine and the [`server::ToolSet`] trait servers implement), then
 //! [`governance::bind`] (the one call that builds an engine for a workspace) and the transports
-//! ([`stdio`], [`http`]). This crate knows MCP and nothing of git or indexes:
+//! ([`stdio`], [`http`]). Beside them, [`crypto`] verifies signed tokens (JWS with RSA, ECDSA P-256
+//! and Ed25519 keys from JWK Sets) for the OAuth resource server, on the digests of [`sha256`] and
+//! [`hmac`]. This crate knows MCP and nothing of git or indexes:
 //! the servers live in the `agentteams-mcp-servers` package.
 
 #![forbid(unsafe_code)]
@@ -15,6 +17,7 @@
 pub mod audit;
 pub mod base64;
 pub mod client;
+pub mod crypto;
 pub mod declared;
 pub mod governance;
 pub mod hmac;

@@ -16,6 +16,8 @@
 //! );
 //! ```
 
+use crate::crypto::block::BlockBuffer;
+
 /// Length of a digest in bytes.
 pub const DIGEST_LEN: usize = 32;
 
@@ -45,8 +47,7 @@ const H0: [u32; 8] = [
 pub struct Sha256 {
     state: [u32; 8],
     /// Bytes of an incomplete block.
-    buffer: [u8; BLOCK_LEN],
-    buffered: usize,
+    buffer: BlockBuffer<BLOCK_LEN>,
     /// Message length so far, in bytes. The standard limits messages to 2^64 - 1 bits; a process
     /// cannot feed that much, so the count cannot wrap in practice.
     length: u64,
@@ -62,57 +63,46 @@ impl Sha256 {
     pub fn new() -> Sha256 {
         Sha256 {
             state: H0,
-            buffer: [0; BLOCK_LEN],
-            buffered: 0,
+            buffer: BlockBuffer::new(),
             length: 0,
         }
     }
 
     /// Appends `data` to the message.
-    pub fn update(&mut self, mut data: &[u8]) {
+    pub fn update(&mut self, data: &[u8]) {
         self.length = self.length.wrapping_add(data.len() as u64);
-        if self.buffered > 0 {
-            let take = (BLOCK_LEN - self.buffered).min(data.len());
-            self.buffer[self.buffered..self.buffered + take].copy_from_slice(&data[..take]);
-            self.buffered += take;
-            data = &data[take..];
-            if self.buffered < BLOCK_LEN {
-                return;
-            }
-            let block = self.buffer;
-            compress(&mut self.state, &block);
-            self.buffered = 0;
-        }
-        let mut blocks = data.chunks_exact(BLOCK_LEN);
-        for block in &mut blocks {
-            compress(&mut self.state, block.try_into().expect("64-byte chunk"));
-        }
-        let rest = blocks.remainder();
-        self.buffer[..rest.len()].copy_from_slice(rest);
-        self.buffered = rest.len();
+        let state = &mut self.state;
+        self.buffer.feed(data, |block| compress(state, block));
     }
 
     /// Pads the message (FIPS 180-4 §5.1.1) and returns the digest.
     pub fn finish(mut self) -> [u8; DIGEST_LEN] {
         let bit_length = self.length.wrapping_mul(8);
-        let mut tail = [0u8; 2 * BLOCK_LEN];
-        tail[..self.buffered].copy_from_slice(&self.buffer[..self.buffered]);
-        tail[self.buffered] = 0x80;
-        // One block if the 0x80 byte and the 8-byte length still fit after the data, else two.
-        let tail_len = if self.buffered + 1 + 8 <= BLOCK_LEN {
-            BLOCK_LEN
-        } else {
-            2 * BLOCK_LEN
-        };
-        tail[tail_len - 8..tail_len].copy_from_slice(&bit_length.to_be_bytes());
-        for block in tail[..tail_len].chunks_exact(BLOCK_LEN) {
-            compress(&mut self.state, block.try_into().expect("64-byte chunk"));
-        }
+        let state = &mut self.state;
+        self.buffer
+            .pad(&bit_length.to_be_bytes(), |block| compress(state, block));
         let mut out = [0u8; DIGEST_LEN];
         for (chunk, word) in out.chunks_exact_mut(4).zip(self.state) {
             chunk.copy_from_slice(&word.to_be_bytes());
         }
         out
+    }
+}
+
+impl crate::crypto::Digest for Sha256 {
+    const BLOCK_LEN: usize = BLOCK_LEN;
+    type Output = [u8; DIGEST_LEN];
+
+    fn new() -> Self {
+        Sha256::new()
+    }
+
+    fn update(&mut self, data: &[u8]) {
+        Sha256::update(self, data)
+    }
+
+    fn finish(self) -> Self::Output {
+        Sha256::finish(self)
     }
 }
 

@@ -1,0 +1,284 @@
+//! Strict DER reading of the few structures signature verification needs: SubjectPublicKeyInfo
+//! (RFC 5280 §4.1.2.7) for RSA, P-256 and Ed25519 keys, RSAPublicKey (RFC 8017 A.1.1) and the
+//! ECDSA signature `SEQUENCE { r, s }` (RFC 3279 §2.2.3).
+//!
+//! Strict means one encoding per value, as X.690 §10 requires of DER: definite lengths in the
+//! fewest bytes (short form below 128, no leading zero in the long form), INTEGERs in the fewest
+//! bytes and non-negative here, BIT STRINGs with no unused bits, and no byte after the outermost
+//! value. BER forms (indefinite lengths, padded lengths or integers) are refused, as Wycheproof's
+//! "BerEncodedSignature" vectors demand. There is no generic tree walk: each structure is read by
+//! its own code, so nesting depth is fixed by the structure (at most three levels), and input
+//! larger than [`MAX_DER_LEN`] is refused before it is read.
+
+use super::{ed25519, p256, rsa, Error, PublicKey};
+
+/// The largest DER input read: an 8192-bit RSA SubjectPublicKeyInfo is about 1.1 KB.
+pub const MAX_DER_LEN: usize = 4096;
+
+/// The longest length field read, in bytes after the first: 2 bytes cover [`MAX_DER_LEN`].
+const MAX_LENGTH_BYTES: usize = 2;
+
+const TAG_INTEGER: u8 = 0x02;
+const TAG_BIT_STRING: u8 = 0x03;
+const TAG_NULL: u8 = 0x05;
+const TAG_OID: u8 = 0x06;
+const TAG_SEQUENCE: u8 = 0x30;
+
+/// rsaEncryption, 1.2.840.113549.1.1.1 (RFC 3279 §2.3.1).
+const OID_RSA_ENCRYPTION: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+/// id-ecPublicKey, 1.2.840.10045.2.1 (RFC 5480 §2.1.1).
+const OID_EC_PUBLIC_KEY: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
+/// secp256r1 (prime256v1), 1.2.840.10045.3.1.7 (RFC 5480 §2.1.1.1).
+const OID_SECP256R1: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
+/// id-Ed25519, 1.3.101.112 (RFC 8410 §3).
+const OID_ED25519: &[u8] = &[0x2b, 0x65, 0x70];
+
+/// A cursor over DER bytes that reads one tag-length-value at a time.
+struct Reader<'a> {
+    input: &'a [u8],
+    what: &'static str,
+}
+
+impl<'a> Reader<'a> {
+    fn new(input: &'a [u8], what: &'static str) -> Result<Reader<'a>, Error> {
+        if input.len() > MAX_DER_LEN {
+            return Err(Error::malformed(what, "longer than the DER size limit"));
+        }
+        Ok(Reader { input, what })
+    }
+
+    fn err(&self, rule: &'static str) -> Error {
+        Error::malformed(self.what, rule)
+    }
+
+    /// The contents of the next value, which must carry `tag`.
+    fn read(&mut self, tag: u8) -> Result<&'a [u8], Error> {
+        let (&found, rest) = self.input.split_first().ok_or(self.err("ends early"))?;
+        if found != tag {
+            return Err(self.err("unexpected tag"));
+        }
+        let (&first, mut rest) = rest.split_first().ok_or(self.err("ends early"))?;
+        let len = if first < 0x80 {
+            usize::from(first)
+        } else {
+            let count = usize::from(first & 0x7f);
+            if count == 0 {
+                return Err(self.err("indefinite length (BER, not DER)"));
+            }
+            if count > MAX_LENGTH_BYTES || rest.len() < count {
+                return Err(self.err("length field too long"));
+            }
+            let (digits, after) = rest.split_at(count);
+            rest = after;
+            if digits[0] == 0 {
+                return Err(self.err("length not in the fewest bytes"));
+            }
+            let len = digits
+                .iter()
+                .fold(0usize, |acc, &d| (acc << 8) | usize::from(d));
+            if len < 0x80 {
+                return Err(self.err("long-form length below 128"));
+            }
+            len
+        };
+        if rest.len() < len {
+            return Err(self.err("length runs past the end"));
+        }
+        let (contents, after) = rest.split_at(len);
+        self.input = after;
+        Ok(contents)
+    }
+
+    /// A non-negative INTEGER's magnitude, without the sign byte.
+    fn read_unsigned(&mut self) -> Result<&'a [u8], Error> {
+        let contents = self.read(TAG_INTEGER)?;
+        match contents {
+            [] => Err(self.err("empty INTEGER")),
+            [first, ..] if first & 0x80 != 0 => Err(self.err("negative INTEGER")),
+            [0, second, ..] if second & 0x80 == 0 => {
+                Err(self.err("INTEGER not in the fewest bytes"))
+            }
+            [0, rest @ ..] => Ok(rest),
+            _ => Ok(contents),
+        }
+    }
+
+    /// A BIT STRING's bytes; one with unused bits has no meaning here.
+    fn read_bit_string(&mut self) -> Result<&'a [u8], Error> {
+        match self.read(TAG_BIT_STRING)? {
+            [0, bytes @ ..] => Ok(bytes),
+            [] => Err(self.err("empty BIT STRING")),
+            _ => Err(self.err("BIT STRING with unused bits")),
+        }
+    }
+
+    /// A nested reader over the contents of the next SEQUENCE.
+    fn read_sequence(&mut self) -> Result<Reader<'a>, Error> {
+        let contents = self.read(TAG_SEQUENCE)?;
+        Ok(Reader {
+            input: contents,
+            what: self.what,
+        })
+    }
+
+    fn finish(&self) -> Result<(), Error> {
+        if self.input.is_empty() {
+            Ok(())
+        } else {
+            Err(self.err("trailing bytes"))
+        }
+    }
+}
+
+/// The two non-negative INTEGERs of a `SEQUENCE { INTEGER, INTEGER }`, as big-endian magnitudes.
+fn parse_integer_pair<'a>(
+    der: &'a [u8],
+    what: &'static str,
+) -> Result<(&'a [u8], &'a [u8]), Error> {
+    let mut outer = Reader::new(der, what)?;
+    let mut pair = outer.read_sequence()?;
+    outer.finish()?;
+    let first = pair.read_unsigned()?;
+    let second = pair.read_unsigned()?;
+    pair.finish()?;
+    Ok((first, second))
+}
+
+/// The big-endian magnitudes of `n` and `e` of a PKCS#1 RSAPublicKey.
+pub fn parse_rsa_public_key(der: &[u8]) -> Result<(&[u8], &[u8]), Error> {
+    parse_integer_pair(der, "RSAPublicKey")
+}
+
+/// The big-endian magnitudes of `r` and `s` of a DER ECDSA signature.
+pub fn parse_ecdsa_signature(der: &[u8]) -> Result<(&[u8], &[u8]), Error> {
+    parse_integer_pair(der, "ECDSA signature")
+}
+
+/// A SubjectPublicKeyInfo holding an RSA (rsaEncryption), P-256 (id-ecPublicKey with the
+/// secp256r1 parameter, uncompressed point) or Ed25519 key, checked as the key types require.
+pub fn parse_spki(der: &[u8]) -> Result<PublicKey, Error> {
+    let mut outer = Reader::new(der, "SubjectPublicKeyInfo")?;
+    let mut spki = outer.read_sequence()?;
+    outer.finish()?;
+    let mut algorithm = spki.read_sequence()?;
+    let key_bits = spki.read_bit_string()?;
+    spki.finish()?;
+    let oid = algorithm.read(TAG_OID)?;
+    let key = match oid {
+        OID_RSA_ENCRYPTION => {
+            // RFC 3279 §2.3.1: the parameters MUST be NULL.
+            if !algorithm.read(TAG_NULL)?.is_empty() {
+                return Err(algorithm.err("NULL with contents"));
+            }
+            let (n, e) = parse_rsa_public_key(key_bits)?;
+            PublicKey::Rsa(rsa::PublicKey::from_components(n, e)?)
+        }
+        OID_EC_PUBLIC_KEY => {
+            if algorithm.read(TAG_OID)? != OID_SECP256R1 {
+                return Err(Error::Unsupported("elliptic curve (only P-256)".into()));
+            }
+            PublicKey::P256(p256::PublicKey::from_sec1(key_bits)?)
+        }
+        OID_ED25519 => PublicKey::Ed25519(ed25519::PublicKey::from_bytes(key_bits)?),
+        _ => return Err(Error::Unsupported("public key algorithm".into())),
+    };
+    // Ed25519 takes no parameters (RFC 8410 §3): whatever is left is an error for every type.
+    algorithm.finish()?;
+    Ok(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crypto::from_hex;
+
+    fn sig(hex: &str) -> Result<(Vec<u8>, Vec<u8>), Error> {
+        parse_ecdsa_signature(&from_hex(hex).unwrap()).map(|(r, s)| (r.to_vec(), s.to_vec()))
+    }
+
+    #[test]
+    fn minimal_signatures_parse_and_sign_bytes_are_stripped() {
+        assert_eq!(sig("3006020101020102"), Ok((vec![1], vec![2])));
+        assert_eq!(sig("30070202008002017f"), Ok((vec![0x80], vec![0x7f])));
+        let long_r = format!("3081{:02x}027f{}020101", 0x7f + 2 + 3, "11".repeat(0x7f));
+        assert_eq!(sig(&long_r).unwrap().0.len(), 0x7f);
+    }
+
+    #[test]
+    fn ber_and_broken_encodings_are_refused_with_the_rule_named() {
+        let cases = [
+            ("", "ends early"),
+            ("30", "ends early"),
+            ("3080020101020102", "indefinite length (BER, not DER)"),
+            ("308106020101020102", "long-form length below 128"),
+            ("30820006020101020102", "length not in the fewest bytes"),
+            ("3083000006020101020102", "length field too long"),
+            ("3007020101020102", "length runs past the end"),
+            ("300702020001020102", "INTEGER not in the fewest bytes"),
+            ("3006020181020102", "negative INTEGER"),
+            ("30050200020102", "empty INTEGER"),
+            ("3006000101020102", "unexpected tag"),
+            ("300602010102010200", "trailing bytes"),
+            ("3007020101020102ff", "trailing bytes"),
+            ("3009020101020102020103", "trailing bytes"),
+        ];
+        for (hex, rule) in cases {
+            assert_eq!(
+                sig(hex),
+                Err(Error::malformed("ECDSA signature", rule)),
+                "{hex}"
+            );
+        }
+        let huge = vec![0x30; MAX_DER_LEN + 1];
+        assert_eq!(
+            parse_ecdsa_signature(&huge),
+            Err(Error::malformed(
+                "ECDSA signature",
+                "longer than the DER size limit"
+            ))
+        );
+    }
+
+    #[test]
+    fn spki_of_each_type_parses_and_unknown_algorithms_are_named() {
+        // RFC 8410 §10.1's example Ed25519 key.
+        let ed = from_hex("302a300506032b657003210019bf44096984cdfe8541bac167dc3b96c85086aa30b6b6cb0c5c38ad703166e1").unwrap();
+        assert!(matches!(parse_spki(&ed), Ok(PublicKey::Ed25519(_))));
+        // The same with a parameter after the OID, and with a BIT STRING that has unused bits.
+        let ed_params = from_hex("302c300706032b65700500032100 19bf44096984cdfe8541bac167dc3b96c85086aa30b6b6cb0c5c38ad703166e1".replace(' ', "").as_str()).unwrap();
+        assert_eq!(
+            parse_spki(&ed_params).err(),
+            Some(Error::malformed("SubjectPublicKeyInfo", "trailing bytes"))
+        );
+        let unused = from_hex("302a300506032b657003210119bf44096984cdfe8541bac167dc3b96c85086aa30b6b6cb0c5c38ad703166e1").unwrap();
+        assert_eq!(
+            parse_spki(&unused).err(),
+            Some(Error::malformed(
+                "SubjectPublicKeyInfo",
+                "BIT STRING with unused bits"
+            ))
+        );
+        // An X25519 key (1.3.101.110) is not a signature key.
+        let x25519 = from_hex("302a300506032b656e03210019bf44096984cdfe8541bac167dc3b96c85086aa30b6b6cb0c5c38ad703166e1").unwrap();
+        assert_eq!(
+            parse_spki(&x25519).err(),
+            Some(Error::Unsupported("public key algorithm".into()))
+        );
+    }
+
+    #[test]
+    fn every_truncation_of_a_valid_spki_is_an_error_not_a_panic() {
+        let ed = from_hex("302a300506032b657003210019bf44096984cdfe8541bac167dc3b96c85086aa30b6b6cb0c5c38ad703166e1").unwrap();
+        for len in 0..ed.len() {
+            assert!(parse_spki(&ed[..len]).is_err(), "prefix of {len} bytes");
+        }
+        for i in 0..ed.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut bad = ed.clone();
+                bad[i] ^= flip;
+                // Key bytes may still form a valid key; structure bytes must not panic either way.
+                let _ = parse_spki(&bad);
+            }
+        }
+    }
+}
