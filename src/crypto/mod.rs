@@ -19,6 +19,7 @@ pub mod ed25519;
 mod field;
 pub mod jwk;
 pub mod jws;
+pub mod jwt;
 
 pub mod p256;
 pub mod rsa;
