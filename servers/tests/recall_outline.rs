@@ -172,3 +172,27 @@ fn a_stale_broken_planted_or_foreign_outline_is_passed_over() {
     let hits = query(&mut server, "close pooled connections");
     assert_eq!(lines_of(&hits[0]), Some((11, 13)));
 }
+
+#[test]
+fn definitions_read_per_query_are_bounded_and_the_best_hits_come_first() {
+    use agentteams_mcp_servers::recall::outline::MAX_DEFINITIONS_READ;
+    let project = Project::new("recall-outline-budget");
+    // A file of as many definitions as one query may read, and a small one: whichever ranks
+    // second finds the budget spent and keeps the file-level answer.
+    let big: String = (0..MAX_DEFINITIONS_READ)
+        .map(|i| {
+            format!("def budget_step_{i}():\n    \"\"\"One budget step.\"\"\"\n    return {i}\n\n")
+        })
+        .collect();
+    project.write("src/big.py", &big);
+    project.write(
+        "src/small.py",
+        "def budget_total():\n    \"\"\"The budget total.\"\"\"\n    return 0\n",
+    );
+    project.build_indexes();
+    let mut server = Server::start(&project.root);
+    let hits = query(&mut server, "budget");
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert!(lines_of(&hits[0]).is_some(), "{hits:?}");
+    assert!(lines_of(&hits[1]).is_none(), "{hits:?}");
+}

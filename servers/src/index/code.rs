@@ -128,13 +128,9 @@ pub struct Outline {
 }
 
 impl Outline {
-    /// Documents (definitions) held.
-    pub fn len(&self) -> usize {
+    /// Definitions (documents) held.
+    pub fn definition_count(&self) -> usize {
         self.documents.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.documents.is_empty()
     }
 
     /// The file's bytes, carrying `build_id`: its `local` partition's `index_build_id` as that

@@ -416,7 +416,7 @@ pub fn build(
         memory_terms: memory.postings.terms.len(),
         code_files: local.source_count,
         code_documents: local.docs.len(),
-        code_definitions: outline.len(),
+        code_definitions: outline.definition_count(),
         code_terms: local.postings.terms.len(),
         source_bytes,
         rewritten: Vec::new(),

@@ -74,38 +74,40 @@ pub const MAX_DEFINITIONS_READ: usize = 400;
 /// Hits whose definitions' passages are read, beyond their names.
 pub const PASSAGES_READ_HITS: usize = 2;
 
-/// The best-scoring of `units` (positions in `outline`'s documents) and its score; ties go to
-/// the narrower definition (a method over the class that holds it); `None` when none scores.
+/// One definition of a file: its position in the outline's documents and its lines, read from
+/// its locator once, when the outline is loaded.
+#[derive(Clone, Copy, Debug)]
+struct Definition {
+    at: usize,
+    first: u32,
+    last: u32,
+}
+
+/// The best-scoring of a file's `definitions`; ties go to the narrower definition (a method over
+/// the class that holds it); `None` when none scores.
 fn best_definition(
     outline: &Corpus,
-    units: &[usize],
+    definitions: &[Definition],
     words: &QueryWords,
     passages: bool,
-) -> Option<usize> {
-    let mut best: Option<(f64, usize, u32)> = None;
-    for &at in units {
-        let unit = &outline.documents[at];
-        let score = words.definition_score(unit, passages);
-        if score <= 0.0 {
-            continue;
-        }
-        let Some((_, first, last)) = parse_locator(unit.path()) else {
-            continue;
-        };
-        let span = last - first;
-        if best.is_none_or(|(s, _, w)| score > s || score == s && span < w) {
-            best = Some((score, at, span));
+) -> Option<Definition> {
+    let mut best: Option<(f64, Definition)> = None;
+    for &definition in definitions {
+        let score = words.definition_score(&outline.documents[definition.at], passages);
+        let span = definition.last - definition.first;
+        let better = best.is_none_or(|(s, b)| score > s || score == s && span < b.last - b.first);
+        if score > 0.0 && better {
+            best = Some((score, definition));
         }
     }
-    best.map(|(_, at, _)| at)
+    best.map(|(_, definition)| definition)
 }
 
 /// A loaded outline, its definitions grouped by file.
 pub struct Outline {
     loaded: Arc<Loaded>,
-    /// File path relative to the project → positions of its definitions in the outline's
-    /// documents, in order.
-    by_file: HashMap<String, Vec<usize>>,
+    /// File path relative to the project → its definitions, in order.
+    by_file: HashMap<String, Vec<Definition>>,
 }
 
 impl Outline {
@@ -115,13 +117,14 @@ impl Outline {
         let Loaded::Code(CodeFile::Partition(corpus)) = &*loaded else {
             return None;
         };
-        let mut by_file: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_file: HashMap<String, Vec<Definition>> = HashMap::new();
         for (at, doc) in corpus.documents.iter().enumerate() {
-            let (path, _, _) = parse_locator(doc.path())?;
+            let (path, first, last) = parse_locator(doc.path())?;
+            let definition = Definition { at, first, last };
             match by_file.get_mut(path) {
-                Some(list) => list.push(at),
+                Some(list) => list.push(definition),
                 None => {
-                    by_file.insert(path.to_owned(), vec![at]);
+                    by_file.insert(path.to_owned(), vec![definition]);
                 }
             }
         }
@@ -156,24 +159,21 @@ impl Outline {
         let outline = self.corpus();
         let mut budget = MAX_DEFINITIONS_READ;
         for (position, hit) in hits.iter_mut().enumerate() {
-            let Some(units) = self.by_file.get(relative(&hit.path, root)) else {
+            let Some(definitions) = self.by_file.get(relative(&hit.path, root)) else {
                 continue;
             };
             // Hits come best first: a later one past the budget keeps its file-level answer.
-            let Some(left) = budget.checked_sub(units.len()) else {
+            let Some(left) = budget.checked_sub(definitions.len()) else {
                 break;
             };
             budget = left;
             // The best hits are worth reading the passages for (a question in other words than
             // the code's is answered by a doc comment); the rest are named by names alone.
-            let best = best_definition(outline, units, words, position < PASSAGES_READ_HITS);
-            let Some(at) = best else {
+            let best = best_definition(outline, definitions, words, position < PASSAGES_READ_HITS);
+            let Some(Definition { at, first, last }) = best else {
                 continue;
             };
             let unit = &outline.documents[at];
-            let Some((_, first, last)) = parse_locator(unit.path()) else {
-                continue;
-            };
             hit.symbol = Some(unit.title().to_owned());
             hit.lines = Some((first, last));
             if let Some(passage) = unit.passages().next() {
