@@ -18,15 +18,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
+. "$here/fixture_repo.sh"
 repo="$work/repo"
-git init -q -b main "$repo"
-echo one > "$repo/a.txt"
-git -C "$repo" add a.txt
-git -C "$repo" -c user.name=interop -c user.email=interop@example.invalid commit -qm "interop fixture commit"
-seq 1 9000 | sed 's/$/ a numbered line of the big file/' > "$repo/big.txt"
-git -C "$repo" add big.txt
-git -C "$repo" -c user.name=interop -c user.email=interop@example.invalid commit -qm "big file"
-git -C "$repo" tag v1.0 HEAD~1
+make_fixture_repo "$repo"
 
 project="$work/project"
 mkdir -p "$project/references/plans"

@@ -9,16 +9,10 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 . "$here/venv.sh"
 cargo build --release --offline -p agentteams-mcp-servers --manifest-path "$root/Cargo.toml"
+. "$here/fixture_repo.sh"
 repo="$(mktemp -d)"
 trap 'rm -rf "$repo"' EXIT
-git -C "$repo" init -q -b main
-echo one > "$repo/a.txt"
-git -C "$repo" add a.txt
-git -C "$repo" -c user.name=interop -c user.email=interop@example.invalid commit -qm "interop fixture commit"
-seq 1 9000 | sed 's/$/ a numbered line of the big file/' > "$repo/big.txt"
-git -C "$repo" add big.txt
-git -C "$repo" -c user.name=interop -c user.email=interop@example.invalid commit -qm "big file"
-git -C "$repo" tag v1.0 HEAD~1
+make_fixture_repo "$repo"
 "$venv/bin/python" "$here/python_sdk.py" "$root/target/release/agentteams-mcp" \
   gitread "$repo" \
   git_log '{"n": 2}' 'interop fixture commit' \
