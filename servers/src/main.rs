@@ -24,7 +24,8 @@ usage:
                  [--access-log] [--until-stdin-closes]
                                                  serve NAME over Streamable HTTP at /mcp
   agentteams-mcp index build [--root DIR] [--team-dir DIR] [--description FILE]
-                 [--framework NAME]              build the indexes recall reads (index --help)
+                 [--framework NAME] [--python PATH]
+                                                 build the indexes recall reads (index --help)
   agentteams-mcp audit verify FILE [--ci]         check an audit log's hash chains
   agentteams-mcp client ...                      call an MCP server by hand (client --help)
   agentteams-mcp trust ...                       manage .agentteams/mcp-trust.json (trust --help)

@@ -249,9 +249,9 @@ impl UriTemplate {
     }
 }
 
-/// Percent-decodes one template value and applies the value rules (module documentation).
-fn check_value(name: &str, raw: &str, reserved: bool) -> Result<String, UriError> {
-    let bad = |rule: &str| UriError::new(format!("template argument {name} {rule}"));
+/// The bytes `raw` percent-encodes (RFC 3986 §2.1); `None` when a `%` is not followed by two hex
+/// digits.
+pub fn percent_decode(raw: &str) -> Option<Vec<u8>> {
     let mut bytes = Vec::with_capacity(raw.len());
     let mut it = raw.bytes();
     while let Some(b) = it.next() {
@@ -260,11 +260,16 @@ fn check_value(name: &str, raw: &str, reserved: bool) -> Result<String, UriError
             continue;
         }
         let hex = |c: Option<u8>| c.and_then(|c| char::from(c).to_digit(16));
-        match (hex(it.next()), hex(it.next())) {
-            (Some(h), Some(l)) => bytes.push((h * 16 + l) as u8),
-            _ => return Err(bad("has a % that is not followed by two hex digits")),
-        }
+        bytes.push((hex(it.next())? * 16 + hex(it.next())?) as u8);
     }
+    Some(bytes)
+}
+
+/// Percent-decodes one template value and applies the value rules (module documentation).
+fn check_value(name: &str, raw: &str, reserved: bool) -> Result<String, UriError> {
+    let bad = |rule: &str| UriError::new(format!("template argument {name} {rule}"));
+    let bytes =
+        percent_decode(raw).ok_or_else(|| bad("has a % that is not followed by two hex digits"))?;
     if bytes.len() > MAX_TEMPLATE_VALUE_BYTES {
         return Err(bad(&format!(
             "is longer than {MAX_TEMPLATE_VALUE_BYTES} bytes"

@@ -270,6 +270,12 @@ pub struct Distribution {
     pub record_py: Vec<String>,
     /// The site-packages folder it is installed in.
     pub site: PathBuf,
+    /// The tree its recorded files must resolve inside ([`Environment::confined_to`]).
+    confined_to: PathBuf,
+    /// The source folder of an editable install (PEP 610 `direct_url.json` with
+    /// `dir_info.editable`), when it is a `file:` URL resolving where the environment allows
+    /// ([`Environment::editable_anywhere`]); its files are read in place of `RECORD`'s.
+    pub editable: Option<PathBuf>,
     /// The metadata folder's name before its version, normalised: what `version(name)` matches.
     normalized: String,
     /// What the reference's `api-doc` unit holds: `Name`, `Summary` and the long description
@@ -358,9 +364,24 @@ impl std::fmt::Display for FingerprintError {
     }
 }
 
+/// A folder of installed distributions, and the tree every file read through it must stay in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Environment {
+    /// The folder holding the `*.dist-info` / `*.egg-info` metadata folders.
+    pub site: PathBuf,
+    /// Metadata and recorded source files are read only when they resolve inside it: the project
+    /// for its own virtual environments (a checkout can plant links anywhere); the folder itself
+    /// for one a user-named interpreter reports.
+    pub confined_to: PathBuf,
+    /// Where an editable install's sources may be, beyond the project: nowhere for the project's
+    /// own environments (a planted `direct_url.json` could name any folder of the machine);
+    /// anywhere for a user-named interpreter's, whose environment the user vouched for.
+    pub editable_anywhere: bool,
+}
+
 /// The `site-packages` folders of the project's virtual environments (`.venv`, `venv`), in
 /// that order, confined to the project.
-pub fn environment_dirs(root: &Path) -> Vec<PathBuf> {
+pub fn environment_dirs(root: &Path) -> Vec<Environment> {
     let mut out = Vec::new();
     for venv in [".venv", "venv"] {
         let lib = root.join(venv).join("lib");
@@ -376,7 +397,11 @@ pub fn environment_dirs(root: &Path) -> Vec<PathBuf> {
         for dir in pythons {
             if let Ok(dir) = confine(root, &dir) {
                 if dir.is_dir() {
-                    out.push(dir);
+                    out.push(Environment {
+                        site: dir,
+                        confined_to: root.to_path_buf(),
+                        editable_anywhere: false,
+                    });
                 }
             }
         }
@@ -384,12 +409,13 @@ pub fn environment_dirs(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The distributions installed in `dirs` (metadata folders in name order, at most
-/// [`MAX_DISTRIBUTIONS`] in all); folders and files resolving outside `root` are skipped.
-pub fn distributions(root: &Path, dirs: &[PathBuf]) -> Vec<Distribution> {
+/// The distributions installed in `environments` (metadata folders in name order, at most
+/// [`MAX_DISTRIBUTIONS`] in all); folders and files resolving outside an environment's
+/// confinement are skipped. `root`: the project, where editable sources may always be.
+pub fn distributions(root: &Path, environments: &[Environment]) -> Vec<Distribution> {
     let mut out = Vec::new();
-    for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else {
+    for env in environments {
+        let Ok(entries) = std::fs::read_dir(&env.site) else {
             continue;
         };
         let mut names: Vec<String> = entries
@@ -403,10 +429,10 @@ pub fn distributions(root: &Path, dirs: &[PathBuf]) -> Vec<Distribution> {
             if out.len() >= MAX_DISTRIBUTIONS {
                 return out;
             }
-            let Ok(meta_dir) = confine(root, &dir.join(&name)) else {
+            let Ok(meta_dir) = confine(&env.confined_to, &env.site.join(&name)) else {
                 continue;
             };
-            if let Some(dist) = read_distribution(root, &meta_dir, &name) {
+            if let Some(dist) = read_distribution(root, env, &meta_dir, &name) {
                 out.push(dist);
             }
         }
@@ -421,9 +447,15 @@ fn metadata_file(root: &Path, dir: &Path, name: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-fn read_distribution(root: &Path, dir: &Path, folder: &str) -> Option<Distribution> {
-    let metadata = metadata_file(root, dir, "METADATA")
-        .or_else(|| metadata_file(root, dir, "PKG-INFO"))?
+fn read_distribution(
+    root: &Path,
+    env: &Environment,
+    dir: &Path,
+    folder: &str,
+) -> Option<Distribution> {
+    let base = &env.confined_to;
+    let metadata = metadata_file(base, dir, "METADATA")
+        .or_else(|| metadata_file(base, dir, "PKG-INFO"))?
         .replace("\r\n", "\n")
         .replace('\r', "\n");
     let (headers, body) = metadata.split_once("\n\n").unwrap_or((&metadata, ""));
@@ -448,10 +480,10 @@ fn read_distribution(root: &Path, dir: &Path, folder: &str) -> Option<Distributi
     }
     let doc_text = doc_text.join("\n");
     let doc_text = crate::recall::rank::cut_chars(&doc_text, MAX_DOC_CHARS).to_owned();
-    let declared: Vec<String> = metadata_file(root, dir, "top_level.txt")
+    let declared: Vec<String> = metadata_file(base, dir, "top_level.txt")
         .map(|t| t.split_whitespace().map(str::to_owned).collect())
         .unwrap_or_default();
-    let record_py = metadata_file(root, dir, "RECORD")
+    let record_py = metadata_file(base, dir, "RECORD")
         .map(|record| record_py_paths(&record))
         .unwrap_or_default();
     let top_level = if declared.is_empty() {
@@ -469,6 +501,17 @@ fn read_distribution(root: &Path, dir: &Path, folder: &str) -> Option<Distributi
         top_level,
         record_py,
         site: dir.parent().map_or_else(PathBuf::new, Path::to_path_buf),
+        confined_to: base.clone(),
+        editable: metadata_file(base, dir, "direct_url.json")
+            .and_then(|text| editable_source(&text))
+            .and_then(|source| {
+                let confined_to = if env.editable_anywhere {
+                    Path::new("/")
+                } else {
+                    root
+                };
+                confine(confined_to, &source).ok()
+            }),
         normalized: normalize(stem),
         doc_text,
     })
@@ -632,7 +675,7 @@ pub fn api_modules(
             continue;
         };
         let version = (!version.is_empty()).then_some(version);
-        let files = by_name(&dist, dists).map_or_else(Vec::new, |d| source_files(root, d, &name));
+        let files = by_name(&dist, dists).map_or_else(Vec::new, |d| source_files(d, &name));
         if files.is_empty() {
             let text = format!("{dist} {}", version.as_deref().unwrap_or(""))
                 .trim()
@@ -687,8 +730,12 @@ pub fn api_modules(
 }
 
 /// Up to [`MAX_API_FILES`] `.py` files of `dist` under `import` (`import/...` or `import.py`),
-/// each a regular file inside the project.
-fn source_files(root: &Path, dist: &Distribution, import: &str) -> Vec<PathBuf> {
+/// each a regular file inside the distribution's confinement: those `RECORD` lists, or for an
+/// editable install those of its source folder (`import` there or under `src/`).
+fn source_files(dist: &Distribution, import: &str) -> Vec<PathBuf> {
+    if let Some(source) = &dist.editable {
+        return editable_files(source, import);
+    }
     let module = format!("{import}.py");
     let mut out = Vec::new();
     for rel in &dist.record_py {
@@ -696,7 +743,7 @@ fn source_files(root: &Path, dist: &Distribution, import: &str) -> Vec<PathBuf> 
         if top != import && top != module {
             continue;
         }
-        let Ok(path) = confine(root, &dist.site.join(rel)) else {
+        let Ok(path) = confine(&dist.confined_to, &dist.site.join(rel)) else {
             continue;
         };
         if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
@@ -707,6 +754,102 @@ fn source_files(root: &Path, dist: &Distribution, import: &str) -> Vec<PathBuf> 
         }
     }
     out
+}
+
+/// Entries of an editable install's source folder examined for one import, in all: a source
+/// folder of millions of files cannot make the build run away.
+pub const MAX_EDITABLE_ENTRIES: usize = 10_000;
+
+/// Folder depth below the import's package examined in an editable source folder.
+pub const MAX_EDITABLE_DEPTH: usize = 8;
+
+/// The source folder a PEP 610 `direct_url.json` names for an editable install: its `url` when
+/// `dir_info.editable` is true and the URL is `file://` with an absolute, percent-decoded path.
+fn editable_source(text: &str) -> Option<PathBuf> {
+    let value = agentteams_mcp::json::parse(text.as_bytes()).ok()?;
+    let editable = value.get("dir_info")?.get("editable")?.as_bool()?;
+    let url = value.get("url")?.as_str()?;
+    let path = url.strip_prefix("file://")?;
+    // `file://localhost/p` names the same file as `file:///p`; another host is not this machine.
+    let path = path.strip_prefix("localhost").unwrap_or(path);
+    let decoded = agentteams_mcp::server::uri::percent_decode(path)?;
+    let decoded = String::from_utf8(decoded).ok()?;
+    (editable && decoded.starts_with('/') && !decoded.contains('\0'))
+        .then(|| PathBuf::from(decoded))
+}
+
+/// The `.py` files of `import` in an editable install's `source` folder (`source/import.py` or
+/// the package folder `source/import/`, else the same under `source/src/`), in path order, at
+/// most [`MAX_API_FILES`]; each a regular file inside `source` (links out skipped).
+fn editable_files(source: &Path, import: &str) -> Vec<PathBuf> {
+    for base in [source.to_path_buf(), source.join("src")] {
+        let Ok(base) = confine(source, &base) else {
+            continue;
+        };
+        let module = base.join(format!("{import}.py"));
+        if confine(source, &module).is_ok_and(|m| regular(&m)) {
+            return vec![module];
+        }
+        let package = base.join(import);
+        let Ok(package) = confine(source, &package) else {
+            continue;
+        };
+        if package.is_dir() {
+            let files = package_files(source, &package);
+            if !files.is_empty() {
+                return files;
+            }
+        }
+    }
+    Vec::new()
+}
+
+fn regular(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
+}
+
+/// [`editable_files`]' walk of one package folder: breadth by sorted name, bounded by
+/// [`MAX_EDITABLE_ENTRIES`] and [`MAX_EDITABLE_DEPTH`].
+fn package_files(source: &Path, package: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut folders = vec![(package.to_path_buf(), 0usize)];
+    let mut examined = 0usize;
+    let mut at = 0;
+    while at < folders.len() && files.len() < MAX_API_FILES {
+        let (folder, depth) = folders[at].clone();
+        at += 1;
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut names: Vec<std::ffi::OsString> = Vec::new();
+        for entry in entries.flatten() {
+            examined += 1;
+            if examined > MAX_EDITABLE_ENTRIES {
+                break;
+            }
+            names.push(entry.file_name());
+        }
+        names.sort();
+        for name in names {
+            let path = folder.join(&name);
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() && depth < MAX_EDITABLE_DEPTH {
+                folders.push((path, depth + 1));
+            } else if meta.file_type().is_file()
+                && path.extension().is_some_and(|e| e == "py")
+                && confine(source, &path).is_ok()
+                && files.len() < MAX_API_FILES
+            {
+                files.push(path);
+            }
+        }
+        if examined > MAX_EDITABLE_ENTRIES {
+            break;
+        }
+    }
+    files
 }
 
 /// The reference's `dependency_fingerprint(manifest_texts, external, dist_versions)`: SHA-256
@@ -823,7 +966,11 @@ mod tests {
             &site.join("typing_extensions-4.0.dist-info/METADATA"),
             "Name: typing_extensions\nVersion: 4.0\n",
         );
-        assert_eq!(environment_dirs(&root), std::slice::from_ref(&site));
+        let sites: Vec<PathBuf> = environment_dirs(&root)
+            .into_iter()
+            .map(|e| e.site)
+            .collect();
+        assert_eq!(sites, std::slice::from_ref(&site));
         let dists = distributions(&root, &environment_dirs(&root));
         assert_eq!(dists.len(), 3);
         assert_eq!(dists[1].top_level, ["requests", "six"]);
@@ -880,6 +1027,167 @@ mod tests {
             ]
         );
         assert_eq!(docs[2].text, "PyYAML\nYAML parser and emitter\nLong text.");
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// A PEP 660 editable install: `RECORD` lists only the `.pth` hook, `direct_url.json` names
+    /// the source folder.
+    fn editable(site: &Path, dist: &str, url: &str) {
+        let info = site.join(format!("{dist}-1.0.dist-info"));
+        write(
+            &info.join("METADATA"),
+            &format!("Name: {dist}\nVersion: 1.0\n"),
+        );
+        write(
+            &info.join("RECORD"),
+            &format!("__editable__.{dist}-1.0.pth,,\n__editable___{dist}_finder.py,,\n"),
+        );
+        write(
+            &info.join("direct_url.json"),
+            &format!("{{\"dir_info\": {{\"editable\": true}}, \"url\": \"{url}\"}}"),
+        );
+    }
+
+    fn summary(units: &[ApiModule]) -> Vec<(String, Option<String>)> {
+        units
+            .iter()
+            .map(|u| (u.path.clone(), u.symbol.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn editable_installs_are_read_from_their_source_folder_inside_the_project() {
+        let root = project("editable");
+        let site = root.join(".venv/lib/python3.11/site-packages");
+        // A src layout, a flat layout, and a space percent-encoded in the URL.
+        editable(
+            &site,
+            "gears",
+            &format!("file://{}/libs/gears", root.display()),
+        );
+        write(
+            &root.join("libs/gears/src/gears/__init__.py"),
+            "def turn(n):\n    \"\"\"Turn n times.\"\"\"\n",
+        );
+        write(
+            &root.join("libs/gears/src/gears/teeth/cut.py"),
+            "def cut():\n    pass\n",
+        );
+        editable(
+            &site,
+            "cogs",
+            &format!("file://{}/libs/my%20cogs", root.display()),
+        );
+        write(&root.join("libs/my cogs/cogs.py"), "class Cog:\n    pass\n");
+        let dists = distributions(&root, &environment_dirs(&root));
+        let units = api_modules(&root, &set(&["gears", "cogs"]), &dists);
+        assert_eq!(
+            summary(&units),
+            [
+                ("cogs".to_owned(), Some("Cog".to_owned())),
+                ("gears".to_owned(), Some("turn".to_owned())),
+                ("gears".to_owned(), Some("cut".to_owned())),
+            ]
+        );
+        let Provenance::Source { resolved_from, .. } = &units[2].provenance else {
+            panic!("{:?}", units[2].provenance);
+        };
+        assert!(resolved_from.ends_with("libs/gears/src/gears/teeth/cut.py"));
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn editable_installs_naming_folders_outside_the_project_or_malformed_are_declared_only() {
+        let root = project("editable-hostile");
+        let outside = project("editable-hostile-outside");
+        write(
+            &outside.join("secret/__init__.py"),
+            "def stolen():\n    pass\n",
+        );
+        write(&outside.join("linked.py"), "def stolen_too():\n    pass\n");
+        let site = root.join(".venv/lib/python3.11/site-packages");
+        // A planted direct_url.json naming a folder of the machine outside the checkout.
+        editable(&site, "secret", &format!("file://{}", outside.display()));
+        // Inside the project, but the package is a link out of it.
+        editable(&site, "linked", &format!("file://{}/src", root.display()));
+        fs::create_dir_all(root.join("src")).unwrap();
+        std::os::unix::fs::symlink(outside.join("linked.py"), root.join("src/linked.py")).unwrap();
+        // Malformed: not editable, another host, bad escapes, not JSON.
+        for (dist, body) in [
+            (
+                "plain",
+                "{\"dir_info\": {}, \"url\": \"file:///\"}".to_owned(),
+            ),
+            (
+                "remote",
+                "{\"dir_info\": {\"editable\": true}, \"url\": \"file://host/x\"}".to_owned(),
+            ),
+            (
+                "escape",
+                "{\"dir_info\": {\"editable\": true}, \"url\": \"file:///%zz\"}".to_owned(),
+            ),
+            ("garbage", "{".to_owned()),
+        ] {
+            editable(&site, dist, "file:///");
+            write(
+                &site.join(format!("{dist}-1.0.dist-info/direct_url.json")),
+                &body,
+            );
+        }
+        let dists = distributions(&root, &environment_dirs(&root));
+        assert!(dists
+            .iter()
+            .all(|d| d.editable.is_none() || d.name == "linked"));
+        let units = api_modules(
+            &root,
+            &set(&["secret", "linked", "plain", "remote", "escape", "garbage"]),
+            &dists,
+        );
+        assert!(
+            units
+                .iter()
+                .all(|u| matches!(u.provenance, Provenance::Declared { .. })),
+            "{:?}",
+            summary(&units)
+        );
+        fs::remove_dir_all(&root).unwrap();
+        fs::remove_dir_all(&outside).unwrap();
+    }
+
+    #[test]
+    fn an_editable_source_folder_is_walked_within_its_bounds() {
+        let root = project("editable-bounds");
+        let site = root.join(".venv/lib/python3.11/site-packages");
+        editable(&site, "wide", &format!("file://{}/wide", root.display()));
+        for i in 0..(MAX_API_FILES + 3) {
+            write(
+                &root.join(format!("wide/wide/m{i:02}.py")),
+                &format!("def f{i}():\n    pass\n"),
+            );
+        }
+        // Deeper than the depth bound: never reached.
+        let mut deep = root.join("wide/wide/z");
+        for _ in 0..MAX_EDITABLE_DEPTH + 1 {
+            deep = deep.join("d");
+        }
+        write(&deep.join("deep.py"), "def too_deep():\n    pass\n");
+        // A package whose only file is just within the depth bound, one just beyond it.
+        editable(&site, "fits", &format!("file://{}/fits", root.display()));
+        editable(&site, "sunk", &format!("file://{}/sunk", root.display()));
+        let (mut fits, mut sunk) = (root.join("fits/fits"), root.join("sunk/sunk"));
+        for _ in 0..MAX_EDITABLE_DEPTH {
+            fits = fits.join("d");
+            sunk = sunk.join("d");
+        }
+        write(&fits.join("at_bound.py"), "def at_bound():\n    pass\n");
+        write(&sunk.join("d/too_deep.py"), "def too_deep():\n    pass\n");
+        let dists = distributions(&root, &environment_dirs(&root));
+        let units = api_modules(&root, &set(&["wide", "fits", "sunk"]), &dists);
+        let symbols: Vec<String> = units.iter().filter_map(|u| u.symbol.clone()).collect();
+        assert_eq!(symbols, ["at_bound", "f0", "f1", "f2", "f3", "f4", "f5"]);
+        let sunk: Vec<&ApiModule> = units.iter().filter(|u| u.path == "sunk").collect();
+        assert_eq!(sunk.len(), 1);
+        assert!(matches!(sunk[0].provenance, Provenance::Declared { .. }));
         fs::remove_dir_all(&root).unwrap();
     }
 

@@ -13,6 +13,7 @@ pub mod code;
 pub mod deps;
 pub mod description;
 pub mod ecosystems;
+pub mod interpreter;
 pub mod memory;
 pub mod outline;
 pub mod passages;
@@ -35,7 +36,7 @@ use std::time::Instant;
 
 const USAGE: &str =
     "usage: agentteams-mcp index build [--root DIR] [--team-dir DIR] [--description FILE]
-                                 [--framework NAME] [--git-memory-limit SIZE]
+                                 [--framework NAME] [--python PATH] [--git-memory-limit SIZE]
 
   --root DIR            the project to index (default: the current directory)
   --team-dir DIR        where references/ is written, relative to the root unless absolute
@@ -49,6 +50,10 @@ const USAGE: &str =
                         else none: the project name is the root directory's name)
   --framework NAME      the framework recorded in the indexes (default: the description's
                         \"framework\" string, else empty)
+  --python PATH         the Python interpreter whose environment the API partitions read
+                        (its sys.path, asked once, from /, with -E -s, for at most 10 s);
+                        default: the project's .venv and venv folders, read without running
+                        anything
   --git-memory-limit SIZE
                         address space the `git ls-files` listing may use: 1G (the default),
                         512M, a number of bytes (at least 64M), or none";
@@ -60,6 +65,9 @@ pub struct Options {
     pub team_dir: Option<PathBuf>,
     pub description: Option<PathBuf>,
     pub framework: Option<String>,
+    /// The Python interpreter to ask for its environment (`--python`); else the project's
+    /// `.venv`/`venv` folders are read, and nothing is run.
+    pub python: Option<PathBuf>,
 }
 
 /// What every index file records about its build: when, and for which project and framework.
@@ -238,12 +246,14 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut team = None;
     let mut description = None;
     let mut framework = None;
+    let mut python = None;
     while let Some(arg) = iter.next() {
         let slot = match arg.as_str() {
             "--root" => &mut root,
             "--team-dir" => &mut team,
             "--description" => &mut description,
             "--framework" => &mut framework,
+            "--python" => &mut python,
             other => return Err(format!("unexpected argument {other:?}")),
         };
         if slot.is_some() {
@@ -265,6 +275,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         team_dir: team.map(PathBuf::from),
         description: description.map(PathBuf::from),
         framework,
+        python: python.map(PathBuf::from),
     })
 }
 
@@ -321,6 +332,12 @@ pub fn build(
         options.framework.as_deref(),
     )
     .map_err(|e| e.to_string())?;
+    // The interpreter is asked before anything is written: a failure leaves the indexes as they
+    // were.
+    let environments = match &options.python {
+        Some(python) => interpreter::environments(python)?,
+        None => deps::environment_dirs(&root),
+    };
     let in_description = |e: sources::SourceError| match &description.file {
         Some(file) => format!("project description {}: {e}", file.display()),
         None => e.to_string(),
@@ -394,7 +411,7 @@ pub fn build(
     }
     // The API partitions carry the reference's dependency fingerprint, so its CLI finds them
     // fresh; if a manifest cannot be read the way the reference reads it, `null` (stale there).
-    let distributions = deps::distributions(&root, &deps::environment_dirs(&root));
+    let distributions = deps::distributions(&root, &environments);
     // Rust, npm and Go dependencies: not in the reference's fingerprint (which covers Python).
     let packages = ecosystems::packages(&root, &ecosystems::Caches::from_environment());
     let dependency_fingerprint = match deps::fingerprint(&root, &imports, &distributions) {
@@ -636,6 +653,7 @@ mod tests {
                 team_dir: Some(PathBuf::from("t")),
                 description: Some(PathBuf::from("d.json")),
                 framework: Some("claude".into()),
+                python: None,
             }
         );
     }
