@@ -970,6 +970,107 @@ impl Transport for HttpTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::TcpListener;
+
+    /// `(connection number, request id)` of each request a test server received whole.
+    type Arrivals = Vec<(usize, String)>;
+
+    /// A keep-alive server answering every POST with an empty result; logs `(connection, id)`
+    /// of each request that arrived whole. At end of stream it keeps its side open (so only a
+    /// failed write, never a visible close, can tell the client the connection is gone).
+    fn answering_server() -> (String, Arc<Mutex<Arrivals>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let shared = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for (number, stream) in listener.incoming().enumerate() {
+                let (Ok(mut stream), log) = (stream, Arc::clone(&shared)) else {
+                    continue;
+                };
+                std::thread::spawn(move || {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    loop {
+                        let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+                            match stream.read(&mut chunk) {
+                                Ok(0) | Err(_) => {
+                                    std::thread::sleep(Duration::from_secs(5));
+                                    return;
+                                }
+                                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                            }
+                            continue;
+                        };
+                        let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                        let length: usize = head
+                            .split("\r\n")
+                            .find_map(|l| l.strip_prefix("content-length:"))
+                            .and_then(|v| v.trim().parse().ok())
+                            .unwrap_or(0);
+                        while buf.len() < end + 4 + length {
+                            match stream.read(&mut chunk) {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                            }
+                        }
+                        let body: Vec<u8> = buf.drain(..end + 4 + length).skip(end + 4).collect();
+                        let message = json::parse(&body).unwrap();
+                        let id = json::to_string(message.get("id").unwrap());
+                        log.lock().unwrap().push((number, id.clone()));
+                        let reply = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+                        let _ = write!(
+                            stream,
+                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{reply}",
+                            reply.len()
+                        );
+                    }
+                });
+            }
+        });
+        (url, log)
+    }
+
+    fn list_request(id: i64) -> Outgoing {
+        Outgoing {
+            message: json::parse(
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#).as_bytes(),
+            )
+            .unwrap(),
+            id: Some(Value::from(id)),
+            method: "tools/list".into(),
+            name: None,
+            revision: None,
+            modern: false,
+        }
+    }
+
+    #[test]
+    fn a_request_whose_write_failed_on_a_reused_connection_is_sent_once_on_a_new_one() {
+        let (url, log) = answering_server();
+        let mut transport =
+            HttpTransport::new(&url, None, Duration::from_secs(2), 1 << 20).unwrap();
+        let timeout = Duration::from_secs(5);
+        transport
+            .request(&list_request(1), timeout, &mut |_| {})
+            .unwrap();
+        assert_eq!(transport.pool.idle_count(), 1);
+        // Break the pooled connection so that it still looks open (nothing to read) but cannot
+        // be written to: the next request's write fails, and the rule resends it.
+        let pooled = transport.pool.take().unwrap();
+        pooled.shutdown(Shutdown::Write).unwrap();
+        transport.pool.put(pooled, pool::IDLE_TIMEOUT);
+        let reply = transport
+            .request(&list_request(2), timeout, &mut |_| {})
+            .unwrap();
+        assert_eq!(
+            json::to_string(&reply),
+            r#"{"jsonrpc":"2.0","id":2,"result":{}}"#
+        );
+        // Each request arrived once; the second on a new connection.
+        let seen = log.lock().unwrap().clone();
+        assert_eq!(seen, vec![(0, "1".to_owned()), (1, "2".to_owned())]);
+    }
 
     #[test]
     fn header_values_encode_only_when_needed() {
