@@ -166,6 +166,10 @@ impl ToolSet for Conformance {
                 "Elicits a form with the five enum schema variants (SEP-1330).",
             ),
             plain(
+                "test_roots",
+                "Asks the client for its roots (roots/list) and returns them as JSON.",
+            ),
+            plain(
                 "test_reconnection",
                 "Closes its SSE stream mid-call and answers after a pause, on the stream the client resumes with Last-Event-ID (SEP-1699 polling).",
             ),
@@ -308,6 +312,13 @@ impl ToolSet for Conformance {
                     form,
                     "Elicitation completed",
                 )
+            }
+            "test_roots" => {
+                let answer = ctx
+                    .list_roots()
+                    .map_err(|e| ToolError::new(e.to_string()))?;
+                let roots = answer.get("roots").cloned().unwrap_or_default();
+                content(vec![text(&format!("Roots: {}", json::to_string(&roots)))])
             }
             "test_reconnection" => {
                 // Closed only where the transport can resume it (HTTP sessions at 2025-11-25);
@@ -528,7 +539,8 @@ mod tests {
             // Tools that ask the client fail without a session to ask.
             let fails = tool.name == "test_error_handling"
                 || tool.name.starts_with("test_sampling")
-                || tool.name.starts_with("test_elicitation");
+                || tool.name.starts_with("test_elicitation")
+                || tool.name == "test_roots";
             assert_eq!(outcome.is_err(), fails, "{}", tool.name);
         }
     }

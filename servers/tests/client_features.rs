@@ -110,12 +110,19 @@ fn the_client_reads_resources_gets_prompts_and_completes_over_http() {
     }
 }
 
-/// Calls the fixture's elicitation tool with `answers` configured; returns the tool's text.
-fn elicited(client: &mut Client) -> String {
-    let result = client
-        .call_tool("test_elicitation_sep1034_defaults", Default::default())
-        .unwrap();
-    result.text()
+/// The text of the fixture's no-argument `tool`, called with `options` by a client over stdio
+/// and by one over Streamable HTTP; both must be `expected`.
+fn assert_tool_text_on_both_transports(options: Options, tool: &str, expected: &str) {
+    let mut client = Client::spawn(&fixture(), options.clone()).unwrap();
+    let text = client.call_tool(tool, Default::default()).unwrap().text();
+    assert_eq!(text, expected, "stdio");
+    client.close().unwrap();
+    let (_server, port) = serve_http(&[], None, Stdio::null());
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut client = Client::connect_http(&url, options).unwrap();
+    let text = client.call_tool(tool, Default::default()).unwrap().text();
+    assert_eq!(text, expected, "HTTP");
+    client.close().unwrap();
 }
 
 #[test]
@@ -130,14 +137,21 @@ fn the_client_answers_elicitation_from_defaults_and_given_values_over_stdio_and_
         ..Options::default()
     };
     let expected = r#"Elicitation completed: action=accept, content={"name":"John Doe","age":41,"score":95.5,"status":"active","verified":true}"#;
-    let mut client = Client::spawn(&fixture(), options.clone()).unwrap();
-    assert_eq!(elicited(&mut client), expected);
-    client.close().unwrap();
-    let (_server, port) = serve_http(&[], None, Stdio::null());
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let mut client = Client::connect_http(&url, options).unwrap();
-    assert_eq!(elicited(&mut client), expected);
-    client.close().unwrap();
+    assert_tool_text_on_both_transports(options, "test_elicitation_sep1034_defaults", expected);
+}
+
+#[test]
+fn the_client_answers_roots_list_with_its_roots_over_stdio_and_http() {
+    let options = Options {
+        era: EraChoice::Legacy,
+        answers: Answers {
+            elicitation: None,
+            roots: vec!["file:///srv/one".into(), "file:///srv/two%20b".into()],
+        },
+        ..Options::default()
+    };
+    let expected = r#"Roots: [{"uri":"file:///srv/one"},{"uri":"file:///srv/two%20b"}]"#;
+    assert_tool_text_on_both_transports(options, "test_roots", expected);
 }
 
 #[test]
@@ -150,6 +164,7 @@ fn a_client_without_answers_declares_nothing_and_the_server_says_so() {
     for (tool, capability) in [
         ("test_elicitation_sep1034_defaults", "elicitation"),
         ("test_sampling", "sampling"),
+        ("test_roots", "roots"),
     ] {
         let mut arguments = agentteams_mcp::json::Map::new();
         arguments.insert("prompt", Value::from("x"));

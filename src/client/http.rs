@@ -3,11 +3,15 @@
 //! the server's standalone GET stream (opened after the handshake; the server's requests on it
 //! are answered), DELETE on close, bearer tokens, and timeouts on connect and on every call.
 //!
-//! Each exchange uses its own connection (`Connection: close`): a blocking client sends one
-//! message at a time, and a fresh connection can never inherit a half-read body.
+//! POSTs and DELETE reuse idle connections to the origin ([`Pool`], keep-alive): a connection
+//! goes back to the pool only once its whole response was read, so a reused one never holds a
+//! half-read body. Event streams (the GET stream, resumptions) each get a connection of their own,
+//! closed when the stream ends. [`HttpTransport::exchange`] says when a request on a reused
+//! connection is sent again: only when the server cannot have received all of it.
 
 use super::core::{self, Event, Incoming, Outgoing};
 use super::error::ClientError;
+use super::pool::{self, Pool, MAX_IDLE_CONNECTIONS};
 use super::sse::{SseEvent, SseParser};
 use super::wire::{self, BodyDecoder, HttpUrl, ResponseHead};
 use super::{Answers, Transport};
@@ -67,6 +71,8 @@ pub struct HttpTransport {
     answers: Answers,
     /// The thread following the server's standalone GET stream, while one is open.
     server_stream: Option<ServerStream>,
+    /// Idle connections to the origin, shared with the stream thread (which POSTs answers).
+    pool: Arc<Pool>,
 }
 
 /// The standalone GET stream's reader thread and what stops it.
@@ -113,6 +119,7 @@ impl HttpTransport {
             max_message_bytes,
             answers: Answers::default(),
             server_stream: None,
+            pool: Arc::new(Pool::default()),
         })
     }
 
@@ -127,6 +134,7 @@ impl HttpTransport {
             max_message_bytes: self.max_message_bytes,
             answers: self.answers.clone(),
             server_stream: None,
+            pool: Arc::clone(&self.pool),
         }
     }
 
@@ -249,13 +257,10 @@ impl HttpTransport {
     }
 
     fn headers(&self, out: Option<&Outgoing>) -> Vec<(&'static str, String)> {
-        let mut h = vec![
-            ("Connection", "close".to_owned()),
-            (
-                "User-Agent",
-                format!("agentteams-mcp-client/{}", env!("CARGO_PKG_VERSION")),
-            ),
-        ];
+        let mut h = vec![(
+            "User-Agent",
+            format!("agentteams-mcp-client/{}", env!("CARGO_PKG_VERSION")),
+        )];
         if let Some(t) = &self.token {
             h.push(("Authorization", format!("Bearer {t}")));
         }
@@ -285,16 +290,7 @@ impl HttpTransport {
             let left = deadline.saturating_duration_since(Instant::now());
             let limit = self.connect_timeout.min(left).max(Duration::from_millis(1));
             match TcpStream::connect_timeout(&addr, limit) {
-                Ok(stream) => {
-                    return Ok(Conn {
-                        stream,
-                        pending: Vec::new(),
-                        what: what.to_owned(),
-                        timeout,
-                        deadline,
-                        url: self.url.to_string(),
-                    })
-                }
+                Ok(stream) => return Ok(self.wrap(stream, false, what, timeout, deadline)),
                 Err(e) => last = Some(e),
             }
         }
@@ -307,6 +303,77 @@ impl HttpTransport {
             Some(e) => format!("cannot connect to {}: {e}", self.url),
             None => format!("cannot connect to {}: the host has no address", self.url),
         }))
+    }
+
+    /// `stream` as the connection of the exchange `what`; `reused` when it came from the pool.
+    fn wrap(
+        &self,
+        stream: TcpStream,
+        reused: bool,
+        what: &str,
+        timeout: Duration,
+        deadline: Instant,
+    ) -> Conn {
+        // A reply is one write on the server's side and one request here: without this, each
+        // request on a kept-alive connection waits out the peer's delayed ACK (Nagle).
+        let _ = stream.set_nodelay(true);
+        Conn {
+            stream,
+            pending: Vec::new(),
+            what: what.to_owned(),
+            timeout,
+            deadline,
+            url: self.url.to_string(),
+            reused,
+            keep_for: None,
+            body_done: false,
+        }
+    }
+
+    /// Sends one whole request (`bytes`, for the exchange `what`) and reads the response head,
+    /// on an idle pooled connection when there is one, else on a new one.
+    ///
+    /// The retry rule, so that no POST is ever delivered twice: a pooled connection on which the
+    /// server already closed (or wrote) is not used at all ([`Pool::take`] checks before anything
+    /// is written). A request is sent again, on the next pooled connection or a new one, only
+    /// when writing it to a reused connection failed: the server then holds at most a strict
+    /// prefix of it (a failed write sent none of its own bytes), which it cannot act on. Once
+    /// every byte was written, a connection that ends before the answer is an error saying the
+    /// request may have reached the server; nothing is resent. A new connection is never retried.
+    fn exchange(
+        &self,
+        bytes: &[u8],
+        what: &str,
+        timeout: Duration,
+        deadline: Instant,
+    ) -> Result<(ResponseHead, Conn), ClientError> {
+        let mut pooled_tries = 0;
+        loop {
+            let pooled = if pooled_tries < MAX_IDLE_CONNECTIONS {
+                self.pool.take()
+            } else {
+                None
+            };
+            let mut conn = match pooled {
+                Some(stream) => {
+                    pooled_tries += 1;
+                    self.wrap(stream, true, what, timeout, deadline)
+                }
+                None => self.open(what, timeout, deadline)?,
+            };
+            match conn.send(bytes) {
+                Err(ClientError::Closed(_)) if conn.reused => continue,
+                Err(e) => return Err(e),
+                Ok(()) => {}
+            }
+            return match conn.head() {
+                Err(ClientError::Closed(why)) if conn.reused => Err(ClientError::Closed(format!(
+                    "{why}; the request was written whole on a kept-alive connection and may have reached the server, so it was not sent again"
+                ))),
+                Ok(head) => Ok((head, conn)),
+                Err(e) => Err(e),
+            };
+        }
     }
 
     /// A whole POST of `message` with the headers `out` calls for.
@@ -330,9 +397,7 @@ impl HttpTransport {
     ) -> Result<(ResponseHead, Conn), ClientError> {
         self.revision = out.revision;
         let bytes = self.post_bytes(&out.message, out);
-        let mut conn = self.open(&out.method, timeout, deadline)?;
-        conn.send(&bytes)?;
-        let head = conn.head()?;
+        let (head, conn) = self.exchange(&bytes, &out.method, timeout, deadline)?;
         if out.method == "initialize" && head.status == 200 {
             self.session_id = session_id(&head)?;
         }
@@ -356,6 +421,7 @@ impl HttpTransport {
         on_event: &mut dyn FnMut(&Event),
     ) -> Result<Value, ClientError> {
         let body = conn.body(head, self.max_message_bytes, true)?;
+        conn.release(&self.pool);
         let parsed = json::parse(&body).map_err(|e| {
             ClientError::Protocol(format!(
                 "server answered {} with invalid JSON ({e}): {}",
@@ -467,9 +533,9 @@ impl HttpTransport {
     ) -> Result<(), ClientError> {
         // Server requests exist only in the legacy era, so `out` adds no modern headers here.
         let bytes = self.post_bytes(answer, out);
-        let mut conn = self.open(&out.method, timeout, deadline)?;
-        conn.send(&bytes)?;
-        conn.head().map(|_| ())
+        let (head, conn) = self.exchange(&bytes, &out.method, timeout, deadline)?;
+        conn.finish(&head, &self.pool);
+        Ok(())
     }
 
     /// GETs the endpoint for an event stream: with `Last-Event-ID` to pick a broken stream back
@@ -484,6 +550,8 @@ impl HttpTransport {
         let mut headers = self.headers(Some(out));
         headers.retain(|(k, _)| *k != "Mcp-Method" && *k != "Mcp-Name");
         headers.push(("Accept", "text/event-stream".into()));
+        // A stream has a connection of its own, which ends with it.
+        headers.push(("Connection", "close".into()));
         if let Some(last_id) = last_id {
             headers.push(("Last-Event-ID", header_value(last_id)));
         }
@@ -613,9 +681,32 @@ struct Conn {
     timeout: Duration,
     deadline: Instant,
     url: String,
+    /// Taken from the pool (it carried an earlier exchange).
+    reused: bool,
+    /// How long it may idle in the pool once this response is read; `None`: close it.
+    keep_for: Option<Duration>,
+    /// The whole response body has been read.
+    body_done: bool,
 }
 
 impl Conn {
+    /// Puts the connection back in `pool` when its response was read to the end and nothing
+    /// follows it, and the server lets it stay open; otherwise closes it.
+    fn release(self, pool: &Pool) {
+        if let (Some(keep_for), true) = (self.keep_for, self.body_done && self.pending.is_empty()) {
+            pool.put(self.stream, keep_for);
+        }
+    }
+
+    /// Reads the rest of a response the caller does not need (an acknowledgement), up to
+    /// [`MAX_ERROR_BODY_BYTES`], and releases the connection. A body that lasts until the server
+    /// closes is not waited for: the connection is closed instead.
+    fn finish(mut self, head: &ResponseHead, pool: &Pool) {
+        if self.keep_for.is_some() && self.body(head, MAX_ERROR_BODY_BYTES, false).is_ok() {
+            self.release(pool);
+        }
+    }
+
     fn timed_out(&self) -> ClientError {
         ClientError::Timeout {
             method: self.what.clone(),
@@ -684,6 +775,8 @@ impl Conn {
                 if (100..200).contains(&head.status) {
                     continue;
                 }
+                let delimited = !matches!(head.framing(), Ok(wire::Framing::UntilClose) | Err(_));
+                self.keep_for = pool::reusable_for(&head).filter(|_| delimited);
                 return Ok(head);
             }
             if !self.fill()? {
@@ -703,6 +796,7 @@ impl Conn {
     ) -> Result<bool, ClientError> {
         loop {
             if decoder.is_done() {
+                self.body_done = true;
                 return Ok(false);
             }
             if !self.pending.is_empty() {
@@ -710,7 +804,8 @@ impl Conn {
                     .feed(&self.pending, out)
                     .map_err(|e| self.wire_error(e))?;
                 self.pending.drain(..used);
-                return Ok(!decoder.is_done());
+                self.body_done = decoder.is_done();
+                return Ok(!self.body_done);
             }
             if !self.fill()? {
                 decoder.at_eof().map_err(|e| {
@@ -794,6 +889,7 @@ impl Transport for HttpTransport {
             ))),
             status => {
                 let body = conn.body(&head, MAX_ERROR_BODY_BYTES, false)?;
+                conn.release(&self.pool);
                 // A JSON-RPC error in the body says more than the status: let the core map it.
                 if let Ok(message) = json::parse(&body) {
                     if message.get("error").is_some() {
@@ -812,6 +908,7 @@ impl Transport for HttpTransport {
         let deadline = Instant::now() + timeout;
         let (head, mut conn) = self.post(out, timeout, deadline)?;
         if (200..300).contains(&head.status) {
+            conn.finish(&head, &self.pool);
             let handshake_done = out.method == "notifications/initialized" && !out.modern;
             if handshake_done && self.session_id.is_some() {
                 self.open_server_stream(out);
@@ -819,6 +916,7 @@ impl Transport for HttpTransport {
             return Ok(());
         }
         let body = conn.body(&head, MAX_ERROR_BODY_BYTES, false)?;
+        conn.release(&self.pool);
         Err(ClientError::Http {
             status: head.status,
             body: wire::truncate(String::from_utf8_lossy(&body).trim(), 200),
@@ -830,15 +928,18 @@ impl Transport for HttpTransport {
             stream.stop();
         }
         let Some(id) = self.session_id.take() else {
+            self.pool.clear();
             return Ok(());
         };
         let mut headers = self.headers(None);
         headers.push(("Mcp-Session-Id", id));
+        // The last request: the server may close the connection once it has answered.
+        headers.push(("Connection", "close".into()));
         let bytes = wire::request_head("DELETE", &self.url, &headers);
         let deadline = Instant::now() + self.connect_timeout;
-        let mut conn = self.open("DELETE", self.connect_timeout, deadline)?;
-        conn.send(&bytes)?;
-        let head = conn.head()?;
+        let exchanged = self.exchange(&bytes, "DELETE", self.connect_timeout, deadline);
+        self.pool.clear();
+        let (head, _conn) = exchanged?;
         if DELETE_OK_STATUSES.contains(&head.status) {
             Ok(())
         } else {
@@ -869,6 +970,107 @@ impl Transport for HttpTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::TcpListener;
+
+    /// `(connection number, request id)` of each request a test server received whole.
+    type Arrivals = Vec<(usize, String)>;
+
+    /// A keep-alive server answering every POST with an empty result; logs `(connection, id)`
+    /// of each request that arrived whole. At end of stream it keeps its side open (so only a
+    /// failed write, never a visible close, can tell the client the connection is gone).
+    fn answering_server() -> (String, Arc<Mutex<Arrivals>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let shared = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for (number, stream) in listener.incoming().enumerate() {
+                let (Ok(mut stream), log) = (stream, Arc::clone(&shared)) else {
+                    continue;
+                };
+                std::thread::spawn(move || {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    loop {
+                        let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+                            match stream.read(&mut chunk) {
+                                Ok(0) | Err(_) => {
+                                    std::thread::sleep(Duration::from_secs(5));
+                                    return;
+                                }
+                                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                            }
+                            continue;
+                        };
+                        let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                        let length: usize = head
+                            .split("\r\n")
+                            .find_map(|l| l.strip_prefix("content-length:"))
+                            .and_then(|v| v.trim().parse().ok())
+                            .unwrap_or(0);
+                        while buf.len() < end + 4 + length {
+                            match stream.read(&mut chunk) {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                            }
+                        }
+                        let body: Vec<u8> = buf.drain(..end + 4 + length).skip(end + 4).collect();
+                        let message = json::parse(&body).unwrap();
+                        let id = json::to_string(message.get("id").unwrap());
+                        log.lock().unwrap().push((number, id.clone()));
+                        let reply = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+                        let _ = write!(
+                            stream,
+                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{reply}",
+                            reply.len()
+                        );
+                    }
+                });
+            }
+        });
+        (url, log)
+    }
+
+    fn list_request(id: i64) -> Outgoing {
+        Outgoing {
+            message: json::parse(
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#).as_bytes(),
+            )
+            .unwrap(),
+            id: Some(Value::from(id)),
+            method: "tools/list".into(),
+            name: None,
+            revision: None,
+            modern: false,
+        }
+    }
+
+    #[test]
+    fn a_request_whose_write_failed_on_a_reused_connection_is_sent_once_on_a_new_one() {
+        let (url, log) = answering_server();
+        let mut transport =
+            HttpTransport::new(&url, None, Duration::from_secs(2), 1 << 20).unwrap();
+        let timeout = Duration::from_secs(5);
+        transport
+            .request(&list_request(1), timeout, &mut |_| {})
+            .unwrap();
+        assert_eq!(transport.pool.idle_count(), 1);
+        // Break the pooled connection so that it still looks open (nothing to read) but cannot
+        // be written to: the next request's write fails, and the rule resends it.
+        let pooled = transport.pool.take().unwrap();
+        pooled.shutdown(Shutdown::Write).unwrap();
+        transport.pool.put(pooled, pool::IDLE_TIMEOUT);
+        let reply = transport
+            .request(&list_request(2), timeout, &mut |_| {})
+            .unwrap();
+        assert_eq!(
+            json::to_string(&reply),
+            r#"{"jsonrpc":"2.0","id":2,"result":{}}"#
+        );
+        // Each request arrived once; the second on a new connection.
+        let seen = log.lock().unwrap().clone();
+        assert_eq!(seen, vec![(0, "1".to_owned()), (1, "2".to_owned())]);
+    }
 
     #[test]
     fn header_values_encode_only_when_needed() {

@@ -25,6 +25,7 @@ mod answers;
 pub mod core;
 mod error;
 pub mod http;
+pub mod pool;
 pub mod sse;
 pub mod stdio;
 pub mod trust;

@@ -143,6 +143,8 @@ impl fmt::Display for WireError {
 /// The status line and headers of a response.
 #[derive(Clone, Debug)]
 pub struct ResponseHead {
+    /// 0 for an HTTP/1.0 server, 1 for HTTP/1.1 (a later 1.x counts as 1).
+    pub minor_version: u8,
     pub status: u16,
     pub headers: Vec<(String, String)>,
 }
@@ -165,6 +167,16 @@ impl ResponseHead {
             .unwrap_or("")
             .trim()
             .to_ascii_lowercase()
+    }
+
+    /// Whether the header `name` lists `token` (comma-separated, case-insensitive), as
+    /// `Connection: close` does.
+    pub fn lists_token(&self, name: &str, token: &str) -> bool {
+        self.headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+            .flat_map(|(_, v)| v.split(','))
+            .any(|t| t.trim().eq_ignore_ascii_case(token))
     }
 
     /// How the body is delimited. `head_request`-style bodiless statuses have none.
@@ -256,7 +268,15 @@ pub fn parse_head(buf: &[u8]) -> Result<Option<(ResponseHead, usize)>, WireError
         }
         headers.push((name.to_owned(), value.trim().to_owned()));
     }
-    Ok(Some((ResponseHead { status, headers }, end)))
+    let minor_version = u8::from(version != "HTTP/1.0");
+    Ok(Some((
+        ResponseHead {
+            minor_version,
+            status,
+            headers,
+        },
+        end,
+    )))
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Before/after benchmark of the HTTP client's keep-alive: sequential tool calls from two builds'
+clients against one server (BRANCH_BIN serving the conformance fixture over Streamable HTTP,
+pinned to CPU 0; every client pinned to CPU 1).
+
+Two measures per round, each run for both builds in the same round, order alternating A B / B A:
+- library: `calls` (calls.rs beside this script, built against each build's library) makes
+  --calls sequential `tools/call`s of `test_simple_text` in one legacy session; calls/s.
+- command: --invocations runs of `agentteams-mcp client --url URL call test_simple_text` (each a
+  whole client: era probe, the call, close; default options), every output checked; ms per run.
+Prints every round, then the min and median of the paired ratios after/before (above 1: after
+is faster).
+
+Usage: client_ab.py BASE_BIN BRANCH_BIN BASE_CALLS BRANCH_CALLS [--rounds 8] [--calls 2000]
+       [--invocations 100] [--no-pin]
+(--no-pin: no taskset; on a machine busy with other work, a pinned call waits for its one CPU at
+every hand-off between client and server, and that wait is what gets measured.)
+"""
+import argparse, json, re, statistics, subprocess, time
+
+parser = argparse.ArgumentParser()
+parser.add_argument("base")
+parser.add_argument("branch")
+parser.add_argument("base_calls")
+parser.add_argument("branch_calls")
+parser.add_argument("--rounds", type=int, default=8)
+parser.add_argument("--calls", type=int, default=2000)
+parser.add_argument("--invocations", type=int, default=100)
+parser.add_argument("--no-pin", action="store_true")
+args = parser.parse_args()
+
+
+def pinned(cpu, argv):
+    return argv if args.no_pin else ["taskset", "-c", str(cpu)] + argv
+
+EXPECTED = "This is a simple text response for testing."
+
+server = subprocess.Popen(pinned(0, [args.branch, "--serve-mcp", "conformance", "--http", "--port", "0"]),
+                          stderr=subprocess.PIPE, text=True)
+line = server.stderr.readline()
+url = re.search(r"http://127\.0\.0\.1:\d+/mcp", line).group(0)
+
+
+def library(which):
+    out = subprocess.run(pinned(1, [getattr(args, which + "_calls"), url, "--calls", str(args.calls)]),
+                         capture_output=True, text=True, check=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["calls"] == args.calls, result
+    return args.calls / result["secs"]
+
+
+def command(which):
+    binary = getattr(args, which)
+    start = time.perf_counter()
+    for _ in range(args.invocations):
+        out = subprocess.run(pinned(1, [binary, "client", "--url", url, "call", "test_simple_text"]),
+                             capture_output=True, text=True, check=True).stdout
+        assert out.strip() == EXPECTED, out
+    return (time.perf_counter() - start) * 1000 / args.invocations
+
+
+ratios = {"library": [], "command": []}
+try:
+    for i in range(args.rounds):
+        order = ["base", "branch"] if i % 2 == 0 else ["branch", "base"]
+        lib = {which: library(which) for which in order}
+        cmd = {which: command(which) for which in order}
+        ratios["library"].append(lib["branch"] / lib["base"])
+        ratios["command"].append(cmd["base"] / cmd["branch"])
+        print(f"round {i + 1} {'/'.join(order)}: library base {lib['base']:.0f} calls/s, branch "
+              f"{lib['branch']:.0f} calls/s; command base {cmd['base']:.2f} ms, branch "
+              f"{cmd['branch']:.2f} ms", flush=True)
+finally:
+    server.terminate()
+    server.wait()
+for name, r in ratios.items():
+    print(f"{name}: after/before speed, min {min(r):.3f}, median {statistics.median(r):.3f} "
+          f"over {len(r)} rounds")
