@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 pub mod audit;
+pub mod auth;
 pub mod base64;
 pub mod client;
 pub mod crypto;

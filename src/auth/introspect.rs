@@ -1,0 +1,229 @@
+//! Opaque access tokens, checked by RFC 7662 token introspection: a form POST with HTTP Basic
+//! client authentication, the answer's `active`, `iss`, `aud`, `exp`, `nbf` and `scope` checked,
+//! and the outcome cached for a bounded time in a bounded table keyed by the token's SHA-256 (the
+//! token itself is never stored). An endpoint that is down, slow or answers nonsense fails the
+//! request closed; failures are not cached, so the next request asks again.
+
+use super::config::Introspection;
+use super::fetch::Exchange;
+use super::{split_scopes, Grant};
+use crate::json::{self, Value};
+use crate::sha256;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The largest introspection answer read.
+pub const MAX_INTROSPECTION_BYTES: usize = 64 * 1024;
+
+/// Why introspection gave no grant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The token is not (or no longer) valid for this resource; the text says which rule.
+    Invalid(String),
+    /// The endpoint could not answer; the request fails closed.
+    Unavailable(String),
+}
+
+struct Entry {
+    outcome: Result<Grant, String>,
+    until: Instant,
+}
+
+/// The introspection client and its cache.
+pub struct Introspector {
+    config: Introspection,
+    /// `Basic base64(client_id:client_secret)`, form-encoded first as RFC 6749 §2.3.1 asks.
+    authorization: String,
+    issuers: Vec<String>,
+    resource: String,
+    clock_skew_secs: u64,
+    ttl: Duration,
+    max_entries: usize,
+    timeout: Duration,
+    cache: Mutex<HashMap<[u8; 32], Entry>>,
+}
+
+/// `application/x-www-form-urlencoded` encoding of one value.
+pub fn form_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// The settings an [`Introspector`] takes from the rest of the configuration.
+pub struct Checks {
+    pub issuers: Vec<String>,
+    pub resource: String,
+    pub clock_skew_secs: u64,
+    pub ttl: Duration,
+    pub max_entries: usize,
+    pub timeout: Duration,
+}
+
+impl Introspector {
+    pub fn new(config: Introspection, checks: Checks) -> Introspector {
+        let credentials = format!(
+            "{}:{}",
+            form_encode(&config.client_id),
+            form_encode(&config.client_secret)
+        );
+        Introspector {
+            authorization: format!("Basic {}", crate::base64::encode(credentials.as_bytes())),
+            config,
+            issuers: checks.issuers,
+            resource: checks.resource,
+            clock_skew_secs: checks.clock_skew_secs,
+            ttl: checks.ttl,
+            max_entries: checks.max_entries,
+            timeout: checks.timeout,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Entry>> {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many answers are cached now.
+    pub fn cached(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// The grant `token` carries, from the cache or the endpoint.
+    pub fn check(&self, token: &str, now: Instant, now_secs: u64) -> Result<Grant, Refusal> {
+        let key = sha256::digest(token.as_bytes());
+        if let Some(entry) = self.lock().get(&key).filter(|e| e.until > now) {
+            return entry.outcome.clone().map_err(Refusal::Invalid);
+        }
+        let answer = self.ask(token).map_err(|why| {
+            eprintln!("[auth] token introspection failed: {why}");
+            Refusal::Unavailable(format!("token introspection failed: {why}"))
+        })?;
+        let outcome = self.judge(&answer, now_secs);
+        let mut lifetime = self.ttl;
+        if let Ok(grant) = &outcome {
+            let left = grant.expires_at.map(|exp| exp.saturating_sub(now_secs));
+            lifetime = lifetime.min(Duration::from_secs(left.unwrap_or(u64::MAX)));
+        }
+        if !lifetime.is_zero() {
+            self.remember(key, outcome.clone(), now + lifetime, now);
+        }
+        outcome.map_err(Refusal::Invalid)
+    }
+
+    /// Stores an outcome, first dropping expired entries and then the one closest to expiry
+    /// when the table is full, so it never holds more than its bound.
+    fn remember(
+        &self,
+        key: [u8; 32],
+        outcome: Result<Grant, String>,
+        until: Instant,
+        now: Instant,
+    ) {
+        let mut cache = self.lock();
+        if cache.len() >= self.max_entries && !cache.contains_key(&key) {
+            cache.retain(|_, e| e.until > now);
+            if cache.len() >= self.max_entries {
+                if let Some(soonest) = cache.iter().min_by_key(|(_, e)| e.until).map(|(k, _)| *k) {
+                    cache.remove(&soonest);
+                }
+            }
+        }
+        cache.insert(key, Entry { outcome, until });
+    }
+
+    fn ask(&self, token: &str) -> Result<Value, String> {
+        let body = format!("token={}&token_type_hint=access_token", form_encode(token));
+        let answer = Exchange {
+            method: "POST",
+            url: &self.config.endpoint,
+            headers: vec![
+                ("Authorization", self.authorization.clone()),
+                ("Content-Type", "application/x-www-form-urlencoded".into()),
+                ("Accept", "application/json".into()),
+            ],
+            body: body.as_bytes(),
+            timeout: self.timeout,
+            max_body: MAX_INTROSPECTION_BYTES,
+        }
+        .run()?;
+        if answer.status != 200 {
+            return Err(format!(
+                "{}: status {}",
+                self.config.endpoint, answer.status
+            ));
+        }
+        let value = json::parse(&answer.body)
+            .map_err(|e| format!("{}: the answer is not JSON: {e}", self.config.endpoint))?;
+        match value {
+            Value::Object(_) => Ok(value),
+            _ => Err(format!(
+                "{}: the answer is not a JSON object",
+                self.config.endpoint
+            )),
+        }
+    }
+
+    /// The grant of an active token for this resource, or why not.
+    fn judge(&self, answer: &Value, now_secs: u64) -> Result<Grant, String> {
+        match answer.get("active") {
+            Some(Value::Bool(true)) => {}
+            Some(Value::Bool(false)) => return Err("the token is not active".into()),
+            _ => return Err("the introspection answer has no boolean active".into()),
+        }
+        let text = |name: &str| -> Result<Option<&str>, String> {
+            match answer.get(name) {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(_) => Err(format!("the introspection answer's {name} is not a string")),
+            }
+        };
+        let issuer = match text("iss")? {
+            Some(iss) if self.issuers.iter().any(|i| i == iss) => iss.to_owned(),
+            Some(_) => {
+                return Err("the issuer (iss) is not a configured authorization server".into())
+            }
+            // The endpoint is the configured authorization server's own.
+            None => self.issuers.first().cloned().unwrap_or_default(),
+        };
+        let audience_held = match answer.get("aud") {
+            Some(Value::String(aud)) => *aud == self.resource,
+            Some(Value::Array(list)) => list.iter().any(|a| a.as_str() == Some(&self.resource)),
+            _ => false,
+        };
+        if !audience_held {
+            return Err("the token is not for this resource (aud)".into());
+        }
+        let date = |name: &str| match answer.get(name) {
+            None => Ok(None),
+            Some(v) => v
+                .as_f64()
+                .filter(|d| d.is_finite() && *d >= 0.0)
+                .map(|d| Some(d as u64))
+                .ok_or_else(|| format!("the introspection answer's {name} is not a date")),
+        };
+        let expires_at = date("exp")?;
+        if expires_at.is_some_and(|exp| now_secs >= exp.saturating_add(self.clock_skew_secs)) {
+            return Err("expired (exp)".into());
+        }
+        if date("nbf")?.is_some_and(|nbf| now_secs.saturating_add(self.clock_skew_secs) < nbf) {
+            return Err("not valid yet (nbf)".into());
+        }
+        let subject = text("sub")?.or(text("client_id")?).unwrap_or("").to_owned();
+        Ok(Grant {
+            issuer,
+            subject,
+            scopes: split_scopes(text("scope")?.unwrap_or(""))?,
+            expires_at,
+        })
+    }
+}
