@@ -224,6 +224,15 @@ pub struct ResourceServer {
     scopes: ScopeRules,
 }
 
+impl std::fmt::Debug for ResourceServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceServer")
+            .field("resource", &self.resource)
+            .field("authorization_servers", &self.authorization_servers())
+            .finish_non_exhaustive()
+    }
+}
+
 impl ResourceServer {
     pub fn new(config: AuthConfig) -> ResourceServer {
         let refresh = Refresh {
