@@ -227,3 +227,119 @@ impl Introspector {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::wire::HttpUrl;
+
+    fn introspector(max_entries: usize) -> Introspector {
+        Introspector::new(
+            Introspection {
+                endpoint: HttpUrl::parse("http://127.0.0.1:1/introspect").unwrap(),
+                client_id: "rs one".into(),
+                client_secret: "p&ss:word".into(),
+            },
+            Checks {
+                issuers: vec!["http://as".into()],
+                resource: "https://m.example/mcp".into(),
+                clock_skew_secs: 60,
+                ttl: Duration::from_secs(60),
+                max_entries,
+                timeout: Duration::from_millis(200),
+            },
+        )
+    }
+
+    fn judge(answer: &str) -> Result<Grant, String> {
+        introspector(4).judge(&json::parse(answer.as_bytes()).unwrap(), 1000)
+    }
+
+    #[test]
+    fn any_answer_an_endpoint_sends_is_judged_by_the_rules() {
+        let grant = judge(r#"{"active":true,"aud":["x","https://m.example/mcp"],"sub":"u","scope":"a b a","exp":2000}"#).unwrap();
+        assert_eq!(
+            (
+                grant.issuer.as_str(),
+                grant.subject.as_str(),
+                grant.scopes.len(),
+                grant.expires_at
+            ),
+            ("http://as", "u", 2, Some(2000))
+        );
+        let by_client = judge(
+            r#"{"active":true,"aud":"https://m.example/mcp","client_id":"c","iss":"http://as"}"#,
+        )
+        .unwrap();
+        assert_eq!(by_client.subject, "c");
+        for (answer, why) in [
+            (r#"{}"#, "no boolean active"),
+            (r#"{"active":"true"}"#, "no boolean active"),
+            (
+                r#"{"active":false,"aud":"https://m.example/mcp"}"#,
+                "not active",
+            ),
+            (r#"{"active":true}"#, "not for this resource"),
+            (
+                r#"{"active":true,"aud":"https://m.example/mcp/"}"#,
+                "not for this resource",
+            ),
+            (
+                r#"{"active":true,"aud":"https://m.example/mcp","iss":"http://evil"}"#,
+                "issuer (iss)",
+            ),
+            (
+                r#"{"active":true,"aud":"https://m.example/mcp","iss":7}"#,
+                "iss is not a string",
+            ),
+            (
+                r#"{"active":true,"aud":"https://m.example/mcp","exp":900}"#,
+                "expired",
+            ),
+            (
+                r#"{"active":true,"aud":"https://m.example/mcp","exp":"soon"}"#,
+                "exp is not a date",
+            ),
+            (
+                r#"{"active":true,"aud":"https://m.example/mcp","nbf":1100}"#,
+                "not valid yet",
+            ),
+            (
+                r#"{"active":true,"aud":"https://m.example/mcp","scope":["a"]}"#,
+                "scope is not a string",
+            ),
+        ] {
+            let err = judge(answer).expect_err(answer);
+            assert!(err.contains(why), "{answer}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_cache_never_holds_more_than_its_bound() {
+        let cache = introspector(3);
+        let now = Instant::now();
+        for i in 0..10u8 {
+            let until = now + Duration::from_secs(60 + u64::from(i));
+            cache.remember([i; 32], Err("inactive".into()), until, now);
+            assert!(cache.cached() <= 3);
+        }
+        // The entries closest to expiry went first: the three latest stay.
+        let kept: Vec<u8> = (0..10u8)
+            .filter(|i| cache.lock().contains_key(&[*i; 32]))
+            .collect();
+        assert_eq!(kept, [7, 8, 9]);
+    }
+
+    #[test]
+    fn an_unreachable_endpoint_fails_closed_and_is_not_cached() {
+        let introspector = introspector(3);
+        let refusal = introspector.check("tok", Instant::now(), 1000).unwrap_err();
+        assert!(
+            matches!(&refusal, Refusal::Unavailable(why) if why.contains("token introspection failed")),
+            "{refusal:?}"
+        );
+        assert_eq!(introspector.cached(), 0);
+        assert_eq!(form_encode("rs one"), "rs+one");
+        assert_eq!(form_encode("p&ss:word"), "p%26ss%3Aword");
+    }
+}
