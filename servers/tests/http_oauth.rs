@@ -475,6 +475,40 @@ fn unknown_kids_refetch_the_key_set_at_most_once_per_interval() {
     assert_eq!(post(served.port, &good, CALL_SIMPLE).status, 200);
 }
 
+#[test]
+fn a_validated_jwt_is_remembered_until_its_cache_lifetime_and_new_ones_meet_the_new_keys() {
+    let auth = AuthServer::start();
+    let served = serve(
+        &auth,
+        r#", "cache": {"jwks_max_age_secs": 1, "jwks_refetch_interval_secs": 1}"#,
+        &[],
+    );
+    let remembered = token(&auth, "mcp tools:simple");
+    let fresh = sign_jwt(
+        &rsa_key("signing"),
+        HEADER,
+        &claims(&auth.issuer, "mcp tools:simple", ", \"jti\": \"2\""),
+    );
+    assert_eq!(post(served.port, &remembered, CALL_SIMPLE).status, 200);
+    // The authorization server rotates its key; the held set grows old.
+    auth.behaviour.jwks_rotated.store(true, Ordering::SeqCst);
+    std::thread::sleep(Duration::from_millis(1100));
+    let hits = auth.hits().1;
+    assert_eq!(
+        post(served.port, &remembered, CALL_SIMPLE).status,
+        200,
+        "remembered: no check"
+    );
+    assert_eq!(auth.hits().1, hits, "a remembered grant needs no key set");
+    let reply = post(served.port, &fresh, CALL_SIMPLE);
+    assert_eq!(
+        reply.status, 401,
+        "a new token meets the new key set: {}",
+        reply.body
+    );
+    assert_eq!(auth.hits().1, hits + 1);
+}
+
 fn introspection_answer(scope: &str, sub: &str, aud: &str) -> String {
     format!(
         r#"{{"active":true,"sub":"{sub}","aud":"{aud}","scope":"{scope}","exp":{},"client_id":"cli"}}"#,
@@ -579,7 +613,7 @@ fn introspection_down_or_slow_fails_closed_with_503() {
 #[test]
 fn the_introspection_cache_is_bounded() {
     let auth = AuthServer::start();
-    let served = serve(&auth, r#", "cache": {"introspection_max_entries": 3}"#, &[]);
+    let served = serve(&auth, r#", "cache": {"token_cache_max_entries": 3}"#, &[]);
     auth.introspects(
         "opaque-active-3",
         &introspection_answer("mcp tools:simple", "frank", RESOURCE),

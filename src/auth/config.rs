@@ -14,7 +14,7 @@
 //!   "scopes": {"required": ["mcp"], "tools": {"git_*": ["repo:read"]},
 //!              "resources": {"gitread://*": ["repo:read"]}, "prompts": {}},
 //!   "cache": {"jwks_refetch_interval_secs": 60, "jwks_max_age_secs": 3600,
-//!             "introspection_ttl_secs": 60, "introspection_max_entries": 4096},
+//!             "token_cache_ttl_secs": 60, "token_cache_max_entries": 4096},
 //!   "fetch_timeout_ms": 5000
 //! }
 //! ```
@@ -63,12 +63,13 @@ pub const DEFAULT_ALGORITHMS: [Algorithm; 4] = [
 pub const DEFAULT_JWKS_REFETCH_INTERVAL_SECS: u64 = 60;
 /// Default age after which a fetched key set is fetched again at its next use.
 pub const DEFAULT_JWKS_MAX_AGE_SECS: u64 = 3600;
-/// Default time an introspection answer is reused (never past the token's `exp`).
-pub const DEFAULT_INTROSPECTION_TTL_SECS: u64 = 60;
-/// Default most introspection answers cached.
-pub const DEFAULT_INTROSPECTION_MAX_ENTRIES: usize = 4096;
-/// The largest introspection cache allowed.
-pub const MAX_INTROSPECTION_ENTRIES: usize = 1 << 20;
+/// Default time a validated token's outcome (a JWT's grant, an introspection answer) is reused;
+/// never past the token's `exp`.
+pub const DEFAULT_TOKEN_CACHE_TTL_SECS: u64 = 60;
+/// Default most outcomes cached.
+pub const DEFAULT_TOKEN_CACHE_MAX_ENTRIES: usize = 4096;
+/// The largest token cache allowed.
+pub const MAX_TOKEN_CACHE_ENTRIES: usize = 1 << 20;
 /// Default timeout of one exchange with an authorization server (connect, send, whole answer).
 pub const DEFAULT_FETCH_TIMEOUT_MS: u64 = 5000;
 /// Longest fetch timeout allowed: requests wait for it.
@@ -145,8 +146,8 @@ impl fmt::Debug for Introspection {
 pub struct CacheBounds {
     pub jwks_refetch_interval: Duration,
     pub jwks_max_age: Duration,
-    pub introspection_ttl: Duration,
-    pub introspection_max_entries: usize,
+    pub token_cache_ttl: Duration,
+    pub token_cache_max_entries: usize,
 }
 
 impl Default for CacheBounds {
@@ -154,8 +155,8 @@ impl Default for CacheBounds {
         CacheBounds {
             jwks_refetch_interval: Duration::from_secs(DEFAULT_JWKS_REFETCH_INTERVAL_SECS),
             jwks_max_age: Duration::from_secs(DEFAULT_JWKS_MAX_AGE_SECS),
-            introspection_ttl: Duration::from_secs(DEFAULT_INTROSPECTION_TTL_SECS),
-            introspection_max_entries: DEFAULT_INTROSPECTION_MAX_ENTRIES,
+            token_cache_ttl: Duration::from_secs(DEFAULT_TOKEN_CACHE_TTL_SECS),
+            token_cache_max_entries: DEFAULT_TOKEN_CACHE_MAX_ENTRIES,
         }
     }
 }
@@ -636,17 +637,13 @@ fn read_cache(value: &Value) -> Result<CacheBounds, ConfigError> {
             fields.number("jwks_max_age_secs", 1, 7 * day)?,
             defaults.jwks_max_age,
         ),
-        introspection_ttl: secs(
-            fields.number("introspection_ttl_secs", 0, day)?,
-            defaults.introspection_ttl,
+        token_cache_ttl: secs(
+            fields.number("token_cache_ttl_secs", 0, day)?,
+            defaults.token_cache_ttl,
         ),
-        introspection_max_entries: fields
-            .number(
-                "introspection_max_entries",
-                1,
-                MAX_INTROSPECTION_ENTRIES as u64,
-            )?
-            .map_or(defaults.introspection_max_entries, |n| n as usize),
+        token_cache_max_entries: fields
+            .number("token_cache_max_entries", 1, MAX_TOKEN_CACHE_ENTRIES as u64)?
+            .map_or(defaults.token_cache_max_entries, |n| n as usize),
     };
     fields.finish()?;
     Ok(bounds)
@@ -713,7 +710,7 @@ mod tests {
             (format!(r#"{{"resource": "https://m.example/mcp", {AS}, "scopes": {{"required": ["a b"]}}}}"#), "scopes.required[0]: \"a?b\" is not a scope"),
             (format!(r#"{{"resource": "https://m.example/mcp", {AS}, "scopes": {{"tools": {{"x": "s"}}}}}}"#), "scopes.tools.x: must be an array"),
             (format!(r#"{{"resource": "https://m.example/mcp", {AS}, "scopes": {{"tools": {{"a*b": ["s"]}}}}}}"#), "scopes.tools.a*b: * may only end"),
-            (format!(r#"{{"resource": "https://m.example/mcp", {AS}, "cache": {{"introspection_max_entries": 0}}}}"#), "cache.introspection_max_entries: must be a whole number from 1"),
+            (format!(r#"{{"resource": "https://m.example/mcp", {AS}, "cache": {{"token_cache_max_entries": 0}}}}"#), "cache.token_cache_max_entries: must be a whole number from 1"),
             (format!(r#"{{"resource": "https://m.example/mcp", {AS}, "fetch_timeout_ms": 0}}"#), "fetch_timeout_ms: must be a whole number from 1"),
             (format!(r#"{{"resource": "https://m.example/mcp", {AS}, "introspection": {{"endpoint": "http://a/i", "client_id": "c"}}}}"#), "introspection.client_secret_file: is required"),
             (format!(r#"{{"resource": "https://m.example/mcp", {AS}, "introspection": {{"endpoint": "http://a/i", "client_id": "c:d", "client_secret_file": "s"}}}}"#), "introspection.client_id: must be printable ASCII without spaces or ':'"),

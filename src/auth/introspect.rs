@@ -1,17 +1,14 @@
 //! Opaque access tokens, checked by RFC 7662 token introspection: a form POST with HTTP Basic
-//! client authentication, the answer's `active`, `iss`, `aud`, `exp`, `nbf` and `scope` checked,
-//! and the outcome cached for a bounded time in a bounded table keyed by the token's SHA-256 (the
-//! token itself is never stored). An endpoint that is down, slow or answers nonsense fails the
-//! request closed; failures are not cached, so the next request asks again.
+//! client authentication, and the answer's `active`, `iss`, `aud`, `exp`, `nbf` and `scope`
+//! checked. An endpoint that is down, slow or answers nonsense fails the request closed. The
+//! resource server remembers the outcomes ([`super::cache`]), not the failures, so the next
+//! request after a failure asks again.
 
 use super::config::Introspection;
 use super::fetch::Exchange;
 use super::{split_scopes, Grant};
 use crate::json::{self, Value};
-use crate::sha256;
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The largest introspection answer read.
 pub const MAX_INTROSPECTION_BYTES: usize = 64 * 1024;
@@ -25,12 +22,7 @@ pub enum Refusal {
     Unavailable(String),
 }
 
-struct Entry {
-    outcome: Result<Grant, String>,
-    until: Instant,
-}
-
-/// The introspection client and its cache.
+/// The introspection client.
 pub struct Introspector {
     config: Introspection,
     /// `Basic base64(client_id:client_secret)`, form-encoded first as RFC 6749 §2.3.1 asks.
@@ -38,10 +30,7 @@ pub struct Introspector {
     issuers: Vec<String>,
     resource: String,
     clock_skew_secs: u64,
-    ttl: Duration,
-    max_entries: usize,
     timeout: Duration,
-    cache: Mutex<HashMap<[u8; 32], Entry>>,
 }
 
 /// `application/x-www-form-urlencoded` encoding of one value.
@@ -64,8 +53,6 @@ pub struct Checks {
     pub issuers: Vec<String>,
     pub resource: String,
     pub clock_skew_secs: u64,
-    pub ttl: Duration,
-    pub max_entries: usize,
     pub timeout: Duration,
 }
 
@@ -82,63 +69,17 @@ impl Introspector {
             issuers: checks.issuers,
             resource: checks.resource,
             clock_skew_secs: checks.clock_skew_secs,
-            ttl: checks.ttl,
-            max_entries: checks.max_entries,
             timeout: checks.timeout,
-            cache: Mutex::new(HashMap::new()),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Entry>> {
-        self.cache.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// How many answers are cached now.
-    pub fn cached(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// The grant `token` carries, from the cache or the endpoint.
-    pub fn check(&self, token: &str, now: Instant, now_secs: u64) -> Result<Grant, Refusal> {
-        let key = sha256::digest(token.as_bytes());
-        if let Some(entry) = self.lock().get(&key).filter(|e| e.until > now) {
-            return entry.outcome.clone().map_err(Refusal::Invalid);
-        }
+    /// The grant `token` carries, as the endpoint answers now (`now_secs`: Unix seconds).
+    pub fn check(&self, token: &str, now_secs: u64) -> Result<Grant, Refusal> {
         let answer = self.ask(token).map_err(|why| {
             eprintln!("[auth] token introspection failed: {why}");
             Refusal::Unavailable(format!("token introspection failed: {why}"))
         })?;
-        let outcome = self.judge(&answer, now_secs);
-        let mut lifetime = self.ttl;
-        if let Ok(grant) = &outcome {
-            let left = grant.expires_at.map(|exp| exp.saturating_sub(now_secs));
-            lifetime = lifetime.min(Duration::from_secs(left.unwrap_or(u64::MAX)));
-        }
-        if !lifetime.is_zero() {
-            self.remember(key, outcome.clone(), now + lifetime, now);
-        }
-        outcome.map_err(Refusal::Invalid)
-    }
-
-    /// Stores an outcome, first dropping expired entries and then the one closest to expiry
-    /// when the table is full, so it never holds more than its bound.
-    fn remember(
-        &self,
-        key: [u8; 32],
-        outcome: Result<Grant, String>,
-        until: Instant,
-        now: Instant,
-    ) {
-        let mut cache = self.lock();
-        if cache.len() >= self.max_entries && !cache.contains_key(&key) {
-            cache.retain(|_, e| e.until > now);
-            if cache.len() >= self.max_entries {
-                if let Some(soonest) = cache.iter().min_by_key(|(_, e)| e.until).map(|(k, _)| *k) {
-                    cache.remove(&soonest);
-                }
-            }
-        }
-        cache.insert(key, Entry { outcome, until });
+        self.judge(&answer, now_secs).map_err(Refusal::Invalid)
     }
 
     fn ask(&self, token: &str) -> Result<Value, String> {
@@ -233,7 +174,7 @@ mod tests {
     use super::*;
     use crate::client::wire::HttpUrl;
 
-    fn introspector(max_entries: usize) -> Introspector {
+    fn introspector() -> Introspector {
         Introspector::new(
             Introspection {
                 endpoint: HttpUrl::parse("http://127.0.0.1:1/introspect").unwrap(),
@@ -244,15 +185,13 @@ mod tests {
                 issuers: vec!["http://as".into()],
                 resource: "https://m.example/mcp".into(),
                 clock_skew_secs: 60,
-                ttl: Duration::from_secs(60),
-                max_entries,
                 timeout: Duration::from_millis(200),
             },
         )
     }
 
     fn judge(answer: &str) -> Result<Grant, String> {
-        introspector(4).judge(&json::parse(answer.as_bytes()).unwrap(), 1000)
+        introspector().judge(&json::parse(answer.as_bytes()).unwrap(), 1000)
     }
 
     #[test]
@@ -315,30 +254,12 @@ mod tests {
     }
 
     #[test]
-    fn the_cache_never_holds_more_than_its_bound() {
-        let cache = introspector(3);
-        let now = Instant::now();
-        for i in 0..10u8 {
-            let until = now + Duration::from_secs(60 + u64::from(i));
-            cache.remember([i; 32], Err("inactive".into()), until, now);
-            assert!(cache.cached() <= 3);
-        }
-        // The entries closest to expiry went first: the three latest stay.
-        let kept: Vec<u8> = (0..10u8)
-            .filter(|i| cache.lock().contains_key(&[*i; 32]))
-            .collect();
-        assert_eq!(kept, [7, 8, 9]);
-    }
-
-    #[test]
-    fn an_unreachable_endpoint_fails_closed_and_is_not_cached() {
-        let introspector = introspector(3);
-        let refusal = introspector.check("tok", Instant::now(), 1000).unwrap_err();
+    fn an_unreachable_endpoint_fails_closed() {
+        let refusal = introspector().check("tok", 1000).unwrap_err();
         assert!(
             matches!(&refusal, Refusal::Unavailable(why) if why.contains("token introspection failed")),
             "{refusal:?}"
         );
-        assert_eq!(introspector.cached(), 0);
         assert_eq!(form_encode("rs one"), "rs+one");
         assert_eq!(form_encode("p&ss:word"), "p%26ss%3Aword");
     }

@@ -7,10 +7,11 @@
 //! keys ([`jwks::KeyCache`], [`crate::crypto::jws`]) with an accepted algorithm, and its claims
 //! ([`crate::crypto::jwt::check_claims`]) name this resource as audience, within the clock skew.
 //! Any other token is introspected ([`introspect`]) when an endpoint is configured, else refused.
-//! Then [`scopes`] says what the request needs. The token is never stored (introspection caches
-//! under its SHA-256), never logged and never forwarded; what leaves this module about it is the
+//! Then [`scopes`] says what the request needs. The token is never stored (validated tokens are
+//! remembered under its SHA-256, [`cache`]), never logged and never forwarded; what leaves this module about it is the
 //! [`Grant`]: issuer, subject, scopes, and a digest of the subject for the audit log.
 
+pub mod cache;
 pub mod config;
 pub mod fetch;
 pub mod introspect;
@@ -21,6 +22,7 @@ use crate::base64;
 use crate::crypto::jws::{self, Algorithm, MAX_TOKEN_LEN};
 use crate::crypto::jwt::{self, Rules, MAX_SCOPES};
 use crate::json::{self, Limits, Value};
+use cache::TokenCache;
 use config::AuthConfig;
 use introspect::{Introspector, Refusal};
 use jwks::{KeyCache, Refresh};
@@ -221,6 +223,8 @@ pub struct ResourceServer {
     algorithms: Vec<Algorithm>,
     clock_skew_secs: u64,
     introspector: Option<Introspector>,
+    /// Outcomes of tokens validated lately: JWT grants, introspection answers.
+    tokens: TokenCache,
     scopes: ScopeRules,
 }
 
@@ -248,8 +252,6 @@ impl ResourceServer {
                     issuers: names.clone(),
                     resource: config.resource.clone(),
                     clock_skew_secs: config.clock_skew_secs,
-                    ttl: config.cache.introspection_ttl,
-                    max_entries: config.cache.introspection_max_entries,
                     timeout: config.fetch_timeout,
                 },
             )
@@ -264,6 +266,10 @@ impl ResourceServer {
             algorithms: config.algorithms,
             clock_skew_secs: config.clock_skew_secs,
             introspector,
+            tokens: TokenCache::new(
+                config.cache.token_cache_ttl,
+                config.cache.token_cache_max_entries,
+            ),
             scopes: config.scopes,
         }
     }
@@ -298,10 +304,15 @@ impl ResourceServer {
     }
 
     /// What `token` grants at `now` (`now_secs`: the same instant as Unix seconds).
+    /// Remembered from a recent validation, or validated now and remembered.
     pub fn validate(&self, token: &str, now: Instant, now_secs: u64) -> Result<Grant, Failure> {
+        let key = cache::key_of(token);
+        if let Some(outcome) = self.tokens.get(&key, now) {
+            return outcome.map_err(Failure::Invalid);
+        }
         let parts: Vec<&str> = token.split('.').collect();
         if parts.len() != 3 {
-            return self.introspect(token, now, now_secs);
+            return self.introspect(token, key, now, now_secs);
         }
         let header = unverified_object(parts[0], "header")?;
         let typ = header.get("typ").and_then(Value::as_str).unwrap_or("");
@@ -310,13 +321,13 @@ impl ResourceServer {
                 "the JWT's typ is not at+jwt (RFC 9068 access tokens only)".into(),
             ));
         }
-        let (issuer, cache) = match &self.issuers[..] {
+        let (issuer, key_cache) = match &self.issuers[..] {
             [(name, only)] => (name.as_str(), only),
             several => {
                 let claims = unverified_object(parts[1], "payload")?;
                 let iss = claims.get("iss").and_then(Value::as_str).unwrap_or("");
                 match several.iter().find(|(name, _)| name == iss) {
-                    Some((name, cache)) => (name.as_str(), cache),
+                    Some((name, keys)) => (name.as_str(), keys),
                     None => {
                         return Err(Failure::Invalid(
                             "the issuer (iss) is not a configured authorization server".into(),
@@ -325,11 +336,11 @@ impl ResourceServer {
                 }
             }
         };
-        if !cache.has_keys() {
-            return self.introspect(token, now, now_secs);
+        if !key_cache.has_keys() {
+            return self.introspect(token, key, now, now_secs);
         }
         let kid = header.get("kid").and_then(Value::as_str);
-        let keys = cache
+        let keys = key_cache
             .keys_for(kid, now)
             .map_err(|e| Failure::Unavailable(e.0))?;
         let claims = jws::verify(token, &keys, &self.algorithms)
@@ -342,31 +353,38 @@ impl ResourceServer {
         };
         let checked =
             jwt::check_claims(&claims, &rules).map_err(|e| Failure::Invalid(e.to_string()))?;
-        Ok(Grant {
+        let grant = Grant {
             issuer: issuer.to_owned(),
             subject: checked.subject,
             scopes: checked.scopes,
             expires_at: Some(checked.expires_at),
-        })
+        };
+        // Grants only: a refusal may turn valid (nbf) and is cheap to find again.
+        self.tokens.put(key, Ok(grant.clone()), now, now_secs);
+        Ok(grant)
     }
 
-    fn introspect(&self, token: &str, now: Instant, now_secs: u64) -> Result<Grant, Failure> {
+    /// Asks the introspection endpoint and remembers its answer, active or not (a failure to
+    /// answer is not remembered).
+    fn introspect(
+        &self,
+        token: &str,
+        key: [u8; 32],
+        now: Instant,
+        now_secs: u64,
+    ) -> Result<Grant, Failure> {
         let Some(introspector) = &self.introspector else {
             return Err(Failure::Invalid(
                 "not a JWT access token, and no introspection endpoint is configured".into(),
             ));
         };
-        introspector
-            .check(token, now, now_secs)
-            .map_err(|refusal| match refusal {
-                Refusal::Invalid(why) => Failure::Invalid(why),
-                Refusal::Unavailable(why) => Failure::Unavailable(why),
-            })
-    }
-
-    /// How many introspection answers are cached (0 without introspection).
-    pub fn introspection_cache_len(&self) -> usize {
-        self.introspector.as_ref().map_or(0, Introspector::cached)
+        let outcome = match introspector.check(token, now_secs) {
+            Ok(grant) => Ok(grant),
+            Err(Refusal::Invalid(why)) => Err(why),
+            Err(Refusal::Unavailable(why)) => return Err(Failure::Unavailable(why)),
+        };
+        self.tokens.put(key, outcome.clone(), now, now_secs);
+        outcome.map_err(Failure::Invalid)
     }
 
     /// Whether `grant` has every scope `message` (one JSON-RPC message or a batch) needs; the

@@ -221,6 +221,8 @@ pub fn unsigned_jwt(header: &str, claims: &str, signature: &[u8]) -> String {
 #[derive(Default)]
 pub struct Behaviour {
     pub jwks_down: AtomicBool,
+    /// The key set publishes the fixture's other key under kid "k1" (a rotation).
+    pub jwks_rotated: AtomicBool,
     pub introspection_down: AtomicBool,
     /// Introspection answers only after this many milliseconds.
     pub introspection_delay_ms: AtomicU64,
@@ -249,7 +251,10 @@ impl AuthServer {
         let issuer = format!("http://127.0.0.1:{port}");
         let behaviour = Arc::new(Behaviour::default());
         let state = behaviour.clone();
-        let jwks = format!(r#"{{"keys":[{}]}}"#, rsa_key("signing").jwk("k1"));
+        let jwks = [
+            format!(r#"{{"keys":[{}]}}"#, rsa_key("signing").jwk("k1")),
+            format!(r#"{{"keys":[{}]}}"#, rsa_key("unknown").jwk("k1")),
+        ];
         let iss = issuer.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
@@ -334,7 +339,7 @@ fn form_value(body: &str, name: &str) -> Option<String> {
     })
 }
 
-fn answer(mut stream: TcpStream, state: &Behaviour, jwks: &str, issuer: &str) {
+fn answer(mut stream: TcpStream, state: &Behaviour, jwks: &[String; 2], issuer: &str) {
     let Some((head, body)) = read_request(&mut stream) else {
         return;
     };
@@ -359,7 +364,8 @@ fn answer(mut stream: TcpStream, state: &Behaviour, jwks: &str, issuer: &str) {
             if state.jwks_down.load(Ordering::SeqCst) {
                 reply(&mut stream, "503 Service Unavailable", "{}");
             } else {
-                reply(&mut stream, "200 OK", jwks);
+                let rotated = state.jwks_rotated.load(Ordering::SeqCst);
+                reply(&mut stream, "200 OK", &jwks[usize::from(rotated)]);
             }
         }
         "/introspect" => {
