@@ -391,6 +391,40 @@ fn protected_resource_metadata_is_served_at_both_well_known_paths() {
             ["mcp", "tools:simple", "res", "prompts"]
         );
     }
+    // A resource published under another path (a proxy maps it to /mcp) has its metadata at
+    // the path-inserted URL too, and challenges name that URL.
+    let nested = TempDir::new("oauth-nested");
+    let config = nested.path().join("auth.json");
+    std::fs::write(
+        &config,
+        format!(
+            r#"{{"resource": "https://example.com/tools/mcp", "authorization_servers": [{{"issuer": "{}"}}]}}"#,
+            auth.issuer
+        ),
+    )
+    .unwrap();
+    let (_server, port) = serve_http(
+        &["--auth-config", config.to_str().unwrap()],
+        None,
+        Stdio::null(),
+    );
+    let (status, raw) = http_request(
+        port,
+        "GET",
+        "/.well-known/oauth-protected-resource/tools/mcp",
+        "",
+        "",
+    );
+    assert_eq!(status, 200, "{raw}");
+    assert!(
+        raw.contains("\"resource\":\"https://example.com/tools/mcp\""),
+        "{raw}"
+    );
+    let challenge = post_with(port, None, CALL_SIMPLE).challenge;
+    assert_eq!(
+        challenge,
+        "Bearer resource_metadata=\"https://example.com/.well-known/oauth-protected-resource/tools/mcp\""
+    );
 }
 
 /// Reads the server's stderr until a line containing `needle` (or gives up after 5 s).

@@ -68,11 +68,20 @@ impl ResourceMetadata {
             .resource
             .split_once("://")
             .unwrap_or(("https", self.resource.as_str()));
-        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-        format!(
-            "{scheme}://{authority}{METADATA_PATH}{}",
-            path.trim_end_matches('/')
-        )
+        let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+        format!("{scheme}://{authority}{}", self.path())
+    }
+
+    /// The path part of [`ResourceMetadata::url`]: served too, so that a resource published
+    /// under another path (`https://example.com/tools/mcp`, a proxy mapping it to `/mcp`) has
+    /// its metadata where clients look, with the proxy forwarding `/.well-known/` unchanged.
+    pub fn path(&self) -> String {
+        let rest = self
+            .resource
+            .split_once("://")
+            .map_or(self.resource.as_str(), |(_, rest)| rest);
+        let path = rest.find('/').map_or("", |slash| &rest[slash..]);
+        format!("{METADATA_PATH}{}", path.trim_end_matches('/'))
     }
 
     fn document(&self) -> Value {
@@ -300,7 +309,9 @@ impl Endpoint {
             format!("{METADATA_PATH}{MCP_PATH}"),
         ];
         match &self.metadata {
-            Some(metadata) if metadata_paths.iter().any(|p| p == path) => {
+            Some(metadata)
+                if metadata_paths.iter().any(|p| p == path) || metadata.path() == path =>
+            {
                 Some(self.metadata_document(head, metadata))
             }
             _ => Some(Response::text(404, "not found")),
@@ -1168,6 +1179,18 @@ mod tests {
         assert_eq!(
             root.url(),
             "https://mcp.example.com/.well-known/oauth-protected-resource"
+        );
+        let nested = ResourceMetadata {
+            resource: "https://example.com/tools/mcp".into(),
+            ..root
+        };
+        assert_eq!(
+            nested.path(),
+            "/.well-known/oauth-protected-resource/tools/mcp"
+        );
+        assert_eq!(
+            nested.url(),
+            "https://example.com/.well-known/oauth-protected-resource/tools/mcp"
         );
     }
 }
