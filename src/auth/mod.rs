@@ -2,7 +2,8 @@
 //! whether a request's bearer token grants what the request asks, for the HTTP endpoint to answer
 //! 400, 401, 403 or 503 with the right `WWW-Authenticate` challenge.
 //!
-//! A token with two dots is a JWT access token: its `typ` must be `at+jwt` (RFC 9068 §4), its
+//! A token of three dot-separated parts whose first is a JSON object with `alg` is a JWT access
+//! token: its `typ` must be `at+jwt` (RFC 9068 §4), its
 //! issuer one of the configured authorization servers, its signature valid under that issuer's
 //! keys ([`jwks::KeyCache`], [`crate::crypto::jws`]) with an accepted algorithm, and its claims
 //! ([`crate::crypto::jwt::check_claims`]) name this resource as audience, within the clock skew.
@@ -311,10 +312,17 @@ impl ResourceServer {
             return outcome.map_err(Failure::Invalid);
         }
         let parts: Vec<&str> = token.split('.').collect();
-        if parts.len() != 3 {
+        // A JWT is three parts whose first is a JSON object with `alg`; anything else (an opaque
+        // token may hold dots) is for introspection.
+        let header = match parts[..] {
+            [first, _, _] => unverified_object(first, "header")
+                .ok()
+                .filter(|h| h.get("alg").is_some()),
+            _ => None,
+        };
+        let Some(header) = header else {
             return self.introspect(token, key, now, now_secs);
-        }
-        let header = unverified_object(parts[0], "header")?;
+        };
         let typ = header.get("typ").and_then(Value::as_str).unwrap_or("");
         if !typ.eq_ignore_ascii_case("at+jwt") && !typ.eq_ignore_ascii_case("application/at+jwt") {
             return Err(Failure::Invalid(
