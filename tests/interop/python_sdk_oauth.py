@@ -10,10 +10,10 @@ redirect, as a headless CI run needs) -> token -> the call; then a tool that nee
 authorization server's metadata and key set itself and checks every JWT (typ at+jwt, signature,
 iss, aud, exp, scopes).
 
-The authorization server signs RS256 or ES256 access tokens (argument ALG) with a key made by
-`cryptography` at start. It checks what it receives: PKCE, the redirect URI, the resource.
+The authorization server signs RS256, PS256, ES256 or EdDSA (Ed25519) access tokens (argument
+ALG) with a key made by `cryptography` at start. It checks what it receives: PKCE, the redirect URI, the resource.
 
-Usage: python_sdk_oauth.py BINARY ALG   (ALG: RS256 or ES256)
+Usage: python_sdk_oauth.py BINARY ALG   (ALG: RS256, PS256, ES256 or EdDSA)
 """
 import asyncio
 import base64
@@ -33,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx2
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
@@ -56,11 +56,16 @@ def uint(n: int, length: int | None = None) -> str:
 class Signer:
     def __init__(self, alg: str):
         self.alg = alg
-        if alg == "RS256":
+        if alg in ("RS256", "PS256"):
             self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
             numbers = self.key.public_key().public_numbers()
-            self.jwk = {"kty": "RSA", "kid": "rsa-1", "alg": "RS256", "use": "sig",
+            self.jwk = {"kty": "RSA", "kid": "rsa-1", "alg": alg, "use": "sig",
                         "n": uint(numbers.n), "e": uint(numbers.e)}
+        elif alg == "EdDSA":
+            self.key = ed25519.Ed25519PrivateKey.generate()
+            raw = self.key.public_key().public_bytes_raw()
+            self.jwk = {"kty": "OKP", "kid": "ed-1", "alg": "EdDSA", "use": "sig", "crv": "Ed25519",
+                        "x": b64url(raw)}
         else:
             self.key = ec.generate_private_key(ec.SECP256R1())
             numbers = self.key.public_key().public_numbers()
@@ -72,6 +77,12 @@ class Signer:
         signing_input = f"{b64url(json.dumps(header).encode())}.{b64url(json.dumps(claims).encode())}"
         if self.alg == "RS256":
             signature = self.key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
+        elif self.alg == "PS256":
+            # RFC 7518 §3.5: MGF1 with SHA-256, a salt as long as the hash.
+            pss = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
+            signature = self.key.sign(signing_input.encode(), pss, hashes.SHA256())
+        elif self.alg == "EdDSA":
+            signature = self.key.sign(signing_input.encode())
         else:
             r, s = decode_dss_signature(self.key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
             signature = r.to_bytes(32, "big") + s.to_bytes(32, "big")
