@@ -8,13 +8,15 @@
 //! transport-agnostic engine and the [`server::ToolSet`] trait servers implement), then
 //! [`governance::bind`] (the one call that builds an engine for a workspace) and the transports
 //! ([`stdio`], [`http`]). Beside them, [`crypto`] verifies signed tokens (JWS with RSA, ECDSA P-256
-//! and Ed25519 keys from JWK Sets) for the OAuth resource server, on the digests of [`sha256`] and
-//! [`hmac`]. This crate knows MCP and nothing of git or indexes:
+//! and Ed25519 keys from JWK Sets) on the digests of [`sha256`] and [`hmac`], for [`auth`], the
+//! OAuth resource server the HTTP transport consults in OAuth mode (token validation, key sets,
+//! introspection, scopes). This crate knows MCP and nothing of git or indexes:
 //! the servers live in the `agentteams-mcp-servers` package.
 
 #![forbid(unsafe_code)]
 
 pub mod audit;
+pub mod auth;
 pub mod base64;
 pub mod client;
 pub mod crypto;

@@ -1,6 +1,8 @@
 //! The `agentteams-mcp` command: serve an MCP server over stdio (or HTTP), and the tools around it.
 #![forbid(unsafe_code)]
 
+use agentteams_mcp::auth::config::AuthConfig;
+use agentteams_mcp::auth::ResourceServer;
 use agentteams_mcp::governance::PermissionMode;
 use agentteams_mcp::http::limits;
 use agentteams_mcp::http::sealed::SessionKey;
@@ -14,11 +16,13 @@ use agentteams_mcp_servers::{
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 const USAGE: &str = "\
 usage:
   agentteams-mcp --serve-mcp NAME [--root DIR]   serve NAME over stdio (NAME: gitread, recall)
-  agentteams-mcp --serve-mcp NAME --http [--bind ADDR] [--port N] [--auth-token-file F]
+  agentteams-mcp --serve-mcp NAME --http [--bind ADDR] [--port N]
+                 [--auth-token-file F | --auth-config FILE]
                  [--stateless | --session-key-file F [--previous-session-key-file F]]
                  [--replica-name NAME] [--legacy-sse] [--allow-host NAME]... [--allow-origin ORIGIN]... [--max-connections N]
                  [--access-log] [--until-stdin-closes]
@@ -51,6 +55,9 @@ options:
   --port N                    HTTP port (default 7330)
   --auth-token-file F         require `Authorization: Bearer <token>`, token read from F
                               (or from the environment variable AGENTTEAMS_MCP_AUTH_TOKEN)
+  --auth-config FILE          HTTP: be an OAuth 2.1 resource server: validate access tokens
+                              (JWT or introspected) from the authorization servers and with
+                              the scopes FILE names (docs/deploy.md, section OAuth)
   --stateless                 serve without sessions (each request stands alone)
   --session-key-file F        seal sessions into their ids with the key in F (hex, 32-64 bytes,
                               mode 600), so every replica holding it serves every session
@@ -223,6 +230,7 @@ const OPTIONS: &[&str] = &[
     "--bind",
     "--port",
     "--auth-token-file",
+    "--auth-config",
     "--stateless",
     "--session-key-file",
     "--previous-session-key-file",
@@ -329,6 +337,7 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
     let bind = args.value("--bind")?;
     let port = args.value("--port")?;
     let token_file = args.value("--auth-token-file")?;
+    let auth_config = args.value("--auth-config")?;
     let stateless = args.flag("--stateless");
     let max_connections = args.value("--max-connections")?;
     let access_log = args.flag("--access-log");
@@ -345,6 +354,7 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
         let given = bind.is_some()
             || port.is_some()
             || token_file.is_some()
+            || auth_config.is_some()
             || stateless
             || key_file.is_some()
             || max_connections.is_some()
@@ -358,6 +368,16 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
             true => Err(UsageError("HTTP options need --http".into())),
             false => Ok(None),
         };
+    }
+    if auth_config.is_some() && (token_file.is_some() || std::env::var(TOKEN_ENV_VAR).is_ok()) {
+        return Err(UsageError(format!(
+            "--auth-config makes the server check OAuth access tokens; --auth-token-file (or {TOKEN_ENV_VAR}) a static token: give one"
+        )));
+    }
+    if auth_config.is_some() && legacy_sse {
+        return Err(UsageError(
+            "--legacy-sse is not served in OAuth mode (--auth-config): its messages would escape the scope checks".into(),
+        ));
     }
     if stateless && legacy_sse {
         return Err(UsageError(
@@ -432,6 +452,11 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
         }
         (None, Err(_)) => None,
     };
+    if let Some(file) = auth_config {
+        let parsed = AuthConfig::from_file(Path::new(&file))
+            .map_err(|e| UsageError(format!("--auth-config {file}: {e}")))?;
+        config.resource_server = Some(Arc::new(ResourceServer::new(parsed)));
+    }
     Ok(Some(config))
 }
 

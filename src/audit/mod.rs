@@ -256,11 +256,28 @@ impl AuditLog {
         tool: &str,
         arguments: &Value,
     ) -> Result<AuditedCall<'_>, AuditError> {
+        let caller = Caller {
+            session,
+            principal: None,
+        };
+        self.call_requested_by(caller, request_id, tool, arguments)
+    }
+
+    /// [`AuditLog::call_requested`] naming the caller's principal too (OAuth mode: a digest of
+    /// the token's issuer and subject, written as it is in every record of the call).
+    pub fn call_requested_by(
+        &self,
+        caller: Caller<'_>,
+        request_id: Option<&Value>,
+        tool: &str,
+        arguments: &Value,
+    ) -> Result<AuditedCall<'_>, AuditError> {
         let mut call = AuditedCall {
             log: self,
             number: self.next_call.fetch_add(1, Ordering::Relaxed),
             tool: tool.to_owned(),
-            session: session.map(|s| self.session_label(s)),
+            session: caller.session.map(|s| self.session_label(s)),
+            principal: caller.principal.map(str::to_owned),
             decision: None,
             started: None,
             cancelled: false,
@@ -446,6 +463,14 @@ fn sync_parent_dir(path: &Path) -> io::Result<()> {
     }
 }
 
+/// Who made a call: the HTTP session and the principal (OAuth mode) the records name.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Caller<'a> {
+    pub session: Option<&'a str>,
+    /// Already a digest ([`crate::auth::Grant::principal`]): written as it is.
+    pub principal: Option<&'a str>,
+}
+
 /// One tool call being recorded. Each outcome method writes the call's closing record; a call
 /// dropped without one records `tool_call_failed` ("ended without an outcome").
 pub struct AuditedCall<'a> {
@@ -453,6 +478,7 @@ pub struct AuditedCall<'a> {
     number: u64,
     tool: String,
     session: Option<String>,
+    principal: Option<String>,
     /// The governance decision, recorded with `tool_call_blocked` or `tool_call_started`.
     decision: Option<Value>,
     started: Option<Instant>,
@@ -489,6 +515,9 @@ impl<'a> AuditedCall<'a> {
         ];
         if let Some(session) = &self.session {
             fields.push(("session", Value::from(session.as_str())));
+        }
+        if let Some(principal) = &self.principal {
+            fields.push(("principal", Value::from(principal.as_str())));
         }
         fields
     }

@@ -120,7 +120,7 @@ impl Algorithm {
 
 /// Text another party chose, made safe to put in an error message: at most 40 printable ASCII
 /// characters, anything else shown as `?`.
-fn shown(text: &str) -> String {
+pub(crate) fn shown(text: &str) -> String {
     let mut out: String = text
         .chars()
         .take(40)

@@ -21,6 +21,7 @@ use super::streams::{
     parse_event_id, EndReason, Next, Origin, ResumeRefusal, StreamHub, INSTANCE_TAG_BYTES,
     STANDALONE_STREAM,
 };
+use crate::auth::{Failure, Grant, ResourceServer};
 use crate::json::{self, Value};
 use crate::jsonrpc::{code, error_reply, is_request, RpcError};
 use crate::server::{
@@ -67,11 +68,20 @@ impl ResourceMetadata {
             .resource
             .split_once("://")
             .unwrap_or(("https", self.resource.as_str()));
-        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-        format!(
-            "{scheme}://{authority}{METADATA_PATH}{}",
-            path.trim_end_matches('/')
-        )
+        let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+        format!("{scheme}://{authority}{}", self.path())
+    }
+
+    /// The path part of [`ResourceMetadata::url`]: served too, so that a resource published
+    /// under another path (`https://example.com/tools/mcp`, a proxy mapping it to `/mcp`) has
+    /// its metadata where clients look, with the proxy forwarding `/.well-known/` unchanged.
+    pub fn path(&self) -> String {
+        let rest = self
+            .resource
+            .split_once("://")
+            .map_or(self.resource.as_str(), |(_, rest)| rest);
+        let path = rest.find('/').map_or("", |slash| &rest[slash..]);
+        format!("{METADATA_PATH}{}", path.trim_end_matches('/'))
     }
 
     fn document(&self) -> Value {
@@ -110,6 +120,8 @@ pub struct Endpoint {
     origin: Origin,
     /// Also serve the 2024-11-05 HTTP+SSE transport ([`SSE_PATH`], [`MESSAGES_PATH`]).
     legacy_sse: bool,
+    /// OAuth resource server mode: validates access tokens in place of the guard's static token.
+    resource_server: Option<Arc<ResourceServer>>,
 }
 
 /// A JSON-RPC error body without an id (the request's id is unknown or irrelevant at this layer).
@@ -147,6 +159,53 @@ impl Endpoint {
             metadata,
             origin,
             legacy_sse: false,
+            resource_server: None,
+        }
+    }
+
+    /// Validates OAuth access tokens with `server` (in place of the guard's static token) and
+    /// checks the scopes each request needs; `metadata` should then describe it.
+    pub fn with_resource_server(mut self, server: Option<Arc<ResourceServer>>) -> Endpoint {
+        self.resource_server = server;
+        self
+    }
+
+    /// Host and Origin, then the credentials: the grant of a valid OAuth access token (OAuth
+    /// mode), or nothing once the static token (if any) matched. Errors are the response.
+    fn admit(&self, head: &RequestHead<'_>) -> Result<Option<Grant>, Response> {
+        self.guard
+            .check_origin(head)
+            .map_err(|denial| self.deny(denial))?;
+        match &self.resource_server {
+            Some(server) => server
+                .authenticate(head.single("authorization").map_err(|_| ()))
+                .map(Some)
+                .map_err(|failure| self.refuse(&failure)),
+            None => self
+                .guard
+                .check_token(head)
+                .map(|()| None)
+                .map_err(|denial| self.deny(denial)),
+        }
+    }
+
+    /// The response to an OAuth failure: its status, a JSON-RPC error naming the rule, and the
+    /// RFC 6750 challenge (503: `Retry-After` instead).
+    fn refuse(&self, failure: &Failure) -> Response {
+        let response = invalid_request(failure.status(), &failure.message());
+        let required = self
+            .resource_server
+            .as_ref()
+            .map(|s| s.scopes().required.clone())
+            .unwrap_or_default();
+        let metadata_url = self
+            .metadata
+            .as_ref()
+            .map(ResourceMetadata::url)
+            .unwrap_or_default();
+        match failure.challenge(&metadata_url, &required) {
+            Some(challenge) => response.header("WWW-Authenticate", &challenge),
+            None => response.header("Retry-After", &crate::auth::RETRY_AFTER_SECS.to_string()),
         }
     }
 
@@ -176,13 +235,23 @@ impl Endpoint {
     /// replica's calls of one session share cancellation and log level, and a token is checked
     /// once per replica rather than on every request (the table is keyed by a secret either way,
     /// as in-memory ids are). Errors are the response to send.
-    fn resolve(&self, sessions: &Sessions, id: &[u8]) -> Result<Live, Response> {
+    /// In OAuth mode a session belongs to the `principal` that opened it (here): another
+    /// principal's request finds no such session.
+    fn resolve(
+        &self,
+        sessions: &Sessions,
+        id: &[u8],
+        principal: Option<&str>,
+    ) -> Result<Live, Response> {
         let not_found = || invalid_request(404, "session not found");
         if id.len() > MAX_SESSION_ID_BYTES {
             return Err(invalid_request(400, &Refusal::TooLong.to_string()));
         }
         let key = String::from_utf8_lossy(id);
         if let Some(session) = sessions.get(&key) {
+            if session.session.principal() != principal {
+                return Err(not_found());
+            }
             return Ok(session);
         }
         let Some(sealer) = &self.sealer else {
@@ -191,7 +260,9 @@ impl Endpoint {
         let now = sealed::unix_now();
         let sealed = sealer.open(id, now).map_err(|_| not_found())?;
         let session = Arc::new(
-            Session::initialized(self.engine.clone(), sealed.revision).with_id(&sealed.name()),
+            Session::initialized(self.engine.clone(), sealed.revision)
+                .with_id(&sealed.name())
+                .with_principal(principal),
         );
         Ok(sessions.insert_until(key.into_owned(), session, sealed::deadline(&sealed, now)))
     }
@@ -228,12 +299,8 @@ impl Endpoint {
             return Some(health(head.method));
         }
         if self.legacy_sse && (path == SSE_PATH || path == MESSAGES_PATH) {
-            if let Err(denial) = self
-                .guard
-                .check_origin(head)
-                .and_then(|()| self.guard.check_token(head))
-            {
-                return Some(self.deny(denial));
+            if let Err(response) = self.admit(head) {
+                return Some(response);
             }
             return self.legacy_sse(head, request.body, exchange);
         }
@@ -242,7 +309,9 @@ impl Endpoint {
             format!("{METADATA_PATH}{MCP_PATH}"),
         ];
         match &self.metadata {
-            Some(metadata) if metadata_paths.iter().any(|p| p == path) => {
+            Some(metadata)
+                if metadata_paths.iter().any(|p| p == path) || metadata.path() == path =>
+            {
                 Some(self.metadata_document(head, metadata))
             }
             _ => Some(Response::text(404, "not found")),
@@ -280,17 +349,16 @@ impl Endpoint {
     fn mcp(&self, request: &Request<'_>, exchange: &Exchange<'_>) -> Option<Response> {
         let head = request.head;
         // Authentication precedes any session lookup, so ids reveal nothing to strangers.
-        if let Err(denial) = self
-            .guard
-            .check_origin(head)
-            .and_then(|()| self.guard.check_token(head))
-        {
-            return Some(self.deny(denial));
-        }
+        let grant = match self.admit(head) {
+            Ok(grant) => grant,
+            Err(response) => return Some(response),
+        };
+        let principal = grant.as_ref().map(Grant::principal);
+        let principal = principal.as_deref();
         match head.method {
-            "POST" => self.post(head, request.body, exchange),
-            "GET" => self.get_or_delete(head, false, exchange),
-            "DELETE" => self.get_or_delete(head, true, exchange),
+            "POST" => self.post(head, request.body, exchange, grant.as_ref(), principal),
+            "GET" => self.get_or_delete(head, false, exchange, principal),
+            "DELETE" => self.get_or_delete(head, true, exchange, principal),
             _ => Some(not_allowed("GET, POST, DELETE")),
         }
     }
@@ -302,6 +370,7 @@ impl Endpoint {
         head: &RequestHead<'_>,
         delete: bool,
         exchange: &Exchange<'_>,
+        principal: Option<&str>,
     ) -> Option<Response> {
         let id = match head.single("mcp-session-id") {
             Ok(id) => id,
@@ -312,9 +381,15 @@ impl Endpoint {
             return Some(not_allowed("POST"));
         };
         if delete {
+            // Only the principal that opened a session may end it.
+            if let Err(response) =
+                principal.map_or(Ok(()), |p| self.resolve(sessions, id, Some(p)).map(|_| ()))
+            {
+                return Some(response);
+            }
             return Some(self.end(sessions, id));
         }
-        match self.resolve(sessions, id) {
+        match self.resolve(sessions, id, principal) {
             Ok(live) => self.stream(head, &live, exchange),
             Err(response) => Some(response),
         }
@@ -435,6 +510,8 @@ impl Endpoint {
         head: &RequestHead<'_>,
         body: &[u8],
         exchange: &Exchange<'_>,
+        grant: Option<&Grant>,
+        principal: Option<&str>,
     ) -> Option<Response> {
         if !accepts(head, "application/json") || !accepts(head, "text/event-stream") {
             return Some(invalid_request(
@@ -458,6 +535,12 @@ impl Endpoint {
                 ))
             }
         };
+        // Step-up: a request the token's scopes do not cover is refused before it runs.
+        if let (Some(server), Some(grant)) = (&self.resource_server, grant) {
+            if let Err(failure) = server.authorize(grant, &message) {
+                return Some(self.refuse(&failure));
+            }
+        }
         let header_version = match head.single("mcp-protocol-version") {
             Ok(v) => v.map(|v| String::from_utf8_lossy(v).into_owned()),
             Err(_) => {
@@ -470,9 +553,21 @@ impl Endpoint {
         let header_is_modern =
             header_version.as_deref().and_then(Revision::parse) == Some(Revision::V2026_07_28);
         if modern_protocol_version(&message).is_some() || header_is_modern {
-            return self.modern(head, message, header_version.as_deref(), exchange);
+            return self.modern(
+                head,
+                message,
+                header_version.as_deref(),
+                exchange,
+                principal,
+            );
         }
-        self.legacy(head, message, header_version.as_deref(), exchange)
+        self.legacy(
+            head,
+            message,
+            header_version.as_deref(),
+            exchange,
+            principal,
+        )
     }
 
     fn legacy(
@@ -481,6 +576,7 @@ impl Endpoint {
         message: Value,
         header_version: Option<&str>,
         exchange: &Exchange<'_>,
+        principal: Option<&str>,
     ) -> Option<Response> {
         let initialize = is_request(&message)
             && message.get("method").and_then(Value::as_str) == Some("initialize");
@@ -511,14 +607,15 @@ impl Endpoint {
                     self.engine.clone(),
                     header_revision.unwrap_or(STATELESS_DEFAULT),
                 )
-            };
+            }
+            .with_principal(principal);
             return self.run(&session, message, None, None, exchange);
         };
         if initialize {
-            if id.is_some_and(|id| self.resolve(sessions, id).is_ok()) {
+            if id.is_some_and(|id| self.resolve(sessions, id, principal).is_ok()) {
                 return Some(invalid_request(400, "already initialized"));
             }
-            return Some(self.initialize(sessions, message));
+            return Some(self.initialize(sessions, message, principal));
         }
         let Some(id) = id else {
             return Some(invalid_request(
@@ -526,7 +623,7 @@ impl Endpoint {
                 "Mcp-Session-Id header required (send initialize first)",
             ));
         };
-        match self.resolve(sessions, id) {
+        match self.resolve(sessions, id, principal) {
             Ok(live) => {
                 let resumable = PostStream {
                     hub: &live.streams,
@@ -542,7 +639,7 @@ impl Endpoint {
 
     /// Starts a legacy session: runs `initialize` and, when it succeeds, answers with the new
     /// session's id (sealed: the token carrying the negotiated revision and capabilities).
-    fn initialize(&self, sessions: &Sessions, message: Value) -> Response {
+    fn initialize(&self, sessions: &Sessions, message: Value, principal: Option<&str>) -> Response {
         let capabilities = declared_capabilities(&message);
         let (name, nonce) = match &self.sealer {
             Some(sealer) => match sealer.new_nonce() {
@@ -556,7 +653,11 @@ impl Endpoint {
         };
         // The name identifies the session in audit records from its first call on (sealed: the
         // nonce, never the token, which is a credential for the session).
-        let session = Arc::new(Session::new(self.engine.clone()).with_id(&name));
+        let session = Arc::new(
+            Session::new(self.engine.clone())
+                .with_id(&name)
+                .with_principal(principal),
+        );
         let Some(reply) = session.handle_message(message) else {
             return Response::empty(202);
         };
@@ -588,6 +689,7 @@ impl Endpoint {
         message: Value,
         header_version: Option<&str>,
         exchange: &Exchange<'_>,
+        principal: Option<&str>,
     ) -> Option<Response> {
         let method = message.get("method").and_then(Value::as_str);
         let notification = method.is_some() && message.get("id").is_none();
@@ -641,7 +743,7 @@ impl Endpoint {
             return Some(Response::json(400, &error_reply(None, &error, true)));
         }
         let cancel = CancelToken::new();
-        let session = Session::new(self.engine.clone());
+        let session = Session::new(self.engine.clone()).with_principal(principal);
         self.run(&session, message, Some(cancel), None, exchange)
     }
 
@@ -1077,6 +1179,18 @@ mod tests {
         assert_eq!(
             root.url(),
             "https://mcp.example.com/.well-known/oauth-protected-resource"
+        );
+        let nested = ResourceMetadata {
+            resource: "https://example.com/tools/mcp".into(),
+            ..root
+        };
+        assert_eq!(
+            nested.path(),
+            "/.well-known/oauth-protected-resource/tools/mcp"
+        );
+        assert_eq!(
+            nested.url(),
+            "https://example.com/.well-known/oauth-protected-resource/tools/mcp"
         );
     }
 }

@@ -24,6 +24,7 @@ pub use endpoint::{Endpoint, ResourceMetadata, HEALTH_PATH, MCP_PATH, MESSAGES_P
 pub use guard::{Guard, Token, TOKEN_ENV_VAR};
 pub use server::{Server, Stopper, Timeouts};
 
+use crate::auth::ResourceServer;
 use crate::server::Engine;
 use sealed::{Sealer, SessionKey};
 use sessions::Sessions;
@@ -37,7 +38,8 @@ pub const DEFAULT_PORT: u16 = 7330;
 /// How to serve: where, who may connect, and whether to keep sessions.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
-    /// Address to bind; loopback (127.0.0.1) by default. Any other address requires `auth_token`.
+    /// Address to bind; loopback (127.0.0.1) by default. Any other address requires `auth_token`
+    /// or `resource_server`.
     pub bind: IpAddr,
     /// Port to bind ([`DEFAULT_PORT`]; 0 picks a free one).
     pub port: u16,
@@ -57,8 +59,12 @@ pub struct HttpConfig {
     pub allowed_hosts: Vec<String>,
     /// Whole origins (`https://app.example.com`) accepted in Origin besides the allowed hosts.
     pub allowed_origins: Vec<String>,
-    /// RFC 9728 metadata to serve and name in 401 challenges; none by default.
+    /// RFC 9728 metadata to serve and name in 401 challenges; none by default (with
+    /// `resource_server`, made from its configuration).
     pub resource_metadata: Option<ResourceMetadata>,
+    /// OAuth 2.1 resource server mode: every request's access token validated and its scopes
+    /// checked ([`crate::auth`]); excludes `auth_token` and `legacy_sse`.
+    pub resource_server: Option<Arc<ResourceServer>>,
     /// Connection cap (at most [`limits::MAX_CONNECTIONS`]).
     pub max_connections: usize,
     /// How long to wait on clients (defaults: the constants in [`limits`]).
@@ -83,6 +89,7 @@ impl Default for HttpConfig {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             resource_metadata: None,
+            resource_server: None,
             max_connections: limits::MAX_CONNECTIONS,
             timeouts: Timeouts::default(),
             access_log: false,
@@ -92,14 +99,35 @@ impl Default for HttpConfig {
 }
 
 /// Binds the endpoint for `engine` without serving yet (tests and hosts read the bound address).
-/// Refuses a non-loopback address without a token, and metadata without an authorization server.
-pub fn bind(engine: Arc<Engine>, config: HttpConfig) -> io::Result<Server> {
+/// Refuses a non-loopback address without a token or a resource server, and metadata without an
+/// authorization server.
+pub fn bind(engine: Arc<Engine>, mut config: HttpConfig) -> io::Result<Server> {
     let refuse = |message: String| io::Error::new(io::ErrorKind::InvalidInput, message);
-    if !config.bind.is_loopback() && config.auth_token.is_none() {
+    if !config.bind.is_loopback() && config.auth_token.is_none() && config.resource_server.is_none()
+    {
         return Err(refuse(format!(
-            "refusing to serve on non-loopback address {} without an auth token",
+            "refusing to serve on non-loopback address {} without an auth token or an OAuth configuration",
             config.bind
         )));
+    }
+    if let Some(server) = &config.resource_server {
+        if config.auth_token.is_some() {
+            return Err(refuse(
+                "a static auth token and an OAuth resource server exclude each other: give one"
+                    .into(),
+            ));
+        }
+        if config.legacy_sse {
+            return Err(refuse(
+                "the HTTP+SSE transport of 2024-11-05 is not served in OAuth resource server mode"
+                    .into(),
+            ));
+        }
+        config.resource_metadata = Some(ResourceMetadata {
+            resource: server.resource().to_owned(),
+            authorization_servers: server.authorization_servers(),
+            scopes: server.scopes().all(),
+        });
     }
     if config
         .resource_metadata
@@ -142,7 +170,8 @@ pub fn bind(engine: Arc<Engine>, config: HttpConfig) -> io::Result<Server> {
     };
     let mut endpoint = Endpoint::new(engine, guard, sessions, config.resource_metadata.clone())
         .with_sealer(sealer)
-        .with_legacy_sse(config.legacy_sse);
+        .with_legacy_sse(config.legacy_sse)
+        .with_resource_server(config.resource_server.clone());
     if let Some(name) = &config.replica_name {
         endpoint = endpoint.with_replica_name(name).ok_or_else(|| {
             refuse(format!(

@@ -260,6 +260,9 @@ pub struct Session {
     state: Mutex<State>,
     /// The transport's session id (HTTP), named in audit records.
     id: Option<String>,
+    /// Whom the session's requests speak for (OAuth: a digest of the token's issuer and
+    /// subject), named in audit records.
+    principal: Option<String>,
     /// This session's number in the engine's [`ResourceNotifier`] (0 when there are no resources).
     hub_session: u64,
     /// Requests a running call sent the client, waiting for its responses.
@@ -332,13 +335,34 @@ impl Session {
                 in_flight: Vec::new(),
             }),
             id: None,
+            principal: None,
         }
+    }
+
+    /// Records whom the session speaks for (OAuth mode: [`crate::auth::Grant::principal`], a
+    /// digest, never the token) in the audit log's records; `None` leaves it unnamed.
+    pub fn with_principal(mut self, principal: Option<&str>) -> Session {
+        self.principal = principal.map(str::to_owned);
+        self
+    }
+
+    /// Whom the session speaks for, when known.
+    pub fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
     }
 
     /// Names this session (HTTP transports: the `MCP-Session-Id`) in the audit log's records.
     pub fn with_id(mut self, id: &str) -> Session {
         self.id = Some(id.to_owned());
         self
+    }
+
+    /// The session and principal audit records name.
+    fn caller(&self) -> crate::audit::Caller<'_> {
+        crate::audit::Caller {
+            session: self.id.as_deref(),
+            principal: self.principal.as_deref(),
+        }
     }
 
     /// A session that behaves as if `initialize` had negotiated `revision` (stateless HTTP serves
@@ -753,7 +777,7 @@ impl Session {
             None => None,
             Some(log) => {
                 let requested =
-                    log.call_requested(self.id.as_deref(), Some(scope.id), label, &logged(&params));
+                    log.call_requested_by(self.caller(), Some(scope.id), label, &logged(&params));
                 Some(requested.map_err(audit_failure)?)
             }
         };
