@@ -4,7 +4,7 @@
 //! # What is constant time, and what is not
 //!
 //! Constant time (no secret-dependent branch, loop bound or memory index):
-//! - field arithmetic mod p and mod n ([`Modulus`]): fixed four-limb Montgomery multiplication
+//! - field arithmetic mod p and mod n (`Modulus`): fixed four-limb Montgomery multiplication
 //!   (CIOS) whose final subtraction is chosen by a mask, additions and subtractions corrected by
 //!   masks, inversion by Fermat's little theorem with the fixed, public exponent `m - 2`;
 //! - point arithmetic: projective coordinates and the complete addition formula of Renes, Costello
