@@ -3,9 +3,10 @@
 //! Both walk the value with an explicit stack, so deeply nested values cannot overflow the call stack.
 //! Floats are written the way Python's `repr` writes them (shortest round-trip digits, `1e-05`,
 //! `1.5e+16`, `12.0`), which keeps tool texts byte-identical with the reference implementation.
-//! Numbers are laid out without `fmt`: digits made eight at a time in the lanes of a `u64`, copied
-//! at fixed sizes into a stack buffer, and appended with one UTF-8 check (one per short array of
-//! numbers, such as a coordinate pair).
+//! Numbers are laid out without `fmt`: digits made eight at a time in the lanes of a `u64` and
+//! copied at fixed sizes into a stack buffer. An array of numbers, or of short rows of them (the
+//! coordinate rings of GeoJSON), is gathered there and appended with one UTF-8 check per
+//! [`PENDING_BYTES`], not one per number.
 
 use super::scan::find_string_stop;
 use super::shortest::shortest_digits;
@@ -109,9 +110,10 @@ fn write_value(root: &Value, out: &mut String, style: Style) {
                 Value::String(s) => write_string(s, out, pretty),
                 Value::Array(a) if a.is_empty() => out.push_str("[]"),
                 Value::Object(m) if m.is_empty() => out.push_str("{}"),
-                // A short array of numbers held as primitives (a coordinate pair) is written in
-                // one piece; on any other element the guard writes nothing and is false.
-                Value::Array(a) if !pretty && write_number_array(a, out) => {}
+                // An array of numbers held as primitives, or of short rows of them (coordinates),
+                // is written in one piece; for any other array the guard writes nothing and is
+                // false.
+                Value::Array(a) if !pretty && write_numeric_array(a, out) => {}
                 Value::Array(a) => {
                     out.push('[');
                     let mut iter = a.iter();
@@ -272,56 +274,107 @@ fn write_integer(negative: bool, magnitude: u64, out: &mut String) {
 
 const TEN_TO_THE_16: u64 = 10_000_000_000_000_000;
 
-/// Most elements of an array of numbers [`write_number_array`] writes in one piece.
+/// Most elements of an inner array [`write_numeric_array`] takes as a row of numbers.
 const SHORT_NUMBER_ARRAY: usize = 16;
 
-/// Writes `a` compactly if it is a short array of numbers held as primitives (coordinates,
-/// vectors, ranges), laid out in one buffer and appended at once: one UTF-8 check for the whole
-/// array instead of one per number. Answers false, having written nothing, for any other array.
-fn write_number_array(a: &[Value], out: &mut String) -> bool {
-    // A buffer for the array's length (each is set to `[` before use, so a small one for the
-    // common pair costs less to set).
-    if a.len() <= 2 {
-        number_array_text(a, &mut [b'['; number_array_room(2)], out)
-    } else if a.len() <= SHORT_NUMBER_ARRAY {
-        number_array_text(a, &mut [b'['; number_array_room(SHORT_NUMBER_ARRAY)], out)
-    } else {
-        false
+fn is_number(value: &Value) -> bool {
+    matches!(value, Value::Number(_))
+}
+
+/// Whether `value` is a number or a short array of them (a coordinate pair, a row).
+fn is_number_or_row(value: &Value) -> bool {
+    match value {
+        Value::Array(row) => row.len() <= SHORT_NUMBER_ARRAY && row.iter().all(is_number),
+        value => is_number(value),
     }
 }
 
-/// [`write_number_array`] with `text`, which holds [`number_array_room`] for `a`'s length and
-/// starts with `[`.
-fn number_array_text(a: &[Value], text: &mut [u8], out: &mut String) -> bool {
-    debug_assert!(text.len() >= number_array_room(a.len()) && text[0] == b'[');
-    let mut at = 1;
-    for (i, value) in a.iter().enumerate() {
-        if i > 0 {
-            text[at] = b',';
-            at += 1;
+/// Writes `a` compactly if it is an array of numbers, or of short arrays of them (a coordinate ring, a vector, rows of a matrix), without the general walk and with one
+/// UTF-8 check per [`PENDING_BYTES`] of text instead of one per number. Answers false, having
+/// written nothing, for any other array (which the checks before writing find).
+fn write_numeric_array(a: &[Value], out: &mut String) -> bool {
+    if !a.iter().all(is_number_or_row) {
+        return false;
+    }
+    let mut gather = Gather::new(out);
+    gather.write_numbers(a);
+    gather.flush();
+    true
+}
+
+/// ASCII text gathered on the stack for a string, appended with one UTF-8 check a flush.
+struct Gather<'a> {
+    out: &'a mut String,
+    pending: [u8; PENDING_BYTES],
+    len: usize,
+}
+
+/// Bytes [`Gather`] holds before a flush.
+const PENDING_BYTES: usize = 256;
+
+impl<'a> Gather<'a> {
+    fn new(out: &'a mut String) -> Gather<'a> {
+        Gather {
+            out,
+            pending: [0; PENDING_BYTES],
+            len: 0,
         }
-        let Value::Number(n) = value else {
-            return false;
-        };
-        at = match n.n {
+    }
+
+    fn flush(&mut self) {
+        let gathered =
+            std::str::from_utf8(&self.pending[..self.len]).expect("only ASCII is gathered");
+        self.out.push_str(gathered);
+        self.len = 0;
+    }
+
+    /// Appends one ASCII byte.
+    fn ascii(&mut self, b: u8) {
+        if self.len == PENDING_BYTES {
+            self.flush();
+        }
+        self.pending[self.len] = b;
+        self.len += 1;
+    }
+
+    /// `[`, the elements (numbers or rows of them, as [`is_number_or_row`] checked) separated by
+    /// commas, `]`.
+    fn write_numbers(&mut self, elements: &[Value]) {
+        self.ascii(b'[');
+        for (i, value) in elements.iter().enumerate() {
+            if i > 0 {
+                self.ascii(b',');
+            }
+            match value {
+                Value::Number(n) => self.number(n),
+                Value::Array(row) => self.write_numbers(row),
+                _ => unreachable!("checked by is_number_or_row"),
+            }
+        }
+        self.ascii(b']');
+    }
+
+    fn number(&mut self, n: &Number) {
+        if self.len + NUMBER_ROOM > PENDING_BYTES {
+            self.flush();
+        }
+        let at = self.len;
+        let text = &mut self.pending;
+        self.len = match n.n {
             N::PosInt(u) => integer_text(u, text, at),
             N::NegInt(i) => {
                 text[at] = b'-';
                 integer_text(i.unsigned_abs(), text, at + 1)
             }
             N::Float(f) => python_float_text(f, text, at),
-            N::Verbatim(_) => return false,
+            N::Verbatim(ref text) => {
+                // A number no primitive holds: its source text, which may be long.
+                self.flush();
+                self.out.push_str(text);
+                0
+            }
         };
     }
-    text[at] = b']';
-    out.push_str(std::str::from_utf8(&text[..at + 1]).expect("numbers are ASCII"));
-    true
-}
-
-/// Bytes [`write_number_array`] needs for `elements` numbers: `[`, then per element a comma and
-/// its number's room (the last one's holds the `]`).
-const fn number_array_room(elements: usize) -> usize {
-    1 + elements * (NUMBER_ROOM + 1)
 }
 
 /// Room the number writers need: the text and the fixed-size copies that lay it out, which may
@@ -346,13 +399,12 @@ fn integer_text(n: u64, text: &mut [u8], at: usize) -> usize {
         // Beyond the 17 digits a float needs: the two digits above them first.
         let top = n / TEN_TO_THE_17;
         let at = integer_text(top, text, at);
-        let (digits, _) = seventeen_digits_or_zeros(n % TEN_TO_THE_17);
+        let digits = seventeen_digits_or_zeros(n % TEN_TO_THE_17).digits;
         put_sixteen(text, at, &digits, 0);
         text[at + 16] = digits[16];
         return at + 17;
     }
-    let (digits, _) = seventeen_digits_or_zeros(n);
-    let first = MAX_FLOAT_DIGITS - (n.checked_ilog10().unwrap_or(0) as usize + 1);
+    let Seventeen { digits, first, .. } = seventeen_digits_or_zeros(n);
     put_sixteen(text, at, &digits, first);
     text[at + 16] = digits[first + 16];
     at + MAX_FLOAT_DIGITS - first
@@ -396,10 +448,13 @@ fn python_float_text(f: f64, text: &mut [u8], mut at: usize) -> usize {
         return at + 3;
     }
     let (significand, exponent) = shortest_digits(magnitude);
-    let (digits, trailing_zeros) = seventeen_digits(significand);
     // The digits without leading zeros, and (as Python never shows them after the first digit)
     // without trailing zeros: digits[first..end].
-    let first = MAX_FLOAT_DIGITS - (significand.ilog10() as usize + 1);
+    let Seventeen {
+        digits,
+        first,
+        trailing_zeros,
+    } = seventeen_digits(significand);
     let end = MAX_FLOAT_DIGITS - trailing_zeros;
     let count = end - first;
     // The exponent of the first digit, as in d.ddd × 10^exponent.
@@ -445,18 +500,37 @@ fn python_float_text(f: f64, text: &mut [u8], mut at: usize) -> usize {
     at + 2
 }
 
-/// `n` (above 0, below 10^17) as exactly 17 decimal digits, zero-padded on the left, then sixteen
-/// zeros; and how many zeros `n` ends with (counted in the digit lanes, without a loop).
-fn seventeen_digits(n: u64) -> ([u8; PADDED_DIGITS], usize) {
+/// A number's 17 decimal digits, zero-padded on the left, then sixteen zeros; where its digits
+/// start and how many zeros it ends with (both counted in the digit lanes, without a loop or a
+/// logarithm).
+struct Seventeen {
+    digits: [u8; PADDED_DIGITS],
+    /// Leading zeros: the first digit is `digits[first]`.
+    first: usize,
+    trailing_zeros: usize,
+}
+
+/// The [`Seventeen`] digits of `n` (above 0, below 10^17).
+#[inline(always)]
+fn seventeen_digits(n: u64) -> Seventeen {
     debug_assert!(n > 0 && n < TEN_TO_THE_17);
-    let mut out = [b'0'; PADDED_DIGITS];
+    let mut digits = [b'0'; PADDED_DIGITS];
     let high = n / 100_000_000;
-    out[0] = b'0' + (high / 100_000_000) as u8;
+    let top = (high / 100_000_000) as u8;
+    digits[0] = b'0' + top;
     let middle = eight_digit_lanes((high % 100_000_000) as u32);
     let low = eight_digit_lanes((n % 100_000_000) as u32);
-    out[1..9].copy_from_slice(&(middle + ASCII_ZEROS).to_le_bytes());
-    out[9..17].copy_from_slice(&(low + ASCII_ZEROS).to_le_bytes());
-    // The last digit is in the highest lane: zero lanes from the top are trailing zeros.
+    digits[1..9].copy_from_slice(&(middle + ASCII_ZEROS).to_le_bytes());
+    digits[9..17].copy_from_slice(&(low + ASCII_ZEROS).to_le_bytes());
+    // The first digit is in the lowest lane: zero lanes from the bottom are leading zeros, zero
+    // lanes from the top trailing zeros.
+    let first = if top != 0 {
+        0
+    } else if middle != 0 {
+        1 + middle.trailing_zeros() / 8
+    } else {
+        9 + low.trailing_zeros() / 8
+    };
     let trailing_zeros = if low != 0 {
         low.leading_zeros() / 8
     } else if middle != 0 {
@@ -464,13 +538,21 @@ fn seventeen_digits(n: u64) -> ([u8; PADDED_DIGITS], usize) {
     } else {
         16
     };
-    (out, trailing_zeros as usize)
+    Seventeen {
+        digits,
+        first: first as usize,
+        trailing_zeros: trailing_zeros as usize,
+    }
 }
 
-/// [`seventeen_digits`], also for zero.
-fn seventeen_digits_or_zeros(n: u64) -> ([u8; PADDED_DIGITS], usize) {
+/// [`seventeen_digits`], also for zero (one digit, `0`).
+fn seventeen_digits_or_zeros(n: u64) -> Seventeen {
     if n == 0 {
-        ([b'0'; PADDED_DIGITS], MAX_FLOAT_DIGITS)
+        Seventeen {
+            digits: [b'0'; PADDED_DIGITS],
+            first: MAX_FLOAT_DIGITS - 1,
+            trailing_zeros: MAX_FLOAT_DIGITS,
+        }
     } else {
         seventeen_digits(n)
     }
@@ -605,8 +687,13 @@ mod tests {
             120_000_000,
             5_000_000_000_000_000,
         ] {
-            let (digits, trailing_zeros) = seventeen_digits_or_zeros(n);
+            let Seventeen {
+                digits,
+                first,
+                trailing_zeros,
+            } = seventeen_digits_or_zeros(n);
             assert_eq!(digits[..17], *format!("{n:017}").as_bytes());
+            assert_eq!(first, 17 - n.to_string().len(), "{n}");
             let text = n.to_string();
             assert_eq!(
                 trailing_zeros,
@@ -635,6 +722,72 @@ mod tests {
         ];
         for &(f, want) in cases {
             assert_eq!(py(f), want, "{f:e}");
+        }
+    }
+
+    /// Python's `repr` layout of a float, written the plain way (strings, no lanes) from the same
+    /// shortest digits: the reference the fast layout is checked against.
+    fn plain_python_repr(f: f64) -> String {
+        let sign = if f.is_sign_negative() { "-" } else { "" };
+        if f == 0.0 {
+            return format!("{sign}0.0");
+        }
+        let (significand, exponent) = shortest_digits(f.abs());
+        let text = significand.to_string();
+        let digits = text.trim_end_matches('0');
+        let point = exponent + text.len() as i32 - 1;
+        let body = if (-4..16).contains(&point) {
+            if point < 0 {
+                format!(
+                    "0.{}{digits}",
+                    "0".repeat(point.unsigned_abs() as usize - 1)
+                )
+            } else if digits.len() <= point as usize + 1 {
+                format!(
+                    "{digits}{}.0",
+                    "0".repeat(point as usize + 1 - digits.len())
+                )
+            } else {
+                let (int, fraction) = digits.split_at(point as usize + 1);
+                format!("{int}.{fraction}")
+            }
+        } else {
+            let (first, rest) = digits.split_at(1);
+            let rest = if rest.is_empty() {
+                String::new()
+            } else {
+                format!(".{rest}")
+            };
+            let exp_sign = if point < 0 { '-' } else { '+' };
+            format!("{first}{rest}e{exp_sign}{:02}", point.unsigned_abs())
+        };
+        format!("{sign}{body}")
+    }
+
+    #[test]
+    fn the_fast_float_layout_matches_the_plain_one_byte_for_byte() {
+        let mut rng = crate::json::TestRng(0x0DDB_1A5E_5BAD_5EED);
+        let mut checked = 0;
+        while checked < 200_000 {
+            let bits = rng.next();
+            // Random bits, and values with few digits at every decimal exponent (integers,
+            // trailing zeros, the fixed/scientific boundaries).
+            let f = match checked % 3 {
+                0 => f64::from_bits(bits),
+                1 => (bits % 1_000_000) as f64 * 10f64.powi((bits >> 32) as i32 % 40 - 20),
+                _ => (bits >> 11) as f64 / (1u64 << (bits % 64)) as f64,
+            };
+            if !f.is_finite() {
+                continue;
+            }
+            assert_eq!(py(f), plain_python_repr(f), "{f:e}");
+            // The same inside a short array, where it is laid out in the gathered buffer.
+            let pair = Value::from(vec![Value::from(f), Value::from(-f)]);
+            assert_eq!(
+                to_string(&pair),
+                format!("[{},{}]", plain_python_repr(f), plain_python_repr(-f))
+            );
+            checked += 1;
         }
     }
 
