@@ -8,6 +8,7 @@
 
 use super::core::{self, Event, Incoming, Outgoing};
 use super::error::ClientError;
+use super::oauth::OAuth;
 use super::sse::{SseEvent, SseParser};
 use super::wire::{self, BodyDecoder, HttpUrl, ResponseHead};
 use super::{Answers, Transport};
@@ -67,6 +68,8 @@ pub struct HttpTransport {
     answers: Answers,
     /// The thread following the server's standalone GET stream, while one is open.
     server_stream: Option<ServerStream>,
+    /// When set, logs in: asked for the token before each POST and after each 401/403.
+    oauth: Option<Arc<Mutex<OAuth>>>,
 }
 
 /// The standalone GET stream's reader thread and what stops it.
@@ -113,7 +116,14 @@ impl HttpTransport {
             max_message_bytes,
             answers: Answers::default(),
             server_stream: None,
+            oauth: None,
         })
+    }
+
+    /// Logs in with `oauth` when the server asks (and sends its stored token until then).
+    pub fn with_oauth(mut self, oauth: OAuth) -> HttpTransport {
+        self.oauth = Some(Arc::new(Mutex::new(oauth)));
+        self
     }
 
     /// The same endpoint, session and answers, without a stream thread (for that thread's use).
@@ -127,6 +137,7 @@ impl HttpTransport {
             max_message_bytes: self.max_message_bytes,
             answers: self.answers.clone(),
             server_stream: None,
+            oauth: self.oauth.clone(),
         }
     }
 
@@ -329,10 +340,42 @@ impl HttpTransport {
         deadline: Instant,
     ) -> Result<(ResponseHead, Conn), ClientError> {
         self.revision = out.revision;
-        let bytes = self.post_bytes(&out.message, out);
-        let mut conn = self.open(&out.method, timeout, deadline)?;
-        conn.send(&bytes)?;
-        let head = conn.head()?;
+        let mut deadline = deadline;
+        let mut challenge = None;
+        let (head, conn) = loop {
+            // The one place OAuth meets the transport: a token before sending, a new one after
+            // a 401/403 (or the error that ends the request; its retry budgets bound the loop).
+            if let Some(oauth) = &self.oauth {
+                let mut oauth = oauth.lock().unwrap_or_else(|e| e.into_inner());
+                let given = challenge
+                    .as_ref()
+                    .map(|(s, h): &(u16, Option<String>)| (*s, h.as_deref()));
+                if let Some(token) = oauth.authorize(given)? {
+                    self.token = Some(token);
+                }
+                if given.is_some() {
+                    // A login may have waited on a browser: the retry gets a whole timeout.
+                    deadline = deadline.max(Instant::now() + timeout);
+                }
+            }
+            let bytes = self.post_bytes(&out.message, out);
+            let mut conn = self.open(&out.method, timeout, deadline)?;
+            conn.send(&bytes)?;
+            let head = conn.head()?;
+            match (head.status, &self.oauth) {
+                (401 | 403, Some(_)) => {
+                    challenge = Some((
+                        head.status,
+                        head.header("www-authenticate").map(str::to_owned),
+                    ));
+                }
+                (_, Some(oauth)) => {
+                    oauth.lock().unwrap_or_else(|e| e.into_inner()).accepted();
+                    break (head, conn);
+                }
+                _ => break (head, conn),
+            }
+        };
         if out.method == "initialize" && head.status == 200 {
             self.session_id = session_id(&head)?;
         }
