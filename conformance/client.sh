@@ -15,7 +15,8 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
   # Every auth scenario: log in the way a headless user would (the suite's authorization server
   # approves at once), with what its context gives a real user (a registered client's id and
   # secret) and this client's metadata document URL, into a token store of this run's own; then
-  # call the server's tool. Machine clients (client-credentials-*) use that grant.
+  # call the server's tool. Machine clients (client-credentials-*) use that grant; an enterprise
+  # user (cross-app-access-*) brings an identity provider's ID token (--grant id-jag, SEP-990).
   auth/*)
     work="$(mktemp -d)"
     trap 'rm -rf "$work"' EXIT
@@ -27,6 +28,7 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
     fi
     case "$MCP_CONFORMANCE_SCENARIO" in
       auth/client-credentials-*) oauth+=(--grant client-credentials) ;;
+      auth/cross-app-access-*) oauth+=(--grant id-jag) ;;
     esac
     "$bin" client --url "$url" "${oauth[@]}" call test-tool ;;
   *) echo "client.sh: no client behaviour for scenario ${MCP_CONFORMANCE_SCENARIO:-(unset)}" >&2; exit 1 ;;

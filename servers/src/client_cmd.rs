@@ -7,7 +7,9 @@
 
 use crate::cli::{Args, UsageError};
 use agentteams_mcp::client::oauth::store::Store;
-use agentteams_mcp::client::oauth::{Grant, OAuthConfig, Redirect, Registration};
+use agentteams_mcp::client::oauth::{
+    Grant, IdentityAssertion, OAuthConfig, Redirect, Registration,
+};
 use agentteams_mcp::client::trust::{self, Level, Policy};
 use agentteams_mcp::client::{
     Answers, Client, ClientError, Completion, EraChoice, Event, Options, ServerInfo, ToolInfo,
@@ -290,10 +292,11 @@ fn secret(args: &mut Args, file: &str, env: &str) -> Result<Option<String>, Usag
     }
 }
 
-/// `--client-file PATH`: a JSON object with `client_id` and, optionally, `client_secret` (the
-/// shape an authorization server's registration, or a provisioning system, hands out; members
-/// this client does not use are ignored).
-fn client_file(path: &str) -> Result<Registration, UsageError> {
+/// `--client-file PATH`: a JSON object with `client_id` and, optionally, `client_secret`, and
+/// for `--grant id-jag` the identity provider's `idp_token_endpoint`, `idp_client_id` and the
+/// user's `idp_id_token` (the shape a provisioning system hands out; members this client does
+/// not use are ignored).
+fn client_file(path: &str) -> Result<(Registration, Option<IdentityAssertion>), UsageError> {
     let bad = |why: String| UsageError(format!("--client-file {path}: {why}"));
     let text = agentteams_mcp::http::guard::read_token_text(Path::new(path), MAX_TOKEN_FILE_BYTES)
         .map_err(|e| bad(e.to_string()))?;
@@ -303,10 +306,28 @@ fn client_file(path: &str) -> Result<Registration, UsageError> {
         Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
         Some(_) => Err(bad(format!("{k} must be a non-empty string"))),
     };
-    Ok(Registration {
+    let registration = Registration {
         client_id: field("client_id")?.ok_or_else(|| bad("no client_id".into()))?,
         client_secret: field("client_secret")?,
-    })
+    };
+    let identity = match (
+        field("idp_token_endpoint")?,
+        field("idp_client_id")?,
+        field("idp_id_token")?,
+    ) {
+        (Some(token_endpoint), Some(client_id), Some(id_token)) => Some(IdentityAssertion {
+            token_endpoint,
+            client_id,
+            id_token,
+        }),
+        (None, None, None) => None,
+        _ => {
+            return Err(bad(
+                "idp_token_endpoint, idp_client_id and idp_id_token go together".into(),
+            ))
+        }
+    };
+    Ok((registration, identity))
 }
 
 /// The OAuth options; `None` when none is given.
@@ -344,9 +365,10 @@ fn oauth_options(args: &mut Args) -> Result<Option<OAuthConfig>, UsageError> {
     config.grant = match grant.as_deref() {
         None | Some("authorization-code") => Grant::AuthorizationCode,
         Some("client-credentials") => Grant::ClientCredentials,
+        Some("id-jag") => Grant::IdJag,
         Some(other) => {
             return Err(UsageError(format!(
-                "--grant must be authorization-code or client-credentials, not {other:?}"
+                "--grant must be authorization-code, client-credentials or id-jag, not {other:?}"
             )))
         }
     };
@@ -360,7 +382,11 @@ fn oauth_options(args: &mut Args) -> Result<Option<OAuthConfig>, UsageError> {
             client_id,
             client_secret: None,
         }),
-        (None, Some(path)) => Some(client_file(&path)?),
+        (None, Some(path)) => {
+            let (registration, identity) = client_file(&path)?;
+            config.identity = identity;
+            Some(registration)
+        }
         (None, None) if secret.is_some() => {
             return Err(UsageError("a client secret needs --client-id".into()))
         }

@@ -48,7 +48,37 @@ pub enum Grant {
     AuthorizationCode,
     /// Client credentials (a machine client with its own secret or key).
     ClientCredentials,
+    /// Enterprise-managed authorization (SEP-990): the user's identity provider ID token is
+    /// exchanged at the provider for an ID-JAG (RFC 8693), which the authorization server takes
+    /// as a JWT bearer grant (RFC 7523).
+    IdJag,
 }
+
+/// What the identity provider needs for [`Grant::IdJag`].
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct IdentityAssertion {
+    pub token_endpoint: String,
+    pub client_id: String,
+    /// The user's ID token from the identity provider.
+    pub id_token: String,
+}
+
+impl fmt::Debug for IdentityAssertion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IdentityAssertion")
+            .field("token_endpoint", &self.token_endpoint)
+            .field("client_id", &self.client_id)
+            .field("id_token", &"[redacted]")
+            .finish()
+    }
+}
+
+/// RFC 8693's grant type, and the token types SEP-990 exchanges.
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
+const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
+/// RFC 7523's grant type.
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// How the authorization response comes back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +120,8 @@ pub struct OAuthConfig {
     pub registration: Option<Registration>,
     /// The https URL of this client's metadata document, used as its client id.
     pub client_metadata_url: Option<String>,
+    /// For [`Grant::IdJag`].
+    pub identity: Option<IdentityAssertion>,
     pub client_name: String,
     /// Where tokens are kept between runs (`None`: for this process only).
     pub store: Option<Store>,
@@ -107,6 +139,7 @@ impl fmt::Debug for OAuthConfig {
             .field("redirect", &self.redirect)
             .field("registration", &self.registration)
             .field("client_metadata_url", &self.client_metadata_url)
+            .field("identity", &self.identity)
             .field("store", &self.store)
             .field("interactive", &self.interactive)
             .finish()
@@ -120,6 +153,7 @@ impl Default for OAuthConfig {
             redirect: Redirect::Loopback,
             registration: None,
             client_metadata_url: None,
+            identity: None,
             client_name: "agentteams-mcp".into(),
             store: None,
             interactive: true,
@@ -300,7 +334,7 @@ impl OAuth {
         // Bound first, so that a dynamic registration names the redirect URI the login uses.
         let listener = match self.config.grant {
             Grant::AuthorizationCode => Some(loopback::Listener::bind().map_err(oauth_err)?),
-            Grant::ClientCredentials => None,
+            Grant::ClientCredentials | Grant::IdJag => None,
         };
         let redirect_uri = listener.as_ref().map_or("", |l| l.redirect_uri.as_str());
         let (client_id, client_secret, method) = self.client(&found, redirect_uri)?;
@@ -332,8 +366,15 @@ impl OAuth {
                 form.push(("code_verifier", verifier));
                 "authorization code"
             }
+            Grant::IdJag => {
+                let assertion =
+                    self.exchange_id_token(&found.server.issuer, &resource, scope.as_deref())?;
+                form.push(("grant_type", JWT_BEARER.into()));
+                form.push(("assertion", assertion));
+                "JWT bearer"
+            }
         };
-        if let (Some(s), Grant::ClientCredentials) = (&scope, self.config.grant) {
+        if let (Some(s), Grant::ClientCredentials | Grant::IdJag) = (&scope, self.config.grant) {
             form.push(("scope", s.clone()));
         }
         form.push(("resource", resource.clone()));
@@ -434,9 +475,9 @@ impl OAuth {
                 method.into(),
             ));
         }
-        if self.config.grant == Grant::ClientCredentials {
+        if self.config.grant != Grant::AuthorizationCode {
             return Err(oauth_err(
-                "the client credentials grant needs a registered client: give --client-id (and a secret) or --client-file".into(),
+                "the client credentials and ID-JAG grants need a registered client: give --client-id (and a secret) or --client-file".into(),
             ));
         }
         if let (true, Some(url)) = (
@@ -619,6 +660,48 @@ impl OAuth {
     }
 }
 
+impl OAuth {
+    /// SEP-990 step one: the identity provider exchanges the user's ID token for an ID-JAG
+    /// addressed to `audience` (the authorization server) for `resource` (RFC 8693).
+    fn exchange_id_token(
+        &self,
+        audience: &str,
+        resource: &str,
+        scope: Option<&str>,
+    ) -> Result<String, ClientError> {
+        let idp = self.config.identity.as_ref().ok_or_else(|| {
+            oauth_err("the ID-JAG grant needs the identity provider's token endpoint, client id and ID token (--client-file)".into())
+        })?;
+        let mut form = vec![
+            ("grant_type", TOKEN_EXCHANGE.to_owned()),
+            ("requested_token_type", ID_JAG_TYPE.to_owned()),
+            ("audience", audience.to_owned()),
+            ("resource", resource.to_owned()),
+            ("subject_token", idp.id_token.clone()),
+            ("subject_token_type", ID_TOKEN_TYPE.to_owned()),
+            ("client_id", idp.client_id.clone()),
+        ];
+        if let Some(s) = scope {
+            form.push(("scope", s.to_owned()));
+        }
+        let issued = token_response(
+            &self.fetcher,
+            &idp.token_endpoint,
+            "token exchange",
+            &[],
+            &form,
+        )?;
+        if issued.issued_token_type.as_deref() != Some(ID_JAG_TYPE) {
+            return Err(oauth_err(format!(
+                "the identity provider {} issued a {} token, not an ID-JAG",
+                idp.token_endpoint,
+                issued.issued_token_type.as_deref().unwrap_or("(untyped)")
+            )));
+        }
+        Ok(issued.access_token)
+    }
+}
+
 /// The code from an authorization response's query, after checking `state` and, when the server
 /// sends or promises it, `iss` (RFC 9207: a response from another issuer is a mix-up attack).
 fn callback_code(
@@ -686,12 +769,16 @@ struct ClientAuth<'a> {
 /// What a token endpoint issued.
 struct Tokens {
     access_token: String,
+    token_type: Option<String>,
+    /// RFC 8693: what a token exchange issued.
+    issued_token_type: Option<String>,
     refresh_token: Option<String>,
     expires_in: Option<u64>,
     scope: Option<String>,
 }
 
-/// POSTs a token request and reads the response (RFC 6749 §5).
+/// POSTs a token request with the client's authentication and reads the bearer token issued
+/// (RFC 6749 §5).
 fn token_request(
     fetcher: &Fetcher,
     endpoint: &str,
@@ -719,13 +806,35 @@ fn token_request(
         }
         _ => form.push(("client_id", auth.client_id.to_owned())),
     }
+    let tokens = token_response(fetcher, endpoint, grant, &headers, &form)?;
+    if !tokens
+        .token_type
+        .as_deref()
+        .is_some_and(|t| t.eq_ignore_ascii_case("bearer"))
+    {
+        return Err(oauth_err(format!(
+            "the token response from {endpoint} has token_type {}, not Bearer",
+            tokens.token_type.as_deref().unwrap_or("(none)")
+        )));
+    }
+    Ok(tokens)
+}
+
+/// POSTs `form` to a token endpoint and reads the tokens it issues (RFC 6749 §5, RFC 8693 §2.2).
+fn token_response(
+    fetcher: &Fetcher,
+    endpoint: &str,
+    grant: &str,
+    headers: &[(&str, String)],
+    form: &[(&str, String)],
+) -> Result<Tokens, ClientError> {
     let pairs: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let body = form_encode(&pairs);
     let response = fetcher.send(
         "token request",
         "POST",
         endpoint,
-        &headers,
+        headers,
         Body::Form(&body),
     )?;
     let doc = discovery::object(&response.body, "token response", endpoint);
@@ -747,9 +856,14 @@ fn token_request(
         )));
     }
     let doc = doc.map_err(oauth_err)?;
+    let text = |name: &str| discovery::string_member(&doc, name, endpoint).map_err(oauth_err);
     let token = |name: &str| -> Result<Option<String>, ClientError> {
-        match discovery::string_member(&doc, name, endpoint).map_err(oauth_err)? {
-            Some(t) if t.is_empty() || t.len() > MAX_TOKEN_BYTES || t.bytes().any(|b| !(0x21..=0x7e).contains(&b)) => {
+        match text(name)? {
+            Some(t)
+                if t.is_empty()
+                    || t.len() > MAX_TOKEN_BYTES
+                    || t.bytes().any(|b| !(0x21..=0x7e).contains(&b)) =>
+            {
                 Err(oauth_err(format!(
                     "the {name} from {endpoint} is not 1 to {MAX_TOKEN_BYTES} visible ASCII characters"
                 )))
@@ -757,26 +871,17 @@ fn token_request(
             other => Ok(other),
         }
     };
-    let access_token = token("access_token")?.ok_or_else(|| {
-        oauth_err(format!(
-            "the token response from {endpoint} has no access_token"
-        ))
-    })?;
-    let token_type = discovery::string_member(&doc, "token_type", endpoint).map_err(oauth_err)?;
-    if !token_type
-        .as_deref()
-        .is_some_and(|t| t.eq_ignore_ascii_case("bearer"))
-    {
-        return Err(oauth_err(format!(
-            "the token response from {endpoint} has token_type {}, not Bearer",
-            token_type.as_deref().unwrap_or("(none)")
-        )));
-    }
     Ok(Tokens {
-        access_token,
+        access_token: token("access_token")?.ok_or_else(|| {
+            oauth_err(format!(
+                "the token response from {endpoint} has no access_token"
+            ))
+        })?,
+        token_type: text("token_type")?,
+        issued_token_type: text("issued_token_type")?,
         refresh_token: token("refresh_token")?,
         expires_in: doc.get("expires_in").and_then(Value::as_u64),
-        scope: discovery::string_member(&doc, "scope", endpoint).map_err(oauth_err)?,
+        scope: text("scope")?,
     })
 }
 
