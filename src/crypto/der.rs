@@ -1,6 +1,8 @@
-//! Strict DER reading of the few structures signature verification needs: SubjectPublicKeyInfo
-//! (RFC 5280 §4.1.2.7) for RSA, P-256 and Ed25519 keys, RSAPublicKey (RFC 8017 A.1.1) and the
-//! ECDSA signature `SEQUENCE { r, s }` (RFC 3279 §2.2.3).
+//! Strict DER reading of the few structures signature verification and ES256 signing need:
+//! SubjectPublicKeyInfo (RFC 5280 §4.1.2.7) for RSA, P-256 and Ed25519 keys, RSAPublicKey
+//! (RFC 8017 A.1.1), the ECDSA signature `SEQUENCE { r, s }` (RFC 3279 §2.2.3), and a P-256
+//! private key as PKCS #8 PrivateKeyInfo (RFC 5208, RFC 5958 version 1) or SEC 1 ECPrivateKey
+//! (RFC 5915).
 //!
 //! Strict means one encoding per value, as X.690 §10 requires of DER: definite lengths in the
 //! fewest bytes (short form below 128, no leading zero in the long form), INTEGERs in the fewest
@@ -22,7 +24,14 @@ const TAG_INTEGER: u8 = 0x02;
 const TAG_BIT_STRING: u8 = 0x03;
 const TAG_NULL: u8 = 0x05;
 const TAG_OID: u8 = 0x06;
+const TAG_OCTET_STRING: u8 = 0x04;
 const TAG_SEQUENCE: u8 = 0x30;
+/// `[0]` and `[1]`, constructed (explicit tagging): ECPrivateKey's parameters and public key.
+const TAG_CONTEXT_0: u8 = 0xa0;
+const TAG_CONTEXT_1: u8 = 0xa1;
+
+/// The length of a P-256 private key's OCTET STRING (RFC 5915 §3: ceiling(log2(n) / 8)).
+const P256_SCALAR_LEN: usize = 32;
 
 /// rsaEncryption, 1.2.840.113549.1.1.1 (RFC 3279 §2.3.1).
 const OID_RSA_ENCRYPTION: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
@@ -112,13 +121,23 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A nested reader over the contents of the next SEQUENCE.
-    fn read_sequence(&mut self) -> Result<Reader<'a>, Error> {
-        let contents = self.read(TAG_SEQUENCE)?;
+    /// The tag of the next value, if any (for the OPTIONAL members of ECPrivateKey).
+    fn next_tag(&self) -> Option<u8> {
+        self.input.first().copied()
+    }
+
+    /// A nested reader over the contents of the next value, which must carry `tag`.
+    fn read_nested(&mut self, tag: u8) -> Result<Reader<'a>, Error> {
+        let contents = self.read(tag)?;
         Ok(Reader {
             input: contents,
             what: self.what,
         })
+    }
+
+    /// A nested reader over the contents of the next SEQUENCE.
+    fn read_sequence(&mut self) -> Result<Reader<'a>, Error> {
+        self.read_nested(TAG_SEQUENCE)
     }
 
     fn finish(&self) -> Result<(), Error> {
@@ -185,6 +204,94 @@ pub fn parse_spki(der: &[u8]) -> Result<PublicKey, Error> {
     // Ed25519 takes no parameters (RFC 8410 §3): whatever is left is an error for every type.
     algorithm.finish()?;
     Ok(key)
+}
+
+/// The parts of a P-256 private key read from DER, still unchecked as numbers: the 32-byte
+/// big-endian scalar and, when the encoding carries it, the SEC 1 public point.
+#[derive(Debug, PartialEq, Eq)]
+pub struct P256PrivateKeyParts<'a> {
+    pub scalar: &'a [u8; P256_SCALAR_LEN],
+    pub public_point: Option<&'a [u8]>,
+}
+
+/// Reads a PKCS #8 PrivateKeyInfo (version 0) holding an id-ecPublicKey secp256r1 key: the form
+/// of `-----BEGIN PRIVATE KEY-----` (`openssl genpkey -algorithm EC`). Attributes and the
+/// version 2 public key member are refused as trailing bytes.
+pub fn parse_pkcs8_p256(der: &[u8]) -> Result<P256PrivateKeyParts<'_>, Error> {
+    let mut outer = Reader::new(der, "PKCS #8 private key")?;
+    let mut info = outer.read_sequence()?;
+    outer.finish()?;
+    if !info.read_unsigned()?.is_empty() {
+        return Err(info.err("version is not 0"));
+    }
+    let mut algorithm = info.read_sequence()?;
+    if algorithm.read(TAG_OID)? != OID_EC_PUBLIC_KEY {
+        return Err(Error::Unsupported(
+            "private key algorithm (only EC P-256 signs here)".into(),
+        ));
+    }
+    if algorithm.read(TAG_OID)? != OID_SECP256R1 {
+        return Err(Error::Unsupported("elliptic curve (only P-256)".into()));
+    }
+    algorithm.finish()?;
+    let inner = info.read(TAG_OCTET_STRING)?;
+    info.finish()?;
+    parse_ec_private_key(inner, "PKCS #8 private key", false)
+}
+
+/// Reads a SEC 1 ECPrivateKey (RFC 5915) standing alone: the form of
+/// `-----BEGIN EC PRIVATE KEY-----` (`openssl ecparam -genkey`). Its curve parameters must be
+/// present (RFC 5915 §3) and name secp256r1.
+pub fn parse_sec1_p256(der: &[u8]) -> Result<P256PrivateKeyParts<'_>, Error> {
+    parse_ec_private_key(der, "SEC 1 EC private key", true)
+}
+
+/// `ECPrivateKey ::= SEQUENCE { version 1, privateKey OCTET STRING, [0] ECParameters OPTIONAL,
+/// [1] BIT STRING OPTIONAL }`; inside PKCS #8 the parameters may be left out (the outer
+/// algorithm names the curve), alone they are required.
+fn parse_ec_private_key<'a>(
+    der: &'a [u8],
+    what: &'static str,
+    parameters_required: bool,
+) -> Result<P256PrivateKeyParts<'a>, Error> {
+    let mut outer = Reader::new(der, what)?;
+    let mut key = outer.read_sequence()?;
+    outer.finish()?;
+    if key.read_unsigned()? != [1] {
+        return Err(key.err("ECPrivateKey version is not 1"));
+    }
+    let scalar = key
+        .read(TAG_OCTET_STRING)?
+        .try_into()
+        .map_err(|_| key.err("private key is not 32 bytes"))?;
+    if key.next_tag() == Some(TAG_CONTEXT_0) {
+        let mut parameters = key.read_nested(TAG_CONTEXT_0)?;
+        if parameters.read(TAG_OID)? != OID_SECP256R1 {
+            return Err(Error::Unsupported("elliptic curve (only P-256)".into()));
+        }
+        parameters.finish()?;
+    } else if parameters_required {
+        return Err(key.err("no curve parameters (RFC 5915 requires them)"));
+    }
+    let mut public_point = None;
+    if key.next_tag() == Some(TAG_CONTEXT_1) {
+        let mut public = key.read_nested(TAG_CONTEXT_1)?;
+        public_point = Some(public.read_bit_string()?);
+        public.finish()?;
+    }
+    key.finish()?;
+    Ok(P256PrivateKeyParts {
+        scalar,
+        public_point,
+    })
+}
+
+/// The DER of the curve OID alone, as `-----BEGIN EC PARAMETERS-----` holds it before an
+/// OpenSSL SEC 1 key; `true` when it names secp256r1.
+pub fn is_secp256r1_parameters(der: &[u8]) -> bool {
+    Reader::new(der, "EC parameters").is_ok_and(|mut reader| {
+        reader.read(TAG_OID).is_ok_and(|oid| oid == OID_SECP256R1) && reader.finish().is_ok()
+    })
 }
 
 #[cfg(test)]

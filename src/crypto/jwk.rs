@@ -36,7 +36,10 @@ pub struct Jwk {
     pub key: PublicKey,
 }
 
-fn optional_string<'a>(map: &'a Map, member: &'static str) -> Result<Option<&'a str>, Error> {
+pub(super) fn optional_string<'a>(
+    map: &'a Map,
+    member: &'static str,
+) -> Result<Option<&'a str>, Error> {
     match map.get(member) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -44,7 +47,7 @@ fn optional_string<'a>(map: &'a Map, member: &'static str) -> Result<Option<&'a 
     }
 }
 
-fn required_bytes(map: &Map, member: &'static str) -> Result<Vec<u8>, Error> {
+pub(super) fn required_bytes(map: &Map, member: &'static str) -> Result<Vec<u8>, Error> {
     let text = optional_string(map, member)?
         .ok_or(Error::malformed(member, "required JWK member is missing"))?;
     base64::decode_url(text).ok_or(Error::malformed(
@@ -66,7 +69,7 @@ fn required_uint(map: &Map, member: &'static str) -> Result<Vec<u8>, Error> {
     }
 }
 
-fn coordinate(map: &Map, member: &'static str) -> Result<[u8; 32], Error> {
+pub(super) fn coordinate(map: &Map, member: &'static str) -> Result<[u8; 32], Error> {
     required_bytes(map, member)?
         .try_into()
         .map_err(|_| Error::malformed(member, "JWK coordinate is not 32 bytes"))

@@ -1,6 +1,7 @@
-//! JWS compact serialization verification (RFC 7515) against a JWK Set, and the JWT claims it
-//! carries (RFC 7519): the signature half of access-token validation. Claim checks (`iss`, `aud`,
-//! `exp`, ...) are the caller's, on the claims this returns.
+//! JWS compact serialization (RFC 7515): verification against a JWK Set with the JWT claims it
+//! carries (RFC 7519), the signature half of access-token validation, and ES256 signing
+//! ([`sign_es256`]) for the client assertions of `private_key_jwt`. Claim checks (`iss`, `aud`,
+//! `exp`, ...) are the caller's, on the claims [`verify`] returns.
 //!
 //! The rules, each a named error:
 //! - the token is at most [`MAX_TOKEN_LEN`] bytes, three base64url parts (five is a JWE, refused);
@@ -20,6 +21,7 @@
 //!   object without duplicate member names.
 
 use super::jwk::Jwks;
+use super::p256_sign::SigningKey;
 use super::{Error, HashAlg, PublicKey};
 use crate::base64;
 use crate::json::{self, Limits, Map, Value};
@@ -251,4 +253,34 @@ pub fn verify_payload(
 /// be a JSON object.
 pub fn verify(compact: &str, jwks: &Jwks, accepted: &[Algorithm]) -> Result<Map, Error> {
     json_object(&verify_payload(compact, jwks, accepted)?, "JWT claims")
+}
+
+/// Header members [`sign_es256`] sets or never writes: `alg` is the signer's, and `crit` would
+/// ask verifiers for an extension this signer does not implement.
+const SIGNER_HEADER_MEMBERS: [&str; 2] = ["alg", "crit"];
+
+/// Signs `payload` with `key` as a compact JWS whose protected header is `{"alg":"ES256"}`
+/// followed by `header`'s members (`kid`, `typ`, ...). A `header` naming `alg` or `crit` is
+/// refused. The signature is deterministic (RFC 6979), so the same input gives the same token.
+pub fn sign_es256(header: &Map, payload: &[u8], key: &SigningKey) -> Result<String, Error> {
+    if let Some(name) = SIGNER_HEADER_MEMBERS
+        .iter()
+        .find(|name| header.contains_key(name))
+    {
+        return Err(Error::Refused(format!(
+            "header member {name} is the signer's to set"
+        )));
+    }
+    let mut protected = Map::with_capacity(header.len() + 1);
+    protected.insert("alg", Value::from(Algorithm::ES256.name()));
+    for (name, value) in header.iter() {
+        protected.insert(name.as_str(), value.clone());
+    }
+    let mut token = base64::encode_url(json::to_string(&Value::Object(protected)).as_bytes());
+    token.push('.');
+    token.push_str(&base64::encode_url(payload));
+    let signature = key.sign_p1363(token.as_bytes());
+    token.push('.');
+    token.push_str(&base64::encode_url(&signature));
+    Ok(token)
 }

@@ -1,17 +1,24 @@
-//! Signature verification on the standard library alone: the SHA-2 family, HMAC, RSA (PKCS#1 v1.5
-//! and PSS), ECDSA P-256 and Ed25519, with the DER and JWK parsers that read their keys.
+//! Signature verification on the standard library alone (the SHA-2 family, HMAC, RSA PKCS#1 v1.5
+//! and PSS, ECDSA P-256, Ed25519, with the DER and JWK parsers that read their keys), and ES256
+//! signing for `private_key_jwt` client authentication.
 //!
-//! It exists for an OAuth 2.1 resource server checking JWT access tokens (issue 16) without a
-//! registry crate. Everything here handles public data only (public keys, signatures, signed
-//! messages), so the arithmetic is written for clarity and correctness, not constant time; no
-//! private-key operation lives here. Each primitive is checked against its published vectors (FIPS
-//! 180-4, RFC 4231, RFC 8032, RFC 7515) in unit tests and against every Wycheproof vector of the
-//! files vendored in `tests/data/wycheproof/` by `tests/crypto_wycheproof.rs`.
+//! It exists for an OAuth 2.1 resource server checking JWT access tokens and for a client
+//! authenticating to a token endpoint (issue 16) without a registry crate. Verification handles
+//! public data only (public keys, signatures, signed messages), so its arithmetic is written for
+//! clarity and correctness, not constant time. The one private-key operation, ES256 signing, lives
+//! apart in [`p256_sign`] with its own constant-time arithmetic (its module doc says exactly what
+//! is constant time), reads its keys through [`private_key`] (never through [`jwk`], which refuses
+//! private keys), and builds client assertions in [`assertion`]. Each primitive is checked against
+//! its published vectors (FIPS 180-4, RFC 4231, RFC 6979, RFC 8032, RFC 7515) in unit tests and
+//! against every Wycheproof vector of the files vendored in `tests/data/wycheproof/` (verification
+//! in `tests/crypto_wycheproof.rs`, signing keys and scalar multiplication in
+//! `private_key`'s unit tests).
 //!
 //! Every input is untrusted: a malformed key, signature or token gives an [`Error`] naming what was
 //! wrong, never a panic, and every size has a named bound (`rsa::MAX_MODULUS_BITS`,
-//! `der::MAX_DER_LEN`, `jwk::MAX_JWKS_KEYS`, ...).
+//! `der::MAX_DER_LEN`, `jwk::MAX_JWKS_KEYS`, `private_key::MAX_PRIVATE_KEY_BYTES`, ...).
 
+pub mod assertion;
 pub(crate) mod bignum;
 pub(crate) mod block;
 pub mod der;
@@ -22,6 +29,8 @@ pub mod jws;
 pub mod jwt;
 
 pub mod p256;
+pub mod p256_sign;
+pub mod private_key;
 pub mod rsa;
 pub mod sha512;
 
