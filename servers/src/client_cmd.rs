@@ -70,7 +70,9 @@ OAuth (HTTP; any of these turns it on; see docs/client.md, \"Logging in\"):
   --grant authorization-code|client-credentials   (default authorization-code)
   --client-id ID            a client registered at the authorization server
   --client-secret-env VAR / --client-secret-file PATH   its secret
-  --client-file PATH        JSON {\"client_id\", \"client_secret\"?}; other members are ignored
+  --client-key-file PATH    its ES256 private key (PEM) for private_key_jwt
+  --client-file PATH        JSON {\"client_id\", \"client_secret\"?, \"private_key_pem\"?, ...}
+                            (docs/client.md); other members are ignored
   --client-metadata-url URL this client's metadata document (its client id where supported)
   --token-store PATH        the token store (default $AGENTTEAMS_MCP_TOKEN_STORE, else
                             $XDG_CONFIG_HOME or ~/.config, agentteams-mcp/tokens.json)
@@ -306,9 +308,15 @@ fn client_file(path: &str) -> Result<(Registration, Option<IdentityAssertion>), 
         Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
         Some(_) => Err(bad(format!("{k} must be a non-empty string"))),
     };
+    if let Some(alg) = field("signing_algorithm")?.filter(|a| a != "ES256") {
+        return Err(bad(format!(
+            "signing_algorithm {alg}: only ES256 is supported"
+        )));
+    }
     let registration = Registration {
         client_id: field("client_id")?.ok_or_else(|| bad("no client_id".into()))?,
         client_secret: field("client_secret")?,
+        private_key_pem: field("private_key_pem")?,
     };
     let identity = match (
         field("idp_token_endpoint")?,
@@ -343,6 +351,7 @@ fn oauth_options(args: &mut Args) -> Result<Option<OAuthConfig>, UsageError> {
     let client_id = seen(args.value("--client-id")?);
     let secret = seen(secret(args, "--client-secret-file", "--client-secret-env")?);
     let file = seen(args.value("--client-file")?);
+    let key_file = seen(args.value("--client-key-file")?);
     config.client_metadata_url = seen(args.value("--client-metadata-url")?);
     let store = seen(args.value("--token-store")?);
     let timeout = seen(args.value("--login-timeout")?);
@@ -381,6 +390,7 @@ fn oauth_options(args: &mut Args) -> Result<Option<OAuthConfig>, UsageError> {
         (Some(client_id), None) => Some(Registration {
             client_id,
             client_secret: None,
+            private_key_pem: None,
         }),
         (None, Some(path)) => {
             let (registration, identity) = client_file(&path)?;
@@ -394,6 +404,24 @@ fn oauth_options(args: &mut Args) -> Result<Option<OAuthConfig>, UsageError> {
     };
     if let (Some(reg), Some(s)) = (&mut config.registration, secret) {
         reg.client_secret = Some(s);
+    }
+    if let Some(path) = key_file {
+        let reg = config
+            .registration
+            .as_mut()
+            .ok_or_else(|| UsageError("--client-key-file needs --client-id".into()))?;
+        let pem =
+            agentteams_mcp::http::guard::read_token_text(Path::new(&path), MAX_TOKEN_FILE_BYTES)
+                .map_err(|e| UsageError(format!("--client-key-file {path}: {e}")))?;
+        reg.private_key_pem = Some(pem);
+    }
+    if let Some(pem) = config
+        .registration
+        .as_ref()
+        .and_then(|r| r.private_key_pem.as_deref())
+    {
+        agentteams_mcp::crypto::private_key::from_pem(pem)
+            .map_err(|e| UsageError(format!("the client's private key: {e}")))?;
     }
     if let Some(url) = &config.client_metadata_url {
         if !url.starts_with("https://")

@@ -16,6 +16,7 @@ pub mod url;
 
 use super::error::ClientError;
 use crate::base64;
+use crate::crypto::{assertion, private_key};
 use crate::json::{self, Map, Value};
 use discovery::{AuthServerMetadata, Challenge, Discovered};
 use fetch::{Body, Fetcher};
@@ -95,6 +96,8 @@ pub enum Redirect {
 pub struct Registration {
     pub client_id: String,
     pub client_secret: Option<String>,
+    /// An ES256 private key in PEM (PKCS #8 or SEC 1) for `private_key_jwt` (RFC 7523).
+    pub private_key_pem: Option<String>,
 }
 
 impl fmt::Debug for Registration {
@@ -104,6 +107,10 @@ impl fmt::Debug for Registration {
             .field(
                 "client_secret",
                 &self.client_secret.as_ref().map(|_| "[redacted]"),
+            )
+            .field(
+                "private_key_pem",
+                &self.private_key_pem.as_ref().map(|_| "[redacted]"),
             )
             .finish()
     }
@@ -217,6 +224,14 @@ impl OAuth {
             logins: 0,
             refreshed: false,
         })
+    }
+
+    /// The configured private key, for `private_key_jwt`.
+    fn private_key_pem(&self) -> Option<&str> {
+        self.config
+            .registration
+            .as_ref()
+            .and_then(|r| r.private_key_pem.as_deref())
     }
 
     /// The canonical server URL logins are stored under.
@@ -342,6 +357,8 @@ impl OAuth {
             method: &method,
             client_id: &client_id,
             client_secret: client_secret.as_deref(),
+            private_key_pem: self.private_key_pem(),
+            audience: &found.server.issuer,
         };
         let mut form: Vec<(&str, String)> = Vec::new();
         let grant = match self.config.grant {
@@ -425,6 +442,9 @@ impl OAuth {
             method: &old.auth_method,
             client_id: &old.client_id,
             client_secret: old.client_secret.as_deref(),
+            // The key is never written to the token store: it comes from the configuration.
+            private_key_pem: self.private_key_pem(),
+            audience: &old.issuer,
         };
         let mut form = vec![
             ("grant_type", "refresh_token".to_owned()),
@@ -462,6 +482,11 @@ impl OAuth {
         let meta = &found.server;
         if let Some(reg) = &self.config.registration {
             let method = match &reg.client_secret {
+                _ if reg.private_key_pem.is_some()
+                    && meta.supports_auth_method("private_key_jwt") =>
+                {
+                    "private_key_jwt"
+                }
                 None => "none",
                 Some(_) if meta.supports_auth_method("client_secret_basic") => {
                     "client_secret_basic"
@@ -764,6 +789,9 @@ struct ClientAuth<'a> {
     method: &'a str,
     client_id: &'a str,
     client_secret: Option<&'a str>,
+    private_key_pem: Option<&'a str>,
+    /// The authorization server's issuer: the `aud` of a client assertion (RFC 7523 §3).
+    audience: &'a str,
 }
 
 /// What a token endpoint issued.
@@ -803,6 +831,25 @@ fn token_request(
         ("client_secret_post", Some(secret)) => {
             form.push(("client_id", auth.client_id.to_owned()));
             form.push(("client_secret", secret.to_owned()));
+        }
+        ("private_key_jwt", _) => {
+            let pem = auth.private_key_pem.ok_or_else(|| {
+                oauth_err("private_key_jwt needs the client's private key (--client-key-file or --client-file)".into())
+            })?;
+            let key = private_key::from_pem(pem)
+                .map_err(|e| oauth_err(format!("the client's private key: {e}")))?;
+            let request = assertion::AssertionRequest {
+                client_id: auth.client_id,
+                audience: auth.audience,
+                kid: None,
+            };
+            let signed = assertion::client_assertion(&request, &key)
+                .map_err(|e| oauth_err(e.to_string()))?;
+            form.push((
+                "client_assertion_type",
+                assertion::CLIENT_ASSERTION_TYPE.to_owned(),
+            ));
+            form.push(("client_assertion", signed));
         }
         _ => form.push(("client_id", auth.client_id.to_owned())),
     }
