@@ -332,50 +332,58 @@ impl HttpTransport {
         bytes
     }
 
-    /// POSTs `out`; returns the response head and the open connection positioned at the body.
+    /// POSTs `out`, logging in first when the server asks and OAuth is configured: the one
+    /// place a 401/403 is turned over to the OAuth layer, which gives the token to send (or a
+    /// new one after a refusal) or the error that ends the request; its retry budgets bound the
+    /// loop.
     fn post(
         &mut self,
         out: &Outgoing,
         timeout: Duration,
         deadline: Instant,
     ) -> Result<(ResponseHead, Conn), ClientError> {
-        self.revision = out.revision;
-        let mut deadline = deadline;
-        let mut challenge = None;
-        let (head, conn) = loop {
-            // The one place OAuth meets the transport: a token before sending, a new one after
-            // a 401/403 (or the error that ends the request; its retry budgets bound the loop).
-            if let Some(oauth) = &self.oauth {
-                let mut oauth = oauth.lock().unwrap_or_else(|e| e.into_inner());
-                let given = challenge
-                    .as_ref()
-                    .map(|(s, h): &(u16, Option<String>)| (*s, h.as_deref()));
-                if let Some(token) = oauth.authorize(given)? {
-                    self.token = Some(token);
-                }
-                if given.is_some() {
-                    // A login may have waited on a browser: the retry gets a whole timeout.
-                    deadline = deadline.max(Instant::now() + timeout);
-                }
-            }
-            let bytes = self.post_bytes(&out.message, out);
-            let mut conn = self.open(&out.method, timeout, deadline)?;
-            conn.send(&bytes)?;
-            let head = conn.head()?;
-            match (head.status, &self.oauth) {
-                (401 | 403, Some(_)) => {
-                    challenge = Some((
-                        head.status,
-                        head.header("www-authenticate").map(str::to_owned),
-                    ));
-                }
-                (_, Some(oauth)) => {
-                    oauth.lock().unwrap_or_else(|e| e.into_inner()).accepted();
-                    break (head, conn);
-                }
-                _ => break (head, conn),
-            }
+        let Some(oauth) = self.oauth.clone() else {
+            return self.post_once(out, timeout, deadline);
         };
+        let mut refusal: Option<(u16, Option<String>)> = None;
+        let mut deadline = deadline;
+        loop {
+            let mut state = oauth.lock().unwrap_or_else(|e| e.into_inner());
+            let given = refusal.as_ref().map(|(s, h)| (*s, h.as_deref()));
+            if let Some(token) = state.authorize(given)? {
+                self.token = Some(token);
+            }
+            if given.is_some() {
+                // A login may have waited on a browser: the retry gets a whole timeout.
+                deadline = deadline.max(Instant::now() + timeout);
+            }
+            drop(state);
+            match self.post_once(out, timeout, deadline) {
+                Err(ClientError::AuthRequired {
+                    status, challenge, ..
+                }) => refusal = Some((status, challenge)),
+                other => {
+                    if other.is_ok() {
+                        oauth.lock().unwrap_or_else(|e| e.into_inner()).accepted();
+                    }
+                    return other;
+                }
+            }
+        }
+    }
+
+    /// POSTs `out`; returns the response head and the open connection positioned at the body.
+    fn post_once(
+        &mut self,
+        out: &Outgoing,
+        timeout: Duration,
+        deadline: Instant,
+    ) -> Result<(ResponseHead, Conn), ClientError> {
+        self.revision = out.revision;
+        let bytes = self.post_bytes(&out.message, out);
+        let mut conn = self.open(&out.method, timeout, deadline)?;
+        conn.send(&bytes)?;
+        let head = conn.head()?;
         if out.method == "initialize" && head.status == 200 {
             self.session_id = session_id(&head)?;
         }

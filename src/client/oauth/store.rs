@@ -171,9 +171,10 @@ impl Store {
             .collect()
     }
 
-    /// The entry for `server`, if any.
+    /// The most recently saved entry for `server` (a server that moved to another
+    /// authorization server has one entry per issuer; the newest login wins).
     pub fn find(&self, server: &str) -> Result<Option<Entry>, String> {
-        Ok(self.load()?.into_iter().find(|e| e.server == server))
+        Ok(self.load()?.into_iter().rev().find(|e| e.server == server))
     }
 
     /// Saves `entry`, replacing the one for the same server and issuer.
@@ -277,6 +278,14 @@ mod tests {
             store.find("http://b/mcp").unwrap(),
             Some(entry("http://b/mcp"))
         );
+        let moved = Entry {
+            issuer: "http://other-as".into(),
+            ..entry("http://b/mcp")
+        };
+        store.save(&moved).unwrap();
+        assert_eq!(store.find("http://b/mcp").unwrap(), Some(moved));
+        assert_eq!(store.remove("http://b/mcp").unwrap(), 2);
+        store.save(&entry("http://b/mcp")).unwrap();
         assert_eq!(store.remove("http://a/mcp").unwrap(), 1);
         assert_eq!(store.remove("http://a/mcp").unwrap(), 0);
         assert_eq!(store.load().unwrap().len(), 1);
