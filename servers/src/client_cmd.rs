@@ -67,7 +67,9 @@ OAuth (HTTP; any of these turns it on; see docs/client.md, \"Logging in\"):
                             browser: print the authorization URL and wait for the redirect on
                             127.0.0.1 (default on a terminal); headless: take the code from the
                             authorization server's immediate redirect (default otherwise)
-  --grant authorization-code|client-credentials   (default authorization-code)
+  --grant authorization-code|client-credentials|id-jag
+                            how the first token is obtained (default authorization-code; id-jag:
+                            an identity provider's ID token from --client-file, SEP-990)
   --client-id ID            a client registered at the authorization server
   --client-secret-env VAR / --client-secret-file PATH   its secret
   --client-key-file PATH    its ES256 private key (PEM) for private_key_jwt
@@ -732,6 +734,12 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
         Ok((json_out, target, options, root, verb))
     })();
     let (json_out, target, options, root, verb) = parsed.map_err(|e| usage(e, "client"))?;
+    if let (Target::Command(_), Some(_)) = (&target, &options.oauth) {
+        return Err(usage(
+            UsageError("OAuth options go with --url (a stdio server needs no login)".into()),
+            "client",
+        ));
+    }
     let key = target.key().map_err(|e| usage(e, "client"))?;
     let policy = load_policy(&root)?;
     if let Verb::Call { tool, .. } = &verb {

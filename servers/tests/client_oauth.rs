@@ -606,3 +606,43 @@ fn without_oauth_a_401_is_reported_as_before() {
     assert!(text(&o).contains("server requires authorization (HTTP 401"));
     assert!(f.requests("GET /.well-known").is_empty());
 }
+
+#[test]
+fn bad_oauth_options_are_usage_errors() {
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--url", "http://127.0.0.1:9/mcp", "--grant", "nope", "info"],
+            "--grant must be",
+        ),
+        (
+            &[
+                "--url",
+                "http://127.0.0.1:9/mcp",
+                "--client-secret-env",
+                "HOME",
+                "info",
+            ],
+            "needs --client-id",
+        ),
+        (
+            &[
+                "--url",
+                "http://127.0.0.1:9/mcp",
+                "--client-metadata-url",
+                "http://x/m.json",
+                "info",
+            ],
+            "must be an https URL",
+        ),
+        (
+            &["--oauth", "info", "--", "true"],
+            "OAuth options go with --url",
+        ),
+        (&["logout", "--", "true"], "login and logout need --url"),
+    ];
+    for (args, needle) in cases {
+        let o = Command::new(BIN).arg("client").args(args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(needle), "{args:?}: {}", text(&o));
+    }
+}
