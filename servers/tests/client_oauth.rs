@@ -646,3 +646,25 @@ fn bad_oauth_options_are_usage_errors() {
         assert!(text(&o).contains(needle), "{args:?}: {}", text(&o));
     }
 }
+
+#[test]
+fn a_token_about_to_expire_is_refreshed_before_it_is_sent() {
+    let f = Fixture::start("expiry", Knobs::default());
+    let o = f.client(&["login"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // Age the stored login: its token expired long ago (the server still takes it, so only the
+    // client's own clock can cause the refresh).
+    let stored = std::fs::read_to_string(f.store()).unwrap();
+    let aged = stored.replace("\"expires_at\":", "\"expires_at\":1,\"was\":");
+    std::fs::write(f.store(), aged).unwrap();
+    let before = f.state.lock().unwrap().log.len();
+    let o = f.client(&["--oauth", "info"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let log: Vec<String> = f.state.lock().unwrap().log[before..]
+        .iter()
+        .map(|(what, _)| what.clone())
+        .collect();
+    assert_eq!(log[0], "POST /token", "the refresh comes first: {log:?}");
+    assert!(f.requests("POST /token")[1].contains("grant_type=refresh_token"));
+    assert_eq!(f.requests("GET /authorize").len(), 1);
+}
