@@ -340,6 +340,26 @@ fn client_file(path: &str) -> Result<(Registration, Option<IdentityAssertion>), 
     Ok((registration, identity))
 }
 
+/// Starts `$BROWSER URL` when the variable names a program (the URL as one argument, no
+/// shell); without it, or when it cannot start, the printed URL is the way.
+fn open_browser(url: &str) {
+    let Some(browser) = std::env::var_os("BROWSER").filter(|b| !b.is_empty()) else {
+        return;
+    };
+    let started = std::process::Command::new(&browser)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Err(e) = started {
+        err!(
+            "agentteams-mcp client: cannot start $BROWSER ({}): {e}",
+            browser.to_string_lossy()
+        );
+    }
+}
+
 /// The OAuth options; `None` when none is given.
 fn oauth_options(args: &mut Args) -> Result<Option<OAuthConfig>, UsageError> {
     let mut on = args.flag("--oauth");
@@ -443,7 +463,8 @@ fn oauth_options(args: &mut Args) -> Result<Option<OAuthConfig>, UsageError> {
         config.login_timeout = seconds(&mut one, "--login-timeout", config.login_timeout)?;
     }
     config.show_url = Arc::new(|url: &str| {
-        err!("Open this URL in a browser to log in (this command waits for the redirect):\n{url}")
+        err!("Open this URL in a browser to log in (this command waits for the redirect):\n{url}");
+        open_browser(url);
     });
     Ok(Some(config))
 }

@@ -668,3 +668,50 @@ fn a_token_about_to_expire_is_refreshed_before_it_is_sent() {
     assert!(f.requests("POST /token")[1].contains("grant_type=refresh_token"));
     assert_eq!(f.requests("GET /authorize").len(), 1);
 }
+
+#[test]
+fn a_browser_login_starts_the_browser_named_by_the_browser_variable() {
+    let f = Fixture::start("browser-var", Knobs::default());
+    // The "browser" writes the URL it is given where the test can read it.
+    let seen = f.dir.join("url");
+    let browser = f.dir.join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!(
+            "#!/bin/sh\nprintf '%s' \"$1\" > {}.tmp && mv {0}.tmp {0}\n",
+            seen.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let child = Command::new(BIN)
+        .args([
+            "client",
+            "--url",
+            &f.url,
+            "--login-mode",
+            "browser",
+            "--token-store",
+        ])
+        .arg(f.store())
+        .args(["--login-timeout", "20", "info"])
+        .env("BROWSER", &browser)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut url = None;
+    for _ in 0..400 {
+        if let Ok(u) = std::fs::read_to_string(&seen) {
+            url = Some(u);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let url = url.expect("the browser was started with the URL");
+    assert!(url.contains("/authorize?response_type=code"), "{url}");
+    let location = http_get(&url, "location").unwrap();
+    assert!(http_get(&location, "").unwrap().contains("Logged in"));
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
