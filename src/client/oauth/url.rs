@@ -62,6 +62,22 @@ impl Url {
         if host.is_empty() {
             return Err(bad("no host"));
         }
+        // A name (letters, digits, `-._~%`) or a bracketed IPv6 literal: anything else (a second
+        // `:`, a stray bracket) would print as a URL that reads back differently.
+        let valid = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            Some(v6) => {
+                !v6.is_empty()
+                    && v6
+                        .bytes()
+                        .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+            }
+            None => host.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'%')
+            }),
+        };
+        if !valid {
+            return Err(bad("the host is not a name or a bracketed IPv6 address"));
+        }
         let default = if scheme == "https" { 443 } else { 80 };
         let port = match port {
             None | Some("") => None,
@@ -249,6 +265,11 @@ mod tests {
             "http://host:99999/",
             "http://ho st/",
             "/relative",
+            // Found by fuzzing (fuzz/README.md): a host holding a colon printed as another URL.
+            "HTTP://Example.COM:P://Exam79/mcp",
+            "http://[::1/",
+            "http://a]b/",
+            "http://[]/",
         ] {
             assert!(Url::parse(bad).is_err(), "{bad} accepted");
         }
