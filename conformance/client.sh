@@ -12,5 +12,24 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
   # opens after the handshake and answers on.
   elicitation-sep1034-client-defaults)
     exec "$bin" client --url "$url" --answer-defaults call test_client_elicitation_defaults ;;
+  # Every auth scenario: log in the way a headless user would (the suite's authorization server
+  # approves at once), with what its context gives a real user (a registered client's id and
+  # secret) and this client's metadata document URL, into a token store of this run's own; then
+  # call the server's tool. Machine clients (client-credentials-*) use that grant; an enterprise
+  # user (cross-app-access-*) brings an identity provider's ID token (--grant id-jag, SEP-990).
+  auth/*)
+    work="$(mktemp -d)"
+    trap 'rm -rf "$work"' EXIT
+    oauth=(--oauth --login-mode headless --token-store "$work/tokens.json"
+      --client-metadata-url https://conformance-test.local/client-metadata.json)
+    if [[ "${MCP_CONFORMANCE_CONTEXT:-}" == *'"client_id"'* ]]; then
+      (umask 077 && printf '%s' "$MCP_CONFORMANCE_CONTEXT" >"$work/client.json")
+      oauth+=(--client-file "$work/client.json")
+    fi
+    case "$MCP_CONFORMANCE_SCENARIO" in
+      auth/client-credentials-*) oauth+=(--grant client-credentials) ;;
+      auth/cross-app-access-*) oauth+=(--grant id-jag) ;;
+    esac
+    "$bin" client --url "$url" "${oauth[@]}" call test-tool ;;
   *) echo "client.sh: no client behaviour for scenario ${MCP_CONFORMANCE_SCENARIO:-(unset)}" >&2; exit 1 ;;
 esac

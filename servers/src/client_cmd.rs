@@ -6,6 +6,10 @@
 //! server requires authorization; 4 the server could not be reached or misbehaved.
 
 use crate::cli::{Args, UsageError};
+use agentteams_mcp::client::oauth::store::Store;
+use agentteams_mcp::client::oauth::{
+    Grant, IdentityAssertion, OAuthConfig, Redirect, Registration,
+};
 use agentteams_mcp::client::trust::{self, Level, Policy};
 use agentteams_mcp::client::{
     Answers, Client, ClientError, Completion, EraChoice, Event, Options, ServerInfo, ToolInfo,
@@ -13,7 +17,9 @@ use agentteams_mcp::client::{
 };
 use agentteams_mcp::json::{self, obj, Map, Value};
 use agentteams_mcp::sanitize::{sanitize, sanitize_value};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 pub const CLIENT_USAGE: &str = "\
@@ -37,6 +43,8 @@ commands:
             ask the server to complete argument ARG of prompt NAME, or variable VAR of
             resource template TEMPLATE, from PREFIX (default empty); --arg gives the values
             already chosen for the other arguments (the request's context)
+  login     log in to the server (--url) with OAuth and keep the tokens in the token store
+  logout    forget the stored login for the server (--url)
 
 options:
   --json                    machine output: one JSON object on stdout
@@ -52,6 +60,25 @@ options:
                             (read as the field's type) and the schema's defaults for the rest
   --answer-defaults         answer form elicitations with the schema's defaults alone
   --client-root DIR         offer DIR as a root (roots/list); repeatable
+
+OAuth (HTTP; any of these turns it on; see docs/client.md, \"Logging in\"):
+  --oauth                   log in when the server asks (401), use and refresh the stored login
+  --login-mode browser|headless
+                            browser: print the authorization URL and wait for the redirect on
+                            127.0.0.1 (default on a terminal); headless: take the code from the
+                            authorization server's immediate redirect (default otherwise)
+  --grant authorization-code|client-credentials|id-jag
+                            how the first token is obtained (default authorization-code; id-jag:
+                            an identity provider's ID token from --client-file, SEP-990)
+  --client-id ID            a client registered at the authorization server
+  --client-secret-env VAR / --client-secret-file PATH   its secret
+  --client-key-file PATH    its ES256 private key (PEM) for private_key_jwt
+  --client-file PATH        JSON {\"client_id\", \"client_secret\"?, \"private_key_pem\"?, ...}
+                            (docs/client.md); other members are ignored
+  --client-metadata-url URL this client's metadata document (its client id where supported)
+  --token-store PATH        the token store (default $AGENTTEAMS_MCP_TOKEN_STORE, else
+                            $XDG_CONFIG_HOME or ~/.config, agentteams-mcp/tokens.json)
+  --login-timeout SECS      how long a browser login may take (default 300)
 
 A server started with `-- SERVER_COMMAND` is spoken to over its stdin and stdout, then its stdin is
 closed (and it is killed if it has not exited 2 s later); what it writes to stderr is relayed to
@@ -130,7 +157,7 @@ const EXIT_CONNECTION: u8 = 4;
 pub fn exit_code(e: &ClientError) -> u8 {
     match e {
         ClientError::Tool { .. } | ClientError::Rpc { .. } => EXIT_TOOL_ERROR,
-        ClientError::AuthRequired { .. } => EXIT_AUTH,
+        ClientError::AuthRequired { .. } | ClientError::OAuth(_) => EXIT_AUTH,
         ClientError::Unsupported(_) => EXIT_USAGE,
         ClientError::Connect(_)
         | ClientError::Timeout { .. }
@@ -248,7 +275,198 @@ fn options(args: &mut Args) -> Result<Options, UsageError> {
         (None, None) => None,
     };
     o.answers = answers(args)?;
+    o.oauth = oauth_options(args)?;
     Ok(o)
+}
+
+/// A secret given by file or by environment variable (never on the command line, where other
+/// users can read it).
+fn secret(args: &mut Args, file: &str, env: &str) -> Result<Option<String>, UsageError> {
+    match (args.value(file)?, args.value(env)?) {
+        (Some(_), Some(_)) => Err(UsageError(format!("give {file} or {env}, not both"))),
+        (Some(path), None) => {
+            agentteams_mcp::http::guard::read_token_text(Path::new(&path), MAX_TOKEN_FILE_BYTES)
+                .map(|t| Some(t.trim().to_owned()))
+                .map_err(|e| UsageError(format!("{file} {path}: {e}")))
+        }
+        (None, Some(var)) => std::env::var(&var)
+            .map(|v| Some(v.trim().to_owned()))
+            .map_err(|_| UsageError(format!("{env} {var}: the variable is not set"))),
+        (None, None) => Ok(None),
+    }
+}
+
+/// `--client-file PATH`: a JSON object with `client_id` and, optionally, `client_secret`, and
+/// for `--grant id-jag` the identity provider's `idp_token_endpoint`, `idp_client_id` and the
+/// user's `idp_id_token` (the shape a provisioning system hands out; members this client does
+/// not use are ignored).
+fn client_file(path: &str) -> Result<(Registration, Option<IdentityAssertion>), UsageError> {
+    let bad = |why: String| UsageError(format!("--client-file {path}: {why}"));
+    let text = agentteams_mcp::http::guard::read_token_text(Path::new(path), MAX_TOKEN_FILE_BYTES)
+        .map_err(|e| bad(e.to_string()))?;
+    let doc = json::parse(text.as_bytes()).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+    let field = |k: &str| match doc.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
+        Some(_) => Err(bad(format!("{k} must be a non-empty string"))),
+    };
+    if let Some(alg) = field("signing_algorithm")?.filter(|a| a != "ES256") {
+        return Err(bad(format!(
+            "signing_algorithm {alg}: only ES256 is supported"
+        )));
+    }
+    let registration = Registration {
+        client_id: field("client_id")?.ok_or_else(|| bad("no client_id".into()))?,
+        client_secret: field("client_secret")?,
+        private_key_pem: field("private_key_pem")?,
+    };
+    let identity = match (
+        field("idp_token_endpoint")?,
+        field("idp_client_id")?,
+        field("idp_id_token")?,
+    ) {
+        (Some(token_endpoint), Some(client_id), Some(id_token)) => Some(IdentityAssertion {
+            token_endpoint,
+            client_id,
+            id_token,
+        }),
+        (None, None, None) => None,
+        _ => {
+            return Err(bad(
+                "idp_token_endpoint, idp_client_id and idp_id_token go together".into(),
+            ))
+        }
+    };
+    Ok((registration, identity))
+}
+
+/// Starts `$BROWSER URL` when the variable names a program (the URL as one argument, no
+/// shell); without it, or when it cannot start, the printed URL is the way.
+fn open_browser(url: &str) {
+    let Some(browser) = std::env::var_os("BROWSER").filter(|b| !b.is_empty()) else {
+        return;
+    };
+    let started = std::process::Command::new(&browser)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Err(e) = started {
+        err!(
+            "agentteams-mcp client: cannot start $BROWSER ({}): {e}",
+            browser.to_string_lossy()
+        );
+    }
+}
+
+/// The OAuth options; `None` when none is given.
+fn oauth_options(args: &mut Args) -> Result<Option<OAuthConfig>, UsageError> {
+    let mut on = args.flag("--oauth");
+    let mut config = OAuthConfig::default();
+    let mut seen = |v: Option<String>| {
+        on |= v.is_some();
+        v
+    };
+    let mode = seen(args.value("--login-mode")?);
+    let grant = seen(args.value("--grant")?);
+    let client_id = seen(args.value("--client-id")?);
+    let secret = seen(secret(args, "--client-secret-file", "--client-secret-env")?);
+    let file = seen(args.value("--client-file")?);
+    let key_file = seen(args.value("--client-key-file")?);
+    config.client_metadata_url = seen(args.value("--client-metadata-url")?);
+    let store = seen(args.value("--token-store")?);
+    let timeout = seen(args.value("--login-timeout")?);
+    if !on {
+        return Ok(None);
+    }
+    config.redirect = match mode.as_deref() {
+        Some("browser") => Redirect::Loopback,
+        Some("headless") => Redirect::FollowImmediate,
+        None if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() => {
+            Redirect::Loopback
+        }
+        None => Redirect::FollowImmediate,
+        Some(other) => {
+            return Err(UsageError(format!(
+                "--login-mode must be browser or headless, not {other:?}"
+            )))
+        }
+    };
+    config.grant = match grant.as_deref() {
+        None | Some("authorization-code") => Grant::AuthorizationCode,
+        Some("client-credentials") => Grant::ClientCredentials,
+        Some("id-jag") => Grant::IdJag,
+        Some(other) => {
+            return Err(UsageError(format!(
+                "--grant must be authorization-code, client-credentials or id-jag, not {other:?}"
+            )))
+        }
+    };
+    config.registration = match (client_id, file) {
+        (Some(_), Some(_)) => {
+            return Err(UsageError(
+                "give --client-id or --client-file, not both".into(),
+            ))
+        }
+        (Some(client_id), None) => Some(Registration {
+            client_id,
+            client_secret: None,
+            private_key_pem: None,
+        }),
+        (None, Some(path)) => {
+            let (registration, identity) = client_file(&path)?;
+            config.identity = identity;
+            Some(registration)
+        }
+        (None, None) if secret.is_some() => {
+            return Err(UsageError("a client secret needs --client-id".into()))
+        }
+        (None, None) => None,
+    };
+    if let (Some(reg), Some(s)) = (&mut config.registration, secret) {
+        reg.client_secret = Some(s);
+    }
+    if let Some(path) = key_file {
+        let reg = config
+            .registration
+            .as_mut()
+            .ok_or_else(|| UsageError("--client-key-file needs --client-id".into()))?;
+        let pem =
+            agentteams_mcp::http::guard::read_token_text(Path::new(&path), MAX_TOKEN_FILE_BYTES)
+                .map_err(|e| UsageError(format!("--client-key-file {path}: {e}")))?;
+        reg.private_key_pem = Some(pem);
+    }
+    if let Some(pem) = config
+        .registration
+        .as_ref()
+        .and_then(|r| r.private_key_pem.as_deref())
+    {
+        agentteams_mcp::crypto::private_key::from_pem(pem)
+            .map_err(|e| UsageError(format!("the client's private key: {e}")))?;
+    }
+    if let Some(url) = &config.client_metadata_url {
+        if !url.starts_with("https://")
+            || agentteams_mcp::client::oauth::url::Url::parse(url).is_err()
+        {
+            return Err(UsageError(format!(
+                "--client-metadata-url must be an https URL, not {url:?}"
+            )));
+        }
+    }
+    config.store = match store {
+        Some(path) => Some(Store::at(path)),
+        None => Store::default_path().map(Store::at),
+    };
+    if let Some(t) = timeout {
+        let mut one = Args::new(vec!["--login-timeout".into(), t]);
+        config.login_timeout = seconds(&mut one, "--login-timeout", config.login_timeout)?;
+    }
+    config.show_url = Arc::new(|url: &str| {
+        err!("Open this URL in a browser to log in (this command waits for the redirect):\n{url}");
+        open_browser(url);
+    });
+    Ok(Some(config))
 }
 
 /// `--answer K=V`, `--answer-defaults` and `--client-root DIR`: how the server's requests are
@@ -391,6 +609,8 @@ pub fn run_client(argv: Vec<String>) -> u8 {
 /// What `agentteams-mcp client` was asked to do.
 enum Verb {
     Info,
+    Login,
+    Logout,
     Tools,
     Call {
         tool: String,
@@ -414,7 +634,8 @@ enum Verb {
     },
 }
 
-const VERBS: &str = "info, tools, call TOOL, resources, read URI, prompts, prompt NAME or complete";
+const VERBS: &str =
+    "info, tools, call TOOL, resources, read URI, prompts, prompt NAME, complete, login or logout";
 
 /// `KEY=VALUE` pairs given to `option`, split at the first `=`.
 fn key_values(option: &str, given: Vec<String>) -> Result<Vec<(String, String)>, UsageError> {
@@ -466,6 +687,8 @@ fn verb(
     }
     Ok(match name.as_str() {
         "info" => Verb::Info,
+        "login" => Verb::Login,
+        "logout" => Verb::Logout,
         "tools" => Verb::Tools,
         "resources" => Verb::Resources,
         "prompts" => Verb::Prompts,
@@ -532,6 +755,12 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
         Ok((json_out, target, options, root, verb))
     })();
     let (json_out, target, options, root, verb) = parsed.map_err(|e| usage(e, "client"))?;
+    if let (Target::Command(_), Some(_)) = (&target, &options.oauth) {
+        return Err(usage(
+            UsageError("OAuth options go with --url (a stdio server needs no login)".into()),
+            "client",
+        ));
+    }
     let key = target.key().map_err(|e| usage(e, "client"))?;
     let policy = load_policy(&root)?;
     if let Verb::Call { tool, .. } = &verb {
@@ -544,8 +773,12 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
             return Err(EXIT_TOOL_ERROR);
         }
     }
+    if matches!(verb, Verb::Login | Verb::Logout) {
+        return login_or_logout(&verb, &target, options, json_out);
+    }
     let mut client = target.connect(options).map_err(|e| report(&e, json_out))?;
     let outcome = match verb {
+        Verb::Login | Verb::Logout => Ok(0),
         Verb::Info => {
             print_info(client.server(), json_out);
             Ok(0)
@@ -588,6 +821,64 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
         err!("agentteams-mcp client: closing: {e}");
     }
     Ok(code)
+}
+
+/// `client login` (a fresh login: the stored one is forgotten first, then the handshake makes
+/// the server ask) and `client logout` (the stored login is deleted).
+fn login_or_logout(
+    verb: &Verb,
+    target: &Target,
+    mut options: Options,
+    json_out: bool,
+) -> Outcome<u8> {
+    let Target::Url(url) = target else {
+        return Err(usage(
+            UsageError("login and logout need --url URL".into()),
+            "client",
+        ));
+    };
+    let config = options.oauth.get_or_insert_with(OAuthConfig::default);
+    let Some(store) = config.store.clone() else {
+        return Err(usage(
+            UsageError("no token store: set HOME, XDG_CONFIG_HOME or --token-store PATH".into()),
+            "client",
+        ));
+    };
+    let key = agentteams_mcp::client::oauth::url::Url::parse(url)
+        .map_err(|e| usage(UsageError(e), "client"))?
+        .to_string();
+    let removed = store
+        .remove(&key)
+        .map_err(|e| report(&ClientError::OAuth(e), json_out))?;
+    if let Verb::Logout = verb {
+        match removed {
+            0 => out!("no stored login for {key} in {}", store.path().display()),
+            n => out!(
+                "logged out of {key} ({n} stored login(s) deleted from {})",
+                store.path().display()
+            ),
+        }
+        return Ok(0);
+    }
+    config.interactive = true;
+    let client = target.connect(options).map_err(|e| report(&e, json_out))?;
+    let _ = client.close();
+    match store.find(&key) {
+        Ok(Some(entry)) => {
+            out!(
+                "logged in to {key} at {} (scope: {}); the login is kept in {}",
+                entry.issuer,
+                entry.scope.as_deref().unwrap_or("none"),
+                store.path().display()
+            );
+            Ok(0)
+        }
+        Ok(None) => {
+            out!("{key} did not ask to log in; nothing stored");
+            Ok(0)
+        }
+        Err(e) => Err(report(&ClientError::OAuth(e), json_out)),
+    }
 }
 
 fn call_tool(

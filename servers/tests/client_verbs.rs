@@ -306,7 +306,7 @@ fn the_new_verbs_exit_2_on_usage_errors_and_4_when_unreachable() {
         ),
         (
             &["frobnicate"][..],
-            "give info, tools, call TOOL, resources, read URI, prompts, prompt NAME or complete",
+            "give info, tools, call TOOL, resources, read URI, prompts, prompt NAME, complete, login or logout",
         ),
     ] {
         let o = client(dir.path(), &unreachable, "auto", args);

@@ -25,6 +25,9 @@ pub enum ClientError {
         challenge: Option<String>,
         token_sent: bool,
     },
+    /// Logging in failed (OAuth discovery, registration, the grant, or a server that keeps
+    /// refusing the tokens it gets); the text names the step and what was wrong.
+    OAuth(String),
     /// The server could not be reached or started.
     Connect(String),
     /// No answer to `method` within `after`.
@@ -50,6 +53,7 @@ impl ClientError {
             ClientError::Tool { .. } => "tool_error",
             ClientError::Rpc { .. } => "rpc_error",
             ClientError::AuthRequired { .. } => "auth_required",
+            ClientError::OAuth(_) => "oauth_failed",
             ClientError::Connect(_) => "connect_failed",
             ClientError::Timeout { .. } => "timeout",
             ClientError::Closed(_) => "closed",
@@ -91,6 +95,7 @@ impl fmt::Display for ClientError {
                 f.write_str(m)
             }
             ClientError::Unsupported(m) => f.write_str(m),
+            ClientError::OAuth(m) => write!(f, "logging in failed: {m}"),
             ClientError::Timeout { method, after } => write!(
                 f,
                 "no answer to {method} within {:.1} s",

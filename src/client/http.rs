@@ -12,6 +12,7 @@
 use super::core::{self, Event, Incoming, Outgoing};
 use super::error::ClientError;
 use super::pool::{self, Pool, MAX_IDLE_CONNECTIONS};
+use super::oauth::OAuth;
 use super::sse::{SseEvent, SseParser};
 use super::wire::{self, BodyDecoder, HttpUrl, ResponseHead};
 use super::{Answers, Transport};
@@ -73,6 +74,8 @@ pub struct HttpTransport {
     server_stream: Option<ServerStream>,
     /// Idle connections to the origin, shared with the stream thread (which POSTs answers).
     pool: Arc<Pool>,
+    /// When set, logs in: asked for the token before each POST and after each 401/403.
+    oauth: Option<Arc<Mutex<OAuth>>>,
 }
 
 /// The standalone GET stream's reader thread and what stops it.
@@ -120,7 +123,14 @@ impl HttpTransport {
             answers: Answers::default(),
             server_stream: None,
             pool: Arc::new(Pool::default()),
+            oauth: None,
         })
+    }
+
+    /// Logs in with `oauth` when the server asks (and sends its stored token until then).
+    pub fn with_oauth(mut self, oauth: OAuth) -> HttpTransport {
+        self.oauth = Some(Arc::new(Mutex::new(oauth)));
+        self
     }
 
     /// The same endpoint, session and answers, without a stream thread (for that thread's use).
@@ -135,6 +145,7 @@ impl HttpTransport {
             answers: self.answers.clone(),
             server_stream: None,
             pool: Arc::clone(&self.pool),
+            oauth: self.oauth.clone(),
         }
     }
 
@@ -388,8 +399,48 @@ impl HttpTransport {
         bytes
     }
 
-    /// POSTs `out`; returns the response head and the open connection positioned at the body.
+    /// POSTs `out`, logging in first when the server asks and OAuth is configured: the one
+    /// place a 401/403 is turned over to the OAuth layer, which gives the token to send (or a
+    /// new one after a refusal) or the error that ends the request; its retry budgets bound the
+    /// loop.
     fn post(
+        &mut self,
+        out: &Outgoing,
+        timeout: Duration,
+        deadline: Instant,
+    ) -> Result<(ResponseHead, Conn), ClientError> {
+        let Some(oauth) = self.oauth.clone() else {
+            return self.post_once(out, timeout, deadline);
+        };
+        let mut refusal: Option<(u16, Option<String>)> = None;
+        let mut deadline = deadline;
+        loop {
+            let mut state = oauth.lock().unwrap_or_else(|e| e.into_inner());
+            let given = refusal.as_ref().map(|(s, h)| (*s, h.as_deref()));
+            if let Some(token) = state.authorize(given)? {
+                self.token = Some(token);
+            }
+            if given.is_some() {
+                // A login may have waited on a browser: the retry gets a whole timeout.
+                deadline = deadline.max(Instant::now() + timeout);
+            }
+            drop(state);
+            match self.post_once(out, timeout, deadline) {
+                Err(ClientError::AuthRequired {
+                    status, challenge, ..
+                }) => refusal = Some((status, challenge)),
+                other => {
+                    if other.is_ok() {
+                        oauth.lock().unwrap_or_else(|e| e.into_inner()).accepted();
+                    }
+                    return other;
+                }
+            }
+        }
+    }
+
+    /// POSTs `out`; returns the response head and the open connection positioned at the body.
+    fn post_once(
         &mut self,
         out: &Outgoing,
         timeout: Duration,

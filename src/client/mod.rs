@@ -25,6 +25,7 @@ mod answers;
 pub mod core;
 mod error;
 pub mod http;
+pub mod oauth;
 pub mod pool;
 pub mod sse;
 pub mod stdio;
@@ -110,6 +111,8 @@ pub struct Options {
     /// How requests from the server are answered, and so which client capabilities are declared
     /// (by default: none; `ping` is always answered).
     pub answers: Answers,
+    /// Log in with OAuth when an HTTP server asks (`None`: a 401 is an error).
+    pub oauth: Option<oauth::OAuthConfig>,
 }
 
 impl Default for Options {
@@ -125,6 +128,7 @@ impl Default for Options {
             log_level: None,
             server_stderr: ServerStderr::default(),
             answers: Answers::default(),
+            oauth: None,
         }
     }
 }
@@ -151,12 +155,19 @@ impl Client {
 
     /// Connects to the Streamable HTTP endpoint at `url` (http:// only).
     pub fn connect_http(url: &str, options: Options) -> Result<Client, ClientError> {
-        let transport = http::HttpTransport::new(
+        let mut transport = http::HttpTransport::new(
             url,
             options.bearer_token.clone(),
             options.connect_timeout,
             options.max_response_bytes,
         )?;
+        if let Some(config) = &options.oauth {
+            let fetcher = oauth::fetch::Fetcher {
+                connect_timeout: options.connect_timeout,
+                timeout: options.call_timeout,
+            };
+            transport = transport.with_oauth(oauth::OAuth::new(url, config.clone(), fetcher)?);
+        }
         Client::connect(Box::new(transport), options)
     }
 
