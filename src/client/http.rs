@@ -11,8 +11,8 @@
 
 use super::core::{self, Event, Incoming, Outgoing};
 use super::error::ClientError;
-use super::pool::{self, Pool, MAX_IDLE_CONNECTIONS};
 use super::oauth::OAuth;
+use super::pool::{self, Pool, MAX_IDLE_CONNECTIONS};
 use super::sse::{SseEvent, SseParser};
 use super::wire::{self, BodyDecoder, HttpUrl, ResponseHead};
 use super::{Answers, Transport};
