@@ -96,6 +96,9 @@ impl ResourceMetadata {
     }
 }
 
+/// Names the engine's request-state key among the uses of the session key.
+const REQUEST_STATE_KEY_CONTEXT: &[u8] = b"agentteams-mcp request state key\0";
+
 /// The MCP endpoint: one engine, its sessions (none when stateless) and its access rules.
 pub struct Endpoint {
     engine: Arc<Engine>,
@@ -166,7 +169,13 @@ impl Endpoint {
     }
 
     /// Seals sessions with `sealer` (ignored without sessions: a stateless server keeps none).
+    /// The engine's 2026-07-28 `requestState` key is derived from the session key, so a retry
+    /// may reach any replica.
     pub fn with_sealer(mut self, sealer: Option<Sealer>) -> Endpoint {
+        if let Some(sealer) = &sealer {
+            let key = sealer.derive_key(REQUEST_STATE_KEY_CONTEXT);
+            self.engine.set_request_state_key(&key);
+        }
         self.sealer = sealer;
         self
     }

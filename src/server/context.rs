@@ -8,6 +8,7 @@
 //! the engine's summary of the call) and at most [`MAX_LOG_DATA_BYTES`] of data each; every string
 //! in them passes through [`crate::sanitize`].
 
+use super::input::Round;
 use super::outbound::{ClientRequestError, Pending, DEFAULT_CLIENT_REQUEST_TIMEOUT};
 use crate::json::{obj, to_string, Map, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -142,6 +143,9 @@ pub struct CallContext<'a> {
     /// The session's table of requests to the client; `None` where there is none to ask (the
     /// 2026-07-28 era, a detached context).
     pub(crate) client: Option<&'a Pending>,
+    /// 2026-07-28 `tools/call`: the answers of earlier rounds and what this run asks
+    /// ([`super::input`]); requests go there instead of to `client`.
+    pub(crate) round: Option<&'a Round<'a>>,
 }
 
 /// How much of its log budget a call has used.
@@ -163,6 +167,7 @@ impl<'a> CallContext<'a> {
             last_progress: Mutex::new(None),
             logs: Mutex::default(),
             client: None,
+            round: None,
         }
     }
 
@@ -205,18 +210,27 @@ impl<'a> CallContext<'a> {
 
     /// Sends request `method` to the client and waits up to `timeout` (at most
     /// [`MAX_CLIENT_REQUEST_TIMEOUT`](super::MAX_CLIENT_REQUEST_TIMEOUT)) for its result. Fails at
-    /// once when the client did not declare the capability the method needs, in the 2026-07-28
-    /// era, or when too many requests already wait; on timeout or cancellation the client is sent
+    /// once when the client did not declare the capability the method needs, or when too many
+    /// requests already wait; on timeout or cancellation the client is sent
     /// `notifications/cancelled`.
+    ///
+    /// In a 2026-07-28 `tools/call` the same call returns the answer the client's retry brought,
+    /// or fails with [`ClientRequestError::InputRequired`]: the tool should then return (any
+    /// error will do, `?` is enough), and the engine answers `input_required` asking for it; the
+    /// tool runs again with the answer when the client retries ([`super::input`]). So one tool
+    /// serves both eras unchanged.
     pub fn request_client(
         &self,
         method: &str,
         params: Option<Value>,
         timeout: Duration,
     ) -> Result<Value, ClientRequestError> {
+        if let Some(round) = self.round {
+            return round.request(method, params);
+        }
         let Some(pending) = self.client else {
             return Err(ClientRequestError::Unsupported(format!(
-                "{method} cannot be sent: this request has no session to ask (the 2026-07-28 era has no server-to-client requests)"
+                "{method} cannot be sent: this request has no session to ask, and only a 2026-07-28 tools/call can ask for input"
             )));
         };
         pending.request((method, params), timeout, self.notify, &self.cancel)

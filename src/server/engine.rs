@@ -7,6 +7,7 @@
 //! audit.
 
 use super::context::{CallContext, CancelToken, DiscardNotifications, LogLevel, Notify};
+use super::input::{Round, StateKey};
 use super::outbound::{self, Pending};
 use super::resource::{self, NotificationSink, ResourceNotifier, MAX_PENDING_NOTIFICATIONS};
 use super::revision::Revision;
@@ -19,7 +20,7 @@ use crate::policy::Policy;
 use crate::schema;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
 mod features;
@@ -61,6 +62,10 @@ pub struct Engine {
     audit: Option<AuditLog>,
     /// Present when the server has resources: how its set reaches subscribed sessions.
     notifier: Option<ResourceNotifier>,
+    /// Seals the 2026-07-28 era's `requestState` ([`super::input`]): set by the transport
+    /// ([`Engine::set_request_state_key`]) or, at first use, random for this process. `None` when
+    /// no random key could be made.
+    state_key: OnceLock<Option<StateKey>>,
 }
 
 impl Engine {
@@ -80,7 +85,19 @@ impl Engine {
             governance: Governance::default(),
             audit: None,
             notifier,
+            state_key: OnceLock::new(),
         }
+    }
+
+    /// Seals every 2026-07-28 `requestState` with `key` instead of a random key of this process,
+    /// so that every replica given the same key opens the others' states (HTTP derives it from
+    /// the session key). False when a key is already in use (set once, before serving).
+    pub fn set_request_state_key(&self, key: &[u8]) -> bool {
+        self.state_key.set(Some(StateKey::new(key))).is_ok()
+    }
+
+    fn state_key(&self) -> Option<&StateKey> {
+        self.state_key.get_or_init(StateKey::random).as_ref()
     }
 
     /// The capabilities a session of `revision` is told about: what the served sets have.
@@ -855,7 +872,22 @@ impl Session {
     /// the audit record of its outcome; with a log level set, the engine's log messages about it.
     fn tools_call(&self, params: Map, scope: &RequestScope<'_>) -> Result<Value, RpcError> {
         let started = Instant::now();
-        let ctx = self.call_context(scope, &params);
+        let round = match (scope.modern, params.get("name")) {
+            (true, Some(Value::String(name))) => {
+                let capabilities = (params.get("_meta"))
+                    .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+                    .cloned();
+                Some(Round::open(
+                    self.engine.state_key(),
+                    name,
+                    &params,
+                    capabilities,
+                )?)
+            }
+            _ => None,
+        };
+        let mut ctx = self.call_context(scope, &params);
+        ctx.round = round.as_ref();
         // Kept only when a log message may need them, to strip their values from logged reasons.
         let arguments = ctx
             .wants_log(LogLevel::Emergency)
@@ -927,6 +959,7 @@ impl Session {
             last_progress: Mutex::new(None),
             logs: Mutex::default(),
             client: (!scope.modern).then_some(&self.pending),
+            round: None,
         }
     }
 
@@ -1028,6 +1061,13 @@ impl Session {
         );
         let toolset = &self.engine.toolset;
         let outcome = catch_unwind(AssertUnwindSafe(|| toolset.call(name, &arguments, ctx)));
+        // A 2026-07-28 call that asked the client something ends here, whatever the tool made
+        // of the missing answer: the client retries with it.
+        if let Some(round) = ctx.round.filter(|r| r.needs_input()) {
+            return Ok(round
+                .input_required()
+                .unwrap_or_else(|why| error_result(&why)));
+        }
         match outcome {
             Err(_) => Err(RpcError::new(code::INTERNAL_ERROR, "internal error")),
             Ok(Err(e)) => Ok(error_result(e.message())),

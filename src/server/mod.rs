@@ -9,6 +9,7 @@
 mod context;
 mod engine;
 mod error;
+mod input;
 mod outbound;
 mod prompt;
 mod resource;
@@ -26,6 +27,10 @@ pub use engine::{
     RESULT_TRUNCATION_MARKER,
 };
 pub use error::{RequestError, RequestErrorKind};
+pub use input::{
+    MAX_INPUT_REQUESTS_PER_CALL, MAX_INPUT_RESPONSES, MAX_REQUEST_STATE_BYTES,
+    REQUEST_STATE_LIFETIME,
+};
 pub use outbound::{
     ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, MAX_CLIENT_REQUEST_TIMEOUT,
     MAX_PENDING_CLIENT_REQUESTS,
