@@ -669,8 +669,11 @@ impl Endpoint {
         let request = is_request(&message);
         let batch = matches!(message, Value::Array(_));
         let cancel = modern_cancel.clone().unwrap_or_default();
-        // Only tool calls run long enough for a disconnect to matter.
-        let calls_tool = message.get("method").and_then(Value::as_str) == Some("tools/call");
+        // Only tool calls run long enough for a disconnect to matter; a listen stream lasts until
+        // the client closes it.
+        let method = message.get("method").and_then(Value::as_str);
+        let calls_tool = method == Some("tools/call");
+        let listens = method == Some("subscriptions/listen");
         if let Some(tool) = message
             .get("params")
             .and_then(|p| p.get("name"))
@@ -679,7 +682,7 @@ impl Endpoint {
         {
             exchange.note(tool);
         }
-        let _watch = (modern_cancel.is_some() && request && calls_tool)
+        let _watch = (modern_cancel.is_some() && request && (calls_tool || listens))
             .then(|| exchange.cancel_on_disconnect(cancel.clone()));
         let notify = StreamNotify {
             exchange,

@@ -24,7 +24,9 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
 mod features;
+mod listen;
 pub use features::{MAX_COMPLETION_VALUES, MAX_READ_BYTES, PAGE_SIZE};
+pub use listen::{MAX_LISTENS_PER_SESSION, MAX_LISTEN_STREAMS};
 
 /// A tool result's text is cut past this many bytes of UTF-8 (the reference's cap).
 pub const MAX_RESULT_TEXT_BYTES: usize = 65536;
@@ -66,6 +68,9 @@ pub struct Engine {
     /// ([`Engine::set_request_state_key`]) or, at first use, random for this process. `None` when
     /// no random key could be made.
     state_key: OnceLock<Option<StateKey>>,
+    /// `subscriptions/listen` requests holding their stream open now (at most
+    /// [`MAX_LISTEN_STREAMS`]).
+    open_listens: std::sync::atomic::AtomicUsize,
 }
 
 impl Engine {
@@ -86,6 +91,7 @@ impl Engine {
             audit: None,
             notifier,
             state_key: OnceLock::new(),
+            open_listens: Default::default(),
         }
     }
 
@@ -111,10 +117,8 @@ impl Engine {
         let resources = self.toolset.resource_set();
         if let Some(set) = resources {
             let mut r = Map::with_capacity(2);
-            // Modern sessions have no subscribe method (their era listens on a stream).
-            if !modern {
-                r.insert("subscribe", Value::from(set.subscribable()));
-            }
+            // Modern sessions subscribe through subscriptions/listen's resourceSubscriptions.
+            r.insert("subscribe", Value::from(set.subscribable()));
             r.insert("listChanged", Value::from(set.announces_list_changes()));
             m.insert("resources", Value::Object(r));
         }
@@ -247,6 +251,9 @@ struct State {
     client_info: Option<Value>,
     /// Calls in progress, by the compact JSON text of their id, for `notifications/cancelled`.
     in_flight: Vec<(String, CancelToken)>,
+    /// Deferred `subscriptions/listen` streams, by the compact JSON text of their id, with their
+    /// number in the engine's notifier (none while registering, or without resources).
+    listens: Vec<(String, Option<u64>)>,
 }
 
 /// One client's conversation with an engine: lifecycle state, negotiated revision, log level and
@@ -281,10 +288,14 @@ pub struct Session {
     hub_session: u64,
     /// Requests a running call sent the client, waiting for its responses.
     pending: Pending,
+    /// `subscriptions/listen` returns at once and streams on the notification channel
+    /// ([`Session::defer_listens`]).
+    defer_listens: std::sync::atomic::AtomicBool,
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
+        self.end_listens();
         if let Some(notifier) = &self.engine.notifier {
             notifier.forget(self.hub_session);
         }
@@ -340,6 +351,7 @@ impl Session {
         Session {
             hub_session,
             pending: Pending::default(),
+            defer_listens: Default::default(),
             engine,
             state: Mutex::new(State {
                 phase: Phase::New,
@@ -347,6 +359,7 @@ impl Session {
                 log_level: None,
                 client_info: None,
                 in_flight: Vec::new(),
+                listens: Vec::new(),
             }),
             id: None,
         }
@@ -366,6 +379,9 @@ impl Session {
             let mut state = session.state();
             state.phase = Phase::Ready;
             state.revision = Some(revision);
+        }
+        if let Some(notifier) = &session.engine.notifier {
+            notifier.hear_list_changes(session.hub_session);
         }
         session
     }
@@ -416,8 +432,10 @@ impl Session {
         true
     }
 
-    /// Closes the channel [`Session::take_notifications`] gave (its receiver then sees the end).
+    /// Closes the channel [`Session::take_notifications`] gave (its receiver then sees the end),
+    /// ending the deferred `subscriptions/listen` streams that wrote to it.
     pub fn close_notifications(&self) {
+        self.end_listens();
         if let Some(notifier) = &self.engine.notifier {
             notifier.set_sink(self.hub_session, None);
         }
@@ -558,6 +576,11 @@ impl Session {
                 self.on_notification(&method, params);
                 None
             }
+            Message::Request { id, method, params } if method == "subscriptions/listen" => {
+                let cancel = self.register(&to_string(&id), cancel);
+                let reply = self.listen(id, params, notify, cancel.clone());
+                reply.filter(|_| !cancel.is_cancelled())
+            }
             Message::Request { id, method, params } => {
                 let cancel = self.register(&to_string(&id), cancel);
                 let reply = self.on_request(id, &method, params, notify, cancel.clone());
@@ -608,6 +631,7 @@ impl Session {
                         token.cancel();
                     }
                 }
+                self.end_listen(&key);
             }
             _ => {}
         }
@@ -681,6 +705,9 @@ impl Session {
         }
         self.pending
             .set_capabilities(params.get("capabilities").cloned());
+        if let Some(notifier) = &self.engine.notifier {
+            notifier.hear_list_changes(self.hub_session);
+        }
         let mut result = Map::with_capacity(4);
         result.insert("protocolVersion", Value::from(revision.as_str()));
         result.insert("capabilities", self.engine.capabilities(revision, false));

@@ -23,8 +23,8 @@ pub use context::{
 };
 pub use engine::{
     check_modern_meta, modern_protocol_version, Engine, Session, ENGINE_LOGGER, LIST_TTL_MS,
-    MAX_COMPLETION_VALUES, MAX_LOG_REASON_CHARS, MAX_READ_BYTES, MAX_RESULT_TEXT_BYTES, PAGE_SIZE,
-    RESULT_TRUNCATION_MARKER,
+    MAX_COMPLETION_VALUES, MAX_LISTENS_PER_SESSION, MAX_LISTEN_STREAMS, MAX_LOG_REASON_CHARS,
+    MAX_READ_BYTES, MAX_RESULT_TEXT_BYTES, PAGE_SIZE, RESULT_TRUNCATION_MARKER,
 };
 pub use error::{RequestError, RequestErrorKind};
 pub use input::{

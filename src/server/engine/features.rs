@@ -29,7 +29,7 @@ pub const MAX_COMPLETION_VALUES: usize = 100;
 const MAX_COMPLETION_INPUT_BYTES: usize = 4096;
 
 /// A resource a URI names: a declared resource, or a template and the values it matched with.
-enum Found {
+pub(super) enum Found {
     Resource(Resource),
     Template(ResourceTemplate, Vec<(String, String)>),
 }
@@ -213,7 +213,7 @@ impl Session {
     }
 
     /// What `uri` names: checked, then a declared resource's URI or a declared template's match.
-    fn find_resource(&self, uri: &str) -> Result<Found, RpcError> {
+    pub(super) fn find_resource(&self, uri: &str) -> Result<Found, RpcError> {
         uri::check_uri(uri).map_err(|e| RpcError::invalid_params(e.to_string()))?;
         let set = self.resource_set();
         if let Some(r) = set.resources().into_iter().find(|r| r.uri == uri) {
@@ -237,7 +237,12 @@ impl Session {
     }
 
     /// Admits a use of `found` under the governance.
-    fn admit_resource(&self, uri: &str, found: Found, arguments: Option<&Map>) -> Admission<Found> {
+    pub(super) fn admit_resource(
+        &self,
+        uri: &str,
+        found: Found,
+        arguments: Option<&Map>,
+    ) -> Admission<Found> {
         let verdict = self
             .engine
             .governance
