@@ -1,5 +1,6 @@
 //! What a running tool call can see and do: cancellation, progress and log notifications, and
-//! requests to the client (through [`super::outbound`]).
+//! requests to the client (through [`super::outbound`] in a legacy session, as an
+//! `input_required` round in the 2026-07-28 era through [`super::input`]: one API for both).
 //!
 //! Notifications never go straight to a transport: they pass through the [`Notify`] sink the
 //! transport handed to the engine, so stdio and HTTP (SSE) deliver them the same way.
@@ -217,7 +218,7 @@ impl<'a> CallContext<'a> {
     /// In a 2026-07-28 `tools/call` the same call returns the answer the client's retry brought,
     /// or fails with [`ClientRequestError::InputRequired`]: the tool should then return (any
     /// error will do, `?` is enough), and the engine answers `input_required` asking for it; the
-    /// tool runs again with the answer when the client retries ([`super::input`]). So one tool
+    /// tool runs again with the answer when the client retries (the multi round-trip requests of `server::input`). So one tool
     /// serves both eras unchanged.
     pub fn request_client(
         &self,

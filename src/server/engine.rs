@@ -4,7 +4,8 @@
 //! Lifecycle, version negotiation (legacy `initialize` and the stateless 2026-07-28 era), batching,
 //! cancellation, logging, pagination and tool calls all happen here, identically for every
 //! transport; resources, prompts and completion in [`features`], under the same governance and
-//! audit.
+//! audit; the 2026-07-28 `subscriptions/listen` stream in [`listen`], and its `input_required`
+//! rounds of `tools/call` through [`super::input`].
 
 use super::context::{CallContext, CancelToken, DiscardNotifications, LogLevel, Notify};
 use super::input::{Round, StateKey};

@@ -8,8 +8,8 @@
 //! `srv-N`, and the call waits until the transport hands the session a response with that id,
 //! the timeout passes, or the call is cancelled; on timeout or cancellation the client is sent
 //! `notifications/cancelled` for the request. A response nobody waits for (unknown id, a second
-//! answer, one after the timeout) is dropped. Legacy eras only: the 2026-07-28 era has no
-//! server-to-client requests.
+//! answer, one after the timeout) is dropped. Legacy eras only: in the 2026-07-28 era the same
+//! context methods end the call with an `input_required` result instead ([`super::input`]).
 
 use crate::json::{obj, Map, Value};
 use crate::jsonrpc;
@@ -46,8 +46,8 @@ pub enum ClientRequestError {
     /// The client answered with a JSON-RPC error (`code`, `message`).
     Rejected { code: i64, message: String },
     /// 2026-07-28: the answer is asked of the client in the call's `input_required` result; the
-    /// call ends and runs again when the client retries with the answer (see
-    /// [`super::input`]).
+    /// call ends and runs again when the client retries with the answer (multi round-trip
+    /// requests).
     InputRequired,
     /// 2026-07-28: the call already asked the client
     /// [`MAX_INPUT_REQUESTS_PER_CALL`](super::MAX_INPUT_REQUESTS_PER_CALL) times.

@@ -319,8 +319,9 @@ struct Hub {
 /// [`ResourceSet::attach`]. Cloning shares it.
 ///
 /// Each session reached gets its notification on the channel its transport took with
-/// [`Session::take_notifications`](super::Session::take_notifications); a session whose channel is
-/// full (more than [`MAX_PENDING_NOTIFICATIONS`] unwritten) misses it.
+/// [`Session::take_notifications`](super::Session::take_notifications), and each 2026-07-28
+/// `subscriptions/listen` stream on its own, tagged with its subscription id; a session or stream
+/// whose queue is full (more than [`MAX_PENDING_NOTIFICATIONS`] unwritten) misses it.
 #[derive(Clone, Default)]
 pub struct ResourceNotifier {
     hub: Arc<Hub>,
