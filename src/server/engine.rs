@@ -900,8 +900,14 @@ impl Session {
     /// the audit record of its outcome; with a log level set, the engine's log messages about it.
     fn tools_call(&self, params: Map, scope: &RequestScope<'_>) -> Result<Value, RpcError> {
         let started = Instant::now();
-        let round = match (scope.modern, params.get("name")) {
-            (true, Some(Value::String(name))) => {
+        // Legacy calls pay nothing for the 2026-07-28 rounds (a hot path).
+        let name = if scope.modern {
+            params.get("name")
+        } else {
+            None
+        };
+        let round = match name {
+            Some(Value::String(name)) => {
                 let capabilities = (params.get("_meta"))
                     .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
                     .cloned();
