@@ -244,59 +244,67 @@ fn validate_at(
                 path,
             );
         }
-        if let Some(reference) = schema.get("$ref") {
-            let Some(reference) = reference.as_str() else {
-                return fail(format!("{UNUSABLE}: $ref is not a string"), false, path);
-            };
-            match resolve_ref(root, reference) {
-                // Checked beside this schema's other keywords, as 2020-12 applies them.
-                Ok(target) => work.push((target, value, path.clone(), hops + 1)),
-                Err(rule) => return fail(rule, false, path),
-            }
-        }
-        // Whether `value` matches branch `s`; a schema that cannot be applied fails the whole.
-        let matches = |s: &Value| match validate_at(root, (s, value), path.clone(), hops + 1) {
-            Ok(()) => Ok(true),
-            Err(e) if e.unusable => Err(e),
-            Err(_) => Ok(false),
-        };
-        if let Some(Value::Array(all)) = schema.get("allOf") {
-            for s in all.iter() {
-                validate_at(root, (s, value), path.clone(), hops + 1)?;
-            }
-        }
-        if let Some(Value::Array(any)) = schema.get("anyOf") {
-            let mut any_matched = false;
-            for s in any.iter() {
-                if matches(s)? {
-                    any_matched = true;
-                    break;
+        // One look for the applicators, so that a schema without any pays one pass over its keys.
+        let applies = schema
+            .iter()
+            .any(|(k, _)| matches!(k.as_str(), "$ref" | "allOf" | "anyOf" | "oneOf" | "not"));
+        if applies {
+            if let Some(reference) = schema.get("$ref") {
+                let Some(reference) = reference.as_str() else {
+                    return fail(format!("{UNUSABLE}: $ref is not a string"), false, path);
+                };
+                match resolve_ref(root, reference) {
+                    // Checked beside this schema's other keywords, as 2020-12 applies them.
+                    Ok(target) => work.push((target, value, path.clone(), hops + 1)),
+                    Err(rule) => return fail(rule, false, path),
                 }
             }
-            if !any_matched {
-                return fail(
-                    "must match at least one of the schemas of anyOf".into(),
-                    false,
-                    path,
-                );
+            // Whether `value` matches branch `s`; a schema that cannot be applied fails the whole.
+            let matches = |s: &Value| match validate_at(root, (s, value), path.clone(), hops + 1) {
+                Ok(()) => Ok(true),
+                Err(e) if e.unusable => Err(e),
+                Err(_) => Ok(false),
+            };
+            if let Some(Value::Array(all)) = schema.get("allOf") {
+                for s in all.iter() {
+                    validate_at(root, (s, value), path.clone(), hops + 1)?;
+                }
             }
-        }
-        if let Some(Value::Array(one)) = schema.get("oneOf") {
-            let mut matched = 0;
-            for s in one.iter() {
-                matched += usize::from(matches(s)?);
+            if let Some(Value::Array(any)) = schema.get("anyOf") {
+                let mut any_matched = false;
+                for s in any.iter() {
+                    if matches(s)? {
+                        any_matched = true;
+                        break;
+                    }
+                }
+                if !any_matched {
+                    return fail(
+                        "must match at least one of the schemas of anyOf".into(),
+                        false,
+                        path,
+                    );
+                }
             }
-            if matched != 1 {
-                return fail(
-                    format!("must match exactly one of the schemas of oneOf (matches {matched})"),
-                    false,
-                    path,
-                );
+            if let Some(Value::Array(one)) = schema.get("oneOf") {
+                let mut matched = 0;
+                for s in one.iter() {
+                    matched += usize::from(matches(s)?);
+                }
+                if matched != 1 {
+                    return fail(
+                        format!(
+                            "must match exactly one of the schemas of oneOf (matches {matched})"
+                        ),
+                        false,
+                        path,
+                    );
+                }
             }
-        }
-        if let Some(not) = schema.get("not") {
-            if matches(not)? {
-                return fail("must not match the schema of not".into(), false, path);
+            if let Some(not) = schema.get("not") {
+                if matches(not)? {
+                    return fail("must not match the schema of not".into(), false, path);
+                }
             }
         }
         if let Some(t) = schema.get("type") {
