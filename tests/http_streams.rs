@@ -360,8 +360,18 @@ fn a_stopping_server_ends_its_get_streams_and_returns() {
     let sid = session(addr, "2025-11-25");
     let mut stream = get(addr, &sid, None).unwrap();
     stream.next().unwrap(); // priming: the stream is open
+    let mut listening = listen(addr, "L9", "{}").unwrap();
+    listening.next_event().unwrap(); // acknowledged: the listen stream is open
     stopper.stop();
     assert!(stream.next_event().is_none(), "the stream ended");
+    // A listen stream the server ends gets its response: the graceful closure.
+    let closed = listening.next_event().expect("the listen response").json();
+    assert_eq!(at(&closed, "id").as_str(), Some("L9"));
+    assert_eq!(at(&closed, "result.resultType").as_str(), Some("complete"));
+    let meta = at(&closed, "result._meta");
+    let subscription = meta.get("io.modelcontextprotocol/subscriptionId");
+    assert_eq!(subscription.and_then(Value::as_str), Some("L9"), "{closed}");
+    assert!(listening.next_event().is_none(), "then it ended");
     running.join().unwrap().unwrap();
 }
 

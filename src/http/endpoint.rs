@@ -749,6 +749,10 @@ impl Notify for StreamNotify<'_, '_> {
         }
     }
 
+    fn shutting_down(&self) -> bool {
+        self.exchange.is_stopping()
+    }
+
     fn close_stream(&self) -> bool {
         let Some(post) = self.resumable.as_ref().filter(|p| p.priming) else {
             return false;

@@ -26,6 +26,13 @@ pub trait Notify: Send + Sync {
     fn close_stream(&self) -> bool {
         false
     }
+
+    /// True once the transport is shutting down: a long-lived request (a 2026-07-28
+    /// `subscriptions/listen` stream held open by its request) then ends with its graceful
+    /// response.
+    fn shutting_down(&self) -> bool {
+        false
+    }
 }
 
 /// A [`Notify`] that drops everything (for hosts that want only replies).

@@ -15,7 +15,9 @@
 //!   request is cancelled (HTTP: the client closed the stream). At most [`MAX_LISTEN_STREAMS`]
 //!   such requests are open per engine (each holds a connection and a worker); notifications not
 //!   yet written wait in a queue of at most [`MAX_PENDING_NOTIFICATIONS`], past which they are
-//!   dropped.
+//!   dropped. When the transport shuts down ([`Notify::shutting_down`]) the stream ends with the
+//!   listen request's response (`resultType: complete`, the subscription id in `_meta`), the
+//!   specification's graceful closure.
 //! - deferred (stdio, [`Session::defer_listens`]): the request is acknowledged and returns at once
 //!   without a reply; its notifications go out on the session's notification channel (the same
 //!   bounded queue as resource updates) until the client sends `notifications/cancelled` naming
@@ -30,6 +32,7 @@ use crate::jsonrpc::{error_reply, RpcError};
 use crate::server::context::{CancelToken, Notify};
 use crate::server::resource::{
     channel_sink, with_subscription, MAX_PENDING_NOTIFICATIONS, MAX_SUBSCRIPTIONS_PER_SESSION,
+    SUBSCRIPTION_ID,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -171,13 +174,20 @@ impl Session {
                 "at most {MAX_LISTEN_STREAMS} subscriptions/listen streams are open at once; close one first"
             )));
         };
+        // Registered before the acknowledgement (a client may cause a change as soon as it reads
+        // it); what arrives meanwhile waits in the queue, which is read only after the ack.
         let (sender, pending) = mpsc::sync_channel(MAX_PENDING_NOTIFICATIONS);
-        notify.notify(ack);
         let registered = notifier.map(|n| {
             let sink = channel_sink(sender.clone());
             (n, n.listen(sink, &id, honoured.list_changed, honoured.uris))
         });
+        notify.notify(ack);
+        let mut graceful = false;
         while !cancel.is_cancelled() {
+            if notify.shutting_down() {
+                graceful = true;
+                break;
+            }
             match pending.recv_timeout(LISTEN_POLL) {
                 Ok(notification) => notify.notify(notification),
                 Err(RecvTimeoutError::Timeout) => {}
@@ -188,7 +198,12 @@ impl Session {
             n.forget(listener);
         }
         drop(sender);
-        None
+        // The server ends the stream: its response says so (an abrupt close carries none).
+        graceful.then(|| {
+            let meta = obj([(SUBSCRIPTION_ID, id.clone())]);
+            let result = obj([("resultType", Value::from("complete")), ("_meta", meta)]);
+            crate::jsonrpc::result_reply(id, self.modern_result(result))
+        })
     }
 
     /// Ends the deferred stream with this id key, if there is one (its cancellation).
