@@ -906,19 +906,19 @@ impl Session {
         } else {
             None
         };
-        let round = match name {
+        // A state or answers that fail their checks end the call in its lookup, on the record.
+        let (round, refused_state) = match name {
             Some(Value::String(name)) => {
                 let capabilities = (params.get("_meta"))
                     .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
                     .cloned();
-                Some(Round::open(
-                    self.engine.state_key(),
-                    name,
-                    &params,
-                    capabilities,
-                )?)
+                let key = self.engine.state_key();
+                match Round::open(key, name, &params, capabilities) {
+                    Ok(round) => (Some(round), None),
+                    Err(e) => (None, Some(e)),
+                }
             }
-            _ => None,
+            _ => (None, None),
         };
         let mut ctx = self.call_context(scope, &params);
         ctx.round = round.as_ref();
@@ -932,7 +932,7 @@ impl Session {
             .and_then(Value::as_str)
             .map(str::to_owned);
         let mut refusal = None;
-        let outcome = self.tools_call_audited(params, scope, &ctx, &mut refusal);
+        let outcome = self.tools_call_audited(params, scope, &ctx, refused_state, &mut refusal);
         if !scope.cancel.is_cancelled() && ctx.wants_log(LogLevel::Emergency) {
             let refusal = refusal.map(|v| v.reason);
             let call = (name.as_deref(), arguments.as_ref());
@@ -941,13 +941,15 @@ impl Session {
         outcome
     }
 
-    /// The call as the audit log sees it: request, lookup, governance decision (its verdict left
-    /// in `refusal` when it refuses), then the run and its outcome.
+    /// The call as the audit log sees it: request, lookup (failed by `refused_state`, a 2026-07-28
+    /// `requestState` or `inputResponses` that failed its checks), governance decision (its
+    /// verdict left in `refusal` when it refuses), then the run and its outcome.
     fn tools_call_audited(
         &self,
         params: Map,
         scope: &RequestScope<'_>,
         ctx: &CallContext<'_>,
+        refused_state: Option<RpcError>,
         refusal: &mut Option<Verdict>,
     ) -> Result<Value, RpcError> {
         let name = match params.get("name") {
@@ -956,6 +958,9 @@ impl Session {
         };
         let logged = |p: &Map| p.get("arguments").cloned().unwrap_or_default();
         let lookup = |mut params: Map| {
+            if let Some(e) = refused_state {
+                return Err(e);
+            }
             let Some(tool) = self.engine.find_tool(&name) else {
                 return Err(RpcError::invalid_params(format!(
                     "unknown tool {}",
