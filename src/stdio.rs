@@ -231,6 +231,8 @@ pub fn serve<R: Read + Send, W: Write + Send>(
     output: W,
 ) -> io::Result<()> {
     let writer = LineWriter::new(output);
+    // One request runs at a time here: a listen stream must not hold the line.
+    session.defer_listens();
     let shared = Shared {
         session,
         writer: &writer,

@@ -13,6 +13,12 @@ use std::sync::Arc;
 
 /// A session whose engine denies `git_blame` and audits to a fresh file.
 fn audited_session(name: &str, mode: Mode) -> (TempDir, PathBuf, Session) {
+    let (dir, path, engine) = audited_engine(name, mode);
+    (dir, path, fixture::session(engine))
+}
+
+/// The engine of [`audited_session`], for a session without `initialize` (the 2026-07-28 era).
+fn audited_engine(name: &str, mode: Mode) -> (TempDir, PathBuf, agentteams_mcp::server::Engine) {
     let dir = TempDir::new(&format!("engine-{name}"));
     let path = dir.file("audit.log");
     let mut policy = Policy::new();
@@ -24,7 +30,7 @@ fn audited_session(name: &str, mode: Mode) -> (TempDir, PathBuf, Session) {
     };
     let log = AuditLog::open(&path, &info, mode).unwrap();
     let engine = fixture::engine().with_policy(policy).with_audit(log);
-    (dir, path, fixture::session(engine))
+    (dir, path, engine)
 }
 
 fn records(path: &PathBuf) -> Vec<Value> {
@@ -228,4 +234,22 @@ fn a_call_cancelled_by_the_client_is_recorded_as_cancelled() {
     assert_eq!(recs[3].get("cancelled"), Some(&Value::Bool(true)));
     assert_eq!(str_of(&recs[6], "event"), Some("tool_call_completed"));
     assert!(recs[6].get("cancelled").is_none());
+}
+
+#[test]
+fn a_refused_request_state_is_on_the_record() {
+    let (_dir, path, engine) = audited_engine("state", Mode::Redacted);
+    let session = Session::new(Arc::new(engine));
+    let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"git_log","arguments":{"n":2},"requestState":"forged.state","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let reply = session.handle_message(json::parse(line.as_bytes()).unwrap());
+    let (code, message) = rpc_error(&reply.unwrap());
+    assert_eq!(code, -32602);
+    assert!(message.contains("does not authenticate"), "{message}");
+    let recs = finish(&session, &path);
+    let events = call_events(&recs);
+    let events: Vec<(u64, &str)> = events.iter().map(|(n, e)| (*n, e.as_str())).collect();
+    assert_eq!(
+        events,
+        [(1, "tool_call_requested"), (1, "tool_call_failed")]
+    );
 }

@@ -282,12 +282,9 @@ fn capabilities_name_exactly_what_the_served_sets_have() {
                 "{revision}"
             );
             if with_features {
+                // Both eras subscribe: resources/subscribe, or subscriptions/listen's filter.
                 let subscribe = caps.get("resources").unwrap().get("subscribe");
-                assert_eq!(
-                    subscribe.and_then(Value::as_bool),
-                    revision.is_legacy().then_some(true),
-                    "{revision}"
-                );
+                assert_eq!(subscribe.and_then(Value::as_bool), Some(true), "{revision}");
             }
             if !with_features {
                 for method in [

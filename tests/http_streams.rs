@@ -11,7 +11,7 @@ use agentteams_mcp::http::{self, HttpConfig};
 use agentteams_mcp::json::{self, Map, Value};
 use agentteams_mcp::server::{
     CallContext, Engine, ReadRequest, RequestError, Resource, ResourceContents, ResourceNotifier,
-    ResourceSet, Tool, ToolError, ToolOutput, ToolSet,
+    ResourceSet, Tool, ToolError, ToolOutput, ToolSet, MAX_LISTEN_STREAMS,
 };
 use http_support::{at, request, Client, Refused, Sse};
 use std::net::SocketAddr;
@@ -360,8 +360,18 @@ fn a_stopping_server_ends_its_get_streams_and_returns() {
     let sid = session(addr, "2025-11-25");
     let mut stream = get(addr, &sid, None).unwrap();
     stream.next().unwrap(); // priming: the stream is open
+    let mut listening = listen(addr, "L9", "{}").unwrap();
+    listening.next_event().unwrap(); // acknowledged: the listen stream is open
     stopper.stop();
     assert!(stream.next_event().is_none(), "the stream ended");
+    // A listen stream the server ends gets its response: the graceful closure.
+    let closed = listening.next_event().expect("the listen response").json();
+    assert_eq!(at(&closed, "id").as_str(), Some("L9"));
+    assert_eq!(at(&closed, "result.resultType").as_str(), Some("complete"));
+    let meta = at(&closed, "result._meta");
+    let subscription = meta.get("io.modelcontextprotocol/subscriptionId");
+    assert_eq!(subscription.and_then(Value::as_str), Some("L9"), "{closed}");
+    assert!(listening.next_event().is_none(), "then it ended");
     running.join().unwrap().unwrap();
 }
 
@@ -392,4 +402,88 @@ fn concurrent_streams_of_one_session_have_their_own_ids_and_resume_separately() 
         at(&standalone.next_event().unwrap().json(), "method").as_str(),
         Some("notifications/resources/list_changed")
     );
+}
+
+/// A 2026-07-28 `subscriptions/listen` POST with `filter`: its SSE stream, or the refusal.
+fn listen(addr: SocketAddr, id: &str, filter: &str) -> Result<Sse, Refused> {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","method":"subscriptions/listen","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}},"notifications":{filter}}}}}"#
+    );
+    let headers = [
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "subscriptions/listen"),
+    ];
+    Sse::open(addr, request(addr, "POST", &headers, &body))
+}
+
+/// A 2026-07-28 call of `touch` (it announces a change of the resource list).
+fn modern_touch(addr: SocketAddr) {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"touch","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let headers = [
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "touch"),
+    ];
+    let refused = Sse::open(addr, request(addr, "POST", &headers, body))
+        .err()
+        .expect("a JSON reply");
+    assert_eq!(refused.status, 200, "{}", refused.body);
+}
+
+/// The JSON-RPC error code of a refused listen.
+fn refused_code(refused: &Refused) -> Option<i64> {
+    let reply = json::parse(refused.body.as_bytes()).unwrap();
+    at(&reply, "error.code").as_i64()
+}
+
+#[test]
+fn a_listen_stream_is_acknowledged_then_carries_what_it_asked_for_until_closed() {
+    let addr = start(HttpConfig::default());
+    let filter = r#"{"toolsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["test://one"]}"#;
+    let mut stream = listen(addr, "L1", filter).unwrap();
+    let ack = stream.next_event().unwrap().json();
+    // Honoured: list changes only (the tool list never changes; the set is not subscribable).
+    assert_eq!(
+        json::to_string(&ack),
+        r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"resourcesListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":"L1"}}}"#
+    );
+    modern_touch(addr);
+    let changed = stream.next_event().unwrap().json();
+    assert_eq!(
+        json::to_string(&changed),
+        r#"{"jsonrpc":"2.0","method":"notifications/resources/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L1"}}}"#
+    );
+    for bad in ["[]", r#"{"resourcesListChanged":1}"#] {
+        let refused = listen(addr, "bad", bad).err().expect("refused");
+        assert_eq!(refused_code(&refused), Some(-32602), "{}", refused.body);
+    }
+}
+
+#[test]
+fn listen_streams_are_bounded_and_a_closed_one_frees_its_place() {
+    let addr = start(HttpConfig::default());
+    let mut open: Vec<Sse> = (0..MAX_LISTEN_STREAMS)
+        .map(|i| listen(addr, &format!("s{i}"), "{}").expect("a stream"))
+        .collect();
+    for stream in &mut open {
+        assert!(stream.next_event().is_some());
+    }
+    let refused = listen(addr, "extra", "{}").err().expect("over the limit");
+    assert_eq!(refused_code(&refused), Some(-32600), "{}", refused.body);
+    assert!(refused.body.contains("at most 64"), "{}", refused.body);
+    // Closing a stream is its cancellation: its place comes free within the disconnect poll.
+    drop(open.pop());
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut again = loop {
+        match listen(addr, "again", "{}") {
+            Ok(stream) => break stream,
+            Err(_) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(100))
+            }
+            Err(refused) => panic!("still refused: {}", refused.body),
+        }
+    };
+    assert!(again.next_event().is_some());
 }

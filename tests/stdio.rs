@@ -191,10 +191,15 @@ impl Write for Lines {
 
 impl Conversation {
     fn start() -> Conversation {
+        Conversation::serving(Arc::new(Tools))
+    }
+
+    /// A conversation with a server of `toolset`.
+    fn serving(toolset: Arc<dyn ToolSet>) -> Conversation {
         let (input, chunks) = mpsc::channel();
         let (lines, replies) = mpsc::channel();
         let served = std::thread::spawn(move || {
-            let session = Session::new(Arc::new(Engine::new(Arc::new(Tools))));
+            let session = Session::new(Arc::new(Engine::new(toolset)));
             let feed = Feed {
                 chunks,
                 chunk: Vec::new(),
@@ -354,4 +359,181 @@ fn a_panic_on_one_serving_thread_ends_serve_instead_of_hanging_it() {
     });
     let failed = finished.recv_timeout(Duration::from_secs(20));
     assert_eq!(failed, Ok(true), "serve must return and report the panic");
+}
+
+/// Resources `test://a` and `test://b`, subscribable, with list changes; the tool `touch` announces
+/// an update of both and a change of the list.
+struct Watched {
+    notifier: std::sync::Mutex<Option<ResourceNotifier>>,
+}
+
+impl ResourceSet for Watched {
+    fn resources(&self) -> Vec<Resource> {
+        vec![
+            Resource::new("test://a", "a"),
+            Resource::new("test://b", "b"),
+        ]
+    }
+    fn read(
+        &self,
+        request: &ReadRequest<'_>,
+        _: &CallContext<'_>,
+    ) -> Result<Vec<ResourceContents>, RequestError> {
+        Ok(vec![ResourceContents::text(request.uri, "x")])
+    }
+    fn subscribable(&self) -> bool {
+        true
+    }
+    fn announces_list_changes(&self) -> bool {
+        true
+    }
+    fn attach(&self, notifier: ResourceNotifier) {
+        *self.notifier.lock().unwrap() = Some(notifier);
+    }
+}
+
+impl ToolSet for Watched {
+    fn server_name(&self) -> &str {
+        "agentteams-listen-test"
+    }
+    fn tools(&self) -> Vec<Tool> {
+        let object = json::parse(br#"{"type":"object"}"#).unwrap();
+        vec![Tool::new("touch", "Announces changes.", object)]
+    }
+    fn call(&self, _: &str, _: &Map, _: &CallContext<'_>) -> Result<ToolOutput, ToolError> {
+        if let Some(n) = self.notifier.lock().unwrap().as_ref() {
+            n.updated("test://a");
+            n.updated("test://b");
+            n.list_changed();
+        }
+        Ok(ToolOutput::Value(Value::from("touched")))
+    }
+    fn resource_set(&self) -> Option<&dyn ResourceSet> {
+        Some(self)
+    }
+}
+
+const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+fn listen_line(id: &str, filter: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","method":"subscriptions/listen","params":{{{MODERN_META},"notifications":{filter}}}}}"#
+    )
+}
+
+fn touch_line(id: u32) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"touch",{MODERN_META}}}}}"#
+    )
+}
+
+fn parsed(line: &str) -> Value {
+    json::parse(line.as_bytes()).unwrap_or_else(|_| panic!("{line}"))
+}
+
+/// The error code of a reply line.
+fn error_code(line: &str) -> Option<i64> {
+    parsed(line)
+        .get("error")
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_i64)
+}
+
+#[test]
+fn listen_streams_on_stdio_acknowledge_carry_what_they_asked_and_end_when_cancelled() {
+    let c = Conversation::serving(Arc::new(Watched {
+        notifier: std::sync::Mutex::new(None),
+    }));
+    c.send(&[&listen_line(
+        "L1",
+        r#"{"toolsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["test://a","test://nope","test://a"]}"#,
+    )]);
+    // The acknowledgement names only what is honoured: no tool list changes (they never
+    // happen), no unknown URI, no duplicate.
+    assert_eq!(
+        c.reply(),
+        r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"resourcesListChanged":true,"resourceSubscriptions":["test://a"]},"_meta":{"io.modelcontextprotocol/subscriptionId":"L1"}}}"#
+    );
+    // The stream does not hold the line: a ping is answered.
+    c.ping();
+    c.send(&[&listen_line(
+        "L2",
+        r#"{"resourceSubscriptions":["test://b"]}"#,
+    )]);
+    assert!(c
+        .reply()
+        .contains(r#""resourceSubscriptions":["test://b"]"#));
+    c.send(&[&touch_line(1)]);
+    let mut lines: Vec<String> = (0..4).map(|_| c.reply()).collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"\"touched\""}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"agentteams-listen-test","version":"0.1.0"}}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/resources/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L1"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://a","_meta":{"io.modelcontextprotocol/subscriptionId":"L1"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://b","_meta":{"io.modelcontextprotocol/subscriptionId":"L2"}}}"#,
+        ]
+    );
+    // Cancelled: L1 hears nothing more, L2 goes on; no response to either request.
+    c.send(&[
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L1"}}"#,
+    ]);
+    c.send(&[&touch_line(2)]);
+    let mut lines: Vec<String> = (0..2).map(|_| c.reply()).collect();
+    lines.sort();
+    assert!(
+        lines[0].starts_with(r#"{"jsonrpc":"2.0","id":2,"result""#),
+        "{lines:?}"
+    );
+    assert!(lines[1].contains(r#"subscriptionId":"L2""#), "{lines:?}");
+    c.ping();
+    let rest = c.finish();
+    assert!(rest.is_empty(), "{rest:?}");
+}
+
+#[test]
+fn listen_filters_and_limits_are_checked() {
+    let c = Conversation::serving(Arc::new(Watched {
+        notifier: std::sync::Mutex::new(None),
+    }));
+    for (filter, code) in [
+        ("1", -32602),
+        (r#"{"toolsListChanged":"yes"}"#, -32602),
+        (r#"{"resourceSubscriptions":"test://a"}"#, -32602),
+        (r#"{"resourceSubscriptions":[1]}"#, -32602),
+    ] {
+        c.send(&[&listen_line("bad", filter)]);
+        assert_eq!(error_code(&c.reply()), Some(code), "{filter}");
+    }
+    let many: Vec<String> = (0..=MAX_SUBSCRIPTIONS_PER_SESSION)
+        .map(|i| format!(r#""test://{i}""#))
+        .collect();
+    c.send(&[&listen_line(
+        "many",
+        &format!(r#"{{"resourceSubscriptions":[{}]}}"#, many.join(",")),
+    )]);
+    assert_eq!(error_code(&c.reply()), Some(-32602));
+    for i in 0..MAX_LISTENS_PER_SESSION {
+        c.send(&[&listen_line(&format!("s{i}"), "{}")]);
+        assert!(c.reply().contains("acknowledged"));
+    }
+    c.send(&[&listen_line("s0", "{}")]);
+    assert_eq!(error_code(&c.reply()), Some(-32600));
+    c.send(&[&listen_line("one-more", "{}")]);
+    let refused = c.reply();
+    assert_eq!(error_code(&refused), Some(-32600), "{refused}");
+    assert!(refused.contains("at most 8"), "{refused}");
+    // Ending one makes room for another.
+    c.send(&[
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s3"}}"#,
+    ]);
+    c.send(&[&listen_line("one-more", "{}")]);
+    assert!(c.reply().contains("acknowledged"));
+    // Without the era's _meta, and in a legacy session, the method does not exist.
+    c.send(&[r#"{"jsonrpc":"2.0","id":"x","method":"subscriptions/listen","params":{"notifications":{}}}"#]);
+    assert_eq!(error_code(&c.reply()), Some(-32601));
+    // Open streams do not keep the end of input from ending serve.
+    let rest = c.finish();
+    assert!(rest.is_empty(), "{rest:?}");
 }

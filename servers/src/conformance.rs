@@ -7,9 +7,9 @@
 use agentteams_mcp::base64;
 use agentteams_mcp::json::{self, obj, Map, Value};
 use agentteams_mcp::server::{
-    CallContext, LogLevel, Prompt, PromptArgument, PromptMessage, PromptOutput, PromptSet,
-    ReadRequest, RequestError, Resource, ResourceContents, ResourceNotifier, ResourceSet,
-    ResourceTemplate, Role, Tool, ToolError, ToolOutput, ToolSet,
+    CallContext, ClientRequestError, LogLevel, Prompt, PromptArgument, PromptMessage, PromptOutput,
+    PromptSet, ReadRequest, RequestError, Resource, ResourceContents, ResourceNotifier,
+    ResourceSet, ResourceTemplate, Role, Tool, ToolError, ToolOutput, ToolSet,
 };
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -170,6 +170,10 @@ impl ToolSet for Conformance {
                 "Asks the client for its roots (roots/list) and returns them as JSON.",
             ),
             plain(
+                "test_input_rounds",
+                "Asks the client three things in turn (a name by elicitation, a greeting for it by sampling, its roots) and reports the answers: one round trip each in a legacy session, one input_required round each in 2026-07-28.",
+            ),
+            plain(
                 "test_reconnection",
                 "Closes its SSE stream mid-call and answers after a pause, on the stream the client resumes with Last-Event-ID (SEP-1699 polling).",
             ),
@@ -319,6 +323,39 @@ impl ToolSet for Conformance {
                     .map_err(|e| ToolError::new(e.to_string()))?;
                 let roots = answer.get("roots").cloned().unwrap_or_default();
                 content(vec![text(&format!("Roots: {}", json::to_string(&roots)))])
+            }
+            "test_input_rounds" => {
+                let failed = |e: ClientRequestError| ToolError::new(e.to_string());
+                let form = schema(
+                    r#"{"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}"#,
+                );
+                let asked = obj([
+                    ("message", Value::from("Your name?")),
+                    ("requestedSchema", form),
+                ]);
+                let answer = ctx.elicit(asked).map_err(failed)?;
+                let name = (answer.get("content"))
+                    .and_then(|c| c.get("name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("nobody")
+                    .to_owned();
+                let params = schema(&format!(
+                    r#"{{"messages": [{{"role": "user", "content": {{"type": "text", "text": {}}}}}], "maxTokens": 50}}"#,
+                    json::to_string(&Value::from(format!("Greet {name}")))
+                ));
+                let sampled = ctx.sample(params).map_err(failed)?;
+                let said = (sampled.get("content"))
+                    .and_then(|c| c.get("text"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                let roots = ctx.list_roots().map_err(failed)?;
+                let count = (roots.get("roots"))
+                    .and_then(Value::as_array)
+                    .map_or(0, |r| r.len());
+                content(vec![text(&format!(
+                    "name={name}; said={said}; roots={count}"
+                ))])
             }
             "test_reconnection" => {
                 // Closed only where the transport can resume it (HTTP sessions at 2025-11-25);
@@ -540,7 +577,8 @@ mod tests {
             let fails = tool.name == "test_error_handling"
                 || tool.name.starts_with("test_sampling")
                 || tool.name.starts_with("test_elicitation")
-                || tool.name == "test_roots";
+                || tool.name == "test_roots"
+                || tool.name == "test_input_rounds";
             assert_eq!(outcome.is_err(), fails, "{}", tool.name);
         }
     }

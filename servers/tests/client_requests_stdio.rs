@@ -189,16 +189,21 @@ fn a_client_that_never_answers_can_cancel_the_call() {
 }
 
 #[test]
-fn the_modern_era_has_no_server_to_client_requests() {
+fn the_modern_era_asks_in_its_result_not_by_a_request() {
     let mut host = start();
     let reply = host.request(
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}}}"#,
     );
-    let (text, is_error) = text_of_reply(&reply);
-    assert!(is_error);
-    assert!(
-        text.contains("2026-07-28 era has no server-to-client requests"),
-        "{text}"
+    // The reply itself asks (servers/tests/input_required.rs has the rounds); no request line.
+    let result = reply.get("result").expect("a result");
+    assert_eq!(
+        result.get("resultType").and_then(Value::as_str),
+        Some("input_required")
     );
+    assert!(result
+        .get("inputRequests")
+        .and_then(|r| r.get("sampling-1"))
+        .is_some());
+    host.assert_silent(Duration::from_millis(100));
     assert!(host.close().success());
 }

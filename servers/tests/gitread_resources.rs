@@ -443,3 +443,42 @@ fn a_policy_on_a_tool_covers_the_template_that_reads_the_same_thing() {
     let commit = text(&read(&mut host, "2025-06-18", "gitread://commit/HEAD"));
     assert!(commit.contains("files"), "{commit}");
 }
+
+#[test]
+fn a_policy_on_a_tool_covers_the_prompts_that_embed_its_reads() {
+    let f = files("res-prompt-policy");
+    for version in VERSIONS {
+        let mut host = host(&f.root, version, &["--deny-tool", "git_show"]);
+        let listed = json::to_string(&ask(&mut host, version, "prompts/list", ""));
+        assert!(!listed.contains("explain_commit"), "{listed}");
+        assert!(listed.contains(r#""name":"review_diff""#), "{listed}");
+        let reply = prompt(&mut host, version, "explain_commit", r#"{"rev":"HEAD"}"#);
+        let error = reply.get("error").unwrap_or_else(|| panic!("{reply:?}"));
+        assert_eq!(error.get("code").and_then(Value::as_i64), Some(-32001));
+        let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+        assert!(
+            message.contains("explain_commit") && message.contains("git_show"),
+            "{message}"
+        );
+        // Completing an argument of the refused prompt is refused the same way.
+        let completed = ask(
+            &mut host,
+            version,
+            "completion/complete",
+            r#""ref":{"type":"ref/prompt","name":"explain_commit"},"argument":{"name":"rev","value":"ma"}"#,
+        );
+        let code = completed.get("error").and_then(|e| e.get("code"));
+        assert_eq!(code.and_then(Value::as_i64), Some(-32001), "{completed:?}");
+        let review = prompt(
+            &mut host,
+            version,
+            "review_diff",
+            r#"{"base":"HEAD~2","head":"HEAD~1"}"#,
+        );
+        assert!(embedded(&review).1.contains("+two"));
+    }
+    let mut host = host(&f.root, "2025-11-25", &["--deny-tool", "git_diff"]);
+    let listed = json::to_string(&ask(&mut host, "2025-11-25", "prompts/list", ""));
+    assert!(!listed.contains("review_diff"), "{listed}");
+    assert!(listed.contains("explain_commit"), "{listed}");
+}

@@ -278,3 +278,24 @@ fn a_long_document_is_cut_with_a_marker() {
     );
     assert!(text.contains("[cut: the first 20000 of "), "cut marker");
 }
+
+#[test]
+fn a_policy_on_query_index_covers_the_prompt_that_ranks_like_it() {
+    let project = project();
+    let mut server = Server::start_with(&project.root, &["--deny-tool", "query_index"]);
+    let listed = json::to_string(&server.request("prompts/list", "{}"));
+    assert!(!listed.contains("ask_team"), "{listed}");
+    let reply = server.request(
+        "prompts/get",
+        r#"{"name": "ask_team", "arguments": {"question": "what about widgets?"}}"#,
+    );
+    let error = reply.get("error").unwrap_or_else(|| panic!("{reply}"));
+    assert_eq!(error.get("code").and_then(Value::as_i64), Some(-32001));
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    assert!(message.contains("query_index"), "{message}");
+    assert!(!json::to_string(&reply).contains("widgets are blue"));
+    // Denying the other tool leaves the prompt alone.
+    let mut server = Server::start_with(&project.root, &["--deny-tool", "query_code"]);
+    let listed = json::to_string(&server.request("prompts/list", "{}"));
+    assert!(listed.contains(r#""name":"ask_team""#), "{listed}");
+}

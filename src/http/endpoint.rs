@@ -106,6 +106,9 @@ impl ResourceMetadata {
     }
 }
 
+/// Names the engine's request-state key among the uses of the session key.
+const REQUEST_STATE_KEY_CONTEXT: &[u8] = b"agentteams-mcp request state key\0";
+
 /// The MCP endpoint: one engine, its sessions (none when stateless) and its access rules.
 pub struct Endpoint {
     engine: Arc<Engine>,
@@ -225,7 +228,13 @@ impl Endpoint {
     }
 
     /// Seals sessions with `sealer` (ignored without sessions: a stateless server keeps none).
+    /// The engine's 2026-07-28 `requestState` key is derived from the session key, so a retry
+    /// may reach any replica.
     pub fn with_sealer(mut self, sealer: Option<Sealer>) -> Endpoint {
+        if let Some(sealer) = &sealer {
+            let key = sealer.derive_key(REQUEST_STATE_KEY_CONTEXT);
+            self.engine.set_request_state_key(&key);
+        }
         self.sealer = sealer;
         self
     }
@@ -762,8 +771,11 @@ impl Endpoint {
         let request = is_request(&message);
         let batch = matches!(message, Value::Array(_));
         let cancel = modern_cancel.clone().unwrap_or_default();
-        // Only tool calls run long enough for a disconnect to matter.
-        let calls_tool = message.get("method").and_then(Value::as_str) == Some("tools/call");
+        // Only tool calls run long enough for a disconnect to matter; a listen stream lasts until
+        // the client closes it.
+        let method = message.get("method").and_then(Value::as_str);
+        let calls_tool = method == Some("tools/call");
+        let listens = method == Some("subscriptions/listen");
         if let Some(tool) = message
             .get("params")
             .and_then(|p| p.get("name"))
@@ -772,7 +784,7 @@ impl Endpoint {
         {
             exchange.note(tool);
         }
-        let _watch = (modern_cancel.is_some() && request && calls_tool)
+        let _watch = (modern_cancel.is_some() && request && (calls_tool || listens))
             .then(|| exchange.cancel_on_disconnect(cancel.clone()));
         let notify = StreamNotify {
             exchange,
@@ -837,6 +849,10 @@ impl Notify for StreamNotify<'_, '_> {
         if let (false, Some(cancel)) = (delivered, &self.cancel_on_disconnect) {
             cancel.cancel();
         }
+    }
+
+    fn shutting_down(&self) -> bool {
+        self.exchange.is_stopping()
     }
 
     fn close_stream(&self) -> bool {

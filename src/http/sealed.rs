@@ -246,6 +246,13 @@ impl Sealer {
         })
     }
 
+    /// A key for another use of the current session key, named by `context` (HMAC of `context`
+    /// under it): every replica holding the session key derives the same one, and neither use
+    /// can stand for the other.
+    pub fn derive_key(&self, context: &[u8]) -> [u8; DIGEST_LEN] {
+        self.current.hmac.mac(context)
+    }
+
     /// The same sealer with another lifetime and revocation cap (tests).
     pub fn with_limits(mut self, lifetime: Duration, max_revoked: usize) -> Sealer {
         self.lifetime = lifetime;

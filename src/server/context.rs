@@ -1,5 +1,6 @@
 //! What a running tool call can see and do: cancellation, progress and log notifications, and
-//! requests to the client (through [`super::outbound`]).
+//! requests to the client (through [`super::outbound`] in a legacy session, as an
+//! `input_required` round in the 2026-07-28 era through [`super::input`]: one API for both).
 //!
 //! Notifications never go straight to a transport: they pass through the [`Notify`] sink the
 //! transport handed to the engine, so stdio and HTTP (SSE) deliver them the same way.
@@ -8,6 +9,7 @@
 //! the engine's summary of the call) and at most [`MAX_LOG_DATA_BYTES`] of data each; every string
 //! in them passes through [`crate::sanitize`].
 
+use super::input::Round;
 use super::outbound::{ClientRequestError, Pending, DEFAULT_CLIENT_REQUEST_TIMEOUT};
 use crate::json::{obj, to_string, Map, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,6 +24,13 @@ pub trait Notify: Send + Sync {
     /// elsewhere (Streamable HTTP's SEP-1699 polling: the client comes back with `Last-Event-ID`).
     /// False where there is nothing to close or it could not be resumed.
     fn close_stream(&self) -> bool {
+        false
+    }
+
+    /// True once the transport is shutting down: a long-lived request (a 2026-07-28
+    /// `subscriptions/listen` stream held open by its request) then ends with its graceful
+    /// response.
+    fn shutting_down(&self) -> bool {
         false
     }
 }
@@ -142,6 +151,9 @@ pub struct CallContext<'a> {
     /// The session's table of requests to the client; `None` where there is none to ask (the
     /// 2026-07-28 era, a detached context).
     pub(crate) client: Option<&'a Pending>,
+    /// 2026-07-28 `tools/call`: the answers of earlier rounds and what this run asks
+    /// ([`super::input`]); requests go there instead of to `client`.
+    pub(crate) round: Option<&'a Round<'a>>,
 }
 
 /// How much of its log budget a call has used.
@@ -163,6 +175,7 @@ impl<'a> CallContext<'a> {
             last_progress: Mutex::new(None),
             logs: Mutex::default(),
             client: None,
+            round: None,
         }
     }
 
@@ -205,18 +218,27 @@ impl<'a> CallContext<'a> {
 
     /// Sends request `method` to the client and waits up to `timeout` (at most
     /// [`MAX_CLIENT_REQUEST_TIMEOUT`](super::MAX_CLIENT_REQUEST_TIMEOUT)) for its result. Fails at
-    /// once when the client did not declare the capability the method needs, in the 2026-07-28
-    /// era, or when too many requests already wait; on timeout or cancellation the client is sent
+    /// once when the client did not declare the capability the method needs, or when too many
+    /// requests already wait; on timeout or cancellation the client is sent
     /// `notifications/cancelled`.
+    ///
+    /// In a 2026-07-28 `tools/call` the same call returns the answer the client's retry brought,
+    /// or fails with [`ClientRequestError::InputRequired`]: the tool should then return (any
+    /// error will do, `?` is enough), and the engine answers `input_required` asking for it; the
+    /// tool runs again with the answer when the client retries (the multi round-trip requests of `server::input`). So one tool
+    /// serves both eras unchanged.
     pub fn request_client(
         &self,
         method: &str,
         params: Option<Value>,
         timeout: Duration,
     ) -> Result<Value, ClientRequestError> {
+        if let Some(round) = self.round {
+            return round.request(method, params);
+        }
         let Some(pending) = self.client else {
             return Err(ClientRequestError::Unsupported(format!(
-                "{method} cannot be sent: this request has no session to ask (the 2026-07-28 era has no server-to-client requests)"
+                "{method} cannot be sent: this request has no session to ask, and only a 2026-07-28 tools/call can ask for input"
             )));
         };
         pending.request((method, params), timeout, self.notify, &self.cancel)

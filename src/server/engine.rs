@@ -4,9 +4,11 @@
 //! Lifecycle, version negotiation (legacy `initialize` and the stateless 2026-07-28 era), batching,
 //! cancellation, logging, pagination and tool calls all happen here, identically for every
 //! transport; resources, prompts and completion in [`features`], under the same governance and
-//! audit.
+//! audit; the 2026-07-28 `subscriptions/listen` stream in [`listen`], and its `input_required`
+//! rounds of `tools/call` through [`super::input`].
 
 use super::context::{CallContext, CancelToken, DiscardNotifications, LogLevel, Notify};
+use super::input::{Round, StateKey};
 use super::outbound::{self, Pending};
 use super::resource::{self, NotificationSink, ResourceNotifier, MAX_PENDING_NOTIFICATIONS};
 use super::revision::Revision;
@@ -19,11 +21,13 @@ use crate::policy::Policy;
 use crate::schema;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
 mod features;
+mod listen;
 pub use features::{MAX_COMPLETION_VALUES, MAX_READ_BYTES, PAGE_SIZE};
+pub use listen::{MAX_LISTENS_PER_SESSION, MAX_LISTEN_STREAMS};
 
 /// A tool result's text is cut past this many bytes of UTF-8 (the reference's cap).
 pub const MAX_RESULT_TEXT_BYTES: usize = 65536;
@@ -61,6 +65,13 @@ pub struct Engine {
     audit: Option<AuditLog>,
     /// Present when the server has resources: how its set reaches subscribed sessions.
     notifier: Option<ResourceNotifier>,
+    /// Seals the 2026-07-28 era's `requestState` ([`super::input`]): set by the transport
+    /// ([`Engine::set_request_state_key`]) or, at first use, random for this process. `None` when
+    /// no random key could be made.
+    state_key: OnceLock<Option<StateKey>>,
+    /// `subscriptions/listen` requests holding their stream open now (at most
+    /// [`MAX_LISTEN_STREAMS`]).
+    open_listens: std::sync::atomic::AtomicUsize,
 }
 
 impl Engine {
@@ -80,7 +91,20 @@ impl Engine {
             governance: Governance::default(),
             audit: None,
             notifier,
+            state_key: OnceLock::new(),
+            open_listens: Default::default(),
         }
+    }
+
+    /// Seals every 2026-07-28 `requestState` with `key` instead of a random key of this process,
+    /// so that every replica given the same key opens the others' states (HTTP derives it from
+    /// the session key). False when a key is already in use (set once, before serving).
+    pub fn set_request_state_key(&self, key: &[u8]) -> bool {
+        self.state_key.set(Some(StateKey::new(key))).is_ok()
+    }
+
+    fn state_key(&self) -> Option<&StateKey> {
+        self.state_key.get_or_init(StateKey::random).as_ref()
     }
 
     /// The capabilities a session of `revision` is told about: what the served sets have.
@@ -94,10 +118,8 @@ impl Engine {
         let resources = self.toolset.resource_set();
         if let Some(set) = resources {
             let mut r = Map::with_capacity(2);
-            // Modern sessions have no subscribe method (their era listens on a stream).
-            if !modern {
-                r.insert("subscribe", Value::from(set.subscribable()));
-            }
+            // Modern sessions subscribe through subscriptions/listen's resourceSubscriptions.
+            r.insert("subscribe", Value::from(set.subscribable()));
             r.insert("listChanged", Value::from(set.announces_list_changes()));
             m.insert("resources", Value::Object(r));
         }
@@ -230,6 +252,9 @@ struct State {
     client_info: Option<Value>,
     /// Calls in progress, by the compact JSON text of their id, for `notifications/cancelled`.
     in_flight: Vec<(String, CancelToken)>,
+    /// Deferred `subscriptions/listen` streams, by the compact JSON text of their id, with their
+    /// number in the engine's notifier (none while registering, or without resources).
+    listens: Vec<(String, Option<u64>)>,
 }
 
 /// One client's conversation with an engine: lifecycle state, negotiated revision, log level and
@@ -267,10 +292,14 @@ pub struct Session {
     hub_session: u64,
     /// Requests a running call sent the client, waiting for its responses.
     pending: Pending,
+    /// `subscriptions/listen` returns at once and streams on the notification channel
+    /// ([`Session::defer_listens`]).
+    defer_listens: std::sync::atomic::AtomicBool,
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
+        self.end_listens();
         if let Some(notifier) = &self.engine.notifier {
             notifier.forget(self.hub_session);
         }
@@ -326,6 +355,7 @@ impl Session {
         Session {
             hub_session,
             pending: Pending::default(),
+            defer_listens: Default::default(),
             engine,
             state: Mutex::new(State {
                 phase: Phase::New,
@@ -333,6 +363,7 @@ impl Session {
                 log_level: None,
                 client_info: None,
                 in_flight: Vec::new(),
+                listens: Vec::new(),
             }),
             id: None,
             principal: None,
@@ -373,6 +404,9 @@ impl Session {
             let mut state = session.state();
             state.phase = Phase::Ready;
             state.revision = Some(revision);
+        }
+        if let Some(notifier) = &session.engine.notifier {
+            notifier.hear_list_changes(session.hub_session);
         }
         session
     }
@@ -423,8 +457,10 @@ impl Session {
         true
     }
 
-    /// Closes the channel [`Session::take_notifications`] gave (its receiver then sees the end).
+    /// Closes the channel [`Session::take_notifications`] gave (its receiver then sees the end),
+    /// ending the deferred `subscriptions/listen` streams that wrote to it.
     pub fn close_notifications(&self) {
+        self.end_listens();
         if let Some(notifier) = &self.engine.notifier {
             notifier.set_sink(self.hub_session, None);
         }
@@ -565,6 +601,11 @@ impl Session {
                 self.on_notification(&method, params);
                 None
             }
+            Message::Request { id, method, params } if method == "subscriptions/listen" => {
+                let cancel = self.register(&to_string(&id), cancel);
+                let reply = self.listen(id, params, notify, cancel.clone());
+                reply.filter(|_| !cancel.is_cancelled())
+            }
             Message::Request { id, method, params } => {
                 let cancel = self.register(&to_string(&id), cancel);
                 let reply = self.on_request(id, &method, params, notify, cancel.clone());
@@ -615,6 +656,7 @@ impl Session {
                         token.cancel();
                     }
                 }
+                self.end_listen(&key);
             }
             _ => {}
         }
@@ -688,6 +730,9 @@ impl Session {
         }
         self.pending
             .set_capabilities(params.get("capabilities").cloned());
+        if let Some(notifier) = &self.engine.notifier {
+            notifier.hear_list_changes(self.hub_session);
+        }
         let mut result = Map::with_capacity(4);
         result.insert("protocolVersion", Value::from(revision.as_str()));
         result.insert("capabilities", self.engine.capabilities(revision, false));
@@ -879,7 +924,28 @@ impl Session {
     /// the audit record of its outcome; with a log level set, the engine's log messages about it.
     fn tools_call(&self, params: Map, scope: &RequestScope<'_>) -> Result<Value, RpcError> {
         let started = Instant::now();
-        let ctx = self.call_context(scope, &params);
+        // Legacy calls pay nothing for the 2026-07-28 rounds (a hot path).
+        let name = if scope.modern {
+            params.get("name")
+        } else {
+            None
+        };
+        // A state or answers that fail their checks end the call in its lookup, on the record.
+        let (round, refused_state) = match name {
+            Some(Value::String(name)) => {
+                let capabilities = (params.get("_meta"))
+                    .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+                    .cloned();
+                let key = self.engine.state_key();
+                match Round::open(key, name, &params, capabilities) {
+                    Ok(round) => (Some(round), None),
+                    Err(e) => (None, Some(e)),
+                }
+            }
+            _ => (None, None),
+        };
+        let mut ctx = self.call_context(scope, &params);
+        ctx.round = round.as_ref();
         // Kept only when a log message may need them, to strip their values from logged reasons.
         let arguments = ctx
             .wants_log(LogLevel::Emergency)
@@ -890,7 +956,7 @@ impl Session {
             .and_then(Value::as_str)
             .map(str::to_owned);
         let mut refusal = None;
-        let outcome = self.tools_call_audited(params, scope, &ctx, &mut refusal);
+        let outcome = self.tools_call_audited(params, scope, &ctx, refused_state, &mut refusal);
         if !scope.cancel.is_cancelled() && ctx.wants_log(LogLevel::Emergency) {
             let refusal = refusal.map(|v| v.reason);
             let call = (name.as_deref(), arguments.as_ref());
@@ -899,13 +965,15 @@ impl Session {
         outcome
     }
 
-    /// The call as the audit log sees it: request, lookup, governance decision (its verdict left
-    /// in `refusal` when it refuses), then the run and its outcome.
+    /// The call as the audit log sees it: request, lookup (failed by `refused_state`, a 2026-07-28
+    /// `requestState` or `inputResponses` that failed its checks), governance decision (its
+    /// verdict left in `refusal` when it refuses), then the run and its outcome.
     fn tools_call_audited(
         &self,
         params: Map,
         scope: &RequestScope<'_>,
         ctx: &CallContext<'_>,
+        refused_state: Option<RpcError>,
         refusal: &mut Option<Verdict>,
     ) -> Result<Value, RpcError> {
         let name = match params.get("name") {
@@ -914,6 +982,9 @@ impl Session {
         };
         let logged = |p: &Map| p.get("arguments").cloned().unwrap_or_default();
         let lookup = |mut params: Map| {
+            if let Some(e) = refused_state {
+                return Err(e);
+            }
             let Some(tool) = self.engine.find_tool(&name) else {
                 return Err(RpcError::invalid_params(format!(
                     "unknown tool {}",
@@ -951,6 +1022,7 @@ impl Session {
             last_progress: Mutex::new(None),
             logs: Mutex::default(),
             client: (!scope.modern).then_some(&self.pending),
+            round: None,
         }
     }
 
@@ -1052,6 +1124,13 @@ impl Session {
         );
         let toolset = &self.engine.toolset;
         let outcome = catch_unwind(AssertUnwindSafe(|| toolset.call(name, &arguments, ctx)));
+        // A 2026-07-28 call that asked the client something ends here, whatever the tool made
+        // of the missing answer: the client retries with it.
+        if let Some(round) = ctx.round.filter(|r| r.needs_input()) {
+            return Ok(round
+                .input_required()
+                .unwrap_or_else(|why| error_result(&why)));
+        }
         match outcome {
             Err(_) => Err(RpcError::new(code::INTERNAL_ERROR, "internal error")),
             Ok(Err(e)) => Ok(error_result(e.message())),

@@ -9,6 +9,7 @@
 mod context;
 mod engine;
 mod error;
+mod input;
 mod outbound;
 mod prompt;
 mod resource;
@@ -22,10 +23,14 @@ pub use context::{
 };
 pub use engine::{
     check_modern_meta, modern_protocol_version, Engine, Session, ENGINE_LOGGER, LIST_TTL_MS,
-    MAX_COMPLETION_VALUES, MAX_LOG_REASON_CHARS, MAX_READ_BYTES, MAX_RESULT_TEXT_BYTES, PAGE_SIZE,
-    RESULT_TRUNCATION_MARKER,
+    MAX_COMPLETION_VALUES, MAX_LISTENS_PER_SESSION, MAX_LISTEN_STREAMS, MAX_LOG_REASON_CHARS,
+    MAX_READ_BYTES, MAX_RESULT_TEXT_BYTES, PAGE_SIZE, RESULT_TRUNCATION_MARKER,
 };
 pub use error::{RequestError, RequestErrorKind};
+pub use input::{
+    MAX_INPUT_REQUESTS_PER_CALL, MAX_INPUT_RESPONSES, MAX_REQUEST_STATE_BYTES,
+    REQUEST_STATE_LIFETIME,
+};
 pub use outbound::{
     ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, MAX_CLIENT_REQUEST_TIMEOUT,
     MAX_PENDING_CLIENT_REQUESTS,

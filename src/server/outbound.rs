@@ -8,8 +8,8 @@
 //! `srv-N`, and the call waits until the transport hands the session a response with that id,
 //! the timeout passes, or the call is cancelled; on timeout or cancellation the client is sent
 //! `notifications/cancelled` for the request. A response nobody waits for (unknown id, a second
-//! answer, one after the timeout) is dropped. Legacy eras only: the 2026-07-28 era has no
-//! server-to-client requests.
+//! answer, one after the timeout) is dropped. Legacy eras only: in the 2026-07-28 era the same
+//! context methods end the call with an `input_required` result instead ([`super::input`]).
 
 use crate::json::{obj, Map, Value};
 use crate::jsonrpc;
@@ -45,6 +45,13 @@ pub enum ClientRequestError {
     Cancelled,
     /// The client answered with a JSON-RPC error (`code`, `message`).
     Rejected { code: i64, message: String },
+    /// 2026-07-28: the answer is asked of the client in the call's `input_required` result; the
+    /// call ends and runs again when the client retries with the answer (multi round-trip
+    /// requests).
+    InputRequired,
+    /// 2026-07-28: the call already asked the client
+    /// [`MAX_INPUT_REQUESTS_PER_CALL`](super::MAX_INPUT_REQUESTS_PER_CALL) times.
+    TooManyInputRequests,
 }
 
 impl fmt::Display for ClientRequestError {
@@ -66,6 +73,14 @@ impl fmt::Display for ClientRequestError {
             ClientRequestError::Rejected { code, message } => {
                 write!(f, "the client refused the request ({code}): {message}")
             }
+            ClientRequestError::InputRequired => f.write_str(
+                "the client's answer is needed first: the call ends with input_required and runs again when retried with it",
+            ),
+            ClientRequestError::TooManyInputRequests => write!(
+                f,
+                "a call may ask the client at most {} times",
+                super::input::MAX_INPUT_REQUESTS_PER_CALL
+            ),
         }
     }
 }
@@ -99,35 +114,6 @@ impl Pending {
     /// Records the client's declared capabilities (from `initialize`).
     pub(crate) fn set_capabilities(&self, capabilities: Option<Value>) {
         *self.capabilities.lock().unwrap_or_else(|e| e.into_inner()) = capabilities;
-    }
-
-    /// Refuses `method` when it needs a capability the client did not declare. URL-mode
-    /// elicitation (2025-11-25) needs `elicitation.url`; form mode is what a bare `elicitation: {}`
-    /// declares.
-    fn check_capability(
-        &self,
-        method: &str,
-        params: Option<&Value>,
-    ) -> Result<(), ClientRequestError> {
-        let Some(needed) = needed_capability(method) else {
-            return Ok(());
-        };
-        let declared = self.capabilities.lock().unwrap_or_else(|e| e.into_inner());
-        let capability = declared.as_ref().and_then(|c| c.get(needed));
-        let url_mode = method == "elicitation/create"
-            && params.and_then(|p| p.get("mode")).and_then(Value::as_str) == Some("url");
-        let (ok, what) = if url_mode {
-            let url = capability.and_then(|c| c.get("url"));
-            (matches!(url, Some(Value::Object(_))), "elicitation.url")
-        } else {
-            (matches!(capability, Some(Value::Object(_))), needed)
-        };
-        if ok {
-            return Ok(());
-        }
-        Err(ClientRequestError::Unsupported(format!(
-            "the client did not declare the {what} capability, so {method} cannot be sent"
-        )))
     }
 
     fn waiting(&self) -> MutexGuard<'_, Vec<(String, Arc<Slot>)>> {
@@ -164,7 +150,10 @@ impl Pending {
         notify: &dyn Notify,
         cancel: &CancelToken,
     ) -> Result<Value, ClientRequestError> {
-        self.check_capability(method, params.as_ref())?;
+        {
+            let declared = self.capabilities.lock().unwrap_or_else(|e| e.into_inner());
+            check_capability(declared.as_ref(), method, params.as_ref())?;
+        }
         let timeout = timeout.min(MAX_CLIENT_REQUEST_TIMEOUT);
         let key = format!("srv-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
         let slot = Arc::new(Slot::default());
@@ -226,6 +215,35 @@ impl Pending {
         ]));
         Err(failure)
     }
+}
+
+/// Refuses `method` when it needs a capability the client did not declare in `declared` (the
+/// `capabilities` of `initialize`, or a 2026-07-28 request's
+/// `io.modelcontextprotocol/clientCapabilities`). URL-mode elicitation (2025-11-25) needs
+/// `elicitation.url`; form mode is what a bare `elicitation: {}` declares.
+pub(crate) fn check_capability(
+    declared: Option<&Value>,
+    method: &str,
+    params: Option<&Value>,
+) -> Result<(), ClientRequestError> {
+    let Some(needed) = needed_capability(method) else {
+        return Ok(());
+    };
+    let capability = declared.and_then(|c| c.get(needed));
+    let url_mode = method == "elicitation/create"
+        && params.and_then(|p| p.get("mode")).and_then(Value::as_str) == Some("url");
+    let (ok, what) = if url_mode {
+        let url = capability.and_then(|c| c.get("url"));
+        (matches!(url, Some(Value::Object(_))), "elicitation.url")
+    } else {
+        (matches!(capability, Some(Value::Object(_))), needed)
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(ClientRequestError::Unsupported(format!(
+        "the client did not declare the {what} capability, so {method} cannot be sent"
+    )))
 }
 
 /// The capability `method` needs the client to have declared (`None`: none, e.g. `ping`).
@@ -327,6 +345,17 @@ mod tests {
         let got = pending.request(("ping", None), Duration::from_secs(60), &silent, &cancelled);
         assert_eq!(got.unwrap_err(), ClientRequestError::Cancelled);
         assert!(pending.waiting().is_empty());
+    }
+
+    impl Pending {
+        fn check_capability(
+            &self,
+            method: &str,
+            params: Option<&Value>,
+        ) -> Result<(), ClientRequestError> {
+            let declared = self.capabilities.lock().unwrap();
+            check_capability(declared.as_ref(), method, params)
+        }
     }
 
     #[test]

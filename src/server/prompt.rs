@@ -69,6 +69,10 @@ pub struct Prompt {
     pub title: Option<String>,
     pub description: Option<String>,
     pub arguments: Vec<PromptArgument>,
+    /// The tools whose reads this prompt embeds (gitread's `explain_commit` reads what `git_show`
+    /// shows): the prompt is hidden and refused whenever the governance refuses any of them, so
+    /// a prompt is never a way around a tool policy. Never advertised.
+    pub reads_through: Vec<String>,
 }
 
 impl Prompt {
@@ -78,7 +82,13 @@ impl Prompt {
             title: None,
             description: Some(description.to_owned()),
             arguments: Vec::new(),
+            reads_through: Vec::new(),
         }
+    }
+    /// Declares that the prompt embeds what `tool` would read (see [`Prompt::reads_through`]).
+    pub fn reads_through(mut self, tool: &str) -> Prompt {
+        self.reads_through.push(tool.to_owned());
+        self
     }
     pub fn title(mut self, title: &str) -> Prompt {
         self.title = Some(title.to_owned());

@@ -294,11 +294,19 @@ pub trait ResourceSet: Send + Sync {
     }
 }
 
-/// One session's end of the notifier: where its notifications go and what it subscribed to.
+/// One session's (or one `subscriptions/listen` stream's) end of the notifier: where its
+/// notifications go and what it subscribed to.
 struct Listener {
     session: u64,
     sink: Option<NotificationSink>,
     uris: Vec<String>,
+    /// Whether it gets `notifications/resources/list_changed`: a session once `initialize` made
+    /// it legacy (the 2026-07-28 era hears of changes only on listen streams), a listen stream
+    /// when its filter asked.
+    list_changed: bool,
+    /// A listen stream's id, put in every notification's `_meta` as
+    /// `io.modelcontextprotocol/subscriptionId`.
+    subscription: Option<Value>,
 }
 
 #[derive(Default)]
@@ -311,8 +319,9 @@ struct Hub {
 /// [`ResourceSet::attach`]. Cloning shares it.
 ///
 /// Each session reached gets its notification on the channel its transport took with
-/// [`Session::take_notifications`](super::Session::take_notifications); a session whose channel is
-/// full (more than [`MAX_PENDING_NOTIFICATIONS`] unwritten) misses it.
+/// [`Session::take_notifications`](super::Session::take_notifications), and each 2026-07-28
+/// `subscriptions/listen` stream on its own, tagged with its subscription id; a session or stream
+/// whose queue is full (more than [`MAX_PENDING_NOTIFICATIONS`] unwritten) misses it.
 #[derive(Clone, Default)]
 pub struct ResourceNotifier {
     hub: Arc<Hub>,
@@ -333,20 +342,56 @@ impl ResourceNotifier {
         self.send(|l| l.uris.iter().any(|u| u == uri), &message);
     }
 
-    /// Sends `notifications/resources/list_changed` to every session with a channel.
+    /// Sends `notifications/resources/list_changed` to every session with a channel and every
+    /// listen stream that asked for it.
     pub fn list_changed(&self) {
         let message = notification("notifications/resources/list_changed", None);
-        self.send(|_| true, &message);
+        self.send(|l| l.list_changed, &message);
     }
 
     fn send(&self, wanted: impl Fn(&Listener) -> bool, message: &Value) {
         let mut listeners = self.listeners();
         // A receiver that hung up will never read again: forget its sink.
         for listener in listeners.iter_mut().filter(|l| wanted(l)) {
-            if listener.sink.as_ref().is_some_and(|sink| !sink(message)) {
+            let Some(sink) = &listener.sink else {
+                continue;
+            };
+            let delivered = match &listener.subscription {
+                None => sink(message),
+                Some(id) => sink(&with_subscription(message.clone(), id)),
+            };
+            if !delivered {
                 listener.sink = None;
             }
         }
+    }
+
+    /// Registers a `subscriptions/listen` stream: `sink` gets `list_changed` (when asked) and
+    /// `updated` for `uris`, each tagged with `subscription`. Returns its number, to
+    /// [`forget`](Self::forget) it by.
+    pub(super) fn listen(
+        &self,
+        sink: NotificationSink,
+        subscription: &Value,
+        list_changed: bool,
+        uris: Vec<String>,
+    ) -> u64 {
+        let id = self.new_session();
+        self.listeners().push(Listener {
+            session: id,
+            sink: Some(sink),
+            uris,
+            list_changed,
+            subscription: Some(subscription.clone()),
+        });
+        id
+    }
+
+    /// The sink a session's transport gave, to share with its listen streams.
+    pub(super) fn sink_of(&self, session: u64) -> Option<NotificationSink> {
+        (self.listeners().iter())
+            .find(|l| l.session == session)
+            .and_then(|l| l.sink.clone())
     }
 
     /// A new session number (sessions are told apart by it in the hub).
@@ -369,11 +414,18 @@ impl ResourceNotifier {
                     session,
                     sink: None,
                     uris: Vec::new(),
+                    list_changed: false,
+                    subscription: None,
                 });
                 listeners.len() - 1
             }
         };
         f(&mut listeners[i])
+    }
+
+    /// Makes `session` hear of list changes (its `initialize` chose the legacy era).
+    pub(super) fn hear_list_changes(&self, session: u64) {
+        self.with_listener(session, |l| l.list_changed = true);
     }
 
     pub(super) fn set_sink(&self, session: u64, sink: Option<NotificationSink>) {
@@ -409,7 +461,28 @@ impl ResourceNotifier {
     }
 }
 
-fn notification(method: &str, params: Option<Value>) -> Value {
+/// `message` with `io.modelcontextprotocol/subscriptionId` = `id` in its `params._meta`.
+pub(super) fn with_subscription(mut message: Value, id: &Value) -> Value {
+    if let Some(m) = message.as_object_mut() {
+        if !matches!(m.get("params"), Some(Value::Object(_))) {
+            m.insert("params", Value::Object(crate::json::Map::new()));
+        }
+        if let Some(Value::Object(params)) = m.get_mut("params") {
+            if !matches!(params.get("_meta"), Some(Value::Object(_))) {
+                params.insert("_meta", Value::Object(crate::json::Map::new()));
+            }
+            if let Some(Value::Object(meta)) = params.get_mut("_meta") {
+                meta.insert(SUBSCRIPTION_ID, id.clone());
+            }
+        }
+    }
+    message
+}
+
+/// The `_meta` key naming the listen stream a notification belongs to (2026-07-28).
+pub(super) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+pub(super) fn notification(method: &str, params: Option<Value>) -> Value {
     let mut m = crate::json::Map::with_capacity(3);
     m.insert("jsonrpc", Value::from("2.0"));
     m.insert("method", Value::from(method));
@@ -447,6 +520,7 @@ mod tests {
         let (tx_b, rx_b) = mpsc::sync_channel(MAX_PENDING_NOTIFICATIONS);
         n.set_sink(a, Some(channel_sink(tx_a)));
         n.set_sink(b, Some(channel_sink(tx_b)));
+        n.hear_list_changes(b);
         assert!(n.subscribe(a, "x:1"));
         n.updated("x:1");
         n.updated("x:2");

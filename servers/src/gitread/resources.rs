@@ -328,7 +328,9 @@ impl PromptSet for GitRead {
             .argument(PromptArgument::required(
                 "rev",
                 "The commit: a branch, tag, commit id or HEAD~n.",
-            )),
+            ))
+            // Both prompts embed their tool's answer (read_tool): refused with that tool.
+            .reads_through(COMMIT_NAME),
             Prompt::new(
                 REVIEW_DIFF,
                 "Review the changes between two revisions: correctness, risks, tests.",
@@ -341,7 +343,8 @@ impl PromptSet for GitRead {
             .argument(PromptArgument::required(
                 "head",
                 "The revision with the changes, e.g. HEAD.",
-            )),
+            ))
+            .reads_through(DIFF_NAME),
         ]
     }
 

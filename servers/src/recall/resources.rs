@@ -194,7 +194,9 @@ impl PromptSet for Recall {
         .argument(PromptArgument::required(
             "question",
             "The question, at most 500 characters.",
-        ))]
+        ))
+        // It ranks and embeds what query_index would: refused with it.
+        .reads_through(MEMORY_NAME)]
     }
 
     fn get(

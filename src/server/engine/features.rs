@@ -4,7 +4,7 @@
 
 use super::{Admission, RequestScope, Session};
 use crate::declared::Declared;
-use crate::governance::Subject;
+use crate::governance::{Basis, Subject, Verdict};
 use crate::json::{obj, Map, Value};
 use crate::jsonrpc::{self, RpcError};
 use crate::server::prompt::{
@@ -29,7 +29,7 @@ pub const MAX_COMPLETION_VALUES: usize = 100;
 const MAX_COMPLETION_INPUT_BYTES: usize = 4096;
 
 /// A resource a URI names: a declared resource, or a template and the values it matched with.
-enum Found {
+pub(super) enum Found {
     Resource(Resource),
     Template(ResourceTemplate, Vec<(String, String)>),
 }
@@ -116,13 +116,48 @@ impl Session {
             .allowed
     }
 
+    /// The governance's decision about `prompt`: its own, and then that of every tool it reads
+    /// through (the first refusal wins, naming the tool), so that a prompt shows and serves only
+    /// what its tools may. A tool the server does not declare refuses: a prompt must not read
+    /// through what no policy could name.
+    fn prompt_verdict(&self, prompt: &Prompt, subject: Subject<'_>) -> Verdict {
+        let governance = &self.engine.governance;
+        let own = governance.decide(prompt, subject);
+        if !own.allowed {
+            return own;
+        }
+        for name in &prompt.reads_through {
+            let Some(tool) = self.engine.find_tool(name) else {
+                return Verdict {
+                    allowed: false,
+                    basis: Basis::Default,
+                    reason: format!(
+                        "it reads through {name:?}, which this server does not declare"
+                    ),
+                    ..own
+                };
+            };
+            let verdict = governance.decide(tool, Subject::Listing);
+            if !verdict.allowed {
+                return Verdict {
+                    reason: format!(
+                        "it reads through tool {name:?}, which is refused: {}",
+                        verdict.reason
+                    ),
+                    ..verdict
+                };
+            }
+        }
+        own
+    }
+
     /// A list result: of `items`, those the governance lists and `servable` accepts, paged from
     /// the cursor in `params`, each as `to_value` makes it, under `key`; `nextCursor` when there is
     /// more, and the modern era's cache members.
     fn list<T: Declared>(
         &self,
         (key, items): (&str, Vec<T>),
-        servable: fn(&T) -> bool,
+        servable: impl Fn(&T) -> bool,
         params: &Map,
         scope: &RequestScope<'_>,
         to_value: impl Fn(&T) -> Value,
@@ -178,7 +213,7 @@ impl Session {
     }
 
     /// What `uri` names: checked, then a declared resource's URI or a declared template's match.
-    fn find_resource(&self, uri: &str) -> Result<Found, RpcError> {
+    pub(super) fn find_resource(&self, uri: &str) -> Result<Found, RpcError> {
         uri::check_uri(uri).map_err(|e| RpcError::invalid_params(e.to_string()))?;
         let set = self.resource_set();
         if let Some(r) = set.resources().into_iter().find(|r| r.uri == uri) {
@@ -202,7 +237,12 @@ impl Session {
     }
 
     /// Admits a use of `found` under the governance.
-    fn admit_resource(&self, uri: &str, found: Found, arguments: Option<&Map>) -> Admission<Found> {
+    pub(super) fn admit_resource(
+        &self,
+        uri: &str,
+        found: Found,
+        arguments: Option<&Map>,
+    ) -> Admission<Found> {
         let verdict = self
             .engine
             .governance
@@ -299,7 +339,7 @@ impl Session {
         let items = ("prompts", self.prompt_set().prompts());
         self.list(
             items,
-            |_| true,
+            |p| self.prompt_verdict(p, Subject::Listing).allowed,
             params,
             scope,
             |p| {
@@ -351,10 +391,8 @@ impl Session {
             let prompt = self.find_prompt(name)?;
             let arguments = prompt::check_arguments(&prompt, params.get("arguments"))
                 .map_err(RpcError::invalid_params)?;
-            let verdict = self.engine.governance.decide(
-                &prompt,
-                Subject::Call(params.get("arguments").and_then(Value::as_object)),
-            );
+            let arguments_map = params.get("arguments").and_then(Value::as_object);
+            let verdict = self.prompt_verdict(&prompt, Subject::Call(arguments_map));
             Ok(Admission::new(verdict, "prompt", name, (prompt, arguments)))
         };
         let run = |(prompt, arguments): (Prompt, Vec<(String, String)>)| {
@@ -434,7 +472,10 @@ impl Session {
                 Target::Prompt(p) => p,
                 Target::Template(t) => t,
             };
-            let verdict = self.engine.governance.decide(item, Subject::Listing);
+            let verdict = match &target {
+                Target::Prompt(p) => self.prompt_verdict(p, Subject::Listing),
+                Target::Template(_) => self.engine.governance.decide(item, Subject::Listing),
+            };
             Ok(Admission::new(
                 verdict,
                 kind,
