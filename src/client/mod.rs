@@ -609,6 +609,15 @@ mod tests {
     const TOOLS: &str = r#"{"jsonrpc":"2.0","result":{"tools":[{"name":"t"}]}}"#;
 
     fn client(steps: Vec<Step>, notification_cancels: bool) -> (Client, Arc<Mutex<Vec<String>>>) {
+        scripted(steps, notification_cancels, Answers::default())
+    }
+
+    /// A legacy-era client over a [`Scripted`] transport, answering with `answers`.
+    fn scripted(
+        steps: Vec<Step>,
+        notification_cancels: bool,
+        answers: Answers,
+    ) -> (Client, Arc<Mutex<Vec<String>>>) {
         let sent = Arc::new(Mutex::new(Vec::new()));
         let transport = Scripted {
             script: steps.into(),
@@ -617,6 +626,7 @@ mod tests {
         };
         let options = Options {
             era: EraChoice::Legacy,
+            answers,
             ..Options::default()
         };
         (Client::connect(Box::new(transport), options).unwrap(), sent)
@@ -624,21 +634,11 @@ mod tests {
 
     /// A scripted client whose options answer elicitations from schema defaults.
     fn answering_client(steps: Vec<Step>) -> (Client, Arc<Mutex<Vec<String>>>) {
-        let sent = Arc::new(Mutex::new(Vec::new()));
-        let transport = Scripted {
-            script: steps.into(),
-            sent: Arc::clone(&sent),
-            notification_cancels: false,
+        let answers = Answers {
+            elicitation: Some(Vec::new()),
+            roots: Vec::new(),
         };
-        let options = Options {
-            era: EraChoice::Legacy,
-            answers: Answers {
-                elicitation: Some(Vec::new()),
-                roots: Vec::new(),
-            },
-            ..Options::default()
-        };
-        (Client::connect(Box::new(transport), options).unwrap(), sent)
+        scripted(steps, false, answers)
     }
 
     const ASK_NAME: &str = r#"{"jsonrpc":"2.0","result":{"resultType":"input_required","requestState":"s1","inputRequests":{"elicitation-1":{"method":"elicitation/create","params":{"message":"Name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string","default":"Ada"}}}}}}}}"#;
