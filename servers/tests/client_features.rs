@@ -131,27 +131,56 @@ fn the_client_answers_elicitation_from_defaults_and_given_values_over_stdio_and_
         elicitation: Some(vec![("age".into(), "41".into())]),
         roots: Vec::new(),
     };
-    let options = Options {
-        era: EraChoice::Legacy,
-        answers,
-        ..Options::default()
-    };
     let expected = r#"Elicitation completed: action=accept, content={"name":"John Doe","age":41,"score":95.5,"status":"active","verified":true}"#;
-    assert_tool_text_on_both_transports(options, "test_elicitation_sep1034_defaults", expected);
+    // Legacy: a server request mid-call; 2026-07-28: an input_required result and a retry.
+    for era in [EraChoice::Legacy, EraChoice::Modern] {
+        let options = Options {
+            era,
+            answers: answers.clone(),
+            ..Options::default()
+        };
+        assert_tool_text_on_both_transports(options, "test_elicitation_sep1034_defaults", expected);
+    }
 }
 
 #[test]
 fn the_client_answers_roots_list_with_its_roots_over_stdio_and_http() {
+    let expected = r#"Roots: [{"uri":"file:///srv/one"},{"uri":"file:///srv/two%20b"}]"#;
+    for era in [EraChoice::Legacy, EraChoice::Modern] {
+        let options = Options {
+            era,
+            answers: Answers {
+                elicitation: None,
+                roots: vec!["file:///srv/one".into(), "file:///srv/two%20b".into()],
+            },
+            ..Options::default()
+        };
+        assert_tool_text_on_both_transports(options, "test_roots", expected);
+    }
+}
+
+#[test]
+fn in_the_modern_era_input_rounds_are_answered_and_undeclared_capabilities_never_asked() {
+    // test_input_rounds asks a name (elicitation), then a greeting (sampling), then the roots:
+    // the first round is answered and the call retried; sampling, which this client does not
+    // declare, is never asked, and the tool says so: its error proves it got past the name.
     let options = Options {
-        era: EraChoice::Legacy,
+        era: EraChoice::Modern,
         answers: Answers {
-            elicitation: None,
-            roots: vec!["file:///srv/one".into(), "file:///srv/two%20b".into()],
+            elicitation: Some(vec![("name".into(), "Ada".into())]),
+            roots: vec!["file:///srv".into()],
         },
         ..Options::default()
     };
-    let expected = r#"Roots: [{"uri":"file:///srv/one"},{"uri":"file:///srv/two%20b"}]"#;
-    assert_tool_text_on_both_transports(options, "test_roots", expected);
+    let mut client = Client::spawn(&fixture(), options).unwrap();
+    match client.call_tool("test_input_rounds", Default::default()) {
+        Err(ClientError::Tool { text, .. }) => assert_eq!(
+            text,
+            "the client did not declare the sampling capability, so sampling/createMessage cannot be sent"
+        ),
+        other => panic!("{other:?}"),
+    }
+    client.close().unwrap();
 }
 
 #[test]

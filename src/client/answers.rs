@@ -3,6 +3,9 @@
 //! `default`), `roots/list` (the operator's roots); `sampling/createMessage` and anything else are
 //! refused with a clear error (this client has no model to ask).
 //!
+//! The same answers serve the 2026-07-28 era, where a call that needs them ends with an
+//! `input_required` result and the client retries it with `inputResponses` ([`Answers::answer`]).
+//!
 //! The client declares exactly what it answers: `elicitation` when [`Answers::elicitation`] is
 //! set, `roots` when [`Answers::roots`] is not empty.
 
@@ -38,7 +41,16 @@ impl Answers {
 
     /// The response to request `id` (`method`, `params`) from the server.
     pub fn reply(&self, id: Value, method: &str, params: &Value) -> Value {
-        let outcome = match method {
+        match self.answer(method, params) {
+            Ok(result) => jsonrpc::result_reply(id, result),
+            Err(error) => jsonrpc::error_reply(Some(id), &error, false),
+        }
+    }
+
+    /// The result this client gives to `method` (`params`), or the error it refuses it with: a
+    /// legacy server request's answer ([`Answers::reply`]) and a 2026-07-28 input request's.
+    pub fn answer(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
+        match method {
             "ping" => Ok(Value::Object(Map::new())),
             "elicitation/create" => self.elicit(params),
             "roots/list" if !self.roots.is_empty() => {
@@ -55,10 +67,6 @@ impl Answers {
                 code::METHOD_NOT_FOUND,
                 format!("this client does not support {other}"),
             )),
-        };
-        match outcome {
-            Ok(result) => jsonrpc::result_reply(id, result),
-            Err(error) => jsonrpc::error_reply(Some(id), &error, false),
         }
     }
 

@@ -382,9 +382,25 @@ impl Core {
 
     /// `tools/call` params; `progress` asks for progress notifications (token = the request id).
     pub fn call_request(&mut self, tool: &str, arguments: Map, progress: bool) -> Outgoing {
+        self.call_retry(tool, arguments, progress, None)
+    }
+
+    /// [`Core::call_request`], retrying a 2026-07-28 `input_required` result with `retry`: the
+    /// `inputResponses` (keyed as the server asked) and the `requestState` it sent.
+    pub fn call_retry(
+        &mut self,
+        tool: &str,
+        arguments: Map,
+        progress: bool,
+        retry: Option<(&Map, &str)>,
+    ) -> Outgoing {
         let mut params = Map::new();
         params.insert("name", Value::from(tool));
         params.insert("arguments", Value::Object(arguments));
+        if let Some((responses, state)) = retry {
+            params.insert("inputResponses", Value::Object(responses.clone()));
+            params.insert("requestState", Value::from(state));
+        }
         if progress {
             let mut meta = Map::new();
             meta.insert("progressToken", Value::from(self.next_id));
@@ -425,7 +441,8 @@ fn server_info(revision: Revision, result: &Value, info: Option<&Value>) -> Serv
 }
 
 /// The `result` of a response to `method`, or the typed error it carries. A 2026-07-28
-/// `input_required` result is refused: this client answers no server requests.
+/// `input_required` result is passed on for `tools/call` (the client answers its input requests
+/// and retries, `Client::call_tool_with`) and refused for anything else.
 pub fn result_of(method: &str, reply: Value) -> Result<Value, ClientError> {
     let Value::Object(mut m) = reply else {
         return Err(ClientError::Protocol(format!(
@@ -443,8 +460,9 @@ pub fn result_of(method: &str, reply: Value) -> Result<Value, ClientError> {
         Some(result @ Value::Object(_)) => {
             match result.get("resultType").and_then(Value::as_str) {
                 None | Some("complete") => Ok(result),
+                Some("input_required") if method == "tools/call" => Ok(result),
                 Some(other) => Err(ClientError::Protocol(format!(
-                    "server answered {method} with resultType {other:?}; this client supports only \"complete\" (it answers no input requests)"
+                    "server answered {method} with resultType {other:?}; this client supports only \"complete\" there (it answers input requests of tools/call only)"
                 ))),
             }
         }
@@ -811,6 +829,15 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("input_required"), "{err}");
+        let passed = result_of(
+            "tools/call",
+            v(r#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"input_required"}}"#),
+        )
+        .unwrap();
+        assert_eq!(
+            passed.get("resultType").and_then(Value::as_str),
+            Some("input_required")
+        );
         let err = result_of("x", v(r#"[1]"#)).unwrap_err();
         assert!(err.to_string().contains("not a JSON-RPC response object"));
         let err = result_of("x", v(r#"{"jsonrpc":"2.0","id":1,"error":"boom"}"#)).unwrap_err();

@@ -34,6 +34,14 @@ pub mod wire;
 
 pub use self::core::{Completion, EraChoice, Event, Outgoing, ServerInfo, ToolInfo, ToolResult};
 pub use answers::{Answers, MAX_ELICITATION_FIELDS};
+
+/// Rounds of 2026-07-28 `input_required` results one call may take before the client stops (the
+/// product's servers ask at most 8 times per call, one request or more a round).
+pub const MAX_INPUT_ROUNDS: usize = 8;
+
+/// Input requests answered in one round; a server asking more is refused (the product's servers
+/// carry at most 16 answers in a retry).
+pub const MAX_INPUT_REQUESTS: usize = 16;
 pub use error::ClientError;
 pub use stdio::ServerStderr;
 
@@ -417,9 +425,53 @@ impl Client {
         arguments: Map,
         on_event: &mut dyn FnMut(&Event),
     ) -> Result<ToolResult, ClientError> {
-        let build = |core: &mut core::Core| core.call_request(tool, arguments.clone(), true);
-        let result = self.exchange("tools/call", &build, on_event)?;
-        core::tool_result(tool, result)
+        let mut retry: Option<(Map, String)> = None;
+        for _ in 0..=MAX_INPUT_ROUNDS {
+            let given = retry
+                .as_ref()
+                .map(|(responses, state)| (responses, state.as_str()));
+            let build =
+                |core: &mut core::Core| core.call_retry(tool, arguments.clone(), true, given);
+            let result = self.exchange("tools/call", &build, on_event)?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return core::tool_result(tool, result);
+            }
+            retry = Some(self.input_responses(tool, &result)?);
+        }
+        Err(ClientError::Protocol(format!(
+            "the server asked for input to finish {tool} more than {MAX_INPUT_ROUNDS} times"
+        )))
+    }
+
+    /// The answers to a 2026-07-28 `input_required` result of `tool`, and its `requestState`:
+    /// each input request answered as a legacy server request would be ([`Answers::answer`]); one
+    /// this client cannot answer ends the call with an error naming it.
+    fn input_responses(&self, tool: &str, result: &Value) -> Result<(Map, String), ClientError> {
+        let malformed =
+            |what: &str| ClientError::Protocol(format!("input_required result of {tool}: {what}"));
+        let requests = (result.get("inputRequests").and_then(Value::as_object))
+            .ok_or_else(|| malformed("inputRequests is not an object"))?;
+        let state = (result.get("requestState").and_then(Value::as_str))
+            .ok_or_else(|| malformed("requestState is not a string"))?;
+        if requests.len() > MAX_INPUT_REQUESTS {
+            return Err(malformed(&format!(
+                "more than {MAX_INPUT_REQUESTS} input requests"
+            )));
+        }
+        let mut responses = Map::new();
+        for (key, request) in requests.iter() {
+            let method = (request.get("method").and_then(Value::as_str))
+                .ok_or_else(|| malformed(&format!("inputRequests[{key:?}] has no method")))?;
+            let params = request.get("params").cloned().unwrap_or_default();
+            let answer = self.options.answers.answer(method, &params).map_err(|e| {
+                ClientError::Unsupported(format!(
+                    "the server needs {method} answered to finish {tool}, and this client does not: {}",
+                    e.message
+                ))
+            })?;
+            responses.insert(key.as_str(), answer);
+        }
+        Ok((responses, state.to_owned()))
     }
 
     /// Ends the conversation: stdio closes the child's stdin, then ends its process group;
@@ -557,6 +609,15 @@ mod tests {
     const TOOLS: &str = r#"{"jsonrpc":"2.0","result":{"tools":[{"name":"t"}]}}"#;
 
     fn client(steps: Vec<Step>, notification_cancels: bool) -> (Client, Arc<Mutex<Vec<String>>>) {
+        scripted(steps, notification_cancels, Answers::default())
+    }
+
+    /// A legacy-era client over a [`Scripted`] transport, answering with `answers`.
+    fn scripted(
+        steps: Vec<Step>,
+        notification_cancels: bool,
+        answers: Answers,
+    ) -> (Client, Arc<Mutex<Vec<String>>>) {
         let sent = Arc::new(Mutex::new(Vec::new()));
         let transport = Scripted {
             script: steps.into(),
@@ -565,9 +626,87 @@ mod tests {
         };
         let options = Options {
             era: EraChoice::Legacy,
+            answers,
             ..Options::default()
         };
         (Client::connect(Box::new(transport), options).unwrap(), sent)
+    }
+
+    /// A scripted client whose options answer elicitations from schema defaults.
+    fn answering_client(steps: Vec<Step>) -> (Client, Arc<Mutex<Vec<String>>>) {
+        let answers = Answers {
+            elicitation: Some(Vec::new()),
+            roots: Vec::new(),
+        };
+        scripted(steps, false, answers)
+    }
+
+    const ASK_NAME: &str = r#"{"jsonrpc":"2.0","result":{"resultType":"input_required","requestState":"s1","inputRequests":{"elicitation-1":{"method":"elicitation/create","params":{"message":"Name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string","default":"Ada"}}}}}}}}"#;
+    const DONE: &str =
+        r#"{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"hi Ada"}]}}"#;
+
+    #[test]
+    fn an_input_required_result_is_answered_and_the_call_retried_with_its_state() {
+        let (mut c, sent) = answering_client(vec![
+            Step::Reply(INIT),
+            Step::Reply(ASK_NAME),
+            Step::Reply(DONE),
+        ]);
+        assert_eq!(c.call_tool("t", Map::new()).unwrap().text(), "hi Ada");
+        let sent = sent.lock().unwrap().clone();
+        let retry = parse(sent.last().unwrap().as_bytes()).unwrap();
+        let params = retry.get("params").unwrap();
+        assert_eq!(
+            params.get("requestState").and_then(Value::as_str),
+            Some("s1")
+        );
+        assert_eq!(
+            to_string(params.get("inputResponses").unwrap()),
+            r#"{"elicitation-1":{"action":"accept","content":{"name":"Ada"}}}"#
+        );
+    }
+
+    #[test]
+    fn input_rounds_are_bounded_and_unanswerable_or_malformed_requests_end_the_call() {
+        let mut steps = vec![Step::Reply(INIT)];
+        steps.extend((0..=MAX_INPUT_ROUNDS).map(|_| Step::Reply(ASK_NAME)));
+        let (mut c, sent) = answering_client(steps);
+        match c.call_tool("t", Map::new()) {
+            Err(ClientError::Protocol(m)) => {
+                assert!(m.contains("more than 8 times"), "{m}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let calls = methods(&sent).iter().filter(|m| *m == "tools/call").count();
+        assert_eq!(calls, MAX_INPUT_ROUNDS + 1);
+        let ask_roots = r#"{"jsonrpc":"2.0","result":{"resultType":"input_required","requestState":"s","inputRequests":{"roots-1":{"method":"roots/list"}}}}"#;
+        let (mut c, _) = answering_client(vec![Step::Reply(INIT), Step::Reply(ask_roots)]);
+        match c.call_tool("t", Map::new()) {
+            Err(ClientError::Unsupported(m)) => {
+                assert!(m.contains("needs roots/list answered to finish t"), "{m}")
+            }
+            other => panic!("{other:?}"),
+        }
+        for (malformed, why) in [
+            (
+                r#"{"jsonrpc":"2.0","result":{"resultType":"input_required","requestState":"s","inputRequests":[]}}"#,
+                "inputRequests is not an object",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","result":{"resultType":"input_required","inputRequests":{}}}"#,
+                "requestState is not a string",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","result":{"resultType":"input_required","requestState":"s","inputRequests":{"k":{}}}}"#,
+                "has no method",
+            ),
+        ] {
+            let (mut c, _) = answering_client(vec![Step::Reply(INIT), Step::Reply(malformed)]);
+            match c.call_tool("t", Map::new()) {
+                Err(ClientError::Protocol(m)) => assert!(m.contains(why), "{m}"),
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     fn methods(sent: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
