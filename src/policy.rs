@@ -17,9 +17,13 @@
 //!
 //! Policy file (JSON, at most [`MAX_POLICY_FILE_BYTES`]):
 //! ```json
-//! {"comment": "free text", "allow": ["git_*", "recall_search"], "deny": ["git_blame"]}
+//! {"comment": "free text", "allow": ["git_*", "recall_search"], "deny": ["git_blame"],
+//!  "scopes": {"tools": {"git_*": ["repo:read"]}, "prompts": {"explain_commit": ["repo:read"]}}}
 //! ```
 //! Every key is optional; any other key is an error (a misspelt `"deny"` must not silently allow).
+//! `scopes` maps tools, resources and prompts to the OAuth scopes a request for them needs; this
+//! module only keeps it (an object), and the OAuth resource server (`auth`, `--auth-config`), which
+//! owns that format, checks and applies it beside its own configuration's `scopes`.
 
 use crate::declared::Annotations;
 use crate::json;
@@ -218,14 +222,22 @@ impl Decision {
 }
 
 /// A set of allow and deny rules. The empty policy allows read-only tools and refuses any other.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Policy {
     rules: Vec<Rule>,
+    /// The policy file's `scopes` object, for the OAuth resource server to read.
+    oauth_scopes: Option<json::Value>,
 }
 
 impl Policy {
     pub fn new() -> Policy {
         Policy::default()
+    }
+
+    /// The policy file's `scopes` object (OAuth scopes per tool, resource and prompt), unchecked:
+    /// the resource server reads it (`auth::config::policy_scopes`).
+    pub fn oauth_scopes(&self) -> Option<&json::Value> {
+        self.oauth_scopes.as_ref()
     }
 
     /// Adds a rule (from the command line unless `origin` says otherwise).
@@ -283,12 +295,21 @@ impl Policy {
                 "allow" => Effect::Allow,
                 "deny" => Effect::Deny,
                 "comment" if value.as_str().is_some() => continue,
+                "scopes" if value.as_object().is_some() => {
+                    self.oauth_scopes = Some(value.clone());
+                    continue;
+                }
+                "scopes" => {
+                    return Err(PolicyError::new(
+                        "policy file: \"scopes\" must be an object (tools, resources, prompts)",
+                    ))
+                }
                 "comment" => {
                     return Err(PolicyError::new("policy file: \"comment\" must be a string"))
                 }
                 _ => {
                     return Err(PolicyError::new(format!(
-                        "policy file: unknown key {key:?} (expected \"allow\", \"deny\" or \"comment\")"
+                        "policy file: unknown key {key:?} (expected \"allow\", \"deny\", \"scopes\" or \"comment\")"
                     )))
                 }
             };
@@ -586,7 +607,18 @@ mod tests {
         };
         assert_eq!(
             err(r#"{"denny": ["x"]}"#),
-            "policy file: unknown key \"denny\" (expected \"allow\", \"deny\" or \"comment\")"
+            "policy file: unknown key \"denny\" (expected \"allow\", \"deny\", \"scopes\" or \"comment\")"
+        );
+        assert_eq!(
+            err(r#"{"scopes": ["s"]}"#),
+            "policy file: \"scopes\" must be an object (tools, resources, prompts)"
+        );
+        let mut kept = Policy::new();
+        kept.add_json(br#"{"scopes": {"tools": {"x": ["s"]}}}"#)
+            .unwrap();
+        assert_eq!(
+            kept.oauth_scopes().map(json::to_string).as_deref(),
+            Some(r#"{"tools":{"x":["s"]}}"#)
         );
         assert_eq!(
             err(r#"{"deny": "x"}"#),

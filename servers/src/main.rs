@@ -155,7 +155,7 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
         if let Some(limit) = args.value(gitread::MEMORY_LIMIT_OPTION)? {
             gitread::set_process_limit(MemoryLimit::parse(&limit).map_err(UsageError)?);
         }
-        let http = http_config(&mut args)?;
+        let http = http_config(&mut args, options.policy_file.as_deref())?;
         if options.http_until_stdin_closes && http.is_none() {
             return Err(UsageError("--until-stdin-closes needs --http".into()));
         }
@@ -332,7 +332,10 @@ fn check_origin(origin: &str) -> Result<(), UsageError> {
 
 /// The HTTP options when `--http` is given (`None`: serve stdio; HTTP options without `--http`
 /// are a usage error). The token never comes from argv, which other local users can read.
-fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
+fn http_config(
+    args: &mut Args,
+    policy_file: Option<&Path>,
+) -> Result<Option<HttpConfig>, UsageError> {
     let http = args.flag("--http");
     let bind = args.value("--bind")?;
     let port = args.value("--port")?;
@@ -452,10 +455,39 @@ fn http_config(args: &mut Args) -> Result<Option<HttpConfig>, UsageError> {
         }
         (None, Err(_)) => None,
     };
-    if let Some(file) = auth_config {
-        let parsed = AuthConfig::from_file(Path::new(&file))
-            .map_err(|e| UsageError(format!("--auth-config {file}: {e}")))?;
-        config.resource_server = Some(Arc::new(ResourceServer::new(parsed)));
+    // The policy file may map tools, resources and prompts to scopes too; only a resource
+    // server checks them, so a policy asking for scopes without one is a mistake, said at start.
+    let policy_scopes = match policy_file {
+        Some(file) => {
+            let mut policy = agentteams_mcp::policy::Policy::new();
+            policy
+                .add_file(file)
+                .map_err(|e| UsageError(e.to_string()))?;
+            policy.oauth_scopes().cloned()
+        }
+        None => None,
+    };
+    match (auth_config, policy_scopes) {
+        (Some(file), policy_scopes) => {
+            let mut parsed = AuthConfig::from_file(Path::new(&file))
+                .map_err(|e| UsageError(format!("--auth-config {file}: {e}")))?;
+            if let Some(scopes) = policy_scopes {
+                let shown = policy_file.map_or_else(String::new, |p| p.display().to_string());
+                let rules = agentteams_mcp::auth::config::policy_scopes(&scopes)
+                    .map_err(|e| UsageError(format!("policy file {shown}: {e}")))?;
+                parsed
+                    .scopes
+                    .extend(rules)
+                    .map_err(|e| UsageError(format!("policy file {shown}: {e}")))?;
+            }
+            config.resource_server = Some(Arc::new(ResourceServer::new(parsed)));
+        }
+        (None, Some(_)) => {
+            return Err(UsageError(
+                "the policy file maps scopes, which only an OAuth resource server checks: add --auth-config FILE, or remove \"scopes\" from the policy file".into(),
+            ))
+        }
+        (None, None) => {}
     }
     Ok(Some(config))
 }

@@ -780,3 +780,84 @@ fn configuration_errors_stop_the_start_naming_the_field() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains("give one"), "{stderr}");
 }
+
+#[test]
+fn the_policy_file_maps_scopes_beside_the_auth_configuration() {
+    let auth = AuthServer::start();
+    let dir = TempDir::new("oauth-policy");
+    let policy = dir.path().join("policy.json");
+    // The policy file asks one more scope for one tool than the configuration does.
+    std::fs::write(
+        &policy,
+        r#"{"allow": ["test_*"], "scopes": {"tools": {"test_image_content": ["images"]}}}"#,
+    )
+    .unwrap();
+    let served = serve(
+        &auth,
+        "",
+        &["--stateless", "--policy", policy.to_str().unwrap()],
+    );
+    let image = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"test_image_content","arguments":{}}}"#;
+    let reply = post(served.port, &token(&auth, "mcp"), image);
+    assert_eq!(reply.status, 403, "{}", reply.body);
+    assert!(
+        reply
+            .challenge
+            .contains("scope=\"mcp images\", error=\"insufficient_scope\""),
+        "{}",
+        reply.challenge
+    );
+    let reply = post(served.port, &token(&auth, "mcp images"), image);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    // The configuration's own rules still apply beside the policy's.
+    let reply = post(served.port, &token(&auth, "mcp images"), CALL_SIMPLE);
+    assert_eq!(reply.status, 403, "{}", reply.body);
+
+    // Scopes without a resource server to check them, and malformed ones, stop the start.
+    let start = |policy_text: &str, oauth: bool| {
+        std::fs::write(&policy, policy_text).unwrap();
+        let config = dir.path().join("auth.json");
+        std::fs::write(
+            &config,
+            r#"{"resource": "https://m.example/mcp", "authorization_servers": [{"issuer": "http://127.0.0.1:1"}]}"#,
+        )
+        .unwrap();
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+        command.args([
+            "--serve-mcp",
+            "conformance",
+            "--http",
+            "--port",
+            "0",
+            "--policy",
+        ]);
+        command.arg(&policy);
+        if oauth {
+            command.arg("--auth-config").arg(&config);
+        }
+        let out = command
+            .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = start(r#"{"scopes": {"tools": {"x": ["s"]}}}"#, false);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("only an OAuth resource server checks: add --auth-config FILE"),
+        "{stderr}"
+    );
+    let (code, stderr) = start(r#"{"scopes": {"tools": {"x": "s"}}}"#, true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("scopes.tools.x: must be an array"),
+        "{stderr}"
+    );
+    let (code, stderr) = start(r#"{"scopes": ["s"]}"#, true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("\"scopes\" must be an object"), "{stderr}");
+}

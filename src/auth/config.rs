@@ -588,6 +588,12 @@ fn scope_list(field: &str, value: &Value, count: &mut usize) -> Result<Vec<Strin
     Ok(scopes)
 }
 
+/// The policy file's `scopes` (`policy::Policy::oauth_scopes`): the same format as this file's
+/// `scopes`, checked the same way (errors name `scopes....` fields of the policy file).
+pub fn policy_scopes(value: &Value) -> Result<ScopeRules, ConfigError> {
+    read_scopes(value)
+}
+
 fn read_scopes(value: &Value) -> Result<ScopeRules, ConfigError> {
     let mut fields = Fields::new(value, "scopes")?;
     let mut count = 0;

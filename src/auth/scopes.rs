@@ -84,6 +84,34 @@ fn item_of<'a>(
 }
 
 impl ScopeRules {
+    /// Adds `other`'s requirements to these (rules only ever ask for more, so the union is what
+    /// both sources ask); at most `config::MAX_SCOPE_ENTRIES` scope entries in all.
+    pub fn extend(&mut self, other: ScopeRules) -> Result<(), String> {
+        let entries = |r: &ScopeRules| {
+            r.required.len()
+                + [&r.tools, &r.resources, &r.prompts]
+                    .iter()
+                    .flat_map(|rules| rules.iter())
+                    .map(|rule| rule.scopes.len())
+                    .sum::<usize>()
+        };
+        let limit = super::config::MAX_SCOPE_ENTRIES;
+        if entries(self) + entries(&other) > limit {
+            return Err(format!(
+                "more than {limit} scope entries in the auth configuration and the policy file together"
+            ));
+        }
+        for scope in other.required {
+            if !self.required.contains(&scope) {
+                self.required.push(scope);
+            }
+        }
+        self.tools.extend(other.tools);
+        self.resources.extend(other.resources);
+        self.prompts.extend(other.prompts);
+        Ok(())
+    }
+
     /// The scopes a request for `method` with `params` needs, in configuration order, each once.
     pub fn needed<'a>(&'a self, method: &str, params: Option<&'a Value>) -> Vec<&'a str> {
         let mut needed: Vec<&str> = self.required.iter().map(String::as_str).collect();
@@ -202,5 +230,35 @@ mod tests {
         assert!(ScopeRule::new("a*b", vec![]).is_err());
         assert!(ScopeRule::new("", vec![]).is_err());
         assert!(ScopeRule::new("*", vec![]).unwrap().matches(""));
+    }
+
+    #[test]
+    fn rules_from_two_sources_add_up_within_the_entry_bound() {
+        let mut both = rules();
+        let policy = ScopeRules {
+            required: vec!["mcp".into(), "audit".into()],
+            tools: vec![ScopeRule::new("git_log", vec!["history".into()]).unwrap()],
+            ..ScopeRules::default()
+        };
+        both.extend(policy).unwrap();
+        assert_eq!(both.required, ["mcp", "audit"]);
+        let needed = |r: &ScopeRules| {
+            r.needed(
+                "tools/call",
+                Some(&crate::json::parse(br#"{"name":"git_log"}"#).unwrap()),
+            )
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+        };
+        assert!(needed(&both).contains(&"history".to_owned()));
+        let many = ScopeRules {
+            required: (0..super::super::config::MAX_SCOPE_ENTRIES)
+                .map(|i| format!("s{i}"))
+                .collect(),
+            ..ScopeRules::default()
+        };
+        let err = rules().extend(many).unwrap_err();
+        assert!(err.contains("scope entries"), "{err}");
     }
 }
