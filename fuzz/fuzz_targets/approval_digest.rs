@@ -17,7 +17,10 @@ fuzz_target!(|data: &[u8]| {
                 .get("arguments")
                 .and_then(Value::as_object)
                 .expect("the canonical form holds the arguments");
-            assert_eq!(canonical_call("t", inner).as_deref(), Ok(canonical.as_str()));
+            assert_eq!(
+                canonical_call("t", inner).as_deref(),
+                Ok(canonical.as_str())
+            );
             assert_eq!(
                 call_digest("t", &arguments).as_deref(),
                 Ok(sha256::hex_digest(canonical.as_bytes()).as_str())

@@ -9,7 +9,10 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let report = audit::verify_reader(data).expect("reading a slice cannot fail");
     for problem in &report.problems {
-        assert!(problem.line >= 1 && problem.line <= report.lines, "{problem}");
+        assert!(
+            problem.line >= 1 && problem.line <= report.lines,
+            "{problem}"
+        );
     }
     for run in &report.runs {
         assert!(run.first_line <= run.last_line && run.last_line <= report.lines);
@@ -18,7 +21,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if report.is_clean() {
-        assert!(report.runs.iter().all(|r| r.completed && r.broken_at.is_none()));
+        assert!(report
+            .runs
+            .iter()
+            .all(|r| r.completed && r.broken_at.is_none()));
     }
     let _ = report.to_string();
 });

@@ -34,5 +34,9 @@ fuzz_target!(|data: &[u8]| {
         let _ = AuthConfig::from_json(&value, Path::new("/nonexistent-fuzz-dir"));
     }
     let grant = server().authenticate(Ok(Some(data)));
-    assert!(grant.is_err(), "accepted {:?}", String::from_utf8_lossy(data));
+    assert!(
+        grant.is_err(),
+        "accepted {:?}",
+        String::from_utf8_lossy(data)
+    );
 });

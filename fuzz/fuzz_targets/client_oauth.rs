@@ -27,7 +27,10 @@ fuzz_target!(|data: &[u8]| {
         let _ = url.with_query(&[("state", text)]);
     }
     if let Some(pairs) = parse_query(text) {
-        let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let borrowed: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
         assert_eq!(parse_query(&form_encode(&borrowed)), Some(pairs));
     }
     if let Ok(prm) = ResourceMetadata::parse(data, "fuzz", &server) {

@@ -32,7 +32,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if jws::verify_payload(text, keys(), &Algorithm::ALL).is_ok() {
-        assert!(TOKENS.contains(&text), "accepted a token that is not a published one: {text}");
+        assert!(
+            TOKENS.contains(&text),
+            "accepted a token that is not a published one: {text}"
+        );
     }
     let _ = jws::verify(text, keys(), &Algorithm::ALL);
 });

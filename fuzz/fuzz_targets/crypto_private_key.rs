@@ -9,7 +9,11 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     if let Ok(loaded) = read_private_key(data) {
         let signature = loaded.key.sign_p1363(data);
-        assert!(loaded.key.public_key().verify_p1363(data, &signature).is_ok());
+        assert!(loaded
+            .key
+            .public_key()
+            .verify_p1363(data, &signature)
+            .is_ok());
         assert!(Jwk::from_json(&public_jwk(&loaded.key, loaded.kid.as_deref())).is_ok());
     }
 });

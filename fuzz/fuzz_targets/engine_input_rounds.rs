@@ -6,9 +6,7 @@
 #![no_main]
 
 use agentteams_mcp::json::{self, Map, Value};
-use agentteams_mcp::server::{
-    CallContext, Engine, Session, Tool, ToolError, ToolOutput, ToolSet,
-};
+use agentteams_mcp::server::{CallContext, Engine, Session, Tool, ToolError, ToolOutput, ToolSet};
 use libfuzzer_sys::fuzz_target;
 use std::sync::{Arc, OnceLock};
 
@@ -29,7 +27,10 @@ impl ToolSet for Asking {
         let answer = ctx.elicit(params).map_err(fail)?;
         let sampled = ctx.sample(json::parse(br#"{"messages": [], "maxTokens": 1}"#).unwrap());
         let sampled = sampled.map_err(fail)?;
-        Ok(ToolOutput::Value(json::obj([("a", answer), ("s", sampled)])))
+        Ok(ToolOutput::Value(json::obj([
+            ("a", answer),
+            ("s", sampled),
+        ])))
     }
 }
 
@@ -45,7 +46,9 @@ fn call(extra: &str) -> Value {
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"ask","arguments":{{}}{extra},{META}}}}}"#
     );
     let message = json::parse(text.as_bytes()).expect("the request is valid JSON");
-    session().handle_message(message).expect("a request gets a reply")
+    session()
+        .handle_message(message)
+        .expect("a request gets a reply")
 }
 
 /// The state of the first round, issued once.
@@ -54,7 +57,10 @@ fn genuine() -> &'static str {
     STATE.get_or_init(|| {
         let reply = call("");
         let state = reply.get("result").and_then(|r| r.get("requestState"));
-        state.and_then(Value::as_str).expect("a first round").to_owned()
+        state
+            .and_then(Value::as_str)
+            .expect("a first round")
+            .to_owned()
     })
 }
 
@@ -62,7 +68,11 @@ fn genuine() -> &'static str {
 /// -32602.
 fn asked(reply: &Value) -> Option<Vec<String>> {
     if let Some(error) = reply.get("error") {
-        assert_eq!(error.get("code").and_then(Value::as_i64), Some(-32602), "{reply}");
+        assert_eq!(
+            error.get("code").and_then(Value::as_i64),
+            Some(-32602),
+            "{reply}"
+        );
         return Some(Vec::new());
     }
     let result = reply.get("result").expect("a result");
@@ -102,7 +112,10 @@ fuzz_target!(|data: &[u8]| {
                 // The call resumed: the answer it was given has the elicitation result's shape.
                 let answer = responses.get("elicitation-1").expect("answered");
                 let action = answer.get("action").and_then(Value::as_str);
-                assert!(matches!(action, Some("accept" | "decline" | "cancel")), "{reply}");
+                assert!(
+                    matches!(action, Some("accept" | "decline" | "cancel")),
+                    "{reply}"
+                );
             }
         }
         _ => {

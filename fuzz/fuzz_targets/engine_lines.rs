@@ -59,7 +59,10 @@ fuzz_target!(|data: &[u8]| {
             single => vec![single],
         };
         for m in messages {
-            assert!(m.get("jsonrpc").and_then(Value::as_str) == Some("2.0"), "{m}");
+            assert!(
+                m.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
+                "{m}"
+            );
         }
     }
 });

@@ -13,7 +13,10 @@ fuzz_target!(|data: &[u8]| {
     };
     assert!(len <= data.len() && len <= MAX_HEAD_BYTES);
     assert!(head.headers.len() <= MAX_HEADERS);
-    assert!(!head.method.is_empty() && head.method.len() + head.target.len() + 10 <= MAX_REQUEST_LINE + 1);
+    assert!(
+        !head.method.is_empty()
+            && head.method.len() + head.target.len() + 10 <= MAX_REQUEST_LINE + 1
+    );
     assert!(data[..len].ends_with(b"\r\n\r\n"));
     for h in &head.headers {
         assert!(!h.name.is_empty());
@@ -29,6 +32,10 @@ fuzz_target!(|data: &[u8]| {
     }
     // Bounded work: check a few prefixes, not all of them.
     for cut in [len - 1, len / 2, 1] {
-        assert_eq!(parse_head(&data[..cut]), Ok(Status::Partial), "prefix {cut}");
+        assert_eq!(
+            parse_head(&data[..cut]),
+            Ok(Status::Partial),
+            "prefix {cut}"
+        );
     }
 });

@@ -16,7 +16,14 @@ fn parse_events(stream: &str) -> Vec<(String, String)> {
         if line.is_empty() {
             if has_data {
                 data.pop(); // the LF after the last data line
-                events.push((if kind.is_empty() { "message".into() } else { kind.clone() }, data.clone()));
+                events.push((
+                    if kind.is_empty() {
+                        "message".into()
+                    } else {
+                        kind.clone()
+                    },
+                    data.clone(),
+                ));
             }
             kind.clear();
             data.clear();

@@ -9,7 +9,10 @@ fuzz_target!(|data: &[u8]| {
     match json::parse(data) {
         Ok(Value::Number(n)) if n.is_float() => {
             let text = std::str::from_utf8(data).expect("accepted input is UTF-8");
-            let want: f64 = text.trim_matches([' ', '\t', '\n', '\r']).parse().expect("std parses a JSON number");
+            let want: f64 = text
+                .trim_matches([' ', '\t', '\n', '\r'])
+                .parse()
+                .expect("std parses a JSON number");
             assert_eq!(n.as_f64().to_bits(), want.to_bits(), "{text:?}");
         }
         Ok(_) => {}

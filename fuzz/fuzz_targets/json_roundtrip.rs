@@ -12,7 +12,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let compact = json::to_string(&first);
     let second = json::parse(compact.as_bytes()).expect("compact output parses");
-    assert!(second == first, "compact round trip changed the value: {compact}");
+    assert!(
+        second == first,
+        "compact round trip changed the value: {compact}"
+    );
     assert_eq!(json::to_string(&second), compact);
 
     let pretty = json::to_pretty_ascii_sorted(&first);

@@ -30,12 +30,22 @@ fuzz_target!(|data: &[u8]| {
     };
     let split = usize::from(split).min(rest.len());
     // A small alphabet makes matches and near-misses common.
-    let pattern: String = rest[..split].iter().map(|b| ['a', 'b', '*', '?'][usize::from(b % 4)]).collect();
-    let name: String = rest[split..].iter().map(|b| ['a', 'b'][usize::from(b % 2)]).collect();
+    let pattern: String = rest[..split]
+        .iter()
+        .map(|b| ['a', 'b', '*', '?'][usize::from(b % 4)])
+        .collect();
+    let name: String = rest[split..]
+        .iter()
+        .map(|b| ['a', 'b'][usize::from(b % 2)])
+        .collect();
     if let Ok(parsed) = Pattern::parse(&pattern) {
         let p: Vec<char> = pattern.chars().collect();
         let n: Vec<char> = name.chars().collect();
-        assert_eq!(parsed.matches(&name), reference(&p, &n), "{pattern:?} {name:?}");
+        assert_eq!(
+            parsed.matches(&name),
+            reference(&p, &n),
+            "{pattern:?} {name:?}"
+        );
     }
     let mut policy = Policy::new();
     if policy.add_json(data).is_ok() {
