@@ -1,18 +1,14 @@
 //! One bounded HTTP/1.1 exchange with an authorization server (key sets, metadata,
-//! introspection), on the MCP client's wire code: a deadline over the whole exchange (connect,
-//! send, every read), a cap on the head and the body, and an error naming what went wrong.
+//! introspection): the client's [`oneshot`](crate::client::oneshot) exchange (a deadline over
+//! connect, send and every read, a cap on the head and the body), with errors naming the URL.
 //!
 //! The authorization server is trusted to answer honestly but not to answer at all, or quickly,
 //! or sanely: a server that drips one byte a second, sends an endless body or a malformed head is
 //! cut off at the deadline or the cap.
 
-use crate::client::wire::{self, BodyDecoder, HttpUrl};
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use crate::client::oneshot::{self, Failure};
+use crate::client::wire::{self, HttpUrl};
 use std::time::{Duration, Instant};
-
-/// Bytes read from the socket per call.
-const READ_CHUNK: usize = 8 * 1024;
 
 /// A response: its status and whole body.
 #[derive(Debug)]
@@ -34,106 +30,39 @@ pub struct Exchange<'a> {
 }
 
 impl Exchange<'_> {
-    /// Runs the exchange; the error says what failed, naming the URL.
+    /// Runs the exchange ([`oneshot::exchange`]); the error says what failed, naming the URL.
     pub fn run(self) -> Result<Answer, String> {
-        let url = self.url.to_string();
-        self.run_inner().map_err(|e| format!("{url}: {e}"))
-    }
-
-    fn run_inner(self) -> Result<Answer, String> {
-        let deadline = Instant::now() + self.timeout;
-        let left = || {
-            deadline
-                .checked_duration_since(Instant::now())
-                .filter(|d| !d.is_zero())
-                .ok_or_else(|| format!("no complete answer within {} ms", self.timeout.as_millis()))
-        };
-        let address: SocketAddr = (self.url.host.as_str(), self.url.port)
-            .to_socket_addrs()
-            .map_err(|e| format!("cannot resolve the host: {e}"))?
-            .next()
-            .ok_or("the host resolves to no address")?;
-        let mut stream = TcpStream::connect_timeout(&address, left()?)
-            .map_err(|e| format!("cannot connect: {e}"))?;
-        let _ = stream.set_nodelay(true);
         let mut headers = self.headers;
         headers.push(("Connection", "close".into()));
         headers.push(("Content-Length", self.body.len().to_string()));
-        let mut request = wire::request_head(self.method, self.url, &headers);
-        request.extend_from_slice(self.body);
-        stream
-            .set_write_timeout(Some(left()?))
-            .and_then(|()| stream.write_all(&request))
-            .map_err(|e| format!("cannot send the request: {e}"))?;
-        let mut buffer = Vec::new();
-        let mut chunk = vec![0u8; READ_CHUNK];
-        let mut read = |buffer: &mut Vec<u8>| -> Result<bool, String> {
-            stream
-                .set_read_timeout(Some(left()?))
-                .map_err(|e| e.to_string())?;
-            match stream.read(&mut chunk) {
-                Ok(0) => Ok(false),
-                Ok(n) => {
-                    buffer.extend_from_slice(&chunk[..n]);
-                    Ok(true)
-                }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    left().map(|_| true)
-                }
-                Err(e) => Err(format!("cannot read the answer: {e}")),
-            }
+        let mut bytes = wire::request_head(self.method, self.url, &headers);
+        bytes.extend_from_slice(self.body);
+        let request = oneshot::Request {
+            url: self.url,
+            bytes: &bytes,
+            connect_timeout: self.timeout,
+            deadline: Instant::now() + self.timeout,
+            max_body: self.max_body,
         };
-        let (head, used) = loop {
-            match wire::parse_head(&buffer).map_err(|e| e.0)? {
-                Some((head, _)) if head.status < 200 => {
-                    return Err(format!("interim status {} is not an answer", head.status))
-                }
-                Some(parsed) => break parsed,
-                None => {
-                    if !read(&mut buffer)? {
-                        return Err("the connection closed before a complete head".into());
-                    }
-                }
-            }
-        };
-        let framing = head.framing().map_err(|e| e.0)?;
-        let mut decoder = BodyDecoder::new(framing);
-        let mut body = Vec::new();
-        let mut pending = buffer.split_off(used);
-        loop {
-            let mut offset = 0;
-            while offset < pending.len() && !decoder.is_done() {
-                offset += decoder
-                    .feed(&pending[offset..], &mut body)
-                    .map_err(|e| e.0)?;
-                if body.len() > self.max_body {
-                    return Err(format!("the body is larger than {} bytes", self.max_body));
-                }
-            }
-            if decoder.is_done() {
-                break;
-            }
-            pending.clear();
-            if !read(&mut pending)? {
-                decoder.at_eof().map_err(|e| e.0)?;
-                break;
-            }
+        match oneshot::exchange(&request) {
+            Ok((head, body)) => Ok(Answer {
+                status: head.status,
+                body,
+            }),
+            Err(Failure::Timeout) => Err(format!(
+                "{}: no complete answer within {} ms",
+                self.url,
+                self.timeout.as_millis()
+            )),
+            Err(e) => Err(format!("{}: {e}", self.url)),
         }
-        Ok(Answer {
-            status: head.status,
-            body,
-        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{Read, Write};
     use std::net::TcpListener;
 
     /// A server that answers one connection with `reply` (after reading the request head).

@@ -26,6 +26,7 @@ pub mod core;
 mod error;
 pub mod http;
 pub mod oauth;
+pub mod oneshot;
 pub mod pool;
 pub mod sse;
 pub mod stdio;

@@ -1,11 +1,11 @@
 //! One HTTP exchange with an authorization server or a metadata endpoint: a GET or a form/JSON
-//! POST on a fresh connection, the whole answer read under a size cap and a deadline, and
-//! redirects never followed (a 3xx comes back to the caller as it is).
+//! POST made with [`oneshot`](super::super::oneshot) (a fresh connection, the whole answer read
+//! under a size cap and a deadline, redirects never followed: a 3xx comes back as it is), its
+//! failures turned into the client's errors.
 
 use super::super::error::ClientError;
-use super::super::wire::{self, BodyDecoder, HttpUrl, ResponseHead};
-use std::io::{ErrorKind, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use super::super::oneshot::{self, Failure};
+use super::super::wire::{self, HttpUrl, ResponseHead};
 use std::time::{Duration, Instant};
 
 /// Largest body read from an authorization server or metadata endpoint (metadata documents,
@@ -84,118 +84,27 @@ impl Fetcher {
         }
         let mut bytes = wire::request_head(method, &target, &all);
         bytes.extend_from_slice(payload.as_bytes());
-        let mut stream = self.connect(what, &target, deadline)?;
-        let io = |e: std::io::Error| match e.kind() {
-            ErrorKind::WouldBlock | ErrorKind::TimedOut => ClientError::Timeout {
+        let request = oneshot::Request {
+            url: &target,
+            bytes: &bytes,
+            connect_timeout: self.connect_timeout,
+            deadline,
+            max_body: MAX_OAUTH_BODY_BYTES,
+        };
+        let (head, body) = oneshot::exchange(&request).map_err(|e| match e {
+            Failure::Timeout => ClientError::Timeout {
                 method: what.to_owned(),
                 after: self.timeout,
             },
-            _ => ClientError::Closed(format!("{what} ({target}): {e}")),
-        };
-        let _ = stream.set_write_timeout(Some(left(deadline, self.timeout, what)?));
-        stream.write_all(&bytes).map_err(io)?;
-        let cap = wire::MAX_RESPONSE_HEAD_BYTES + MAX_OAUTH_BODY_BYTES;
-        let mut buf = Vec::new();
-        let mut chunk = [0u8; 16 * 1024];
-        let (head, used) = loop {
-            if let Some(found) = wire::parse_head(&buf)
-                .map_err(|e| ClientError::Protocol(format!("{what} ({target}): {e}")))?
-            {
-                if (100..200).contains(&found.0.status) {
-                    buf.drain(..found.1);
-                    continue;
-                }
-                break found;
+            Failure::Resolve(_) | Failure::Connect(_) => {
+                ClientError::Connect(format!("{what} ({target}): {e}"))
             }
-            let _ = stream.set_read_timeout(Some(left(deadline, self.timeout, what)?));
-            match stream.read(&mut chunk).map_err(io)? {
-                0 => {
-                    return Err(ClientError::Closed(format!(
-                        "{what} ({target}): the server closed the connection without answering"
-                    )))
-                }
-                n => buf.extend_from_slice(&chunk[..n]),
+            Failure::Io(_) | Failure::ClosedBeforeHead | Failure::Truncated(_) => {
+                ClientError::Closed(format!("{what} ({target}): {e}"))
             }
-        };
-        let too_large = || {
-            ClientError::OAuth(format!(
-                "{what} ({target}): the answer is larger than {MAX_OAUTH_BODY_BYTES} bytes"
-            ))
-        };
-        let framing = head
-            .framing()
-            .map_err(|e| ClientError::Protocol(format!("{what} ({target}): {e}")))?;
-        if matches!(framing, wire::Framing::Length(n) if n > MAX_OAUTH_BODY_BYTES as u64) {
-            return Err(too_large());
-        }
-        let mut decoder = BodyDecoder::new(framing);
-        let mut body = Vec::new();
-        let mut pending = buf.split_off(used);
-        loop {
-            if !pending.is_empty() {
-                let n = decoder
-                    .feed(&pending, &mut body)
-                    .map_err(|e| ClientError::Protocol(format!("{what} ({target}): {e}")))?;
-                pending.drain(..n);
-            }
-            if body.len() > MAX_OAUTH_BODY_BYTES || buf.len() > cap {
-                return Err(too_large());
-            }
-            if decoder.is_done() || method == "HEAD" {
-                break;
-            }
-            if pending.is_empty() {
-                let _ = stream.set_read_timeout(Some(left(deadline, self.timeout, what)?));
-                match stream.read(&mut chunk).map_err(io)? {
-                    0 => {
-                        decoder
-                            .at_eof()
-                            .map_err(|e| ClientError::Closed(format!("{what} ({target}): {e}")))?;
-                        break;
-                    }
-                    n => pending.extend_from_slice(&chunk[..n]),
-                }
-            }
-        }
+            Failure::Malformed(_) => ClientError::Protocol(format!("{what} ({target}): {e}")),
+            Failure::TooLarge(_) => ClientError::OAuth(format!("{what} ({target}): {e}")),
+        })?;
         Ok(Response { head, body })
     }
-
-    fn connect(
-        &self,
-        what: &str,
-        target: &HttpUrl,
-        deadline: Instant,
-    ) -> Result<TcpStream, ClientError> {
-        let addrs = (target.host.as_str(), target.port)
-            .to_socket_addrs()
-            .map_err(|e| {
-                ClientError::Connect(format!("{what}: cannot resolve {}: {e}", target.host))
-            })?;
-        let mut last = None;
-        for addr in addrs {
-            let limit = self
-                .connect_timeout
-                .min(left(deadline, self.timeout, what)?);
-            match TcpStream::connect_timeout(&addr, limit) {
-                Ok(s) => return Ok(s),
-                Err(e) => last = Some(e),
-            }
-        }
-        Err(ClientError::Connect(match last {
-            Some(e) => format!("{what}: cannot connect to {target}: {e}"),
-            None => format!("{what}: {} has no address", target.host),
-        }))
-    }
-}
-
-/// Time left before `deadline`, or the timeout error.
-fn left(deadline: Instant, timeout: Duration, what: &str) -> Result<Duration, ClientError> {
-    let left = deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() {
-        return Err(ClientError::Timeout {
-            method: what.to_owned(),
-            after: timeout,
-        });
-    }
-    Ok(left)
 }
