@@ -2,6 +2,9 @@
 //! panic or hang, and every line it writes must be one valid JSON message.
 #![no_main]
 
+#[path = "support/output_lines.rs"]
+mod output_lines;
+
 use agentteams_mcp::json::{self, Map, Value};
 use agentteams_mcp::server::{
     CallContext, Engine, LogLevel, Session, Tool, ToolError, ToolOutput, ToolSet,
@@ -51,18 +54,5 @@ fuzz_target!(|data: &[u8]| {
     let session = Session::new(engine());
     let mut out = Vec::new();
     agentteams_mcp::stdio::serve(&session, data, &mut out).expect("in-memory I/O cannot fail");
-    for line in out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        let message = json::parse(line).expect("every output line is valid JSON");
-        // A batch reply (2025-03-26) is an array of messages.
-        let messages = match &message {
-            Value::Array(replies) => replies.iter().collect(),
-            single => vec![single],
-        };
-        for m in messages {
-            assert!(
-                m.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
-                "{m}"
-            );
-        }
-    }
+    output_lines::messages(&out);
 });

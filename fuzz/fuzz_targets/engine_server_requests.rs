@@ -5,6 +5,9 @@
 //! and its requests' ids must never repeat (an answer can complete only the request it names).
 #![no_main]
 
+#[path = "support/output_lines.rs"]
+mod output_lines;
+
 use agentteams_mcp::json::{self, Map, Value};
 use agentteams_mcp::server::{CallContext, Engine, Session, Tool, ToolError, ToolOutput, ToolSet};
 use libfuzzer_sys::fuzz_target;
@@ -59,24 +62,11 @@ fuzz_target!(|data: &[u8]| {
     let mut out = Vec::new();
     agentteams_mcp::stdio::serve(&session, &input[..], &mut out).expect("in-memory I/O");
     let mut request_ids: Vec<String> = Vec::new();
-    for line in out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        let message = json::parse(line).expect("every output line is valid JSON");
-        let messages = match &message {
-            Value::Array(replies) => replies.iter().collect(),
-            single => vec![single],
-        };
-        for m in messages {
-            assert!(
-                m.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
-                "{m}"
-            );
-            let id = m.get("id").map(json::to_string);
-            if m.get("method").is_some() {
-                if let Some(id) = id {
-                    assert!(!request_ids.contains(&id), "request id {id} sent twice");
-                    request_ids.push(id);
-                }
-            }
+    for m in output_lines::messages(&out) {
+        if let (Some(_), Some(id)) = (m.get("method"), m.get("id")) {
+            let id = json::to_string(id);
+            assert!(!request_ids.contains(&id), "request id {id} sent twice");
+            request_ids.push(id);
         }
     }
 });
