@@ -688,7 +688,16 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        let many: String = (0..=MAX_INPUT_REQUESTS)
+            .map(|i| format!(r#""r{i}":{{"method":"roots/list"}}"#))
+            .collect::<Vec<_>>()
+            .join(",");
+        let too_many = format!(
+            r#"{{"jsonrpc":"2.0","result":{{"resultType":"input_required","requestState":"s","inputRequests":{{{many}}}}}}}"#
+        );
+        let too_many: &'static str = Box::leak(too_many.into_boxed_str());
         for (malformed, why) in [
+            (too_many, "more than 16 input requests"),
             (
                 r#"{"jsonrpc":"2.0","result":{"resultType":"input_required","requestState":"s","inputRequests":[]}}"#,
                 "inputRequests is not an object",
