@@ -23,7 +23,7 @@ use super::relevance::{relative, QueryWords};
 use super::tokenize::Tokenizer;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The sidecar's file name, in a team dir's `references/`.
 pub const OUTLINE_FILE: &str = "code-outline.json";
@@ -103,11 +103,129 @@ fn best_definition(
     best.map(|(_, definition)| definition)
 }
 
+/// The words of one file's definitions, for ranking the file ([`super::relevance`]): every
+/// definition's name tokens, and its passage's (signature and doc comment) tokens beside them,
+/// each with the definitions holding it; and the names as written (`Command.InitDefaultHelpCmd`
+/// → `InitDefaultHelpCmd`). Made from the outline the first time a query ranks the file, then
+/// kept with the outline (dropped with it): at most the outline's stored tokens of the files
+/// ever ranked, each once per definition holding it (`MAX_UNITS` definitions of at most
+/// `MAX_PASSAGE_TOKENS` passage tokens per file).
+#[derive(Debug, Default)]
+pub struct DefinitionWords {
+    /// `(token, definition)` pairs of the names' tokens, sorted.
+    names: Vec<(Box<str>, u32)>,
+    /// `(token, definition)` pairs of the names' and passages' tokens, sorted.
+    passages: Vec<(Box<str>, u32)>,
+    /// The definitions' names as written, sorted.
+    exact: Vec<Box<str>>,
+    definitions: usize,
+}
+
+impl DefinitionWords {
+    fn of(outline: &Corpus, definitions: &[Definition]) -> DefinitionWords {
+        let mut words = DefinitionWords {
+            definitions: definitions.len(),
+            ..DefinitionWords::default()
+        };
+        for (position, definition) in definitions.iter().enumerate() {
+            // At most `MAX_UNITS` (400) definitions per file: the position fits.
+            let position = u32::try_from(position).unwrap_or(u32::MAX);
+            let unit = &outline.documents[definition.at];
+            let qualified = unit.title();
+            let name = qualified.rsplit('.').next().unwrap_or(qualified);
+            words.exact.push(name.into());
+            // The tokens as the builder stored them (`definition_tokens`), else made here (an
+            // outline of another writer).
+            let stored = unit
+                .passages()
+                .nth(1)
+                .and_then(|t| t.split_once(NAME_SEPARATOR));
+            let (name_tokens, passage_tokens) = match stored {
+                Some((name_tokens, passage_tokens)) => {
+                    (name_tokens.to_owned(), passage_tokens.to_owned())
+                }
+                None => {
+                    let passage = unit.passages().next().unwrap_or("");
+                    match definition_tokens(qualified, passage).split_once(NAME_SEPARATOR) {
+                        Some((n, p)) => (n.to_owned(), p.to_owned()),
+                        None => (String::new(), String::new()),
+                    }
+                }
+            };
+            for token in name_tokens.split(' ').filter(|t| !t.is_empty()) {
+                words.names.push((token.into(), position));
+                words.passages.push((token.into(), position));
+            }
+            for token in passage_tokens.split(' ').filter(|t| !t.is_empty()) {
+                words.passages.push((token.into(), position));
+            }
+        }
+        words.names.sort_unstable();
+        words.names.dedup();
+        words.passages.sort_unstable();
+        words.passages.dedup();
+        words.exact.sort_unstable();
+        words.exact.dedup();
+        words
+    }
+
+    /// The bits of the query words held by the definition whose name holds the most: `terms`
+    /// are the query's variant terms with their words' bits, `share` a mask's weight.
+    pub fn best_name(&self, terms: &[(&str, u64)], share: impl Fn(u64) -> f64) -> u64 {
+        best_mask(&self.names, self.definitions, terms, share)
+    }
+
+    /// As [`best_name`](Self::best_name), by each definition's name, signature and doc comment.
+    pub fn best_passage(&self, terms: &[(&str, u64)], share: impl Fn(u64) -> f64) -> u64 {
+        best_mask(&self.passages, self.definitions, terms, share)
+    }
+
+    /// Whether a definition of the file is named `name`, exactly as written.
+    pub fn defines(&self, name: &str) -> bool {
+        self.exact.binary_search_by(|e| (**e).cmp(name)).is_ok()
+    }
+}
+
+/// The mask of the definition holding the heaviest share of `terms`' bits in `pairs` (sorted
+/// `(token, definition)`), `0` when none holds any.
+fn best_mask(
+    pairs: &[(Box<str>, u32)],
+    definitions: usize,
+    terms: &[(&str, u64)],
+    share: impl Fn(u64) -> f64,
+) -> u64 {
+    let mut masks = vec![0u64; definitions];
+    for &(term, bits) in terms {
+        let first = pairs.partition_point(|(t, _)| &**t < term);
+        for (_, definition) in pairs[first..].iter().take_while(|(t, _)| &**t == term) {
+            if let Some(mask) = masks.get_mut(*definition as usize) {
+                *mask |= bits;
+            }
+        }
+    }
+    let mut best = (0.0, 0u64);
+    for mask in masks {
+        if mask != 0 && mask != best.1 {
+            let weight = share(mask);
+            if weight > best.0 {
+                best = (weight, mask);
+            }
+        }
+    }
+    best.1
+}
+
+/// One file's definitions in the outline.
+struct FileDefinitions {
+    definitions: Vec<Definition>,
+    words: OnceLock<DefinitionWords>,
+}
+
 /// A loaded outline, its definitions grouped by file.
 pub struct Outline {
     loaded: Arc<Loaded>,
     /// File path relative to the project → its definitions, in order.
-    by_file: HashMap<String, Vec<Definition>>,
+    by_file: HashMap<String, FileDefinitions>,
 }
 
 impl Outline {
@@ -117,14 +235,18 @@ impl Outline {
         let Loaded::Code(CodeFile::Partition(corpus)) = &*loaded else {
             return None;
         };
-        let mut by_file: HashMap<String, Vec<Definition>> = HashMap::new();
+        let mut by_file: HashMap<String, FileDefinitions> = HashMap::new();
         for (at, doc) in corpus.documents.iter().enumerate() {
             let (path, first, last) = parse_locator(doc.path())?;
             let definition = Definition { at, first, last };
             match by_file.get_mut(path) {
-                Some(list) => list.push(definition),
+                Some(file) => file.definitions.push(definition),
                 None => {
-                    by_file.insert(path.to_owned(), vec![definition]);
+                    let file = FileDefinitions {
+                        definitions: vec![definition],
+                        words: OnceLock::new(),
+                    };
+                    by_file.insert(path.to_owned(), file);
                 }
             }
         }
@@ -145,6 +267,16 @@ impl Outline {
         }
     }
 
+    /// The words of the definitions of the file at `rel` (relative to the project), `None`
+    /// when the outline holds none of it.
+    pub fn definitions_of(&self, rel: &str) -> Option<&DefinitionWords> {
+        let file = self.by_file.get(rel)?;
+        Some(
+            file.words
+                .get_or_init(|| DefinitionWords::of(self.corpus(), &file.definitions)),
+        )
+    }
+
     /// Whether this outline is the one built with `local` (the same build id).
     pub fn belongs_to(&self, local: &Corpus) -> bool {
         local.build_id.is_some() && local.build_id == self.corpus().build_id
@@ -159,7 +291,9 @@ impl Outline {
         let outline = self.corpus();
         let mut budget = MAX_DEFINITIONS_READ;
         for (position, hit) in hits.iter_mut().enumerate() {
-            let Some(definitions) = self.by_file.get(relative(&hit.path, root)) else {
+            let Some(FileDefinitions { definitions, .. }) =
+                self.by_file.get(relative(&hit.path, root))
+            else {
                 continue;
             };
             // Hits come best first: a later one past the budget keeps its file-level answer.
