@@ -19,7 +19,7 @@
 use super::corpus::{CodeFile, Corpus, Loaded};
 use super::locator::parse_locator;
 use super::rank::Hit;
-use super::relevance::{relative, QueryWords};
+use super::relevance::{fnv1a, relative, QueryWords};
 use super::tokenize::Tokenizer;
 use std::collections::HashMap;
 use std::path::Path;
@@ -103,22 +103,41 @@ fn best_definition(
     best.map(|(_, definition)| definition)
 }
 
-/// The words of one file's definitions, for ranking the file ([`super::relevance`]): every
-/// definition's name tokens, and its passage's (signature and doc comment) tokens beside them,
-/// each with the definitions holding it; and the names as written (`Command.InitDefaultHelpCmd`
-/// → `InitDefaultHelpCmd`). Made from the outline the first time a query ranks the file, then
-/// kept with the outline (dropped with it): at most the outline's stored tokens of the files
-/// ever ranked, each once per definition holding it (`MAX_UNITS` definitions of at most
-/// `MAX_PASSAGE_TOKENS` passage tokens per file).
+/// The words of one file's definitions, for ranking the file ([`super::relevance`]): each token
+/// of a definition's name, and of its passage (signature and doc comment), with the definitions
+/// holding it; and the names as written (`Command.InitDefaultHelpCmd` → `InitDefaultHelpCmd`).
+/// Made from the outline the first time a query ranks the file, then kept with the outline
+/// (dropped with it). Tokens are kept as their 64-bit FNV-1a hashes ([`fnv1a`]), grouped by
+/// the hash's top bits in one table per file: making it is two passes over integers, with no
+/// allocation per token and no sort (a query ranks files it may never have seen, and pays for
+/// making theirs), and a query's term is found in a group of about two. Two tokens of one file
+/// that share a hash would only lend each other their holders: a ranking matter within the
+/// project that wrote the outline. Costs 12 bytes per token stored (at most `MAX_UNITS`
+/// definitions of at most `MAX_PASSAGE_TOKENS` passage tokens and a name per file).
 #[derive(Debug, Default)]
 pub struct DefinitionWords {
-    /// `(token, definition)` pairs of the names' tokens, sorted.
-    names: Vec<(Box<str>, u32)>,
-    /// `(token, definition)` pairs of the names' and passages' tokens, sorted.
-    passages: Vec<(Box<str>, u32)>,
-    /// The definitions' names as written, sorted.
-    exact: Vec<Box<str>>,
+    /// `(token hash, holder)` grouped by the hash's top bits: the holder is the definition's
+    /// position in the file's list, [`IN_NAME`] set where its name holds the token.
+    tokens: Vec<(u64, u32)>,
+    /// Where each group starts in `tokens`, and past the last, its end.
+    group_starts: Vec<u32>,
+    /// `64 - log2(groups)`: a hash's group is `hash >> group_shift`.
+    group_shift: u32,
+    /// The hashes of the definitions' names as written, sorted.
+    exact: Vec<u64>,
     definitions: usize,
+}
+
+/// Marks a holder of a token whose name holds it, beside its position (at most `MAX_UNITS`).
+const IN_NAME: u32 = 1 << 31;
+
+/// Which query words one definition, the best of its file, holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BestDefinition {
+    /// The words named by the definition whose name holds the most.
+    pub name: u64,
+    /// The words held by the definition whose name, signature and doc comment hold the most.
+    pub passage: u64,
 }
 
 impl DefinitionWords {
@@ -127,92 +146,119 @@ impl DefinitionWords {
             definitions: definitions.len(),
             ..DefinitionWords::default()
         };
+        words.exact.reserve(definitions.len());
         for (position, definition) in definitions.iter().enumerate() {
-            // At most `MAX_UNITS` (400) definitions per file: the position fits.
-            let position = u32::try_from(position).unwrap_or(u32::MAX);
+            // At most `MAX_UNITS` (400) definitions per file: the position fits below IN_NAME.
+            let position = u32::try_from(position).unwrap_or(IN_NAME - 1) & !IN_NAME;
             let unit = &outline.documents[definition.at];
             let qualified = unit.title();
             let name = qualified.rsplit('.').next().unwrap_or(qualified);
-            words.exact.push(name.into());
+            words.exact.push(fnv1a(name));
             // The tokens as the builder stored them (`definition_tokens`), else made here (an
             // outline of another writer).
-            let stored = unit
-                .passages()
-                .nth(1)
-                .and_then(|t| t.split_once(NAME_SEPARATOR));
-            let (name_tokens, passage_tokens) = match stored {
-                Some((name_tokens, passage_tokens)) => {
-                    (name_tokens.to_owned(), passage_tokens.to_owned())
-                }
-                None => {
-                    let passage = unit.passages().next().unwrap_or("");
-                    match definition_tokens(qualified, passage).split_once(NAME_SEPARATOR) {
-                        Some((n, p)) => (n.to_owned(), p.to_owned()),
-                        None => (String::new(), String::new()),
-                    }
+            let made;
+            let stored = match unit.passages().nth(1) {
+                Some(stored) if stored.contains(NAME_SEPARATOR) => stored,
+                _ => {
+                    made = definition_tokens(qualified, unit.passages().next().unwrap_or(""));
+                    &made
                 }
             };
-            for token in name_tokens.split(' ').filter(|t| !t.is_empty()) {
-                words.names.push((token.into(), position));
-                words.passages.push((token.into(), position));
-            }
-            for token in passage_tokens.split(' ').filter(|t| !t.is_empty()) {
-                words.passages.push((token.into(), position));
+            let (name_tokens, passage_tokens) =
+                stored.split_once(NAME_SEPARATOR).unwrap_or((stored, ""));
+            for (tokens, mark) in [(name_tokens, IN_NAME), (passage_tokens, 0)] {
+                let holder = position | mark;
+                words.tokens.extend(
+                    tokens
+                        .split(' ')
+                        .filter(|t| !t.is_empty())
+                        .map(|t| (fnv1a(t), holder)),
+                );
             }
         }
-        words.names.sort_unstable();
-        words.names.dedup();
-        words.passages.sort_unstable();
-        words.passages.dedup();
+        words.group_tokens();
         words.exact.sort_unstable();
         words.exact.dedup();
         words
     }
 
-    /// The bits of the query words held by the definition whose name holds the most: `terms`
-    /// are the query's variant terms with their words' bits, `share` a mask's weight.
-    pub fn best_name(&self, terms: &[(&str, u64)], share: impl Fn(u64) -> f64) -> u64 {
-        best_mask(&self.names, self.definitions, terms, share)
+    /// Groups `tokens` by their hashes' top bits (a counting sort): about two tokens per group.
+    fn group_tokens(&mut self) {
+        let groups = (self.tokens.len() / 2).max(1).next_power_of_two();
+        self.group_shift = 64 - groups.trailing_zeros();
+        let group = |hash: u64| hash.checked_shr(self.group_shift).unwrap_or(0) as usize;
+        let mut starts = vec![0u32; groups + 1];
+        for &(hash, _) in &self.tokens {
+            starts[group(hash) + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut next = starts.clone();
+        let mut grouped = vec![(0u64, 0u32); self.tokens.len()];
+        for &(hash, holder) in &self.tokens {
+            let at = &mut next[group(hash)];
+            grouped[*at as usize] = (hash, holder);
+            *at += 1;
+        }
+        self.tokens = grouped;
+        self.group_starts = starts;
     }
 
-    /// As [`best_name`](Self::best_name), by each definition's name, signature and doc comment.
-    pub fn best_passage(&self, terms: &[(&str, u64)], share: impl Fn(u64) -> f64) -> u64 {
-        best_mask(&self.passages, self.definitions, terms, share)
+    /// The holders of the token whose hash is `hash`.
+    fn holders(&self, hash: u64) -> impl Iterator<Item = u32> + '_ {
+        let group = hash.checked_shr(self.group_shift).unwrap_or(0) as usize;
+        let range = match (
+            self.group_starts.get(group),
+            self.group_starts.get(group + 1),
+        ) {
+            (Some(&start), Some(&end)) => start as usize..end as usize,
+            _ => 0..0,
+        };
+        self.tokens[range]
+            .iter()
+            .filter(move |(h, _)| *h == hash)
+            .map(|&(_, holder)| holder)
+    }
+
+    /// The best definitions for the query: `terms` are the hashes ([`fnv1a`]) of the query's
+    /// variant terms with their words' bits, `share` a mask's weight.
+    pub fn best(&self, terms: &[(u64, u64)], share: impl Fn(u64) -> f64) -> BestDefinition {
+        // Each definition's (name, passage) masks.
+        let mut masks = vec![(0u64, 0u64); self.definitions];
+        for &(term, bits) in terms {
+            for holder in self.holders(term) {
+                if let Some((name, passage)) = masks.get_mut((holder & !IN_NAME) as usize) {
+                    *passage |= bits;
+                    if holder & IN_NAME != 0 {
+                        *name |= bits;
+                    }
+                }
+            }
+        }
+        let mut best = BestDefinition::default();
+        let (mut name_weight, mut passage_weight) = (0.0, 0.0);
+        for (name, passage) in masks {
+            if name != 0 && name != best.name {
+                let weight = share(name);
+                if weight > name_weight {
+                    (name_weight, best.name) = (weight, name);
+                }
+            }
+            if passage != 0 && passage != best.passage {
+                let weight = share(passage);
+                if weight > passage_weight {
+                    (passage_weight, best.passage) = (weight, passage);
+                }
+            }
+        }
+        best
     }
 
     /// Whether a definition of the file is named `name`, exactly as written.
     pub fn defines(&self, name: &str) -> bool {
-        self.exact.binary_search_by(|e| (**e).cmp(name)).is_ok()
+        self.exact.binary_search(&fnv1a(name)).is_ok()
     }
-}
-
-/// The mask of the definition holding the heaviest share of `terms`' bits in `pairs` (sorted
-/// `(token, definition)`), `0` when none holds any.
-fn best_mask(
-    pairs: &[(Box<str>, u32)],
-    definitions: usize,
-    terms: &[(&str, u64)],
-    share: impl Fn(u64) -> f64,
-) -> u64 {
-    let mut masks = vec![0u64; definitions];
-    for &(term, bits) in terms {
-        let first = pairs.partition_point(|(t, _)| &**t < term);
-        for (_, definition) in pairs[first..].iter().take_while(|(t, _)| &**t == term) {
-            if let Some(mask) = masks.get_mut(*definition as usize) {
-                *mask |= bits;
-            }
-        }
-    }
-    let mut best = (0.0, 0u64);
-    for mask in masks {
-        if mask != 0 && mask != best.1 {
-            let weight = share(mask);
-            if weight > best.0 {
-                best = (weight, mask);
-            }
-        }
-    }
-    best.1
 }
 
 /// One file's definitions in the outline.
