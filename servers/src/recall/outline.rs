@@ -112,8 +112,8 @@ fn best_definition(
 /// allocation per token and no sort (a query ranks files it may never have seen, and pays for
 /// making theirs), and a query's term is found in a group of about two. Two tokens of one file
 /// that share a hash would only lend each other their holders: a ranking matter within the
-/// project that wrote the outline. Costs 12 bytes per token stored (at most `MAX_UNITS`
-/// definitions of at most `MAX_PASSAGE_TOKENS` passage tokens and a name per file).
+/// project that wrote the outline. Costs 18 bytes per token read (an entry and a share of the
+/// groups): at most [`MAX_NAME_TOKENS`] and `MAX_PASSAGE_TOKENS` per definition.
 #[derive(Debug, Default)]
 pub struct DefinitionWords {
     /// `(token hash, holder)` grouped by the hash's top bits: the holder is the definition's
@@ -127,6 +127,10 @@ pub struct DefinitionWords {
     exact: Vec<u64>,
     definitions: usize,
 }
+
+/// Tokens of a definition's name read into [`DefinitionWords`] (a qualified name such as
+/// `HTTPAdapter.proxy_manager_for` has 7; the builder does not cap them, the reader does).
+pub const MAX_NAME_TOKENS: usize = 16;
 
 /// Marks a holder of a token whose name holds it, beside its position (at most `MAX_UNITS`).
 const IN_NAME: u32 = 1 << 31;
@@ -166,12 +170,18 @@ impl DefinitionWords {
             };
             let (name_tokens, passage_tokens) =
                 stored.split_once(NAME_SEPARATOR).unwrap_or((stored, ""));
-            for (tokens, mark) in [(name_tokens, IN_NAME), (passage_tokens, 0)] {
+            // At most what the builder writes, whatever the file holds: the table stays within
+            // 18 bytes a token of `MAX_NAME_TOKENS + MAX_PASSAGE_TOKENS` per definition.
+            for (tokens, mark, most) in [
+                (name_tokens, IN_NAME, MAX_NAME_TOKENS),
+                (passage_tokens, 0, MAX_PASSAGE_TOKENS),
+            ] {
                 let holder = position | mark;
                 words.tokens.extend(
                     tokens
                         .split(' ')
                         .filter(|t| !t.is_empty())
+                        .take(most)
                         .map(|t| (fnv1a(t), holder)),
                 );
             }
@@ -360,5 +370,63 @@ impl Outline {
                 hit.snippet = passage.to_owned();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::corpus::Document;
+
+    #[test]
+    fn a_definitions_tokens_are_read_up_to_the_builders_caps_whatever_the_file_holds() {
+        // A planted outline whose one definition stores thousands of tokens.
+        let names: Vec<String> = (0..100).map(|i| format!("n{i}")).collect();
+        let passage: Vec<String> = (0..5000).map(|i| format!("p{i}")).collect();
+        let stored = format!("{}{NAME_SEPARATOR}{}", names.join(" "), passage.join(" "));
+        let unit = Document::new(
+            "a.py#L1-L2",
+            "f",
+            0.0,
+            "",
+            ["def f()", stored.as_str()],
+            None,
+        );
+        let outline = Corpus {
+            tokenizer: Tokenizer::Code,
+            n: 1.0,
+            avgdl: 0.0,
+            documents: vec![unit],
+            postings: Default::default(),
+            built_at: String::new(),
+            build_id: None,
+            source_kind: Some("local-script".into()),
+        };
+        let definition = Definition {
+            at: 0,
+            first: 1,
+            last: 2,
+        };
+        let words = DefinitionWords::of(&outline, &[definition]);
+        assert_eq!(words.tokens.len(), MAX_NAME_TOKENS + MAX_PASSAGE_TOKENS);
+        let share = |mask: u64| f64::from(mask.count_ones());
+        // A name token past the cap is not read; one within it names the definition.
+        let best = words.best(&[(fnv1a("n3"), 1), (fnv1a("n99"), 2)], share);
+        assert_eq!(
+            best,
+            BestDefinition {
+                name: 1,
+                passage: 1
+            }
+        );
+        let best = words.best(&[(fnv1a("p0"), 1), (fnv1a("p4999"), 2)], share);
+        assert_eq!(
+            best,
+            BestDefinition {
+                name: 0,
+                passage: 1
+            }
+        );
+        assert!(words.defines("f"));
     }
 }
