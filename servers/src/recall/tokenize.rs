@@ -239,12 +239,29 @@ fn notes_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
     }
 }
 
-fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_'
-}
+/// The code tokenizer's byte classes, one table lookup per byte (its hottest loop).
+const IDENT_START: u8 = 1;
+const IDENT_TAIL: u8 = 2;
+const LOWER_OR_DIGIT: u8 = 4;
+static CODE_CLASSES: [u8; 256] = code_classes();
 
-fn is_ident_tail(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'.'
+const fn code_classes() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        if b.is_ascii_alphabetic() || b == b'_' {
+            table[i] |= IDENT_START;
+        }
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' {
+            table[i] |= IDENT_TAIL;
+        }
+        if b.is_ascii_lowercase() || b.is_ascii_digit() {
+            table[i] |= LOWER_OR_DIGIT;
+        }
+        i += 1;
+    }
+    table
 }
 
 /// For each match of `[A-Za-z_][A-Za-z0-9_.]*`: the whole lowercased identifier (dots trimmed)
@@ -258,15 +275,29 @@ fn code_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
     let mut whole = String::new();
     let mut i = 0;
     while i < bytes.len() {
-        if !is_ident_start(bytes[i]) {
+        if CODE_CLASSES[bytes[i] as usize] & IDENT_START == 0 {
             i += 1;
             continue;
         }
         let start = i;
-        while i < bytes.len() && is_ident_tail(bytes[i]) {
+        // Lowercase letters and digits only (most identifiers): no dot, underscore or capital.
+        let mut plain = true;
+        while i < bytes.len() {
+            let class = CODE_CLASSES[bytes[i] as usize];
+            if class & IDENT_TAIL == 0 {
+                break;
+            }
+            plain &= class & LOWER_OR_DIGIT != 0;
             i += 1;
         }
         let raw = &text[start..i];
+        if plain {
+            // Its one part is itself, already lowercase, so it is emitted once, as below.
+            if raw.len() >= 2 && !is_code_stopword(raw) {
+                emit(raw);
+            }
+            continue;
+        }
         parts.clear();
         bounds.clear();
         for piece in raw.split(['.', '_']).filter(|p| !p.is_empty()) {
@@ -445,6 +476,12 @@ mod tests {
         assert_eq!(code("self.value"), ["self.value", "value"]);
         assert_eq!(code("def if a _ __init__"), ["__init__", "init"]);
         assert_eq!(code("HTTPServer"), ["httpserver", "http", "server"]);
+        // Identifiers of lowercase letters and digits alone: themselves, once, if 2+ long and
+        // not stopwords.
+        assert_eq!(
+            code("x ab a1 9z return value2 self z_ y. Value"),
+            ["ab", "a1", "value2", "z_", "value"]
+        );
         assert!(code("9 + 'é' — ; ").is_empty());
     }
 
