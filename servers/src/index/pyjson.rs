@@ -6,7 +6,6 @@
 //! [`Value`] tree; [`PyJson::value`] writes an already-parsed value (an index file read back).
 
 use agentteams_mcp::json::{write_ascii_string, write_python_float, Value};
-use std::fmt::Write as _;
 
 /// The writer. `indent: None` is Python's default single-line layout.
 pub struct PyJson {
@@ -47,8 +46,13 @@ impl PyJson {
     fn newline(&mut self, depth: usize) {
         if let Some(width) = self.indent {
             self.out.push('\n');
-            for _ in 0..width * depth {
-                self.out.push(' ');
+            // Index files nest a few levels: one copy from a run of spaces, not one push each.
+            const SPACES: &str = "                                ";
+            let mut left = width * depth;
+            while left > 0 {
+                let n = left.min(SPACES.len());
+                self.out.push_str(&SPACES[..n]);
+                left -= n;
             }
         }
     }
@@ -106,7 +110,21 @@ impl PyJson {
     }
 
     pub fn int(&mut self, n: u64) {
-        let _ = write!(self.out, "{n}");
+        // Postings write two integers each, millions in all: digits by hand, not `fmt`.
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut rest = n;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        for &d in &digits[at..] {
+            self.out.push(char::from(d));
+        }
     }
 
     pub fn float(&mut self, f: f64) {
@@ -169,6 +187,36 @@ mod tests {
             w.finish(),
             "{\n  \"b\": [\n    1,\n    {\n      \"x\": []\n    }\n  ],\n  \"a\": {},\n  \"c\": \"\\u00e9\",\n  \"d\": 1.0\n}"
         );
+    }
+
+    #[test]
+    fn integers_and_deep_indents_match_python() {
+        // python3 -c 'import json;print(json.dumps([[[[[[[[[[[[[[[[[[0, 7, 10, 18446744073709551615]]]]]]]]]]]]]]]]]], indent=3))'
+        let mut w = PyJson::new(Some(3), 0);
+        for _ in 0..18 {
+            w.begin_array();
+            w.element();
+        }
+        w.int(0);
+        for n in [7, 10, u64::MAX] {
+            w.element();
+            w.int(n);
+        }
+        for _ in 0..18 {
+            w.end_array();
+        }
+        let mut expected = String::new();
+        for depth in 0..18 {
+            expected.push_str(&format!("[\n{}", " ".repeat(3 * (depth + 1))));
+        }
+        let inner = " ".repeat(3 * 18);
+        expected.push_str(&format!(
+            "0,\n{inner}7,\n{inner}10,\n{inner}18446744073709551615"
+        ));
+        for depth in (0..18).rev() {
+            expected.push_str(&format!("\n{}]", " ".repeat(3 * depth)));
+        }
+        assert_eq!(w.finish(), expected);
     }
 
     #[test]
