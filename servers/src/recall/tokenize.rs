@@ -242,7 +242,8 @@ fn notes_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
 /// The code tokenizer's byte classes, one table lookup per byte (its hottest loop).
 const IDENT_START: u8 = 1;
 const IDENT_TAIL: u8 = 2;
-const LOWER_OR_DIGIT: u8 = 4;
+const UPPER: u8 = 4;
+const SEPARATOR: u8 = 8;
 static CODE_CLASSES: [u8; 256] = code_classes();
 
 const fn code_classes() -> [u8; 256] {
@@ -256,8 +257,11 @@ const fn code_classes() -> [u8; 256] {
         if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' {
             table[i] |= IDENT_TAIL;
         }
-        if b.is_ascii_lowercase() || b.is_ascii_digit() {
-            table[i] |= LOWER_OR_DIGIT;
+        if b.is_ascii_uppercase() {
+            table[i] |= UPPER;
+        }
+        if b == b'.' || b == b'_' {
+            table[i] |= SEPARATOR;
         }
         i += 1;
     }
@@ -269,10 +273,7 @@ const fn code_classes() -> [u8; 256] {
 /// minus the code stopwords.
 fn code_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
     let bytes = text.as_bytes();
-    // The identifier's parts, lowercased, back to back in one buffer (no allocation per part).
-    let mut parts = String::new();
-    let mut bounds: Vec<(usize, usize)> = Vec::new();
-    let mut whole = String::new();
+    let mut scratch = IdentifierScratch::default();
     let mut i = 0;
     while i < bytes.len() {
         if CODE_CLASSES[bytes[i] as usize] & IDENT_START == 0 {
@@ -280,50 +281,105 @@ fn code_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
             continue;
         }
         let start = i;
-        // Lowercase letters and digits only (most identifiers): no dot, underscore or capital.
-        let mut plain = true;
+        // Which of capitals and separators it holds, each class's bit.
+        let mut seen = 0;
         while i < bytes.len() {
             let class = CODE_CLASSES[bytes[i] as usize];
             if class & IDENT_TAIL == 0 {
                 break;
             }
-            plain &= class & LOWER_OR_DIGIT != 0;
+            seen |= class;
             i += 1;
         }
         let raw = &text[start..i];
-        if plain {
-            // Its one part is itself, already lowercase, so it is emitted once, as below.
-            if raw.len() >= 2 && !is_code_stopword(raw) {
-                emit(raw);
-            }
-            continue;
+        if seen & UPPER != 0 {
+            identifier_tokens(raw, &mut scratch, emit);
+        } else if seen & SEPARATOR != 0 {
+            lowercase_identifier_tokens(raw, emit);
+        } else {
+            // Lowercase letters and digits alone: its one part is itself.
+            kept_part(raw, emit);
         }
-        parts.clear();
-        bounds.clear();
-        for piece in raw.split(['.', '_']).filter(|p| !p.is_empty()) {
-            camel_parts(piece, &mut |sub| {
-                if sub.len() >= 2 {
-                    let from = parts.len();
-                    parts.push_str(sub);
-                    parts[from..].make_ascii_lowercase();
-                    if is_code_stopword(&parts[from..]) {
-                        parts.truncate(from);
-                    } else {
-                        bounds.push((from, parts.len()));
-                    }
+    }
+}
+
+/// Buffers [`identifier_tokens`] reuses from one identifier to the next.
+#[derive(Default)]
+struct IdentifierScratch {
+    /// The identifier's parts, lowercased, back to back (no allocation per part).
+    parts: String,
+    bounds: Vec<(usize, usize)>,
+    whole: String,
+}
+
+/// The tokens of one identifier (a match of `[A-Za-z_][A-Za-z0-9_.]*`): the whole lowercased
+/// identifier (dots trimmed) when it adds information, then its parts.
+fn identifier_tokens(raw: &str, scratch: &mut IdentifierScratch, emit: &mut dyn FnMut(&str)) {
+    let IdentifierScratch {
+        parts,
+        bounds,
+        whole,
+    } = scratch;
+    parts.clear();
+    bounds.clear();
+    for piece in raw.split(['.', '_']).filter(|p| !p.is_empty()) {
+        camel_parts(piece, &mut |sub| {
+            if sub.len() >= 2 {
+                let from = parts.len();
+                parts.push_str(sub);
+                parts[from..].make_ascii_lowercase();
+                if is_code_stopword(&parts[from..]) {
+                    parts.truncate(from);
+                } else {
+                    bounds.push((from, parts.len()));
                 }
-            });
+            }
+        });
+    }
+    whole.clear();
+    whole.push_str(raw.trim_matches('.'));
+    whole.make_ascii_lowercase();
+    let only_part_is_whole = bounds.len() == 1 && parts == whole;
+    if whole.len() >= 2 && !is_code_stopword(whole) && !only_part_is_whole {
+        emit(whole);
+    }
+    for &(from, to) in bounds.iter() {
+        emit(&parts[from..to]);
+    }
+}
+
+/// [`identifier_tokens`] for an identifier without capitals (most of them): each of its pieces
+/// between dots and underscores is one part (camelCase splitting needs a capital) and already
+/// lowercase, so every token is a slice of `raw`, nothing is copied. Split by bytes: `raw` is
+/// ASCII.
+fn lowercase_identifier_tokens(raw: &str, emit: &mut dyn FnMut(&str)) {
+    let each_part = |f: &mut dyn FnMut(&str)| {
+        let mut from = 0;
+        for (at, &b) in raw.as_bytes().iter().enumerate() {
+            if b == b'.' || b == b'_' {
+                kept_part(&raw[from..at], f);
+                from = at + 1;
+            }
         }
-        whole.clear();
-        whole.push_str(raw.trim_matches('.'));
-        whole.make_ascii_lowercase();
-        let only_part_is_whole = bounds.len() == 1 && parts == whole;
-        if whole.len() >= 2 && !is_code_stopword(&whole) && !only_part_is_whole {
-            emit(&whole);
-        }
-        for &(from, to) in &bounds {
-            emit(&parts[from..to]);
-        }
+        kept_part(&raw[from..], f);
+    };
+    let whole = raw.trim_matches('.');
+    // The whole is left out when it is the identifier's one part (then it comes as that part).
+    let (mut parts, mut last_is_whole) = (0, false);
+    each_part(&mut |part| {
+        parts += 1;
+        last_is_whole = part == whole;
+    });
+    if whole.len() >= 2 && !is_code_stopword(whole) && !(parts == 1 && last_is_whole) {
+        emit(whole);
+    }
+    each_part(emit);
+}
+
+/// Calls `f` with `part` if it is a part the code tokenizer keeps: 2+ characters, no stopword.
+fn kept_part(part: &str, f: &mut dyn FnMut(&str)) {
+    if part.len() >= 2 && !is_code_stopword(part) {
+        f(part);
     }
 }
 
@@ -449,6 +505,33 @@ mod tests {
             ]
         );
         assert_eq!(code("requests requests"), ["requests", "requests"]);
+    }
+
+    #[test]
+    fn identifiers_without_capitals_tokenize_as_the_general_path_does() {
+        // Every identifier of up to four characters over `a`, `b`, `d`, `e`, `f`, `i`, `1`, `_`
+        // and `.` (`def`, `if`, `_`, `__init__`-like and dotted shapes, stopwords among them).
+        const ALPHABET: &[u8] = b"abdefi1_.";
+        let mut scratch = IdentifierScratch::default();
+        let mut checked = 0;
+        for len in 1..=4u32 {
+            for mut n in 0..ALPHABET.len().pow(len) {
+                let mut raw = String::new();
+                for _ in 0..len {
+                    raw.push(char::from(ALPHABET[n % ALPHABET.len()]));
+                    n /= ALPHABET.len();
+                }
+                if !raw.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                    continue;
+                }
+                let (mut general, mut lowercase) = (Vec::new(), Vec::new());
+                identifier_tokens(&raw, &mut scratch, &mut |t| general.push(t.to_owned()));
+                code_tokens(&raw, &mut |t| lowercase.push(t.to_owned()));
+                assert_eq!(lowercase, general, "{raw}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 4000, "{checked}");
     }
 
     #[test]
