@@ -421,12 +421,7 @@ pub fn write_postings(w: &mut PyJson, postings: &Postings, sorted: bool) {
         w.begin_array();
         for &(doc, tf) in entries {
             w.element();
-            w.begin_object();
-            w.key("doc_id");
-            w.int(u64::from(doc));
-            w.key("tf");
-            w.int(u64::from(tf));
-            w.end_object();
+            w.int_object(&[("doc_id", u64::from(doc)), ("tf", u64::from(tf))]);
         }
         w.end_array();
     }
