@@ -73,9 +73,7 @@ enum N {
     /// A finite float (the token had a fraction or exponent).
     Float(f64),
     /// A number no primitive holds exactly: its source text, already validated as a JSON number.
-    /// Behind a thin pointer, so a `Number` is 16 bytes and a parsed one comes back in registers
-    /// (these numbers are rare: the double indirection costs nothing where it matters).
-    Verbatim(Box<String>),
+    Verbatim(Box<str>),
 }
 
 impl Number {
@@ -144,7 +142,7 @@ impl Number {
 
     pub(crate) fn verbatim(text: &str) -> Number {
         Number {
-            n: N::Verbatim(Box::new(text.to_owned())),
+            n: N::Verbatim(text.into()),
         }
     }
 
@@ -354,58 +352,43 @@ enum Pending {
     Entries(Vec<(String, Value)>),
 }
 
-/// Drops `first` with constant call-stack depth. Each container taken off the heap stack has its
-/// children emptied on the spot: their scalars dropped, and the buffers of the non-empty
-/// containers among their elements (the grandchildren) moved onto the stack. No buffer is dropped
-/// while it holds a non-empty container, so no `Drop` below this one recurses, and each element
-/// is looked at once.
+/// Drops `first` with constant call-stack depth: each child container's buffer is taken out of it;
+/// a buffer that holds further non-empty containers goes onto a heap stack to be emptied in turn,
+/// one that does not is dropped on the spot (its elements' own `Drop` finds nothing nested, so it
+/// cannot recurse further). Each buffer is looked through once for nested containers.
 fn drop_iteratively(first: Pending) {
     let mut stack = vec![first];
     while let Some(pending) = stack.pop() {
         match pending {
             Pending::Elements(values) => {
                 for value in values {
-                    empty_into(value, &mut stack);
+                    set_aside(value, &mut stack);
                 }
             }
             Pending::Entries(entries) => {
                 for (_, value) in entries {
-                    empty_into(value, &mut stack);
+                    set_aside(value, &mut stack);
                 }
             }
         }
     }
 }
 
-/// Drops `value` and its elements, moving the buffers of the non-empty containers among them onto
-/// `stack` first.
+/// Drops `value` now if it holds no non-empty container, else moves its buffer onto `stack`.
 #[inline]
-fn empty_into(value: Value, stack: &mut Vec<Pending>) {
+fn set_aside(value: Value, stack: &mut Vec<Pending>) {
     match value {
         Value::Array(mut a) => {
-            for child in std::mem::take(&mut a.0) {
-                defer_buffer(child, stack);
+            let elements = std::mem::take(&mut a.0);
+            if elements.iter().any(is_non_empty_container) {
+                stack.push(Pending::Elements(elements));
             }
         }
         Value::Object(mut m) => {
-            for (_, child) in std::mem::take(&mut m.entries) {
-                defer_buffer(child, stack);
+            let entries = std::mem::take(&mut m.entries);
+            if entries.iter().any(|(_, v)| is_non_empty_container(v)) {
+                stack.push(Pending::Entries(entries));
             }
-        }
-        _ => {}
-    }
-}
-
-/// Moves the buffer of `value`, a non-empty container, onto `stack`; drops anything else (a
-/// scalar or an empty container, which holds nothing nested).
-#[inline]
-fn defer_buffer(value: Value, stack: &mut Vec<Pending>) {
-    match value {
-        Value::Array(mut a) if !a.0.is_empty() => {
-            stack.push(Pending::Elements(std::mem::take(&mut a.0)));
-        }
-        Value::Object(mut m) if !m.entries.is_empty() => {
-            stack.push(Pending::Entries(std::mem::take(&mut m.entries)));
         }
         _ => {}
     }

@@ -55,14 +55,6 @@ fn tree_bytes(len: usize) -> usize {
     }
 }
 
-/// What a number's own allocations count for: none, or for one kept as text the box and the text.
-fn number_tree_bytes(n: &Number) -> usize {
-    match n.text_len() {
-        0 => 0,
-        len => tree_bytes(std::mem::size_of::<String>()) + tree_bytes(len),
-    }
-}
-
 /// The count against [`Limits::max_tree_bytes`] while a tree is built; when not `COUNTED` (no
 /// limit), every check passes without counting.
 struct Budget<const COUNTED: bool> {
@@ -380,7 +372,7 @@ impl<'a> Scanner<'a> {
                     Value::String(s.into_owned())
                 }
                 Start::Number(n) => {
-                    if !budget.take(number_tree_bytes(&n), &elements, &entries) {
+                    if !budget.take(tree_bytes(n.text_len()), &elements, &entries) {
                         return Err(self.tree_limit(limits));
                     }
                     Value::Number(n)
@@ -1022,8 +1014,7 @@ mod tests {
             assert_eq!(least_tree_budget(input), 0, "{input}");
         }
         assert_eq!(least_tree_budget("\"abc\""), 32);
-        // A number kept as text: its box (a `String`) and the text.
-        assert_eq!(least_tree_budget("123456789012345678901234567890"), 32 + 48);
+        assert_eq!(least_tree_budget("123456789012345678901234567890"), 48);
         // An array of n scalars: its own buffer (32 bytes a value) and the parser's element buffer
         // at its doubled capacity, twice (with the buffers it replaced while growing).
         let value = std::mem::size_of::<Value>();
