@@ -643,7 +643,7 @@ impl<'a> Scanner<'a> {
         let mut mantissa: u64 = 0;
         let mut i = match input.get(int_start) {
             Some(b'0') => int_start + 1,
-            Some(b'1'..=b'9') => accumulate_digits(input, int_start, &mut mantissa),
+            Some(b'1'..=b'9') => accumulate_integer_digits(input, int_start, &mut mantissa),
             None => return Err(self.error_at(Code::EofWhileParsingValue, int_start)),
             Some(_) => return Err(self.error_at(Code::InvalidNumber, int_start)),
         };
@@ -748,6 +748,26 @@ const POWERS_OF_TEN_TO_EIGHT: [u64; 9] = {
     }
     powers
 };
+
+/// Integer parts are read one digit at a time up to this many digits, then eight at a time: most
+/// are short (a coordinate's degrees, a count), where the lane arithmetic costs more than it saves.
+const SHORT_INTEGER_DIGITS: usize = 4;
+
+/// [`accumulate_digits`] for an integer part: its first [`SHORT_INTEGER_DIGITS`] digits one at a
+/// time, the rest eight at a time.
+#[inline]
+fn accumulate_integer_digits(input: &[u8], mut i: usize, mantissa: &mut u64) -> usize {
+    for _ in 0..SHORT_INTEGER_DIGITS {
+        match input.get(i) {
+            Some(&d) if d.is_ascii_digit() => {
+                *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                i += 1;
+            }
+            _ => return i,
+        }
+    }
+    accumulate_digits(input, i, mantissa)
+}
 
 /// Reads decimal digits from `i` into `mantissa` (wrapping; the caller counts digits) and returns
 /// the index after the last digit. Eight bytes per step: the run of digits at the start of the
@@ -1219,9 +1239,11 @@ mod tests {
                 want = want.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
                 end += 1;
             }
-            let mut got = 7u64;
-            assert_eq!(accumulate_digits(&text, start, &mut got), end, "{text:?}");
-            assert_eq!(got, want, "{text:?}");
+            for accumulate in [accumulate_digits, accumulate_integer_digits] {
+                let mut got = 7u64;
+                assert_eq!(accumulate(&text, start, &mut got), end, "{text:?}");
+                assert_eq!(got, want, "{text:?}");
+            }
         }
     }
 
