@@ -240,7 +240,7 @@ impl<'a> Scanner<'a> {
 
     /// After an array element: true when another element follows (the `,` consumed), false when
     /// the array ended (the `]` consumed).
-    #[inline]
+    #[inline(always)]
     pub(super) fn array_continues(&mut self) -> Result<bool, ParseError> {
         self.skip_whitespace();
         match self.peek() {
@@ -278,7 +278,7 @@ impl<'a> Scanner<'a> {
 
     /// After an object member's value: the next key (and its `:`), or `None` (the `}` consumed)
     /// when the object ended.
-    #[inline]
+    #[inline(always)]
     pub(super) fn object_next_key(&mut self) -> Result<Option<Cow<'a, str>>, ParseError> {
         self.skip_whitespace();
         match self.peek() {
