@@ -446,6 +446,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Parses `"key"` and the `:` after it.
+    #[inline(always)]
     fn parse_key(&mut self) -> Result<Cow<'a, str>, ParseError> {
         let key = self.parse_string()?;
         self.skip_whitespace();
