@@ -346,28 +346,51 @@ impl FromIterator<(String, Value)> for Map {
     }
 }
 
-/// Drops `first`'s elements with constant call-stack depth: containers that hold further
-/// containers are moved onto a heap stack and emptied one at a time, while containers of scalars are
-/// dropped on the spot (their own `Drop` finds nothing nested, so it cannot recurse further).
-fn drop_iteratively(first: impl Iterator<Item = Value>) {
-    fn sort_children(children: impl Iterator<Item = Value>, stack: &mut Vec<Value>) {
-        for child in children {
-            if holds_nested_container(&child) {
-                stack.push(child);
+/// Children of a container waiting to be dropped: an array's elements or an object's entries.
+enum Pending {
+    Elements(Vec<Value>),
+    Entries(Vec<(String, Value)>),
+}
+
+/// Drops `first` with constant call-stack depth: each child container's buffer is taken out of it;
+/// a buffer that holds further non-empty containers goes onto a heap stack to be emptied in turn,
+/// one that does not is dropped on the spot (its elements' own `Drop` finds nothing nested, so it
+/// cannot recurse further). Each buffer is looked through once for nested containers.
+fn drop_iteratively(first: Pending) {
+    let mut stack = vec![first];
+    while let Some(pending) = stack.pop() {
+        match pending {
+            Pending::Elements(values) => {
+                for value in values {
+                    set_aside(value, &mut stack);
+                }
+            }
+            Pending::Entries(entries) => {
+                for (_, value) in entries {
+                    set_aside(value, &mut stack);
+                }
             }
         }
     }
-    let mut stack: Vec<Value> = Vec::new();
-    sort_children(first, &mut stack);
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Array(mut a) => sort_children(std::mem::take(&mut a.0).into_iter(), &mut stack),
-            Value::Object(mut m) => sort_children(
-                std::mem::take(&mut m.entries).into_iter().map(|(_, v)| v),
-                &mut stack,
-            ),
-            _ => {}
+}
+
+/// Drops `value` now if it holds no non-empty container, else moves its buffer onto `stack`.
+#[inline]
+fn set_aside(value: Value, stack: &mut Vec<Pending>) {
+    match value {
+        Value::Array(mut a) => {
+            let elements = std::mem::take(&mut a.0);
+            if elements.iter().any(is_non_empty_container) {
+                stack.push(Pending::Elements(elements));
+            }
         }
+        Value::Object(mut m) => {
+            let entries = std::mem::take(&mut m.entries);
+            if entries.iter().any(|(_, v)| is_non_empty_container(v)) {
+                stack.push(Pending::Entries(entries));
+            }
+        }
+        _ => {}
     }
 }
 
@@ -379,19 +402,10 @@ fn is_non_empty_container(value: &Value) -> bool {
     }
 }
 
-/// Whether `value` is a container with a non-empty container among its elements.
-fn holds_nested_container(value: &Value) -> bool {
-    match value {
-        Value::Array(a) => a.0.iter().any(is_non_empty_container),
-        Value::Object(m) => m.entries.iter().any(|(_, v)| is_non_empty_container(v)),
-        _ => false,
-    }
-}
-
 impl Drop for Array {
     fn drop(&mut self) {
         if self.0.iter().any(is_non_empty_container) {
-            drop_iteratively(std::mem::take(&mut self.0).into_iter());
+            drop_iteratively(Pending::Elements(std::mem::take(&mut self.0)));
         }
     }
 }
@@ -399,11 +413,7 @@ impl Drop for Array {
 impl Drop for Map {
     fn drop(&mut self) {
         if self.entries.iter().any(|(_, v)| is_non_empty_container(v)) {
-            drop_iteratively(
-                std::mem::take(&mut self.entries)
-                    .into_iter()
-                    .map(|(_, v)| v),
-            );
+            drop_iteratively(Pending::Entries(std::mem::take(&mut self.entries)));
         }
     }
 }
@@ -617,6 +627,33 @@ mod tests {
             let mut m = Map::new();
             m.insert("k", v);
             v = Value::Object(m);
+        }
+        drop(v);
+    }
+
+    #[test]
+    fn dropping_deep_mixed_nesting_with_siblings_does_not_overflow_the_stack() {
+        // Arrays and objects in turn, each level beside a string, an empty container and a
+        // pair of numbers, so every branch of the iterative drop is taken at every depth.
+        let mut v = Value::Null;
+        for depth in 0..1_000_000u64 {
+            let siblings = vec![
+                "s".into(),
+                Value::Array(Array::new()),
+                Value::from(vec![depth.into(), 0.5.into()]),
+            ];
+            v = if depth % 2 == 0 {
+                let mut elements = siblings;
+                elements.push(v);
+                Value::from(elements)
+            } else {
+                let mut m = Map::new();
+                for (i, sibling) in siblings.into_iter().enumerate() {
+                    m.insert(i.to_string(), sibling);
+                }
+                m.insert("next", v);
+                Value::Object(m)
+            };
         }
         drop(v);
     }

@@ -200,7 +200,7 @@ impl<'a> Scanner<'a> {
 
     /// Reads the start of a value after optional whitespace: opens a container (`depth` of them
     /// being open already, at most `max_depth` allowed) or reads a whole scalar.
-    #[inline]
+    #[inline(always)]
     pub(super) fn start_value(
         &mut self,
         depth: usize,
@@ -240,7 +240,7 @@ impl<'a> Scanner<'a> {
 
     /// After an array element: true when another element follows (the `,` consumed), false when
     /// the array ended (the `]` consumed).
-    #[inline]
+    #[inline(always)]
     pub(super) fn array_continues(&mut self) -> Result<bool, ParseError> {
         self.skip_whitespace();
         match self.peek() {
@@ -278,7 +278,7 @@ impl<'a> Scanner<'a> {
 
     /// After an object member's value: the next key (and its `:`), or `None` (the `}` consumed)
     /// when the object ended.
-    #[inline]
+    #[inline(always)]
     pub(super) fn object_next_key(&mut self) -> Result<Option<Cow<'a, str>>, ParseError> {
         self.skip_whitespace();
         match self.peek() {
@@ -446,6 +446,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Parses `"key"` and the `:` after it.
+    #[inline(always)]
     fn parse_key(&mut self) -> Result<Cow<'a, str>, ParseError> {
         let key = self.parse_string()?;
         self.skip_whitespace();
@@ -638,16 +639,15 @@ impl<'a> Scanner<'a> {
         let start = self.pos;
         let negative = input[start] == b'-';
         let int_start = start + usize::from(negative);
-        let mut i = int_start;
-        // Every digit goes into `mantissa`; it is only trusted while at most 19 significant digits
-        // were read (10^19 < 2^64), which `significant` tracks.
+        // Every digit goes into `mantissa`, wrapping; it is only trusted while at most 19
+        // significant digits were read (10^19 < 2^64), which is counted once, at the end.
         let mut mantissa: u64 = 0;
-        match input.get(i) {
-            Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => i = accumulate_digits(input, i, &mut mantissa),
-            None => return Err(self.error_at(Code::EofWhileParsingValue, i)),
-            Some(_) => return Err(self.error_at(Code::InvalidNumber, i)),
-        }
+        let mut i = match input.get(int_start) {
+            Some(b'0') => int_start + 1,
+            Some(b'1'..=b'9') => accumulate_integer_digits(input, int_start, &mut mantissa),
+            None => return Err(self.error_at(Code::EofWhileParsingValue, int_start)),
+            Some(_) => return Err(self.error_at(Code::InvalidNumber, int_start)),
+        };
         let int_digits = i - int_start;
         if !matches!(input.get(i), Some(b'.' | b'e' | b'E')) {
             self.pos = i;
@@ -655,39 +655,11 @@ impl<'a> Scanner<'a> {
                 input, start, i, negative, mantissa, int_digits,
             ));
         }
-
-        // The integer part has no leading zeros, so all its digits count unless it is just "0". (Not
-        // `mantissa == 0`: a long integer part can wrap the accumulator to exactly zero.)
-        let mut significant = if input[int_start] == b'0' {
-            0
-        } else {
-            int_digits
-        };
         let mut fraction_digits = 0;
-        if input.get(i) == Some(&b'.') {
+        if input[i] == b'.' {
             i += 1;
             let fraction_start = i;
-            while let Some(value) = eight_digits_at(input, i) {
-                // Leading zeros of the fraction are not significant; every digit after them is.
-                significant += if significant != 0 || mantissa != 0 {
-                    8
-                } else {
-                    value.checked_ilog10().map_or(0, |log| log as usize + 1)
-                };
-                mantissa = mantissa
-                    .wrapping_mul(100_000_000)
-                    .wrapping_add(u64::from(value));
-                i += 8;
-            }
-            while let Some(&d) = input.get(i) {
-                let digit = d.wrapping_sub(b'0');
-                if digit > 9 {
-                    break;
-                }
-                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
-                significant += usize::from(significant != 0 || mantissa != 0);
-                i += 1;
-            }
+            i = accumulate_digits(input, i, &mut mantissa);
             fraction_digits = i - fraction_start;
             if fraction_digits == 0 {
                 return Err(self.error_at(Code::InvalidNumber, i));
@@ -717,8 +689,9 @@ impl<'a> Scanner<'a> {
             }
         }
         self.pos = i;
-        let text = || std::str::from_utf8(&input[start..i]).expect("number tokens are ASCII");
-        let exact = if significant <= 19 && exponent.abs() < EXPONENT_SATURATION {
+        let significant_fits = int_digits + fraction_digits <= 19
+            || significant_digits(input, int_start, int_digits, fraction_digits) <= 19;
+        let exact = if significant_fits && exponent.abs() < EXPONENT_SATURATION {
             decimal_to_f64(mantissa, exponent - fraction_digits as i64)
         } else {
             None
@@ -726,7 +699,7 @@ impl<'a> Scanner<'a> {
         let f = match exact {
             Some(magnitude) if negative => -magnitude,
             Some(magnitude) => magnitude,
-            None => text()
+            None => ascii(input, start, i)
                 .parse()
                 .map_err(|_| self.error_at(Code::InvalidNumber, start))?,
         };
@@ -734,21 +707,93 @@ impl<'a> Scanner<'a> {
             Ok(Number::float(f))
         } else {
             // Beyond f64's range: keep the text so it is written back unchanged.
-            Ok(Number::verbatim(text()))
+            Ok(Number::verbatim(ascii(input, start, i)))
         }
     }
 }
 
+/// The significant digits of a number whose integer part (`int_digits` digits from `int_start`)
+/// is followed by `fraction_digits` digits after the point: all of them, except that an integer
+/// part "0" and the zeros after the point that lead the fraction are not significant.
+#[cold]
+fn significant_digits(
+    input: &[u8],
+    int_start: usize,
+    int_digits: usize,
+    fraction_digits: usize,
+) -> usize {
+    if input[int_start] != b'0' {
+        // An integer part has no leading zeros, so all its digits count. (Not `mantissa == 0`:
+        // a long integer part can wrap the accumulator to exactly zero.)
+        return int_digits + fraction_digits;
+    }
+    let fraction_start = int_start + 2;
+    let fraction = &input[fraction_start..fraction_start + fraction_digits];
+    fraction_digits - fraction.iter().take_while(|&&d| d == b'0').count()
+}
+
+/// The text of `input[start..end]`, a token the parser found to be ASCII.
+fn ascii(input: &[u8], start: usize, end: usize) -> &str {
+    std::str::from_utf8(&input[start..end]).expect("number tokens are ASCII")
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// `10^n` for a run of `n` digits, up to eight.
+const POWERS_OF_TEN_TO_EIGHT: [u64; 9] = {
+    let mut powers = [1u64; 9];
+    let mut n = 1;
+    while n < powers.len() {
+        powers[n] = powers[n - 1] * 10;
+        n += 1;
+    }
+    powers
+};
+
+/// Integer parts are read one digit at a time up to this many digits, then eight at a time: most
+/// are short (a coordinate's degrees, a count), where the lane arithmetic costs more than it saves.
+const SHORT_INTEGER_DIGITS: usize = 4;
+
+/// [`accumulate_digits`] for an integer part: its first [`SHORT_INTEGER_DIGITS`] digits one at a
+/// time, the rest eight at a time.
+#[inline]
+fn accumulate_integer_digits(input: &[u8], mut i: usize, mantissa: &mut u64) -> usize {
+    for _ in 0..SHORT_INTEGER_DIGITS {
+        match input.get(i) {
+            Some(&d) if d.is_ascii_digit() => {
+                *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                i += 1;
+            }
+            _ => return i,
+        }
+    }
+    accumulate_digits(input, i, mantissa)
+}
+
 /// Reads decimal digits from `i` into `mantissa` (wrapping; the caller counts digits) and returns
-/// the index after the last digit.
+/// the index after the last digit. Eight bytes per step: the run of digits at the start of the
+/// word is found by one lane test and its value computed in the lanes.
 #[inline]
 fn accumulate_digits(input: &[u8], mut i: usize, mantissa: &mut u64) -> usize {
-    while let Some(value) = eight_digits_at(input, i) {
+    while let Some(chunk) = input.get(i..i + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let run = leading_digit_bytes(word);
+        if run == 0 {
+            return i;
+        }
+        // The run's digit values, moved up to the top lanes; the lanes below them read as
+        // leading zeros. (Subtracting '0' borrows only out of the non-digit lanes after the run,
+        // towards the higher lanes the shift discards.)
+        let lanes = word.wrapping_sub(ONES * u64::from(b'0')) << (8 * (8 - run));
         *mantissa = mantissa
-            .wrapping_mul(100_000_000)
-            .wrapping_add(u64::from(value));
-        i += 8;
+            .wrapping_mul(POWERS_OF_TEN_TO_EIGHT[run])
+            .wrapping_add(u64::from(lanes_value(lanes)));
+        i += run;
+        if run < 8 {
+            return i;
+        }
     }
+    // Fewer than eight bytes left in the input: one at a time.
     while let Some(&d) = input.get(i) {
         let digit = d.wrapping_sub(b'0');
         if digit > 9 {
@@ -760,21 +805,23 @@ fn accumulate_digits(input: &[u8], mut i: usize, mantissa: &mut u64) -> usize {
     i
 }
 
-/// The value of the eight bytes at `i` when all eight are ASCII digits (the first the most
-/// significant), computed in the lanes of one u64: a digit test on every byte at once, then pairs
-/// of digits, then pairs of pairs, combined by two multiplications.
+/// How many of the eight bytes of `word` (the first in the lowest lane) are ASCII digits before
+/// the first that is not, 8 when all are.
 #[inline]
-fn eight_digits_at(input: &[u8], i: usize) -> Option<u32> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let chunk = input.get(i..i + 8)?;
-    let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-    // A byte is a digit when its high nibble is 3 and adding 6 leaves it 3 (0x30..=0x39).
-    let high_nibbles =
-        (word & (ONES * 0xF0)) | ((word.wrapping_add(ONES * 6) & (ONES * 0xF0)) >> 4);
-    if high_nibbles != ONES * 0x33 {
-        return None;
-    }
-    let digits = word - ONES * u64::from(b'0');
+fn leading_digit_bytes(word: u64) -> usize {
+    // A byte is a digit when its high nibble is 3 and adding 6 leaves it 3 (0x30..=0x39). The
+    // addition carries out of a lane only from a byte of 0xFA or more, itself not a digit, into
+    // the lanes above it, so the lowest flagged lane is always exact.
+    let non_digits = ((word & (ONES * 0xF0)) ^ (ONES * 0x30))
+        | ((word.wrapping_add(ONES * 6) & (ONES * 0xF0)) ^ (ONES * 0x30));
+    (non_digits.trailing_zeros() / 8) as usize
+}
+
+/// The number whose eight decimal digits are the byte lanes of `digits` (each 0..=9, the lowest
+/// lane the most significant): pairs of digits, then pairs of pairs, combined by two
+/// multiplications.
+#[inline]
+fn lanes_value(digits: u64) -> u32 {
     // Byte lanes 0, 2, 4, 6 now hold two-digit values (10 × first + second; no carry, at most 99).
     let pairs = digits * 10 + (digits >> 8);
     const LANES_0_AND_4: u64 = 0x0000_00FF_0000_00FF;
@@ -783,7 +830,7 @@ fn eight_digits_at(input: &[u8], i: usize) -> Option<u32> {
     let value = ((pairs & LANES_0_AND_4).wrapping_mul(100 + (1_000_000 << 32)))
         .wrapping_add(((pairs >> 16) & LANES_0_AND_4).wrapping_mul(1 + (10_000 << 32)))
         >> 32;
-    Some(value as u32)
+    value as u32
 }
 
 /// The index of the first byte at or after `i` that is not a space.
@@ -814,18 +861,17 @@ fn integer_number(
     mantissa: u64,
     digits: usize,
 ) -> Number {
-    let text = std::str::from_utf8(&input[start..end]).expect("number tokens are ASCII");
     let magnitude = match digits {
         // Nineteen digits always fit in a u64, so the wrapping accumulation was exact.
         0..=19 => Some(mantissa),
-        20 => text.trim_start_matches('-').parse::<u64>().ok(),
+        20 => ascii(input, end - digits, end).parse::<u64>().ok(),
         _ => None,
     };
     match (magnitude, negative) {
         (Some(m), false) => Number::from(m),
         (Some(m), true) if m != 0 && m <= 1u64 << 63 => Number::from((m as i64).wrapping_neg()),
         // -0, or an integer beyond 64 bits: keep the text so it is written back unchanged.
-        _ => Number::verbatim(text),
+        _ => Number::verbatim(ascii(input, start, end)),
     }
 }
 
@@ -1158,6 +1204,47 @@ mod tests {
             let v = parse(text.as_bytes()).unwrap();
             assert_eq!((v.as_u64(), v.as_i64()), (None, None), "{text}");
             assert_eq!(crate::json::to_string(&v), text);
+        }
+    }
+
+    /// The value of the eight bytes at `i` when all eight are ASCII digits.
+    fn eight_digits_at(input: &[u8], i: usize) -> Option<u32> {
+        let chunk = input.get(i..i + 8)?;
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        (leading_digit_bytes(word) == 8).then(|| lanes_value(word - ONES * u64::from(b'0')))
+    }
+
+    #[test]
+    fn digit_runs_of_every_length_accumulate_like_one_digit_at_a_time() {
+        let mut rng = crate::json::TestRng(0x5851_F42D_4C95_7F2D);
+        // Bytes that end a run: near misses on both sides of '0'..='9', and bytes whose lane
+        // arithmetic carries or borrows into the next lane.
+        let stops = [
+            b'/', b':', b'.', b'e', b',', b']', b' ', 0, 0x3F, 0xB0, 0xB9, 0xFA, 0xFF,
+        ];
+        for _ in 0..200_000 {
+            let digits = (rng.next() % 26) as usize;
+            let mut text: Vec<u8> = (0..digits)
+                .map(|_| b'0' + (rng.next() % 10) as u8)
+                .collect();
+            if rng.next() % 8 != 0 {
+                text.push(stops[(rng.next() % stops.len() as u64) as usize]);
+            }
+            for _ in 0..rng.next() % 12 {
+                text.push(rng.next() as u8);
+            }
+            let start = (rng.next() % 3) as usize;
+            let text = [&b"-0."[..start], &text].concat();
+            let (mut want, mut end) = (7u64, start);
+            while let Some(d) = text.get(end).filter(|d| d.is_ascii_digit()) {
+                want = want.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                end += 1;
+            }
+            for accumulate in [accumulate_digits, accumulate_integer_digits] {
+                let mut got = 7u64;
+                assert_eq!(accumulate(&text, start, &mut got), end, "{text:?}");
+                assert_eq!(got, want, "{text:?}");
+            }
         }
     }
 

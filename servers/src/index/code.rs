@@ -69,9 +69,11 @@ const PREPARED_AHEAD: usize = 4;
 struct Prepared {
     text: String,
     doc: CodeDoc,
-    /// Its definitions at every level, as the outline's documents ([`crate::recall::outline`]),
-    /// laid out here, on the reading thread ([`outline_documents`]).
-    outline: Vec<String>,
+    /// Its path relative to the root, and its definitions at every level, which the counting
+    /// thread lays out as the outline's documents ([`outline_documents`]): that thread would
+    /// otherwise wait for this one.
+    rel: String,
+    definitions: Vec<outline::Unit>,
     /// A `.py` file's absolute imports (what the reference's fingerprint reads).
     imports: Vec<String>,
 }
@@ -99,12 +101,11 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
         signature: None,
         provenance: None,
     };
-    let rel_text = rel.to_string_lossy();
-    let outline = outline_documents(&rel_text, outline::outline(&text, language));
     Some(Prepared {
+        definitions: outline::outline(&text, language),
+        rel: rel.to_string_lossy().into_owned(),
         text,
         doc,
-        outline,
         imports,
     })
 }
@@ -265,9 +266,10 @@ fn outline_documents(rel: &str, units: Vec<outline::Unit>) -> Vec<String> {
 /// the absolute imports of its `.py` files. `progress` is called after each file with the number
 /// done.
 ///
-/// Two stages: a second thread reads each file and makes its passages, snippet, hash and mtime
-/// (`prepare`) up to [`PREPARED_AHEAD`] files ahead, while this thread counts the postings, which
-/// must see the files in order. The output is the same as one thread's; if no thread can be
+/// Two stages: a second thread reads each file and makes its passages, snippet, hash, mtime and
+/// definitions (`prepare`) up to [`PREPARED_AHEAD`] files ahead, while this thread counts the
+/// postings, which must see the files in order, and lays out the outline's documents (the two
+/// threads' shares of the work are about even on the Python standard library). The output is the same as one thread's; if no thread can be
 /// started, this thread does both.
 pub fn build_local(
     root: &Path,
@@ -286,7 +288,8 @@ pub fn build_local(
         let Some(Prepared {
             text,
             mut doc,
-            outline: definitions,
+            rel,
+            definitions,
             imports: found,
         }) = prepared
         else {
@@ -297,7 +300,9 @@ pub fn build_local(
         doc.length = partition.postings.add(&text, Tokenizer::Code);
         if doc.length > 0 {
             outline.source_count += 1;
-            outline.documents.extend(definitions);
+            outline
+                .documents
+                .extend(outline_documents(&rel, definitions));
             partition.docs.push(doc);
         }
     };

@@ -86,7 +86,7 @@ fn indented(lines: &[&str], language: Indented) -> Vec<Unit> {
             if let Some(top) = open.last_mut() {
                 top.last_line = at + 1;
             }
-            if trimmed.matches(quote).count() % 2 == 1 {
+            if odd_count(trimmed, quote) {
                 in_string = None;
             }
             continue;
@@ -111,7 +111,7 @@ fn indented(lines: &[&str], language: Indented) -> Vec<Unit> {
         }
         if language == Indented::Python {
             for quote in ["\"\"\"", "'''"] {
-                if trimmed.matches(quote).count() % 2 == 1 {
+                if odd_count(trimmed, quote) {
                     in_string = Some(quote);
                     break;
                 }
@@ -145,6 +145,12 @@ fn indented(lines: &[&str], language: Indented) -> Vec<Unit> {
         close(top, &mut units);
     }
     units
+}
+
+/// Whether `line` holds an odd number of `quote`s (non-overlapping). Most lines hold no quote
+/// character at all, which one byte search tells before any substring search is set up.
+fn odd_count(line: &str, quote: &str) -> bool {
+    quote.chars().next().is_none_or(|c| line.contains(c)) && line.matches(quote).count() % 2 == 1
 }
 
 /// Where the name starts after a definition keyword, if `trimmed` opens a definition.

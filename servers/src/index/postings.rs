@@ -1,72 +1,295 @@
 //! Term postings as the reference builds them: per document, term frequencies in first-occurrence
 //! order; terms in global first-seen order; entries in document order; plus each document's
 //! `vector_norm_sq`, `avgdl` and `N`.
+//!
+//! Counting is two steps, so most tokens never touch the large table: a document's tokens are
+//! counted in a small table of its own ([`DocumentTerms`]), then each *distinct* term of the
+//! document is looked up once in the global table ([`Postings::add_counted`]). Both tables are
+//! keyed by the same hash of the term, computed once per token: std's keyed SipHash, whose key
+//! is random per [`Postings`], so a repository cannot choose terms that collide.
 
 use crate::recall::tokenize::Tokenizer;
-use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
 
-/// The term table's hasher: std's keyed SipHash, a new random key per table. The keys are the
-/// project's tokens, which a repository chooses: an unkeyed fast hash (FxHash was used) lets it
-/// pick terms that collide, and even plain sequential names (`t0` … `t1864135` in one 16 MB file)
-/// clustered enough for a 50 s build.
+/// The term tables' hasher: std's keyed SipHash, a new random key per [`Postings`]. The keys
+/// are the project's tokens, which a repository chooses: an unkeyed fast hash (FxHash was used)
+/// lets it pick terms that collide, and even plain sequential names (`t0` … `t1864135` in one
+/// 16 MB file) clustered enough for a 50 s build.
 type TermHashState = std::collections::hash_map::RandomState;
 
-/// Postings under construction and, once finished, as written.
+/// The tables' hash of `term`: SipHash of its bytes under the table's key. (`hash_one(term)`
+/// would also feed `str`'s terminator byte, a second call per token; SipHash already mixes the
+/// length into its last block, so terms of different lengths stay apart without it.)
+fn term_hash(state: &TermHashState, term: &str) -> u64 {
+    let mut hasher = state.build_hasher();
+    hasher.write(term.as_bytes());
+    hasher.finish()
+}
+
+/// Both tables grow to keep at least this many slots per entry, so a probe (linear, from the
+/// hash's low bits) meets few occupied slots.
+const SLOTS_PER_ENTRY: usize = 2;
+
+/// Slots of a new table (a power of two).
+const MIN_SLOTS: usize = 64;
+
+/// An open-addressing index from a term's hash to its number in a list the caller keeps (slot
+/// values are the number plus one, 0 is empty), probed linearly from the hash's low bits. The
+/// caller keeps each entry's hash and text, so the table holds no strings and grows without
+/// hashing any term again.
 #[derive(Default)]
+struct Slots {
+    slots: Vec<usize>,
+    /// Slots looked at, for the tests that check a flood of similar terms stays linear.
+    #[cfg(test)]
+    probes: u64,
+}
+
+impl Slots {
+    /// The number of the entry whose hash is `hash` and for which `same(number)` holds; if there
+    /// is none, claims a slot for number `entries` (the entry the caller then appends; `entries`
+    /// are held now, `hash_of(number)` gives each one's hash) and returns `None`.
+    fn find_or_claim(
+        &mut self,
+        hash: u64,
+        entries: usize,
+        hash_of: impl Fn(usize) -> u64,
+        same: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        if (entries + 1) * SLOTS_PER_ENTRY > self.slots.len() {
+            self.grow(entries, &hash_of);
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = hash as usize & mask;
+        loop {
+            #[cfg(test)]
+            {
+                self.probes += 1;
+            }
+            match self.slots[at] {
+                0 => {
+                    self.slots[at] = entries + 1;
+                    return None;
+                }
+                taken => {
+                    let number = taken - 1;
+                    if hash_of(number) == hash && same(number) {
+                        return Some(number);
+                    }
+                }
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// Doubles the table (at least [`MIN_SLOTS`]) and places the `entries` held by their hashes.
+    fn grow(&mut self, entries: usize, hash_of: &impl Fn(usize) -> u64) {
+        let size = (self.slots.len() * 2).max(MIN_SLOTS);
+        self.slots = vec![0; size];
+        for number in 0..entries {
+            let mut at = hash_of(number) as usize & (size - 1);
+            while self.slots[at] != 0 {
+                #[cfg(test)]
+                {
+                    self.probes += 1;
+                }
+                at = (at + 1) & (size - 1);
+            }
+            self.slots[at] = number + 1;
+        }
+    }
+
+    /// Empties the table, which held `entries`: zeroed in place, or made smaller when it is far
+    /// larger than they needed (a large document must not make every later one clear its slots),
+    /// so clearing costs what filling did.
+    fn clear(&mut self, entries: usize) {
+        let needed = (entries * SLOTS_PER_ENTRY)
+            .next_power_of_two()
+            .max(MIN_SLOTS);
+        if self.slots.len() > 4 * needed {
+            self.slots = vec![0; needed];
+        } else {
+            self.slots.fill(0);
+        }
+    }
+}
+
+/// One distinct term of a document.
+struct CountedTerm {
+    hash: u64,
+    /// Where its text ends in [`DocumentTerms::text`] (it starts where the previous one's ends).
+    end: usize,
+    tf: u32,
+}
+
+/// One document's terms counted: each distinct term once, in first-occurrence order, with its
+/// hash and its count. Made by [`Postings::document_terms`] (it shares that table's hash key) and
+/// reused from document to document, so its buffers keep their capacity.
+pub struct DocumentTerms {
+    state: TermHashState,
+    /// The distinct terms' text, back to back.
+    text: String,
+    terms: Vec<CountedTerm>,
+    slots: Slots,
+    /// Tokens counted, duplicates included.
+    length: u64,
+}
+
+impl DocumentTerms {
+    fn new(state: TermHashState) -> DocumentTerms {
+        DocumentTerms {
+            state,
+            text: String::new(),
+            terms: Vec::new(),
+            slots: Slots::default(),
+            length: 0,
+        }
+    }
+
+    /// Tokenizes `text` as one document, replacing what was counted before; returns its token
+    /// count.
+    pub fn count(&mut self, text: &str, tokenizer: Tokenizer) -> u64 {
+        let DocumentTerms {
+            state,
+            text: terms_text,
+            terms,
+            slots,
+            length,
+        } = self;
+        slots.clear(terms.len());
+        terms.clear();
+        terms_text.clear();
+        *length = 0;
+        tokenizer.each_token(text, &mut |token| {
+            *length += 1;
+            let hash = term_hash(state, token);
+            let found = slots.find_or_claim(
+                hash,
+                terms.len(),
+                |n| terms[n].hash,
+                |n| &terms_text[start_of(terms, n)..terms[n].end] == token,
+            );
+            match found {
+                Some(n) => terms[n].tf += 1,
+                None => {
+                    terms_text.push_str(token);
+                    terms.push(CountedTerm {
+                        hash,
+                        end: terms_text.len(),
+                        tf: 1,
+                    });
+                }
+            }
+        });
+        *length
+    }
+
+    /// Tokens counted, duplicates included.
+    pub fn length(&self) -> u64 {
+        self.length
+    }
+
+    /// The distinct terms as `(text, hash, tf)`, in first-occurrence order.
+    fn each(&self) -> impl Iterator<Item = (&str, u64, u32)> {
+        (0..self.terms.len()).map(|n| {
+            let term = &self.terms[n];
+            (
+                &self.text[start_of(&self.terms, n)..term.end],
+                term.hash,
+                term.tf,
+            )
+        })
+    }
+}
+
+/// Where term `n`'s text starts: where the one before it ends.
+fn start_of(terms: &[CountedTerm], n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        terms[n - 1].end
+    }
+}
+
+/// A term and its entries, `(doc, tf)` in document order.
+pub type TermEntries = (String, Vec<(u32, u32)>);
+
+/// Postings under construction and, once finished, as written.
 pub struct Postings {
-    ids: HashMap<String, usize, TermHashState>,
+    state: TermHashState,
+    /// The global term table: slots into `terms`, each term's hash in `hashes`.
+    slots: Slots,
+    hashes: Vec<u64>,
     /// `(term, [(doc, tf)])` in first-seen order.
-    pub terms: Vec<(String, Vec<(u32, u32)>)>,
+    pub terms: Vec<TermEntries>,
     /// Token count per document.
     pub lengths: Vec<u64>,
-    /// Per term: the document that last counted it and where in that document's list.
-    seen_in: Vec<(u32, u32)>,
+    /// The counting table [`Postings::add`] reuses.
+    counted: DocumentTerms,
+}
+
+impl Default for Postings {
+    fn default() -> Postings {
+        Postings::new()
+    }
 }
 
 impl Postings {
     pub fn new() -> Postings {
-        Postings::default()
+        let state = TermHashState::new();
+        Postings {
+            counted: DocumentTerms::new(state.clone()),
+            state,
+            slots: Slots::default(),
+            hashes: Vec::new(),
+            terms: Vec::new(),
+            lengths: Vec::new(),
+        }
+    }
+
+    /// An empty counting table for documents to be added with [`Postings::add_counted`]; it
+    /// hashes with this table's key (it can be filled on another thread).
+    pub fn document_terms(&self) -> DocumentTerms {
+        DocumentTerms::new(self.state.clone())
     }
 
     /// Tokenizes `text` as the next document; returns its token count. A document with no tokens
     /// is not added (callers skip it) and 0 is returned.
     pub fn add(&mut self, text: &str, tokenizer: Tokenizer) -> u64 {
-        // Documents are numbered from 1 in `seen_in` so that 0 means "not yet in any".
-        let doc = self.lengths.len() as u32;
-        let stamp = doc + 1;
-        let mut local: Vec<(usize, u32)> = Vec::new();
-        let mut length = 0u64;
-        let ids = &mut self.ids;
-        let terms = &mut self.terms;
-        let seen_in = &mut self.seen_in;
-        tokenizer.each_token(text, &mut |token| {
-            length += 1;
-            let id = match ids.get(token) {
-                Some(&id) => id,
-                None => {
-                    let id = terms.len();
-                    terms.push((token.to_owned(), Vec::new()));
-                    ids.insert(token.to_owned(), id);
-                    seen_in.push((0, 0));
-                    id
-                }
-            };
-            let (last, pos) = seen_in[id];
-            if last == stamp {
-                local[pos as usize].1 += 1;
-            } else {
-                seen_in[id] = (stamp, local.len() as u32);
-                local.push((id, 1));
-            }
-        });
-        if length == 0 {
+        let empty = self.document_terms();
+        let mut counted = std::mem::replace(&mut self.counted, empty);
+        counted.count(text, tokenizer);
+        let length = self.add_counted(&counted);
+        self.counted = counted;
+        length
+    }
+
+    /// Adds the document `counted` (made by this table's [`Postings::document_terms`]) as the
+    /// next one: one lookup per distinct term. Returns its token count; a document with no
+    /// tokens is not added and 0 is returned.
+    pub fn add_counted(&mut self, counted: &DocumentTerms) -> u64 {
+        if counted.length == 0 {
             return 0;
         }
-        for (id, tf) in local {
-            self.terms[id].1.push((doc, tf));
+        let doc = self.lengths.len() as u32;
+        for (text, hash, tf) in counted.each() {
+            let Postings {
+                slots,
+                hashes,
+                terms,
+                ..
+            } = self;
+            let found =
+                slots.find_or_claim(hash, terms.len(), |n| hashes[n], |n| terms[n].0 == text);
+            let id = found.unwrap_or_else(|| {
+                terms.push((text.to_owned(), Vec::new()));
+                hashes.push(hash);
+                terms.len() - 1
+            });
+            terms[id].1.push((doc, tf));
         }
-        self.lengths.push(length);
-        length
+        self.lengths.push(counted.length);
+        counted.length
     }
 
     /// Number of documents added.
@@ -132,6 +355,146 @@ mod tests {
         assert_eq!(norms[1], g * g + a * a);
     }
 
+    /// The postings as the build made them before the per-document table: one lookup per token
+    /// in one map of owned strings. The model the two-step count must reproduce exactly.
+    fn one_map_per_token(docs: &[String], tokenizer: Tokenizer) -> (Vec<TermEntries>, Vec<u64>) {
+        use std::collections::HashMap;
+        let mut ids: HashMap<String, usize> = HashMap::new();
+        let mut terms: Vec<TermEntries> = Vec::new();
+        let mut lengths = Vec::new();
+        for text in docs {
+            let doc = lengths.len() as u32;
+            let mut local: Vec<(usize, u32)> = Vec::new();
+            let tokens = tokenizer.tokens(text);
+            for token in &tokens {
+                let id = *ids.entry(token.clone()).or_insert_with(|| {
+                    terms.push((token.clone(), Vec::new()));
+                    terms.len() - 1
+                });
+                match local.iter_mut().find(|(t, _)| *t == id) {
+                    Some((_, tf)) => *tf += 1,
+                    None => local.push((id, 1)),
+                }
+            }
+            if tokens.is_empty() {
+                continue;
+            }
+            for (id, tf) in local {
+                terms[id].1.push((doc, tf));
+            }
+            lengths.push(tokens.len() as u64);
+        }
+        (terms, lengths)
+    }
+
+    /// A document of random identifiers, words and separators over a small vocabulary (so terms
+    /// repeat within and across documents), from the xorshift state `seed`.
+    fn random_document(seed: &mut u64, words: usize) -> String {
+        const PIECES: [&str; 16] = [
+            "alpha",
+            "Beta",
+            "gamma_ray",
+            "HTTPServer",
+            "x",
+            "os.path.join",
+            "self",
+            "the",
+            "é",
+            "parseJSON",
+            "t1",
+            "t2",
+            "__init__",
+            "a-b",
+            "404",
+            "3.9",
+        ];
+        const SEPARATORS: [&str; 6] = [" ", "\n", "(", ", ", ".", "_"];
+        let mut next = || {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            *seed
+        };
+        let mut text = String::new();
+        for _ in 0..words {
+            let r = next();
+            let piece = PIECES[(r % 16) as usize];
+            // Some words made new, so the vocabulary keeps growing across documents.
+            if r % 7 == 0 {
+                text.push_str(&format!("{piece}{}", r % 5000));
+            } else {
+                text.push_str(piece);
+            }
+            text.push_str(SEPARATORS[((r >> 20) % 6) as usize]);
+        }
+        text
+    }
+
+    #[test]
+    fn counting_per_document_gives_the_postings_of_one_lookup_per_token() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for tokenizer in [Tokenizer::Code, Tokenizer::Prose, Tokenizer::Notes] {
+            for round in 0..4 {
+                // Empty documents and documents far larger than the table's first size among them.
+                let docs: Vec<String> = (0..60)
+                    .map(|i| {
+                        let words = [0, 1, 3, 40, 400, 3000][(i + round) % 6];
+                        random_document(&mut seed, words)
+                    })
+                    .collect();
+                let mut postings = Postings::new();
+                let lengths: Vec<u64> = docs.iter().map(|d| postings.add(d, tokenizer)).collect();
+                // Counted by a table made apart, as the reading thread does.
+                let mut apart = Postings::new();
+                let mut counted = apart.document_terms();
+                for d in &docs {
+                    counted.count(d, tokenizer);
+                    apart.add_counted(&counted);
+                }
+                let (terms, model_lengths) = one_map_per_token(&docs, tokenizer);
+                assert!(terms.len() > 100, "{tokenizer:?}: {} terms", terms.len());
+                assert_eq!(postings.terms, terms, "{tokenizer:?} round {round}");
+                assert_eq!(postings.lengths, model_lengths);
+                assert_eq!(apart.terms, terms);
+                assert_eq!(apart.lengths, model_lengths);
+                let nonzero: Vec<u64> = lengths.into_iter().filter(|&l| l > 0).collect();
+                assert_eq!(nonzero, model_lengths);
+            }
+        }
+    }
+
+    #[test]
+    fn a_flood_of_similar_terms_is_counted_in_linear_probes() {
+        // Sequential names (`t0` … `t199999`), as a generated or hostile file holds millions of,
+        // each twice in one document and again, with as many new ones, in a second: every lookup
+        // must look at a few slots on average, in both tables, or the build goes quadratic.
+        let names = |from: usize, to: usize| {
+            (from..to)
+                .map(|i| format!("t{i} t{i} "))
+                .collect::<String>()
+        };
+        let mut postings = Postings::new();
+        let mut counted = postings.document_terms();
+        let mut tokens = 0;
+        let mut distinct = 0;
+        for (from, to) in [(0, 200_000), (100_000, 300_000)] {
+            tokens += counted.count(&names(from, to), Tokenizer::Code);
+            distinct += counted.terms.len() as u64;
+            postings.add_counted(&counted);
+        }
+        assert_eq!(postings.terms.len(), 300_000);
+        assert!(
+            counted.slots.probes <= 3 * tokens,
+            "{} probes for {tokens} tokens",
+            counted.slots.probes
+        );
+        assert!(
+            postings.slots.probes <= 3 * distinct,
+            "{} probes for {distinct} terms",
+            postings.slots.probes
+        );
+    }
+
     #[test]
     fn the_term_table_spreads_similar_terms_and_is_keyed() {
         // The table's bucket is the hash's low bits: sequential names (`t0`, `t1`, ...), as a
@@ -139,15 +502,17 @@ mod tests {
         // build then went quadratic: 50 s for one 16 MB file), and a repository must not be able
         // to compute colliding terms ahead of time, so the hash is keyed per table.
         use std::collections::HashSet;
-        use std::hash::BuildHasher;
         let state = TermHashState::default();
         let keys = 1u64 << 16;
         let buckets: HashSet<u64> = (0..keys)
-            .map(|i| state.hash_one(format!("t{i}")) & (keys - 1))
+            .map(|i| term_hash(&state, &format!("t{i}")) & (keys - 1))
             .collect();
         // Uniform hashing fills about 63% of the buckets.
         assert!(buckets.len() as u64 > keys / 2, "{} buckets", buckets.len());
         let other = TermHashState::default();
-        assert!((0..4).any(|i| state.hash_one(format!("t{i}")) != other.hash_one(format!("t{i}"))));
+        assert!((0..4).any(|i| {
+            let term = format!("t{i}");
+            term_hash(&state, &term) != term_hash(&other, &term)
+        }));
     }
 }

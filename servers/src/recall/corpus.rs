@@ -333,7 +333,7 @@ impl PostingTable {
 
 /// The first eight bytes of `term` as a big-endian number, zero-padded: ordering these numbers
 /// agrees with ordering the terms' bytes wherever the numbers differ.
-fn sort_prefix(term: &str) -> u64 {
+pub(crate) fn sort_prefix(term: &str) -> u64 {
     let mut prefix = [0u8; 8];
     let n = term.len().min(8);
     prefix[..n].copy_from_slice(&term.as_bytes()[..n]);

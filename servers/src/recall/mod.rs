@@ -11,6 +11,8 @@
 //! through the suite's sanitiser ([`agentteams_mcp::sanitize`]) in [`Recall`]'s `call`.
 
 mod corpus;
+// The index builder writes terms in the order recall sorts them in.
+pub(crate) use corpus::sort_prefix;
 pub mod load;
 pub mod locator;
 pub mod outline;

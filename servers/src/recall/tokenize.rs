@@ -239,12 +239,33 @@ fn notes_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
     }
 }
 
-fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_'
-}
+/// The code tokenizer's byte classes, one table lookup per byte (its hottest loop).
+const IDENT_START: u8 = 1;
+const IDENT_TAIL: u8 = 2;
+const UPPER: u8 = 4;
+const SEPARATOR: u8 = 8;
+static CODE_CLASSES: [u8; 256] = code_classes();
 
-fn is_ident_tail(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'.'
+const fn code_classes() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        if b.is_ascii_alphabetic() || b == b'_' {
+            table[i] |= IDENT_START;
+        }
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' {
+            table[i] |= IDENT_TAIL;
+        }
+        if b.is_ascii_uppercase() {
+            table[i] |= UPPER;
+        }
+        if b == b'.' || b == b'_' {
+            table[i] |= SEPARATOR;
+        }
+        i += 1;
+    }
+    table
 }
 
 /// For each match of `[A-Za-z_][A-Za-z0-9_.]*`: the whole lowercased identifier (dots trimmed)
@@ -252,47 +273,113 @@ fn is_ident_tail(b: u8) -> bool {
 /// minus the code stopwords.
 fn code_tokens(text: &str, emit: &mut dyn FnMut(&str)) {
     let bytes = text.as_bytes();
-    // The identifier's parts, lowercased, back to back in one buffer (no allocation per part).
-    let mut parts = String::new();
-    let mut bounds: Vec<(usize, usize)> = Vec::new();
-    let mut whole = String::new();
+    let mut scratch = IdentifierScratch::default();
     let mut i = 0;
     while i < bytes.len() {
-        if !is_ident_start(bytes[i]) {
+        if CODE_CLASSES[bytes[i] as usize] & IDENT_START == 0 {
             i += 1;
             continue;
         }
         let start = i;
-        while i < bytes.len() && is_ident_tail(bytes[i]) {
+        // Which of capitals and separators it holds, each class's bit.
+        let mut seen = 0;
+        while i < bytes.len() {
+            let class = CODE_CLASSES[bytes[i] as usize];
+            if class & IDENT_TAIL == 0 {
+                break;
+            }
+            seen |= class;
             i += 1;
         }
         let raw = &text[start..i];
-        parts.clear();
-        bounds.clear();
-        for piece in raw.split(['.', '_']).filter(|p| !p.is_empty()) {
-            camel_parts(piece, &mut |sub| {
-                if sub.len() >= 2 {
-                    let from = parts.len();
-                    parts.push_str(sub);
-                    parts[from..].make_ascii_lowercase();
-                    if is_code_stopword(&parts[from..]) {
-                        parts.truncate(from);
-                    } else {
-                        bounds.push((from, parts.len()));
-                    }
+        if seen & UPPER != 0 {
+            identifier_tokens(raw, &mut scratch, emit);
+        } else if seen & SEPARATOR != 0 {
+            lowercase_identifier_tokens(raw, emit);
+        } else {
+            // Lowercase letters and digits alone: its one part is itself.
+            kept_part(raw, emit);
+        }
+    }
+}
+
+/// Buffers [`identifier_tokens`] reuses from one identifier to the next.
+#[derive(Default)]
+struct IdentifierScratch {
+    /// The identifier's parts, lowercased, back to back (no allocation per part).
+    parts: String,
+    bounds: Vec<(usize, usize)>,
+    whole: String,
+}
+
+/// The tokens of one identifier (a match of `[A-Za-z_][A-Za-z0-9_.]*`): the whole lowercased
+/// identifier (dots trimmed) when it adds information, then its parts.
+fn identifier_tokens(raw: &str, scratch: &mut IdentifierScratch, emit: &mut dyn FnMut(&str)) {
+    let IdentifierScratch {
+        parts,
+        bounds,
+        whole,
+    } = scratch;
+    parts.clear();
+    bounds.clear();
+    for piece in raw.split(['.', '_']).filter(|p| !p.is_empty()) {
+        camel_parts(piece, &mut |sub| {
+            if sub.len() >= 2 {
+                let from = parts.len();
+                parts.push_str(sub);
+                parts[from..].make_ascii_lowercase();
+                if is_code_stopword(&parts[from..]) {
+                    parts.truncate(from);
+                } else {
+                    bounds.push((from, parts.len()));
                 }
-            });
+            }
+        });
+    }
+    whole.clear();
+    whole.push_str(raw.trim_matches('.'));
+    whole.make_ascii_lowercase();
+    let only_part_is_whole = bounds.len() == 1 && parts == whole;
+    if whole.len() >= 2 && !is_code_stopword(whole) && !only_part_is_whole {
+        emit(whole);
+    }
+    for &(from, to) in bounds.iter() {
+        emit(&parts[from..to]);
+    }
+}
+
+/// [`identifier_tokens`] for an identifier without capitals (most of them): each of its pieces
+/// between dots and underscores is one part (camelCase splitting needs a capital) and already
+/// lowercase, so every token is a slice of `raw`, nothing is copied. Split by bytes: `raw` is
+/// ASCII.
+fn lowercase_identifier_tokens(raw: &str, emit: &mut dyn FnMut(&str)) {
+    let each_part = |f: &mut dyn FnMut(&str)| {
+        let mut from = 0;
+        for (at, &b) in raw.as_bytes().iter().enumerate() {
+            if b == b'.' || b == b'_' {
+                kept_part(&raw[from..at], f);
+                from = at + 1;
+            }
         }
-        whole.clear();
-        whole.push_str(raw.trim_matches('.'));
-        whole.make_ascii_lowercase();
-        let only_part_is_whole = bounds.len() == 1 && parts == whole;
-        if whole.len() >= 2 && !is_code_stopword(&whole) && !only_part_is_whole {
-            emit(&whole);
-        }
-        for &(from, to) in &bounds {
-            emit(&parts[from..to]);
-        }
+        kept_part(&raw[from..], f);
+    };
+    let whole = raw.trim_matches('.');
+    // The whole is left out when it is the identifier's one part (then it comes as that part).
+    let (mut parts, mut last_is_whole) = (0, false);
+    each_part(&mut |part| {
+        parts += 1;
+        last_is_whole = part == whole;
+    });
+    if whole.len() >= 2 && !is_code_stopword(whole) && !(parts == 1 && last_is_whole) {
+        emit(whole);
+    }
+    each_part(emit);
+}
+
+/// Calls `f` with `part` if it is a part the code tokenizer keeps: 2+ characters, no stopword.
+fn kept_part(part: &str, f: &mut dyn FnMut(&str)) {
+    if part.len() >= 2 && !is_code_stopword(part) {
+        f(part);
     }
 }
 
@@ -421,6 +508,33 @@ mod tests {
     }
 
     #[test]
+    fn identifiers_without_capitals_tokenize_as_the_general_path_does() {
+        // Every identifier of up to four characters over `a`, `b`, `d`, `e`, `f`, `i`, `1`, `_`
+        // and `.` (`def`, `if`, `_`, `__init__`-like and dotted shapes, stopwords among them).
+        const ALPHABET: &[u8] = b"abdefi1_.";
+        let mut scratch = IdentifierScratch::default();
+        let mut checked = 0;
+        for len in 1..=4u32 {
+            for mut n in 0..ALPHABET.len().pow(len) {
+                let mut raw = String::new();
+                for _ in 0..len {
+                    raw.push(char::from(ALPHABET[n % ALPHABET.len()]));
+                    n /= ALPHABET.len();
+                }
+                if !raw.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                    continue;
+                }
+                let (mut general, mut lowercase) = (Vec::new(), Vec::new());
+                identifier_tokens(&raw, &mut scratch, &mut |t| general.push(t.to_owned()));
+                code_tokens(&raw, &mut |t| lowercase.push(t.to_owned()));
+                assert_eq!(lowercase, general, "{raw}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 4000, "{checked}");
+    }
+
+    #[test]
     fn camel_case_splitting_follows_the_regex() {
         let split = |s: &str| {
             let mut v = Vec::new();
@@ -445,6 +559,12 @@ mod tests {
         assert_eq!(code("self.value"), ["self.value", "value"]);
         assert_eq!(code("def if a _ __init__"), ["__init__", "init"]);
         assert_eq!(code("HTTPServer"), ["httpserver", "http", "server"]);
+        // Identifiers of lowercase letters and digits alone: themselves, once, if 2+ long and
+        // not stopwords.
+        assert_eq!(
+            code("x ab a1 9z return value2 self z_ y. Value"),
+            ["ab", "a1", "value2", "z_", "value"]
+        );
         assert!(code("9 + 'é' — ; ").is_empty());
     }
 
