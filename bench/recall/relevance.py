@@ -1,15 +1,23 @@
 #!/usr/bin/env python3
 """Relevance of `query_code` on real codebases: hit@1, hit@5 and MRR@10 for the default ranking,
-for `--compat reference` (the reference's BM25) and for a naive grep ranker, over the questions
-of relevance_questions.tsv (answers written from the source before any query was sent).
+for `--compat reference` (the reference's BM25) and for a naive grep ranker.
+
+Two question sets, each written from the source before any query was sent to its codebases:
+- relevance_questions.tsv, the tuning set (108 questions over psf/requests and spf13/cobra): its
+  misses have been read while choosing the ranking's weights, so it says how well the ranking
+  fits what it was tuned on, nothing more;
+- relevance_heldout.tsv, the held-out set (pallets/click and go-chi/chi, commits in its header):
+  committed before its first query and never used to choose anything; the figure to judge by.
+Figures are reported for each set and style (id: the code's identifiers; para: paraphrased).
 
 Each codebase is indexed with `index build` (the checkouts are not part of this repository: bring
-them with git, e.g. psf/requests and spf13/cobra, and name them with --root NAME=DIR). Questions
-are split by their position in the file: odd positions (1st, 3rd, ...) are the tuning split, even
-positions the held-out split; figures are reported for each split and style (id: the code's
-identifiers; para: paraphrased).
+them with git at the commits the files name, and name them with --root NAME=DIR; a set whose
+codebases are not all given is skipped). `--show-misses` prints the tuning set's misses (top-1
+not an answer); held-out misses stay hidden unless `--show-heldout-misses` is given too, which is
+for the final report only: reading them and then changing the ranking makes the set a tuning set.
 
-usage: relevance.py --bin BINARY --root requests=/path/to/requests --root cobra=/path/to/cobra
+usage: relevance.py --bin BINARY --root requests=DIR --root cobra=DIR --root click=DIR --root chi=DIR
+                    [--show-misses [--show-heldout-misses]]
 """
 import argparse, collections, json, re, subprocess, sys
 from pathlib import Path
@@ -21,15 +29,25 @@ GREP_STOPWORDS = {"the", "and", "for", "with", "that", "this", "from", "into", "
                   "where", "when", "which", "does", "its", "is", "in", "of", "to", "on", "by", "an"}
 
 
-def load_questions():
+QUESTION_SETS = (("tune", "relevance_questions.tsv"), ("held-out", "relevance_heldout.tsv"))
+
+
+def load_questions(roots):
+    """Every question of the sets whose codebases are all in `roots`, tagged with its set."""
     out = []
-    for line in (HERE / "relevance_questions.tsv").read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
+    for split, name in QUESTION_SETS:
+        rows = []
+        for line in (HERE / name).read_text().splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            codebase, style, question, answers = line.split("\t")
+            rows.append({"codebase": codebase, "style": style, "question": question,
+                         "answers": answers.split(","), "split": split})
+        missing = sorted({r["codebase"] for r in rows} - set(roots))
+        if missing:
+            print(f"skipping {name}: no --root for {', '.join(missing)}", file=sys.stderr)
             continue
-        codebase, style, question, answers = line.split("\t")
-        split = "tune" if len(out) % 2 == 0 else "held-out"
-        out.append({"codebase": codebase, "style": style, "question": question,
-                    "answers": answers.split(","), "split": split})
+        out.extend(rows)
     return out
 
 
@@ -71,12 +89,21 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--root", action="append", required=True, help="NAME=DIR")
-    ap.add_argument("--show-misses", action="store_true")
+    ap.add_argument("--show-misses", action="store_true",
+                    help="print the tuning set's misses (the default ranking's top 1 not an answer)")
+    ap.add_argument("--show-heldout-misses", action="store_true",
+                    help="with --show-misses, print the held-out set's misses too (final report only)")
     args = ap.parse_args()
+    if args.show_heldout_misses and not args.show_misses:
+        ap.error("--show-heldout-misses needs --show-misses")
     roots = {k: Path(v).resolve() for k, v in (r.split("=", 1) for r in args.root)}
-    questions = load_questions()
+    questions = load_questions(roots)
+    if not questions:
+        raise SystemExit("no question set has all its codebases given with --root")
     results = collections.defaultdict(list)  # (ranker, split, style) -> [(ranked, answers)]
     for name, root in roots.items():
+        if not any(q["codebase"] == name for q in questions):
+            continue
         build = subprocess.run([args.bin, "index", "build", "--root", str(root)],
                                capture_output=True, text=True)
         if build.returncode != 0:
@@ -97,7 +124,8 @@ def main():
                 for split in (q["split"], "all"):
                     for style in (q["style"], "all"):
                         results[(ranker, split, style)].append((r, q["answers"]))
-                if args.show_misses and ranker == "default" and not (r[:1] and r[0] in q["answers"]):
+                shown = args.show_misses and (q["split"] == "tune" or args.show_heldout_misses)
+                if shown and ranker == "default" and not (r[:1] and r[0] in q["answers"]):
                     print(f"  miss [{q['split']}] {q['question']!r}: want {q['answers']} got {r[:3]}")
         for proc, _ in sessions.values():
             proc.stdin.close()
@@ -108,6 +136,8 @@ def main():
         for style in ("all", "id", "para"):
             for ranker in ("default", "reference", "grep"):
                 m = metrics(results[(ranker, split, style)])
+                if m["n"] == 0:
+                    continue
                 print(f"{ranker:10} {split:9} {style:5} {m['n']:>4} {m['hit@1']:>6} "
                       f"{m['hit@5']:>6} {m['MRR@10']:>7}")
     return 0

@@ -237,8 +237,14 @@ impl Recall {
                         Some(outline) => {
                             // The query's words are looked up once for both.
                             let words = relevance::QueryWords::new(corpus, query);
-                            let mut ranked =
-                                relevance::rank_words(corpus, &words, query, k, &self.root);
+                            let mut ranked = relevance::rank_words(
+                                corpus,
+                                &words,
+                                query,
+                                k,
+                                &self.root,
+                                Some(outline),
+                            );
                             outline.refine(&words, &self.root, &mut ranked);
                             hits.extend(ranked);
                         }

@@ -19,11 +19,11 @@
 use super::corpus::{CodeFile, Corpus, Loaded};
 use super::locator::parse_locator;
 use super::rank::Hit;
-use super::relevance::{relative, QueryWords};
+use super::relevance::{fnv1a, relative, QueryWords};
 use super::tokenize::Tokenizer;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The sidecar's file name, in a team dir's `references/`.
 pub const OUTLINE_FILE: &str = "code-outline.json";
@@ -138,11 +138,185 @@ fn best_definition(
     best.map(|(_, definition)| definition)
 }
 
+/// The words of one file's definitions, for ranking the file ([`super::relevance`]): each token
+/// of a definition's name, and of its passage (signature and doc comment), with the definitions
+/// holding it; and the names as written (`Command.InitDefaultHelpCmd` → `InitDefaultHelpCmd`).
+/// Made from the outline the first time a query ranks the file, then kept with the outline
+/// (dropped with it). Tokens are kept as their 64-bit FNV-1a hashes ([`fnv1a`]), grouped by
+/// the hash's top bits in one table per file: making it is two passes over integers, with no
+/// allocation per token and no sort (a query ranks files it may never have seen, and pays for
+/// making theirs), and a query's term is found in a group of about two. Two tokens of one file
+/// that share a hash would only lend each other their holders: a ranking matter within the
+/// project that wrote the outline. Costs 18 bytes per token read (an entry and a share of the
+/// groups): at most [`MAX_NAME_TOKENS`] and `MAX_PASSAGE_TOKENS` per definition.
+#[derive(Debug, Default)]
+pub struct DefinitionWords {
+    /// `(token hash, holder)` grouped by the hash's top bits: the holder is the definition's
+    /// position in the file's list, [`IN_NAME`] set where its name holds the token.
+    tokens: Vec<(u64, u32)>,
+    /// Where each group starts in `tokens`, and past the last, its end.
+    group_starts: Vec<u32>,
+    /// `64 - log2(groups)`: a hash's group is `hash >> group_shift`.
+    group_shift: u32,
+    /// The hashes of the definitions' names as written, sorted.
+    exact: Vec<u64>,
+    definitions: usize,
+}
+
+/// Tokens of a definition's name read into [`DefinitionWords`] (a qualified name such as
+/// `HTTPAdapter.proxy_manager_for` has 7; the builder does not cap them, the reader does).
+pub const MAX_NAME_TOKENS: usize = 16;
+
+/// Marks a holder of a token whose name holds it, beside its position (at most `MAX_UNITS`).
+const IN_NAME: u32 = 1 << 31;
+
+/// Which query words one definition, the best of its file, holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BestDefinition {
+    /// The words named by the definition whose name holds the most.
+    pub name: u64,
+    /// The words held by the definition whose name, signature and doc comment hold the most.
+    pub passage: u64,
+}
+
+impl DefinitionWords {
+    fn of(outline: &Corpus, definitions: &[Definition]) -> DefinitionWords {
+        let mut words = DefinitionWords {
+            definitions: definitions.len(),
+            ..DefinitionWords::default()
+        };
+        words.exact.reserve(definitions.len());
+        for (position, definition) in definitions.iter().enumerate() {
+            // At most `MAX_UNITS` (400) definitions per file: the position fits below IN_NAME.
+            let position = u32::try_from(position).unwrap_or(IN_NAME - 1) & !IN_NAME;
+            let unit = &outline.documents[definition.at];
+            let qualified = unit.title();
+            let name = qualified.rsplit('.').next().unwrap_or(qualified);
+            words.exact.push(fnv1a(name));
+            // The tokens as the builder stored them (`definition_tokens`), else made here (an
+            // outline of another writer).
+            let made;
+            let stored = match unit.passages().nth(1) {
+                Some(stored) if stored.contains(NAME_SEPARATOR) => stored,
+                _ => {
+                    made = definition_tokens(qualified, unit.passages().next().unwrap_or(""));
+                    &made
+                }
+            };
+            let (name_tokens, passage_tokens) =
+                stored.split_once(NAME_SEPARATOR).unwrap_or((stored, ""));
+            // At most what the builder writes, whatever the file holds: the table stays within
+            // 18 bytes a token of `MAX_NAME_TOKENS + MAX_PASSAGE_TOKENS` per definition.
+            for (tokens, mark, most) in [
+                (name_tokens, IN_NAME, MAX_NAME_TOKENS),
+                (passage_tokens, 0, MAX_PASSAGE_TOKENS),
+            ] {
+                let holder = position | mark;
+                words.tokens.extend(
+                    tokens
+                        .split(' ')
+                        .filter(|t| !t.is_empty())
+                        .take(most)
+                        .map(|t| (fnv1a(t), holder)),
+                );
+            }
+        }
+        words.group_tokens();
+        words.exact.sort_unstable();
+        words.exact.dedup();
+        words
+    }
+
+    /// Groups `tokens` by their hashes' top bits (a counting sort): about two tokens per group.
+    fn group_tokens(&mut self) {
+        let groups = (self.tokens.len() / 2).max(1).next_power_of_two();
+        self.group_shift = 64 - groups.trailing_zeros();
+        let group = |hash: u64| hash.checked_shr(self.group_shift).unwrap_or(0) as usize;
+        let mut starts = vec![0u32; groups + 1];
+        for &(hash, _) in &self.tokens {
+            starts[group(hash) + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut next = starts.clone();
+        let mut grouped = vec![(0u64, 0u32); self.tokens.len()];
+        for &(hash, holder) in &self.tokens {
+            let at = &mut next[group(hash)];
+            grouped[*at as usize] = (hash, holder);
+            *at += 1;
+        }
+        self.tokens = grouped;
+        self.group_starts = starts;
+    }
+
+    /// The holders of the token whose hash is `hash`.
+    fn holders(&self, hash: u64) -> impl Iterator<Item = u32> + '_ {
+        let group = hash.checked_shr(self.group_shift).unwrap_or(0) as usize;
+        let range = match (
+            self.group_starts.get(group),
+            self.group_starts.get(group + 1),
+        ) {
+            (Some(&start), Some(&end)) => start as usize..end as usize,
+            _ => 0..0,
+        };
+        self.tokens[range]
+            .iter()
+            .filter(move |(h, _)| *h == hash)
+            .map(|&(_, holder)| holder)
+    }
+
+    /// The best definitions for the query: `terms` are the hashes ([`fnv1a`]) of the query's
+    /// variant terms with their words' bits, `share` a mask's weight.
+    pub fn best(&self, terms: &[(u64, u64)], share: impl Fn(u64) -> f64) -> BestDefinition {
+        // Each definition's (name, passage) masks.
+        let mut masks = vec![(0u64, 0u64); self.definitions];
+        for &(term, bits) in terms {
+            for holder in self.holders(term) {
+                if let Some((name, passage)) = masks.get_mut((holder & !IN_NAME) as usize) {
+                    *passage |= bits;
+                    if holder & IN_NAME != 0 {
+                        *name |= bits;
+                    }
+                }
+            }
+        }
+        let mut best = BestDefinition::default();
+        let (mut name_weight, mut passage_weight) = (0.0, 0.0);
+        for (name, passage) in masks {
+            if name != 0 && name != best.name {
+                let weight = share(name);
+                if weight > name_weight {
+                    (name_weight, best.name) = (weight, name);
+                }
+            }
+            if passage != 0 && passage != best.passage {
+                let weight = share(passage);
+                if weight > passage_weight {
+                    (passage_weight, best.passage) = (weight, passage);
+                }
+            }
+        }
+        best
+    }
+
+    /// Whether a definition of the file is named `name`, exactly as written.
+    pub fn defines(&self, name: &str) -> bool {
+        self.exact.binary_search(&fnv1a(name)).is_ok()
+    }
+}
+
+/// One file's definitions in the outline.
+struct FileDefinitions {
+    definitions: Vec<Definition>,
+    words: OnceLock<DefinitionWords>,
+}
+
 /// A loaded outline, its definitions grouped by file.
 pub struct Outline {
     loaded: Arc<Loaded>,
     /// File path relative to the project → its definitions, in order.
-    by_file: HashMap<String, Vec<Definition>>,
+    by_file: HashMap<String, FileDefinitions>,
 }
 
 impl Outline {
@@ -152,14 +326,18 @@ impl Outline {
         let Loaded::Code(CodeFile::Partition(corpus)) = &*loaded else {
             return None;
         };
-        let mut by_file: HashMap<String, Vec<Definition>> = HashMap::new();
+        let mut by_file: HashMap<String, FileDefinitions> = HashMap::new();
         for (at, doc) in corpus.documents.iter().enumerate() {
             let (path, first, last) = parse_locator(doc.path())?;
             let definition = Definition { at, first, last };
             match by_file.get_mut(path) {
-                Some(list) => list.push(definition),
+                Some(file) => file.definitions.push(definition),
                 None => {
-                    by_file.insert(path.to_owned(), vec![definition]);
+                    let file = FileDefinitions {
+                        definitions: vec![definition],
+                        words: OnceLock::new(),
+                    };
+                    by_file.insert(path.to_owned(), file);
                 }
             }
         }
@@ -180,6 +358,16 @@ impl Outline {
         }
     }
 
+    /// The words of the definitions of the file at `rel` (relative to the project), `None`
+    /// when the outline holds none of it.
+    pub fn definitions_of(&self, rel: &str) -> Option<&DefinitionWords> {
+        let file = self.by_file.get(rel)?;
+        Some(
+            file.words
+                .get_or_init(|| DefinitionWords::of(self.corpus(), &file.definitions)),
+        )
+    }
+
     /// Whether this outline is the one built with `local` (the same build id).
     pub fn belongs_to(&self, local: &Corpus) -> bool {
         local.build_id.is_some() && local.build_id == self.corpus().build_id
@@ -194,7 +382,9 @@ impl Outline {
         let outline = self.corpus();
         let mut budget = MAX_DEFINITIONS_READ;
         for (position, hit) in hits.iter_mut().enumerate() {
-            let Some(definitions) = self.by_file.get(relative(&hit.path, root)) else {
+            let Some(FileDefinitions { definitions, .. }) =
+                self.by_file.get(relative(&hit.path, root))
+            else {
                 continue;
             };
             // Hits come best first: a later one past the budget keeps its file-level answer.
@@ -221,6 +411,59 @@ impl Outline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recall::corpus::Document;
+
+    #[test]
+    fn a_definitions_tokens_are_read_up_to_the_builders_caps_whatever_the_file_holds() {
+        // A planted outline whose one definition stores thousands of tokens.
+        let names: Vec<String> = (0..100).map(|i| format!("n{i}")).collect();
+        let passage: Vec<String> = (0..5000).map(|i| format!("p{i}")).collect();
+        let stored = format!("{}{NAME_SEPARATOR}{}", names.join(" "), passage.join(" "));
+        let unit = Document::new(
+            "a.py#L1-L2",
+            "f",
+            0.0,
+            "",
+            ["def f()", stored.as_str()],
+            None,
+        );
+        let outline = Corpus {
+            tokenizer: Tokenizer::Code,
+            n: 1.0,
+            avgdl: 0.0,
+            documents: vec![unit],
+            postings: Default::default(),
+            built_at: String::new(),
+            build_id: None,
+            source_kind: Some("local-script".into()),
+        };
+        let definition = Definition {
+            at: 0,
+            first: 1,
+            last: 2,
+        };
+        let words = DefinitionWords::of(&outline, &[definition]);
+        assert_eq!(words.tokens.len(), MAX_NAME_TOKENS + MAX_PASSAGE_TOKENS);
+        let share = |mask: u64| f64::from(mask.count_ones());
+        // A name token past the cap is not read; one within it names the definition.
+        let best = words.best(&[(fnv1a("n3"), 1), (fnv1a("n99"), 2)], share);
+        assert_eq!(
+            best,
+            BestDefinition {
+                name: 1,
+                passage: 1
+            }
+        );
+        let best = words.best(&[(fnv1a("p0"), 1), (fnv1a("p4999"), 2)], share);
+        assert_eq!(
+            best,
+            BestDefinition {
+                name: 0,
+                passage: 1
+            }
+        );
+        assert!(words.defines("f"));
+    }
 
     /// The first writing of `definition_tokens`: each token compared with every one written, by
     /// splitting the output.

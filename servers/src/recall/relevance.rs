@@ -4,11 +4,14 @@
 //!
 //! - query words: a small English stopword list on top of the tokenizer's, and a light stemmer
 //!   whose variants are looked up among the index's own terms (`dropped` finds `drop`, `drops`);
+//!   a plain English word also finds the code's abbreviations of it (`documentation` → `doc`);
 //! - coverage: the share of the query's words (weighted by idf) a document holds, so a file with
 //!   every word beats one that repeats a single word many times;
 //! - definitions: a query word that names one of the file's definitions (the signatures its
-//!   passages start with; a memory document's title) or its path counts for more than one in
-//!   the body;
+//!   passages start with, and with the code outline every definition of the file; a memory
+//!   document's title) or its path counts for more than one in the body; so does the share of
+//!   the query one definition's name, signature and doc comment hold together, and an
+//!   identifier of the query (as written, case included) that names a definition exactly;
 //! - test and generated files rank below the code they exercise unless the query asks for tests;
 //! - a long code file is not favoured for holding more words by chance ([`LENGTH_PRIOR`]).
 //!
@@ -16,6 +19,7 @@
 //! its title, and a confidence from coverage and definitions (see [`tier`]).
 
 use super::corpus::{Corpus, Document, Posting};
+use super::outline::Outline;
 use super::rank::{cut_chars, Hit, B, K1, SNIPPET_CHARS};
 use super::tokenize::Tokenizer;
 use std::collections::HashMap;
@@ -50,10 +54,46 @@ pub const RESCORED: usize = 40;
 /// `(length / average length) ^ LENGTH_PRIOR`. BM25's length normalisation saturates each word's
 /// weight, but a long file (a hub such as `completions.go` or `sessions.py`) still holds more of
 /// a question's words by chance, and coverage rewards that; questions phrased in other words
-/// than the code's suffered most. Chosen on the tuning half of bench/recall's relevance set
-/// (0.3 of 0, 0.1, 0.2, 0.3 and 0.5; docs/recall.md has the held-out figures). Memory documents are
+/// than the code's suffered most. Chosen on bench/recall's tuning set (0.3 of 0, 0.1, 0.2, 0.3
+/// and 0.5; docs/recall.md has the held-out figures). Memory documents are
 /// sections, already short: no prior.
 pub const LENGTH_PRIOR: f64 = 0.3;
+
+/// Weight of the share of the query's words naming one of a file's definitions.
+pub const DEFINITION_WEIGHT: f64 = 1.2;
+
+/// Weight of the share of the query's words naming a part of a file's path.
+pub const PATH_WEIGHT: f64 = 0.6;
+
+/// Weight of the query's share held by a file's best definition passage (one definition's name,
+/// signature and doc comment): a question in other words than the code's is often answered by
+/// the doc comment of one definition, where a file's body holds its words scattered. Chosen on
+/// bench/recall's tuning set (of 0.5, 1, 1.5 and 2; docs/recall.md).
+pub const PASSAGE_WEIGHT: f64 = 1.0;
+
+/// Weight of the share of the query's identifiers (as written, case included) that name one of
+/// the file's definitions exactly: `GenBashCompletion` is defined in one file and merely
+/// resembles `genBashCompletion` in another; `Find` names `Command.Find`.
+pub const EXACT_NAME_WEIGHT: f64 = 1.0;
+
+/// Weight of an abbreviation found for a plain word of the question (`doc` for
+/// `documentation`), against the word as written. Chosen on the tuning set (of 0.3, 0.5 and 0.7).
+const ABBREVIATION_WEIGHT: f64 = 0.5;
+
+/// Shortest abbreviation looked up, and fewest letters it must leave off the word: `doc` for
+/// `document` (5 left), not `do` or `documen`.
+pub const MIN_ABBREVIATION: usize = 3;
+
+/// Documents of the first pass's best whose definitions' passages are read (each definition of
+/// the file, with the code outline); the others are re-scored by their stored definitions'
+/// names, as before. Reading a file's definitions the first time costs a pass over its outline
+/// tokens: 8 keeps `query_code` within about a fifth of its cost without them, and the tuning
+/// set ranks alike from 6 to 40 (4: MRR 0.921, against 0.935).
+pub const DEEP_RESCORED: usize = 8;
+
+/// The most re-scoring can multiply a first-pass score by (every share 1, no test factor).
+const MAX_RESCORE_FACTOR: f64 =
+    1.0 + DEFINITION_WEIGHT + PATH_WEIGHT + PASSAGE_WEIGHT + EXACT_NAME_WEIGHT;
 
 /// Score factor for test and generated files when the query does not ask for tests.
 const TEST_FACTOR: f64 = 0.35;
@@ -69,7 +109,14 @@ struct Word {
 /// The product's top `k` of `corpus` for `query`. `root`: the project root, to judge paths (test
 /// folders) relative to it whatever the file stores.
 pub fn rank(corpus: &Corpus, query: &str, k: usize, root: &Path) -> Vec<Hit> {
-    rank_words(corpus, &QueryWords::new(corpus, query), query, k, root)
+    rank_words(
+        corpus,
+        &QueryWords::new(corpus, query),
+        query,
+        k,
+        root,
+        None,
+    )
 }
 
 /// [`rank`] with the query's words already looked up in `corpus` ([`QueryWords::new`]).
@@ -79,6 +126,7 @@ pub fn rank_words(
     query: &str,
     k: usize,
     root: &Path,
+    outline: Option<&Outline>,
 ) -> Vec<Hit> {
     if corpus.n == 0.0 {
         return Vec::new();
@@ -134,22 +182,46 @@ pub fn rank_words(
     let wants_tests = query_asks_for_tests(query);
     // An `api-doc` document's passages are paragraphs of a description, not signatures.
     let signatures = code && corpus.source_kind.as_deref() != Some("api-doc");
-    let mut rescored: Vec<(f64, usize, Features)> = pool
-        .into_iter()
-        .map(|(score, d)| {
+    // Best first, so that once a first-pass score cannot reach the k-th best re-scored one
+    // however its features turn out, neither can any after it: they are not read.
+    pool.sort_unstable_by(order);
+    let mut best_scores: Vec<f64> = Vec::with_capacity(k + 1);
+    let mut rescored: Vec<(f64, usize, Features)> = Vec::with_capacity(pool.len());
+    for (position, (score, d)) in pool.into_iter().enumerate() {
+        if k == 0 || best_scores.len() == k && score * MAX_RESCORE_FACTOR < best_scores[k - 1] {
+            break;
+        }
+        let deep = position < DEEP_RESCORED;
+        let (score, features) = {
             let doc = &corpus.documents[d];
-            let features = features(doc, words, corpus.tokenizer, root, code, signatures);
+            let features = features(
+                doc,
+                query_words,
+                root,
+                code,
+                signatures,
+                outline.filter(|_| deep),
+                deep,
+            );
             let weighted = |mask: u64| coverage(mask);
             let mut score = score
                 * (1.0
-                    + 1.2 * weighted(features.definition_mask)
-                    + 0.6 * weighted(features.path_mask));
+                    + DEFINITION_WEIGHT * weighted(features.definition_mask)
+                    + PATH_WEIGHT * weighted(features.path_mask)
+                    + PASSAGE_WEIGHT * weighted(features.passage_mask)
+                    + EXACT_NAME_WEIGHT * features.exact_share);
             if features.test_or_generated && !wants_tests {
                 score *= TEST_FACTOR;
             }
-            (score, d, features)
-        })
-        .collect();
+            (score, features)
+        };
+        let at = best_scores.partition_point(|&b| b >= score);
+        if at < k {
+            best_scores.insert(at, score);
+            best_scores.truncate(k);
+        }
+        rescored.push((score, d, features));
+    }
     rescored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     rescored.truncate(k);
     let terms: Vec<(&str, f64)> = words
@@ -196,8 +268,14 @@ pub struct QueryWords {
     words: Vec<Word>,
     tokenizer: Tokenizer,
     /// Each variant term → the bits of the words it is a variant of: one lookup per token of a
-    /// definition, where [`mask_of`] compares with every variant.
+    /// definition, rather than a comparison with every variant.
     masks: HashMap<String, u64, BuildHasherDefault<Fnv>>,
+    /// The query's words that are identifiers as written ([`looks_like_identifier`]), each once,
+    /// at most [`MAX_QUERY_WORDS`].
+    identifiers: Vec<String>,
+    /// Every variant term's hash ([`fnv1a`]) with the bits of the words it is a variant of: how
+    /// the outline's tables of definition tokens are asked.
+    term_hashes: Vec<(u64, u64)>,
 }
 
 /// FNV-1a: the masks table holds a few dozen short terms and is looked up once per stored token
@@ -213,16 +291,24 @@ impl Hasher for Fnv {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        self.0 = hash;
+        let hash = if self.0 == 0 { FNV_OFFSET } else { self.0 };
+        self.0 = fnv1a_extend(hash, bytes);
     }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+fn fnv1a_extend(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// The 64-bit FNV-1a hash of `token`: how the outline's tables of definition tokens
+/// ([`super::outline::DefinitionWords`]) name a token.
+pub(super) fn fnv1a(token: &str) -> u64 {
+    fnv1a_extend(FNV_OFFSET, token.as_bytes())
 }
 
 impl QueryWords {
@@ -234,10 +320,22 @@ impl QueryWords {
                 *masks.entry(term.clone()).or_default() |= 1 << bit;
             }
         }
+        let mut identifiers: Vec<String> = Vec::new();
+        for word in raw_words(query) {
+            if looks_like_identifier(word)
+                && !identifiers.iter().any(|i| i == word)
+                && identifiers.len() < MAX_QUERY_WORDS
+            {
+                identifiers.push(word.to_owned());
+            }
+        }
+        let term_hashes = masks.iter().map(|(t, &bits)| (fnv1a(t), bits)).collect();
         QueryWords {
             words,
             tokenizer: corpus.tokenizer,
             masks,
+            identifiers,
+            term_hashes,
         }
     }
 
@@ -347,6 +445,27 @@ fn query_words(corpus: &Corpus, query: &str) -> Vec<Word> {
                 }
             }
         }
+        // A plain English word of the question also finds the code's abbreviations of it
+        // (`documentation` → `doc`, `environment` → `env`); an identifier of the question is
+        // meant as written, and prose (memory documents) spells its words out.
+        let plain =
+            raw_words(query).any(|w| w == word && w.bytes().all(|b| b.is_ascii_lowercase()));
+        if corpus.tokenizer == Tokenizer::Code && plain {
+            for head in abbreviations(&word) {
+                if variants.len() > MAX_VARIANTS {
+                    break;
+                }
+                if let Some((term, list)) = corpus.postings.get(head) {
+                    if !variants.iter().any(|v| v.0 == term) {
+                        variants.push((
+                            term.to_owned(),
+                            ABBREVIATION_WEIGHT * idf(list.len()),
+                            list.len(),
+                        ));
+                    }
+                }
+            }
+        }
         if variants.is_empty() {
             continue;
         }
@@ -357,6 +476,32 @@ fn query_words(corpus: &Corpus, query: &str) -> Vec<Word> {
         });
     }
     words
+}
+
+/// The query's words as written: runs of ASCII letters, digits and `_`.
+fn raw_words(query: &str) -> impl Iterator<Item = &str> {
+    query
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+}
+
+/// Whether a word of the question, as written, is an identifier rather than English: it has a
+/// capital letter (`Find`, `InitDefaultHelpCmd`, `HTTPAdapter`) or an underscore
+/// (`raise_for_status`), and at least three characters.
+pub fn looks_like_identifier(word: &str) -> bool {
+    word.len() >= 3 && word.bytes().any(|b| b.is_ascii_uppercase() || b == b'_')
+}
+
+/// The abbreviations looked up for a plain word: its prefixes of at least [`MIN_ABBREVIATION`]
+/// letters that leave at least that many off (`documentation` → `doc`, `docu`, ...,
+/// `documentat`; `environment` → `env`, ...; a word under six letters has none).
+pub fn abbreviations(word: &str) -> impl Iterator<Item = &str> {
+    let ends = if word.is_ascii() {
+        MIN_ABBREVIATION..word.len().saturating_sub(MIN_ABBREVIATION - 1)
+    } else {
+        0..0
+    };
+    ends.map(move |end| &word[..end])
 }
 
 /// A light English stemmer for matching a query word with the index's terms: plural `-s`/`-es`/
@@ -401,6 +546,10 @@ pub fn stem(word: &str) -> &str {
             w = &w[..w.len() - 1];
         }
     }
+    // `cookie` meets `cookies` (`cook`), as `entries` loses its `ies`.
+    if let Some(s) = w.strip_suffix("ie").filter(|s| s.len() >= 3) {
+        return s;
+    }
     // `entry` meets `entries` (`entr`).
     if let Some(s) = w
         .strip_suffix('y')
@@ -412,39 +561,70 @@ pub fn stem(word: &str) -> &str {
 }
 
 /// What a document offers beyond its words: which query words name its definitions or its path,
-/// the definition that names the most, and whether it is a test or generated file.
+/// which its best definition passage holds, how many of the query's identifiers a definition is
+/// named exactly, the definition that names the most, and whether it is a test or generated file.
 struct Features {
     definition_mask: u64,
     path_mask: u64,
+    /// The query words held by the one definition whose name and passage (signature and doc
+    /// comment) hold the most query weight.
+    passage_mask: u64,
+    /// The share of the query's identifiers (as written: `InitDefaultHelpCmd`) that name one of
+    /// the file's definitions exactly, case included.
+    exact_share: f64,
     symbol: Option<String>,
     test_or_generated: bool,
 }
 
+/// `doc`'s [`Features`]. With `passages`, the best definition passage is read: with the code
+/// `outline`, of the file's every definition (the code index's passages hold only its first 24,
+/// `index::passages::MAX_PASSAGES`, where a long file's answer is often missing), else of its
+/// stored passages.
 fn features(
     doc: &Document,
-    words: &[Word],
-    tokenizer: Tokenizer,
+    query_words: &QueryWords,
     root: &Path,
     code: bool,
     signatures: bool,
+    outline: Option<&Outline>,
+    passages: bool,
 ) -> Features {
+    let words = &query_words.words[..];
+    let tokenizer = query_words.tokenizer;
     let rel = relative(doc.path(), root);
     let mut path_mask = 0u64;
     tokenizer.each_token(&rel.replace(['/', '.', '-'], " "), &mut |t| {
-        path_mask |= mask_of(words, t);
+        path_mask |= query_words.mask(t);
     });
     let mut definition_mask = 0u64;
+    let mut passage_mask = 0u64;
+    let mut exact_mask = 0u64;
     let mut symbol: Option<(u32, String)> = None;
+    let outlined = outline
+        .filter(|_| code && signatures)
+        .and_then(|o| o.definitions_of(rel));
     if !code {
         // A memory document's title (its first heading) is what it is about.
-        tokenizer.each_token(doc.title(), &mut |t| definition_mask |= mask_of(words, t));
+        tokenizer.each_token(doc.title(), &mut |t| definition_mask |= query_words.mask(t));
     } else if signatures {
+        let mut passage_best = 0.0;
         for passage in doc.passages() {
+            if passages && outlined.is_none() {
+                let mut held = 0u64;
+                tokenizer.each_token(passage, &mut |t| held |= query_words.mask(t));
+                let share = coverage_of(words, held);
+                if share > passage_best {
+                    (passage_best, passage_mask) = (share, held);
+                }
+            }
             let Some(name) = definition_name(passage) else {
                 continue;
             };
+            if let Some(i) = query_words.identifiers.iter().position(|x| x == name) {
+                exact_mask |= 1 << i;
+            }
             let mut mask = 0u64;
-            tokenizer.each_token(name, &mut |t| mask |= mask_of(words, t));
+            tokenizer.each_token(name, &mut |t| mask |= query_words.mask(t));
             if mask != 0 {
                 definition_mask |= mask;
                 let count = mask.count_ones();
@@ -454,23 +634,29 @@ fn features(
             }
         }
     }
+    if let Some(definitions) = outlined {
+        let best = definitions.best(&query_words.term_hashes, |mask| coverage_of(words, mask));
+        definition_mask |= best.name;
+        passage_mask = best.passage;
+        for (i, name) in query_words.identifiers.iter().enumerate() {
+            if definitions.defines(name) {
+                exact_mask |= 1 << i;
+            }
+        }
+    }
+    let identifiers = query_words.identifiers.len();
     Features {
         definition_mask,
         path_mask,
+        passage_mask,
+        exact_share: if identifiers == 0 {
+            0.0
+        } else {
+            f64::from(exact_mask.count_ones()) / identifiers as f64
+        },
         symbol: symbol.map(|(_, name)| name),
         test_or_generated: code && is_test_or_generated(rel),
     }
-}
-
-/// The bit of each query word one of whose variants is `token`.
-fn mask_of(words: &[Word], token: &str) -> u64 {
-    let mut mask = 0;
-    for (bit, word) in words.iter().enumerate() {
-        if word.variants.iter().any(|(t, _, _)| t == token) {
-            mask |= 1 << bit;
-        }
-    }
-    mask
 }
 
 /// The name a passage's signature defines: the last identifier before its parameters, generics,
@@ -592,6 +778,7 @@ mod tests {
             &["add", "adds", "added"],
             &["entry", "entries"],
             &["copy", "copies", "copied"],
+            &["cookie", "cookies"],
         ] {
             let stems: Vec<&str> = group.iter().map(|w| stem(w)).collect();
             assert!(
@@ -601,6 +788,186 @@ mod tests {
         }
         assert_eq!(stem("class"), "class");
         assert_eq!(stem("NaN"), "NaN");
+    }
+
+    /// A code file of the average length whose passages are `passages`.
+    fn source(path: &str, passages: &[&str]) -> Document {
+        Document::new(path, path, 10.0, "", passages, Some(None))
+    }
+
+    /// Two code files (path, passages) that hold each of `words` the same number of times: only
+    /// what the ranking reads beyond the postings can part them.
+    fn tied(files: [(&str, &[&str]); 2], words: &[(&str, f64)]) -> Corpus {
+        let p = |doc, tf| Posting { doc, tf };
+        corpus(
+            files
+                .iter()
+                .map(|(path, passages)| source(path, passages))
+                .collect(),
+            words
+                .iter()
+                .map(|&(w, tf)| (w, vec![p(0, tf), p(1, tf)]))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn abbreviations_are_the_prefixes_that_leave_a_word_behind() {
+        let all: Vec<&str> = abbreviations("documentation").collect();
+        assert_eq!(all.first(), Some(&"doc"));
+        assert_eq!(all.last(), Some(&"documentat"));
+        assert!(all.contains(&"docu"));
+        assert_eq!(
+            abbreviations("environ").collect::<Vec<_>>(),
+            ["env", "envi"]
+        );
+        // Under six letters a prefix leaves too little to be an abbreviation of it.
+        assert_eq!(abbreviations("parse").count(), 0);
+        assert_eq!(abbreviations("").count(), 0);
+        // Non-ASCII words are never cut inside a character: they have none.
+        assert_eq!(abbreviations("caf\u{e9}s\u{e9}rie").count(), 0);
+    }
+
+    #[test]
+    fn identifiers_are_words_with_a_capital_or_an_underscore() {
+        for word in [
+            "Find",
+            "InitDefaultHelpCmd",
+            "HTTPAdapter",
+            "raise_for_status",
+            "a_b",
+        ] {
+            assert!(looks_like_identifier(word), "{word}");
+        }
+        for word in ["find", "documentation", "IO", "_", "x9"] {
+            assert!(!looks_like_identifier(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn a_plain_word_finds_the_codes_abbreviation_of_it_and_an_identifier_does_not() {
+        let p = |doc, tf| Posting { doc, tf };
+        let file = |path: &str| source(path, &["def f()"]);
+        // Only b.py says `doc` (its abbreviation of "documentation"); a.py says `render` more.
+        let c = corpus(
+            vec![file("/p/a.py"), file("/p/b.py")],
+            vec![
+                ("render", vec![p(0, 3.0), p(1, 1.0)]),
+                ("doc", vec![p(1, 4.0)]),
+            ],
+        );
+        let top = |query: &str| rank(&c, query, 2, Path::new("/p"))[0].doc_id;
+        assert_eq!(top("render the documentation"), 1);
+        // `Documentation` as written is an identifier: it means itself, which nothing holds.
+        assert_eq!(top("render Documentation"), 0);
+    }
+
+    #[test]
+    fn an_identifier_that_names_a_definition_exactly_ranks_its_file_first() {
+        // One file defines `genBashCompletion`, the other `GenBashCompletion`, the name asked for.
+        let c = tied(
+            [
+                (
+                    "/p/v2.go",
+                    &["func (c *Command) genBashCompletion(w io.Writer) error"],
+                ),
+                (
+                    "/p/v1.go",
+                    &["func (c *Command) GenBashCompletion(w io.Writer) error"],
+                ),
+            ],
+            &[
+                ("bash", 2.0),
+                ("completion", 2.0),
+                ("gen", 2.0),
+                ("genbashcompletion", 1.0),
+            ],
+        );
+        let hits = rank(&c, "GenBashCompletion", 2, Path::new("/p"));
+        assert_eq!(hits[0].doc_id, 1, "{hits:?}");
+        // Written in lower case it is not an identifier as written: the tie stays in file order.
+        let hits = rank(&c, "genbashcompletion", 2, Path::new("/p"));
+        assert_eq!(hits[0].doc_id, 0, "{hits:?}");
+    }
+
+    #[test]
+    fn a_definition_whose_doc_comment_holds_the_question_lifts_its_file() {
+        // The same words in both files: in a.py scattered over two definitions, in b.py in one
+        // definition's doc comment.
+        let c = tied(
+            [
+                (
+                    "/p/a.py",
+                    &[
+                        "def f() \u{2014} Opens the pool.",
+                        "def g() \u{2014} Closes the socket.",
+                    ],
+                ),
+                ("/p/b.py", &["def h() \u{2014} Keeps one pool per socket."]),
+            ],
+            &[("pool", 1.0), ("socket", 1.0)],
+        );
+        let hits = rank(&c, "pool socket", 2, Path::new("/p"));
+        assert_eq!(hits[0].doc_id, 1, "{hits:?}");
+    }
+
+    #[test]
+    fn with_the_outline_a_definition_past_the_stored_passages_names_its_file() {
+        use crate::recall::corpus::{CodeFile, Loaded};
+        use crate::recall::outline::{definition_tokens, Outline};
+        use std::sync::Arc;
+        // The code index stored only each file's first definition.
+        let c = tied(
+            [
+                ("/p/hub.py", &["def first()"]),
+                ("/p/long.py", &["def first()"]),
+            ],
+            &[("retry", 1.0), ("budget", 1.0)],
+        );
+        let unit = |path: &str, name: &str, passage: &str| {
+            let tokens = definition_tokens(name, passage);
+            Document::new(path, name, 0.0, "", [passage, tokens.as_str()], None)
+        };
+        // long.py's answer comes after 300 other definitions (a table of many groups) and
+        // hub.py's definitions hold each word apart, never both in one.
+        let mut definitions = vec![
+            unit("hub.py#L1-L2", "first", "def first()"),
+            unit("hub.py#L3-L4", "retry", "def retry()"),
+            unit("hub.py#L5-L6", "budget", "def budget()"),
+            unit("long.py#L1-L2", "first", "def first()"),
+        ];
+        for i in 0..300 {
+            let line = 10 + i;
+            let name = format!("helper_{i}");
+            let signature = format!("def helper_{i}(x) \u{2014} Helps with part {i}.");
+            definitions.push(unit(&format!("long.py#L{line}-L{line}"), &name, &signature));
+        }
+        definitions.push(unit(
+            "long.py#L500-L510",
+            "Policy.retry_budget",
+            "def retry_budget(self) \u{2014} Spend it.",
+        ));
+        let outline = Corpus {
+            documents: definitions,
+            ..corpus(Vec::new(), Vec::new())
+        };
+        let outline =
+            Outline::of(Arc::new(Loaded::Code(CodeFile::Partition(outline)))).expect("an outline");
+        let query = "retry budget";
+        let words = QueryWords::new(&c, query);
+        let top = |outline| rank_words(&c, &words, query, 2, Path::new("/p"), outline)[0].doc_id;
+        // Without the outline the tie stays in file order; with it, one of long.py's definitions
+        // names both words.
+        assert_eq!(top(None), 0);
+        assert_eq!(top(Some(&outline)), 1);
+        // No answer is asked for: none, whatever the outline.
+        assert!(rank_words(&c, &words, query, 0, Path::new("/p"), Some(&outline)).is_empty());
+        let definitions = outline
+            .definitions_of("long.py")
+            .expect("long.py's definitions");
+        assert!(definitions.defines("retry_budget"));
+        assert!(!definitions.defines("Policy"));
+        assert!(outline.definitions_of("elsewhere.py").is_none());
     }
 
     #[test]
