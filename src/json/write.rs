@@ -9,7 +9,7 @@
 //! [`PENDING_BYTES`], not one per number.
 
 use super::scan::find_string_stop;
-use super::shortest::shortest_digits;
+use super::shortest::{shortest_decimal, Decimal, SMALLEST_LEADING};
 use super::{Map, Number, Value, N};
 use std::fmt::Write as _;
 
@@ -258,12 +258,8 @@ fn write_integer(negative: bool, magnitude: u64, out: &mut String) {
         if negative {
             out.push('-');
         }
-        let count = magnitude.checked_ilog10().unwrap_or(0) as usize + 1;
-        let lanes = u128::from(eight_digit_lanes((magnitude / 100_000_000) as u32))
-            | u128::from(eight_digit_lanes((magnitude % 100_000_000) as u32)) << 64;
-        let ascii = lanes + u128::from_le_bytes([b'0'; 16]);
-        // The first digit is in the lowest lane.
-        let digits = (ascii >> (8 * (16 - count))).to_le_bytes();
+        let (digits, count) = short_integer_digits(magnitude);
+        let digits = digits.to_le_bytes();
         out.push_str(std::str::from_utf8(&digits[..count]).expect("decimal digits are ASCII"));
         return;
     }
@@ -395,27 +391,30 @@ static DIGIT_PAIRS: [u8; 200] = {
 
 /// Writes `n` in decimal at `text[at..]` (which has [`NUMBER_ROOM`] bytes), answering the end.
 fn integer_text(n: u64, text: &mut [u8], at: usize) -> usize {
-    if n >= TEN_TO_THE_17 {
-        // Beyond the 17 digits a float needs: the two digits above them first.
-        let top = n / TEN_TO_THE_17;
-        let at = integer_text(top, text, at);
-        let digits = seventeen_digits_or_zeros(n % TEN_TO_THE_17).digits;
-        put_sixteen(text, at, &digits, 0);
-        text[at + 16] = digits[16];
-        return at + 17;
+    if n >= TEN_TO_THE_16 {
+        // The (at most four) digits above the last sixteen first, then those sixteen.
+        let at = integer_text(n / TEN_TO_THE_16, text, at);
+        put_sixteen(text, at, sixteen_digits(n % TEN_TO_THE_16));
+        return at + 16;
     }
-    let Seventeen { digits, first, .. } = seventeen_digits_or_zeros(n);
-    put_sixteen(text, at, &digits, first);
-    text[at + 16] = digits[first + 16];
-    at + MAX_FLOAT_DIGITS - first
+    let (digits, count) = short_integer_digits(n);
+    put_sixteen(text, at, digits);
+    at + count
 }
 
-/// Most significant digits a shortest round-trip f64 needs.
-const MAX_FLOAT_DIGITS: usize = 17;
-const TEN_TO_THE_17: u64 = 100_000_000_000_000_000;
-/// [`seventeen_digits`]' digits, then sixteen zeros, so that any run of sixteen from a digit on
-/// can be copied at a fixed size.
-const PADDED_DIGITS: usize = MAX_FLOAT_DIGITS + 16;
+/// `n` (below 10^16) in decimal: its digits in the byte lanes of a `u128`, the first in the lowest,
+/// and how many there are (one for zero). The leading zeros are counted in the lanes (zero lanes
+/// from the bottom) and shifted out, without a loop or a logarithm.
+#[inline]
+fn short_integer_digits(n: u64) -> (u128, usize) {
+    let lanes = sixteen_digit_lanes(n);
+    // The bit above the last lane's digit stops the count at fifteen, so zero keeps its digit.
+    let leading_zeros = (lanes | 1 << 127).trailing_zeros() as usize / 8;
+    (
+        (lanes + ASCII_ZEROS) >> (8 * leading_zeros),
+        16 - leading_zeros,
+    )
+}
 
 /// Writes a finite float as Python's `repr` does: the shortest digits that round-trip (ties to
 /// even), in fixed notation when the decimal exponent is in -4..16 (always with a fraction, `12.0`),
@@ -426,16 +425,18 @@ pub fn write_python_float(f: f64, out: &mut String) {
     out.push_str(std::str::from_utf8(&text[..len]).expect("float text is ASCII"));
 }
 
-/// Copies the sixteen digits from `digits[from]` on to `text[at..]`: a fixed-size copy (no call
-/// to `memcpy`); what lies past the digits wanted is overwritten or cut off by the caller.
+/// Stores sixteen bytes (lanes of `bytes`, the lowest first) at `text[at..]`: one fixed-size store,
+/// no call to `memcpy`; what lies past the bytes wanted is overwritten or cut off by the caller.
 #[inline]
-fn put_sixteen(text: &mut [u8], at: usize, digits: &[u8; PADDED_DIGITS], from: usize) {
-    text[at..at + 16].copy_from_slice(&digits[from..from + 16]);
+fn put_sixteen(text: &mut [u8], at: usize, bytes: u128) {
+    text[at..at + 16].copy_from_slice(&bytes.to_le_bytes());
 }
 
 /// Lays `f` out as [`write_python_float`] does at `text[at..]` (which has [`NUMBER_ROOM`]
-/// bytes), answering the end. The digits are made eight at a time and laid out by fixed-size
-/// copies, so a float costs no per-digit loop and no call.
+/// bytes), answering the end. The digits are made eight at a time in the lanes of integers and
+/// moved into place by shifts, then stored sixteen at a time: no per-digit loop, no call, and no
+/// bytes read back from memory just written (a load that straddles fresh stores cannot be
+/// forwarded from them and waits for them to land).
 fn python_float_text(f: f64, text: &mut [u8], mut at: usize) -> usize {
     debug_assert!(text.len() >= at + NUMBER_ROOM);
     if f.is_sign_negative() {
@@ -447,124 +448,82 @@ fn python_float_text(f: f64, text: &mut [u8], mut at: usize) -> usize {
         text[at..at + 3].copy_from_slice(b"0.0");
         return at + 3;
     }
-    let (significand, exponent) = shortest_digits(magnitude);
-    // The digits without leading zeros, and (as Python never shows them after the first digit)
-    // without trailing zeros: digits[first..end].
-    let Seventeen {
-        digits,
-        first,
-        trailing_zeros,
-    } = seventeen_digits(significand);
-    let end = MAX_FLOAT_DIGITS - trailing_zeros;
-    let count = end - first;
-    // The exponent of the first digit, as in d.ddd × 10^exponent.
-    let point = exponent + (MAX_FLOAT_DIGITS - first) as i32 - 1;
-    if (-4..16).contains(&point) {
-        if point < 0 {
-            // 0.000ddd: at most three zeros after the point, then up to 17 digits.
-            let zeros = point.unsigned_abs() as usize;
-            text[at..at + 6].copy_from_slice(b"0.0000");
-            at += 1 + zeros;
-            put_sixteen(text, at, &digits, first);
-            text[at + 16] = digits[first + 16];
-            return at + count;
-        }
+    let Decimal {
+        leading,
+        last,
+        exponent,
+    } = shortest_decimal(magnitude);
+    let lanes = sixteen_digit_lanes(leading);
+    // `leading` has sixteen digits, or fifteen after one zero.
+    let zero_first = leading < 10 * SMALLEST_LEADING;
+    let digits = lanes + ASCII_ZEROS;
+    let last_digit = b'0' + last as u8;
+    // The significant digits from the first on: sixteen in `head`, the seventeenth in `tail` ('0'
+    // when there are only sixteen places after the zero).
+    let (head, tail) = if zero_first {
+        (digits >> 8 | u128::from(last_digit) << 120, b'0')
+    } else {
+        (digits, last_digit)
+    };
+    // How many, without the trailing zeros Python never shows after the first digit (zero lanes
+    // from the top of `lanes`).
+    let count = if last != 0 {
+        17
+    } else {
+        16 - lanes.leading_zeros() as usize / 8
+    } - usize::from(zero_first);
+    // The exponent of the first digit, as in d.ddd × 10^point.
+    let point = exponent + 16 - i32::from(zero_first);
+    if (0..16).contains(&point) {
+        // ddd.ddd: the integer digits (the first sixteen stored, the rest overwritten), the point,
+        // then the digits after it. For an integer those are its zeros, so that ".0" ends it.
         let int_len = point as usize + 1;
-        put_sixteen(text, at, &digits, first);
-        if count <= int_len {
-            // An integer: its digits, zeros up to the point, then ".0".
-            text[at + count..at + count + 16].fill(b'0');
-            text[at + int_len..at + int_len + 2].copy_from_slice(b".0");
-            return at + int_len + 2;
-        }
+        put_sixteen(text, at, head);
         text[at + int_len] = b'.';
-        put_sixteen(text, at + int_len + 1, &digits, first + int_len);
-        return at + count + 1;
+        let fraction = head >> (8 * int_len - 8) >> 8 | u128::from(tail) << (8 * (16 - int_len));
+        put_sixteen(text, at + int_len + 1, fraction);
+        return at + (count + 1).max(int_len + 2);
     }
-    text[at] = digits[first];
-    at += 1;
-    if count > 1 {
-        text[at] = b'.';
-        put_sixteen(text, at + 1, &digits, first + 1);
-        at += count;
+    if (-4..0).contains(&point) {
+        // 0.000ddd: at most three zeros after the point, then up to 17 digits.
+        let start = at + 1 + point.unsigned_abs() as usize;
+        text[at..at + 8].copy_from_slice(b"0.000000");
+        put_sixteen(text, start, head);
+        text[start + 16] = tail;
+        return start + count;
     }
-    text[at..at + 2].copy_from_slice(if point < 0 { b"e-" } else { b"e+" });
-    at += 2;
+    // d.ddde±XX: the first digit, the point and the others (cut off after the first when it is the
+    // only one), then the exponent.
+    text[at] = head as u8;
+    text[at + 1] = b'.';
+    put_sixteen(text, at + 2, head >> 8 | u128::from(tail) << 120);
+    at += count + usize::from(count > 1);
+    text[at] = b'e';
+    text[at + 1] = if point < 0 { b'-' } else { b'+' };
+    // A third digit goes first when there is one; otherwise the last two overwrite it.
     let power = point.unsigned_abs() as usize;
-    if power >= 100 {
-        text[at] = b'0' + (power / 100) as u8;
-        at += 1;
-    }
+    let hundreds = usize::from(power >= 100);
+    text[at + 2] = b'0' + (power / 100) as u8;
     let pair = power % 100 * 2;
-    text[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
-    at + 2
+    text[at + 2 + hundreds..at + 4 + hundreds].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    at + 4 + hundreds
 }
 
-/// A number's 17 decimal digits, zero-padded on the left, then sixteen zeros; where its digits
-/// start and how many zeros it ends with (both counted in the digit lanes, without a loop or a
-/// logarithm).
-struct Seventeen {
-    digits: [u8; PADDED_DIGITS],
-    /// Leading zeros: the first digit is `digits[first]`.
-    first: usize,
-    trailing_zeros: usize,
+/// Sixteen `b'0'`s, to turn digit lanes into ASCII.
+const ASCII_ZEROS: u128 = u128::from_le_bytes([b'0'; 16]);
+
+/// `n` (below 10^16) as sixteen digits, zero-padded, in the byte lanes of a `u128` (the first
+/// digit in the lowest byte): two [`eight_digit_lanes`], worked out side by side.
+#[inline]
+fn sixteen_digit_lanes(n: u64) -> u128 {
+    debug_assert!(n < TEN_TO_THE_16);
+    u128::from(eight_digit_lanes((n / 100_000_000) as u32))
+        | u128::from(eight_digit_lanes((n % 100_000_000) as u32)) << 64
 }
 
-/// The [`Seventeen`] digits of `n` (above 0, below 10^17).
-#[inline(always)]
-fn seventeen_digits(n: u64) -> Seventeen {
-    debug_assert!(n > 0 && n < TEN_TO_THE_17);
-    let mut digits = [b'0'; PADDED_DIGITS];
-    let high = n / 100_000_000;
-    let top = (high / 100_000_000) as u8;
-    digits[0] = b'0' + top;
-    let middle = eight_digit_lanes((high % 100_000_000) as u32);
-    let low = eight_digit_lanes((n % 100_000_000) as u32);
-    digits[1..9].copy_from_slice(&(middle + ASCII_ZEROS).to_le_bytes());
-    digits[9..17].copy_from_slice(&(low + ASCII_ZEROS).to_le_bytes());
-    // The first digit is in the lowest lane: zero lanes from the bottom are leading zeros, zero
-    // lanes from the top trailing zeros.
-    let first = if top != 0 {
-        0
-    } else if middle != 0 {
-        1 + middle.trailing_zeros() / 8
-    } else {
-        9 + low.trailing_zeros() / 8
-    };
-    let trailing_zeros = if low != 0 {
-        low.leading_zeros() / 8
-    } else if middle != 0 {
-        8 + middle.leading_zeros() / 8
-    } else {
-        16
-    };
-    Seventeen {
-        digits,
-        first: first as usize,
-        trailing_zeros: trailing_zeros as usize,
-    }
-}
-
-/// [`seventeen_digits`], also for zero (one digit, `0`).
-fn seventeen_digits_or_zeros(n: u64) -> Seventeen {
-    if n == 0 {
-        Seventeen {
-            digits: [b'0'; PADDED_DIGITS],
-            first: MAX_FLOAT_DIGITS - 1,
-            trailing_zeros: MAX_FLOAT_DIGITS,
-        }
-    } else {
-        seventeen_digits(n)
-    }
-}
-
-/// Eight `b'0'`s, to turn digit lanes into ASCII.
-const ASCII_ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
-
-/// [`eight_digit_lanes`] as ASCII.
-#[cfg(test)]
-fn eight_digits(n: u32) -> [u8; 8] {
-    (eight_digit_lanes(n) + ASCII_ZEROS).to_le_bytes()
+/// [`sixteen_digit_lanes`] as ASCII.
+fn sixteen_digits(n: u64) -> u128 {
+    sixteen_digit_lanes(n) + ASCII_ZEROS
 }
 
 /// `n` (below 10^8) as eight digits in the byte lanes of one u64 (the most significant digit in
@@ -666,6 +625,11 @@ mod tests {
         );
     }
 
+    /// [`eight_digit_lanes`] as ASCII.
+    fn eight_digits(n: u32) -> [u8; 8] {
+        (eight_digit_lanes(n) + u64::from_le_bytes([b'0'; 8])).to_le_bytes()
+    }
+
     #[test]
     fn eight_digits_is_exact_for_every_lane_value() {
         // Every 4-digit lane value in both lanes (which covers every 2-digit and 1-digit lane).
@@ -677,27 +641,22 @@ mod tests {
         for n in [0, 1, 99_999_999, 10_000_000, 12_345_678] {
             assert_eq!(eight_digits(n), *format!("{n:08}").as_bytes());
         }
-        for n in [
-            1u64,
-            10,
-            99_999_999_999_999_999,
-            12_345_678_901_234_567,
-            1 << 53,
-            10_000_000_000_000_000,
-            120_000_000,
-            5_000_000_000_000_000,
-        ] {
-            let Seventeen {
-                digits,
-                first,
-                trailing_zeros,
-            } = seventeen_digits_or_zeros(n);
-            assert_eq!(digits[..17], *format!("{n:017}").as_bytes());
-            assert_eq!(first, 17 - n.to_string().len(), "{n}");
-            let text = n.to_string();
+        let mut rng = crate::json::TestRng(0x6A09_E667_F3BC_C908);
+        let tens = (0..16).map(|e| 10u64.pow(e));
+        for n in tens
+            .clone()
+            .chain(tens.map(|p| p - 1))
+            .chain([0, 1 << 53, 120_000_000, 5_000_000_000_000_000])
+            .chain((0..10_000).map(|_| (rng.next() % TEN_TO_THE_16) >> (rng.next() % 54)))
+        {
             assert_eq!(
-                trailing_zeros,
-                text.len() - text.trim_end_matches('0').len(),
+                sixteen_digits(n).to_le_bytes(),
+                *format!("{n:016}").as_bytes()
+            );
+            let (digits, count) = short_integer_digits(n);
+            assert_eq!(
+                &digits.to_le_bytes()[..count],
+                n.to_string().as_bytes(),
                 "{n}"
             );
         }
@@ -732,7 +691,8 @@ mod tests {
         if f == 0.0 {
             return format!("{sign}0.0");
         }
-        let (significand, exponent) = shortest_digits(f.abs());
+        let decimal = shortest_decimal(f.abs());
+        let (significand, exponent) = (decimal.leading * 10 + decimal.last, decimal.exponent);
         let text = significand.to_string();
         let digits = text.trim_end_matches('0');
         let point = exponent + text.len() as i32 - 1;
@@ -788,6 +748,15 @@ mod tests {
                 format!("[{},{}]", plain_python_repr(f), plain_python_repr(-f))
             );
             checked += 1;
+        }
+        for f in crate::json::shortest::awkward_floats(&mut rng, 0) {
+            assert_eq!(py(f), plain_python_repr(f), "{f:e}");
+            assert_eq!(py(-f), plain_python_repr(-f), "{f:e}");
+            let pair = Value::from(vec![Value::from(f), Value::from(-f)]);
+            assert_eq!(
+                to_string(&pair),
+                format!("[{},{}]", plain_python_repr(f), plain_python_repr(-f))
+            );
         }
     }
 
