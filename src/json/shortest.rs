@@ -212,10 +212,66 @@ pub(crate) fn shortest_decimal(f: f64) -> Decimal {
             return decimal.normalized();
         }
     }
+    if fraction != 0 {
+        if let Some(decimal) = one_product(q, c) {
+            return decimal;
+        }
+    }
     // The gap below is half as wide at a power of two (except for the smallest normal).
     let decimal = schubfach(q, c, fraction == 0 && biased_exponent > 1);
     debug_assert!(decimal.leading >= SMALLEST_LEADING && decimal.last < 10);
     decimal
+}
+
+/// The common case in one product (after Xiang JunBo's idea in zmij): `v = c × 2^q` with an even
+/// gap on both sides (not a power of two), times `10^(-k-1)` where Schubfach's `k` is
+/// `floor(log10(2^q))`, is `X = integral.fraction` in units of `10^(k+1)`. Its rounding interval
+/// is `X ± H` with `H = 2^(q-1) × 10^(-k-1)` in `[0.05, 0.5)`, so it holds `integral` when
+/// `fraction <= H`, `integral + 1` when `1 - fraction <= H` (never both: the shorter candidate),
+/// and otherwise the nearest multiple of `10^k`, `integral × 10 + round(10 × fraction)` (always
+/// inside, as `10 × H >= 0.5`): the seventeenth digit, with no division.
+///
+/// The product is exact but for the table entry `g`, which is above `10^(-k-1)` (scaled) by at
+/// most 1 in 2^125: the 64-bit `fraction` read from it is at most 2^-9 of its last unit above the
+/// true one and (being cut off) less than one unit below; `H` read from `g` is less than one unit
+/// below and 2^-62 above. Each decision is taken only when it holds with those margins; otherwise
+/// (a float within two units of 2^-64 of a decision, such as an exact tie) the answer is `None`
+/// and exact Schubfach decides. Ties to even therefore never need handling here.
+#[inline]
+fn one_product(q: i32, c: u64) -> Option<Decimal> {
+    let k = floor_log10_pow2(q);
+    if k >= LARGEST_K {
+        return None;
+    }
+    // 10^(-k-1) = G × 2^(l - 125) with G in [2^125, 2^126) and g = floor(G) + 1; l + q is in
+    // -4..=-1 (2^q × 10^(-k-1) is in [0.1, 1)).
+    let g = POWERS_OF_TEN[(k + 1 - SMALLEST_K) as usize];
+    let l = floor_log2_pow10(-k - 1);
+    debug_assert!((-4..=-1).contains(&(q + l)));
+    // X = c × G × 2^(q + l - 125): shifted so that the point falls at bit 130 of the product.
+    let product = Product::of(g, c << (5 + q + l)).upper;
+    let integral = (product >> 66) as u64;
+    let fraction = (product >> 2) as u64;
+    // H × 2^64 = G / 2^(61 - q - l), rounded down: g >> 63 is below 2^63.
+    let half_gap = ((g >> 63) as u64) >> (-1 - q - l);
+    let below = fraction < half_gap - 1;
+    let above = fraction > half_gap.wrapping_neg();
+    let not_below = fraction > half_gap + 1;
+    let not_above = fraction < half_gap.wrapping_neg() - 1;
+    // round(10 × fraction): the digit, and where 10 × fraction + 1/2 lies within it.
+    let tenfold = u128::from(fraction) * 10 + (1 << 63);
+    let (digit, rest) = ((tenfold >> 64) as u64, tenfold as u64);
+    let digit_clear = rest.wrapping_sub(1) <= u64::MAX - 10;
+    if !(below | above | (not_below & not_above & digit_clear)) {
+        return None;
+    }
+    let shorter = below | above;
+    debug_assert!(shorter || (1..10).contains(&digit));
+    Some(Decimal {
+        leading: integral + u64::from(above),
+        last: if shorter { 0 } else { digit },
+        exponent: k,
+    })
 }
 
 /// Schubfach for `v = c × 2^q` whose rounding interval is `[v - 2^(q-1), v + 2^(q-1)]`, or
@@ -435,6 +491,44 @@ mod tests {
         }
     }
 
+    /// How many random floats the differential tests add: 200,000, or JSON_SHORTEST_SAMPLES for a
+    /// longer run (tens of millions in release).
+    fn random_samples() -> usize {
+        std::env::var("JSON_SHORTEST_SAMPLES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(200_000)
+    }
+
+    #[test]
+    fn one_product_agrees_with_exact_schubfach_wherever_it_decides() {
+        let mut rng = crate::json::TestRng(0x2F69_3C5E_A1B7_0D43);
+        let samples = random_samples();
+        let (mut decided, mut declined) = (0usize, 0usize);
+        for f in awkward_floats(&mut rng, samples) {
+            let bits = f.to_bits();
+            let fraction = bits & ((1 << MANTISSA_BITS) - 1);
+            let biased_exponent = (bits >> MANTISSA_BITS) as i32;
+            if biased_exponent == 0 || fraction == 0 {
+                continue;
+            }
+            let q = biased_exponent + SMALLEST_Q - 1;
+            let c = (1 << MANTISSA_BITS) | fraction;
+            match one_product(q, c) {
+                Some(decimal) => {
+                    assert_eq!(decimal, schubfach(q, c, false), "{f:e}");
+                    decided += 1;
+                }
+                None => declined += 1,
+            }
+        }
+        // It declines the exact ties among the generator's floats, and hardly anything else.
+        assert!(
+            declined > 100 && declined < decided / 100,
+            "{declined} of {decided}"
+        );
+    }
+
     #[test]
     fn small_tables_match_their_definitions() {
         for (n, power) in POWERS_OF_TEN_U64.iter().enumerate() {
@@ -446,11 +540,7 @@ mod tests {
     #[test]
     fn agrees_with_std_on_random_and_edge_floats() {
         let mut rng = crate::json::TestRng(0x853C_49E6_748F_EA9B);
-        // JSON_SHORTEST_SAMPLES raises the count for a longer run (tens of millions in release).
-        let samples = std::env::var("JSON_SHORTEST_SAMPLES")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(200_000);
+        let samples = random_samples();
         let mut ties = 0;
         for f in awkward_floats(&mut rng, samples) {
             let decimal = shortest_decimal(f);
