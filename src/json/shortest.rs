@@ -188,6 +188,7 @@ impl Decimal {
 }
 
 /// The shortest digits of a finite, positive `f` (see [`Decimal`]).
+#[inline(always)]
 pub(crate) fn shortest_decimal(f: f64) -> Decimal {
     debug_assert!(f.is_finite() && f > 0.0);
     let bits = f.to_bits();
@@ -199,23 +200,21 @@ pub(crate) fn shortest_decimal(f: f64) -> Decimal {
     }
     let c = (1u64 << MANTISSA_BITS) | fraction;
     let q = biased_exponent + SMALLEST_Q - 1;
-    if (-(MANTISSA_BITS as i32)..0).contains(&q) {
-        // An integer below 2^53 is its own shortest form (its neighbours are at most 1 away).
-        let shift = -q as u32;
-        let integer = c >> shift;
-        if integer << shift == c {
-            let decimal = Decimal {
-                leading: integer,
-                last: 0,
-                exponent: -1,
-            };
-            return decimal.normalized();
-        }
-    }
     if fraction != 0 {
+        // (Integers take this path too: their fraction is exactly 0, clear of every decision.)
         if let Some(decimal) = one_product(q, c) {
             return decimal;
         }
+    } else if (-(MANTISSA_BITS as i32)..0).contains(&q) {
+        // A power of two from 1 to 2^52 is its own shortest form (its neighbours are at most 1
+        // away), where the gap below, half as wide, keeps it from one product.
+        let integer = c >> -q;
+        let decimal = Decimal {
+            leading: integer,
+            last: 0,
+            exponent: -1,
+        };
+        return decimal.normalized();
     }
     // The gap below is half as wide at a power of two (except for the smallest normal).
     let decimal = schubfach(q, c, fraction == 0 && biased_exponent > 1);

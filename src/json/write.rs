@@ -421,7 +421,7 @@ fn short_integer_digits(n: u64) -> (u128, usize) {
 /// otherwise `d.ddde±XX` with at least two exponent digits.
 pub fn write_python_float(f: f64, out: &mut String) {
     let mut text = [0u8; NUMBER_ROOM];
-    let len = python_float_text(f, &mut text, 0);
+    let len = python_float_window(f, &mut text);
     out.push_str(std::str::from_utf8(&text[..len]).expect("float text is ASCII"));
 }
 
@@ -437,8 +437,18 @@ fn put_sixteen(text: &mut [u8], at: usize, bytes: u128) {
 /// moved into place by shifts, then stored sixteen at a time: no per-digit loop, no call, and no
 /// bytes read back from memory just written (a load that straddles fresh stores cannot be
 /// forwarded from them and waits for them to land).
-fn python_float_text(f: f64, text: &mut [u8], mut at: usize) -> usize {
-    debug_assert!(text.len() >= at + NUMBER_ROOM);
+fn python_float_text(f: f64, text: &mut [u8], at: usize) -> usize {
+    // A window of fixed size: stores at offsets the ranges below bound need no bounds checks.
+    let window: &mut [u8; NUMBER_ROOM] = (&mut text[at..at + NUMBER_ROOM])
+        .try_into()
+        .expect("a window of NUMBER_ROOM bytes");
+    at + python_float_window(f, window)
+}
+
+/// [`python_float_text`] at the start of `text`, answering the length.
+#[inline(always)]
+fn python_float_window(f: f64, text: &mut [u8; NUMBER_ROOM]) -> usize {
+    let mut at = 0;
     if f.is_sign_negative() {
         text[at] = b'-';
         at += 1;
@@ -480,8 +490,9 @@ fn python_float_text(f: f64, text: &mut [u8], mut at: usize) -> usize {
         let int_len = point as usize + 1;
         put_sixteen(text, at, head);
         text[at + int_len] = b'.';
-        let fraction = head >> (8 * int_len - 8) >> 8 | u128::from(tail) << (8 * (16 - int_len));
-        put_sixteen(text, at + int_len + 1, fraction);
+        put_sixteen(text, at + int_len + 1, head >> (8 * int_len - 8) >> 8);
+        // The seventeenth digit is one place on, after the point, wherever the point is.
+        text[at + 17] = tail;
         return at + (count + 1).max(int_len + 2);
     }
     if (-4..0).contains(&point) {
@@ -496,7 +507,8 @@ fn python_float_text(f: f64, text: &mut [u8], mut at: usize) -> usize {
     // only one), then the exponent.
     text[at] = head as u8;
     text[at + 1] = b'.';
-    put_sixteen(text, at + 2, head >> 8 | u128::from(tail) << 120);
+    put_sixteen(text, at + 2, head >> 8);
+    text[at + 17] = tail;
     at += count + usize::from(count > 1);
     text[at] = b'e';
     text[at + 1] = if point < 0 { b'-' } else { b'+' };
@@ -513,12 +525,20 @@ fn python_float_text(f: f64, text: &mut [u8], mut at: usize) -> usize {
 const ASCII_ZEROS: u128 = u128::from_le_bytes([b'0'; 16]);
 
 /// `n` (below 10^16) as sixteen digits, zero-padded, in the byte lanes of a `u128` (the first
-/// digit in the lowest byte): two [`eight_digit_lanes`], worked out side by side.
+/// digit in the lowest byte). Its four groups of four digits come from three divisions of `n`
+/// that do not wait on each other (a division by a constant is a multiplication), rather than
+/// from splitting halves into quarters one after the other: the digits are on the path from the
+/// float to its text, so their latency is what counts.
 #[inline]
 fn sixteen_digit_lanes(n: u64) -> u128 {
     debug_assert!(n < TEN_TO_THE_16);
-    u128::from(eight_digit_lanes((n / 100_000_000) as u32))
-        | u128::from(eight_digit_lanes((n % 100_000_000) as u32)) << 64
+    let above_4 = n / 10_000;
+    let above_8 = n / 100_000_000;
+    let above_12 = n / 1_000_000_000_000;
+    let first = above_12 | (above_8 - above_12 * 10_000) << 32;
+    let second = (above_4 - above_8 * 10_000) | (n - above_4 * 10_000) << 32;
+    u128::from(digits_of_four_digit_lanes(first))
+        | u128::from(digits_of_four_digit_lanes(second)) << 64
 }
 
 /// [`sixteen_digit_lanes`] as ASCII.
@@ -527,15 +547,22 @@ fn sixteen_digits(n: u64) -> u128 {
 }
 
 /// `n` (below 10^8) as eight digits in the byte lanes of one u64 (the most significant digit in
-/// the lowest byte): split into two 4-digit lanes, each into two 2-digit lanes, each into two
-/// digits. Each split is a multiply and shift that divides exactly in its lane's range (the unit
-/// test checks every value of each lane), so no lane carries into its neighbour.
+/// the lowest byte).
+#[cfg(test)]
 fn eight_digit_lanes(n: u32) -> u64 {
+    let n = u64::from(n);
+    digits_of_four_digit_lanes((n / 10_000) | (n % 10_000) << 32)
+}
+
+/// Two numbers below 10^4 in the 32-bit lanes of a u64 (the first in the lower lane) as eight
+/// digits in its byte lanes (the first digit in the lowest byte): each lane split into two 2-digit
+/// lanes, each of those into two digits. Each split is a multiply and shift that divides exactly
+/// in its lane's range (the unit test checks every value of each lane), so no lane carries into
+/// its neighbour.
+#[inline]
+fn digits_of_four_digit_lanes(fours: u64) -> u64 {
     const LOW_7_BITS_OF_32: u64 = 0x0000_007F_0000_007F;
     const LOW_4_BITS_OF_16: u64 = 0x000F_000F_000F_000F;
-    let n = u64::from(n);
-    // 32-bit lanes: the first four digits, the last four.
-    let fours = (n / 10_000) | ((n % 10_000) << 32);
     // v / 100 for v < 10^4 is (v × 10486) >> 20.
     let hundreds = ((fours * 10_486) >> 20) & LOW_7_BITS_OF_32;
     let pairs = hundreds | ((fours - hundreds * 100) << 16);
