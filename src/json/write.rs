@@ -535,8 +535,8 @@ fn sixteen_digit_lanes(n: u64) -> u128 {
     let above_4 = n / 10_000;
     let above_8 = n / 100_000_000;
     let above_12 = n / 1_000_000_000_000;
-    let first = above_12 | (above_8 - above_12 * 10_000) << 32;
-    let second = (above_4 - above_8 * 10_000) | (n - above_4 * 10_000) << 32;
+    let first = (above_8 - above_12 * 10_000) | above_12 << 32;
+    let second = (n - above_4 * 10_000) | (above_4 - above_8 * 10_000) << 32;
     u128::from(digits_of_four_digit_lanes(first))
         | u128::from(digits_of_four_digit_lanes(second)) << 64
 }
@@ -551,24 +551,26 @@ fn sixteen_digits(n: u64) -> u128 {
 #[cfg(test)]
 fn eight_digit_lanes(n: u32) -> u64 {
     let n = u64::from(n);
-    digits_of_four_digit_lanes((n / 10_000) | (n % 10_000) << 32)
+    digits_of_four_digit_lanes((n % 10_000) | (n / 10_000) << 32)
 }
 
-/// Two numbers below 10^4 in the 32-bit lanes of a u64 (the first in the lower lane) as eight
-/// digits in its byte lanes (the first digit in the lowest byte): each lane split into two 2-digit
-/// lanes, each of those into two digits. Each split is a multiply and shift that divides exactly
-/// in its lane's range (the unit test checks every value of each lane), so no lane carries into
-/// its neighbour.
+/// Two numbers below 10^4 in the 32-bit lanes of a u64 (the first in the upper lane) as eight
+/// digits in its byte lanes, the first digit in the lowest byte. Each lane is split into two
+/// 2-digit lanes, each of those into two digits: the quotient `d` of a lane `v` comes from a
+/// multiply and shift that divides exactly in the lane's range (the unit test checks every value
+/// of each lane), and `v + d × (2^w - divisor)` leaves the remainder in the lower half of the lane
+/// and the quotient in the upper (w its width), one multiplication for both; no lane carries into
+/// its neighbour. The digits come out last first, and one byte swap puts them in order.
 #[inline]
 fn digits_of_four_digit_lanes(fours: u64) -> u64 {
     const LOW_7_BITS_OF_32: u64 = 0x0000_007F_0000_007F;
     const LOW_4_BITS_OF_16: u64 = 0x000F_000F_000F_000F;
     // v / 100 for v < 10^4 is (v × 10486) >> 20.
     let hundreds = ((fours * 10_486) >> 20) & LOW_7_BITS_OF_32;
-    let pairs = hundreds | ((fours - hundreds * 100) << 16);
+    let pairs = fours + hundreds * (0x1_0000 - 100);
     // w / 10 for w < 100 is (w × 103) >> 10.
     let tens = ((pairs * 103) >> 10) & LOW_4_BITS_OF_16;
-    tens | ((pairs - tens * 10) << 8)
+    (pairs + tens * (0x100 - 10)).swap_bytes()
 }
 
 #[cfg(test)]
