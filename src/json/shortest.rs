@@ -1,4 +1,5 @@
-//! The shortest decimal digits that read back as the same `f64` (the Schubfach algorithm).
+//! The shortest decimal digits that read back as the same `f64`: one product in the common case,
+//! the Schubfach algorithm where that cannot decide.
 //!
 //! `{:e}` gives the same digits but costs a trip through `fmt` and a slower general algorithm; the
 //! writer formats many floats (coordinates, scores), so it uses this. Schubfach (Giulietti, "The
@@ -9,8 +10,14 @@
 //! comparisons between those candidates, with no loop over digits. Its table is computed at compile
 //! time from its definition.
 //!
+//! Most floats never get that far: one product with `10^(-k-1)` (the idea zmij takes from Xiang
+//! JunBo) gives the shorter candidate as its integer part and the seventeenth digit from its
+//! fraction, and each decision is taken only when it holds by more than the product's proven error
+//! ([`one_product`]); the rest (exact ties, powers of two, subnormals) go to Schubfach.
+//!
 //! Among the shortest digit strings it picks the one nearest the float's exact value, ties to even,
-//! which is also what Python's `repr` and Rust's `{:e}` print; the unit tests check against `{:e}`.
+//! which is also what Python's `repr` and Rust's `{:e}` print; the unit tests check against `{:e}`,
+//! and the one product against Schubfach wherever it decides.
 
 use super::bigint::{add_one, bit_length, divide_small, multiply_small, shift_right, LIMBS};
 

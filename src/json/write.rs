@@ -3,8 +3,9 @@
 //! Both walk the value with an explicit stack, so deeply nested values cannot overflow the call stack.
 //! Floats are written the way Python's `repr` writes them (shortest round-trip digits, `1e-05`,
 //! `1.5e+16`, `12.0`), which keeps tool texts byte-identical with the reference implementation.
-//! Numbers are laid out without `fmt`: digits made eight at a time in the lanes of a `u64` and
-//! copied at fixed sizes into a stack buffer. An array of numbers, or of short rows of them (the
+//! Numbers are laid out without `fmt`: sixteen digits made at once in the byte lanes of a `u128`
+//! (multiplications and shifts, no division loop), moved into place in registers and stored sixteen
+//! bytes at a time into a stack buffer. An array of numbers, or of short rows of them (the
 //! coordinate rings of GeoJSON), is gathered there and appended with one UTF-8 check per
 //! [`PENDING_BYTES`], not one per number.
 
@@ -433,9 +434,9 @@ fn put_sixteen(text: &mut [u8], at: usize, bytes: u128) {
 }
 
 /// Lays `f` out as [`write_python_float`] does at `text[at..]` (which has [`NUMBER_ROOM`]
-/// bytes), answering the end. The digits are made eight at a time in the lanes of integers and
-/// moved into place by shifts, then stored sixteen at a time: no per-digit loop, no call, and no
-/// bytes read back from memory just written (a load that straddles fresh stores cannot be
+/// bytes), answering the end. The digits are made sixteen at a time in the byte lanes of a `u128`
+/// and moved into place by shifts, then stored sixteen at a time: no per-digit loop, no call, and
+/// no bytes read back from memory just written (a load that straddles fresh stores cannot be
 /// forwarded from them and waits for them to land).
 fn python_float_text(f: f64, text: &mut [u8], at: usize) -> usize {
     // A window of fixed size: stores at offsets the ranges below bound need no bounds checks.
@@ -537,7 +538,8 @@ fn sixteen_digit_lanes(n: u64) -> u128 {
 
 /// `n` (below 10^8) as its last four digits in the lower 32-bit lane of a u64 and its first four in
 /// the upper: `n + d × (2^32 - 10^4)` with `d = n / 10^4`, which is `(n × 109951163) >> 40` in
-/// that range (the unit test checks every value of each lane).
+/// that range (109951163 is 2^40 / 10^4 rounded up; the unit test checks the largest number with
+/// each quotient, where the excess would show first).
 #[inline]
 fn quarters(n: u64) -> u64 {
     debug_assert!(n < 100_000_000);
@@ -711,6 +713,9 @@ mod tests {
             (1e100, "1e+100"),
             (-1.25e-300, "-1.25e-300"),
             (2.5e22, "2.5e+22"),
+            // 2^-24 is 5.9604644775390625e-08, halfway between two 16-digit strings; the lower
+            // reads back as the float below (the gap below a power of two is half as wide).
+            (2f64.powi(-24), "5.960464477539063e-08"),
         ];
         for &(f, want) in cases {
             assert_eq!(py(f), want, "{f:e}");
