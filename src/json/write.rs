@@ -286,15 +286,22 @@ fn is_number_or_row(value: &Value) -> bool {
     }
 }
 
-/// Writes `a` compactly if it is an array of numbers, or of short arrays of them (a coordinate ring, a vector, rows of a matrix), without the general walk and with one
-/// UTF-8 check per [`PENDING_BYTES`] of text instead of one per number. Answers false, having
-/// written nothing, for any other array (which the checks before writing find).
+/// Writes `a` compactly if it is an array of numbers, or of short arrays of them (a coordinate
+/// ring, a vector, rows of a matrix), without the general walk and with one UTF-8 check per
+/// [`PENDING_BYTES`] of text instead of one per number. Answers false, having written nothing, for
+/// any other array: one whose first element does not fit is turned away at once, and one that
+/// stops fitting later is cut back off `out` (checking while writing saves a pass over every
+/// number array, and the work lost on the others is at most once their length).
 fn write_numeric_array(a: &[Value], out: &mut String) -> bool {
-    if !a.iter().all(is_number_or_row) {
+    if !a.first().is_some_and(is_number_or_row) {
         return false;
     }
+    let start = out.len();
     let mut gather = Gather::new(out);
-    gather.write_numbers(a);
+    if !gather.write_numbers(a) {
+        gather.out.truncate(start);
+        return false;
+    }
     gather.flush();
     true
 }
@@ -334,9 +341,9 @@ impl<'a> Gather<'a> {
         self.len += 1;
     }
 
-    /// `[`, the elements (numbers or rows of them, as [`is_number_or_row`] checked) separated by
-    /// commas, `]`.
-    fn write_numbers(&mut self, elements: &[Value]) {
+    /// `[`, the elements (numbers or rows of them) separated by commas, `]`; false as soon as an
+    /// element is neither (what was written is then the caller's to drop).
+    fn write_numbers(&mut self, elements: &[Value]) -> bool {
         self.ascii(b'[');
         for (i, value) in elements.iter().enumerate() {
             if i > 0 {
@@ -344,11 +351,24 @@ impl<'a> Gather<'a> {
             }
             match value {
                 Value::Number(n) => self.number(n),
-                Value::Array(row) => self.write_numbers(row),
-                _ => unreachable!("checked by is_number_or_row"),
+                Value::Array(row) if row.len() <= SHORT_NUMBER_ARRAY => {
+                    self.ascii(b'[');
+                    for (j, value) in row.iter().enumerate() {
+                        if j > 0 {
+                            self.ascii(b',');
+                        }
+                        let Value::Number(n) = value else {
+                            return false;
+                        };
+                        self.number(n);
+                    }
+                    self.ascii(b']');
+                }
+                _ => return false,
             }
         }
         self.ascii(b']');
+        true
     }
 
     fn number(&mut self, n: &Number) {
@@ -861,6 +881,21 @@ mod tests {
                 "{text}"
             );
             assert_eq!(parse(to_string(&v).as_bytes()).unwrap(), v, "{text}");
+        }
+        // An array that stops being numeric after several flushes of the gathered text: what
+        // was appended is cut back off, and the general walk writes it.
+        for tail in [
+            "\"s\"",
+            "[1,\"s\"]",
+            "[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]",
+            "{}",
+        ] {
+            let numbers: Vec<String> = (0..200).map(|i| format!("{}.25", i * 7919)).collect();
+            let text = format!("[{},[1,2],{tail}]", numbers.join(","));
+            let v = parse(text.as_bytes()).unwrap();
+            let mut out = String::from("prefix");
+            write_compact(&v, &mut out);
+            assert_eq!(out, format!("prefix{text}"));
         }
     }
 
