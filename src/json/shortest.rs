@@ -260,6 +260,8 @@ fn one_product(q: i32, c: u64) -> Option<Decimal> {
     let fraction = (product >> 2) as u64;
     // H × 2^64 = G / 2^(61 - q - l), rounded down: g >> 63 is below 2^63.
     let half_gap = ((g >> 63) as u64) >> (-1 - q - l);
+    // Each certain despite those errors: `integral` inside (the true fraction is below
+    // `fraction + 1`, the true H above `half_gap - 2^-62`), `integral + 1` inside, or not.
     let below = fraction < half_gap - 1;
     let above = fraction > half_gap.wrapping_neg();
     let not_below = fraction > half_gap + 1;
