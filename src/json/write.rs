@@ -3,13 +3,14 @@
 //! Both walk the value with an explicit stack, so deeply nested values cannot overflow the call stack.
 //! Floats are written the way Python's `repr` writes them (shortest round-trip digits, `1e-05`,
 //! `1.5e+16`, `12.0`), which keeps tool texts byte-identical with the reference implementation.
-//! Numbers are laid out without `fmt`: digits made eight at a time in the lanes of a `u64` and
-//! copied at fixed sizes into a stack buffer. An array of numbers, or of short rows of them (the
+//! Numbers are laid out without `fmt`: sixteen digits made at once in the byte lanes of a `u128`
+//! (multiplications and shifts, no division loop), moved into place in registers and stored sixteen
+//! bytes at a time into a stack buffer. An array of numbers, or of short rows of them (the
 //! coordinate rings of GeoJSON), is gathered there and appended with one UTF-8 check per
 //! [`PENDING_BYTES`], not one per number.
 
 use super::scan::find_string_stop;
-use super::shortest::shortest_digits;
+use super::shortest::{shortest_decimal, Decimal, SMALLEST_LEADING};
 use super::{Map, Number, Value, N};
 use std::fmt::Write as _;
 
@@ -258,12 +259,8 @@ fn write_integer(negative: bool, magnitude: u64, out: &mut String) {
         if negative {
             out.push('-');
         }
-        let count = magnitude.checked_ilog10().unwrap_or(0) as usize + 1;
-        let lanes = u128::from(eight_digit_lanes((magnitude / 100_000_000) as u32))
-            | u128::from(eight_digit_lanes((magnitude % 100_000_000) as u32)) << 64;
-        let ascii = lanes + u128::from_le_bytes([b'0'; 16]);
-        // The first digit is in the lowest lane.
-        let digits = (ascii >> (8 * (16 - count))).to_le_bytes();
+        let (digits, count) = short_integer_digits(magnitude);
+        let digits = digits.to_le_bytes();
         out.push_str(std::str::from_utf8(&digits[..count]).expect("decimal digits are ASCII"));
         return;
     }
@@ -289,15 +286,22 @@ fn is_number_or_row(value: &Value) -> bool {
     }
 }
 
-/// Writes `a` compactly if it is an array of numbers, or of short arrays of them (a coordinate ring, a vector, rows of a matrix), without the general walk and with one
-/// UTF-8 check per [`PENDING_BYTES`] of text instead of one per number. Answers false, having
-/// written nothing, for any other array (which the checks before writing find).
+/// Writes `a` compactly if it is an array of numbers, or of short arrays of them (a coordinate
+/// ring, a vector, rows of a matrix), without the general walk and with one UTF-8 check per
+/// [`PENDING_BYTES`] of text instead of one per number. Answers false, having written nothing, for
+/// any other array: one whose first element does not fit is turned away at once, and one that
+/// stops fitting later is cut back off `out` (checking while writing saves a pass over every
+/// number array, and the work lost on the others is at most once their length).
 fn write_numeric_array(a: &[Value], out: &mut String) -> bool {
-    if !a.iter().all(is_number_or_row) {
+    if !a.first().is_some_and(is_number_or_row) {
         return false;
     }
+    let start = out.len();
     let mut gather = Gather::new(out);
-    gather.write_numbers(a);
+    if !gather.write_numbers(a) {
+        gather.out.truncate(start);
+        return false;
+    }
     gather.flush();
     true
 }
@@ -337,9 +341,9 @@ impl<'a> Gather<'a> {
         self.len += 1;
     }
 
-    /// `[`, the elements (numbers or rows of them, as [`is_number_or_row`] checked) separated by
-    /// commas, `]`.
-    fn write_numbers(&mut self, elements: &[Value]) {
+    /// `[`, the elements (numbers or rows of them) separated by commas, `]`; false as soon as an
+    /// element is neither (what was written is then the caller's to drop).
+    fn write_numbers(&mut self, elements: &[Value]) -> bool {
         self.ascii(b'[');
         for (i, value) in elements.iter().enumerate() {
             if i > 0 {
@@ -347,11 +351,24 @@ impl<'a> Gather<'a> {
             }
             match value {
                 Value::Number(n) => self.number(n),
-                Value::Array(row) => self.write_numbers(row),
-                _ => unreachable!("checked by is_number_or_row"),
+                Value::Array(row) if row.len() <= SHORT_NUMBER_ARRAY => {
+                    self.ascii(b'[');
+                    for (j, value) in row.iter().enumerate() {
+                        if j > 0 {
+                            self.ascii(b',');
+                        }
+                        let Value::Number(n) = value else {
+                            return false;
+                        };
+                        self.number(n);
+                    }
+                    self.ascii(b']');
+                }
+                _ => return false,
             }
         }
         self.ascii(b']');
+        true
     }
 
     fn number(&mut self, n: &Number) {
@@ -395,49 +412,64 @@ static DIGIT_PAIRS: [u8; 200] = {
 
 /// Writes `n` in decimal at `text[at..]` (which has [`NUMBER_ROOM`] bytes), answering the end.
 fn integer_text(n: u64, text: &mut [u8], at: usize) -> usize {
-    if n >= TEN_TO_THE_17 {
-        // Beyond the 17 digits a float needs: the two digits above them first.
-        let top = n / TEN_TO_THE_17;
-        let at = integer_text(top, text, at);
-        let digits = seventeen_digits_or_zeros(n % TEN_TO_THE_17).digits;
-        put_sixteen(text, at, &digits, 0);
-        text[at + 16] = digits[16];
-        return at + 17;
+    if n >= TEN_TO_THE_16 {
+        // The (at most four) digits above the last sixteen first, then those sixteen.
+        let at = integer_text(n / TEN_TO_THE_16, text, at);
+        put_sixteen(text, at, sixteen_digits(n % TEN_TO_THE_16));
+        return at + 16;
     }
-    let Seventeen { digits, first, .. } = seventeen_digits_or_zeros(n);
-    put_sixteen(text, at, &digits, first);
-    text[at + 16] = digits[first + 16];
-    at + MAX_FLOAT_DIGITS - first
+    let (digits, count) = short_integer_digits(n);
+    put_sixteen(text, at, digits);
+    at + count
 }
 
-/// Most significant digits a shortest round-trip f64 needs.
-const MAX_FLOAT_DIGITS: usize = 17;
-const TEN_TO_THE_17: u64 = 100_000_000_000_000_000;
-/// [`seventeen_digits`]' digits, then sixteen zeros, so that any run of sixteen from a digit on
-/// can be copied at a fixed size.
-const PADDED_DIGITS: usize = MAX_FLOAT_DIGITS + 16;
+/// `n` (below 10^16) in decimal: its digits in the byte lanes of a `u128`, the first in the lowest,
+/// and how many there are (one for zero). The leading zeros are counted in the lanes (zero lanes
+/// from the bottom) and shifted out, without a loop or a logarithm.
+#[inline]
+fn short_integer_digits(n: u64) -> (u128, usize) {
+    let lanes = sixteen_digit_lanes(n);
+    // The bit above the last lane's digit stops the count at fifteen, so zero keeps its digit.
+    let leading_zeros = (lanes | 1 << 127).trailing_zeros() as usize / 8;
+    (
+        (lanes + ASCII_ZEROS) >> (8 * leading_zeros),
+        16 - leading_zeros,
+    )
+}
 
 /// Writes a finite float as Python's `repr` does: the shortest digits that round-trip (ties to
 /// even), in fixed notation when the decimal exponent is in -4..16 (always with a fraction, `12.0`),
 /// otherwise `d.ddde±XX` with at least two exponent digits.
 pub fn write_python_float(f: f64, out: &mut String) {
     let mut text = [0u8; NUMBER_ROOM];
-    let len = python_float_text(f, &mut text, 0);
+    let len = python_float_window(f, &mut text);
     out.push_str(std::str::from_utf8(&text[..len]).expect("float text is ASCII"));
 }
 
-/// Copies the sixteen digits from `digits[from]` on to `text[at..]`: a fixed-size copy (no call
-/// to `memcpy`); what lies past the digits wanted is overwritten or cut off by the caller.
+/// Stores sixteen bytes (lanes of `bytes`, the lowest first) at `text[at..]`: one fixed-size store,
+/// no call to `memcpy`; what lies past the bytes wanted is overwritten or cut off by the caller.
 #[inline]
-fn put_sixteen(text: &mut [u8], at: usize, digits: &[u8; PADDED_DIGITS], from: usize) {
-    text[at..at + 16].copy_from_slice(&digits[from..from + 16]);
+fn put_sixteen(text: &mut [u8], at: usize, bytes: u128) {
+    text[at..at + 16].copy_from_slice(&bytes.to_le_bytes());
 }
 
 /// Lays `f` out as [`write_python_float`] does at `text[at..]` (which has [`NUMBER_ROOM`]
-/// bytes), answering the end. The digits are made eight at a time and laid out by fixed-size
-/// copies, so a float costs no per-digit loop and no call.
-fn python_float_text(f: f64, text: &mut [u8], mut at: usize) -> usize {
-    debug_assert!(text.len() >= at + NUMBER_ROOM);
+/// bytes), answering the end. The digits are made sixteen at a time in the byte lanes of a `u128`
+/// and moved into place by shifts, then stored sixteen at a time: no per-digit loop, no call, and
+/// no bytes read back from memory just written (a load that straddles fresh stores cannot be
+/// forwarded from them and waits for them to land).
+fn python_float_text(f: f64, text: &mut [u8], at: usize) -> usize {
+    // A window of fixed size: stores at offsets the ranges below bound need no bounds checks.
+    let window: &mut [u8; NUMBER_ROOM] = (&mut text[at..at + NUMBER_ROOM])
+        .try_into()
+        .expect("a window of NUMBER_ROOM bytes");
+    at + python_float_window(f, window)
+}
+
+/// [`python_float_text`] at the start of `text`, answering the length.
+#[inline(always)]
+fn python_float_window(f: f64, text: &mut [u8; NUMBER_ROOM]) -> usize {
+    let mut at = 0;
     if f.is_sign_negative() {
         text[at] = b'-';
         at += 1;
@@ -447,142 +479,122 @@ fn python_float_text(f: f64, text: &mut [u8], mut at: usize) -> usize {
         text[at..at + 3].copy_from_slice(b"0.0");
         return at + 3;
     }
-    let (significand, exponent) = shortest_digits(magnitude);
-    // The digits without leading zeros, and (as Python never shows them after the first digit)
-    // without trailing zeros: digits[first..end].
-    let Seventeen {
-        digits,
-        first,
-        trailing_zeros,
-    } = seventeen_digits(significand);
-    let end = MAX_FLOAT_DIGITS - trailing_zeros;
-    let count = end - first;
-    // The exponent of the first digit, as in d.ddd × 10^exponent.
-    let point = exponent + (MAX_FLOAT_DIGITS - first) as i32 - 1;
-    if (-4..16).contains(&point) {
-        if point < 0 {
-            // 0.000ddd: at most three zeros after the point, then up to 17 digits.
-            let zeros = point.unsigned_abs() as usize;
-            text[at..at + 6].copy_from_slice(b"0.0000");
-            at += 1 + zeros;
-            put_sixteen(text, at, &digits, first);
-            text[at + 16] = digits[first + 16];
-            return at + count;
-        }
+    let Decimal {
+        leading,
+        last,
+        exponent,
+    } = shortest_decimal(magnitude);
+    let lanes = sixteen_digit_lanes(leading);
+    // `leading` has sixteen digits, or fifteen after one zero.
+    let zero_first = leading < 10 * SMALLEST_LEADING;
+    let digits = lanes + ASCII_ZEROS;
+    let last_digit = b'0' + last as u8;
+    // The significant digits from the first on: sixteen in `head`, the seventeenth in `tail` ('0'
+    // when there are only sixteen places after the zero).
+    let (head, tail) = if zero_first {
+        (digits >> 8 | u128::from(last_digit) << 120, b'0')
+    } else {
+        (digits, last_digit)
+    };
+    // How many, without the trailing zeros Python never shows after the first digit (zero lanes
+    // from the top of `lanes`).
+    let count = if last != 0 {
+        17
+    } else {
+        16 - lanes.leading_zeros() as usize / 8
+    } - usize::from(zero_first);
+    // The exponent of the first digit, as in d.ddd × 10^point.
+    let point = exponent + 16 - i32::from(zero_first);
+    if (0..16).contains(&point) {
+        // ddd.ddd: the integer digits (the first sixteen stored, the rest overwritten), the point,
+        // then the digits after it. For an integer those are its zeros, so that ".0" ends it.
         let int_len = point as usize + 1;
-        put_sixteen(text, at, &digits, first);
-        if count <= int_len {
-            // An integer: its digits, zeros up to the point, then ".0".
-            text[at + count..at + count + 16].fill(b'0');
-            text[at + int_len..at + int_len + 2].copy_from_slice(b".0");
-            return at + int_len + 2;
-        }
+        put_sixteen(text, at, head);
         text[at + int_len] = b'.';
-        put_sixteen(text, at + int_len + 1, &digits, first + int_len);
-        return at + count + 1;
+        put_sixteen(text, at + int_len + 1, head >> (8 * int_len - 8) >> 8);
+        // The seventeenth digit is one place on, after the point, wherever the point is.
+        text[at + 17] = tail;
+        return at + (count + 1).max(int_len + 2);
     }
-    text[at] = digits[first];
-    at += 1;
-    if count > 1 {
-        text[at] = b'.';
-        put_sixteen(text, at + 1, &digits, first + 1);
-        at += count;
+    if (-4..0).contains(&point) {
+        // 0.000ddd: at most three zeros after the point, then up to 17 digits.
+        let start = at + 1 + point.unsigned_abs() as usize;
+        text[at..at + 8].copy_from_slice(b"0.000000");
+        put_sixteen(text, start, head);
+        text[start + 16] = tail;
+        return start + count;
     }
-    text[at..at + 2].copy_from_slice(if point < 0 { b"e-" } else { b"e+" });
-    at += 2;
+    // d.ddde±XX: the first digit, the point and the others (cut off after the first when it is the
+    // only one), then the exponent.
+    text[at] = head as u8;
+    text[at + 1] = b'.';
+    put_sixteen(text, at + 2, head >> 8);
+    text[at + 17] = tail;
+    at += count + usize::from(count > 1);
+    text[at] = b'e';
+    text[at + 1] = if point < 0 { b'-' } else { b'+' };
+    // A third digit goes first when there is one; otherwise the last two overwrite it.
     let power = point.unsigned_abs() as usize;
-    if power >= 100 {
-        text[at] = b'0' + (power / 100) as u8;
-        at += 1;
-    }
+    let hundreds = usize::from(power >= 100);
+    text[at + 2] = b'0' + (power / 100) as u8;
     let pair = power % 100 * 2;
-    text[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
-    at + 2
+    text[at + 2 + hundreds..at + 4 + hundreds].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    at + 4 + hundreds
 }
 
-/// A number's 17 decimal digits, zero-padded on the left, then sixteen zeros; where its digits
-/// start and how many zeros it ends with (both counted in the digit lanes, without a loop or a
-/// logarithm).
-struct Seventeen {
-    digits: [u8; PADDED_DIGITS],
-    /// Leading zeros: the first digit is `digits[first]`.
-    first: usize,
-    trailing_zeros: usize,
+/// Sixteen `b'0'`s, to turn digit lanes into ASCII.
+const ASCII_ZEROS: u128 = u128::from_le_bytes([b'0'; 16]);
+
+/// `n` (below 10^16) as sixteen digits, zero-padded, in the byte lanes of a `u128` (the first
+/// digit in the lowest byte): two halves of eight digits, each split into two quarters of four.
+#[inline]
+fn sixteen_digit_lanes(n: u64) -> u128 {
+    debug_assert!(n < TEN_TO_THE_16);
+    let first = n / 100_000_000;
+    let second = n - first * 100_000_000;
+    u128::from(digits_of_four_digit_lanes(quarters(first)))
+        | u128::from(digits_of_four_digit_lanes(quarters(second))) << 64
 }
 
-/// The [`Seventeen`] digits of `n` (above 0, below 10^17).
-#[inline(always)]
-fn seventeen_digits(n: u64) -> Seventeen {
-    debug_assert!(n > 0 && n < TEN_TO_THE_17);
-    let mut digits = [b'0'; PADDED_DIGITS];
-    let high = n / 100_000_000;
-    let top = (high / 100_000_000) as u8;
-    digits[0] = b'0' + top;
-    let middle = eight_digit_lanes((high % 100_000_000) as u32);
-    let low = eight_digit_lanes((n % 100_000_000) as u32);
-    digits[1..9].copy_from_slice(&(middle + ASCII_ZEROS).to_le_bytes());
-    digits[9..17].copy_from_slice(&(low + ASCII_ZEROS).to_le_bytes());
-    // The first digit is in the lowest lane: zero lanes from the bottom are leading zeros, zero
-    // lanes from the top trailing zeros.
-    let first = if top != 0 {
-        0
-    } else if middle != 0 {
-        1 + middle.trailing_zeros() / 8
-    } else {
-        9 + low.trailing_zeros() / 8
-    };
-    let trailing_zeros = if low != 0 {
-        low.leading_zeros() / 8
-    } else if middle != 0 {
-        8 + middle.leading_zeros() / 8
-    } else {
-        16
-    };
-    Seventeen {
-        digits,
-        first: first as usize,
-        trailing_zeros: trailing_zeros as usize,
-    }
+/// `n` (below 10^8) as its last four digits in the lower 32-bit lane of a u64 and its first four in
+/// the upper: `n + d × (2^32 - 10^4)` with `d = n / 10^4`, which is `(n × 109951163) >> 40` in
+/// that range (109951163 is 2^40 / 10^4 rounded up; the unit test checks the largest number with
+/// each quotient, where the excess would show first).
+#[inline]
+fn quarters(n: u64) -> u64 {
+    debug_assert!(n < 100_000_000);
+    n + ((n * 109_951_163) >> 40) * ((1 << 32) - 10_000)
 }
 
-/// [`seventeen_digits`], also for zero (one digit, `0`).
-fn seventeen_digits_or_zeros(n: u64) -> Seventeen {
-    if n == 0 {
-        Seventeen {
-            digits: [b'0'; PADDED_DIGITS],
-            first: MAX_FLOAT_DIGITS - 1,
-            trailing_zeros: MAX_FLOAT_DIGITS,
-        }
-    } else {
-        seventeen_digits(n)
-    }
-}
-
-/// Eight `b'0'`s, to turn digit lanes into ASCII.
-const ASCII_ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
-
-/// [`eight_digit_lanes`] as ASCII.
-#[cfg(test)]
-fn eight_digits(n: u32) -> [u8; 8] {
-    (eight_digit_lanes(n) + ASCII_ZEROS).to_le_bytes()
+/// [`sixteen_digit_lanes`] as ASCII.
+fn sixteen_digits(n: u64) -> u128 {
+    sixteen_digit_lanes(n) + ASCII_ZEROS
 }
 
 /// `n` (below 10^8) as eight digits in the byte lanes of one u64 (the most significant digit in
-/// the lowest byte): split into two 4-digit lanes, each into two 2-digit lanes, each into two
-/// digits. Each split is a multiply and shift that divides exactly in its lane's range (the unit
-/// test checks every value of each lane), so no lane carries into its neighbour.
+/// the lowest byte).
+#[cfg(test)]
 fn eight_digit_lanes(n: u32) -> u64 {
+    digits_of_four_digit_lanes(quarters(u64::from(n)))
+}
+
+/// Two numbers below 10^4 in the 32-bit lanes of a u64 (the first in the upper lane) as eight
+/// digits in its byte lanes, the first digit in the lowest byte. Each lane is split into two
+/// 2-digit lanes, each of those into two digits: the quotient `d` of a lane `v` comes from a
+/// multiply and shift that divides exactly in the lane's range (the unit test checks every value
+/// of each lane), and `v + d × (2^w - divisor)` leaves the remainder in the lower half of the lane
+/// and the quotient in the upper (w its width), one multiplication for both; no lane carries into
+/// its neighbour. The digits come out last first, and one byte swap puts them in order.
+#[inline]
+fn digits_of_four_digit_lanes(fours: u64) -> u64 {
     const LOW_7_BITS_OF_32: u64 = 0x0000_007F_0000_007F;
     const LOW_4_BITS_OF_16: u64 = 0x000F_000F_000F_000F;
-    let n = u64::from(n);
-    // 32-bit lanes: the first four digits, the last four.
-    let fours = (n / 10_000) | ((n % 10_000) << 32);
     // v / 100 for v < 10^4 is (v × 10486) >> 20.
     let hundreds = ((fours * 10_486) >> 20) & LOW_7_BITS_OF_32;
-    let pairs = hundreds | ((fours - hundreds * 100) << 16);
+    let pairs = fours + hundreds * (0x1_0000 - 100);
     // w / 10 for w < 100 is (w × 103) >> 10.
     let tens = ((pairs * 103) >> 10) & LOW_4_BITS_OF_16;
-    tens | ((pairs - tens * 10) << 8)
+    (pairs + tens * (0x100 - 10)).swap_bytes()
 }
 
 #[cfg(test)]
@@ -666,38 +678,40 @@ mod tests {
         );
     }
 
+    /// [`eight_digit_lanes`] as ASCII.
+    fn eight_digits(n: u32) -> [u8; 8] {
+        (eight_digit_lanes(n) + u64::from_le_bytes([b'0'; 8])).to_le_bytes()
+    }
+
     #[test]
     fn eight_digits_is_exact_for_every_lane_value() {
         // Every 4-digit lane value in both lanes (which covers every 2-digit and 1-digit lane).
+        // (The quotient by 10^4 is over-estimated by less than one part in 2^40, so the largest
+        // number with each quotient, v × 10^4 + 9999, is where it would fail first.)
         for v in 0..10_000u32 {
-            for n in [v, v * 10_000, v * 10_000 + (9_999 - v)] {
+            for n in [v, v * 10_000, v * 10_000 + (9_999 - v), v * 10_000 + 9_999] {
                 assert_eq!(eight_digits(n), *format!("{n:08}").as_bytes(), "{n}");
             }
         }
         for n in [0, 1, 99_999_999, 10_000_000, 12_345_678] {
             assert_eq!(eight_digits(n), *format!("{n:08}").as_bytes());
         }
-        for n in [
-            1u64,
-            10,
-            99_999_999_999_999_999,
-            12_345_678_901_234_567,
-            1 << 53,
-            10_000_000_000_000_000,
-            120_000_000,
-            5_000_000_000_000_000,
-        ] {
-            let Seventeen {
-                digits,
-                first,
-                trailing_zeros,
-            } = seventeen_digits_or_zeros(n);
-            assert_eq!(digits[..17], *format!("{n:017}").as_bytes());
-            assert_eq!(first, 17 - n.to_string().len(), "{n}");
-            let text = n.to_string();
+        let mut rng = crate::json::TestRng(0x6A09_E667_F3BC_C908);
+        let tens = (0..16).map(|e| 10u64.pow(e));
+        for n in tens
+            .clone()
+            .chain(tens.map(|p| p - 1))
+            .chain([0, 1 << 53, 120_000_000, 5_000_000_000_000_000])
+            .chain((0..10_000).map(|_| (rng.next() % TEN_TO_THE_16) >> (rng.next() % 54)))
+        {
             assert_eq!(
-                trailing_zeros,
-                text.len() - text.trim_end_matches('0').len(),
+                sixteen_digits(n).to_le_bytes(),
+                *format!("{n:016}").as_bytes()
+            );
+            let (digits, count) = short_integer_digits(n);
+            assert_eq!(
+                &digits.to_le_bytes()[..count],
+                n.to_string().as_bytes(),
                 "{n}"
             );
         }
@@ -719,6 +733,9 @@ mod tests {
             (1e100, "1e+100"),
             (-1.25e-300, "-1.25e-300"),
             (2.5e22, "2.5e+22"),
+            // 2^-24 is 5.9604644775390625e-08, halfway between two 16-digit strings; the lower
+            // reads back as the float below (the gap below a power of two is half as wide).
+            (2f64.powi(-24), "5.960464477539063e-08"),
         ];
         for &(f, want) in cases {
             assert_eq!(py(f), want, "{f:e}");
@@ -732,7 +749,8 @@ mod tests {
         if f == 0.0 {
             return format!("{sign}0.0");
         }
-        let (significand, exponent) = shortest_digits(f.abs());
+        let decimal = shortest_decimal(f.abs());
+        let (significand, exponent) = (decimal.leading * 10 + decimal.last, decimal.exponent);
         let text = significand.to_string();
         let digits = text.trim_end_matches('0');
         let point = exponent + text.len() as i32 - 1;
@@ -788,6 +806,15 @@ mod tests {
                 format!("[{},{}]", plain_python_repr(f), plain_python_repr(-f))
             );
             checked += 1;
+        }
+        for f in crate::json::shortest::awkward_floats(&mut rng, 0) {
+            assert_eq!(py(f), plain_python_repr(f), "{f:e}");
+            assert_eq!(py(-f), plain_python_repr(-f), "{f:e}");
+            let pair = Value::from(vec![Value::from(f), Value::from(-f)]);
+            assert_eq!(
+                to_string(&pair),
+                format!("[{},{}]", plain_python_repr(f), plain_python_repr(-f))
+            );
         }
     }
 
@@ -854,6 +881,21 @@ mod tests {
                 "{text}"
             );
             assert_eq!(parse(to_string(&v).as_bytes()).unwrap(), v, "{text}");
+        }
+        // An array that stops being numeric after several flushes of the gathered text: what
+        // was appended is cut back off, and the general walk writes it.
+        for tail in [
+            "\"s\"",
+            "[1,\"s\"]",
+            "[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]",
+            "{}",
+        ] {
+            let numbers: Vec<String> = (0..200).map(|i| format!("{}.25", i * 7919)).collect();
+            let text = format!("[{},[1,2],{tail}]", numbers.join(","));
+            let v = parse(text.as_bytes()).unwrap();
+            let mut out = String::from("prefix");
+            write_compact(&v, &mut out);
+            assert_eq!(out, format!("prefix{text}"));
         }
     }
 
