@@ -4,6 +4,7 @@
 #![no_main]
 
 use agentteams_mcp::client::core::{self, Incoming};
+use agentteams_mcp::client::Answers;
 use agentteams_mcp::client::sse::SseParser;
 use agentteams_mcp::client::wire::{self, BodyDecoder};
 use agentteams_mcp::json;
@@ -59,8 +60,8 @@ fn inspect(message: json::Value) {
                 let _ = core::tool_result("t", result);
             }
         }
-        Incoming::Request { id, method } => {
-            let _ = core::server_request_reply(id, &method);
+        Incoming::Request { id, method, params } => {
+            let _ = Answers::default().reply(id, &method, &params);
         }
         Incoming::Notification(_) | Incoming::Invalid(_) => {}
     }
