@@ -143,9 +143,13 @@ fn best_definition(
 /// holding it; and the names as written (`Command.InitDefaultHelpCmd` → `InitDefaultHelpCmd`).
 /// Made from the outline the first time a query ranks the file, then kept with the outline
 /// (dropped with it). Tokens are kept as their 64-bit FNV-1a hashes ([`fnv1a`]), grouped by
-/// the hash's top bits in one table per file: making it is two passes over integers, with no
-/// allocation per token and no sort (a query ranks files it may never have seen, and pays for
-/// making theirs), and a query's term is found in a group of about two. Two tokens of one file
+/// the top bits of the hash times a random odd multiplier ([`GroupKey`]) in one table per file:
+/// making it is two passes over integers, with no allocation per token and no sort (a query
+/// ranks files it may never have seen, and pays for making theirs), and a query's term is found
+/// in a group of about two. FNV-1a is not keyed, so a repository can choose identifiers whose
+/// hashes share their top bits; the multiplier, unknown to it, spreads distinct hashes over the
+/// groups all the same (multiply-shift hashing), so no group grows long enough to slow every
+/// query that ranks the file. Two tokens of one file
 /// that share a hash would only lend each other their holders: a ranking matter within the
 /// project that wrote the outline. Costs 18 bytes per token read (an entry and a share of the
 /// groups): at most [`MAX_NAME_TOKENS`] and `MAX_PASSAGE_TOKENS` per definition.
@@ -156,11 +160,33 @@ pub struct DefinitionWords {
     tokens: Vec<(u64, u32)>,
     /// Where each group starts in `tokens`, and past the last, its end.
     group_starts: Vec<u32>,
-    /// `64 - log2(groups)`: a hash's group is `hash >> group_shift`.
+    /// `64 - log2(groups)`: a hash's group is `(hash × key) >> group_shift`.
     group_shift: u32,
+    key: GroupKey,
     /// The hashes of the definitions' names as written, sorted.
     exact: Vec<u64>,
     definitions: usize,
+}
+
+/// The odd multiplier that picks a token hash's group in [`DefinitionWords`]: random, drawn once
+/// per process from std's keyed hasher.
+#[derive(Clone, Copy, Debug)]
+struct GroupKey(u64);
+
+impl Default for GroupKey {
+    fn default() -> GroupKey {
+        static KEY: OnceLock<u64> = OnceLock::new();
+        GroupKey(*KEY.get_or_init(|| {
+            use std::hash::BuildHasher;
+            std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64) | 1
+        }))
+    }
+}
+
+impl GroupKey {
+    fn group(self, hash: u64, shift: u32) -> usize {
+        hash.wrapping_mul(self.0).checked_shr(shift).unwrap_or(0) as usize
+    }
 }
 
 /// Tokens of a definition's name read into [`DefinitionWords`] (a qualified name such as
@@ -227,11 +253,12 @@ impl DefinitionWords {
         words
     }
 
-    /// Groups `tokens` by their hashes' top bits (a counting sort): about two tokens per group.
+    /// Groups `tokens` by their keyed hashes' top bits (a counting sort): about two tokens per group.
     fn group_tokens(&mut self) {
         let groups = (self.tokens.len() / 2).max(1).next_power_of_two();
         self.group_shift = 64 - groups.trailing_zeros();
-        let group = |hash: u64| hash.checked_shr(self.group_shift).unwrap_or(0) as usize;
+        let (key, shift) = (self.key, self.group_shift);
+        let group = |hash: u64| key.group(hash, shift);
         let mut starts = vec![0u32; groups + 1];
         for &(hash, _) in &self.tokens {
             starts[group(hash) + 1] += 1;
@@ -252,7 +279,7 @@ impl DefinitionWords {
 
     /// The holders of the token whose hash is `hash`.
     fn holders(&self, hash: u64) -> impl Iterator<Item = u32> + '_ {
-        let group = hash.checked_shr(self.group_shift).unwrap_or(0) as usize;
+        let group = self.key.group(hash, self.group_shift);
         let range = match (
             self.group_starts.get(group),
             self.group_starts.get(group + 1),
@@ -412,6 +439,46 @@ impl Outline {
 mod tests {
     use super::*;
     use crate::recall::corpus::Document;
+
+    #[test]
+    fn identifiers_chosen_to_share_their_hashes_top_bits_still_spread_over_the_groups() {
+        // A repository can compute FNV-1a: it picks 1,200 identifiers whose hashes share their
+        // top 10 bits, the bits an unkeyed table of 1,024 groups would group them by.
+        const TOKENS: usize = 1200;
+        let mut chosen = Vec::with_capacity(TOKENS);
+        let mut i = 0u64;
+        while chosen.len() < TOKENS {
+            let token = format!("id{i}");
+            if fnv1a(&token) >> 54 == 0x2a5 {
+                chosen.push(token);
+            }
+            i += 1;
+        }
+        let mut words = DefinitionWords {
+            tokens: chosen
+                .iter()
+                .enumerate()
+                .map(|(at, t)| (fnv1a(t), at as u32))
+                .collect(),
+            definitions: TOKENS,
+            ..DefinitionWords::default()
+        };
+        words.group_tokens();
+        assert_eq!(words.group_starts.len(), 1024 + 1);
+        let longest = words
+            .group_starts
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .max()
+            .unwrap();
+        // About one token a group; 1,200 thrown at random into 1,024 groups put at most a
+        // handful in any one, where unkeyed grouping put all of them in one.
+        assert!(longest <= 12, "{longest} tokens in one group");
+        // Every token is still found, with its holder.
+        for (at, token) in chosen.iter().enumerate() {
+            assert_eq!(words.holders(fnv1a(token)).collect::<Vec<_>>(), [at as u32]);
+        }
+    }
 
     #[test]
     fn a_definitions_tokens_are_read_up_to_the_builders_caps_whatever_the_file_holds() {
