@@ -43,7 +43,7 @@ pub fn definition_tokens(name: &str, passage: &str) -> String {
     let mut out = String::with_capacity(name.len() + passage.len());
     let mut kept = KeptTokens::default();
     Tokenizer::Code.each_token(name, &mut |t| {
-        if kept.insert(&out, t) {
+        if kept.is_new(&out, t) {
             if !out.is_empty() {
                 out.push(' ');
             }
@@ -54,7 +54,7 @@ pub fn definition_tokens(name: &str, passage: &str) -> String {
     let names_end = out.len();
     let mut passage_kept = 0;
     Tokenizer::Code.each_token(passage, &mut |t| {
-        if passage_kept < MAX_PASSAGE_TOKENS && kept.insert(&out, t) {
+        if passage_kept < MAX_PASSAGE_TOKENS && kept.is_new(&out, t) {
             if out.len() > names_end {
                 out.push(' ');
             }
@@ -85,7 +85,7 @@ impl KeptTokens {
     }
 
     /// Whether `token` is not yet in `out` (and so should be written).
-    fn insert(&self, out: &str, token: &str) -> bool {
+    fn is_new(&self, out: &str, token: &str) -> bool {
         let key = Self::key(token);
         !self
             .tokens

@@ -282,8 +282,13 @@ pub struct QueryWords {
 /// of every definition considered, where SipHash's setup cost dominated. Its keys are the
 /// query's words and the index's terms, at most `MAX_QUERY_WORDS × (MAX_VARIANTS + 1)`, so
 /// there is no table to flood.
-#[derive(Default)]
 struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(FNV_OFFSET)
+    }
+}
 
 impl Hasher for Fnv {
     fn finish(&self) -> u64 {
@@ -291,8 +296,7 @@ impl Hasher for Fnv {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let hash = if self.0 == 0 { FNV_OFFSET } else { self.0 };
-        self.0 = fnv1a_extend(hash, bytes);
+        self.0 = fnv1a_extend(self.0, bytes);
     }
 }
 
