@@ -4,7 +4,9 @@
 //!
 //! - query words: a small English stopword list on top of the tokenizer's, and a light stemmer
 //!   whose variants are looked up among the index's own terms (`dropped` finds `drop`, `drops`);
-//!   a plain English word also finds the code's abbreviations of it (`documentation` → `doc`);
+//!   a plain English word also finds the code's abbreviations of it (`documentation` → `doc`)
+//!   and, weighted lower, its synonyms from a small programming thesaurus (`delete` → `remove`,
+//!   [`super::thesaurus`]);
 //! - coverage: the share of the query's words (weighted by idf) a document holds, so a file with
 //!   every word beats one that repeats a single word many times;
 //! - definitions: a query word that names one of the file's definitions (the signatures its
@@ -21,6 +23,7 @@
 use super::corpus::{Corpus, Document, Posting};
 use super::outline::Outline;
 use super::rank::{cut_chars, Hit, B, K1, SNIPPET_CHARS};
+use super::thesaurus;
 use super::tokenize::Tokenizer;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -79,6 +82,14 @@ pub const EXACT_NAME_WEIGHT: f64 = 1.0;
 /// Weight of an abbreviation found for a plain word of the question (`doc` for
 /// `documentation`), against the word as written. Chosen on the tuning set (of 0.3, 0.5 and 0.7).
 const ABBREVIATION_WEIGHT: f64 = 0.5;
+
+/// Weight of a synonym from the programming thesaurus ([`thesaurus`]) found for a plain word of
+/// the question (`remove` for `delete`), against the word as written.
+const SYNONYM_WEIGHT: f64 = 0.5;
+
+/// Synonyms looked up per plain query word, beyond its variants and abbreviations (the largest
+/// group's other words).
+pub const MAX_SYNONYMS: usize = 6;
 
 /// Shortest abbreviation looked up, and fewest letters it must leave off the word: `doc` for
 /// `document` (5 left), not `do` or `documen`.
@@ -450,24 +461,27 @@ fn query_words(corpus: &Corpus, query: &str) -> Vec<Word> {
             }
         }
         // A plain English word of the question also finds the code's abbreviations of it
-        // (`documentation` → `doc`, `environment` → `env`); an identifier of the question is
+        // (`documentation` → `doc`, `environment` → `env`) and, weighted lower, the words
+        // codebases commonly use for it (`delete` → `remove`); an identifier of the question is
         // meant as written, and prose (memory documents) spells its words out.
         let plain =
             raw_words(query).any(|w| w == word && w.bytes().all(|b| b.is_ascii_lowercase()));
         if corpus.tokenizer == Tokenizer::Code && plain {
+            let add = |variants: &mut Vec<(String, f64, usize)>, key: &str, weight: f64| {
+                if let Some((term, list)) = corpus.postings.get(key) {
+                    if !variants.iter().any(|v| v.0 == term) {
+                        variants.push((term.to_owned(), weight * idf(list.len()), list.len()));
+                    }
+                }
+            };
             for head in abbreviations(&word) {
                 if variants.len() > MAX_VARIANTS {
                     break;
                 }
-                if let Some((term, list)) = corpus.postings.get(head) {
-                    if !variants.iter().any(|v| v.0 == term) {
-                        variants.push((
-                            term.to_owned(),
-                            ABBREVIATION_WEIGHT * idf(list.len()),
-                            list.len(),
-                        ));
-                    }
-                }
+                add(&mut variants, head, ABBREVIATION_WEIGHT);
+            }
+            for synonym in thesaurus::synonyms(&word).take(MAX_SYNONYMS) {
+                add(&mut variants, synonym, SYNONYM_WEIGHT);
             }
         }
         if variants.is_empty() {
@@ -864,6 +878,41 @@ mod tests {
         assert_eq!(top("render the documentation"), 1);
         // `Documentation` as written is an identifier: it means itself, which nothing holds.
         assert_eq!(top("render Documentation"), 0);
+    }
+
+    #[test]
+    fn a_plain_word_finds_its_synonyms_weighted_below_itself() {
+        let p = |doc, tf| Posting { doc, tf };
+        let file = |path: &str| source(path, &["def f()"]);
+        // a.py says `remove` three times, b.py `delete` once; c.py says neither.
+        let c = corpus(
+            vec![file("/p/a.py"), file("/p/b.py"), file("/p/c.py")],
+            vec![
+                ("remove", vec![p(0, 3.0)]),
+                ("delete", vec![p(1, 1.0)]),
+                ("entry", vec![p(0, 1.0), p(1, 1.0), p(2, 1.0)]),
+            ],
+        );
+        let order = |query: &str| -> Vec<usize> {
+            rank(&c, query, 3, Path::new("/p"))
+                .iter()
+                .map(|h| h.doc_id)
+                .collect()
+        };
+        // The word as written outweighs its synonym held more often; the synonym still lifts
+        // a.py above the file holding neither.
+        assert_eq!(order("delete the entry"), [1, 0, 2]);
+        assert_eq!(order("erase the entry"), [0, 1, 2]);
+        // A word no file holds is answered by its synonyms alone.
+        assert_eq!(order("erase")[..2], [0, 1]);
+        // An identifier as written means itself.
+        assert_eq!(order("Erase"), Vec::<usize>::new());
+        // Memory documents spell their words out: no synonyms.
+        let memory = Corpus {
+            tokenizer: Tokenizer::Notes,
+            ..c
+        };
+        assert!(rank(&memory, "erase", 3, Path::new("/p")).is_empty());
     }
 
     #[test]
