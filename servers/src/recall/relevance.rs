@@ -384,7 +384,7 @@ impl QueryWords {
         let stored = definition
             .passages()
             .nth(1)
-            .and_then(|t| t.split_once(super::outline::NAME_SEPARATOR));
+            .and_then(|t| split_spaced(t, super::outline::NAME_MARK));
         match stored {
             Some((name_tokens, passage_tokens)) => {
                 name_tokens.split(' ').for_each(|t| names |= self.mask(t));
@@ -696,7 +696,7 @@ fn features(
 /// body or value (`def load(path)` → `load`, `func (r *T) Name(x)` → `Name`, `pub struct
 /// Row<T>` → `Row`, `const f = (` → `f`, `function build_all` → `build_all`).
 pub fn definition_name(passage: &str) -> Option<&str> {
-    let signature = passage.split(" \u{2014} ").next().unwrap_or(passage);
+    let signature = split_spaced(passage, '\u{2014}').map_or(passage, |(head, _)| head);
     let mut head = signature;
     // A Go method's receiver comes before its name.
     if let Some(rest) = head.strip_prefix("func (") {
@@ -715,6 +715,19 @@ pub fn definition_name(passage: &str) -> Option<&str> {
         .map_or(0, |(i, c)| i + c.len_utf8());
     let name = &head[start..];
     (!name.is_empty() && !name.as_bytes()[0].is_ascii_digit()).then_some(name)
+}
+
+/// `text` around the first `mark` with a space on each side: what `text.split_once(" — ")`
+/// gives for `'—'`, found by a byte search for the mark rather than by a substring searcher set
+/// up on every call, which cost more than the search itself on these short passages (run for
+/// every stored passage of every file re-scored, and every definition of a hit's file).
+pub(super) fn split_spaced(text: &str, mark: char) -> Option<(&str, &str)> {
+    let bytes = text.as_bytes();
+    text.match_indices(mark).find_map(|(at, found)| {
+        let end = at + found.len();
+        (at > 0 && bytes[at - 1] == b' ' && bytes.get(end) == Some(&b' '))
+            .then(|| (&text[..at - 1], &text[end + 1..]))
+    })
 }
 
 /// Whether the query asks about tests.
@@ -1060,6 +1073,41 @@ mod tests {
         ];
         for (passage, name) in cases {
             assert_eq!(definition_name(passage), name, "{passage}");
+        }
+    }
+
+    #[test]
+    fn split_spaced_is_split_once_on_the_spaced_mark() {
+        use crate::recall::outline::{NAME_MARK, NAME_SEPARATOR};
+        assert_eq!(NAME_SEPARATOR, format!(" {NAME_MARK} "));
+        let pieces = [
+            " ",
+            "|",
+            "\u{2014}",
+            "a",
+            "\u{e9}",
+            " | ",
+            " \u{2014} ",
+            "||",
+        ];
+        // Every string of up to four pieces.
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(longer);
+        }
+        texts.sort();
+        texts.dedup();
+        for text in &texts {
+            assert_eq!(split_spaced(text, '|'), text.split_once(" | "), "{text:?}");
+            assert_eq!(
+                split_spaced(text, '\u{2014}'),
+                text.split_once(" \u{2014} "),
+                "{text:?}"
+            );
         }
     }
 
