@@ -247,14 +247,12 @@ pub fn rank_words(
     }
     rescored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     rescored.truncate(k);
-    let terms: Vec<(&str, f64)> = words
-        .iter()
-        .flat_map(|w| {
-            w.variants
-                .iter()
-                .map(|(t, weight, _)| (t.as_str(), *weight))
-        })
-        .collect();
+    // Each term's weight as a snippet counts it: the first word's, where a term is a variant of
+    // several. Looked up once per token of every passage of every hit.
+    let mut terms: HashMap<&str, f64, BuildHasherDefault<Fnv>> = HashMap::default();
+    for (term, weight, _) in words.iter().flat_map(|w| &w.variants) {
+        terms.entry(term.as_str()).or_insert(*weight);
+    }
     rescored
         .into_iter()
         .map(|(score, d, features)| {
@@ -787,12 +785,16 @@ pub(super) fn relative<'a>(path: &'a str, root: &Path) -> &'a str {
 }
 
 /// The passage holding the most query weight (ties: the first), else the stored snippet.
-fn snippet(doc: &Document, tokenizer: Tokenizer, terms: &[(&str, f64)]) -> String {
+fn snippet(
+    doc: &Document,
+    tokenizer: Tokenizer,
+    terms: &HashMap<&str, f64, BuildHasherDefault<Fnv>>,
+) -> String {
     let mut best: Option<(f64, usize)> = None;
     for (i, passage) in doc.passages().enumerate() {
         let mut score = 0.0;
         tokenizer.each_token(passage, &mut |t| {
-            if let Some((_, w)) = terms.iter().find(|(term, _)| *term == t) {
+            if let Some(w) = terms.get(t) {
                 score += w;
             }
         });
