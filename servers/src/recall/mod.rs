@@ -23,6 +23,7 @@ pub mod schema;
 pub mod sections;
 mod stream;
 pub mod teamdir;
+pub mod thesaurus;
 pub mod tokenize;
 mod tree;
 

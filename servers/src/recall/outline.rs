@@ -19,7 +19,7 @@
 use super::corpus::{CodeFile, Corpus, Loaded};
 use super::locator::parse_locator;
 use super::rank::Hit;
-use super::relevance::{fnv1a, relative, QueryWords};
+use super::relevance::{fnv1a, relative, split_spaced, QueryWords};
 use super::tokenize::Tokenizer;
 use std::collections::HashMap;
 use std::path::Path;
@@ -30,6 +30,10 @@ pub const OUTLINE_FILE: &str = "code-outline.json";
 
 /// Separates a definition's name tokens from its passage's in [`definition_tokens`].
 pub const NAME_SEPARATOR: &str = " | ";
+
+/// [`NAME_SEPARATOR`]'s mark, between its two spaces: how the reader finds it
+/// (`relevance::split_spaced`).
+pub const NAME_MARK: char = '|';
 
 /// Tokens of a definition's passage kept beside its name's (the first ones: its signature's,
 /// then its doc comment's): what choosing a hit's definition reads per definition of the file.
@@ -222,15 +226,15 @@ impl DefinitionWords {
             // The tokens as the builder stored them (`definition_tokens`), else made here (an
             // outline of another writer).
             let made;
-            let stored = match unit.passages().nth(1) {
-                Some(stored) if stored.contains(NAME_SEPARATOR) => stored,
-                _ => {
-                    made = definition_tokens(qualified, unit.passages().next().unwrap_or(""));
-                    &made
-                }
-            };
+            let stored = unit.passages().nth(1);
             let (name_tokens, passage_tokens) =
-                stored.split_once(NAME_SEPARATOR).unwrap_or((stored, ""));
+                match stored.and_then(|s| split_spaced(s, NAME_MARK)) {
+                    Some(split) => split,
+                    None => {
+                        made = definition_tokens(qualified, unit.passages().next().unwrap_or(""));
+                        split_spaced(&made, NAME_MARK).unwrap_or((&made, ""))
+                    }
+                };
             // At most what the builder writes, whatever the file holds: the table stays within
             // 18 bytes a token of `MAX_NAME_TOKENS + MAX_PASSAGE_TOKENS` per definition.
             for (tokens, mark, most) in [
