@@ -5,24 +5,151 @@
 //! `1.5e+16`, `12.0`), which keeps tool texts byte-identical with the reference implementation.
 //! Numbers are laid out without `fmt`: sixteen digits made at once in the byte lanes of a `u128`
 //! (multiplications and shifts, no division loop), moved into place in registers and stored sixteen
-//! bytes at a time into a stack buffer. An array of numbers, or of short rows of them (the
-//! coordinate rings of GeoJSON), is gathered there and appended with one UTF-8 check per
-//! [`PENDING_BYTES`], not one per number.
+//! bytes at a time straight into the output.
+//!
+//! The writers append to any [`Sink`]: a `String`, or a `Vec<u8>` (the wire's bytes, which a server
+//! writes its replies into). Appending bytes to a `String` in safe Rust costs a UTF-8 check of them,
+//! which for a number's few bytes costs about as much as laying the number out, and for a `Vec<u8>`
+//! nothing. So into a `String`, an array of numbers (or of short rows of them: the coordinate rings
+//! of GeoJSON) is laid out in a byte buffer and appended with one check of the whole text, which
+//! goes a word at a time over ASCII; the value's strings are appended as they are (checking a whole
+//! document once would go byte by byte over its non-ASCII text).
 
 use super::scan::find_string_stop;
 use super::shortest::{shortest_decimal, Decimal, SMALLEST_LEADING};
 use super::{Map, Number, Value, N};
-use std::fmt::Write as _;
+
+/// Where the writers append text: a `String` (the ASCII they make is checked as UTF-8 on its way in,
+/// as safe Rust requires), or a `Vec<u8>` (nothing is checked; everything the writers append is
+/// UTF-8: the value's own strings and ASCII they make).
+pub trait Sink: sealed::Append {}
+
+impl Sink for String {}
+impl Sink for Vec<u8> {}
+
+mod sealed {
+    use super::NUMBER_ROOM;
+
+    /// What the writers need of a [`Sink`](super::Sink); sealed, so that only the writers append.
+    pub trait Append {
+        fn push_str(&mut self, s: &str);
+        /// Appends one ASCII byte.
+        fn push_ascii(&mut self, b: u8);
+        /// Appends the ASCII text `lay` writes at the start of a window of [`NUMBER_ROOM`] bytes,
+        /// answering its length (what it writes past that is dropped).
+        fn push_laid_out(&mut self, lay: impl FnOnce(&mut [u8; NUMBER_ROOM]) -> usize);
+        /// Appends the first `count` byte lanes of `lanes` (the lowest first), all ASCII.
+        fn push_ascii_lanes(&mut self, lanes: u128, count: usize);
+        /// Appends the ASCII text `write` appends to a byte buffer (the sink itself when it is
+        /// one, else `scratch`, emptied first), if `write` answers true; answers what it answers,
+        /// and when that is false the sink is as it was.
+        fn push_ascii_run(
+            &mut self,
+            scratch: &mut Vec<u8>,
+            write: impl FnOnce(&mut Vec<u8>) -> bool,
+        ) -> bool;
+    }
+
+    impl Append for String {
+        fn push_str(&mut self, s: &str) {
+            String::push_str(self, s);
+        }
+
+        fn push_ascii(&mut self, b: u8) {
+            debug_assert!(b.is_ascii());
+            self.push(char::from(b));
+        }
+
+        #[inline]
+        fn push_laid_out(&mut self, lay: impl FnOnce(&mut [u8; NUMBER_ROOM]) -> usize) {
+            let mut text = [0u8; NUMBER_ROOM];
+            let len = lay(&mut text);
+            String::push_str(
+                self,
+                std::str::from_utf8(&text[..len]).expect("number text is ASCII"),
+            );
+        }
+
+        #[inline]
+        fn push_ascii_lanes(&mut self, lanes: u128, count: usize) {
+            let bytes = lanes.to_le_bytes();
+            String::push_str(
+                self,
+                std::str::from_utf8(&bytes[..count]).expect("ASCII lanes"),
+            );
+        }
+
+        fn push_ascii_run(
+            &mut self,
+            scratch: &mut Vec<u8>,
+            write: impl FnOnce(&mut Vec<u8>) -> bool,
+        ) -> bool {
+            scratch.clear();
+            if !write(scratch) {
+                return false;
+            }
+            String::push_str(
+                self,
+                std::str::from_utf8(scratch).expect("only ASCII is written"),
+            );
+            true
+        }
+    }
+
+    impl Append for Vec<u8> {
+        fn push_str(&mut self, s: &str) {
+            self.extend_from_slice(s.as_bytes());
+        }
+
+        fn push_ascii(&mut self, b: u8) {
+            debug_assert!(b.is_ascii());
+            self.push(b);
+        }
+
+        /// Lays the text out in place: the window is the vector's next [`NUMBER_ROOM`] bytes
+        /// (zeroed by three fixed-size stores), cut back to the text's length.
+        #[inline]
+        fn push_laid_out(&mut self, lay: impl FnOnce(&mut [u8; NUMBER_ROOM]) -> usize) {
+            let at = self.len();
+            self.extend_from_slice(&[0; NUMBER_ROOM]);
+            let window = self[at..]
+                .first_chunk_mut::<NUMBER_ROOM>()
+                .expect("NUMBER_ROOM bytes were just appended");
+            let len = lay(window);
+            self.truncate(at + len);
+        }
+
+        #[inline]
+        fn push_ascii_lanes(&mut self, lanes: u128, count: usize) {
+            self.extend_from_slice(&lanes.to_le_bytes()[..count]);
+        }
+
+        fn push_ascii_run(
+            &mut self,
+            _scratch: &mut Vec<u8>,
+            write: impl FnOnce(&mut Vec<u8>) -> bool,
+        ) -> bool {
+            let start = self.len();
+            if write(self) {
+                return true;
+            }
+            self.truncate(start);
+            false
+        }
+    }
+}
+
+use sealed::Append;
 
 /// The compact wire form: no whitespace, non-ASCII kept as UTF-8.
 pub fn to_string(value: &Value) -> String {
     let mut out = String::with_capacity(128);
-    write_compact(value, &mut out);
+    write_value(value, &mut out, Style::Compact);
     out
 }
 
 /// Appends the compact wire form of `value` to `out`.
-pub fn write_compact(value: &Value, out: &mut String) {
+pub fn write_compact(value: &Value, out: &mut impl Sink) {
     write_value(value, out, Style::Compact);
 }
 
@@ -40,12 +167,12 @@ pub fn to_string_sorted(value: &Value) -> String {
 /// outside U+0020..U+007E escaped.
 pub fn to_pretty_ascii_sorted(value: &Value) -> String {
     let mut out = String::with_capacity(256);
-    write_pretty_ascii_sorted(value, &mut out);
+    write_value(value, &mut out, Style::PrettyAsciiSorted);
     out
 }
 
 /// Appends the pretty, sorted, ASCII-only form of `value` to `out`.
-pub fn write_pretty_ascii_sorted(value: &Value, out: &mut String) {
+pub fn write_pretty_ascii_sorted(value: &Value, out: &mut impl Sink) {
     write_value(value, out, Style::PrettyAsciiSorted);
 }
 
@@ -78,6 +205,7 @@ impl<'a> Iterator for Entries<'a> {
     }
 }
 
+#[inline]
 fn object_entries(map: &Map, style: Style) -> Entries<'_> {
     match style {
         Style::Compact => Entries::InOrder(map.entries().iter()),
@@ -90,17 +218,19 @@ fn object_entries(map: &Map, style: Style) -> Entries<'_> {
     }
 }
 
-fn newline_indent(out: &mut String, depth: usize) {
-    out.push('\n');
+fn newline_indent(out: &mut impl Append, depth: usize) {
+    out.push_ascii(b'\n');
     for _ in 0..depth {
-        out.push(' ');
+        out.push_ascii(b' ');
     }
 }
 
-fn write_value(root: &Value, out: &mut String, style: Style) {
+fn write_value(root: &Value, out: &mut impl Append, style: Style) {
     let pretty = style == Style::PrettyAsciiSorted;
     let mut stack: Vec<Open<'_>> = Vec::new();
     let mut next: Option<&Value> = Some(root);
+    // Where a numeric array is laid out before it is appended to a `String` (one buffer for all).
+    let mut scratch = Vec::new();
     loop {
         if let Some(value) = next.take() {
             match value {
@@ -114,9 +244,9 @@ fn write_value(root: &Value, out: &mut String, style: Style) {
                 // An array of numbers held as primitives, or of short rows of them (coordinates),
                 // is written in one piece; for any other array the guard writes nothing and is
                 // false.
-                Value::Array(a) if !pretty && write_numeric_array(a, out) => {}
+                Value::Array(a) if !pretty && write_numeric_array(a, out, &mut scratch) => {}
                 Value::Array(a) => {
-                    out.push('[');
+                    out.push_ascii(b'[');
                     let mut iter = a.iter();
                     if pretty {
                         newline_indent(out, stack.len() + 1);
@@ -126,7 +256,7 @@ fn write_value(root: &Value, out: &mut String, style: Style) {
                     continue;
                 }
                 Value::Object(m) => {
-                    out.push('{');
+                    out.push_ascii(b'{');
                     let mut iter = object_entries(m, style);
                     if pretty {
                         newline_indent(out, stack.len() + 1);
@@ -145,7 +275,7 @@ fn write_value(root: &Value, out: &mut String, style: Style) {
             None => return,
             Some(Open::Array(iter)) => match iter.next() {
                 Some(v) => {
-                    out.push(',');
+                    out.push_ascii(b',');
                     if pretty {
                         newline_indent(out, depth);
                     }
@@ -156,12 +286,12 @@ fn write_value(root: &Value, out: &mut String, style: Style) {
                     if pretty {
                         newline_indent(out, depth - 1);
                     }
-                    out.push(']');
+                    out.push_ascii(b']');
                 }
             },
             Some(Open::Object(iter)) => match iter.next() {
                 Some((k, v)) => {
-                    out.push(',');
+                    out.push_ascii(b',');
                     if pretty {
                         newline_indent(out, depth);
                     }
@@ -173,20 +303,20 @@ fn write_value(root: &Value, out: &mut String, style: Style) {
                     if pretty {
                         newline_indent(out, depth - 1);
                     }
-                    out.push('}');
+                    out.push_ascii(b'}');
                 }
             },
         }
     }
 }
 
-fn write_key(key: &str, out: &mut String, pretty: bool) {
+fn write_key(key: &str, out: &mut impl Append, pretty: bool) {
     write_string(key, out, pretty);
     out.push_str(if pretty { ": " } else { ":" });
 }
 
-fn write_string(s: &str, out: &mut String, ascii_only: bool) {
-    out.push('"');
+fn write_string(s: &str, out: &mut impl Append, ascii_only: bool) {
+    out.push_ascii(b'"');
     if ascii_only {
         write_escaped_ascii(s, out);
     } else {
@@ -202,10 +332,13 @@ fn write_string(s: &str, out: &mut String, ascii_only: bool) {
             run_start = stop + 1;
         }
     }
-    out.push('"');
+    out.push_ascii(b'"');
 }
 
-fn write_short_escape_or_u(c: char, out: &mut String) {
+/// Lower-case hexadecimal digits, for `\uXXXX` escapes.
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+fn write_short_escape_or_u(c: char, out: &mut impl Append) {
     match c {
         '"' => out.push_str("\\\""),
         '\\' => out.push_str("\\\\"),
@@ -216,8 +349,11 @@ fn write_short_escape_or_u(c: char, out: &mut String) {
         '\u{c}' => out.push_str("\\f"),
         _ => {
             let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                let _ = write!(out, "\\u{unit:04x}");
+            for &unit in c.encode_utf16(&mut units).iter() {
+                out.push_str("\\u");
+                for shift in [12, 8, 4, 0] {
+                    out.push_ascii(HEX_DIGITS[usize::from(unit >> shift & 0xF)]);
+                }
             }
         }
     }
@@ -225,12 +361,12 @@ fn write_short_escape_or_u(c: char, out: &mut String) {
 
 /// Appends `s` as a JSON string literal with Python's `ensure_ascii` escaping (for writers of
 /// other Python `json.dumps` layouts, such as the index builder's).
-pub fn write_ascii_string(s: &str, out: &mut String) {
+pub fn write_ascii_string(s: &str, out: &mut impl Sink) {
     write_string(s, out, true);
 }
 
 /// Python's `ensure_ascii` escaping: printable ASCII stays, everything else is escaped.
-fn write_escaped_ascii(s: &str, out: &mut String) {
+fn write_escaped_ascii(s: &str, out: &mut impl Append) {
     let mut run_start = 0;
     for (i, c) in s.char_indices() {
         if (' '..='~').contains(&c) && c != '"' && c != '\\' {
@@ -243,30 +379,33 @@ fn write_escaped_ascii(s: &str, out: &mut String) {
     out.push_str(&s[run_start..]);
 }
 
-fn write_number(n: &Number, out: &mut String) {
-    match &n.n {
-        N::PosInt(u) => write_integer(false, *u, out),
+/// Writes a number without going through `fmt` (which costs a formatter per number).
+#[inline(always)]
+fn write_number(n: &Number, out: &mut impl Append) {
+    match n.n {
+        N::PosInt(u) => write_integer(false, u, out),
         N::NegInt(i) => write_integer(true, i.unsigned_abs(), out),
-        N::Float(f) => write_python_float(*f, out),
-        N::Verbatim(text) => out.push_str(text),
+        N::Float(f) => out.push_laid_out(|text| python_float_window(f, text)),
+        // A number no primitive holds: its source text, which may be long.
+        N::Verbatim(ref text) => out.push_str(text),
     }
 }
 
-/// Writes an integer in decimal without going through `fmt` (which costs a formatter per number).
-fn write_integer(negative: bool, magnitude: u64, out: &mut String) {
+#[inline]
+fn write_integer(negative: bool, magnitude: u64, out: &mut impl Append) {
     if magnitude < TEN_TO_THE_16 {
         // Nearly every integer in a document: sixteen digit lanes, the leading zeros shifted out.
         if negative {
-            out.push('-');
+            out.push_ascii(b'-');
         }
         let (digits, count) = short_integer_digits(magnitude);
-        let digits = digits.to_le_bytes();
-        out.push_str(std::str::from_utf8(&digits[..count]).expect("decimal digits are ASCII"));
+        out.push_ascii_lanes(digits, count);
         return;
     }
-    let mut text = [b'-'; NUMBER_ROOM];
-    let len = integer_text(magnitude, &mut text, usize::from(negative));
-    out.push_str(std::str::from_utf8(&text[..len]).expect("decimal digits are ASCII"));
+    out.push_laid_out(|text| {
+        text[0] = b'-';
+        integer_text(magnitude, text, usize::from(negative))
+    });
 }
 
 const TEN_TO_THE_16: u64 = 10_000_000_000_000_000;
@@ -287,110 +426,122 @@ fn is_number_or_row(value: &Value) -> bool {
 }
 
 /// Writes `a` compactly if it is an array of numbers, or of short arrays of them (a coordinate
-/// ring, a vector, rows of a matrix), without the general walk and with one UTF-8 check per
-/// [`PENDING_BYTES`] of text instead of one per number. Answers false, having written nothing, for
-/// any other array: one whose first element does not fit is turned away at once, and one that
-/// stops fitting later is cut back off `out` (checking while writing saves a pass over every
-/// number array, and the work lost on the others is at most once their length).
-fn write_numeric_array(a: &[Value], out: &mut String) -> bool {
+/// ring, a vector, rows of a matrix), in a loop of its own instead of the general walk's stack, as
+/// one run of ASCII (into a `String`, with one UTF-8 check for the whole array, laid out in
+/// `scratch`). Answers false, having written nothing, for any other array: one whose first element
+/// does not fit is turned away at once, and one that stops fitting later is dropped (checking
+/// while writing saves a pass over every number array, and the work lost on the others is at most
+/// once their length).
+fn write_numeric_array(a: &[Value], out: &mut impl Append, scratch: &mut Vec<u8>) -> bool {
     if !a.first().is_some_and(is_number_or_row) {
         return false;
     }
-    let start = out.len();
-    let mut gather = Gather::new(out);
-    if !gather.write_numbers(a) {
-        gather.out.truncate(start);
-        return false;
+    out.push_ascii_run(scratch, |bytes| write_numbers(a, bytes))
+}
+
+/// `[`, the elements (numbers or rows of them) separated by commas, `]`; false as soon as an
+/// element is neither (what was written is then the caller's to drop).
+fn write_numbers(elements: &[Value], out: &mut Vec<u8>) -> bool {
+    let mut run = NumberRun::new(out);
+    run.byte(b'[');
+    for (i, value) in elements.iter().enumerate() {
+        let comma = i > 0;
+        match value {
+            Value::Number(n) => run.number(comma, n),
+            Value::Array(row) if row.len() <= SHORT_NUMBER_ARRAY => {
+                if comma {
+                    run.byte(b',');
+                }
+                run.byte(b'[');
+                for (j, value) in row.iter().enumerate() {
+                    let Value::Number(n) = value else {
+                        return false;
+                    };
+                    run.number(j > 0, n);
+                }
+                run.byte(b']');
+            }
+            _ => return false,
+        }
     }
-    gather.flush();
+    run.byte(b']');
+    run.finish();
     true
 }
 
-/// ASCII text gathered on the stack for a string, appended with one UTF-8 check a flush.
-struct Gather<'a> {
-    out: &'a mut String,
-    pending: [u8; PENDING_BYTES],
-    len: usize,
+/// Most bytes of zeros a [`NumberRun`] extends its buffer by when it runs short of room: one
+/// `memset` for a few hundred numbers instead of a capacity check, zeroing and a length update for
+/// each. It extends by as much as the run has written, at least [`NUMBER_ROOM`] more than needed,
+/// so that a short array zeroes little.
+const RUN_CHUNK: usize = 4096;
+
+/// Numbers and punctuation laid out in place at the end of a byte buffer, which is kept filled
+/// with zeros past `at`, where the text ends, and cut back to `at` by [`NumberRun::finish`]; until
+/// then the buffer's bytes past `at` are not part of the text.
+struct NumberRun<'a> {
+    buf: &'a mut Vec<u8>,
+    start: usize,
+    at: usize,
 }
 
-/// Bytes [`Gather`] holds before a flush.
-const PENDING_BYTES: usize = 256;
+impl<'a> NumberRun<'a> {
+    fn new(buf: &'a mut Vec<u8>) -> NumberRun<'a> {
+        let at = buf.len();
+        NumberRun { buf, start: at, at }
+    }
 
-impl<'a> Gather<'a> {
-    fn new(out: &'a mut String) -> Gather<'a> {
-        Gather {
-            out,
-            pending: [0; PENDING_BYTES],
-            len: 0,
+    /// Makes sure the buffer holds `room` bytes from `at` on.
+    #[inline(always)]
+    fn ensure(&mut self, room: usize) {
+        if self.buf.len() - self.at < room {
+            self.grow(room);
         }
     }
 
-    fn flush(&mut self) {
-        let gathered =
-            std::str::from_utf8(&self.pending[..self.len]).expect("only ASCII is gathered");
-        self.out.push_str(gathered);
-        self.len = 0;
+    #[cold]
+    fn grow(&mut self, room: usize) {
+        let written = self.at - self.start;
+        let ahead = room + written.clamp(NUMBER_ROOM, RUN_CHUNK);
+        self.buf.resize(self.at + ahead, 0);
     }
 
     /// Appends one ASCII byte.
-    fn ascii(&mut self, b: u8) {
-        if self.len == PENDING_BYTES {
-            self.flush();
-        }
-        self.pending[self.len] = b;
-        self.len += 1;
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        self.ensure(1);
+        self.buf[self.at] = b;
+        self.at += 1;
     }
 
-    /// `[`, the elements (numbers or rows of them) separated by commas, `]`; false as soon as an
-    /// element is neither (what was written is then the caller's to drop).
-    fn write_numbers(&mut self, elements: &[Value]) -> bool {
-        self.ascii(b'[');
-        for (i, value) in elements.iter().enumerate() {
-            if i > 0 {
-                self.ascii(b',');
-            }
-            match value {
-                Value::Number(n) => self.number(n),
-                Value::Array(row) if row.len() <= SHORT_NUMBER_ARRAY => {
-                    self.ascii(b'[');
-                    for (j, value) in row.iter().enumerate() {
-                        if j > 0 {
-                            self.ascii(b',');
-                        }
-                        let Value::Number(n) = value else {
-                            return false;
-                        };
-                        self.number(n);
-                    }
-                    self.ascii(b']');
-                }
-                _ => return false,
-            }
-        }
-        self.ascii(b']');
-        true
-    }
-
-    fn number(&mut self, n: &Number) {
-        if self.len + NUMBER_ROOM > PENDING_BYTES {
-            self.flush();
-        }
-        let at = self.len;
-        let text = &mut self.pending;
-        self.len = match n.n {
-            N::PosInt(u) => integer_text(u, text, at),
+    /// Appends a comma if `comma`, then `n`.
+    #[inline(always)]
+    fn number(&mut self, comma: bool, n: &Number) {
+        self.ensure(1 + NUMBER_ROOM);
+        self.buf[self.at] = b',';
+        self.at += usize::from(comma);
+        let window = self.buf[self.at..]
+            .first_chunk_mut::<NUMBER_ROOM>()
+            .expect("room was ensured");
+        self.at += match n.n {
+            N::Float(f) => python_float_window(f, window),
+            N::PosInt(u) => integer_text(u, window, 0),
             N::NegInt(i) => {
-                text[at] = b'-';
-                integer_text(i.unsigned_abs(), text, at + 1)
+                window[0] = b'-';
+                integer_text(i.unsigned_abs(), window, 1)
             }
-            N::Float(f) => python_float_text(f, text, at),
             N::Verbatim(ref text) => {
                 // A number no primitive holds: its source text, which may be long.
-                self.flush();
-                self.out.push_str(text);
+                self.buf.truncate(self.at);
+                self.buf.extend_from_slice(text.as_bytes());
+                self.at = self.buf.len();
                 0
             }
         };
+    }
+
+    /// Cuts the buffer back to the text.
+    fn finish(self) {
+        self.buf.truncate(self.at);
     }
 }
 
@@ -410,13 +561,16 @@ static DIGIT_PAIRS: [u8; 200] = {
     table
 };
 
-/// Writes `n` in decimal at `text[at..]` (which has [`NUMBER_ROOM`] bytes), answering the end.
-fn integer_text(n: u64, text: &mut [u8], at: usize) -> usize {
+/// Writes `n` in decimal at `text[at..]` (`at` at most 1; the window has [`NUMBER_ROOM`] bytes),
+/// answering the end.
+#[inline]
+fn integer_text(n: u64, text: &mut [u8; NUMBER_ROOM], at: usize) -> usize {
     if n >= TEN_TO_THE_16 {
         // The (at most four) digits above the last sixteen first, then those sixteen.
-        let at = integer_text(n / TEN_TO_THE_16, text, at);
-        put_sixteen(text, at, sixteen_digits(n % TEN_TO_THE_16));
-        return at + 16;
+        let (digits, count) = short_integer_digits(n / TEN_TO_THE_16);
+        put_sixteen(text, at, digits);
+        put_sixteen(text, at + count, sixteen_digits(n % TEN_TO_THE_16));
+        return at + count + 16;
     }
     let (digits, count) = short_integer_digits(n);
     put_sixteen(text, at, digits);
@@ -440,10 +594,8 @@ fn short_integer_digits(n: u64) -> (u128, usize) {
 /// Writes a finite float as Python's `repr` does: the shortest digits that round-trip (ties to
 /// even), in fixed notation when the decimal exponent is in -4..16 (always with a fraction, `12.0`),
 /// otherwise `d.ddde±XX` with at least two exponent digits.
-pub fn write_python_float(f: f64, out: &mut String) {
-    let mut text = [0u8; NUMBER_ROOM];
-    let len = python_float_window(f, &mut text);
-    out.push_str(std::str::from_utf8(&text[..len]).expect("float text is ASCII"));
+pub fn write_python_float(f: f64, out: &mut impl Sink) {
+    out.push_laid_out(|text| python_float_window(f, text));
 }
 
 /// Stores sixteen bytes (lanes of `bytes`, the lowest first) at `text[at..]`: one fixed-size store,
@@ -453,20 +605,11 @@ fn put_sixteen(text: &mut [u8], at: usize, bytes: u128) {
     text[at..at + 16].copy_from_slice(&bytes.to_le_bytes());
 }
 
-/// Lays `f` out as [`write_python_float`] does at `text[at..]` (which has [`NUMBER_ROOM`]
-/// bytes), answering the end. The digits are made sixteen at a time in the byte lanes of a `u128`
-/// and moved into place by shifts, then stored sixteen at a time: no per-digit loop, no call, and
-/// no bytes read back from memory just written (a load that straddles fresh stores cannot be
-/// forwarded from them and waits for them to land).
-fn python_float_text(f: f64, text: &mut [u8], at: usize) -> usize {
-    // A window of fixed size: stores at offsets the ranges below bound need no bounds checks.
-    let window: &mut [u8; NUMBER_ROOM] = (&mut text[at..at + NUMBER_ROOM])
-        .try_into()
-        .expect("a window of NUMBER_ROOM bytes");
-    at + python_float_window(f, window)
-}
-
-/// [`python_float_text`] at the start of `text`, answering the length.
+/// Lays `f` out as [`write_python_float`] does at the start of `text`, answering the length. The
+/// digits are made sixteen at a time in the byte lanes of a `u128` and moved into place by shifts,
+/// then stored sixteen at a time: no per-digit loop, no call, and no bytes read back from memory
+/// just written (a load that straddles fresh stores cannot be forwarded from them and waits for
+/// them to land).
 #[inline(always)]
 fn python_float_window(f: f64, text: &mut [u8; NUMBER_ROOM]) -> usize {
     let mut at = 0;
@@ -602,10 +745,23 @@ mod tests {
     use super::*;
     use crate::json::parse;
 
+    /// `f` written into a `String` and into bytes: the same text.
     fn py(f: f64) -> String {
         let mut s = String::new();
         write_python_float(f, &mut s);
+        let mut bytes = b"x".to_vec();
+        write_python_float(f, &mut bytes);
+        assert_eq!(&bytes[1..], s.as_bytes(), "{f:e}");
         s
+    }
+
+    /// The compact form written into a `String` and, after some text, into bytes: the same text.
+    fn compact(v: &Value) -> String {
+        let text = to_string(v);
+        let mut bytes = b"before".to_vec();
+        write_compact(v, &mut bytes);
+        assert_eq!(&bytes[6..], text.as_bytes());
+        text
     }
 
     #[test]
@@ -802,7 +958,7 @@ mod tests {
             // The same inside a short array, where it is laid out in the gathered buffer.
             let pair = Value::from(vec![Value::from(f), Value::from(-f)]);
             assert_eq!(
-                to_string(&pair),
+                compact(&pair),
                 format!("[{},{}]", plain_python_repr(f), plain_python_repr(-f))
             );
             checked += 1;
@@ -812,7 +968,7 @@ mod tests {
             assert_eq!(py(-f), plain_python_repr(-f), "{f:e}");
             let pair = Value::from(vec![Value::from(f), Value::from(-f)]);
             assert_eq!(
-                to_string(&pair),
+                compact(&pair),
                 format!("[{},{}]", plain_python_repr(f), plain_python_repr(-f))
             );
         }
@@ -875,15 +1031,11 @@ mod tests {
             let v = parse(text.as_bytes()).unwrap();
             // Element by element, through the general path: the same text.
             let one_by_one: Vec<String> = v.as_array().unwrap().iter().map(to_string).collect();
-            assert_eq!(
-                to_string(&v),
-                format!("[{}]", one_by_one.join(",")),
-                "{text}"
-            );
+            assert_eq!(compact(&v), format!("[{}]", one_by_one.join(",")), "{text}");
             assert_eq!(parse(to_string(&v).as_bytes()).unwrap(), v, "{text}");
         }
-        // An array that stops being numeric after several flushes of the gathered text: what
-        // was appended is cut back off, and the general walk writes it.
+        // An array that stops being numeric after its text has grown the buffer several times:
+        // what was laid out is dropped, and the general walk writes it.
         for tail in [
             "\"s\"",
             "[1,\"s\"]",
@@ -896,7 +1048,35 @@ mod tests {
             let mut out = String::from("prefix");
             write_compact(&v, &mut out);
             assert_eq!(out, format!("prefix{text}"));
+            let mut bytes = b"prefix".to_vec();
+            write_compact(&v, &mut bytes);
+            assert_eq!(bytes, format!("prefix{text}").into_bytes());
         }
+    }
+
+    #[test]
+    fn long_numeric_arrays_with_long_numbers_are_written_whole() {
+        // Thousands of numbers (the laid-out text grows its buffer many times), with numbers
+        // longer than a number's room and than a growth step (kept as their source text) at the
+        // start, in the middle and at the end, alone and in rows.
+        let huge = format!("1{}", "0".repeat(5_000));
+        let mut rng = crate::json::TestRng(0x1F83_D9AB_FB41_BD6B);
+        let mut elements = vec![huge.clone()];
+        for i in 0..5_000 {
+            elements.push(match i % 1_000 {
+                500 => huge.clone(),
+                501 => format!("[{huge},-{huge},1.5]"),
+                _ if i % 3 == 0 => format!("[{},{}]", py(f64::from_bits(rng.next() >> 2)), i),
+                _ => py(-f64::from_bits(rng.next() >> 2)),
+            });
+        }
+        elements.push(huge);
+        let text = format!("[{}]", elements.join(","));
+        let v = parse(text.as_bytes()).unwrap();
+        assert_eq!(compact(&v), text);
+        let mut out = String::from("prefix");
+        write_compact(&v, &mut out);
+        assert_eq!(out, format!("prefix{text}"));
     }
 
     #[test]

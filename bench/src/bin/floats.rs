@@ -1,6 +1,7 @@
 //! Float formatting alone: ns per float of `json::write_python_float` against serde_json writing
-//! the same `f64`s, over every float of a corpus document (canada.json by default), in rotating
-//! interleaved rounds. Every text is checked: it must read back as the same bits.
+//! the same `f64`s, both appending to a `Vec<u8>` (so neither checks its text as UTF-8), over every
+//! float of a corpus document (canada.json by default), in rotating interleaved rounds. Every text
+//! is checked: it must read back as the same bits.
 //!
 //! Usage: `floats [--rounds N] [FILE]` (FILE defaults to `data/corpus/canada.json`); run it
 //! pinned: `taskset -c 1 target/release/floats --rounds 20 ../data/json/corpus/canada.json`.
@@ -40,13 +41,13 @@ fn main() {
         &mut floats,
     );
     assert!(!floats.is_empty(), "{file} has no floats");
-    let mut ours_text = String::with_capacity(floats.len() * 24);
+    let mut ours_text = Vec::with_capacity(floats.len() * 24);
     let mut theirs_text = Vec::with_capacity(floats.len() * 24);
-    let ours = |text: &mut String| {
+    let ours = |text: &mut Vec<u8>| {
         text.clear();
         for &f in &floats {
             agentteams_mcp::json::write_python_float(black_box(f), text);
-            text.push(',');
+            text.push(b',');
         }
     };
     let theirs = |text: &mut Vec<u8>| {
@@ -78,7 +79,7 @@ fn main() {
             let t = Instant::now();
             ours(&mut ours_text);
             let ns = t.elapsed().as_secs_f64() * 1e9 / floats.len() as f64;
-            check(ours_text.as_bytes());
+            check(&ours_text);
             ns
         };
         let mut time_theirs = || {
