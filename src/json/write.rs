@@ -32,6 +32,11 @@ mod sealed {
 
     /// What the writers need of a [`Sink`](super::Sink); sealed, so that only the writers append.
     pub trait Append {
+        /// Whether the sink takes `s` (a string of the value); when it does not, the writers stop
+        /// before writing any of it.
+        fn takes(&self, _s: &str) -> bool {
+            true
+        }
         fn push_str(&mut self, s: &str);
         /// Appends one ASCII byte.
         fn push_ascii(&mut self, b: u8);
@@ -141,11 +146,49 @@ mod sealed {
 
 use sealed::Append;
 
+/// A byte sink that takes only ASCII strings, for [`text_of`]: while all of its text is ASCII,
+/// the one UTF-8 check of it at the end goes a word at a time.
+struct AsciiBytes(Vec<u8>);
+
+impl Append for AsciiBytes {
+    #[inline]
+    fn takes(&self, s: &str) -> bool {
+        s.is_ascii()
+    }
+
+    #[inline]
+    fn push_str(&mut self, s: &str) {
+        Append::push_str(&mut self.0, s);
+    }
+
+    #[inline]
+    fn push_ascii(&mut self, b: u8) {
+        Append::push_ascii(&mut self.0, b);
+    }
+
+    #[inline]
+    fn push_laid_out(&mut self, lay: impl FnOnce(&mut [u8; NUMBER_ROOM]) -> usize) {
+        Append::push_laid_out(&mut self.0, lay);
+    }
+
+    #[inline]
+    fn push_ascii_lanes(&mut self, lanes: u128, count: usize) {
+        Append::push_ascii_lanes(&mut self.0, lanes, count);
+    }
+
+    #[inline]
+    fn push_ascii_run(
+        &mut self,
+        scratch: &mut Vec<u8>,
+        write: impl FnOnce(&mut Vec<u8>) -> bool,
+    ) -> bool {
+        Append::push_ascii_run(&mut self.0, scratch, write)
+    }
+}
+
 /// The compact wire form: no whitespace, non-ASCII kept as UTF-8.
 pub fn to_string(value: &Value) -> String {
-    let mut out = String::with_capacity(128);
-    write_value(value, &mut out, Style::Compact);
-    out
+    text_of(value, Style::Compact, 128)
 }
 
 /// Appends the compact wire form of `value` to `out`.
@@ -157,18 +200,14 @@ pub fn write_compact(value: &Value, out: &mut impl Sink) {
 /// order): the canonical form the audit log hashes. The same bytes as Python's
 /// `json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`.
 pub fn to_string_sorted(value: &Value) -> String {
-    let mut out = String::with_capacity(128);
-    write_value(value, &mut out, Style::CompactSorted);
-    out
+    text_of(value, Style::CompactSorted, 128)
 }
 
 /// The reference's tool-text form: Python's `json.dumps(v, indent=1, sort_keys=True)` with its
 /// default `ensure_ascii`: one space of indent per level, keys sorted by code point, every character
 /// outside U+0020..U+007E escaped.
 pub fn to_pretty_ascii_sorted(value: &Value) -> String {
-    let mut out = String::with_capacity(256);
-    write_value(value, &mut out, Style::PrettyAsciiSorted);
-    out
+    text_of(value, Style::PrettyAsciiSorted, 256)
 }
 
 /// Appends the pretty, sorted, ASCII-only form of `value` to `out`.
@@ -226,88 +265,152 @@ fn newline_indent(out: &mut impl Append, depth: usize) {
 }
 
 fn write_value(root: &Value, out: &mut impl Append, style: Style) {
-    let pretty = style == Style::PrettyAsciiSorted;
-    let mut stack: Vec<Open<'_>> = Vec::new();
-    let mut next: Option<&Value> = Some(root);
-    // Where a numeric array is laid out before it is appended to a `String` (one buffer for all).
-    let mut scratch = Vec::new();
-    loop {
-        if let Some(value) = next.take() {
-            match value {
-                Value::Null => out.push_str("null"),
-                Value::Bool(true) => out.push_str("true"),
-                Value::Bool(false) => out.push_str("false"),
-                Value::Number(n) => write_number(n, out),
-                Value::String(s) => write_string(s, out, pretty),
-                Value::Array(a) if a.is_empty() => out.push_str("[]"),
-                Value::Object(m) if m.is_empty() => out.push_str("{}"),
-                // An array of numbers held as primitives, or of short rows of them (coordinates),
-                // is written in one piece; for any other array the guard writes nothing and is
-                // false.
-                Value::Array(a) if !pretty && write_numeric_array(a, out, &mut scratch) => {}
-                Value::Array(a) => {
-                    out.push_ascii(b'[');
-                    let mut iter = a.iter();
-                    if pretty {
-                        newline_indent(out, stack.len() + 1);
-                    }
-                    next = iter.next();
-                    stack.push(Open::Array(iter));
-                    continue;
-                }
-                Value::Object(m) => {
-                    out.push_ascii(b'{');
-                    let mut iter = object_entries(m, style);
-                    if pretty {
-                        newline_indent(out, stack.len() + 1);
-                    }
-                    let (k, v) = iter.next().expect("non-empty object");
-                    write_key(k, out, pretty);
-                    next = Some(v);
-                    stack.push(Open::Object(iter));
-                    continue;
-                }
-            }
-        }
-        // The last value is written: continue or close the innermost container.
-        let depth = stack.len();
-        match stack.last_mut() {
-            None => return,
-            Some(Open::Array(iter)) => match iter.next() {
-                Some(v) => {
-                    out.push_ascii(b',');
-                    if pretty {
-                        newline_indent(out, depth);
-                    }
-                    next = Some(v);
-                }
-                None => {
-                    stack.pop();
-                    if pretty {
-                        newline_indent(out, depth - 1);
-                    }
-                    out.push_ascii(b']');
-                }
-            },
-            Some(Open::Object(iter)) => match iter.next() {
-                Some((k, v)) => {
-                    out.push_ascii(b',');
-                    if pretty {
-                        newline_indent(out, depth);
-                    }
-                    write_key(k, out, pretty);
-                    next = Some(v);
-                }
-                None => {
-                    stack.pop();
-                    if pretty {
-                        newline_indent(out, depth - 1);
-                    }
-                    out.push_ascii(b'}');
-                }
-            },
+    let finished = Walk::new(root, style).run(out);
+    debug_assert!(finished, "only an ASCII byte sink stops");
+}
+
+/// `value` as text: written as bytes while its strings are ASCII (so that the ASCII the writer
+/// makes, numbers above all, is checked as UTF-8 once, with the whole text, a word at a time),
+/// and from the first string that is not, into the `String` those bytes become (so that no
+/// non-ASCII text is checked, which goes byte by byte): never more than one check of the text.
+fn text_of(value: &Value, style: Style, capacity: usize) -> String {
+    let mut walk = Walk::new(value, style);
+    let mut bytes = AsciiBytes(Vec::with_capacity(capacity));
+    let finished = walk.run(&mut bytes);
+    let mut text = String::from_utf8(bytes.0).expect("the writers append only UTF-8");
+    if !finished {
+        let finished = walk.run(&mut text);
+        debug_assert!(finished, "a String sink does not stop");
+    }
+    text
+}
+
+/// A walk over a value, writing it: its state (the open containers, what comes next) is kept
+/// here so that a walk an [`AsciiBytes`] sink stopped can go on into another sink.
+struct Walk<'a> {
+    style: Style,
+    /// The open containers, innermost last.
+    stack: Vec<Open<'a>>,
+    /// The value to write next.
+    next: Option<&'a Value>,
+    /// An object member to write next, its key first.
+    member: Option<&'a (String, Value)>,
+    /// Where a numeric array is laid out before it is appended to a `String`.
+    scratch: Vec<u8>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(root: &'a Value, style: Style) -> Walk<'a> {
+        Walk {
+            style,
+            stack: Vec::new(),
+            next: Some(root),
+            member: None,
+            scratch: Vec::new(),
         }
     }
+
+    /// Writes the rest of the value into `out`; false if `out` stopped taking text before the
+    /// end (nothing of the string it turned away is written; the walk goes on from it).
+    fn run(&mut self, out: &mut impl Append) -> bool {
+        let pretty = self.style == Style::PrettyAsciiSorted;
+        // The pretty form escapes every non-ASCII character: all its text is ASCII.
+        let takes = |out: &mut _, s: &str| pretty || Append::takes(out, s);
+        // The state in locals while it runs (fields would be kept in memory), put back on a stop.
+        let (mut next, mut member) = (self.next.take(), self.member.take());
+        let (stack, scratch) = (&mut self.stack, &mut self.scratch);
+        loop {
+            if let Some(entry) = member.take() {
+                if !takes(out, &entry.0) {
+                    self.member = Some(entry);
+                    return false;
+                }
+                write_key(&entry.0, out, pretty);
+                next = Some(&entry.1);
+            }
+            if let Some(value) = next.take() {
+                match value {
+                    Value::Null => out.push_str("null"),
+                    Value::Bool(true) => out.push_str("true"),
+                    Value::Bool(false) => out.push_str("false"),
+                    Value::Number(n) => write_number(n, out),
+                    Value::String(s) if !takes(out, s) => {
+                        self.next = Some(value);
+                        return false;
+                    }
+                    Value::String(s) => write_string(s, out, pretty),
+                    Value::Array(a) if a.is_empty() => out.push_str("[]"),
+                    Value::Object(m) if m.is_empty() => out.push_str("{}"),
+                    // An array of numbers held as primitives, or of short rows of them
+                    // (coordinates), is written in one piece; for any other array the guard
+                    // writes nothing and is false.
+                    Value::Array(a) if !pretty && write_numeric_array(a, out, scratch) => {}
+                    Value::Array(a) => {
+                        out.push_ascii(b'[');
+                        let mut iter = a.iter();
+                        if pretty {
+                            newline_indent(out, stack.len() + 1);
+                        }
+                        next = iter.next();
+                        stack.push(Open::Array(iter));
+                        continue;
+                    }
+                    Value::Object(m) => {
+                        out.push_ascii(b'{');
+                        let mut iter = object_entries(m, self.style);
+                        if pretty {
+                            newline_indent(out, stack.len() + 1);
+                        }
+                        member = iter.next();
+                        debug_assert!(member.is_some(), "non-empty object");
+                        stack.push(Open::Object(iter));
+                        continue;
+                    }
+                }
+            }
+            // The last value is written: continue or close the innermost container.
+            let depth = stack.len();
+            match stack.last_mut() {
+                None => return true,
+                Some(Open::Array(iter)) => match iter.next() {
+                    Some(v) => {
+                        separate(out, pretty, depth);
+                        next = Some(v);
+                    }
+                    None => {
+                        stack.pop();
+                        close(out, pretty, depth, b']');
+                    }
+                },
+                Some(Open::Object(iter)) => match iter.next() {
+                    Some(entry) => {
+                        separate(out, pretty, depth);
+                        member = Some(entry);
+                    }
+                    None => {
+                        stack.pop();
+                        close(out, pretty, depth, b'}');
+                    }
+                },
+            }
+        }
+    }
+}
+
+/// The comma before the next element of a container `depth` deep.
+fn separate(out: &mut impl Append, pretty: bool, depth: usize) {
+    out.push_ascii(b',');
+    if pretty {
+        newline_indent(out, depth);
+    }
+}
+
+/// The end of a container `depth` deep.
+fn close(out: &mut impl Append, pretty: bool, depth: usize, bracket: u8) {
+    if pretty {
+        newline_indent(out, depth - 1);
+    }
+    out.push_ascii(bracket);
 }
 
 fn write_key(key: &str, out: &mut impl Append, pretty: bool) {
@@ -442,7 +545,15 @@ fn write_numeric_array(a: &[Value], out: &mut impl Append, scratch: &mut Vec<u8>
 /// `[`, the elements (numbers or rows of them) separated by commas, `]`; false as soon as an
 /// element is neither (what was written is then the caller's to drop).
 fn write_numbers(elements: &[Value], out: &mut Vec<u8>) -> bool {
-    let mut run = NumberRun::new(out);
+    let mut run = NumberRun::new(std::mem::take(out));
+    let written = run_numbers(elements, &mut run);
+    *out = run.finish();
+    written
+}
+
+/// [`write_numbers`] into `run`.
+#[inline(always)]
+fn run_numbers(elements: &[Value], run: &mut NumberRun) -> bool {
     run.byte(b'[');
     for (i, value) in elements.iter().enumerate() {
         let comma = i > 0;
@@ -465,7 +576,6 @@ fn write_numbers(elements: &[Value], out: &mut Vec<u8>) -> bool {
         }
     }
     run.byte(b']');
-    run.finish();
     true
 }
 
@@ -477,15 +587,16 @@ const RUN_CHUNK: usize = 4096;
 
 /// Numbers and punctuation laid out in place at the end of a byte buffer, which is kept filled
 /// with zeros past `at`, where the text ends, and cut back to `at` by [`NumberRun::finish`]; until
-/// then the buffer's bytes past `at` are not part of the text.
-struct NumberRun<'a> {
-    buf: &'a mut Vec<u8>,
+/// then the buffer's bytes past `at` are not part of the text. The run owns the buffer while it
+/// writes, so that its length and address can stay in registers across the byte stores.
+struct NumberRun {
+    buf: Vec<u8>,
     start: usize,
     at: usize,
 }
 
-impl<'a> NumberRun<'a> {
-    fn new(buf: &'a mut Vec<u8>) -> NumberRun<'a> {
+impl NumberRun {
+    fn new(buf: Vec<u8>) -> NumberRun {
         let at = buf.len();
         NumberRun { buf, start: at, at }
     }
@@ -539,9 +650,10 @@ impl<'a> NumberRun<'a> {
         };
     }
 
-    /// Cuts the buffer back to the text.
-    fn finish(self) {
+    /// The buffer, cut back to the text.
+    fn finish(mut self) -> Vec<u8> {
         self.buf.truncate(self.at);
+        self.buf
     }
 }
 
@@ -1051,6 +1163,35 @@ mod tests {
             let mut bytes = b"prefix".to_vec();
             write_compact(&v, &mut bytes);
             assert_eq!(bytes, format!("prefix{text}").into_bytes());
+        }
+    }
+
+    #[test]
+    fn text_goes_on_in_a_string_from_the_first_non_ascii_string() {
+        // The first non-ASCII string as a value, as an object's first key and as a later one,
+        // alone, after numbers and deep inside, in both orders of members; and none at all.
+        let documents = [
+            r#""\u00e9""#,
+            r#"[1.5,[2,3],"x","caf\u00e9",{"k":"\u00e9"},[4.25]]"#,
+            r#"{"\u00e9":1,"a":[1.5,"b"],"c":"\u00e8"}"#,
+            r#"{"z":[0.1,0.2],"\u00e9":{"y":"\ud83d\ude00"},"a":null}"#,
+            r#"[[[[{"a":[{"b":[1,2,{"\u4e2d":"\u6587","x":"y"}]}]}]]],"tail",7]"#,
+            r#"{"a":{"b":{"c":[1.5e300,-0.0,"end"]}},"\u00e9":"\n\u0001"}"#,
+            r#"{"ascii":["only",1,2.5,{"x":[]},{}],"n":-12345678901234567890123}"#,
+        ];
+        for document in documents {
+            let v = parse(document.as_bytes()).unwrap();
+            for (style, text) in [
+                (Style::Compact, to_string(&v)),
+                (Style::CompactSorted, to_string_sorted(&v)),
+                (Style::PrettyAsciiSorted, to_pretty_ascii_sorted(&v)),
+            ] {
+                // Straight into a String, which never stops: the same text.
+                let mut direct = String::new();
+                write_value(&v, &mut direct, style);
+                assert_eq!(text, direct, "{document}");
+            }
+            assert_eq!(parse(to_string(&v).as_bytes()).unwrap(), v, "{document}");
         }
     }
 
