@@ -10,10 +10,11 @@
 //! The writers append to any [`Sink`]: a `String`, or a `Vec<u8>` (the wire's bytes, which a server
 //! writes its replies into). Appending bytes to a `String` in safe Rust costs a UTF-8 check of them,
 //! which for a number's few bytes costs about as much as laying the number out, and for a `Vec<u8>`
-//! nothing. So into a `String`, an array of numbers (or of short rows of them: the coordinate rings
-//! of GeoJSON) is laid out in a byte buffer and appended with one check of the whole text, which
-//! goes a word at a time over ASCII; the value's strings are appended as they are (checking a whole
-//! document once would go byte by byte over its non-ASCII text).
+//! nothing. So the `to_*` functions write a document as bytes while its strings are ASCII and check
+//! it once at the end, a word at a time ([`text_of`]); from the first non-ASCII string on they go on
+//! into the `String` those bytes become, appending the value's strings as they are (a check goes
+//! byte by byte over non-ASCII text). Into a `String`, an array of numbers (or of short rows of them:
+//! the coordinate rings of GeoJSON) is laid out in a byte buffer and appended with one check.
 
 use super::scan::find_string_stop;
 use super::shortest::{shortest_decimal, Decimal, SMALLEST_LEADING};
