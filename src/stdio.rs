@@ -154,8 +154,9 @@ struct LineWriter<W> {
 
 struct Output<W> {
     sink: W,
-    /// Lines not written yet, each with its newline.
-    held: String,
+    /// Lines not written yet, each with its newline: bytes, so that the writer checks none of them
+    /// as UTF-8 on their way out.
+    held: Vec<u8>,
 }
 
 impl<W: Write> LineWriter<W> {
@@ -163,7 +164,7 @@ impl<W: Write> LineWriter<W> {
         LineWriter {
             out: Mutex::new(Output {
                 sink,
-                held: String::new(),
+                held: Vec::new(),
             }),
             failed: AtomicBool::new(false),
             error: Mutex::new(None),
@@ -193,12 +194,12 @@ impl<W: Write> LineWriter<W> {
         let out = &mut *out;
         if let Some(message) = message {
             json::write_compact(message, &mut out.held);
-            out.held.push('\n');
+            out.held.push(b'\n');
         }
         if out.held.is_empty() || !(write || out.held.len() >= MAX_HELD_BYTES) {
             return;
         }
-        let written = out.sink.write_all(out.held.as_bytes());
+        let written = out.sink.write_all(&out.held);
         out.held.clear();
         if out.held.capacity() > MAX_HELD_BYTES {
             out.held.shrink_to(MAX_HELD_BYTES);

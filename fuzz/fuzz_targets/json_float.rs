@@ -3,8 +3,8 @@
 //! `{:e}` prints (shortest round trip, nearest) except that an exact tie between two that both read
 //! back goes to the even one (`{:e}` breaks it upwards; the exact expansion shows which floats are
 //! ties), laid out in fixed notation for decimal exponents -4..16 (`12.0`, `0.0001`) and as
-//! `d.ddde±XX` otherwise; the text reads back to the same bits; and the writer of numeric arrays
-//! (another path to the same layout) writes the same text.
+//! `d.ddde±XX` otherwise; the text reads back to the same bits; written into bytes it is the same
+//! text; and the writer of numeric arrays (another path to the same layout) writes the same text.
 #![no_main]
 
 use agentteams_mcp::json::{self, Value};
@@ -94,6 +94,9 @@ fuzz_target!(|data: &[u8]| {
     let mut text = String::new();
     json::write_python_float(f, &mut text);
     assert_eq!(text, python_repr(f), "bits {:#018x}", f.to_bits());
+    let mut bytes = Vec::new();
+    json::write_python_float(f, &mut bytes);
+    assert_eq!(bytes, text.as_bytes());
     let back: f64 = text.parse().expect("the text is a float");
     assert_eq!(back.to_bits(), f.to_bits(), "{text}");
     let array = Value::from(vec![

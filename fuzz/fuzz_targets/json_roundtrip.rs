@@ -1,6 +1,6 @@
 //! Parse → write → parse: whatever the parser accepts, the compact writer must write back to an
-//! equal value (and the same text again), and the pretty sorted writer's output must parse back to a
-//! value whose pretty form is identical (equal up to key order).
+//! equal value (and the same text again, into a `String` or into bytes), and the pretty sorted
+//! writer's output must parse back to a value whose pretty form is identical (equal up to key order).
 #![no_main]
 
 use agentteams_mcp::json;
@@ -17,6 +17,14 @@ fuzz_target!(|data: &[u8]| {
         "compact round trip changed the value: {compact}"
     );
     assert_eq!(json::to_string(&second), compact);
+    // The same text into bytes and into a String that already hold some (to_string writes bytes
+    // while the strings are ASCII and goes on in a String from the first that is not).
+    let mut bytes = b"[".to_vec();
+    json::write_compact(&first, &mut bytes);
+    assert_eq!(&bytes[1..], compact.as_bytes());
+    let mut text = String::from("[");
+    json::write_compact(&first, &mut text);
+    assert_eq!(&text[1..], compact);
 
     let pretty = json::to_pretty_ascii_sorted(&first);
     assert!(pretty.is_ascii());

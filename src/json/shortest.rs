@@ -31,7 +31,62 @@ const TABLE_LEN: usize = (LARGEST_K - SMALLEST_K + 1) as usize;
 
 /// For each `k`, `g = floor(10^-k × 2^(125 - floor(log2(10^-k)))) + 1`: `10^-k` scaled into
 /// `[2^125, 2^126)` and rounded up, indexed by `k - SMALLEST_K`.
-static POWERS_OF_TEN: [u128; TABLE_LEN] = powers_of_ten();
+static POWERS_OF_TEN: [u128; TABLE_LEN] = POWERS;
+
+/// [`POWERS_OF_TEN`], for the tables built from it at compile time.
+const POWERS: [u128; TABLE_LEN] = powers_of_ten();
+
+/// What [`one_product`] needs of a float's binary exponent, looked up instead of worked out: the
+/// table entry and the shifts come a few multiplications sooner on the float's critical path.
+#[derive(Clone, Copy)]
+struct Scale {
+    /// The entry `g` for `10^(-k-1)`.
+    g: u128,
+    /// `H × 2^64` (see [`one_product`]).
+    half_gap: u64,
+    /// `k`, or [`LARGEST_K`] where the product cannot be used.
+    k: i32,
+    /// How far the significand is shifted left before the product.
+    shift: u32,
+}
+
+/// Biased binary exponents: the eleven bits of an `f64`.
+const BIASED_EXPONENTS: usize = 1 << 11;
+
+/// [`Scale`] for each biased exponent (the subnormals' and the infinities' entries are unused).
+static SCALES: [Scale; BIASED_EXPONENTS] = scales();
+
+const fn scales() -> [Scale; BIASED_EXPONENTS] {
+    let unused = Scale {
+        g: 0,
+        half_gap: 0,
+        k: LARGEST_K,
+        shift: 0,
+    };
+    let mut table = [unused; BIASED_EXPONENTS];
+    let mut biased_exponent = 1;
+    while biased_exponent < BIASED_EXPONENTS - 1 {
+        let q = biased_exponent as i32 + SMALLEST_Q - 1;
+        let k = floor_log10_pow2(q);
+        if k < LARGEST_K {
+            // 10^(-k-1) = G × 2^(l - 125) with G in [2^125, 2^126) and g = floor(G) + 1; l + q
+            // is in -4..=-1 (2^q × 10^(-k-1) is in [0.1, 1)).
+            let g = POWERS[(k + 1 - SMALLEST_K) as usize];
+            let l = floor_log2_pow10(-k - 1);
+            assert!(-4 <= q + l && q + l <= -1);
+            table[biased_exponent] = Scale {
+                g,
+                // H × 2^64 = G / 2^(61 - q - l), rounded down: g >> 63 is below 2^63.
+                half_gap: ((g >> 63) as u64) >> (-1 - q - l),
+                k,
+                // X = c × G × 2^(q + l - 125): shifted so that the point falls at bit 130.
+                shift: (5 + q + l) as u32,
+            };
+        }
+        biased_exponent += 1;
+    }
+    table
+}
 
 const fn powers_of_ten() -> [u128; TABLE_LEN] {
     let mut table = [0u128; TABLE_LEN];
@@ -79,8 +134,8 @@ const fn powers_of_ten() -> [u128; TABLE_LEN] {
 }
 
 /// `floor(log10(2^q))`, for `|q| <= 5456721`.
-fn floor_log10_pow2(q: i32) -> i32 {
-    ((i64::from(q) * 661_971_961_083) >> 41) as i32
+const fn floor_log10_pow2(q: i32) -> i32 {
+    ((q as i64 * 661_971_961_083) >> 41) as i32
 }
 
 /// `floor(log10(3/4 × 2^q))`, for `|q| <= 5456721`.
@@ -89,8 +144,8 @@ fn floor_log10_three_quarters_pow2(q: i32) -> i32 {
 }
 
 /// `floor(log2(10^e))`, for `|e| <= 1233`.
-fn floor_log2_pow10(e: i32) -> i32 {
-    ((i64::from(e) * 913_124_641_741) >> 38) as i32
+const fn floor_log2_pow10(e: i32) -> i32 {
+    ((e as i64 * 913_124_641_741) >> 38) as i32
 }
 
 /// A product of the table entry `g` and a scaled significand, to 192 bits: `upper` is the product
@@ -200,7 +255,7 @@ pub(crate) fn shortest_decimal(f: f64) -> Decimal {
     debug_assert!(f.is_finite() && f > 0.0);
     let bits = f.to_bits();
     let fraction = bits & ((1u64 << MANTISSA_BITS) - 1);
-    let biased_exponent = (bits >> MANTISSA_BITS) as i32;
+    let biased_exponent = (bits >> MANTISSA_BITS) as i32 & (BIASED_EXPONENTS as i32 - 1);
     if biased_exponent == 0 {
         // Subnormal: c × 2^SMALLEST_Q.
         return schubfach(SMALLEST_Q, fraction, false).normalized();
@@ -209,7 +264,7 @@ pub(crate) fn shortest_decimal(f: f64) -> Decimal {
     let q = biased_exponent + SMALLEST_Q - 1;
     if fraction != 0 {
         // (Integers take this path too: their fraction is exactly 0, clear of every decision.)
-        if let Some(decimal) = one_product(q, c) {
+        if let Some(decimal) = one_product(biased_exponent as usize, c) {
             return decimal;
         }
     } else if (-(MANTISSA_BITS as i32)..0).contains(&q) {
@@ -243,23 +298,23 @@ pub(crate) fn shortest_decimal(f: f64) -> Decimal {
 /// below and 2^-62 above. Each decision is taken only when it holds with those margins; otherwise
 /// (a float within two units of 2^-64 of a decision, such as an exact tie) the answer is `None`
 /// and exact Schubfach decides. Ties to even therefore never need handling here.
+///
+/// `biased_exponent` is the float's (in 1..2047, `q` being `biased_exponent - 1075`); [`SCALES`]
+/// holds `k`, the entry and the shifts for it.
 #[inline]
-fn one_product(q: i32, c: u64) -> Option<Decimal> {
-    let k = floor_log10_pow2(q);
+fn one_product(biased_exponent: usize, c: u64) -> Option<Decimal> {
+    let Scale {
+        g,
+        half_gap,
+        k,
+        shift,
+    } = SCALES[biased_exponent & (BIASED_EXPONENTS - 1)];
     if k >= LARGEST_K {
         return None;
     }
-    // 10^(-k-1) = G × 2^(l - 125) with G in [2^125, 2^126) and g = floor(G) + 1; l + q is in
-    // -4..=-1 (2^q × 10^(-k-1) is in [0.1, 1)).
-    let g = POWERS_OF_TEN[(k + 1 - SMALLEST_K) as usize];
-    let l = floor_log2_pow10(-k - 1);
-    debug_assert!((-4..=-1).contains(&(q + l)));
-    // X = c × G × 2^(q + l - 125): shifted so that the point falls at bit 130 of the product.
-    let product = Product::of(g, c << (5 + q + l)).upper;
+    let product = Product::of(g, c << shift).upper;
     let integral = (product >> 66) as u64;
     let fraction = (product >> 2) as u64;
-    // H × 2^64 = G / 2^(61 - q - l), rounded down: g >> 63 is below 2^63.
-    let half_gap = ((g >> 63) as u64) >> (-1 - q - l);
     // Each certain despite those errors: `integral` inside (the true fraction is below
     // `fraction + 1`, the true H above `half_gap - 2^-62`), `integral + 1` inside, or not.
     let below = fraction < half_gap - 1;
@@ -522,7 +577,7 @@ mod tests {
             }
             let q = biased_exponent + SMALLEST_Q - 1;
             let c = (1 << MANTISSA_BITS) | fraction;
-            match one_product(q, c) {
+            match one_product(biased_exponent as usize, c) {
                 Some(decimal) => {
                     assert_eq!(decimal, schubfach(q, c, false), "{f:e}");
                     decided += 1;
@@ -535,6 +590,37 @@ mod tests {
             declined > 100 && declined < decided / 100,
             "{declined} of {decided}"
         );
+    }
+
+    #[test]
+    fn scales_match_their_definitions() {
+        let mut used = 0;
+        let normal = SCALES.iter().enumerate().take(BIASED_EXPONENTS - 1).skip(1);
+        for (biased_exponent, &scale) in normal {
+            let q = biased_exponent as i32 + SMALLEST_Q - 1;
+            let k = floor_log10_pow2(q);
+            if k >= LARGEST_K {
+                assert_eq!(scale.k, LARGEST_K, "q = {q}");
+                continue;
+            }
+            let l = floor_log2_pow10(-k - 1);
+            assert_eq!(scale.k, k, "q = {q}");
+            assert_eq!(
+                scale.g,
+                POWERS_OF_TEN[(k + 1 - SMALLEST_K) as usize],
+                "q = {q}"
+            );
+            assert_eq!(i64::from(scale.shift), i64::from(5 + q + l), "q = {q}");
+            assert!((1..=4).contains(&scale.shift), "q = {q}");
+            assert_eq!(
+                scale.half_gap,
+                ((scale.g >> 63) as u64) >> (4 - scale.shift),
+                "q = {q}"
+            );
+            used += 1;
+        }
+        // Every exponent but the few largest, where k reaches the table's end.
+        assert!(used > 2_000, "{used}");
     }
 
     #[test]

@@ -5,24 +5,195 @@
 //! `1.5e+16`, `12.0`), which keeps tool texts byte-identical with the reference implementation.
 //! Numbers are laid out without `fmt`: sixteen digits made at once in the byte lanes of a `u128`
 //! (multiplications and shifts, no division loop), moved into place in registers and stored sixteen
-//! bytes at a time into a stack buffer. An array of numbers, or of short rows of them (the
-//! coordinate rings of GeoJSON), is gathered there and appended with one UTF-8 check per
-//! [`PENDING_BYTES`], not one per number.
+//! bytes at a time straight into the output.
+//!
+//! The writers append to any [`Sink`]: a `String`, or a `Vec<u8>` (the wire's bytes, which a server
+//! writes its replies into). Appending bytes to a `String` in safe Rust costs a UTF-8 check of them,
+//! which for a number's few bytes costs about as much as laying the number out, and for a `Vec<u8>`
+//! nothing. So the `to_*` functions write a document as bytes while its strings are ASCII and check
+//! it once at the end, a word at a time ([`text_of`]); from the first non-ASCII string on they go on
+//! into the `String` those bytes become, appending the value's strings as they are (a check goes
+//! byte by byte over non-ASCII text). Into a `String`, an array of numbers (or of short rows of them:
+//! the coordinate rings of GeoJSON) is laid out in a byte buffer and appended with one check.
 
 use super::scan::find_string_stop;
 use super::shortest::{shortest_decimal, Decimal, SMALLEST_LEADING};
 use super::{Map, Number, Value, N};
-use std::fmt::Write as _;
+
+/// Where the writers append text: a `String` (the ASCII they make is checked as UTF-8 on its way in,
+/// as safe Rust requires), or a `Vec<u8>` (nothing is checked; everything the writers append is
+/// UTF-8: the value's own strings and ASCII they make).
+pub trait Sink: sealed::Append {}
+
+impl Sink for String {}
+impl Sink for Vec<u8> {}
+
+mod sealed {
+    use super::NUMBER_ROOM;
+
+    /// What the writers need of a [`Sink`](super::Sink); sealed, so that only the writers append.
+    pub trait Append {
+        /// Whether the sink takes `s` (a string of the value); when it does not, the writers stop
+        /// before writing any of it.
+        fn takes(&self, _s: &str) -> bool {
+            true
+        }
+        fn push_str(&mut self, s: &str);
+        /// Appends one ASCII byte.
+        fn push_ascii(&mut self, b: u8);
+        /// Appends the ASCII text `lay` writes at the start of a window of [`NUMBER_ROOM`] bytes,
+        /// answering its length (what it writes past that is dropped).
+        fn push_laid_out(&mut self, lay: impl FnOnce(&mut [u8; NUMBER_ROOM]) -> usize);
+        /// Appends the first `count` byte lanes of `lanes` (the lowest first), all ASCII.
+        fn push_ascii_lanes(&mut self, lanes: u128, count: usize);
+        /// Appends the ASCII text `write` appends to a byte buffer (the sink itself when it is
+        /// one, else `scratch`, emptied first), if `write` answers true; answers what it answers,
+        /// and when that is false the sink is as it was.
+        fn push_ascii_run(
+            &mut self,
+            scratch: &mut Vec<u8>,
+            write: impl FnOnce(&mut Vec<u8>) -> bool,
+        ) -> bool;
+    }
+
+    impl Append for String {
+        fn push_str(&mut self, s: &str) {
+            String::push_str(self, s);
+        }
+
+        fn push_ascii(&mut self, b: u8) {
+            debug_assert!(b.is_ascii());
+            self.push(char::from(b));
+        }
+
+        #[inline]
+        fn push_laid_out(&mut self, lay: impl FnOnce(&mut [u8; NUMBER_ROOM]) -> usize) {
+            let mut text = [0u8; NUMBER_ROOM];
+            let len = lay(&mut text);
+            String::push_str(
+                self,
+                std::str::from_utf8(&text[..len]).expect("number text is ASCII"),
+            );
+        }
+
+        #[inline]
+        fn push_ascii_lanes(&mut self, lanes: u128, count: usize) {
+            let bytes = lanes.to_le_bytes();
+            String::push_str(
+                self,
+                std::str::from_utf8(&bytes[..count]).expect("ASCII lanes"),
+            );
+        }
+
+        fn push_ascii_run(
+            &mut self,
+            scratch: &mut Vec<u8>,
+            write: impl FnOnce(&mut Vec<u8>) -> bool,
+        ) -> bool {
+            scratch.clear();
+            if !write(scratch) {
+                return false;
+            }
+            String::push_str(
+                self,
+                std::str::from_utf8(scratch).expect("only ASCII is written"),
+            );
+            true
+        }
+    }
+
+    impl Append for Vec<u8> {
+        fn push_str(&mut self, s: &str) {
+            self.extend_from_slice(s.as_bytes());
+        }
+
+        fn push_ascii(&mut self, b: u8) {
+            debug_assert!(b.is_ascii());
+            self.push(b);
+        }
+
+        /// Lays the text out in place: the window is the vector's next [`NUMBER_ROOM`] bytes
+        /// (zeroed by three fixed-size stores), cut back to the text's length.
+        #[inline]
+        fn push_laid_out(&mut self, lay: impl FnOnce(&mut [u8; NUMBER_ROOM]) -> usize) {
+            let at = self.len();
+            self.extend_from_slice(&[0; NUMBER_ROOM]);
+            let window = self[at..]
+                .first_chunk_mut::<NUMBER_ROOM>()
+                .expect("NUMBER_ROOM bytes were just appended");
+            let len = lay(window);
+            self.truncate(at + len);
+        }
+
+        #[inline]
+        fn push_ascii_lanes(&mut self, lanes: u128, count: usize) {
+            self.extend_from_slice(&lanes.to_le_bytes()[..count]);
+        }
+
+        fn push_ascii_run(
+            &mut self,
+            _scratch: &mut Vec<u8>,
+            write: impl FnOnce(&mut Vec<u8>) -> bool,
+        ) -> bool {
+            let start = self.len();
+            if write(self) {
+                return true;
+            }
+            self.truncate(start);
+            false
+        }
+    }
+}
+
+use sealed::Append;
+
+/// A byte sink that takes only ASCII strings, for [`text_of`]: while all of its text is ASCII,
+/// the one UTF-8 check of it at the end goes a word at a time.
+struct AsciiBytes(Vec<u8>);
+
+impl Append for AsciiBytes {
+    #[inline]
+    fn takes(&self, s: &str) -> bool {
+        s.is_ascii()
+    }
+
+    #[inline]
+    fn push_str(&mut self, s: &str) {
+        Append::push_str(&mut self.0, s);
+    }
+
+    #[inline]
+    fn push_ascii(&mut self, b: u8) {
+        Append::push_ascii(&mut self.0, b);
+    }
+
+    #[inline]
+    fn push_laid_out(&mut self, lay: impl FnOnce(&mut [u8; NUMBER_ROOM]) -> usize) {
+        Append::push_laid_out(&mut self.0, lay);
+    }
+
+    #[inline]
+    fn push_ascii_lanes(&mut self, lanes: u128, count: usize) {
+        Append::push_ascii_lanes(&mut self.0, lanes, count);
+    }
+
+    #[inline]
+    fn push_ascii_run(
+        &mut self,
+        scratch: &mut Vec<u8>,
+        write: impl FnOnce(&mut Vec<u8>) -> bool,
+    ) -> bool {
+        Append::push_ascii_run(&mut self.0, scratch, write)
+    }
+}
 
 /// The compact wire form: no whitespace, non-ASCII kept as UTF-8.
 pub fn to_string(value: &Value) -> String {
-    let mut out = String::with_capacity(128);
-    write_compact(value, &mut out);
-    out
+    text_of(value, Style::Compact, 128)
 }
 
 /// Appends the compact wire form of `value` to `out`.
-pub fn write_compact(value: &Value, out: &mut String) {
+pub fn write_compact(value: &Value, out: &mut impl Sink) {
     write_value(value, out, Style::Compact);
 }
 
@@ -30,22 +201,18 @@ pub fn write_compact(value: &Value, out: &mut String) {
 /// order): the canonical form the audit log hashes. The same bytes as Python's
 /// `json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`.
 pub fn to_string_sorted(value: &Value) -> String {
-    let mut out = String::with_capacity(128);
-    write_value(value, &mut out, Style::CompactSorted);
-    out
+    text_of(value, Style::CompactSorted, 128)
 }
 
 /// The reference's tool-text form: Python's `json.dumps(v, indent=1, sort_keys=True)` with its
 /// default `ensure_ascii`: one space of indent per level, keys sorted by code point, every character
 /// outside U+0020..U+007E escaped.
 pub fn to_pretty_ascii_sorted(value: &Value) -> String {
-    let mut out = String::with_capacity(256);
-    write_pretty_ascii_sorted(value, &mut out);
-    out
+    text_of(value, Style::PrettyAsciiSorted, 256)
 }
 
 /// Appends the pretty, sorted, ASCII-only form of `value` to `out`.
-pub fn write_pretty_ascii_sorted(value: &Value, out: &mut String) {
+pub fn write_pretty_ascii_sorted(value: &Value, out: &mut impl Sink) {
     write_value(value, out, Style::PrettyAsciiSorted);
 }
 
@@ -78,6 +245,7 @@ impl<'a> Iterator for Entries<'a> {
     }
 }
 
+#[inline]
 fn object_entries(map: &Map, style: Style) -> Entries<'_> {
     match style {
         Style::Compact => Entries::InOrder(map.entries().iter()),
@@ -90,103 +258,169 @@ fn object_entries(map: &Map, style: Style) -> Entries<'_> {
     }
 }
 
-fn newline_indent(out: &mut String, depth: usize) {
-    out.push('\n');
+fn newline_indent(out: &mut impl Append, depth: usize) {
+    out.push_ascii(b'\n');
     for _ in 0..depth {
-        out.push(' ');
+        out.push_ascii(b' ');
     }
 }
 
-fn write_value(root: &Value, out: &mut String, style: Style) {
-    let pretty = style == Style::PrettyAsciiSorted;
-    let mut stack: Vec<Open<'_>> = Vec::new();
-    let mut next: Option<&Value> = Some(root);
-    loop {
-        if let Some(value) = next.take() {
-            match value {
-                Value::Null => out.push_str("null"),
-                Value::Bool(true) => out.push_str("true"),
-                Value::Bool(false) => out.push_str("false"),
-                Value::Number(n) => write_number(n, out),
-                Value::String(s) => write_string(s, out, pretty),
-                Value::Array(a) if a.is_empty() => out.push_str("[]"),
-                Value::Object(m) if m.is_empty() => out.push_str("{}"),
-                // An array of numbers held as primitives, or of short rows of them (coordinates),
-                // is written in one piece; for any other array the guard writes nothing and is
-                // false.
-                Value::Array(a) if !pretty && write_numeric_array(a, out) => {}
-                Value::Array(a) => {
-                    out.push('[');
-                    let mut iter = a.iter();
-                    if pretty {
-                        newline_indent(out, stack.len() + 1);
-                    }
-                    next = iter.next();
-                    stack.push(Open::Array(iter));
-                    continue;
+fn write_value(root: &Value, out: &mut impl Append, style: Style) {
+    let finished = Walk::new(root, style).run(out);
+    debug_assert!(finished, "only an ASCII byte sink stops");
+}
+
+/// `value` as text: written as bytes while its strings are ASCII (so that the ASCII the writer
+/// makes, numbers above all, is checked as UTF-8 once, with the whole text, a word at a time),
+/// and from the first string that is not, into the `String` those bytes become (so that no
+/// non-ASCII text is checked, which goes byte by byte): never more than one check of the text.
+fn text_of(value: &Value, style: Style, capacity: usize) -> String {
+    let mut walk = Walk::new(value, style);
+    let mut bytes = AsciiBytes(Vec::with_capacity(capacity));
+    let finished = walk.run(&mut bytes);
+    let mut text = String::from_utf8(bytes.0).expect("the writers append only UTF-8");
+    if !finished {
+        let finished = walk.run(&mut text);
+        debug_assert!(finished, "a String sink does not stop");
+    }
+    text
+}
+
+/// A walk over a value, writing it: its state (the open containers, what comes next) is kept
+/// here so that a walk an [`AsciiBytes`] sink stopped can go on into another sink.
+struct Walk<'a> {
+    style: Style,
+    /// The open containers, innermost last.
+    stack: Vec<Open<'a>>,
+    /// The value to write next.
+    next: Option<&'a Value>,
+    /// An object member to write next, its key first.
+    member: Option<&'a (String, Value)>,
+    /// Where a numeric array is laid out before it is appended to a `String`.
+    scratch: Vec<u8>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(root: &'a Value, style: Style) -> Walk<'a> {
+        Walk {
+            style,
+            stack: Vec::new(),
+            next: Some(root),
+            member: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Writes the rest of the value into `out`; false if `out` stopped taking text before the
+    /// end (nothing of the string it turned away is written; the walk goes on from it).
+    fn run(&mut self, out: &mut impl Append) -> bool {
+        let pretty = self.style == Style::PrettyAsciiSorted;
+        // The pretty form escapes every non-ASCII character: all its text is ASCII.
+        let takes = |out: &mut _, s: &str| pretty || Append::takes(out, s);
+        // The state in locals while it runs (fields would be kept in memory), put back on a stop.
+        let (mut next, mut member) = (self.next.take(), self.member.take());
+        let (stack, scratch) = (&mut self.stack, &mut self.scratch);
+        loop {
+            if let Some(entry) = member.take() {
+                if !takes(out, &entry.0) {
+                    self.member = Some(entry);
+                    return false;
                 }
-                Value::Object(m) => {
-                    out.push('{');
-                    let mut iter = object_entries(m, style);
-                    if pretty {
-                        newline_indent(out, stack.len() + 1);
+                write_key(&entry.0, out, pretty);
+                next = Some(&entry.1);
+            }
+            if let Some(value) = next.take() {
+                match value {
+                    Value::Null => out.push_str("null"),
+                    Value::Bool(true) => out.push_str("true"),
+                    Value::Bool(false) => out.push_str("false"),
+                    Value::Number(n) => write_number(n, out),
+                    Value::String(s) if !takes(out, s) => {
+                        self.next = Some(value);
+                        return false;
                     }
-                    let (k, v) = iter.next().expect("non-empty object");
-                    write_key(k, out, pretty);
-                    next = Some(v);
-                    stack.push(Open::Object(iter));
-                    continue;
+                    Value::String(s) => write_string(s, out, pretty),
+                    Value::Array(a) if a.is_empty() => out.push_str("[]"),
+                    Value::Object(m) if m.is_empty() => out.push_str("{}"),
+                    // An array of numbers held as primitives, or of short rows of them
+                    // (coordinates), is written in one piece; for any other array the guard
+                    // writes nothing and is false.
+                    Value::Array(a) if !pretty && write_numeric_array(a, out, scratch) => {}
+                    Value::Array(a) => {
+                        out.push_ascii(b'[');
+                        let mut iter = a.iter();
+                        if pretty {
+                            newline_indent(out, stack.len() + 1);
+                        }
+                        next = iter.next();
+                        stack.push(Open::Array(iter));
+                        continue;
+                    }
+                    Value::Object(m) => {
+                        out.push_ascii(b'{');
+                        let mut iter = object_entries(m, self.style);
+                        if pretty {
+                            newline_indent(out, stack.len() + 1);
+                        }
+                        member = iter.next();
+                        debug_assert!(member.is_some(), "non-empty object");
+                        stack.push(Open::Object(iter));
+                        continue;
+                    }
                 }
             }
-        }
-        // The last value is written: continue or close the innermost container.
-        let depth = stack.len();
-        match stack.last_mut() {
-            None => return,
-            Some(Open::Array(iter)) => match iter.next() {
-                Some(v) => {
-                    out.push(',');
-                    if pretty {
-                        newline_indent(out, depth);
+            // The last value is written: continue or close the innermost container.
+            let depth = stack.len();
+            match stack.last_mut() {
+                None => return true,
+                Some(Open::Array(iter)) => match iter.next() {
+                    Some(v) => {
+                        separate(out, pretty, depth);
+                        next = Some(v);
                     }
-                    next = Some(v);
-                }
-                None => {
-                    stack.pop();
-                    if pretty {
-                        newline_indent(out, depth - 1);
+                    None => {
+                        stack.pop();
+                        close(out, pretty, depth, b']');
                     }
-                    out.push(']');
-                }
-            },
-            Some(Open::Object(iter)) => match iter.next() {
-                Some((k, v)) => {
-                    out.push(',');
-                    if pretty {
-                        newline_indent(out, depth);
+                },
+                Some(Open::Object(iter)) => match iter.next() {
+                    Some(entry) => {
+                        separate(out, pretty, depth);
+                        member = Some(entry);
                     }
-                    write_key(k, out, pretty);
-                    next = Some(v);
-                }
-                None => {
-                    stack.pop();
-                    if pretty {
-                        newline_indent(out, depth - 1);
+                    None => {
+                        stack.pop();
+                        close(out, pretty, depth, b'}');
                     }
-                    out.push('}');
-                }
-            },
+                },
+            }
         }
     }
 }
 
-fn write_key(key: &str, out: &mut String, pretty: bool) {
+/// The comma before the next element of a container `depth` deep.
+fn separate(out: &mut impl Append, pretty: bool, depth: usize) {
+    out.push_ascii(b',');
+    if pretty {
+        newline_indent(out, depth);
+    }
+}
+
+/// The end of a container `depth` deep.
+fn close(out: &mut impl Append, pretty: bool, depth: usize, bracket: u8) {
+    if pretty {
+        newline_indent(out, depth - 1);
+    }
+    out.push_ascii(bracket);
+}
+
+fn write_key(key: &str, out: &mut impl Append, pretty: bool) {
     write_string(key, out, pretty);
     out.push_str(if pretty { ": " } else { ":" });
 }
 
-fn write_string(s: &str, out: &mut String, ascii_only: bool) {
-    out.push('"');
+fn write_string(s: &str, out: &mut impl Append, ascii_only: bool) {
+    out.push_ascii(b'"');
     if ascii_only {
         write_escaped_ascii(s, out);
     } else {
@@ -202,10 +436,13 @@ fn write_string(s: &str, out: &mut String, ascii_only: bool) {
             run_start = stop + 1;
         }
     }
-    out.push('"');
+    out.push_ascii(b'"');
 }
 
-fn write_short_escape_or_u(c: char, out: &mut String) {
+/// Lower-case hexadecimal digits, for `\uXXXX` escapes.
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+fn write_short_escape_or_u(c: char, out: &mut impl Append) {
     match c {
         '"' => out.push_str("\\\""),
         '\\' => out.push_str("\\\\"),
@@ -216,8 +453,11 @@ fn write_short_escape_or_u(c: char, out: &mut String) {
         '\u{c}' => out.push_str("\\f"),
         _ => {
             let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                let _ = write!(out, "\\u{unit:04x}");
+            for &unit in c.encode_utf16(&mut units).iter() {
+                out.push_str("\\u");
+                for shift in [12, 8, 4, 0] {
+                    out.push_ascii(HEX_DIGITS[usize::from(unit >> shift & 0xF)]);
+                }
             }
         }
     }
@@ -225,12 +465,12 @@ fn write_short_escape_or_u(c: char, out: &mut String) {
 
 /// Appends `s` as a JSON string literal with Python's `ensure_ascii` escaping (for writers of
 /// other Python `json.dumps` layouts, such as the index builder's).
-pub fn write_ascii_string(s: &str, out: &mut String) {
+pub fn write_ascii_string(s: &str, out: &mut impl Sink) {
     write_string(s, out, true);
 }
 
 /// Python's `ensure_ascii` escaping: printable ASCII stays, everything else is escaped.
-fn write_escaped_ascii(s: &str, out: &mut String) {
+fn write_escaped_ascii(s: &str, out: &mut impl Append) {
     let mut run_start = 0;
     for (i, c) in s.char_indices() {
         if (' '..='~').contains(&c) && c != '"' && c != '\\' {
@@ -243,30 +483,33 @@ fn write_escaped_ascii(s: &str, out: &mut String) {
     out.push_str(&s[run_start..]);
 }
 
-fn write_number(n: &Number, out: &mut String) {
-    match &n.n {
-        N::PosInt(u) => write_integer(false, *u, out),
+/// Writes a number without going through `fmt` (which costs a formatter per number).
+#[inline(always)]
+fn write_number(n: &Number, out: &mut impl Append) {
+    match n.n {
+        N::PosInt(u) => write_integer(false, u, out),
         N::NegInt(i) => write_integer(true, i.unsigned_abs(), out),
-        N::Float(f) => write_python_float(*f, out),
-        N::Verbatim(text) => out.push_str(text),
+        N::Float(f) => out.push_laid_out(|text| python_float_window(f, text)),
+        // A number no primitive holds: its source text, which may be long.
+        N::Verbatim(ref text) => out.push_str(text),
     }
 }
 
-/// Writes an integer in decimal without going through `fmt` (which costs a formatter per number).
-fn write_integer(negative: bool, magnitude: u64, out: &mut String) {
+#[inline]
+fn write_integer(negative: bool, magnitude: u64, out: &mut impl Append) {
     if magnitude < TEN_TO_THE_16 {
         // Nearly every integer in a document: sixteen digit lanes, the leading zeros shifted out.
         if negative {
-            out.push('-');
+            out.push_ascii(b'-');
         }
         let (digits, count) = short_integer_digits(magnitude);
-        let digits = digits.to_le_bytes();
-        out.push_str(std::str::from_utf8(&digits[..count]).expect("decimal digits are ASCII"));
+        out.push_ascii_lanes(digits, count);
         return;
     }
-    let mut text = [b'-'; NUMBER_ROOM];
-    let len = integer_text(magnitude, &mut text, usize::from(negative));
-    out.push_str(std::str::from_utf8(&text[..len]).expect("decimal digits are ASCII"));
+    out.push_laid_out(|text| {
+        text[0] = b'-';
+        integer_text(magnitude, text, usize::from(negative))
+    });
 }
 
 const TEN_TO_THE_16: u64 = 10_000_000_000_000_000;
@@ -287,110 +530,131 @@ fn is_number_or_row(value: &Value) -> bool {
 }
 
 /// Writes `a` compactly if it is an array of numbers, or of short arrays of them (a coordinate
-/// ring, a vector, rows of a matrix), without the general walk and with one UTF-8 check per
-/// [`PENDING_BYTES`] of text instead of one per number. Answers false, having written nothing, for
-/// any other array: one whose first element does not fit is turned away at once, and one that
-/// stops fitting later is cut back off `out` (checking while writing saves a pass over every
-/// number array, and the work lost on the others is at most once their length).
-fn write_numeric_array(a: &[Value], out: &mut String) -> bool {
+/// ring, a vector, rows of a matrix), in a loop of its own instead of the general walk's stack, as
+/// one run of ASCII (into a `String`, with one UTF-8 check for the whole array, laid out in
+/// `scratch`). Answers false, having written nothing, for any other array: one whose first element
+/// does not fit is turned away at once, and one that stops fitting later is dropped (checking
+/// while writing saves a pass over every number array, and the work lost on the others is at most
+/// once their length).
+fn write_numeric_array(a: &[Value], out: &mut impl Append, scratch: &mut Vec<u8>) -> bool {
     if !a.first().is_some_and(is_number_or_row) {
         return false;
     }
-    let start = out.len();
-    let mut gather = Gather::new(out);
-    if !gather.write_numbers(a) {
-        gather.out.truncate(start);
-        return false;
+    out.push_ascii_run(scratch, |bytes| write_numbers(a, bytes))
+}
+
+/// `[`, the elements (numbers or rows of them) separated by commas, `]`; false as soon as an
+/// element is neither (what was written is then the caller's to drop).
+fn write_numbers(elements: &[Value], out: &mut Vec<u8>) -> bool {
+    let mut run = NumberRun::new(std::mem::take(out));
+    let written = run_numbers(elements, &mut run);
+    *out = run.finish();
+    written
+}
+
+/// [`write_numbers`] into `run`.
+#[inline(always)]
+fn run_numbers(elements: &[Value], run: &mut NumberRun) -> bool {
+    run.byte(b'[');
+    for (i, value) in elements.iter().enumerate() {
+        let comma = i > 0;
+        match value {
+            Value::Number(n) => run.number(comma, n),
+            Value::Array(row) if row.len() <= SHORT_NUMBER_ARRAY => {
+                if comma {
+                    run.byte(b',');
+                }
+                run.byte(b'[');
+                for (j, value) in row.iter().enumerate() {
+                    let Value::Number(n) = value else {
+                        return false;
+                    };
+                    run.number(j > 0, n);
+                }
+                run.byte(b']');
+            }
+            _ => return false,
+        }
     }
-    gather.flush();
+    run.byte(b']');
     true
 }
 
-/// ASCII text gathered on the stack for a string, appended with one UTF-8 check a flush.
-struct Gather<'a> {
-    out: &'a mut String,
-    pending: [u8; PENDING_BYTES],
-    len: usize,
+/// Most bytes of zeros a [`NumberRun`] extends its buffer by when it runs short of room: one
+/// `memset` for a few hundred numbers instead of a capacity check, zeroing and a length update for
+/// each. It extends by as much as the run has written, at least [`NUMBER_ROOM`] more than needed,
+/// so that a short array zeroes little.
+const RUN_CHUNK: usize = 4096;
+
+/// Numbers and punctuation laid out in place at the end of a byte buffer, which is kept filled
+/// with zeros past `at`, where the text ends, and cut back to `at` by [`NumberRun::finish`]; until
+/// then the buffer's bytes past `at` are not part of the text. The run owns the buffer while it
+/// writes, so that its length and address can stay in registers across the byte stores.
+struct NumberRun {
+    buf: Vec<u8>,
+    start: usize,
+    at: usize,
 }
 
-/// Bytes [`Gather`] holds before a flush.
-const PENDING_BYTES: usize = 256;
+impl NumberRun {
+    fn new(buf: Vec<u8>) -> NumberRun {
+        let at = buf.len();
+        NumberRun { buf, start: at, at }
+    }
 
-impl<'a> Gather<'a> {
-    fn new(out: &'a mut String) -> Gather<'a> {
-        Gather {
-            out,
-            pending: [0; PENDING_BYTES],
-            len: 0,
+    /// Makes sure the buffer holds `room` bytes from `at` on.
+    #[inline(always)]
+    fn ensure(&mut self, room: usize) {
+        if self.buf.len() - self.at < room {
+            self.grow(room);
         }
     }
 
-    fn flush(&mut self) {
-        let gathered =
-            std::str::from_utf8(&self.pending[..self.len]).expect("only ASCII is gathered");
-        self.out.push_str(gathered);
-        self.len = 0;
+    #[cold]
+    fn grow(&mut self, room: usize) {
+        let written = self.at - self.start;
+        let ahead = room + written.clamp(NUMBER_ROOM, RUN_CHUNK);
+        self.buf.resize(self.at + ahead, 0);
     }
 
     /// Appends one ASCII byte.
-    fn ascii(&mut self, b: u8) {
-        if self.len == PENDING_BYTES {
-            self.flush();
-        }
-        self.pending[self.len] = b;
-        self.len += 1;
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        self.ensure(1);
+        self.buf[self.at] = b;
+        self.at += 1;
     }
 
-    /// `[`, the elements (numbers or rows of them) separated by commas, `]`; false as soon as an
-    /// element is neither (what was written is then the caller's to drop).
-    fn write_numbers(&mut self, elements: &[Value]) -> bool {
-        self.ascii(b'[');
-        for (i, value) in elements.iter().enumerate() {
-            if i > 0 {
-                self.ascii(b',');
-            }
-            match value {
-                Value::Number(n) => self.number(n),
-                Value::Array(row) if row.len() <= SHORT_NUMBER_ARRAY => {
-                    self.ascii(b'[');
-                    for (j, value) in row.iter().enumerate() {
-                        if j > 0 {
-                            self.ascii(b',');
-                        }
-                        let Value::Number(n) = value else {
-                            return false;
-                        };
-                        self.number(n);
-                    }
-                    self.ascii(b']');
-                }
-                _ => return false,
-            }
-        }
-        self.ascii(b']');
-        true
-    }
-
-    fn number(&mut self, n: &Number) {
-        if self.len + NUMBER_ROOM > PENDING_BYTES {
-            self.flush();
-        }
-        let at = self.len;
-        let text = &mut self.pending;
-        self.len = match n.n {
-            N::PosInt(u) => integer_text(u, text, at),
+    /// Appends a comma if `comma`, then `n`.
+    #[inline(always)]
+    fn number(&mut self, comma: bool, n: &Number) {
+        self.ensure(1 + NUMBER_ROOM);
+        self.buf[self.at] = b',';
+        self.at += usize::from(comma);
+        let window = self.buf[self.at..]
+            .first_chunk_mut::<NUMBER_ROOM>()
+            .expect("room was ensured");
+        self.at += match n.n {
+            N::Float(f) => python_float_window(f, window),
+            N::PosInt(u) => integer_text(u, window, 0),
             N::NegInt(i) => {
-                text[at] = b'-';
-                integer_text(i.unsigned_abs(), text, at + 1)
+                window[0] = b'-';
+                integer_text(i.unsigned_abs(), window, 1)
             }
-            N::Float(f) => python_float_text(f, text, at),
             N::Verbatim(ref text) => {
                 // A number no primitive holds: its source text, which may be long.
-                self.flush();
-                self.out.push_str(text);
+                self.buf.truncate(self.at);
+                self.buf.extend_from_slice(text.as_bytes());
+                self.at = self.buf.len();
                 0
             }
         };
+    }
+
+    /// The buffer, cut back to the text.
+    fn finish(mut self) -> Vec<u8> {
+        self.buf.truncate(self.at);
+        self.buf
     }
 }
 
@@ -410,13 +674,16 @@ static DIGIT_PAIRS: [u8; 200] = {
     table
 };
 
-/// Writes `n` in decimal at `text[at..]` (which has [`NUMBER_ROOM`] bytes), answering the end.
-fn integer_text(n: u64, text: &mut [u8], at: usize) -> usize {
+/// Writes `n` in decimal at `text[at..]` (`at` at most 1; the window has [`NUMBER_ROOM`] bytes),
+/// answering the end.
+#[inline]
+fn integer_text(n: u64, text: &mut [u8; NUMBER_ROOM], at: usize) -> usize {
     if n >= TEN_TO_THE_16 {
         // The (at most four) digits above the last sixteen first, then those sixteen.
-        let at = integer_text(n / TEN_TO_THE_16, text, at);
-        put_sixteen(text, at, sixteen_digits(n % TEN_TO_THE_16));
-        return at + 16;
+        let (digits, count) = short_integer_digits(n / TEN_TO_THE_16);
+        put_sixteen(text, at, digits);
+        put_sixteen(text, at + count, sixteen_digits(n % TEN_TO_THE_16));
+        return at + count + 16;
     }
     let (digits, count) = short_integer_digits(n);
     put_sixteen(text, at, digits);
@@ -440,10 +707,8 @@ fn short_integer_digits(n: u64) -> (u128, usize) {
 /// Writes a finite float as Python's `repr` does: the shortest digits that round-trip (ties to
 /// even), in fixed notation when the decimal exponent is in -4..16 (always with a fraction, `12.0`),
 /// otherwise `d.ddde±XX` with at least two exponent digits.
-pub fn write_python_float(f: f64, out: &mut String) {
-    let mut text = [0u8; NUMBER_ROOM];
-    let len = python_float_window(f, &mut text);
-    out.push_str(std::str::from_utf8(&text[..len]).expect("float text is ASCII"));
+pub fn write_python_float(f: f64, out: &mut impl Sink) {
+    out.push_laid_out(|text| python_float_window(f, text));
 }
 
 /// Stores sixteen bytes (lanes of `bytes`, the lowest first) at `text[at..]`: one fixed-size store,
@@ -453,20 +718,11 @@ fn put_sixteen(text: &mut [u8], at: usize, bytes: u128) {
     text[at..at + 16].copy_from_slice(&bytes.to_le_bytes());
 }
 
-/// Lays `f` out as [`write_python_float`] does at `text[at..]` (which has [`NUMBER_ROOM`]
-/// bytes), answering the end. The digits are made sixteen at a time in the byte lanes of a `u128`
-/// and moved into place by shifts, then stored sixteen at a time: no per-digit loop, no call, and
-/// no bytes read back from memory just written (a load that straddles fresh stores cannot be
-/// forwarded from them and waits for them to land).
-fn python_float_text(f: f64, text: &mut [u8], at: usize) -> usize {
-    // A window of fixed size: stores at offsets the ranges below bound need no bounds checks.
-    let window: &mut [u8; NUMBER_ROOM] = (&mut text[at..at + NUMBER_ROOM])
-        .try_into()
-        .expect("a window of NUMBER_ROOM bytes");
-    at + python_float_window(f, window)
-}
-
-/// [`python_float_text`] at the start of `text`, answering the length.
+/// Lays `f` out as [`write_python_float`] does at the start of `text`, answering the length. The
+/// digits are made sixteen at a time in the byte lanes of a `u128` and moved into place by shifts,
+/// then stored sixteen at a time: no per-digit loop, no call, and no bytes read back from memory
+/// just written (a load that straddles fresh stores cannot be forwarded from them and waits for
+/// them to land).
 #[inline(always)]
 fn python_float_window(f: f64, text: &mut [u8; NUMBER_ROOM]) -> usize {
     let mut at = 0;
@@ -602,10 +858,23 @@ mod tests {
     use super::*;
     use crate::json::parse;
 
+    /// `f` written into a `String` and into bytes: the same text.
     fn py(f: f64) -> String {
         let mut s = String::new();
         write_python_float(f, &mut s);
+        let mut bytes = b"x".to_vec();
+        write_python_float(f, &mut bytes);
+        assert_eq!(&bytes[1..], s.as_bytes(), "{f:e}");
         s
+    }
+
+    /// The compact form written into a `String` and, after some text, into bytes: the same text.
+    fn compact(v: &Value) -> String {
+        let text = to_string(v);
+        let mut bytes = b"before".to_vec();
+        write_compact(v, &mut bytes);
+        assert_eq!(&bytes[6..], text.as_bytes());
+        text
     }
 
     #[test]
@@ -802,7 +1071,7 @@ mod tests {
             // The same inside a short array, where it is laid out in the gathered buffer.
             let pair = Value::from(vec![Value::from(f), Value::from(-f)]);
             assert_eq!(
-                to_string(&pair),
+                compact(&pair),
                 format!("[{},{}]", plain_python_repr(f), plain_python_repr(-f))
             );
             checked += 1;
@@ -812,7 +1081,7 @@ mod tests {
             assert_eq!(py(-f), plain_python_repr(-f), "{f:e}");
             let pair = Value::from(vec![Value::from(f), Value::from(-f)]);
             assert_eq!(
-                to_string(&pair),
+                compact(&pair),
                 format!("[{},{}]", plain_python_repr(f), plain_python_repr(-f))
             );
         }
@@ -875,15 +1144,11 @@ mod tests {
             let v = parse(text.as_bytes()).unwrap();
             // Element by element, through the general path: the same text.
             let one_by_one: Vec<String> = v.as_array().unwrap().iter().map(to_string).collect();
-            assert_eq!(
-                to_string(&v),
-                format!("[{}]", one_by_one.join(",")),
-                "{text}"
-            );
+            assert_eq!(compact(&v), format!("[{}]", one_by_one.join(",")), "{text}");
             assert_eq!(parse(to_string(&v).as_bytes()).unwrap(), v, "{text}");
         }
-        // An array that stops being numeric after several flushes of the gathered text: what
-        // was appended is cut back off, and the general walk writes it.
+        // An array that stops being numeric after its text has grown the buffer several times:
+        // what was laid out is dropped, and the general walk writes it.
         for tail in [
             "\"s\"",
             "[1,\"s\"]",
@@ -896,7 +1161,64 @@ mod tests {
             let mut out = String::from("prefix");
             write_compact(&v, &mut out);
             assert_eq!(out, format!("prefix{text}"));
+            let mut bytes = b"prefix".to_vec();
+            write_compact(&v, &mut bytes);
+            assert_eq!(bytes, format!("prefix{text}").into_bytes());
         }
+    }
+
+    #[test]
+    fn text_goes_on_in_a_string_from_the_first_non_ascii_string() {
+        // The first non-ASCII string as a value, as an object's first key and as a later one,
+        // alone, after numbers and deep inside, in both orders of members; and none at all.
+        let documents = [
+            r#""\u00e9""#,
+            r#"[1.5,[2,3],"x","caf\u00e9",{"k":"\u00e9"},[4.25]]"#,
+            r#"{"\u00e9":1,"a":[1.5,"b"],"c":"\u00e8"}"#,
+            r#"{"z":[0.1,0.2],"\u00e9":{"y":"\ud83d\ude00"},"a":null}"#,
+            r#"[[[[{"a":[{"b":[1,2,{"\u4e2d":"\u6587","x":"y"}]}]}]]],"tail",7]"#,
+            r#"{"a":{"b":{"c":[1.5e300,-0.0,"end"]}},"\u00e9":"\n\u0001"}"#,
+            r#"{"ascii":["only",1,2.5,{"x":[]},{}],"n":-12345678901234567890123}"#,
+        ];
+        for document in documents {
+            let v = parse(document.as_bytes()).unwrap();
+            for (style, text) in [
+                (Style::Compact, to_string(&v)),
+                (Style::CompactSorted, to_string_sorted(&v)),
+                (Style::PrettyAsciiSorted, to_pretty_ascii_sorted(&v)),
+            ] {
+                // Straight into a String, which never stops: the same text.
+                let mut direct = String::new();
+                write_value(&v, &mut direct, style);
+                assert_eq!(text, direct, "{document}");
+            }
+            assert_eq!(parse(to_string(&v).as_bytes()).unwrap(), v, "{document}");
+        }
+    }
+
+    #[test]
+    fn long_numeric_arrays_with_long_numbers_are_written_whole() {
+        // Thousands of numbers (the laid-out text grows its buffer many times), with numbers
+        // longer than a number's room and than a growth step (kept as their source text) at the
+        // start, in the middle and at the end, alone and in rows.
+        let huge = format!("1{}", "0".repeat(5_000));
+        let mut rng = crate::json::TestRng(0x1F83_D9AB_FB41_BD6B);
+        let mut elements = vec![huge.clone()];
+        for i in 0..5_000 {
+            elements.push(match i % 1_000 {
+                500 => huge.clone(),
+                501 => format!("[{huge},-{huge},1.5]"),
+                _ if i % 3 == 0 => format!("[{},{}]", py(f64::from_bits(rng.next() >> 2)), i),
+                _ => py(-f64::from_bits(rng.next() >> 2)),
+            });
+        }
+        elements.push(huge);
+        let text = format!("[{}]", elements.join(","));
+        let v = parse(text.as_bytes()).unwrap();
+        assert_eq!(compact(&v), text);
+        let mut out = String::from("prefix");
+        write_compact(&v, &mut out);
+        assert_eq!(out, format!("prefix{text}"));
     }
 
     #[test]

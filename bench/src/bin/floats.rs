@@ -1,6 +1,7 @@
 //! Float formatting alone: ns per float of `json::write_python_float` against serde_json writing
-//! the same `f64`s, over every float of a corpus document (canada.json by default), in rotating
-//! interleaved rounds. Every text is checked: it must read back as the same bits.
+//! the same `f64`s, both appending to a `Vec<u8>` (so neither checks its text as UTF-8), over every
+//! float of a corpus document (canada.json by default), in rotating interleaved rounds. Every text
+//! is checked: it must read back as the same bits.
 //!
 //! Usage: `floats [--rounds N] [FILE]` (FILE defaults to `data/corpus/canada.json`); run it
 //! pinned: `taskset -c 1 target/release/floats --rounds 20 ../data/json/corpus/canada.json`.
@@ -16,6 +17,13 @@ fn floats_of(value: &agentteams_mcp::json::Value, out: &mut Vec<f64>) {
         Value::Object(m) => m.values().for_each(|v| floats_of(v, out)),
         _ => {}
     }
+}
+
+/// Ours, out of line (as serde_json's `write_to_zmij_buffer` is), so that callgrind can count its
+/// instructions alone: `--toggle-collect='floats::write_ours*'`.
+#[inline(never)]
+fn write_ours(f: f64, text: &mut Vec<u8>) {
+    agentteams_mcp::json::write_python_float(f, text);
 }
 
 fn main() {
@@ -40,13 +48,13 @@ fn main() {
         &mut floats,
     );
     assert!(!floats.is_empty(), "{file} has no floats");
-    let mut ours_text = String::with_capacity(floats.len() * 24);
+    let mut ours_text = Vec::with_capacity(floats.len() * 24);
     let mut theirs_text = Vec::with_capacity(floats.len() * 24);
-    let ours = |text: &mut String| {
+    let ours = |text: &mut Vec<u8>| {
         text.clear();
         for &f in &floats {
-            agentteams_mcp::json::write_python_float(black_box(f), text);
-            text.push(',');
+            write_ours(black_box(f), text);
+            text.push(b',');
         }
     };
     let theirs = |text: &mut Vec<u8>| {
@@ -78,7 +86,7 @@ fn main() {
             let t = Instant::now();
             ours(&mut ours_text);
             let ns = t.elapsed().as_secs_f64() * 1e9 / floats.len() as f64;
-            check(ours_text.as_bytes());
+            check(&ours_text);
             ns
         };
         let mut time_theirs = || {
