@@ -821,7 +821,7 @@ const SHORT_INTEGER_DIGITS: usize = 4;
 
 /// [`accumulate_digits`] for an integer part: its first [`SHORT_INTEGER_DIGITS`] digits one at a
 /// time, the rest eight at a time.
-#[inline]
+#[inline(always)]
 fn accumulate_integer_digits(input: &[u8], mut i: usize, mantissa: &mut u64) -> usize {
     for _ in 0..SHORT_INTEGER_DIGITS {
         match input.get(i) {
