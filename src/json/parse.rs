@@ -918,6 +918,7 @@ fn skip_spaces(input: &[u8], mut i: usize) -> usize {
 
 /// The number for an integer token `input[start..end]` whose `digits` digits (without the sign)
 /// were accumulated into `mantissa`: exact as u64/i64 where it fits, else kept as text.
+#[inline(always)]
 fn integer_number(
     input: &[u8],
     start: usize,
