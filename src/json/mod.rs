@@ -39,7 +39,7 @@ pub use parse::{parse, parse_with_limits, Limits, DEFAULT_MAX_DEPTH};
 pub use reader::{Reader, Token};
 pub use write::{
     to_pretty_ascii_sorted, to_string, to_string_sorted, write_compact, write_pretty_ascii_sorted,
-    write_python_float,
+    write_python_float, Sink,
 };
 
 pub use write::write_ascii_string;
@@ -355,22 +355,48 @@ enum Pending {
 /// Drops `first` with constant call-stack depth: each child container's buffer is taken out of it;
 /// a buffer that holds further non-empty containers goes onto a heap stack to be emptied in turn,
 /// one that does not is dropped on the spot (its elements' own `Drop` finds nothing nested, so it
-/// cannot recurse further). Each buffer is looked through once for nested containers.
+/// cannot recurse further).
+///
+/// A buffer whose children hold no non-empty container (a ring of coordinate pairs) is dropped
+/// whole, after one pass that only reads: that pass fetches the children's buffers from memory
+/// side by side, where a pass that frees each child in turn waits for one fetch at a time (on
+/// canada.json's 56,045 pairs, most of the drop's time).
 fn drop_iteratively(first: Pending) {
     let mut stack = vec![first];
     while let Some(pending) = stack.pop() {
         match pending {
             Pending::Elements(values) => {
-                for value in values {
-                    set_aside(value, &mut stack);
+                // `fold`, not `any`: no early exit, so the loads do not wait on each other.
+                if values
+                    .iter()
+                    .fold(false, |any, v| any | holds_non_empty_container(v))
+                {
+                    for value in values {
+                        set_aside(value, &mut stack);
+                    }
                 }
             }
             Pending::Entries(entries) => {
-                for (_, value) in entries {
-                    set_aside(value, &mut stack);
+                if entries
+                    .iter()
+                    .fold(false, |any, (_, v)| any | holds_non_empty_container(v))
+                {
+                    for (_, value) in entries {
+                        set_aside(value, &mut stack);
+                    }
                 }
             }
         }
+    }
+}
+
+/// Whether `value` is a container one of whose children is a non-empty container.
+#[inline]
+fn holds_non_empty_container(value: &Value) -> bool {
+    match value {
+        Value::Array(a) => a.0.iter().any(is_non_empty_container),
+        Value::Object(m) => m.entries.iter().any(|(_, v)| is_non_empty_container(v)),
+        _ => false,
     }
 }
 
