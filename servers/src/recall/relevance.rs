@@ -113,6 +113,12 @@ const MAX_RESCORE_FACTOR: f64 =
 /// Score factor for test and generated files when the query does not ask for tests.
 const TEST_FACTOR: f64 = 0.35;
 
+/// Score factor for example programs (`examples/`, `_examples/`) when the query does not ask for
+/// an example: a small program showing a feature names it in every line, its module docstring
+/// and its own name, where the library code it calls is what a question about the feature
+/// wants.
+pub const EXAMPLE_FACTOR: f64 = 0.5;
+
 /// One query word: its idf-weighted lookups among the index's terms.
 struct Word {
     /// `(stored term, weight × idf, postings)` for the word and its stemmed variants, then its
@@ -202,7 +208,8 @@ pub fn rank_words(
         pool.select_nth_unstable_by(keep, order);
         pool.truncate(keep);
     }
-    let wants_tests = query_asks_for_tests(query);
+    let wants_tests = query_says_any(query, TEST_WORDS);
+    let wants_examples = query_says_any(query, EXAMPLE_WORDS);
     // An `api-doc` document's passages are paragraphs of a description, not signatures.
     let signatures = code && corpus.source_kind.as_deref() != Some("api-doc");
     // Best first, so that once a first-pass score cannot reach the k-th best re-scored one
@@ -235,6 +242,9 @@ pub fn rank_words(
                     + EXACT_NAME_WEIGHT * features.exact_share);
             if features.test_or_generated && !wants_tests {
                 score *= TEST_FACTOR;
+            }
+            if features.example && !wants_examples {
+                score *= EXAMPLE_FACTOR;
             }
             (score, features)
         };
@@ -605,6 +615,8 @@ struct Features {
     exact_share: f64,
     symbol: Option<String>,
     test_or_generated: bool,
+    /// An example program ([`is_example`]).
+    example: bool,
 }
 
 /// `doc`'s [`Features`]. With `passages`, the best definition passage is read: with the code
@@ -687,6 +699,7 @@ fn features(
         },
         symbol: symbol.map(|(_, name)| name),
         test_or_generated: code && is_test_or_generated(rel),
+        example: code && is_example(rel),
     }
 }
 
@@ -728,13 +741,24 @@ pub(super) fn split_spaced(text: &str, mark: char) -> Option<(&str, &str)> {
     })
 }
 
-/// Whether the query asks about tests.
-fn query_asks_for_tests(query: &str) -> bool {
-    query.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
-        matches!(
-            w.to_ascii_lowercase().as_str(),
-            "test" | "tests" | "testing" | "spec" | "fixture" | "fixtures"
-        )
+/// The words by which a query asks about tests.
+const TEST_WORDS: &[&str] = &["test", "tests", "testing", "spec", "fixture", "fixtures"];
+
+/// The words by which a query asks for an example program, and the folders holding them.
+const EXAMPLE_WORDS: &[&str] = &["example", "examples", "demo", "demos", "sample", "samples"];
+
+/// Whether a word of the query, lowercased, is one of `words`.
+fn query_says_any(query: &str, words: &[&str]) -> bool {
+    query
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| words.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+/// Example programs, by a folder of the project-relative path: `examples/`, `example/`,
+/// `_examples/` (Go's way of keeping them out of the module's packages), `demo/`, `samples/`.
+pub fn is_example(rel: &str) -> bool {
+    rel.split('/').rev().skip(1).any(|part| {
+        EXAMPLE_WORDS.contains(&part.trim_start_matches('_').to_ascii_lowercase().as_str())
     })
 }
 
@@ -1145,6 +1169,7 @@ mod tests {
                     let _ = definition_name(&s);
                     let _ = stem(&s);
                     let _ = is_test_or_generated(&s);
+                    let _ = is_example(&s);
                     let _ = relative(&s, Path::new("/p"));
                 }
             }
@@ -1173,6 +1198,43 @@ mod tests {
         ] {
             assert!(!is_test_or_generated(path), "{path}");
         }
+    }
+
+    #[test]
+    fn example_programs_are_recognised_by_folder() {
+        for path in [
+            "examples/termui/termui.py",
+            "_examples/rest/main.go",
+            "docs/example/app.js",
+            "demo/x.rs",
+            "samples/basic/main.go",
+        ] {
+            assert!(is_example(path), "{path}");
+        }
+        for path in [
+            "src/click/core.py",
+            "example.go",
+            "examples_test.go",
+            "exemplary/x.py",
+        ] {
+            assert!(!is_example(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn an_example_program_ranks_below_the_code_it_shows_unless_the_query_asks_for_one() {
+        // Both files hold `retry` alike and name it in their path; the example comes first in
+        // the index, which would win the tie.
+        let c = tied(
+            [
+                ("/p/examples/retry/main.go", &["func main()"]),
+                ("/p/retry.go", &["func run()"]),
+            ],
+            &[("retry", 2.0)],
+        );
+        let first = |query| rank(&c, query, 2, Path::new("/p"))[0].doc_id;
+        assert_eq!(first("how are retries done"), 1);
+        assert_eq!(first("retry example"), 0);
     }
 
     fn corpus(docs: Vec<Document>, lists: Vec<(&str, Vec<Posting>)>) -> Corpus {
