@@ -120,10 +120,10 @@ const MAX_RESCORE_FACTOR: f64 =
 /// Score factor for test and generated files when the query does not ask for tests.
 const TEST_FACTOR: f64 = 0.35;
 
-/// Score factor for example programs (`examples/`, `_examples/`) when the query does not ask for
-/// an example: a small program showing a feature names it in every line, its module docstring
-/// and its own name, where the library code it calls is what a question about the feature
-/// wants.
+/// Score factor for example programs and documentation code ([`is_example`]) when the query
+/// does not ask for an example: a small program showing a feature names it in every line, its
+/// module docstring and its own name, where the library code it calls is what a question about
+/// the feature wants.
 pub const EXAMPLE_FACTOR: f64 = 0.5;
 
 /// One query word: its idf-weighted lookups among the index's terms.
@@ -763,11 +763,14 @@ fn query_says_any(query: &str, words: &[&str]) -> bool {
         .any(|w| words.contains(&w.to_ascii_lowercase().as_str()))
 }
 
-/// Example programs, by a folder of the project-relative path: `examples/`, `example/`,
-/// `_examples/` (Go's way of keeping them out of the module's packages), `demo/`, `samples/`.
+/// Example programs and the code of a documentation site, by a folder of the project-relative
+/// path: `examples/`, `example/`, `_examples/` (Go's way of keeping them out of the module's
+/// packages), `demo/`, `samples/`, and `docs/` (`docs/conf.py`, a Sphinx theme's module; not
+/// `doc/`, which is often a package: cobra's man-page generator).
 pub fn is_example(rel: &str) -> bool {
     rel.split('/').rev().skip(1).any(|part| {
-        EXAMPLE_WORDS.contains(&part.trim_start_matches('_').to_ascii_lowercase().as_str())
+        let part = part.trim_start_matches('_').to_ascii_lowercase();
+        part == "docs" || EXAMPLE_WORDS.contains(&part.as_str())
     })
 }
 
@@ -1215,6 +1218,8 @@ mod tests {
             "examples/termui/termui.py",
             "_examples/rest/main.go",
             "docs/example/app.js",
+            "docs/conf.py",
+            "docs/_themes/flask_theme_support.py",
             "demo/x.rs",
             "samples/basic/main.go",
         ] {
