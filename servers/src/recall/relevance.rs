@@ -14,7 +14,8 @@
 //!   document's title) or its path counts for more than one in the body; so does the share of
 //!   the query one definition's name, signature and doc comment hold together, and an
 //!   identifier of the query (as written, case included) that names a definition exactly;
-//! - test and generated files rank below the code they exercise unless the query asks for tests;
+//! - test and generated files rank below the code they exercise unless the query asks for tests,
+//!   and example programs and documentation code below the library unless it asks for an example;
 //! - a long code file is not favoured for holding more words by chance ([`LENGTH_PRIOR`]).
 //!
 //! A hit names the definition that matched best as its `symbol`, has the project-relative path as
