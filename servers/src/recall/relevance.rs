@@ -16,6 +16,7 @@
 //!   identifier of the query (as written, case included) that names a definition exactly;
 //! - test and generated files rank below the code they exercise unless the query asks for tests,
 //!   and example programs and documentation code below the library unless it asks for an example;
+//!   a test file matching the question lifts the file it is named after ([`MIRROR_WEIGHT`]);
 //! - a long code file is not favoured for holding more words by chance ([`LENGTH_PRIOR`]).
 //!
 //! A hit names the definition that matched best as its `symbol`, has the project-relative path as
@@ -117,6 +118,11 @@ pub const DEEP_RESCORED: usize = 8;
 /// The most re-scoring can multiply a first-pass score by (every share 1, no test factor).
 const MAX_RESCORE_FACTOR: f64 =
     1.0 + DEFINITION_WEIGHT + PATH_WEIGHT + PASSAGE_WEIGHT + EXACT_NAME_WEIGHT;
+
+/// Share of a test file's score (before [`TEST_FACTOR`]) added to the re-scored file it is named
+/// after (`test_cookies.py` → `cookies.py`): a test's names and strings describe the behaviour
+/// in the words of a question, and its file says which code it exercises.
+pub const MIRROR_WEIGHT: f64 = 0.3;
 
 /// Score factor for test and generated files when the query does not ask for tests.
 const TEST_FACTOR: f64 = 0.35;
@@ -227,6 +233,7 @@ pub fn rank_words(
     pool.sort_unstable_by(order);
     let mut best_scores: Vec<f64> = Vec::with_capacity(k + 1);
     let mut rescored: Vec<(f64, usize, Features)> = Vec::with_capacity(pool.len());
+    let mut votes: Vec<(&str, f64)> = Vec::new();
     for (position, (score, d)) in pool.into_iter().enumerate() {
         if k == 0 || best_scores.len() == k && score * MAX_RESCORE_FACTOR < best_scores[k - 1] {
             break;
@@ -250,6 +257,12 @@ pub fn rank_words(
                     + PATH_WEIGHT * weighted(features.path_mask)
                     + PASSAGE_WEIGHT * weighted(features.passage_mask)
                     + EXACT_NAME_WEIGHT * features.exact_share);
+            // Its score before TEST_FACTOR: how well it matches, whatever the query asks.
+            if features.test_or_generated {
+                if let Some(subject) = tested_subject(relative(doc.path(), root)) {
+                    votes.push((subject, score));
+                }
+            }
             if features.test_or_generated && !wants_tests {
                 score *= TEST_FACTOR;
             }
@@ -264,6 +277,23 @@ pub fn rank_words(
             best_scores.truncate(k);
         }
         rescored.push((score, d, features));
+    }
+    // A test file votes for the file it is named after with a share of its own score (see
+    // MIRROR_WEIGHT). Only files already re-scored receive votes: one passed over above stays
+    // passed over. At most `pool` votes and files (`RESCORED.max(2 * k)` each).
+    if !votes.is_empty() {
+        for (score, d, features) in &mut rescored {
+            if features.test_or_generated {
+                continue;
+            }
+            let stem = file_stem(relative(corpus.documents[*d].path(), root));
+            let vote = votes
+                .iter()
+                .filter(|(subject, _)| subject.eq_ignore_ascii_case(stem))
+                .map(|v| v.1)
+                .fold(0.0, f64::max);
+            *score += MIRROR_WEIGHT * vote;
+        }
     }
     rescored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     rescored.truncate(k);
@@ -775,6 +805,25 @@ pub fn is_example(rel: &str) -> bool {
     })
 }
 
+/// A file's name without its folders and extensions.
+fn file_stem(rel: &str) -> &str {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name.split('.').next().unwrap_or(name)
+}
+
+/// The file name a test file is named after: `test_testing.py` → `testing`, `mux_test.go` →
+/// `mux`, `app.spec.ts` → `app`; `None` for a test file named after nothing (`conftest.py`).
+fn tested_subject(rel: &str) -> Option<&str> {
+    let stem = file_stem(rel);
+    let subject = stem
+        .strip_prefix("test_")
+        .or_else(|| stem.strip_suffix("_test"))
+        .or_else(|| stem.strip_suffix("_tests"))
+        .unwrap_or(stem);
+    let named = subject != stem || rel.contains(".test.") || rel.contains(".spec.");
+    (named && !subject.is_empty()).then_some(subject)
+}
+
 /// Test files and folders (`tests/`, `test_x.py`, `x_test.go`, `x.test.ts`, `x.spec.js`,
 /// `conftest.py`) and generated or vendored ones (`x_pb2.py`, `x.pb.go`, `generated/`,
 /// `vendor/`, `x.min.js`), by the project-relative path.
@@ -1183,6 +1232,7 @@ mod tests {
                     let _ = stem(&s);
                     let _ = is_test_or_generated(&s);
                     let _ = is_example(&s);
+                    let _ = tested_subject(&s);
                     let _ = relative(&s, Path::new("/p"));
                 }
             }
@@ -1211,6 +1261,46 @@ mod tests {
         ] {
             assert!(!is_test_or_generated(path), "{path}");
         }
+    }
+
+    #[test]
+    fn a_test_file_names_the_file_it_tests() {
+        for (path, subject) in [
+            ("tests/test_testing.py", "testing"),
+            ("mux_test.go", "mux"),
+            ("pkg/util_tests.rs", "util"),
+            ("web/app.spec.ts", "app"),
+            ("web/app.test.js", "app"),
+        ] {
+            assert_eq!(tested_subject(path), Some(subject), "{path}");
+        }
+        for path in ["conftest.py", "tests/helpers.py", "test_.py", "_test.go"] {
+            assert_eq!(tested_subject(path), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn a_test_file_matching_the_question_lifts_the_file_it_tests() {
+        let p = |doc, tf| Posting { doc, tf };
+        let file = |path: &str| source(path, &["def f()"]);
+        // a.py and b.py hold the words alike (a.py, first, would win the tie); the test of b.py
+        // holds them many times.
+        let c = corpus(
+            vec![
+                file("/p/src/a.py"),
+                file("/p/src/b.py"),
+                file("/p/tests/test_b.py"),
+            ],
+            vec![
+                ("jar", vec![p(0, 1.0), p(1, 1.0), p(2, 6.0)]),
+                ("store", vec![p(0, 1.0), p(1, 1.0), p(2, 6.0)]),
+            ],
+        );
+        let order: Vec<usize> = rank(&c, "jar store", 3, Path::new("/p"))
+            .iter()
+            .map(|h| h.doc_id)
+            .collect();
+        assert_eq!(order, [1, 0, 2]);
     }
 
     #[test]
