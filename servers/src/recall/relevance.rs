@@ -820,7 +820,8 @@ fn tested_subject(rel: &str) -> Option<&str> {
         .or_else(|| stem.strip_suffix("_test"))
         .or_else(|| stem.strip_suffix("_tests"))
         .unwrap_or(stem);
-    let named = subject != stem || rel.contains(".test.") || rel.contains(".spec.");
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let named = subject != stem || name.contains(".test.") || name.contains(".spec.");
     (named && !subject.is_empty()).then_some(subject)
 }
 
@@ -1274,7 +1275,13 @@ mod tests {
         ] {
             assert_eq!(tested_subject(path), Some(subject), "{path}");
         }
-        for path in ["conftest.py", "tests/helpers.py", "test_.py", "_test.go"] {
+        for path in [
+            "conftest.py",
+            "tests/helpers.py",
+            "test_.py",
+            "_test.go",
+            "web/x.test.d/helper.js",
+        ] {
             assert_eq!(tested_subject(path), None, "{path}");
         }
     }
