@@ -2,7 +2,7 @@
 """Relevance of `query_code` on real codebases: hit@1, hit@5 and MRR@10 for the default ranking,
 for `--compat reference` (the reference's BM25) and for a naive grep ranker.
 
-Three question sets, each written from the source before any query was sent to its codebases:
+Four question sets, each written from the source before any query was sent to its codebases:
 - relevance_questions.tsv, the tuning set `tune` (108 questions over psf/requests and spf13/cobra):
   its misses have been read while choosing the ranking's weights, so it says how well the ranking
   fits what it was tuned on, nothing more;
@@ -10,20 +10,26 @@ Three question sets, each written from the source before any query was sent to i
   header): committed before its first query and never used to choose anything;
 - relevance_heldout2.tsv, the second held-out set `held-out-2` (BurntSushi/ripgrep and
   fastify/fastify, commits in its header), written later by someone who had not read the ranking's
-  tuning, to judge ranking work done after the first held-out set was in use.
+  tuning, to judge ranking work done after the first held-out set was in use;
+- relevance_heldout3.tsv, the third held-out set `held-out-3` (Textualize/rich and labstack/echo,
+  commits in its header), written by someone who had read neither the ranking code nor any set's
+  misses, to judge ranking work done after the first two held-out sets had been used for tuning.
 Figures are reported for each set and style (id: the code's identifiers; para: paraphrased), and
-for both held-out sets together (`held-out-1+2`) when both are run; the held-out figures are the
-ones to judge by.
+for the held-out sets run together (`held-out-1+2+3` when all three are run, `held-out-2+3` and so
+on when only some are; no combined line for a single one); the held-out figures are the ones to
+judge by.
 
 Each codebase is indexed with `index build` (the checkouts are not part of this repository: bring
 them with git at the commits the files name, and name them with --root NAME=DIR). A set whose
 codebases are not all given is skipped with a note on stderr, so a command naming only some roots
 still reports the sets it can. `--show-misses` prints the tuning set's misses (top-1 not an
-answer); held-out misses (both sets) stay hidden unless `--show-heldout-misses` is given too, which
-is for the final report only: reading them and then changing the ranking makes a set a tuning set.
+answer); the misses of every held-out set stay hidden unless `--show-heldout-misses` is given too,
+which is for the final report only: reading them and then changing the ranking makes a set a tuning
+set.
 
 usage: relevance.py --bin BINARY --root requests=DIR --root cobra=DIR --root click=DIR --root chi=DIR
-                    --root ripgrep=DIR --root fastify=DIR [--show-misses [--show-heldout-misses]]
+                    --root ripgrep=DIR --root fastify=DIR --root rich=DIR --root echo=DIR
+                    [--show-misses [--show-heldout-misses]]
 """
 import argparse, collections, json, re, subprocess, sys
 from pathlib import Path
@@ -36,10 +42,8 @@ GREP_STOPWORDS = {"the", "and", "for", "with", "that", "this", "from", "into", "
 
 
 QUESTION_SETS = (("tune", "relevance_questions.tsv"), ("held-out", "relevance_heldout.tsv"),
-                 ("held-out-2", "relevance_heldout2.tsv"))
+                 ("held-out-2", "relevance_heldout2.tsv"), ("held-out-3", "relevance_heldout3.tsv"))
 HELD_OUT_SPLITS = tuple(split for split, _ in QUESTION_SETS if split != "tune")
-# Both held-out sets together; reported only when every held-out set was run.
-HELD_OUT_COMBINED = "held-out-1+2"
 STYLES = ("id", "para")
 
 
@@ -64,6 +68,14 @@ def load_questions(roots):
             continue
         out.extend(rows)
     return out
+
+
+def held_out_combined(run_splits):
+    """The name of the line that pools the held-out sets run (`held-out-1+2+3`, `held-out-2+3`), or
+    None when fewer than two were run: one set alone already has its own line."""
+    numbers = [str(HELD_OUT_SPLITS.index(split) + 1) for split in HELD_OUT_SPLITS
+               if split in run_splits]
+    return f"held-out-{'+'.join(numbers)}" if len(numbers) >= 2 else None
 
 
 def relative(path, root):
@@ -107,7 +119,7 @@ def main():
     ap.add_argument("--show-misses", action="store_true",
                     help="print the tuning set's misses (the default ranking's top 1 not an answer)")
     ap.add_argument("--show-heldout-misses", action="store_true",
-                    help="with --show-misses, print both held-out sets' misses too (final report only)")
+                    help="with --show-misses, print every held-out set's misses too (final report only)")
     args = ap.parse_args()
     if args.show_heldout_misses and not args.show_misses:
         ap.error("--show-heldout-misses needs --show-misses")
@@ -115,6 +127,8 @@ def main():
     questions = load_questions(roots)
     if not questions:
         raise SystemExit("no question set has all its codebases given with --root")
+    run_splits = {q["split"] for q in questions}
+    combined = held_out_combined(run_splits)
     results = collections.defaultdict(list)  # (ranker, split, style) -> [(ranked, answers)]
     for name, root in roots.items():
         if not any(q["codebase"] == name for q in questions):
@@ -142,8 +156,8 @@ def main():
                 hits = json.loads(reply["result"]["content"][0]["text"])["hits"]
                 ranked[mode] = [relative(h["path"], root) for h in hits]
             splits = [q["split"], "all"]
-            if q["split"] in HELD_OUT_SPLITS:
-                splits.append(HELD_OUT_COMBINED)
+            if combined and q["split"] in HELD_OUT_SPLITS:
+                splits.append(combined)
             for ranker, r in ranked.items():
                 for split in splits:
                     for style in (q["style"], "all"):
@@ -155,18 +169,15 @@ def main():
             proc.stdin.close()
             proc.wait()
     print(f"{len(questions)} questions ({sum(q['style'] == 'para' for q in questions)} paraphrased)")
-    print(f"{'ranker':10} {'split':12} {'style':5} {'n':>4} {'hit@1':>6} {'hit@5':>6} {'MRR@10':>7}")
-    run_splits = {q["split"] for q in questions}
-    shown_splits = [*HELD_OUT_SPLITS, "tune", "all"]
-    if all(split in run_splits for split in HELD_OUT_SPLITS):
-        shown_splits.insert(len(HELD_OUT_SPLITS), HELD_OUT_COMBINED)
+    print(f"{'ranker':10} {'split':14} {'style':5} {'n':>4} {'hit@1':>6} {'hit@5':>6} {'MRR@10':>7}")
+    shown_splits = [*HELD_OUT_SPLITS, *([combined] if combined else []), "tune", "all"]
     for split in shown_splits:
         for style in ("all", *STYLES):
             for ranker in ("default", "reference", "grep"):
                 m = metrics(results[(ranker, split, style)])
                 if m["n"] == 0:
                     continue
-                print(f"{ranker:10} {split:12} {style:5} {m['n']:>4} {m['hit@1']:>6} "
+                print(f"{ranker:10} {split:14} {style:5} {m['n']:>4} {m['hit@1']:>6} "
                       f"{m['hit@5']:>6} {m['MRR@10']:>7}")
     return 0
 
