@@ -39,15 +39,8 @@ const DATA_IN_CRATE: &str = "data";
 /// The libraries compared, in the order of the report's columns; ours is always first.
 const LIBRARIES: [&str; 3] = ["agentteams_mcp::json", "serde_json", "sonic-rs"];
 const OURS: usize = 0;
-/// The orders in which one round runs the libraries, taken in turn (every library in every place).
-const ORDERS: [[usize; 3]; 6] = [
-    [0, 1, 2],
-    [2, 1, 0],
-    [1, 2, 0],
-    [0, 2, 1],
-    [2, 0, 1],
-    [1, 0, 2],
-];
+/// The order in which a round runs the libraries, taken in turn.
+const ORDERS: [[usize; 3]; 6] = agentteams_mcp_bench::ROTATING_ORDERS;
 
 struct Options {
     rounds: usize,

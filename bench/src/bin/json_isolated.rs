@@ -45,15 +45,8 @@ const OPERATIONS: [&str; 2] = ["parse", "serialize"];
 
 /// The libraries compared, in the order of the report's columns; ours is first.
 const LIBRARIES: [&str; 3] = ["ours", "serde_json", "sonic-rs"];
-/// The orders in which a round starts the libraries' processes, taken in turn.
-const ORDERS: [[usize; 3]; 6] = [
-    [0, 1, 2],
-    [2, 1, 0],
-    [1, 2, 0],
-    [0, 2, 1],
-    [2, 0, 1],
-    [1, 0, 2],
-];
+/// The order in which a round runs the libraries, taken in turn.
+const ORDERS: [[usize; 3]; 6] = agentteams_mcp_bench::ROTATING_ORDERS;
 
 struct Options {
     rounds: usize,
