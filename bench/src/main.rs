@@ -17,6 +17,11 @@
 //! - Serialize is each library's tree to compact text; every output is parsed back with serde_json
 //!   (outside the timing) and must equal the document's value.
 //!
+//! Rotating the order spreads what one library inherits from another (its caches, its heap) but
+//! does not remove it: sonic-rs parses twitter.json about twice as slowly here as in a process of
+//! its own. `src/bin/json_isolated.rs` runs each library in a process of its own; its figures are
+//! the like-for-like ones, this driver's are for ordering changes of our own and for a profiler.
+//!
 //! Run pinned to one CPU so the three share one core's caches and frequency:
 //! `taskset -c 1 target/release/agentteams-mcp-bench --rounds 40`.
 //!
@@ -24,6 +29,10 @@
 //! `corpus/`; by default `bench/data`, where `bench/data/README.md` says how to fetch the corpus,
 //! which the repository does not redistribute).
 
+use agentteams_mcp_bench::{
+    median, paired_ratios, print_table_head, DATA_IN_CRATE, DEFAULT_FILES, LIBRARIES,
+    ROTATING_ORDERS as ORDERS,
+};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -32,15 +41,8 @@ const DEFAULT_ROUNDS: usize = 40;
 /// Runs of each library within a round; the round keeps the fastest, so a preemption inside one
 /// run (the machine is shared) does not decide a paired ratio.
 const DEFAULT_REPEATS: usize = 5;
-const DEFAULT_FILES: &[&str] = &["canada.json", "citm_catalog.json", "twitter.json"];
-/// The default data folder, relative to this crate: it holds `corpus/` once fetched.
-const DATA_IN_CRATE: &str = "data";
 
-/// The libraries compared, in the order of the report's columns; ours is always first.
-const LIBRARIES: [&str; 3] = ["agentteams_mcp::json", "serde_json", "sonic-rs"];
 const OURS: usize = 0;
-/// The order in which a round runs the libraries, taken in turn.
-const ORDERS: [[usize; 3]; 6] = agentteams_mcp_bench::ROTATING_ORDERS;
 
 struct Options {
     rounds: usize,
@@ -229,31 +231,14 @@ fn run_rounds(
     Ok(Rounds { times })
 }
 
-fn median_duration(times: &[Duration]) -> Duration {
-    let mut sorted = times.to_vec();
-    sorted.sort();
-    sorted[sorted.len() / 2]
-}
-
 fn mb_per_s(bytes: usize, t: Duration) -> f64 {
     bytes as f64 / t.as_secs_f64() / 1e6
-}
-
-/// Min and median over the rounds of `their time / our time`.
-fn paired_ratios(ours: &[Duration], theirs: &[Duration]) -> (f64, f64) {
-    let mut ratios: Vec<f64> = ours
-        .iter()
-        .zip(theirs)
-        .map(|(o, t)| t.as_secs_f64() / o.as_secs_f64())
-        .collect();
-    ratios.sort_by(f64::total_cmp);
-    (ratios[0], ratios[ratios.len() / 2])
 }
 
 fn report(file: &str, what: &str, bytes: usize, rounds: &Rounds) {
     let speed = |i: usize| match rounds.times[i].is_empty() {
         true => "-".to_string(),
-        false => format!("{:.1}", mb_per_s(bytes, median_duration(&rounds.times[i]))),
+        false => format!("{:.1}", mb_per_s(bytes, median(&rounds.times[i]))),
     };
     let versus = |i: usize| match rounds.times[i].is_empty() {
         true => "-".to_string(),
@@ -286,11 +271,7 @@ fn main() {
         opts.repeats,
         opts.data.display()
     );
-    println!(
-        "| file | operation | {} MB/s | {} MB/s | {} MB/s | serde_json / ours: min / median of paired ratios | sonic-rs / ours: min / median |",
-        LIBRARIES[0], LIBRARIES[1], LIBRARIES[2]
-    );
-    println!("|---|---|---|---|---|---|---|");
+    print_table_head();
     for file in &opts.files {
         if let Err(e) = bench_file(&opts, file) {
             eprintln!("bench: {file}: {e}");

@@ -31,6 +31,10 @@
 //! Usage: `json_isolated [--rounds N] [--repeats N] [--data DIR] [--only parse|serialize] [FILE...]`
 //! (DIR holds `corpus/`, as for the main driver).
 
+use agentteams_mcp_bench::{
+    median, paired_ratios, print_table_head, DATA_IN_CRATE, DEFAULT_FILES, LIBRARIES,
+    ROTATING_ORDERS as ORDERS,
+};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,14 +43,7 @@ use std::time::{Duration, Instant};
 const DEFAULT_ROUNDS: usize = 12;
 /// Timed runs in each process; the process reports their median.
 const DEFAULT_REPEATS: usize = 30;
-const DEFAULT_FILES: &[&str] = &["canada.json", "citm_catalog.json", "twitter.json"];
-const DATA_IN_CRATE: &str = "data";
 const OPERATIONS: [&str; 2] = ["parse", "serialize"];
-
-/// The libraries compared, in the order of the report's columns; ours is first.
-const LIBRARIES: [&str; 3] = ["ours", "serde_json", "sonic-rs"];
-/// The order in which a round runs the libraries, taken in turn.
-const ORDERS: [[usize; 3]; 6] = agentteams_mcp_bench::ROTATING_ORDERS;
 
 struct Options {
     rounds: usize,
@@ -122,8 +119,7 @@ fn main() {
         opts.repeats,
         opts.data.display()
     );
-    println!("| file | operation | ours MB/s | serde_json MB/s | sonic-rs MB/s | serde_json / ours: min / median of paired ratios | sonic-rs / ours: min / median |");
-    println!("|---|---|---|---|---|---|---|");
+    print_table_head();
     for file in &opts.files {
         for op in &opts.operations {
             if let Err(e) = compare(&opts, file, op) {
@@ -168,13 +164,8 @@ fn compare(opts: &Options, file: &str, op: &str) -> Result<(), String> {
     }
     let speed = |t: &[Duration]| bytes / median(t).as_secs_f64() / 1e6;
     let versus = |theirs: &[Duration]| {
-        let mut ratios: Vec<f64> = times[0]
-            .iter()
-            .zip(theirs)
-            .map(|(o, t)| t.as_secs_f64() / o.as_secs_f64())
-            .collect();
-        ratios.sort_by(f64::total_cmp);
-        format!("{:.2}x / {:.2}x", ratios[0], ratios[ratios.len() / 2])
+        let (min, median) = paired_ratios(&times[0], theirs);
+        format!("{min:.2}x / {median:.2}x")
     };
     println!(
         "| {file} | {op} | {:.1} | {:.1} | {:.1} | {} | {} |",
@@ -187,12 +178,6 @@ fn compare(opts: &Options, file: &str, op: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn median(times: &[Duration]) -> Duration {
-    let mut sorted = times.to_vec();
-    sorted.sort();
-    sorted[sorted.len() / 2]
-}
-
 /// One library's operation on one document, in this process only: the median of the timed runs.
 fn child(mut args: impl Iterator<Item = String>) -> Result<Duration, String> {
     let (library, op, path, repeats) = match (args.next(), args.next(), args.next(), args.next()) {
@@ -201,7 +186,7 @@ fn child(mut args: impl Iterator<Item = String>) -> Result<Duration, String> {
     };
     let bytes = std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?;
     let (times, text) = match (library.as_str(), op.as_str()) {
-        ("ours", "parse") => time_parse(repeats, &bytes, |b| {
+        ("agentteams_mcp::json", "parse") => time_parse(repeats, &bytes, |b| {
             let v = agentteams_mcp::json::parse(b).map_err(|e| e.to_string())?;
             Ok((v, agentteams_mcp::json::to_string))
         })?,
@@ -215,7 +200,7 @@ fn child(mut args: impl Iterator<Item = String>) -> Result<Duration, String> {
                 sonic_rs::to_string(v).expect("a Value serializes")
             }))
         })?,
-        ("ours", "serialize") => {
+        ("agentteams_mcp::json", "serialize") => {
             let v = agentteams_mcp::json::parse(&bytes).map_err(|e| e.to_string())?;
             time_write(repeats, || agentteams_mcp::json::to_string(black_box(&v)))
         }
