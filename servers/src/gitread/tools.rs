@@ -185,8 +185,8 @@ fn with_path(tool: Tool) -> Tool {
         .null_means_absent("path")
 }
 
-/// A string argument described by `description`, with `default` when it is optional.
-fn described(kind: &str, description: &str, default: Option<Value>) -> Value {
+/// An argument of type `kind` described by `description`, with `default` when it is optional.
+pub(super) fn described(kind: &str, description: &str, default: Option<Value>) -> Value {
     let mut schema = Map::new();
     schema.insert("type", Value::from(kind));
     schema.insert("description", Value::from(description));
