@@ -153,6 +153,18 @@ pub fn result_text(result: &Value) -> (String, bool) {
     (text, is_error)
 }
 
+/// The names of the tools a `tools/list` reply lists, in its order; panics on anything else.
+pub fn listed_tool_names(reply: &Value) -> Vec<String> {
+    reply
+        .get("result")
+        .and_then(|r| r.get("tools"))
+        .and_then(Value::as_array)
+        .unwrap_or_else(|| panic!("not a tools/list result: {reply}"))
+        .iter()
+        .map(|t| t.get("name").and_then(Value::as_str).unwrap().to_owned())
+        .collect()
+}
+
 /// Runs the binary with `args`, stdin closed, under an address-space limit of `kib` KiB
 /// (`ulimit -v`) and killed after `secs` seconds (coreutils `timeout`), so a hang or an unbounded
 /// read fails the test instead of stalling or exhausting the machine; returns its output and how
