@@ -69,6 +69,17 @@ pub mod fixture {
         open_world: false,
     };
 
+    /// The fixture's tools that declare no change to data, in their order: what a policy that
+    /// refuses every tool that may change data still lists.
+    pub const UNCHANGING_TOOLS: [&str; 6] = [
+        "git_log",
+        "git_show",
+        "git_blame",
+        "recall_search",
+        "fail",
+        "panic",
+    ];
+
     fn object_schema() -> Value {
         json::parse(br#"{"type": "object"}"#).unwrap()
     }
