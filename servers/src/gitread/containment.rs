@@ -406,6 +406,14 @@ mod tests {
         t
     }
 
+    /// Sleeps until every change made so far is older than the racy window, so the next look
+    /// counts its listings as settled.
+    fn wait_past_racy_window() {
+        std::thread::sleep(
+            super::super::stamp::RACY_WINDOW + std::time::Duration::from_millis(100),
+        );
+    }
+
     fn layout(t: &TempDir) -> Layout {
         Layout {
             git_dir: t.0.join(".git"),
@@ -497,9 +505,7 @@ mod tests {
         let t = repository("cache");
         fs::write(t.0.join(".git/refs/heads/main"), "0\n").unwrap_or_default();
         // Past the racy window every listing is settled, so the second look reuses them.
-        std::thread::sleep(
-            super::super::stamp::RACY_WINDOW + std::time::Duration::from_millis(100),
-        );
+        wait_past_racy_window();
         let containment = Containment::default();
         assert_eq!(containment.check(&t.0, &layout(&t)), Ok(()));
         assert!(!containment.lock().listings.is_empty());
@@ -546,9 +552,7 @@ mod tests {
         );
         fs::remove_dir_all(t.0.join(".git/objects/ab")).unwrap_or_default();
         fs::rename(t.0.join(".git/ab-old"), t.0.join(".git/objects/ab")).unwrap_or_default();
-        std::thread::sleep(
-            super::super::stamp::RACY_WINDOW + std::time::Duration::from_millis(100),
-        );
+        wait_past_racy_window();
         assert_eq!(containment.check(&t.0, &layout(&t)), Ok(()));
         assert!(containment.lock().settled.is_some());
         // A new link in a cached folder changes the folder's stamp.
@@ -595,9 +599,7 @@ mod tests {
     fn past_the_handle_limit_paths_are_stamped_by_path_and_changes_still_seen() {
         let t = repository("handles");
         fs::write(t.0.join(".git/refs/heads/main"), "0\n").unwrap_or_default();
-        std::thread::sleep(
-            super::super::stamp::RACY_WINDOW + std::time::Duration::from_millis(100),
-        );
+        wait_past_racy_window();
         let started = SystemTime::now();
         let (mut previous, mut kept) = (HashMap::new(), HashMap::new());
         let layout = layout(&t);
