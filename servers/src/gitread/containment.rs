@@ -395,7 +395,7 @@ fn describe(file_type: FileType) -> &'static str {
 mod tests {
     use super::*;
 
-    use crate::gitread::scratch::TempDir;
+    use crate::scratch::TempDir;
 
     /// A git dir with one fan-out folder, `refs/heads` and `HEAD` (no git needed).
     fn repository(tag: &str) -> TempDir {

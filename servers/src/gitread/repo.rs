@@ -157,7 +157,7 @@ fn canonical(path: &Path) -> Result<PathBuf, RepoError> {
 mod tests {
     use super::*;
 
-    use crate::gitread::scratch::TempDir;
+    use crate::scratch::TempDir;
 
     /// A minimal git dir layout (no git needed: only the files this module reads).
     fn git_dir_at(dir: &Path) {
