@@ -3,8 +3,8 @@
 // Each test crate includes this module and uses only some of it.
 #![allow(dead_code)]
 
-use agentteams_mcp::json::Value;
-use std::path::PathBuf;
+use agentteams_mcp::json::{self, Value};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A fresh, empty directory under the system temp dir, removed when dropped.
@@ -42,6 +42,15 @@ pub fn str_of<'a>(record: &'a Value, key: &str) -> Option<&'a str> {
 /// Member `key` of a record as an unsigned integer.
 pub fn u64_of(record: &Value, key: &str) -> Option<u64> {
     record.get(key).and_then(Value::as_u64)
+}
+
+/// Every record of the audit log at `path`, parsed, in order.
+pub fn records(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| json::parse(l.as_bytes()).unwrap())
+        .collect()
 }
 
 /// A tool set for driving the engine: read-only tools, one that may change data without being
