@@ -1,6 +1,9 @@
 //! `agentteams-mcp client` and `agentteams-mcp trust` through the binary: output, exit codes and
 //! the trust policy file, against the library's example stdio server and small HTTP fixtures.
 
+mod common;
+
+use common::{stderr, stdout};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -50,14 +53,6 @@ fn with_example(verb: &str, dir: &Path, args: &[&str]) -> Output {
 #[track_caller]
 fn assert_contains(text: &str, needle: &str) {
     assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

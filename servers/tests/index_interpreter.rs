@@ -7,6 +7,7 @@
 mod recall_support;
 
 use agentteams_mcp::json::Value;
+use recall_support::common::stderr;
 use recall_support::{parse_file, str_field, Project};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -42,10 +43,6 @@ fn definitions(project: &Project) -> Vec<(String, String)> {
             (str_field(d, "path").to_owned(), symbol.to_owned())
         })
         .collect()
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]

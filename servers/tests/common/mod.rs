@@ -139,6 +139,16 @@ impl Drop for Host {
     }
 }
 
+/// What a finished process wrote to stdout, as text.
+pub fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// What a finished process wrote to stderr, as text.
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 /// The text of a tool result's first content block, and whether it is an error.
 pub fn result_text(result: &Value) -> (String, bool) {
     let text = result

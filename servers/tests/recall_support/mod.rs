@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 #[path = "../common/mod.rs"]
-mod common;
+pub mod common;
 
 use agentteams_mcp::json::{self, Value};
 pub use common::result_text;
