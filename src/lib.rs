@@ -15,6 +15,20 @@
 
 #![forbid(unsafe_code)]
 
+/// Makes `$error`, a one-field tuple struct holding one line of text for the operator, an error:
+/// `Display` writes the line as it is, and it is a `std::error::Error`.
+macro_rules! one_line_error {
+    ($error:ty) => {
+        impl std::fmt::Display for $error {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl std::error::Error for $error {}
+    };
+}
+
 pub mod audit;
 pub mod auth;
 pub mod base64;

@@ -7,7 +7,7 @@ use agentteams_mcp::policy::Policy;
 use agentteams_mcp::server::{CancelToken, DiscardNotifications, Session};
 use agentteams_mcp::sha256;
 use audit_support::fixture::{self, call, rpc_error};
-use audit_support::{str_of, u64_of, TempDir};
+use audit_support::{records, str_of, u64_of, TempDir};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -33,14 +33,6 @@ fn audited_engine(name: &str, mode: Mode) -> (TempDir, PathBuf, agentteams_mcp::
     (dir, path, engine)
 }
 
-fn records(path: &PathBuf) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| json::parse(l.as_bytes()).unwrap())
-        .collect()
-}
-
 /// The events after `run_started`, with the call number each belongs to.
 fn call_events(records: &[Value]) -> Vec<(u64, String)> {
     records[1..]
@@ -54,7 +46,7 @@ fn call_events(records: &[Value]) -> Vec<(u64, String)> {
         .collect()
 }
 
-fn finish(session: &Session, path: &PathBuf) -> Vec<Value> {
+fn finish(session: &Session, path: &std::path::Path) -> Vec<Value> {
     session.engine().audit().unwrap().complete_run().unwrap();
     let report = audit::verify_file(path).unwrap();
     assert!(report.is_clean(), "{report}");

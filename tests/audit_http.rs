@@ -6,11 +6,11 @@ mod http_support;
 
 use agentteams_mcp::audit::{self, AuditLog, Mode, RunInfo};
 use agentteams_mcp::http::{self, HttpConfig};
-use agentteams_mcp::json::{self, Value};
+use agentteams_mcp::json::Value;
 use agentteams_mcp::policy::Policy;
 use agentteams_mcp::server::Engine;
 use agentteams_mcp::sha256;
-use audit_support::{str_of, TempDir};
+use audit_support::{records, str_of, TempDir};
 use http_support::{Client, TestTools};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -49,10 +49,8 @@ fn call(client: &mut Client, session: &str, id: u64, tool: &str) -> Value {
 }
 
 fn call_records(log: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap()
-        .lines()
-        .map(|l| json::parse(l.as_bytes()).unwrap())
+    records(log)
+        .into_iter()
         .filter(|r| r.get("call").is_some())
         .collect()
 }

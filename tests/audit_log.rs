@@ -9,7 +9,7 @@ use agentteams_mcp::json::{self, obj, Value};
 use agentteams_mcp::sha256;
 use std::path::{Path, PathBuf};
 mod audit_support;
-use audit_support::{str_of, u64_of, TempDir};
+use audit_support::{records, str_of, u64_of, TempDir};
 
 fn info() -> RunInfo {
     RunInfo {
@@ -27,14 +27,6 @@ fn new_log(name: &str, mode: Mode) -> (TempDir, PathBuf, AuditLog) {
     let path = dir.file("audit.log");
     let log = AuditLog::open(&path, &info(), mode).unwrap();
     (dir, path, log)
-}
-
-fn records(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| json::parse(l.as_bytes()).unwrap())
-        .collect()
 }
 
 fn events(records: &[Value]) -> Vec<&str> {

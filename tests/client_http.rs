@@ -325,12 +325,9 @@ fn engine_server(mut expire: usize) -> Fixture {
     })
 }
 
-#[test]
-fn legacy_sessions_carry_the_id_and_close_deletes_it() {
-    let server = engine_server(0);
-    let mut client = Client::connect_http(&server.url, legacy(30_000)).unwrap();
-    assert_eq!(client.server().revision, Revision::V2025_11_25);
-    assert_eq!(client.server().name, "http-demo");
+/// Calls the demo server's `progress` tool, checks its answer, and returns the progress values
+/// the client was told of, in order.
+fn call_progress(client: &mut Client) -> Vec<f64> {
     let mut progress = Vec::new();
     let result = client
         .call_tool_with("progress", Map::new(), &mut |e| {
@@ -340,6 +337,16 @@ fn legacy_sessions_carry_the_id_and_close_deletes_it() {
         })
         .unwrap();
     assert_eq!(result.text(), "\"done\"");
+    progress
+}
+
+#[test]
+fn legacy_sessions_carry_the_id_and_close_deletes_it() {
+    let server = engine_server(0);
+    let mut client = Client::connect_http(&server.url, legacy(30_000)).unwrap();
+    assert_eq!(client.server().revision, Revision::V2025_11_25);
+    assert_eq!(client.server().name, "http-demo");
+    let progress = call_progress(&mut client);
     assert_eq!(progress, [0.0, 50.0, 100.0], "progress arrives over SSE");
     match client.call_tool("fail", Map::new()) {
         Err(ClientError::Tool { text, .. }) => assert_eq!(text, "it broke"),
@@ -802,15 +809,7 @@ fn the_products_http_server_in_every_era_and_mode() {
             let mut client = Client::connect_http(&url, opts).unwrap();
             assert_eq!(client.server().revision, revision);
             assert_eq!(client.list_tools().unwrap().len(), 3);
-            let mut progress = Vec::new();
-            let result = client
-                .call_tool_with("progress", Map::new(), &mut |e| {
-                    if let Event::Progress { progress: p, .. } = e {
-                        progress.push(*p)
-                    }
-                })
-                .unwrap();
-            assert_eq!(result.text(), "\"done\"");
+            let progress = call_progress(&mut client);
             assert_eq!(
                 progress,
                 [0.0, 50.0, 100.0],

@@ -818,11 +818,7 @@ fn uses_are_audited_like_tool_calls() {
     s.engine().audit().unwrap().complete_run().unwrap();
     let report = agentteams_mcp::audit::verify_file(&path).unwrap();
     assert!(report.is_clean(), "{report}");
-    let records: Vec<Value> = std::fs::read_to_string(&path)
-        .unwrap()
-        .lines()
-        .map(|l| json::parse(l.as_bytes()).unwrap())
-        .collect();
+    let records = audit_support::records(&path);
     let events: Vec<(String, String)> = records
         .iter()
         .filter_map(|r| {

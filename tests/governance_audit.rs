@@ -7,16 +7,8 @@ use agentteams_mcp::audit::{self, record_hash, ProblemKind};
 use agentteams_mcp::governance::{bind, call_digest, BindOptions, PermissionMode, ScopedApproval};
 use agentteams_mcp::json::{self, Value};
 use audit_support::fixture::{call, Tools};
-use audit_support::{str_of, TempDir};
+use audit_support::{records, str_of, TempDir};
 use std::sync::Arc;
-
-fn records(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| json::parse(l.as_bytes()).unwrap())
-        .collect()
-}
 
 #[test]
 fn decisions_are_recorded_with_their_basis_and_the_log_verifies() {

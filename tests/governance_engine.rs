@@ -391,17 +391,7 @@ fn read_only_mode_cannot_be_escaped() {
             "tool \"fs_write\" is refused by permission mode read-only: every tool that may change data is refused".to_owned()
         )
     );
-    assert_eq!(
-        listed(&session),
-        [
-            "git_log",
-            "git_show",
-            "git_blame",
-            "recall_search",
-            "fail",
-            "panic"
-        ]
-    );
+    assert_eq!(listed(&session), fixture::UNCHANGING_TOOLS);
 }
 
 #[test]

@@ -26,17 +26,7 @@ fn succeeded(reply: &agentteams_mcp::json::Value) -> bool {
 #[test]
 fn the_default_policy_serves_read_only_tools_and_refuses_the_rest() {
     let session = fixture::session(fixture::engine());
-    assert_eq!(
-        listed(&session),
-        [
-            "git_log",
-            "git_show",
-            "git_blame",
-            "recall_search",
-            "fail",
-            "panic"
-        ]
-    );
+    assert_eq!(listed(&session), fixture::UNCHANGING_TOOLS);
     assert!(succeeded(&call(&session, "git_log", "{}")));
     for tool in ["fs_write", "fs_append"] {
         // The default permission mode, prompt, names what would approve the call and its digest.

@@ -25,6 +25,8 @@ pub mod governed;
 pub mod index;
 pub mod recall;
 pub mod regular_file;
+#[cfg(test)]
+mod scratch;
 pub mod startup;
 
 use agentteams_mcp::audit;

@@ -5,6 +5,7 @@ mod common;
 
 use agentteams_mcp::governance::{call_digest, Preset, PresetEffect, PresetsFile};
 use agentteams_mcp::json::{self, Value};
+use common::{stderr, stdout};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -43,14 +44,6 @@ fn approval(project: &Path, args: &[&str]) -> Output {
         .env("USER", "tester")
         .output()
         .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

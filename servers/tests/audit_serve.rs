@@ -5,7 +5,7 @@
 mod common;
 
 use agentteams_mcp::json::{self, Value};
-use common::TempDir;
+use common::{listed_tool_names, TempDir};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -133,17 +133,6 @@ fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
-fn listed_names(reply: &Value) -> Vec<String> {
-    reply
-        .get("result")
-        .and_then(|r| r.get("tools"))
-        .and_then(Value::as_array)
-        .unwrap()
-        .iter()
-        .map(|t| str_of(t, "name").unwrap().to_owned())
-        .collect()
-}
-
 fn error_of(reply: &Value) -> (i64, String) {
     let error = reply
         .get("error")
@@ -188,7 +177,7 @@ fn a_served_run_is_policed_recorded_and_verifies() {
         panic!("{:?}", served.replies)
     };
     assert_eq!(
-        listed_names(listed),
+        listed_tool_names(listed),
         [
             "git_log",
             "git_show",
@@ -333,7 +322,7 @@ fn policy_files_and_allowlists_through_the_command_line() {
     );
     assert_eq!(served.status.code(), Some(0), "{}", served.stderr);
     assert_eq!(
-        listed_names(&served.replies[1]),
+        listed_tool_names(&served.replies[1]),
         [
             "git_log",
             "git_show",
@@ -354,7 +343,7 @@ fn policy_files_and_allowlists_through_the_command_line() {
         gitread(&repo, &["--read-only", "--allow-tool", "query_*"]),
         &[INIT.to_owned(), list(1)],
     );
-    assert!(listed_names(&served.replies[1]).is_empty());
+    assert!(listed_tool_names(&served.replies[1]).is_empty());
 
     // Unusable rules stop the server before it serves anything.
     std::fs::write(&policy, r#"{"deny": ["git diff"]}"#).unwrap();

@@ -4,7 +4,7 @@ mod common;
 
 use agentteams_mcp::audit::{AuditLog, Mode, RunInfo};
 use agentteams_mcp::json::{obj, Value};
-use common::TempDir;
+use common::{stdout, TempDir};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -15,10 +15,6 @@ fn verify(path: &Path, ci: bool) -> Output {
         command.arg("--ci");
     }
     command.output().expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// A completed run with one call: five lines.

@@ -1,5 +1,8 @@
 //! The binary's command line: help, version, usage errors and exit codes.
 
+mod common;
+
+use common::stderr;
 use std::process::{Command, Output};
 
 fn agentteams(args: &[&str]) -> Output {
@@ -7,10 +10,6 @@ fn agentteams(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! `agentteams-mcp client` and `agentteams-mcp trust` through the binary: output, exit codes and
 //! the trust policy file, against the library's example stdio server and small HTTP fixtures.
 
+mod common;
+
+use common::{stderr, stdout};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -50,14 +53,6 @@ fn with_example(verb: &str, dir: &Path, args: &[&str]) -> Output {
 #[track_caller]
 fn assert_contains(text: &str, needle: &str) {
     assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]
@@ -243,14 +238,7 @@ fn unreachable_servers_exit_4_and_auth_failures_exit_3() {
     let dir = project("token");
     let token = dir.join("token");
     std::fs::write(&token, "t0ken\n").unwrap();
-    let o = run(&[
-        "client",
-        "--url",
-        &url,
-        "--token-file",
-        token.to_str().unwrap(),
-        "tools",
-    ]);
+    let o = tools_with_token_file(&url, &token);
     assert_eq!(o.status.code(), Some(3));
     let seen = server.join().unwrap();
     assert_eq!(seen[0], None);
@@ -303,23 +291,17 @@ fn the_trust_policy_gates_calls_and_is_managed_by_trust_commands() {
     assert_eq!(stdout(&o).trim(), format!("{server_key}: trusted"));
     let o = with_example("client", &dir, &["call", "send_note"]);
     assert_eq!(o.status.code(), Some(1), "the deny list wins over trusted");
-    let o = run(&[
+    let revoke = [
         "trust",
         "revoke",
         "--project",
         dir.to_str().unwrap(),
         "--server",
         &server_key,
-    ]);
+    ];
+    let o = run(&revoke);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = run(&[
-        "trust",
-        "revoke",
-        "--project",
-        dir.to_str().unwrap(),
-        "--server",
-        &server_key,
-    ]);
+    let o = run(&revoke);
     assert_eq!(o.status.code(), Some(1), "nothing left to revoke");
     let o = run(&["trust", "audit", "--project", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
@@ -480,20 +462,8 @@ fn this_projects_http_server_answers_the_client() {
     );
 
     // A server with a token: 3 without it, 0 with it (from a file or the environment).
-    let token = dir.join("token");
-    std::fs::write(&token, "client-cli-token-0123456789\n").unwrap();
-    let (_guarded, url) =
-        serve_http(&["conformance", "--auth-token-file", token.to_str().unwrap()]);
-    let o = run(&["client", "--url", &url, "tools"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    let o = run(&[
-        "client",
-        "--url",
-        &url,
-        "--token-file",
-        token.to_str().unwrap(),
-        "tools",
-    ]);
+    let (_guarded, url, token) = serve_guarded(&dir);
+    let o = tools_with_token_file(&url, &token);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = Command::new(BIN)
         .args([
@@ -504,11 +474,38 @@ fn this_projects_http_server_answers_the_client() {
             "CLIENT_CLI_TOKEN",
             "tools",
         ])
-        .env("CLIENT_CLI_TOKEN", "client-cli-token-0123456789")
+        .env("CLIENT_CLI_TOKEN", GUARD_TOKEN)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The bearer token [`serve_guarded`]'s server accepts.
+const GUARD_TOKEN: &str = "client-cli-token-0123456789";
+
+/// Starts the conformance server over HTTP guarded by [`GUARD_TOKEN`] (written to `dir/token`),
+/// and checks that a client without a token is told to give one (exit 3). Returns the server,
+/// its URL and the token file.
+fn serve_guarded(dir: &Path) -> (HttpServer, String, PathBuf) {
+    let token = dir.join("token");
+    std::fs::write(&token, format!("{GUARD_TOKEN}\n")).unwrap();
+    let (guarded, url) = serve_http(&["conformance", "--auth-token-file", token.to_str().unwrap()]);
+    let o = run(&["client", "--url", &url, "tools"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    (guarded, url, token)
+}
+
+/// `agentteams-mcp client --url URL --token-file TOKEN tools`.
+fn tools_with_token_file(url: &str, token: &Path) -> Output {
+    run(&[
+        "client",
+        "--url",
+        url,
+        "--token-file",
+        token.to_str().unwrap(),
+        "tools",
+    ])
 }
 
 /// A stdio MCP server written in sh that answers each request with the file named after its method
@@ -929,26 +926,15 @@ exec sh "$@"
 #[test]
 fn a_refused_token_is_told_apart_from_a_missing_one() {
     let dir = project("refused-token");
-    let token = dir.join("token");
-    std::fs::write(&token, "client-cli-token-0123456789\n").unwrap();
     let wrong = dir.join("wrong");
     std::fs::write(&wrong, "not-the-token-0123456789\n").unwrap();
-    let (_guarded, url) =
-        serve_http(&["conformance", "--auth-token-file", token.to_str().unwrap()]);
+    let (_guarded, url, _token) = serve_guarded(&dir);
     let o = run(&["client", "--url", &url, "tools"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert_eq!(
         stderr(&o),
         "agentteams-mcp client: server requires authorization (HTTP 401, WWW-Authenticate: Bearer realm=\"mcp\"); give a bearer token with --token-file or --token-env\n"
     );
-    let o = run(&[
-        "client",
-        "--url",
-        &url,
-        "--token-file",
-        wrong.to_str().unwrap(),
-        "tools",
-    ]);
+    let o = tools_with_token_file(&url, &wrong);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert_eq!(
         stderr(&o),

@@ -322,6 +322,19 @@ fn assert_refused(o: &Output, needle: &str) {
     assert!(all.contains(needle), "expected {needle:?} in:\n{all}");
 }
 
+/// Starts a fixture that misbehaves as `knobs` says, checks that `client --oauth info` against it
+/// is refused with `needle` and that the client never sent a request starting with one of
+/// `never_sent` (the refusal came before it), and hands the fixture back for further checks.
+#[track_caller]
+fn info_refused(name: &str, knobs: Knobs, needle: &str, never_sent: &[&str]) -> Fixture {
+    let f = Fixture::start(name, knobs);
+    assert_refused(&f.client(&["--oauth", "info"]), needle);
+    for prefix in never_sent {
+        assert!(f.requests(prefix).is_empty(), "{prefix} was sent");
+    }
+    f
+}
+
 #[test]
 fn login_stores_an_owner_only_token_refreshes_it_and_logout_deletes_it() {
     let f = Fixture::start("flow", Knobs::default());
@@ -459,137 +472,132 @@ fn http_get(url: &str, header: &str) -> Option<String> {
 
 #[test]
 fn an_authorization_response_with_another_state_is_refused() {
-    let f = Fixture::start(
+    info_refused(
         "state",
         Knobs {
             state: Some("forged".into()),
             ..Knobs::default()
         },
+        "another login's state",
+        &["POST /token"],
     );
-    assert_refused(&f.client(&["--oauth", "info"]), "another login's state");
-    assert!(f.requests("POST /token").is_empty());
 }
 
 #[test]
 fn metadata_claiming_another_issuer_is_refused() {
-    let f = Fixture::start(
+    info_refused(
         "issuer",
         Knobs {
             issuer: Some("http://evil.example".into()),
             ..Knobs::default()
         },
+        "mix-up defence",
+        &["GET /authorize"],
     );
-    assert_refused(&f.client(&["--oauth", "info"]), "mix-up defence");
-    assert!(f.requests("GET /authorize").is_empty());
 }
 
 #[test]
 fn an_authorization_response_from_another_issuer_is_refused() {
-    let f = Fixture::start(
+    info_refused(
         "iss",
         Knobs {
             iss: Some("http%3A%2F%2Fevil.example".into()),
             ..Knobs::default()
         },
+        "RFC 9207",
+        &["POST /token"],
     );
-    assert_refused(&f.client(&["--oauth", "info"]), "RFC 9207");
-    assert!(f.requests("POST /token").is_empty());
 }
 
 #[test]
 fn metadata_for_another_resource_is_refused_before_authorization() {
-    let f = Fixture::start(
+    info_refused(
         "resource",
         Knobs {
             prm_resource: Some("https://evil.example.com/mcp".into()),
             ..Knobs::default()
         },
+        "not for this server",
+        &["GET /authorize", "POST /register"],
     );
-    assert_refused(&f.client(&["--oauth", "info"]), "not for this server");
-    assert!(f.requests("GET /authorize").is_empty());
-    assert!(f.requests("POST /register").is_empty());
 }
 
 #[test]
 fn an_authorization_server_without_s256_is_refused() {
     for methods in [vec!["plain"], vec![]] {
-        let f = Fixture::start(
+        info_refused(
             "pkce",
             Knobs {
                 pkce_methods: Some(methods),
                 ..Knobs::default()
             },
+            "PKCE S256",
+            &["GET /authorize"],
         );
-        assert_refused(&f.client(&["--oauth", "info"]), "PKCE S256");
-        assert!(f.requests("GET /authorize").is_empty());
     }
 }
 
 #[test]
 fn oversized_and_malformed_answers_are_errors_not_crashes() {
-    let f = Fixture::start(
-        "huge",
-        Knobs {
-            huge_prm: Some(1024 * 1024),
-            ..Knobs::default()
-        },
-    );
-    assert_refused(&f.client(&["--oauth", "info"]), "larger than 262144 bytes");
-
-    let f = Fixture::start(
-        "badjson",
-        Knobs {
-            token_body: Some("{\"access_token\": ".into()),
-            ..Knobs::default()
-        },
-    );
-    assert_refused(&f.client(&["--oauth", "info"]), "token response");
-
-    let f = Fixture::start(
-        "badtoken",
-        Knobs {
-            token_body: Some(r#"{"access_token":"has space","token_type":"Bearer"}"#.into()),
-            ..Knobs::default()
-        },
-    );
-    assert_refused(&f.client(&["--oauth", "info"]), "visible ASCII");
+    let huge_prm = Knobs {
+        huge_prm: Some(1024 * 1024),
+        ..Knobs::default()
+    };
+    let token_body = |body: &str| Knobs {
+        token_body: Some(body.into()),
+        ..Knobs::default()
+    };
+    for (name, knobs, needle) in [
+        ("huge", huge_prm, "larger than 262144 bytes"),
+        (
+            "badjson",
+            token_body("{\"access_token\": "),
+            "token response",
+        ),
+        (
+            "badtoken",
+            token_body(r#"{"access_token":"has space","token_type":"Bearer"}"#),
+            "visible ASCII",
+        ),
+    ] {
+        info_refused(name, knobs, needle, &[]);
+    }
 }
 
 #[test]
 fn redirects_to_other_hosts_are_not_followed() {
-    let f = Fixture::start(
+    info_refused(
         "redirect",
         Knobs {
             redirect_to: Some("http://evil.example/callback".into()),
             ..Knobs::default()
         },
+        "refusing to follow",
+        &["POST /token"],
     );
-    assert_refused(&f.client(&["--oauth", "info"]), "refusing to follow");
-    assert!(f.requests("POST /token").is_empty());
 
-    let f = Fixture::start(
+    info_refused(
         "prm-redirect",
         Knobs {
             prm_redirect: true,
             ..Knobs::default()
         },
-    );
-    assert_refused(
-        &f.client(&["--oauth", "info"]),
         "redirects are not followed",
+        &[],
     );
 }
 
 #[test]
 fn step_up_stops_after_its_retry_limit() {
-    let f = Fixture::start(
+    let f = info_refused(
         "stepup",
         Knobs {
             always_insufficient: true,
             ..Knobs::default()
         },
+        "step-up authorizations",
+        &[],
     );
-    assert_refused(&f.client(&["--oauth", "info"]), "step-up authorizations");
     let logins = f.requests("GET /authorize");
     assert_eq!(logins.len(), 3, "one login and two step-ups");
     assert!(logins[1].contains("mcp%3Aadmin"), "{}", logins[1]);

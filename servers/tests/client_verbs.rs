@@ -5,7 +5,7 @@
 mod common;
 use agentteams_mcp::json::{self, Value};
 use agentteams_mcp_servers::conformance::RED_PIXEL_PNG;
-use common::{serve_http, TempDir};
+use common::{serve_http, stderr, stdout, TempDir};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -31,14 +31,6 @@ fn client(dir: &Path, server: &Server, era: &str, args: &[&str]) -> Output {
         command.args(["--", BIN, "--serve-mcp", "conformance"]);
     }
     command.output().expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The stdout of a command that must exit 0.

@@ -1109,11 +1109,7 @@ fn i4_replace_refs_and_grafts_never_rewrite_history() {
     let spoof = format!(
         "tree {tree}\nauthor Mallory <m@example.com> 1704067200 +0000\ncommitter Mallory <m@example.com> 1704067200 +0000\n\nSPOOFED\n"
     );
-    let spoofed = git_stdin(
-        &f.root,
-        &["hash-object", "-t", "commit", "-w", "--stdin"],
-        spoof.as_bytes(),
-    );
+    let spoofed = write_commit(&f.root, &spoof);
     write(
         &f.root.join(".git/refs/replace").join(&first),
         &format!("{spoofed}\n"),

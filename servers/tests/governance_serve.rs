@@ -6,7 +6,7 @@
 mod common;
 
 use agentteams_mcp::json::{self, Value};
-use common::{http_post, Host};
+use common::{http_post, listed_tool_names, Host};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -49,14 +49,7 @@ fn call(host: &mut Host, tool: &str, arguments: &str) -> Result<Value, (i64, Str
 
 fn listed(host: &mut Host) -> Vec<String> {
     let reply = host.request(r#"{"jsonrpc":"2.0","id":"l","method":"tools/list"}"#);
-    reply
-        .get("result")
-        .and_then(|r| r.get("tools"))
-        .and_then(Value::as_array)
-        .unwrap()
-        .iter()
-        .map(|t| t.get("name").and_then(Value::as_str).unwrap().to_owned())
-        .collect()
+    listed_tool_names(&reply)
 }
 
 fn exit_of(args: &[&str], root: &Path) -> (Option<i32>, String) {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{run_limited, TempDir};
+use common::{run_limited, stderr, TempDir};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
@@ -19,10 +19,6 @@ const PROMPT: Duration = Duration::from_secs(10);
 /// Runs the binary with `args` under [`MEMORY_LIMIT_KB`], killed after [`PROMPT`].
 fn run_bounded(args: &[&str]) -> (Output, Duration) {
     run_limited(MEMORY_LIMIT_KB, 10, args)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn mkfifo(path: &Path) {

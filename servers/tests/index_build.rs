@@ -5,7 +5,7 @@ mod recall_support;
 
 use agentteams_mcp::json::{self, Value};
 use agentteams_mcp_servers::recall::schema::{validate_code_index, validate_memory_index};
-use recall_support::{hits, stored_paths, str_field, Project, Server};
+use recall_support::{hits, parse_file, stored_paths, str_field, Project, Server};
 
 fn fixture() -> Project {
     let project = Project::new("index-fixture");
@@ -41,10 +41,6 @@ fn fixture() -> Project {
     project.write("build/generated.py", "def ignored_generated(): pass\n");
     project.write("empty.py", "\n");
     project
-}
-
-fn parse_file(project: &Project, rel: &str) -> Value {
-    json::parse(project.read(rel).as_bytes()).unwrap()
 }
 
 /// The `path` of every document of the local code partition, in order.
@@ -332,12 +328,7 @@ fn two_projects_with_the_same_sources_index_identically() {
 #[test]
 fn an_empty_project_gets_valid_empty_indexes() {
     let project = Project::new("index-empty");
-    let out = project.index_build(&[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    project.build_indexes();
     let memory = parse_file(&project, "references/memory-index.json");
     validate_memory_index(&memory).unwrap();
     assert_eq!(memory.get("N").and_then(Value::as_u64), Some(0));
@@ -444,12 +435,7 @@ fn a_previous_partition_that_is_a_fifo_is_replaced_without_blocking() {
     assert!(made.success());
     // If the builder opened the FIFO it would wait for a writer forever; the test harness's
     // timeout would then fail the suite rather than this assertion.
-    let out = project.index_build(&[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    project.build_indexes();
     let meta = std::fs::symlink_metadata(project.path("references/code-index/local.json")).unwrap();
     assert!(meta.is_file());
 }
@@ -508,12 +494,7 @@ fn a_git_index_entry_beneath_a_planted_directory_link_is_not_read() {
     }
     std::fs::remove_dir_all(project.path("vendor")).unwrap();
     std::os::unix::fs::symlink(&outside.root, project.path("vendor")).unwrap();
-    let out = project.index_build(&[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    project.build_indexes();
     assert_eq!(local_paths(&project), ["app.py"]);
     assert!(!project
         .read("references/code-index/local.json")

@@ -4,13 +4,9 @@
 
 mod recall_support;
 
-use agentteams_mcp::json::{self, Value};
+use agentteams_mcp::json::Value;
 use agentteams_mcp_servers::recall::schema::{validate_code_index, validate_memory_index};
-use recall_support::{str_field, Project};
-
-fn parse_file(project: &Project, rel: &str) -> Value {
-    json::parse(project.read(rel).as_bytes()).unwrap()
-}
+use recall_support::{parse_file, str_field, Project};
 
 fn document_paths(index: &Value) -> Vec<String> {
     index
@@ -79,12 +75,7 @@ const BRIEF: &str = r#"{
 fn the_brief_sets_names_extra_sources_and_excludes() {
     let project = fixture();
     project.write(".agentteams/brief.json", BRIEF);
-    let out = project.index_build(&[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    project.build_indexes();
 
     let memory = parse_file(&project, "references/memory-index.json");
     validate_memory_index(&memory).unwrap();

@@ -7,9 +7,10 @@
 mod recall_support;
 
 use agentteams_mcp::json::Value;
+use recall_support::common::stderr;
 use recall_support::{parse_file, str_field, Project};
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 const MODULES: &str = "references/code-index/api-modules.json";
@@ -44,8 +45,21 @@ fn definitions(project: &Project) -> Vec<(String, String)> {
         .collect()
 }
 
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+/// A project interpreter at `.venv/bin/python` that leaves `python.ran` beside itself if it is
+/// ever run.
+struct PlantedInterpreter(PathBuf);
+
+impl PlantedInterpreter {
+    fn new(project: &Project) -> PlantedInterpreter {
+        let path = project.write(".venv/bin/python", "#!/bin/sh\ntouch \"$0.ran\"\n");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        PlantedInterpreter(path)
+    }
+
+    #[track_caller]
+    fn assert_never_ran(&self) {
+        assert!(!Path::new(&format!("{}.ran", self.0.display())).exists());
+    }
 }
 
 #[test]
@@ -53,8 +67,7 @@ fn the_named_interpreters_environment_and_its_editable_installs_feed_the_api_par
     let project = Project::new("py-named");
     project.write("app.py", "import gears\nimport cogs\n");
     // A planted project interpreter: never run, because it is not the one named.
-    let planted = project.write(".venv/bin/python", "#!/bin/sh\ntouch \"$0.ran\"\n");
-    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let planted = PlantedInterpreter::new(&project);
     // The user's environment, outside the project: an installed distribution and an editable
     // install of a sibling checkout.
     let env = Project::new("py-named-env");
@@ -103,7 +116,7 @@ fn the_named_interpreters_environment_and_its_editable_installs_feed_the_api_par
     );
     let ran = env.read("ran.log");
     assert_eq!(ran.trim_end(), format!("/ -E -s -c {}", script_text(&ran)));
-    assert!(!Path::new(&format!("{}.ran", planted.display())).exists());
+    planted.assert_never_ran();
 }
 
 /// The script argument as the stand-in logged it (everything after `-c `).
@@ -115,10 +128,9 @@ fn script_text(ran: &str) -> &str {
 fn without_python_the_project_interpreter_is_never_run() {
     let project = Project::new("py-unnamed");
     project.write("app.py", "import gears\n");
-    let planted = project.write(".venv/bin/python", "#!/bin/sh\ntouch \"$0.ran\"\n");
-    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let planted = PlantedInterpreter::new(&project);
     project.build_indexes();
-    assert!(!Path::new(&format!("{}.ran", planted.display())).exists());
+    planted.assert_never_ran();
 }
 
 #[test]

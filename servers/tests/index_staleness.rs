@@ -232,12 +232,7 @@ fn staleness(project: &Project, elsewhere: &Path, deps: &Dependencies<'_>) -> Ve
 fn the_reference_finds_every_index_fresh_from_the_root_and_from_elsewhere() {
     let project = python_project();
     let elsewhere = Project::new("staleness-elsewhere");
-    let out = project.index_build(&[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    project.build_indexes();
     assert_eq!(
         staleness(&project, &elsewhere.root, &AS_BUILT),
         Vec::<String>::new()

@@ -4,6 +4,7 @@
 
 mod recall_support;
 
+use recall_support::common::stderr;
 use recall_support::Project;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Output, Stdio};
@@ -21,10 +22,6 @@ fn run(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("the binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Asserts exit 2, nothing on stdout and exactly `line` on stderr.

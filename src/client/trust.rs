@@ -27,7 +27,6 @@
 use super::wire::HttpUrl;
 use crate::json::{self, Map, Value};
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// Where the policy lives, relative to the project root.
@@ -90,13 +89,7 @@ pub const DEFAULT_SENSITIVE: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrustError(pub String);
 
-impl fmt::Display for TrustError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for TrustError {}
+one_line_error!(TrustError);
 
 /// How far a server is trusted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,6 @@ use super::scoped::{ScopedApproval, MAX_SCOPED_APPROVALS};
 use crate::audit::{self, AuditLog, RunInfo};
 use crate::policy::{Effect, Policy};
 use crate::server::{Engine, Session, ToolSet};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -67,13 +66,7 @@ impl Binding {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BindError(pub String);
 
-impl fmt::Display for BindError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BindError {}
+one_line_error!(BindError);
 
 /// Builds the engine serving `toolset` for the workspace at `root` under `mode`, for the
 /// transport named `transport`: loads the approval presets, checks the scoped approvals against

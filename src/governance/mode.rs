@@ -71,13 +71,7 @@ impl fmt::Display for PermissionMode {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModeError(pub String);
 
-impl fmt::Display for ModeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ModeError {}
+one_line_error!(ModeError);
 
 #[cfg(test)]
 mod tests {

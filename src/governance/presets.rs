@@ -544,35 +544,26 @@ mod tests {
     fn bad_files_name_the_place() {
         let err = |text: &str| Presets::parse(text.as_bytes()).unwrap_err().to_string();
         let good = r#"{"effect":"grant","tool":"t","reason":"r","added_by":"a","added_at":"x"}"#;
-        assert!(
-            Presets::parse(format!(r#"{{"version":1,"presets":[{good}]}}"#).as_bytes()).is_ok()
-        );
+        // A file of version 1 holding `entries`.
+        let file = |entries: &str| format!(r#"{{"version":1,"presets":[{entries}]}}"#);
+        assert!(Presets::parse(file(good).as_bytes()).is_ok());
         assert_eq!(err(r#"{"presets":[]}"#), "\"version\" must be 1");
         assert_eq!(
             err(r#"{"version":1,"preset":[]}"#),
             "unknown key \"preset\"; expected version, presets"
         );
         assert_eq!(
-            err(&format!(
-                r#"{{"version":1,"presets":[{}]}}"#,
-                good.replace("grant", "dney")
-            )),
+            err(&file(&good.replace("grant", "dney"))),
             "presets[0]: \"effect\" must be \"grant\" or \"deny\", not \"dney\""
         );
-        assert!(err(&format!(
-            r#"{{"version":1,"presets":[{}]}}"#,
-            good.replace("\"t\"", "\"a b\"")
-        ))
-        .starts_with("presets[0]: tool: pattern \"a b\" has ' '"));
+        assert!(err(&file(&good.replace("\"t\"", "\"a b\"")))
+            .starts_with("presets[0]: tool: pattern \"a b\" has ' '"));
         assert_eq!(
-            err(&format!(r#"{{"version":1,"presets":[{good},{good}]}}"#)),
+            err(&file(&format!("{good},{good}"))),
             "presets[1] repeats the tool pattern of presets[0]"
         );
         assert_eq!(
-            err(&format!(
-                r#"{{"version":1,"presets":[{}]}}"#,
-                good.replace("\"r\"", "\" \"")
-            )),
+            err(&file(&good.replace("\"r\"", "\" \""))),
             "presets[0]: reason must not be empty"
         );
         assert_eq!(

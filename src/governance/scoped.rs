@@ -55,13 +55,7 @@ impl fmt::Display for ScopedApproval {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScopedError(pub String);
 
-impl fmt::Display for ScopedError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ScopedError {}
+one_line_error!(ScopedError);
 
 #[cfg(test)]
 mod tests {

@@ -3,8 +3,8 @@
 // Each test crate includes this module and uses only some of it.
 #![allow(dead_code)]
 
-use agentteams_mcp::json::Value;
-use std::path::PathBuf;
+use agentteams_mcp::json::{self, Value};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A fresh, empty directory under the system temp dir, removed when dropped.
@@ -44,6 +44,15 @@ pub fn u64_of(record: &Value, key: &str) -> Option<u64> {
     record.get(key).and_then(Value::as_u64)
 }
 
+/// Every record of the audit log at `path`, parsed, in order.
+pub fn records(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| json::parse(l.as_bytes()).unwrap())
+        .collect()
+}
+
 /// A tool set for driving the engine: read-only tools, one that may change data without being
 /// destructive, one destructive, and tools that fail, panic or take a constrained argument.
 pub mod fixture {
@@ -68,6 +77,17 @@ pub mod fixture {
         idempotent: false,
         open_world: false,
     };
+
+    /// The fixture's tools that declare no change to data, in their order: what a policy that
+    /// refuses every tool that may change data still lists.
+    pub const UNCHANGING_TOOLS: [&str; 6] = [
+        "git_log",
+        "git_show",
+        "git_blame",
+        "recall_search",
+        "fail",
+        "panic",
+    ];
 
     fn object_schema() -> Value {
         json::parse(br#"{"type": "object"}"#).unwrap()

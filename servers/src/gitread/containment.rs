@@ -395,7 +395,7 @@ fn describe(file_type: FileType) -> &'static str {
 mod tests {
     use super::*;
 
-    use crate::gitread::scratch::TempDir;
+    use crate::scratch::TempDir;
 
     /// A git dir with one fan-out folder, `refs/heads` and `HEAD` (no git needed).
     fn repository(tag: &str) -> TempDir {
@@ -404,6 +404,14 @@ mod tests {
         fs::create_dir_all(t.0.join(".git/refs/heads")).unwrap_or_default();
         fs::write(t.0.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap_or_default();
         t
+    }
+
+    /// Sleeps until every change made so far is older than the racy window, so the next look
+    /// counts its listings as settled.
+    fn wait_past_racy_window() {
+        std::thread::sleep(
+            super::super::stamp::RACY_WINDOW + std::time::Duration::from_millis(100),
+        );
     }
 
     fn layout(t: &TempDir) -> Layout {
@@ -497,9 +505,7 @@ mod tests {
         let t = repository("cache");
         fs::write(t.0.join(".git/refs/heads/main"), "0\n").unwrap_or_default();
         // Past the racy window every listing is settled, so the second look reuses them.
-        std::thread::sleep(
-            super::super::stamp::RACY_WINDOW + std::time::Duration::from_millis(100),
-        );
+        wait_past_racy_window();
         let containment = Containment::default();
         assert_eq!(containment.check(&t.0, &layout(&t)), Ok(()));
         assert!(!containment.lock().listings.is_empty());
@@ -546,9 +552,7 @@ mod tests {
         );
         fs::remove_dir_all(t.0.join(".git/objects/ab")).unwrap_or_default();
         fs::rename(t.0.join(".git/ab-old"), t.0.join(".git/objects/ab")).unwrap_or_default();
-        std::thread::sleep(
-            super::super::stamp::RACY_WINDOW + std::time::Duration::from_millis(100),
-        );
+        wait_past_racy_window();
         assert_eq!(containment.check(&t.0, &layout(&t)), Ok(()));
         assert!(containment.lock().settled.is_some());
         // A new link in a cached folder changes the folder's stamp.
@@ -595,9 +599,7 @@ mod tests {
     fn past_the_handle_limit_paths_are_stamped_by_path_and_changes_still_seen() {
         let t = repository("handles");
         fs::write(t.0.join(".git/refs/heads/main"), "0\n").unwrap_or_default();
-        std::thread::sleep(
-            super::super::stamp::RACY_WINDOW + std::time::Duration::from_millis(100),
-        );
+        wait_past_racy_window();
         let started = SystemTime::now();
         let (mut previous, mut kept) = (HashMap::new(), HashMap::new());
         let layout = layout(&t);

@@ -135,17 +135,6 @@ pub fn empty_note(arguments: &Map, path: Option<&str>) -> String {
     format!("(no match for {pattern:?} at {rev}{place}; binary files are not searched)")
 }
 
-/// A property of the declaration: its type, description and, for an optional one, default.
-fn property(kind: &str, description: &str, default: Option<Value>) -> Value {
-    let mut schema = Map::new();
-    schema.insert("type", Value::from(kind));
-    schema.insert("description", Value::from(description));
-    if let Some(default) = default {
-        schema.insert("default", default);
-    }
-    Value::Object(schema)
-}
-
 /// `git_grep`'s declaration (product only); `revision` and `answer` are the sentences every
 /// product declaration shares.
 pub fn declaration(revision: &str, answer: &str) -> Tool {
@@ -190,7 +179,7 @@ pub fn declaration(revision: &str, answer: &str) -> Tool {
                     ("pattern", Value::Object(pattern)),
                     (
                         "rev",
-                        property(
+                        tools::described(
                             "string",
                             &format!(
                                 "The revision whose files to search, e.g. \"HEAD\", \"v1.0\" or \
@@ -201,7 +190,7 @@ pub fn declaration(revision: &str, answer: &str) -> Tool {
                     ),
                     (
                         "path",
-                        property(
+                        tools::described(
                             "string",
                             "Only search in a file or directory, relative to the project root, \
                              e.g. \"src\" or \"src/main.rs\". Absent or null: the whole tree.",
@@ -210,7 +199,7 @@ pub fn declaration(revision: &str, answer: &str) -> Tool {
                     ),
                     (
                         "ignore_case",
-                        property(
+                        tools::described(
                             "boolean",
                             "Match letters in either case, e.g. true.",
                             Some(Value::from(false)),
@@ -218,7 +207,7 @@ pub fn declaration(revision: &str, answer: &str) -> Tool {
                     ),
                     (
                         "fixed_strings",
-                        property(
+                        tools::described(
                             "boolean",
                             "Take the pattern as literal text, not a regex, e.g. true to find \
                              \"a.b(c)\" as written.",

@@ -436,26 +436,23 @@ mod tests {
 
     #[test]
     fn the_minimum_follows_the_may_2024_security_releases() {
-        assert_eq!(version("git version 2.39.4").check_minimum(), Ok(()));
-        assert_eq!(
-            version("git version 2.39.3").check_minimum(),
-            Err("2.39.4".into())
-        );
-        assert_eq!(
-            version("git version 2.43.3").check_minimum(),
-            Err("2.43.4".into())
-        );
-        assert_eq!(version("git version 2.44.1").check_minimum(), Ok(()));
-        assert_eq!(version("git version 2.46.0").check_minimum(), Ok(()));
-        assert_eq!(version("git version 3.0.0").check_minimum(), Ok(()));
-        assert_eq!(
-            version("git version 2.30.9").check_minimum(),
-            Err("2.39.4".into())
-        );
-        assert_eq!(
-            version("git version 1.9.9").check_minimum(),
-            Err("2.39.4".into())
-        );
+        // (git's version, the release it must be raised to, if any).
+        for (installed, needed) in [
+            ("2.39.4", None),
+            ("2.39.3", Some("2.39.4")),
+            ("2.43.3", Some("2.43.4")),
+            ("2.44.1", None),
+            ("2.46.0", None),
+            ("3.0.0", None),
+            ("2.30.9", Some("2.39.4")),
+            ("1.9.9", Some("2.39.4")),
+        ] {
+            assert_eq!(
+                version(&format!("git version {installed}")).check_minimum(),
+                needed.map_or(Ok(()), |n| Err(n.to_owned())),
+                "{installed}"
+            );
+        }
     }
 
     #[test]

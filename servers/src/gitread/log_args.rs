@@ -73,6 +73,19 @@ pub struct LogFilters<'a> {
     pub stat: bool,
 }
 
+impl<'a> LogFilters<'a> {
+    /// The text filters in the order git is given them: each one's option (its value glued on)
+    /// and its words for the empty-answer note, with its value if it was asked for.
+    fn text_filters(&self) -> [(&'static str, &'static str, Option<&'a str>); 4] {
+        [
+            ("--author=", "by author", self.author),
+            ("--grep=", "with a message matching", self.grep),
+            ("--since=", "since", self.since),
+            ("--until=", "until", self.until),
+        ]
+    }
+}
+
 /// A string argument: absent, null or empty means not given; else it must be a string that
 /// `valid` accepts.
 fn text<'a>(
@@ -143,13 +156,7 @@ pub fn log_argv(n: u64, filters: &LogFilters<'_>) -> Vec<String> {
     if filters.author.is_some() || filters.grep.is_some() {
         argv.push("--extended-regexp".to_owned());
     }
-    let glued = [
-        ("--author=", filters.author),
-        ("--grep=", filters.grep),
-        ("--since=", filters.since),
-        ("--until=", filters.until),
-    ];
-    for (option, value) in glued {
+    for (option, _, value) in filters.text_filters() {
         if let Some(value) = value {
             argv.push(format!("{option}{value}"));
         }
@@ -167,13 +174,7 @@ pub fn log_argv(n: u64, filters: &LogFilters<'_>) -> Vec<String> {
 /// and whether anything was asked. `skip` is worded by [`skip_words`].
 pub fn filter_words(filters: &LogFilters<'_>) -> String {
     let mut words = String::new();
-    let parts = [
-        ("by author", filters.author),
-        ("with a message matching", filters.grep),
-        ("since", filters.since),
-        ("until", filters.until),
-    ];
-    for (label, value) in parts {
+    for (_, label, value) in filters.text_filters() {
         if let Some(value) = value {
             words.push_str(&format!(" {label} {value:?}"));
         }

@@ -26,8 +26,6 @@ mod refs;
 mod repo;
 mod resources;
 mod sanitize;
-#[cfg(test)]
-mod scratch;
 mod split_index;
 mod stamp;
 mod tools;

@@ -261,8 +261,8 @@ mod tests {
 
 #[cfg(test)]
 mod declaration_tests {
+    use super::super::tools::tests::assert_described_with_defaults;
     use crate::compat::Compat;
-    use agentteams_mcp::json::Value;
 
     /// The rule the product's other declarations are held to
     /// (`product_declarations_describe_every_argument_and_default_every_optional_one`), for the
@@ -277,35 +277,9 @@ mod declaration_tests {
             .iter()
             .any(|t| t.name == "git_refs" || t.name == "git_grep"));
         for tool in &product[6..] {
-            assert!(tool.description.contains("Use it"), "{}", tool.description);
-            assert!(
-                tool.description.contains("Read-only"),
-                "{}",
-                tool.description
-            );
-            let required: Vec<&str> = tool
-                .input_schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let Some(Value::Object(properties)) = tool.input_schema.get("properties") else {
-                panic!("{} has no properties", tool.name);
-            };
-            for (argument, property) in properties.iter() {
-                let described = property
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                assert!(described.contains("e.g. "), "{}.{argument}", tool.name);
-                let optional = !required.contains(&argument.as_str());
-                assert_eq!(
-                    property.get("default").is_some(),
-                    optional,
-                    "{}.{argument}",
-                    tool.name
-                );
-                if optional {
+            let (required, properties) = assert_described_with_defaults(tool);
+            for argument in properties.keys() {
+                if !required.contains(&argument.as_str()) {
                     assert!(
                         tool.null_means_absent.iter().any(|n| n == argument),
                         "{}.{argument}: null means absent",

@@ -157,13 +157,21 @@ fn canonical(path: &Path) -> Result<PathBuf, RepoError> {
 mod tests {
     use super::*;
 
-    use crate::gitread::scratch::TempDir;
+    use crate::scratch::TempDir;
 
     /// A minimal git dir layout (no git needed: only the files this module reads).
     fn git_dir_at(dir: &Path) {
         fs::create_dir_all(dir.join("objects/info")).unwrap_or_default();
         fs::create_dir_all(dir.join("refs")).unwrap_or_default();
         fs::write(dir.join("HEAD"), "ref: refs/heads/main\n").unwrap_or_default();
+    }
+
+    /// Why `inspect` refuses `root`, in the words the client sees ("" if it accepts it).
+    fn refusal(root: &Path) -> String {
+        inspect(root)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
     }
 
     #[test]
@@ -201,10 +209,7 @@ mod tests {
     #[test]
     fn a_missing_dot_git_is_not_the_root() {
         let t = TempDir::new("noroot");
-        let err = inspect(&t.0)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
+        let err = refusal(&t.0);
         assert!(err.contains("is not the root of a git work tree"), "{err}");
     }
 
@@ -253,10 +258,7 @@ mod tests {
         fs::write(t.0.join(".git"), pad(MAX_POINTER_FILE as usize)).unwrap_or_default();
         assert!(inspect(&t.0).is_ok_and(|l| l.git_dir == t.0.join("real")));
         fs::write(t.0.join(".git"), pad(MAX_POINTER_FILE as usize + 1)).unwrap_or_default();
-        let err = inspect(&t.0)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
+        let err = refusal(&t.0);
         assert!(err.contains("file too large"), "{err}");
     }
 

@@ -185,8 +185,8 @@ fn with_path(tool: Tool) -> Tool {
         .null_means_absent("path")
 }
 
-/// A string argument described by `description`, with `default` when it is optional.
-fn described(kind: &str, description: &str, default: Option<Value>) -> Value {
+/// An argument of type `kind` described by `description`, with `default` when it is optional.
+pub(super) fn described(kind: &str, description: &str, default: Option<Value>) -> Value {
     let mut schema = Map::new();
     schema.insert("type", Value::from(kind));
     schema.insert("description", Value::from(description));
@@ -837,10 +837,47 @@ pub fn empty_note(name: &str, arguments: &Map, path: Option<&str>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::arguments as args;
     use super::*;
     use agentteams_mcp::json;
+
+    /// The rule every product declaration is held to: its description says when to use it and
+    /// that it is read-only, every argument's description gives an example, and an argument has a
+    /// default exactly when it is optional. Returns the tool's required arguments and properties.
+    #[track_caller]
+    pub(in crate::gitread) fn assert_described_with_defaults(tool: &Tool) -> (Vec<&str>, &Map) {
+        assert!(tool.description.contains("Use it"), "{}", tool.description);
+        assert!(
+            tool.description.contains("Read-only"),
+            "{}",
+            tool.description
+        );
+        let required: Vec<&str> = tool
+            .input_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let Some(Value::Object(properties)) = tool.input_schema.get("properties") else {
+            panic!("{} has no properties", tool.name);
+        };
+        for (argument, property) in properties.iter() {
+            let described = property
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            assert!(described.contains("e.g. "), "{}.{argument}", tool.name);
+            let optional = !required.contains(&argument.as_str());
+            assert_eq!(
+                property.get("default").is_some(),
+                optional,
+                "{}.{argument}",
+                tool.name
+            );
+        }
+        (required, properties)
+    }
 
     #[test]
     fn declarations_match_the_reference_wire_form() {
@@ -883,27 +920,13 @@ mod tests {
             );
             assert!(tool.null_means_absent.starts_with(&plain.null_means_absent));
             assert!(tool.output_schema.is_some(), "{}", tool.name);
-            assert!(tool.description.contains("Use it"), "{}", tool.description);
-            assert!(
-                tool.description.contains("Read-only"),
-                "{}",
-                tool.description
-            );
             assert_eq!(
                 tool.input_schema.get("required"),
                 plain.input_schema.get("required"),
                 "{}",
                 tool.name
             );
-            let required: Vec<&str> = tool
-                .input_schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let Some(Value::Object(properties)) = tool.input_schema.get("properties") else {
-                panic!("{} has no properties", tool.name);
-            };
+            let (required, properties) = assert_described_with_defaults(tool);
             let Some(Value::Object(plain_properties)) = plain.input_schema.get("properties") else {
                 panic!("{} has no reference properties", tool.name);
             };
@@ -918,20 +941,8 @@ mod tests {
                 assert!(message.is_some(), "{}.{added} has no message", tool.name);
                 assert!(tool.null_means_absent.iter().any(|f| f == added));
             }
+            // The validator's keywords are the reference's; only annotations were added.
             for (argument, property) in properties.iter() {
-                let described = property
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                assert!(described.contains("e.g. "), "{}.{argument}", tool.name);
-                let optional = !required.contains(&argument.as_str());
-                assert_eq!(
-                    property.get("default").is_some(),
-                    optional,
-                    "{}.{argument}",
-                    tool.name
-                );
-                // The validator's keywords are the reference's; only annotations were added.
                 let Some(plain) = plain_properties.get(argument) else {
                     continue;
                 };

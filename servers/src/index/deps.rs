@@ -921,6 +921,27 @@ mod tests {
         fs::write(path, text).unwrap();
     }
 
+    /// Writes each `(path under base, text)`.
+    fn write_files(base: &Path, files: &[(&str, &str)]) {
+        for (path, text) in files {
+            write(&base.join(path), text);
+        }
+    }
+
+    /// The installed PyYAML 6.0.1 several tests resolve `yaml` to.
+    fn install_pyyaml(site: &Path) {
+        write_files(
+            site,
+            &[
+                (
+                    "PyYAML-6.0.1.dist-info/METADATA",
+                    "Name: PyYAML\nVersion: 6.0.1\n",
+                ),
+                ("PyYAML-6.0.1.dist-info/top_level.txt", "yaml\n"),
+            ],
+        );
+    }
+
     fn set(names: &[&str]) -> BTreeSet<String> {
         names.iter().map(|s| s.to_string()).collect()
     }
@@ -946,25 +967,27 @@ mod tests {
     fn distributions_resolve_by_top_level_record_or_name() {
         let root = project("resolve");
         let site = root.join(".venv/lib/python3.11/site-packages");
-        write(
-            &site.join("PyYAML-6.0.1.dist-info/METADATA"),
-            "Metadata-Version: 2.1\nName: PyYAML\nVersion: 6.0.1\n\nlong text\nName: not this\n",
-        );
-        write(
-            &site.join("PyYAML-6.0.1.dist-info/top_level.txt"),
-            "_yaml\nyaml\n",
-        );
-        write(
-            &site.join("requests-2.31.0.dist-info/METADATA"),
-            "Name: requests\nVersion: 2.31.0\n",
-        );
-        write(
-            &site.join("requests-2.31.0.dist-info/RECORD"),
-            "requests/__init__.py,sha256=x,1\n\"requests/a,b.py\",,\nsix.py,,\nrequests-2.31.0.dist-info/METADATA,,\n",
-        );
-        write(
-            &site.join("typing_extensions-4.0.dist-info/METADATA"),
-            "Name: typing_extensions\nVersion: 4.0\n",
+        write_files(
+            &site,
+            &[
+                (
+                    "PyYAML-6.0.1.dist-info/METADATA",
+                    "Metadata-Version: 2.1\nName: PyYAML\nVersion: 6.0.1\n\nlong text\nName: not this\n",
+                ),
+                ("PyYAML-6.0.1.dist-info/top_level.txt", "_yaml\nyaml\n"),
+                (
+                    "requests-2.31.0.dist-info/METADATA",
+                    "Name: requests\nVersion: 2.31.0\n",
+                ),
+                (
+                    "requests-2.31.0.dist-info/RECORD",
+                    "requests/__init__.py,sha256=x,1\n\"requests/a,b.py\",,\nsix.py,,\nrequests-2.31.0.dist-info/METADATA,,\n",
+                ),
+                (
+                    "typing_extensions-4.0.dist-info/METADATA",
+                    "Name: typing_extensions\nVersion: 4.0\n",
+                ),
+            ],
         );
         let sites: Vec<PathBuf> = environment_dirs(&root)
             .into_iter()
@@ -1226,11 +1249,7 @@ mod tests {
             .success());
         std::os::unix::fs::symlink(outside.join("evil.py"), site.join("requests/linked.py"))
             .unwrap();
-        write(
-            &site.join("PyYAML-6.0.1.dist-info/METADATA"),
-            "Name: PyYAML\nVersion: 6.0.1\n",
-        );
-        write(&site.join("PyYAML-6.0.1.dist-info/top_level.txt"), "yaml\n");
+        install_pyyaml(&site);
         let dists = distributions(&root, &environment_dirs(&root));
         let units = api_modules(&root, &set(&["requests", "yaml", "attrs"]), &dists);
         let summary: Vec<(&str, Option<&str>, &str)> = units
@@ -1268,11 +1287,7 @@ mod tests {
         write(&root.join("requirements.txt"), "pyyaml\r\nrequests\n");
         write(&root.join("pyproject.toml"), "[project]\nname = 'x'\n");
         let site = root.join(".venv/lib/python3.11/site-packages");
-        write(
-            &site.join("PyYAML-6.0.1.dist-info/METADATA"),
-            "Name: PyYAML\nVersion: 6.0.1\n",
-        );
-        write(&site.join("PyYAML-6.0.1.dist-info/top_level.txt"), "yaml\n");
+        install_pyyaml(&site);
         let dists = distributions(&root, &environment_dirs(&root));
         let imports = set(&["os", "yaml", "requests"]);
         // pyproject.toml before requirements.txt; newlines translated; `requests` unresolved.

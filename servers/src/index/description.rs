@@ -155,16 +155,20 @@ fn from_object(map: &Map, framework: Option<&str>) -> Result<Description, String
     };
     let usable = |entry: &&str| !entry.trim_matches(is_python_whitespace).is_empty();
     let relative = |entry: &&str| !entry.starts_with('/');
-    Ok(Description {
-        file: None,
-        project_name,
-        framework,
-        memory_extra_dirs: list_field(map, "memory_index_extra_dirs")?
+    // The extra source dirs: usable, relative entries, as written.
+    let dirs = |name: &str| -> Result<Vec<String>, String> {
+        Ok(list_field(map, name)?
             .into_iter()
             .filter(usable)
             .filter(relative)
             .map(str::to_owned)
-            .collect(),
+            .collect())
+    };
+    Ok(Description {
+        file: None,
+        project_name,
+        framework,
+        memory_extra_dirs: dirs("memory_index_extra_dirs")?,
         memory_exclude: list_field(map, "memory_index_exclude")?
             .into_iter()
             .map(|e| e.trim_matches(is_python_whitespace))
@@ -172,12 +176,7 @@ fn from_object(map: &Map, framework: Option<&str>) -> Result<Description, String
             .filter(relative)
             .map(|e| e.trim_end_matches('/').to_owned())
             .collect(),
-        code_extra_dirs: list_field(map, "code_index_extra_dirs")?
-            .into_iter()
-            .filter(usable)
-            .filter(relative)
-            .map(str::to_owned)
-            .collect(),
+        code_extra_dirs: dirs("code_index_extra_dirs")?,
     })
 }
 

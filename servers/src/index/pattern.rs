@@ -306,6 +306,7 @@ impl Walk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scratch::TempDir;
 
     #[test]
     fn fnmatch_table() {
@@ -366,15 +367,11 @@ mod tests {
         assert!(!has_magic("docs/notes"));
     }
 
-    struct Tree(PathBuf);
+    struct Tree(TempDir);
 
     impl Tree {
         fn new(tag: &str) -> Tree {
-            let dir = std::env::temp_dir()
-                .join(format!("agentteams-pattern-{tag}-{}", std::process::id()));
-            let _ = fs::remove_dir_all(&dir);
-            fs::create_dir_all(&dir).unwrap();
-            Tree(fs::canonicalize(dir).unwrap())
+            Tree(TempDir::new(&format!("pattern-{tag}")))
         }
         fn file(&self, rel: &str) {
             let path = self.0.join(rel);
@@ -394,12 +391,6 @@ mod tests {
                 .collect();
             out.sort();
             out
-        }
-    }
-
-    impl Drop for Tree {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
         }
     }
 

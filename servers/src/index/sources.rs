@@ -491,6 +491,7 @@ fn git_listing(root: &Path) -> Option<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scratch::TempDir;
 
     #[test]
     fn languages_by_suffix() {
@@ -519,15 +520,11 @@ mod tests {
         assert!(!set.matches("notes/keep.md"));
     }
 
-    struct Tree(PathBuf);
+    struct Tree(TempDir);
 
     impl Tree {
         fn new(tag: &str) -> Tree {
-            let dir = std::env::temp_dir()
-                .join(format!("agentteams-sources-{tag}-{}", std::process::id()));
-            let _ = fs::remove_dir_all(&dir);
-            fs::create_dir_all(&dir).unwrap();
-            Tree(fs::canonicalize(dir).unwrap())
+            Tree(TempDir::new(&format!("sources-{tag}")))
         }
         fn file(&self, rel: &str) -> PathBuf {
             let path = self.0.join(rel);
@@ -550,12 +547,6 @@ mod tests {
                         .into_owned()
                 })
                 .collect()
-        }
-    }
-
-    impl Drop for Tree {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
         }
     }
 

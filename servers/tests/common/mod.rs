@@ -139,6 +139,16 @@ impl Drop for Host {
     }
 }
 
+/// What a finished process wrote to stdout, as text.
+pub fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// What a finished process wrote to stderr, as text.
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 /// The text of a tool result's first content block, and whether it is an error.
 pub fn result_text(result: &Value) -> (String, bool) {
     let text = result
@@ -151,6 +161,18 @@ pub fn result_text(result: &Value) -> (String, bool) {
         .to_owned();
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     (text, is_error)
+}
+
+/// The names of the tools a `tools/list` reply lists, in its order; panics on anything else.
+pub fn listed_tool_names(reply: &Value) -> Vec<String> {
+    reply
+        .get("result")
+        .and_then(|r| r.get("tools"))
+        .and_then(Value::as_array)
+        .unwrap_or_else(|| panic!("not a tools/list result: {reply}"))
+        .iter()
+        .map(|t| t.get("name").and_then(Value::as_str).unwrap().to_owned())
+        .collect()
 }
 
 /// Runs the binary with `args`, stdin closed, under an address-space limit of `kib` KiB

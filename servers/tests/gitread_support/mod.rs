@@ -297,11 +297,7 @@ impl Fixture {
         let commit = format!(
             "tree {tree}\nparent {parent}\nauthor Alice <alice@example.com> 1704067200 +0000\ncommitter Alice <alice@example.com> 1704067200 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEEabc\n -----END PGP SIGNATURE-----\n\nsigned commit\n"
         );
-        let id = git_stdin(
-            &self.root,
-            &["hash-object", "-t", "commit", "-w", "--stdin"],
-            commit.as_bytes(),
-        );
+        let id = write_commit(&self.root, &commit);
         git(&self.root, &["update-ref", "refs/heads/signed", &id]);
         id
     }
@@ -629,6 +625,16 @@ pub fn git_stdin(dir: &Path, args: &[&str], input: &[u8]) -> String {
 /// The blob id git stores for `content`.
 pub fn blob_id(dir: &Path, content: &str) -> String {
     git_stdin(dir, &["hash-object", "--stdin"], content.as_bytes())
+}
+
+/// Writes the raw commit object `text` (headers, blank line, message) into `dir`'s repository;
+/// returns its id.
+pub fn write_commit(dir: &Path, text: &str) -> String {
+    git_stdin(
+        dir,
+        &["hash-object", "-t", "commit", "-w", "--stdin"],
+        text.as_bytes(),
+    )
 }
 
 /// The path of the loose object `id` in `root`'s repository.

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 #[path = "../common/mod.rs"]
-mod common;
+pub mod common;
 
 use agentteams_mcp::json::{self, Value};
 pub use common::result_text;
@@ -13,27 +13,22 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_agentteams-mcp");
 
 /// A project directory under the system temp dir, removed on drop.
 pub struct Project {
     pub root: PathBuf,
+    /// Owns the directory: removes it when the project drops.
+    _dir: common::TempDir,
 }
 
 impl Project {
     pub fn new(tag: &str) -> Project {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "agentteams-{tag}-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let dir = common::TempDir::new(tag);
         Project {
-            root: fs::canonicalize(&dir).unwrap(),
+            root: dir.path().to_path_buf(),
+            _dir: dir,
         }
     }
 
@@ -96,12 +91,6 @@ impl Project {
             }
         }
         out
-    }
-}
-
-impl Drop for Project {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.root);
     }
 }
 

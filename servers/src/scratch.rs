@@ -1,7 +1,7 @@
-//! A scratch directory for this module's unit tests: unique per process and call, canonical (the
+//! A scratch directory for this crate's unit tests: unique per process and call, canonical (the
 //! checks compare canonical paths), removed on drop.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub struct TempDir(pub PathBuf);
@@ -10,7 +10,7 @@ impl TempDir {
     pub fn new(tag: &str) -> TempDir {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
-            "gitread-unit-{tag}-{}-{}",
+            "agentteams-unit-{tag}-{}-{}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::SeqCst)
         ));
@@ -23,5 +23,19 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Lets a test hand the directory to anything that takes a path.
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
     }
 }
