@@ -17,6 +17,13 @@
 //!   range) keeps its source text so it is written back byte for byte.
 //! - Objects keep insertion order. Duplicate keys are kept as parsed; [`Map::get`] answers the last one
 //!   (the behaviour of Python's `json`, which the reference implementation uses).
+//! - An object's keys are [`Key`]s: a key of up to [`KEY_INLINE_CAPACITY`] (22) bytes is held inside
+//!   the 24-byte `Key` itself, a longer one in a `Box<str>`, so the short keys most objects have
+//!   cost no allocation of their own (they were most of a parsed tree's allocations on documents
+//!   like citm_catalog.json). A `Key` derefs to `&str` (a short key's bytes are checked as UTF-8
+//!   on the way, as safe Rust requires); lookups and the writers use its bytes and skip that check.
+//!   [`Limits::max_tree_bytes`] counts a key as the allocation a `String` of it would be, so the
+//!   limit accepts and rejects the same inputs as before keys were inline.
 //!
 //! ```
 //! use agentteams_mcp::json::{self, Value};
@@ -224,7 +231,8 @@ impl FromIterator<Value> for Array {
     }
 }
 
-/// A JSON object: entries in insertion order. `Drop` does not recurse.
+/// A JSON object: entries in insertion order, keyed by [`Key`]s (short ones without an allocation
+/// of their own). `Drop` does not recurse.
 #[derive(Clone, Debug, Default)]
 pub struct Map {
     entries: Vec<(Key, Value)>,

@@ -25,7 +25,9 @@ pub struct Limits {
     /// take many times its input (`[0,0,...]`: a 32-byte [`Value`] per two bytes, and twice that
     /// while its array is being collected), so a caller that must bound its memory by the input's
     /// size sets this. Counted as an estimate of what the allocator hands out (with glibc's header
-    /// and rounding per allocation) for every string, key, number kept as text and finished container, plus
+    /// and rounding per allocation) for every string, key (counted as its own allocation even when
+    /// it is held inline in its [`Key`](super::Key), so that a limit accepts and rejects what it
+    /// did before keys could be inline), number kept as text and finished container, plus
     /// the parser's own buffers of elements waiting for their container (which is most of the
     /// peak), and checked before each allocation: an input whose tree would need more stops with
     /// an error ([`ParseError::is_memory_limit`]) at the byte where it would have passed the

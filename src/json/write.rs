@@ -39,6 +39,8 @@ mod sealed {
             true
         }
         fn push_str(&mut self, s: &str);
+        /// How many bytes the sink holds.
+        fn held(&self) -> usize;
         /// Appends `text`, known to be UTF-8 (a run of an object key's bytes): a `String` checks
         /// it, as safe Rust requires; a byte sink copies it.
         fn push_utf8(&mut self, text: &[u8]);
@@ -66,6 +68,10 @@ mod sealed {
 
         fn push_utf8(&mut self, text: &[u8]) {
             String::push_str(self, std::str::from_utf8(text).expect("a key is UTF-8"));
+        }
+
+        fn held(&self) -> usize {
+            self.len()
         }
 
         fn push_ascii(&mut self, b: u8) {
@@ -118,6 +124,10 @@ mod sealed {
             self.extend_from_slice(text);
         }
 
+        fn held(&self) -> usize {
+            self.len()
+        }
+
         fn push_ascii(&mut self, b: u8) {
             debug_assert!(b.is_ascii());
             self.push(b);
@@ -159,18 +169,35 @@ mod sealed {
 use sealed::Append;
 
 /// A sink for [`text_of`] that stops the walk at a string it does not take: with `ASCII_ONLY`, a
-/// byte sink that takes only ASCII strings (while all of its text is ASCII, the one UTF-8 check
-/// of it goes a word at a time); without, a `String` sink that takes one string (one that is not
-/// ASCII) and stops at the next, after which the text goes on as checked bytes.
+/// byte sink that takes ASCII strings while it holds less than `room` bytes (while all of its
+/// text is ASCII, the one UTF-8 check of it goes a word at a time); without, a `String` sink that
+/// takes one string (one that is not ASCII, or the one a full byte sink stopped at) and stops at
+/// the next, after which the text goes on as checked bytes.
 struct Segment<'s, S, const ASCII_ONLY: bool> {
     sink: &'s mut S,
-    /// Whether the one string was taken (unused with `ASCII_ONLY`).
+    /// With `ASCII_ONLY`: the size past which the sink takes no further string.
+    room: usize,
+    /// Without `ASCII_ONLY`: whether the one string was taken.
     taken: bool,
 }
 
-impl<'s, S, const ASCII_ONLY: bool> Segment<'s, S, ASCII_ONLY> {
-    fn new(sink: &'s mut S) -> Self {
-        Segment { sink, taken: false }
+impl<'s, S> Segment<'s, S, true> {
+    fn ascii(sink: &'s mut S, room: usize) -> Self {
+        Segment {
+            sink,
+            room,
+            taken: false,
+        }
+    }
+}
+
+impl<'s, S> Segment<'s, S, false> {
+    fn one_string(sink: &'s mut S) -> Self {
+        Segment {
+            sink,
+            room: 0,
+            taken: false,
+        }
     }
 }
 
@@ -178,10 +205,15 @@ impl<S: Append, const ASCII_ONLY: bool> Append for Segment<'_, S, ASCII_ONLY> {
     #[inline]
     fn takes(&mut self, text: &[u8]) -> bool {
         if ASCII_ONLY {
-            text.is_ascii()
+            text.is_ascii() && self.sink.held() < self.room
         } else {
             !std::mem::replace(&mut self.taken, true)
         }
+    }
+
+    #[inline]
+    fn held(&self) -> usize {
+        self.sink.held()
     }
 
     #[inline]
@@ -302,24 +334,32 @@ fn write_value(root: &Value, out: &mut impl Append, style: Style) {
     debug_assert!(finished, "only an ASCII byte sink stops");
 }
 
+/// After the first string that is not ASCII, how many bytes of ASCII text [`text_of`] gathers
+/// before it checks them and appends them to the text (at the next string): few enough to be
+/// appended from the cache, and not a second copy of a large document's text (on
+/// citm_catalog.json, whose first non-ASCII string is near its start, an unbounded buffer put
+/// the whole rest of the text in fresh memory a second time: +60% time in page faults).
+const ASCII_SEGMENT_BYTES: usize = 8 * 1024;
+
 /// `value` as text: written as bytes while its strings are ASCII (so that the ASCII the writer
 /// makes, numbers above all, is checked as UTF-8 once, with the whole text, a word at a time);
 /// each string or key that is not ASCII is appended to the `String` those bytes become as it is
 /// (so that no non-ASCII text of a value is checked, which goes byte by byte), and the ASCII
-/// after it again as bytes, checked once when the next such string comes or the text ends
-/// (so that the checks are few and long, not one per key or number): never more than one check
-/// of the text.
+/// after it again as bytes, checked and appended when the next such string comes, the text ends
+/// or [`ASCII_SEGMENT_BYTES`] have gathered (so that the checks are few and long, not one per key
+/// or number): never more than one check of the text.
 fn text_of(value: &Value, style: Style, capacity: usize) -> String {
     let mut walk = Walk::new(value, style);
     let mut bytes = Vec::with_capacity(capacity);
-    let mut finished = walk.run(&mut Segment::<_, true>::new(&mut bytes));
-    let mut text = String::from_utf8(std::mem::take(&mut bytes)).expect("ASCII bytes");
+    let mut finished = walk.run(&mut Segment::ascii(&mut bytes, usize::MAX));
+    let mut text = String::from_utf8(bytes).expect("ASCII bytes");
+    let mut bytes = Vec::new();
     while !finished {
-        if walk.run(&mut Segment::<_, false>::new(&mut text)) {
+        if walk.run(&mut Segment::one_string(&mut text)) {
             break;
         }
         bytes.clear();
-        finished = walk.run(&mut Segment::<_, true>::new(&mut bytes));
+        finished = walk.run(&mut Segment::ascii(&mut bytes, ASCII_SEGMENT_BYTES));
         text.push_str(std::str::from_utf8(&bytes).expect("ASCII bytes"));
     }
     text
@@ -1244,6 +1284,19 @@ mod tests {
             r#"[{"\u00e9":1,"\u00fc":"\u00f6","a":2.5,"\u20ac\u20ac":[1,"x","\u00df"]},"ascii","\u00f1"]"#,
             r#"{"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9":"\u00e9","k":"\u00e9\u00e9","long ascii key, longer than inline":"\u00e9"}"#,
         ];
+        // Past the first non-ASCII string, ASCII text longer than a segment: strings, keys and
+        // numbers (the segment is full at each of them in turn), and non-ASCII now and then.
+        let long: Vec<String> = (0..3 * ASCII_SEGMENT_BYTES / 8)
+            .map(|i| match i % 500 {
+                0 => r#""\u00e9""#.to_owned(),
+                1 => format!(r#"{{"k{i}":[{i}.5,{i}],"\u00fc{i}":"x"}}"#),
+                _ if i % 3 == 0 => format!("{i}"),
+                _ => format!(r#""s{i}""#),
+            })
+            .collect();
+        let long = format!("[{}]", long.join(","));
+        assert!(long.len() > 2 * ASCII_SEGMENT_BYTES);
+        let documents = documents.iter().copied().chain([long.as_str()]);
         for document in documents {
             let v = parse(document.as_bytes()).unwrap();
             for (style, text) in [
