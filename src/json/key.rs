@@ -51,6 +51,17 @@ impl Key {
         }
     }
 
+    /// A short key's whole inline buffer and the key's length in it (the key is
+    /// `buffer[..len]`), for a writer that copies a fixed number of bytes (no call to `memcpy`)
+    /// and cuts back; `None` for a longer key.
+    #[inline]
+    pub(crate) fn inline_buffer(&self) -> Option<(&[u8; INLINE_CAPACITY], usize)> {
+        match &self.0 {
+            Repr::Inline { len, bytes } => Some((bytes, usize::from(*len))),
+            Repr::Heap(_) => None,
+        }
+    }
+
     /// The key's text. A short key's bytes are checked as UTF-8 on the way (safe Rust has no other
     /// way to a `&str` of them); where bytes will do, [`Key::as_bytes`] costs nothing.
     #[inline]

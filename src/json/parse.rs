@@ -1248,6 +1248,13 @@ mod tests {
                         let inner = &m.get("x").unwrap().as_array().unwrap()[0];
                         assert_eq!(inner.get(&key), Some(&Value::Bool(true)));
                         let text = crate::json::to_string(&v);
+                        let written = key.replace('\\', "\\\\").replace('"', "\\\"");
+                        let expected =
+                            format!(r#"{{"{written}":{count},"x":[{{"{written}":true}}]}}"#);
+                        assert_eq!(text, expected);
+                        let mut bytes = Vec::new();
+                        crate::json::write_compact(&v, &mut bytes);
+                        assert_eq!(bytes, expected.as_bytes());
                         assert_eq!(parse(text.as_bytes()).unwrap(), v, "{text}");
                     }
                 }
