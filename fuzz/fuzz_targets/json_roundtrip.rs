@@ -1,15 +1,37 @@
 //! Parse → write → parse: whatever the parser accepts, the compact writer must write back to an
 //! equal value (and the same text again, into a `String` or into bytes), and the pretty sorted
 //! writer's output must parse back to a value whose pretty form is identical (equal up to key order).
+//! Every object key is held inline exactly when it is short enough, and reads back as the same
+//! text whether taken as bytes or as a `str`.
 #![no_main]
 
-use agentteams_mcp::json;
+use agentteams_mcp::json::{self, Value, KEY_INLINE_CAPACITY};
 use libfuzzer_sys::fuzz_target;
+
+/// Checks every key of `root` (walked with a stack: the tree may be deep).
+fn check_keys(root: &Value) {
+    let mut stack = vec![root];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(elements) => stack.extend(elements.iter()),
+            Value::Object(map) => {
+                for (key, child) in map.iter() {
+                    assert_eq!(key.is_inline(), key.len() <= KEY_INLINE_CAPACITY, "{key:?}");
+                    assert_eq!(key.as_str().as_bytes(), key.as_bytes());
+                    assert!(map.contains_key(key));
+                    stack.push(child);
+                }
+            }
+            _ => {}
+        }
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(first) = json::parse(data) else {
         return;
     };
+    check_keys(&first);
     let compact = json::to_string(&first);
     let second = json::parse(compact.as_bytes()).expect("compact output parses");
     assert!(

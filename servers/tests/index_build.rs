@@ -149,7 +149,7 @@ fn build_writes_valid_indexes_with_relative_memory_and_absolute_code_paths() {
         "pub fn count_sprockets(train: &GearTrain) -> usize \u{2014} Counts sprockets in a gear train."
     );
     let manifest = parse_file(&project, "references/code-index/manifest.json");
-    let names: Vec<&String> = manifest
+    let names: Vec<_> = manifest
         .get("partitions")
         .and_then(Value::as_object)
         .unwrap()

@@ -265,7 +265,7 @@ fn long_snippets_are_capped_at_400_code_points() {
     let snippet = str_field(hit, "snippet");
     assert_eq!(snippet.chars().count(), 401);
     assert!(snippet.ends_with("ü\u{2026}"));
-    let keys: Vec<&String> = hit.as_object().unwrap().keys().collect();
+    let keys: Vec<_> = hit.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
         ["confidence", "doc_id", "path", "score", "snippet", "title"]

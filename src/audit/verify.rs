@@ -410,7 +410,7 @@ fn check_record(line: &[u8]) -> Result<Checked, (Option<String>, ProblemKind)> {
         .filter(|r| record::is_run_id(r))
         .map(str::to_owned);
     let malformed = |why: String| (run.clone(), ProblemKind::Malformed(why));
-    let mut keys: Vec<&String> = map.keys().collect();
+    let mut keys: Vec<_> = map.keys().collect();
     keys.sort();
     if let Some(pair) = keys.windows(2).find(|w| w[0] == w[1]) {
         return Err(malformed(format!("member {:?} appears twice", pair[0])));

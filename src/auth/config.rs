@@ -243,7 +243,7 @@ impl<'a> Fields<'a> {
     }
 
     fn finish(self) -> Result<(), ConfigError> {
-        let mut names: Vec<&String> = self.map.keys().collect();
+        let mut names: Vec<_> = self.map.keys().collect();
         names.sort();
         match names
             .into_iter()

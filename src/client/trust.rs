@@ -221,7 +221,7 @@ impl Policy {
                     for (server, entry) in servers.iter() {
                         let parsed = server_entry(entry)
                             .map_err(|e| TrustError(format!("servers[{server:?}]: {e}")))?;
-                        policy.servers.insert(server.clone(), parsed);
+                        policy.servers.insert(server.to_string(), parsed);
                     }
                 }
                 other => {

@@ -145,7 +145,7 @@ fn json_object(bytes: &[u8], what: &'static str) -> Result<Map, Error> {
     let Value::Object(map) = value else {
         return Err(Error::malformed(what, "not a JSON object"));
     };
-    let mut names: Vec<&str> = map.keys().map(String::as_str).collect();
+    let mut names: Vec<&str> = map.keys().map(|key| key.as_str()).collect();
     names.sort_unstable();
     if names.windows(2).any(|pair| pair[0] == pair[1]) {
         return Err(Error::malformed(what, "a member name appears twice"));

@@ -102,7 +102,7 @@ fn check_object<'v>(
     pointer: &str,
     stack: &mut Vec<(String, &'v Value)>,
 ) -> Result<(), CanonicalError> {
-    let mut keys: Vec<&str> = map.keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = map.keys().map(|key| key.as_str()).collect();
     keys.sort_unstable();
     if let Some(pair) = keys.windows(2).find(|w| w[0] == w[1]) {
         return Err(CanonicalError {

@@ -310,7 +310,7 @@ pub fn describe_preset(index: usize, preset: &Preset) -> String {
 }
 
 fn no_duplicate_keys(map: &Map, place: &str) -> Result<(), PresetsError> {
-    let mut keys: Vec<&String> = map.keys().collect();
+    let mut keys: Vec<_> = map.keys().collect();
     keys.sort();
     match keys.windows(2).find(|w| w[0] == w[1]) {
         Some(pair) => Err(PresetsError::new(format!(

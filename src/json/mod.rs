@@ -17,6 +17,13 @@
 //!   range) keeps its source text so it is written back byte for byte.
 //! - Objects keep insertion order. Duplicate keys are kept as parsed; [`Map::get`] answers the last one
 //!   (the behaviour of Python's `json`, which the reference implementation uses).
+//! - An object's keys are [`Key`]s: a key of up to [`KEY_INLINE_CAPACITY`] (22) bytes is held inside
+//!   the 24-byte `Key` itself, a longer one in a `Box<str>`, so the short keys most objects have
+//!   cost no allocation of their own (they were most of a parsed tree's allocations on documents
+//!   like citm_catalog.json). A `Key` derefs to `&str` (a short key's bytes are checked as UTF-8
+//!   on the way, as safe Rust requires); lookups and the writers use its bytes and skip that check.
+//!   [`Limits::max_tree_bytes`] counts a key as the allocation a `String` of it would be, so the
+//!   limit accepts and rejects the same inputs as before keys were inline.
 //!
 //! ```
 //! use agentteams_mcp::json::{self, Value};
@@ -28,6 +35,7 @@
 mod bigint;
 mod error;
 mod float;
+mod key;
 mod parse;
 mod reader;
 mod scan;
@@ -35,6 +43,7 @@ mod shortest;
 mod write;
 
 pub use error::ParseError;
+pub use key::{Key, INLINE_CAPACITY as KEY_INLINE_CAPACITY};
 pub use parse::{parse, parse_with_limits, Limits, DEFAULT_MAX_DEPTH};
 pub use reader::{Reader, Token};
 pub use write::{
@@ -222,10 +231,11 @@ impl FromIterator<Value> for Array {
     }
 }
 
-/// A JSON object: entries in insertion order. `Drop` does not recurse.
+/// A JSON object: entries in insertion order, keyed by [`Key`]s (short ones without an allocation
+/// of their own). `Drop` does not recurse.
 #[derive(Clone, Debug, Default)]
 pub struct Map {
-    entries: Vec<(String, Value)>,
+    entries: Vec<(Key, Value)>,
 }
 
 impl Map {
@@ -244,7 +254,7 @@ impl Map {
         self.entries
             .iter()
             .rev()
-            .find(|(k, _)| k == key)
+            .find(|(k, _)| k.as_bytes() == key.as_bytes())
             .map(|(_, v)| v)
     }
 
@@ -252,31 +262,33 @@ impl Map {
         self.entries
             .iter_mut()
             .rev()
-            .find(|(k, _)| k == key)
+            .find(|(k, _)| k.as_bytes() == key.as_bytes())
             .map(|(_, v)| v)
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
-        self.entries.iter().any(|(k, _)| k == key)
+        self.entries
+            .iter()
+            .any(|(k, _)| k.as_bytes() == key.as_bytes())
     }
 
     /// Sets `key`: replaces the value in place when present (keeping its position), else appends.
-    pub fn insert(&mut self, key: impl Into<String>, value: Value) {
+    pub fn insert(&mut self, key: impl Into<Key>, value: Value) {
         let key = key.into();
-        match self.get_mut(&key) {
-            Some(slot) => *slot = value,
+        match self.entries.iter_mut().rev().find(|(k, _)| *k == key) {
+            Some((_, slot)) => *slot = value,
             None => self.entries.push((key, value)),
         }
     }
 
     /// Appends without looking for an existing key (keeps duplicates).
     #[cfg(test)]
-    pub(crate) fn push_unchecked(&mut self, key: String, value: Value) {
+    pub(crate) fn push_unchecked(&mut self, key: Key, value: Value) {
         self.entries.push((key, value));
     }
 
     /// The parser's constructor: entries as parsed, duplicates kept.
-    pub(crate) fn from_parsed_entries(entries: Vec<(String, Value)>) -> Map {
+    pub(crate) fn from_parsed_entries(entries: Vec<(Key, Value)>) -> Map {
         Map { entries }
     }
 
@@ -285,7 +297,7 @@ impl Map {
         let mut found = None;
         let mut i = 0;
         while i < self.entries.len() {
-            if self.entries[i].0 == key {
+            if self.entries[i].0.as_bytes() == key.as_bytes() {
                 found = Some(self.entries.remove(i).1);
             } else {
                 i += 1;
@@ -302,11 +314,11 @@ impl Map {
         self.entries.is_empty()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&Key, &Value)> {
         self.entries.iter().map(|(k, v)| (k, v))
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
+    pub fn keys(&self) -> impl Iterator<Item = &Key> {
         self.entries.iter().map(|(k, _)| k)
     }
 
@@ -315,16 +327,16 @@ impl Map {
     }
 
     /// Takes the entries out, in order.
-    pub fn into_entries(mut self) -> Vec<(String, Value)> {
+    pub fn into_entries(mut self) -> Vec<(Key, Value)> {
         std::mem::take(&mut self.entries)
     }
 
-    pub(crate) fn entries(&self) -> &[(String, Value)] {
+    pub(crate) fn entries(&self) -> &[(Key, Value)] {
         &self.entries
     }
 
     /// Keys and values, mutable in place (the sanitiser rewrites keys).
-    pub(crate) fn entries_mut(&mut self) -> &mut [(String, Value)] {
+    pub(crate) fn entries_mut(&mut self) -> &mut [(Key, Value)] {
         &mut self.entries
     }
 }
@@ -336,8 +348,8 @@ impl PartialEq for Map {
     }
 }
 
-impl FromIterator<(String, Value)> for Map {
-    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+impl<K: Into<Key>> FromIterator<(K, Value)> for Map {
+    fn from_iter<I: IntoIterator<Item = (K, Value)>>(iter: I) -> Self {
         let mut m = Map::new();
         for (k, v) in iter {
             m.insert(k, v);
@@ -349,7 +361,7 @@ impl FromIterator<(String, Value)> for Map {
 /// Children of a container waiting to be dropped: an array's elements or an object's entries.
 enum Pending {
     Elements(Vec<Value>),
-    Entries(Vec<(String, Value)>),
+    Entries(Vec<(Key, Value)>),
 }
 
 /// Drops `first` with constant call-stack depth: each child container's buffer is taken out of it;
@@ -607,7 +619,7 @@ impl<T: Into<Value>> From<Option<T>> for Value {
 /// let v = obj([("a", Value::from(1u64)), ("b", "x".into())]);
 /// assert_eq!(agentteams_mcp::json::to_string(&v), r#"{"a":1,"b":"x"}"#);
 /// ```
-pub fn obj<K: Into<String>, const LEN: usize>(pairs: [(K, Value); LEN]) -> Value {
+pub fn obj<K: Into<Key>, const LEN: usize>(pairs: [(K, Value); LEN]) -> Value {
     let mut m = Map::with_capacity(LEN);
     for (k, v) in pairs {
         m.insert(k, v);

@@ -10,7 +10,7 @@
 use super::error::{Code, ParseError};
 use super::float::decimal_to_f64;
 use super::scan::find_string_stop;
-use super::{Array, Map, Number, Value};
+use super::{Array, Key, Map, Number, Value};
 use std::borrow::Cow;
 
 /// How deep arrays and objects may nest by default. Deeper input is an error, never a stack overflow.
@@ -25,7 +25,9 @@ pub struct Limits {
     /// take many times its input (`[0,0,...]`: a 32-byte [`Value`] per two bytes, and twice that
     /// while its array is being collected), so a caller that must bound its memory by the input's
     /// size sets this. Counted as an estimate of what the allocator hands out (with glibc's header
-    /// and rounding per allocation) for every string, key, number kept as text and finished container, plus
+    /// and rounding per allocation) for every string, key (counted as its own allocation even when
+    /// it is held inline in its [`Key`](super::Key), so that a limit accepts and rejects what it
+    /// did before keys could be inline), number kept as text and finished container, plus
     /// the parser's own buffers of elements waiting for their container (which is most of the
     /// peak), and checked before each allocation: an input whose tree would need more stops with
     /// an error ([`ParseError::is_memory_limit`]) at the byte where it would have passed the
@@ -67,7 +69,7 @@ struct Budget<const COUNTED: bool> {
 impl<const COUNTED: bool> Budget<COUNTED> {
     /// Counts `more` bytes as held if the budget admits them beside the element buffers.
     #[inline]
-    fn take(&mut self, more: usize, elements: &Vec<Value>, entries: &Vec<(String, Value)>) -> bool {
+    fn take(&mut self, more: usize, elements: &Vec<Value>, entries: &Vec<(Key, Value)>) -> bool {
         if !COUNTED {
             return true;
         }
@@ -128,7 +130,7 @@ enum Frame {
     /// The key whose value is being parsed.
     Object {
         start: usize,
-        key: String,
+        key: Key,
     },
 }
 
@@ -339,7 +341,7 @@ impl<'a> Scanner<'a> {
         };
         let mut stack: Vec<Frame> = Vec::new();
         let mut elements: Vec<Value> = Vec::new();
-        let mut entries: Vec<(String, Value)> = Vec::new();
+        let mut entries: Vec<(Key, Value)> = Vec::new();
         'value: loop {
             let mut value = match self.start_value(depth + stack.len(), max_depth)? {
                 Start::Array => {
@@ -364,7 +366,7 @@ impl<'a> Scanner<'a> {
                         }
                         stack.push(Frame::Object {
                             start: entries.len(),
-                            key: key.into_owned(),
+                            key: Key::from(key),
                         });
                         continue 'value;
                     }
@@ -418,14 +420,14 @@ impl<'a> Scanner<'a> {
                                     return Err(self.tree_limit(limits));
                                 }
                                 if let Some(Frame::Object { key, .. }) = stack.last_mut() {
-                                    *key = next_key.into_owned();
+                                    *key = Key::from(next_key);
                                 }
                                 continue 'value;
                             }
                             None => {
                                 stack.pop();
-                                let bytes = (entries.len() - start)
-                                    * std::mem::size_of::<(String, Value)>();
+                                let bytes =
+                                    (entries.len() - start) * std::mem::size_of::<(Key, Value)>();
                                 if !budget.take(tree_bytes(bytes), &elements, &entries) {
                                     return Err(self.tree_limit(limits));
                                 }
@@ -450,7 +452,7 @@ impl<'a> Scanner<'a> {
         &mut self,
         budget: &mut Budget<COUNTED>,
         elements: &mut Vec<Value>,
-        entries: &Vec<(String, Value)>,
+        entries: &Vec<(Key, Value)>,
         limits: &Limits,
     ) -> Result<bool, ParseError> {
         loop {
@@ -479,7 +481,7 @@ impl<'a> Scanner<'a> {
         budget: &mut Budget<COUNTED>,
         elements: &mut Vec<Value>,
         start: usize,
-        entries: &Vec<(String, Value)>,
+        entries: &Vec<(Key, Value)>,
         limits: &Limits,
     ) -> Result<Value, ParseError> {
         let bytes = (elements.len() - start) * std::mem::size_of::<Value>();
@@ -944,6 +946,7 @@ fn integer_number(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::KEY_INLINE_CAPACITY;
 
     fn err(input: &str) -> (String, usize, usize, usize) {
         let e = parse(input.as_bytes()).unwrap_err();
@@ -1144,6 +1147,42 @@ mod tests {
     }
 
     #[test]
+    fn tree_budget_decisions_on_short_and_long_keys_are_pinned() {
+        // Keys of 0 to 40 bytes (inline and on the heap now; all allocated before keys could be
+        // inline), counted as before: the same smallest budget and the same error offsets as
+        // when every key was a `String`.
+        let keys: Vec<String> = (0..=40).map(|len| "k".repeat(len)).collect();
+        let members: Vec<String> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| format!(r#""{key}": {{"id": {i}, "seatCategoryId\u00e9": [{i}, "x"], "a key longer than twenty-two bytes": null}}"#))
+            .collect();
+        let document = format!("{{{}}}", members.join(", "));
+        let least = least_tree_budget(&document);
+        let offsets: Vec<usize> = [1, 2, 3, 5, 7]
+            .iter()
+            .map(|eighths| {
+                parse_with_limits(
+                    document.as_bytes(),
+                    Limits {
+                        max_tree_bytes: least * eighths / 8,
+                        ..Limits::default()
+                    },
+                )
+                .unwrap_err()
+                .offset()
+            })
+            .collect();
+        let small = least_tree_budget(
+            r#"{"id": 1, "0123456789012345678912": [], "01234567890123456789123": {"\u00e9": "v"}}"#,
+        );
+        assert_eq!(
+            (least, offsets, small),
+            (24112, vec![527, 1139, 1508, 3264, 4514], 960)
+        );
+    }
+
+    #[test]
     fn numbers_keep_what_the_wire_needs() {
         let v = parse(b"[0, -1, 18446744073709551615, -9223372036854775808, 18446744073709551616, -0, 1.5, 1e400, 0.1]").unwrap();
         let a = v.as_array().unwrap();
@@ -1167,6 +1206,60 @@ mod tests {
         assert_eq!(a[0].as_str(), Some("a\"b\\c/d\u{8}\u{c}\n\r\t"));
         assert_eq!(a[1].as_str(), Some("\u{e9}\u{1F600}"));
         assert_eq!(a[2].as_str(), Some("plain"));
+    }
+
+    #[test]
+    fn keys_of_every_length_parse_to_themselves() {
+        // Keys of 0 to 40 bytes of ASCII, and of two-, three- and four-byte characters after
+        // zero or one ASCII byte (so the inline/heap boundary, 22/23 bytes, falls before, inside
+        // and after a character), each on the wire as it is and escaped (a key built from
+        // decoded text), in an object and in a nested one.
+        let characters = ['k', '\u{e9}', '\u{20ac}', '\u{1d11e}', '"', '\\'];
+        for character in characters {
+            let escaped = match character {
+                '"' => "\\\"".to_owned(),
+                '\\' => "\\\\".to_owned(),
+                _ => character
+                    .encode_utf16(&mut [0; 2])
+                    .iter()
+                    .map(|unit| format!("\\u{unit:04x}"))
+                    .collect(),
+            };
+            for prefix in ["", "k"] {
+                for count in 0..=40 {
+                    let key = format!("{prefix}{}", character.to_string().repeat(count));
+                    let mut wires = vec![format!("{prefix}{}", escaped.repeat(count))];
+                    if !matches!(character, '"' | '\\') {
+                        wires.push(key.clone());
+                    }
+                    for wire in wires {
+                        let input = format!(r#"{{"{wire}": {count}, "x": [{{"{wire}": true}}]}}"#);
+                        let v = parse(input.as_bytes()).unwrap();
+                        let m = v.as_object().unwrap();
+                        let parsed = m.keys().next().unwrap();
+                        assert_eq!(parsed.as_str(), key, "{input}");
+                        assert_eq!(parsed.as_bytes(), key.as_bytes());
+                        assert_eq!(
+                            parsed.is_inline(),
+                            key.len() <= KEY_INLINE_CAPACITY,
+                            "{key}"
+                        );
+                        assert_eq!(m.get(&key).and_then(Value::as_u64), Some(count as u64));
+                        let inner = &m.get("x").unwrap().as_array().unwrap()[0];
+                        assert_eq!(inner.get(&key), Some(&Value::Bool(true)));
+                        let text = crate::json::to_string(&v);
+                        let written = key.replace('\\', "\\\\").replace('"', "\\\"");
+                        let expected =
+                            format!(r#"{{"{written}":{count},"x":[{{"{written}":true}}]}}"#);
+                        assert_eq!(text, expected);
+                        let mut bytes = Vec::new();
+                        crate::json::write_compact(&v, &mut bytes);
+                        assert_eq!(bytes, expected.as_bytes());
+                        assert_eq!(parse(text.as_bytes()).unwrap(), v, "{text}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -1422,7 +1515,7 @@ mod tests {
         use crate::json::{Reader, Token};
         enum Open {
             Array(Vec<Value>),
-            Object(Vec<(String, Value)>, Option<String>),
+            Object(Vec<(Key, Value)>, Option<Key>),
         }
         let mut reader = Reader::new(input);
         let mut open: Vec<Open> = Vec::new();
@@ -1439,7 +1532,7 @@ mod tests {
                 }
                 Token::Key(key) => {
                     if let Some(Open::Object(_, pending)) = open.last_mut() {
-                        *pending = Some(key.into_owned());
+                        *pending = Some(Key::from(key));
                     }
                     continue;
                 }

@@ -18,7 +18,7 @@
 
 use super::scan::find_string_stop;
 use super::shortest::{shortest_decimal, Decimal, SMALLEST_LEADING};
-use super::{Map, Number, Value, N};
+use super::{Key, Map, Number, Value, N};
 
 /// Where the writers append text: a `String` (the ASCII they make is checked as UTF-8 on its way in,
 /// as safe Rust requires), or a `Vec<u8>` (nothing is checked; everything the writers append is
@@ -29,16 +29,25 @@ impl Sink for String {}
 impl Sink for Vec<u8> {}
 
 mod sealed {
-    use super::NUMBER_ROOM;
+    use super::{Key, NUMBER_ROOM};
 
     /// What the writers need of a [`Sink`](super::Sink); sealed, so that only the writers append.
     pub trait Append {
-        /// Whether the sink takes `s` (a string of the value); when it does not, the writers stop
-        /// before writing any of it.
-        fn takes(&self, _s: &str) -> bool {
+        /// Whether the sink takes `text` (a string or key of the value, UTF-8); when it does not,
+        /// the writers stop before writing any of it.
+        fn takes(&mut self, _text: &[u8]) -> bool {
             true
         }
         fn push_str(&mut self, s: &str);
+        /// How many bytes the sink holds.
+        fn held(&self) -> usize;
+        /// Appends the text of `key`, which needs no escaping.
+        fn push_key_text(&mut self, key: &Key) {
+            self.push_utf8(key.as_bytes());
+        }
+        /// Appends `text`, known to be UTF-8 (a run of an object key's bytes): a `String` checks
+        /// it, as safe Rust requires; a byte sink copies it.
+        fn push_utf8(&mut self, text: &[u8]);
         /// Appends one ASCII byte.
         fn push_ascii(&mut self, b: u8);
         /// Appends the ASCII text `lay` writes at the start of a window of [`NUMBER_ROOM`] bytes,
@@ -59,6 +68,14 @@ mod sealed {
     impl Append for String {
         fn push_str(&mut self, s: &str) {
             String::push_str(self, s);
+        }
+
+        fn push_utf8(&mut self, text: &[u8]) {
+            String::push_str(self, std::str::from_utf8(text).expect("a key is UTF-8"));
+        }
+
+        fn held(&self) -> usize {
+            self.len()
         }
 
         fn push_ascii(&mut self, b: u8) {
@@ -107,6 +124,29 @@ mod sealed {
             self.extend_from_slice(s.as_bytes());
         }
 
+        fn push_utf8(&mut self, text: &[u8]) {
+            self.extend_from_slice(text);
+        }
+
+        fn held(&self) -> usize {
+            self.len()
+        }
+
+        /// A short key by a copy of its whole inline buffer, cut back to the key: a copy of a
+        /// fixed size is a few moves, where one of the key's length calls `memcpy` (a fifth of
+        /// the time of writing citm_catalog.json, with its 25,869 keys, went to `memcpy`).
+        #[inline]
+        fn push_key_text(&mut self, key: &Key) {
+            match key.inline_buffer() {
+                Some((buffer, len)) => {
+                    let at = self.len();
+                    self.extend_from_slice(buffer);
+                    self.truncate(at + len);
+                }
+                None => self.extend_from_slice(key.as_bytes()),
+            }
+        }
+
         fn push_ascii(&mut self, b: u8) {
             debug_assert!(b.is_ascii());
             self.push(b);
@@ -147,34 +187,82 @@ mod sealed {
 
 use sealed::Append;
 
-/// A byte sink that takes only ASCII strings, for [`text_of`]: while all of its text is ASCII,
-/// the one UTF-8 check of it at the end goes a word at a time.
-struct AsciiBytes(Vec<u8>);
+/// A sink for [`text_of`] that stops the walk at a string it does not take: with `ASCII_ONLY`, a
+/// byte sink that takes ASCII strings while it holds less than `room` bytes (while all of its
+/// text is ASCII, the one UTF-8 check of it goes a word at a time); without, a `String` sink that
+/// takes one string (one that is not ASCII, or the one a full byte sink stopped at) and stops at
+/// the next, after which the text goes on as checked bytes.
+struct Segment<'s, S, const ASCII_ONLY: bool> {
+    sink: &'s mut S,
+    /// With `ASCII_ONLY`: the size past which the sink takes no further string.
+    room: usize,
+    /// Without `ASCII_ONLY`: whether the one string was taken.
+    taken: bool,
+}
 
-impl Append for AsciiBytes {
+impl<'s, S> Segment<'s, S, true> {
+    fn ascii(sink: &'s mut S, room: usize) -> Self {
+        Segment {
+            sink,
+            room,
+            taken: false,
+        }
+    }
+}
+
+impl<'s, S> Segment<'s, S, false> {
+    fn one_string(sink: &'s mut S) -> Self {
+        Segment {
+            sink,
+            room: 0,
+            taken: false,
+        }
+    }
+}
+
+impl<S: Append, const ASCII_ONLY: bool> Append for Segment<'_, S, ASCII_ONLY> {
     #[inline]
-    fn takes(&self, s: &str) -> bool {
-        s.is_ascii()
+    fn takes(&mut self, text: &[u8]) -> bool {
+        if ASCII_ONLY {
+            text.is_ascii() && self.sink.held() < self.room
+        } else {
+            !std::mem::replace(&mut self.taken, true)
+        }
+    }
+
+    #[inline]
+    fn held(&self) -> usize {
+        self.sink.held()
+    }
+
+    #[inline]
+    fn push_key_text(&mut self, key: &Key) {
+        self.sink.push_key_text(key);
     }
 
     #[inline]
     fn push_str(&mut self, s: &str) {
-        Append::push_str(&mut self.0, s);
+        self.sink.push_str(s);
+    }
+
+    #[inline]
+    fn push_utf8(&mut self, text: &[u8]) {
+        self.sink.push_utf8(text);
     }
 
     #[inline]
     fn push_ascii(&mut self, b: u8) {
-        Append::push_ascii(&mut self.0, b);
+        self.sink.push_ascii(b);
     }
 
     #[inline]
     fn push_laid_out(&mut self, lay: impl FnOnce(&mut [u8; NUMBER_ROOM]) -> usize) {
-        Append::push_laid_out(&mut self.0, lay);
+        self.sink.push_laid_out(lay);
     }
 
     #[inline]
     fn push_ascii_lanes(&mut self, lanes: u128, count: usize) {
-        Append::push_ascii_lanes(&mut self.0, lanes, count);
+        self.sink.push_ascii_lanes(lanes, count);
     }
 
     #[inline]
@@ -183,7 +271,7 @@ impl Append for AsciiBytes {
         scratch: &mut Vec<u8>,
         write: impl FnOnce(&mut Vec<u8>) -> bool,
     ) -> bool {
-        Append::push_ascii_run(&mut self.0, scratch, write)
+        self.sink.push_ascii_run(scratch, write)
     }
 }
 
@@ -231,12 +319,12 @@ enum Open<'a> {
 
 /// An object's entries in writing order: as stored (compact), or sorted by key (sorted and pretty forms).
 enum Entries<'a> {
-    InOrder(std::slice::Iter<'a, (String, Value)>),
-    Sorted(std::vec::IntoIter<&'a (String, Value)>),
+    InOrder(std::slice::Iter<'a, (Key, Value)>),
+    Sorted(std::vec::IntoIter<&'a (Key, Value)>),
 }
 
 impl<'a> Iterator for Entries<'a> {
-    type Item = &'a (String, Value);
+    type Item = &'a (Key, Value);
     fn next(&mut self) -> Option<Self::Item> {
         match self {
             Entries::InOrder(iter) => iter.next(),
@@ -250,7 +338,7 @@ fn object_entries(map: &Map, style: Style) -> Entries<'_> {
     match style {
         Style::Compact => Entries::InOrder(map.entries().iter()),
         Style::CompactSorted | Style::PrettyAsciiSorted => {
-            let mut entries: Vec<&(String, Value)> = map.entries().iter().collect();
+            let mut entries: Vec<&(Key, Value)> = map.entries().iter().collect();
             // Stable sort: with duplicate keys the later one is written last, as a dict keeps it.
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             Entries::Sorted(entries.into_iter())
@@ -270,24 +358,39 @@ fn write_value(root: &Value, out: &mut impl Append, style: Style) {
     debug_assert!(finished, "only an ASCII byte sink stops");
 }
 
+/// After the first string that is not ASCII, how many bytes of ASCII text [`text_of`] gathers
+/// before it checks them and appends them to the text (at the next string): few enough to be
+/// appended from the cache, and not a second copy of a large document's text (on
+/// citm_catalog.json, whose first non-ASCII string is near its start, an unbounded buffer put
+/// the whole rest of the text in fresh memory a second time: +60% time in page faults).
+const ASCII_SEGMENT_BYTES: usize = 8 * 1024;
+
 /// `value` as text: written as bytes while its strings are ASCII (so that the ASCII the writer
-/// makes, numbers above all, is checked as UTF-8 once, with the whole text, a word at a time),
-/// and from the first string that is not, into the `String` those bytes become (so that no
-/// non-ASCII text is checked, which goes byte by byte): never more than one check of the text.
+/// makes, numbers above all, is checked as UTF-8 once, with the whole text, a word at a time);
+/// each string or key that is not ASCII is appended to the `String` those bytes become as it is
+/// (so that no non-ASCII text of a value is checked, which goes byte by byte), and the ASCII
+/// after it again as bytes, checked and appended when the next such string comes, the text ends
+/// or [`ASCII_SEGMENT_BYTES`] have gathered (so that the checks are few and long, not one per key
+/// or number): never more than one check of the text.
 fn text_of(value: &Value, style: Style, capacity: usize) -> String {
     let mut walk = Walk::new(value, style);
-    let mut bytes = AsciiBytes(Vec::with_capacity(capacity));
-    let finished = walk.run(&mut bytes);
-    let mut text = String::from_utf8(bytes.0).expect("the writers append only UTF-8");
-    if !finished {
-        let finished = walk.run(&mut text);
-        debug_assert!(finished, "a String sink does not stop");
+    let mut bytes = Vec::with_capacity(capacity);
+    let mut finished = walk.run(&mut Segment::ascii(&mut bytes, usize::MAX));
+    let mut text = String::from_utf8(bytes).expect("ASCII bytes");
+    let mut bytes = Vec::new();
+    while !finished {
+        if walk.run(&mut Segment::one_string(&mut text)) {
+            break;
+        }
+        bytes.clear();
+        finished = walk.run(&mut Segment::ascii(&mut bytes, ASCII_SEGMENT_BYTES));
+        text.push_str(std::str::from_utf8(&bytes).expect("ASCII bytes"));
     }
     text
 }
 
 /// A walk over a value, writing it: its state (the open containers, what comes next) is kept
-/// here so that a walk an [`AsciiBytes`] sink stopped can go on into another sink.
+/// here so that a walk a [`Segment`] sink stopped can go on into another sink.
 struct Walk<'a> {
     style: Style,
     /// The open containers, innermost last.
@@ -295,7 +398,7 @@ struct Walk<'a> {
     /// The value to write next.
     next: Option<&'a Value>,
     /// An object member to write next, its key first.
-    member: Option<&'a (String, Value)>,
+    member: Option<&'a (Key, Value)>,
     /// Where a numeric array is laid out before it is appended to a `String`.
     scratch: Vec<u8>,
 }
@@ -316,13 +419,13 @@ impl<'a> Walk<'a> {
     fn run(&mut self, out: &mut impl Append) -> bool {
         let pretty = self.style == Style::PrettyAsciiSorted;
         // The pretty form escapes every non-ASCII character: all its text is ASCII.
-        let takes = |out: &mut _, s: &str| pretty || Append::takes(out, s);
+        let takes = |out: &mut _, text: &[u8]| pretty || Append::takes(out, text);
         // The state in locals while it runs (fields would be kept in memory), put back on a stop.
         let (mut next, mut member) = (self.next.take(), self.member.take());
         let (stack, scratch) = (&mut self.stack, &mut self.scratch);
         loop {
             if let Some(entry) = member.take() {
-                if !takes(out, &entry.0) {
+                if !takes(out, entry.0.as_bytes()) {
                     self.member = Some(entry);
                     return false;
                 }
@@ -335,7 +438,7 @@ impl<'a> Walk<'a> {
                     Value::Bool(true) => out.push_str("true"),
                     Value::Bool(false) => out.push_str("false"),
                     Value::Number(n) => write_number(n, out),
-                    Value::String(s) if !takes(out, s) => {
+                    Value::String(s) if !takes(out, s.as_bytes()) => {
                         self.next = Some(value);
                         return false;
                     }
@@ -414,27 +517,54 @@ fn close(out: &mut impl Append, pretty: bool, depth: usize, bracket: u8) {
     out.push_ascii(bracket);
 }
 
-fn write_key(key: &str, out: &mut impl Append, pretty: bool) {
-    write_string(key, out, pretty);
+fn write_key(key: &Key, out: &mut impl Append, pretty: bool) {
+    if pretty {
+        // Escaped character by character: that needs the key as a `str`.
+        write_string(key.as_str(), out, true);
+    } else {
+        // As bytes: a short key becomes a `str` only through a UTF-8 check, which a byte sink
+        // does not need.
+        let bytes = key.as_bytes();
+        if find_string_stop(bytes, 0) == bytes.len() {
+            out.push_ascii(b'"');
+            out.push_key_text(key);
+            out.push_ascii(b'"');
+        } else {
+            write_utf8_string(bytes, out, |out, run| out.push_utf8(&bytes[run]));
+        }
+    }
     out.push_str(if pretty { ": " } else { ":" });
 }
 
 fn write_string(s: &str, out: &mut impl Append, ascii_only: bool) {
-    out.push_ascii(b'"');
     if ascii_only {
+        out.push_ascii(b'"');
         write_escaped_ascii(s, out);
+        out.push_ascii(b'"');
     } else {
-        let bytes = s.as_bytes();
-        let mut run_start = 0;
-        loop {
-            let stop = find_string_stop(bytes, run_start);
-            out.push_str(&s[run_start..stop]);
-            let Some(&b) = bytes.get(stop) else {
-                break;
-            };
-            write_short_escape_or_u(char::from(b), out);
-            run_start = stop + 1;
-        }
+        write_utf8_string(s.as_bytes(), out, |out, run| out.push_str(&s[run]));
+    }
+}
+
+/// Writes the UTF-8 text `bytes` as a JSON string literal, non-ASCII kept as it is: each run
+/// between bytes that need escaping is appended by `push_run` (given the run's range; the runs
+/// start and end next to ASCII bytes, so they are whole characters).
+#[inline]
+fn write_utf8_string<A: Append>(
+    bytes: &[u8],
+    out: &mut A,
+    push_run: impl Fn(&mut A, std::ops::Range<usize>),
+) {
+    out.push_ascii(b'"');
+    let mut run_start = 0;
+    loop {
+        let stop = find_string_stop(bytes, run_start);
+        push_run(out, run_start..stop);
+        let Some(&b) = bytes.get(stop) else {
+            break;
+        };
+        write_short_escape_or_u(char::from(b), out);
+        run_start = stop + 1;
     }
     out.push_ascii(b'"');
 }
@@ -1179,7 +1309,24 @@ mod tests {
             r#"[[[[{"a":[{"b":[1,2,{"\u4e2d":"\u6587","x":"y"}]}]}]]],"tail",7]"#,
             r#"{"a":{"b":{"c":[1.5e300,-0.0,"end"]}},"\u00e9":"\n\u0001"}"#,
             r#"{"ascii":["only",1,2.5,{"x":[]},{}],"n":-12345678901234567890123}"#,
+            // Non-ASCII strings and keys (short, and longer than a key holds inline) in turn
+            // with ASCII ones, side by side and apart: the text goes back and forth.
+            r#"[{"\u00e9":1,"\u00fc":"\u00f6","a":2.5,"\u20ac\u20ac":[1,"x","\u00df"]},"ascii","\u00f1"]"#,
+            r#"{"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9":"\u00e9","k":"\u00e9\u00e9","long ascii key, longer than inline":"\u00e9"}"#,
         ];
+        // Past the first non-ASCII string, ASCII text longer than a segment: strings, keys and
+        // numbers (the segment is full at each of them in turn), and non-ASCII now and then.
+        let long: Vec<String> = (0..3 * ASCII_SEGMENT_BYTES / 8)
+            .map(|i| match i % 500 {
+                0 => r#""\u00e9""#.to_owned(),
+                1 => format!(r#"{{"k{i}":[{i}.5,{i}],"\u00fc{i}":"x"}}"#),
+                _ if i % 3 == 0 => format!("{i}"),
+                _ => format!(r#""s{i}""#),
+            })
+            .collect();
+        let long = format!("[{}]", long.join(","));
+        assert!(long.len() > 2 * ASCII_SEGMENT_BYTES);
+        let documents = documents.iter().copied().chain([long.as_str()]);
         for document in documents {
             let v = parse(document.as_bytes()).unwrap();
             for (style, text) in [

@@ -143,7 +143,9 @@ pub fn sanitize_value(value: &mut Value) {
             Value::Array(a) => stack.extend(a.iter_mut()),
             Value::Object(m) => {
                 for (k, v) in m.entries_mut() {
-                    sanitize_string(k);
+                    if let Cow::Owned(clean) = sanitize(k) {
+                        *k = clean.into();
+                    }
                     stack.push(v);
                 }
             }

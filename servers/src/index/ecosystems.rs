@@ -554,7 +554,7 @@ fn npm_packages(root: &Path) -> Vec<Package> {
         if let Some(map) = manifest.get(field).and_then(Value::as_object) {
             names.extend(
                 map.iter()
-                    .map(|(k, _)| k.to_owned())
+                    .map(|(k, _)| k.to_string())
                     .filter(|n| is_npm_name(n)),
             );
         }

@@ -187,7 +187,7 @@ impl PyJson {
                 self.end_array();
             }
             Value::Object(map) => {
-                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                let mut entries: Vec<_> = map.iter().collect();
                 if sort_keys {
                     entries.sort_by(|a, b| a.0.cmp(b.0));
                 }

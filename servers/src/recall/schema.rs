@@ -299,21 +299,21 @@ fn kept(map: &Map, i: usize, key: &str) -> bool {
 
 /// The entries of `map` a Python dict would keep: the last of each key (order does not matter to
 /// validation). Small objects, the vast majority, are checked without allocating.
-fn last_entries(map: &Map) -> Vec<(&String, &Value)> {
+fn last_entries(map: &Map) -> Vec<(&str, &Value)> {
     if map.len() <= 16 {
         return map
             .iter()
             .enumerate()
             .filter(|(i, (k, _))| kept(map, *i, k))
-            .map(|(_, e)| e)
+            .map(|(_, (k, v))| (k.as_str(), v))
             .collect();
     }
-    let all: Vec<(&String, &Value)> = map.iter().collect();
+    let all: Vec<(&str, &Value)> = map.iter().map(|(k, v)| (k.as_str(), v)).collect();
     let mut seen = HashSet::with_capacity(all.len());
-    let mut kept: Vec<(&String, &Value)> = all
+    let mut kept: Vec<(&str, &Value)> = all
         .into_iter()
         .rev()
-        .filter(|(k, _)| seen.insert(k.as_str()))
+        .filter(|(k, _)| seen.insert(*k))
         .collect();
     kept.reverse();
     kept
@@ -332,7 +332,7 @@ fn check_object<'a>(
             return Err(path.error(format!("'{}' is a required property", field.name)));
         }
     }
-    let visit = |key: &'a String, child: &'a Value, path: &mut JsonPath<'a>| {
+    let visit = |key: &'a str, child: &'a Value, path: &mut JsonPath<'a>| {
         let Some(field) = fields.iter().find(|f| f.name == key) else {
             return Err(path.error(format!(
                 "additional properties are not allowed ('{key}' was unexpected)"

@@ -284,7 +284,7 @@ fn partition_list(value: &Value) -> Vec<(String, String)> {
             Some(&i) => out[i].1 = file,
             None => {
                 position.insert(name, out.len());
-                out.push((name.clone(), file));
+                out.push((name.to_string(), file));
             }
         }
     }
