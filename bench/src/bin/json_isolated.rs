@@ -186,20 +186,24 @@ fn child(mut args: impl Iterator<Item = String>) -> Result<Duration, String> {
     };
     let bytes = std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?;
     let (times, text) = match (library.as_str(), op.as_str()) {
-        ("agentteams_mcp::json", "parse") => time_parse(repeats, &bytes, |b| {
-            let v = agentteams_mcp::json::parse(b).map_err(|e| e.to_string())?;
-            Ok((v, agentteams_mcp::json::to_string))
-        })?,
-        ("serde_json", "parse") => time_parse(repeats, &bytes, |b| {
-            let v: serde_json::Value = serde_json::from_slice(b).map_err(|e| e.to_string())?;
-            Ok((v, |v: &serde_json::Value| v.to_string()))
-        })?,
-        ("sonic-rs", "parse") => time_parse(repeats, &bytes, |b| {
-            let v: sonic_rs::Value = sonic_rs::from_slice(b).map_err(|e| e.to_string())?;
-            Ok((v, |v: &sonic_rs::Value| {
-                sonic_rs::to_string(v).expect("a Value serializes")
-            }))
-        })?,
+        ("agentteams_mcp::json", "parse") => time_parse(
+            repeats,
+            &bytes,
+            |b| agentteams_mcp::json::parse(b).map_err(|e| e.to_string()),
+            agentteams_mcp::json::to_string,
+        )?,
+        ("serde_json", "parse") => time_parse(
+            repeats,
+            &bytes,
+            |b| serde_json::from_slice::<serde_json::Value>(b).map_err(|e| e.to_string()),
+            serde_json::Value::to_string,
+        )?,
+        ("sonic-rs", "parse") => time_parse(
+            repeats,
+            &bytes,
+            |b| sonic_rs::from_slice::<sonic_rs::Value>(b).map_err(|e| e.to_string()),
+            |v| sonic_rs::to_string(v).expect("a Value serializes"),
+        )?,
         ("agentteams_mcp::json", "serialize") => {
             let v = agentteams_mcp::json::parse(&bytes).map_err(|e| e.to_string())?;
             time_write(repeats, || agentteams_mcp::json::to_string(black_box(&v)))
@@ -231,11 +235,12 @@ fn child(mut args: impl Iterator<Item = String>) -> Result<Duration, String> {
 }
 
 /// Times `repeats` parses (each dropping its tree) after one warm-up; returns the times and the
-/// text of one more parse, written by the same library, for the check.
-fn time_parse<T, W: Fn(&T) -> String>(
+/// text of one more parse, written by `write` (the same library's writer), for the check.
+fn time_parse<T>(
     repeats: usize,
     bytes: &[u8],
-    parse: impl Fn(&[u8]) -> Result<(T, W), String>,
+    parse: impl Fn(&[u8]) -> Result<T, String>,
+    write: impl Fn(&T) -> String,
 ) -> Result<(Vec<Duration>, String), String> {
     drop(parse(bytes)?);
     let mut times = Vec::with_capacity(repeats);
@@ -245,8 +250,7 @@ fn time_parse<T, W: Fn(&T) -> String>(
         drop(tree);
         times.push(start.elapsed());
     }
-    let (tree, write) = parse(bytes)?;
-    let text = write(&tree);
+    let text = write(&parse(bytes)?);
     Ok((times, text))
 }
 
