@@ -369,9 +369,10 @@ const ASCII_SEGMENT_BYTES: usize = 8 * 1024;
 /// makes, numbers above all, is checked as UTF-8 once, with the whole text, a word at a time);
 /// each string or key that is not ASCII is appended to the `String` those bytes become as it is
 /// (so that no non-ASCII text of a value is checked, which goes byte by byte), and the ASCII
-/// after it again as bytes, checked and appended when the next such string comes, the text ends
-/// or [`ASCII_SEGMENT_BYTES`] have gathered (so that the checks are few and long, not one per key
-/// or number): never more than one check of the text.
+/// after it again as bytes, checked and appended when the next such string comes, the text ends,
+/// or a string or key comes after [`ASCII_SEGMENT_BYTES`] have gathered (the room is looked at
+/// only there, so a long run of numbers can go past it) — so that the checks are few and long,
+/// not one per key or number: never more than one check of the text.
 fn text_of(value: &Value, style: Style, capacity: usize) -> String {
     let mut walk = Walk::new(value, style);
     let mut bytes = Vec::with_capacity(capacity);
