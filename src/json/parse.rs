@@ -153,8 +153,9 @@ pub(super) struct Scanner<'a> {
     /// which finds and reports the first bad byte inside a string where it is.
     text: Option<&'a str>,
     pos: usize,
-    /// Reused buffer for strings that contain escapes.
-    scratch: Vec<u8>,
+    /// Reused buffer for decoding strings that contain escapes (each then takes one allocation
+    /// of its decoded size).
+    scratch: String,
 }
 
 /// Exponent digits beyond this value no longer change the result (any |exponent| above ~400
@@ -167,7 +168,7 @@ impl<'a> Scanner<'a> {
             input,
             text: std::str::from_utf8(input).ok(),
             pos: 0,
-            scratch: Vec::new(),
+            scratch: String::new(),
         }
     }
 
@@ -566,61 +567,61 @@ impl<'a> Scanner<'a> {
             .map_err(|e| self.error_at(Code::InvalidUtf8, start + e.valid_up_to()))
     }
 
+    /// Decodes a string that has escapes (or stops at a byte it cannot hold, for the error),
+    /// `input[start..i]` being its plain start: into the reused scratch buffer, then one
+    /// allocation of the decoded size.
     #[cold]
-    fn parse_string_with_escapes(
+    fn parse_string_with_escapes(&mut self, start: usize, i: usize) -> Result<String, ParseError> {
+        let mut decoded = std::mem::take(&mut self.scratch);
+        decoded.clear();
+        let result = self.decode_escaped(start, i, &mut decoded);
+        self.scratch = decoded;
+        result
+    }
+
+    /// [`Scanner::parse_string_with_escapes`]'s loop, decoding onto `decoded`. A bad UTF-8 byte
+    /// is reported only at the closing quote, so that any other error of the string comes
+    /// first, as it always has.
+    fn decode_escaped(
         &mut self,
         start: usize,
         mut i: usize,
+        decoded: &mut String,
     ) -> Result<String, ParseError> {
-        let mut buf = std::mem::take(&mut self.scratch);
-        buf.clear();
-        buf.extend_from_slice(&self.input[start..i]);
+        let mut bad_utf8 = None;
+        self.push_plain_run(decoded, start, i, &mut bad_utf8);
         loop {
             let Some(&b) = self.input.get(i) else {
-                self.scratch = buf;
                 return Err(self.error_at(Code::EofWhileParsingString, i));
             };
             match b {
                 b'"' => {
-                    let result = match String::from_utf8(buf) {
-                        Ok(s) => Ok(s),
-                        Err(e) => {
-                            // Map the offset in the decoded buffer back to the input is not
-                            // exact across escapes; validate the raw input to find the byte.
-                            let raw_bad = std::str::from_utf8(&self.input[start..i])
-                                .err()
-                                .map_or(start, |re| start + re.valid_up_to());
-                            drop(e);
-                            Err(self.error_at(Code::InvalidUtf8, raw_bad))
-                        }
-                    };
                     self.pos = i + 1;
-                    return result;
+                    return match bad_utf8 {
+                        Some(at) => Err(self.error_at(Code::InvalidUtf8, at)),
+                        None => Ok(decoded.as_str().to_owned()),
+                    };
                 }
                 b'\\' => {
                     let escape_at = i;
                     let Some(&e) = self.input.get(i + 1) else {
-                        self.scratch = buf;
                         return Err(self.error_at(Code::EofWhileParsingString, i + 1));
                     };
                     i += 2;
                     let simple = match e {
-                        b'"' => Some(b'"'),
-                        b'\\' => Some(b'\\'),
-                        b'/' => Some(b'/'),
-                        b'b' => Some(0x08),
-                        b'f' => Some(0x0c),
-                        b'n' => Some(b'\n'),
-                        b'r' => Some(b'\r'),
-                        b't' => Some(b'\t'),
+                        b'"' => Some('"'),
+                        b'\\' => Some('\\'),
+                        b'/' => Some('/'),
+                        b'b' => Some('\u{8}'),
+                        b'f' => Some('\u{c}'),
+                        b'n' => Some('\n'),
+                        b'r' => Some('\r'),
+                        b't' => Some('\t'),
                         b'u' => None,
-                        _ => {
-                            self.scratch = buf;
-                            return Err(self.error_at(Code::InvalidEscape, escape_at));
-                        }
+                        _ => return Err(self.error_at(Code::InvalidEscape, escape_at)),
                     };
-                    if let Some(byte) = simple {
-                        buf.push(byte);
+                    if let Some(ch) = simple {
+                        decoded.push(ch);
                         continue;
                     }
                     let unit = self.hex4(i, escape_at)?;
@@ -631,39 +632,59 @@ impl<'a> Scanner<'a> {
                             if self.input.get(i) != Some(&b'\\')
                                 || self.input.get(i + 1) != Some(&b'u')
                             {
-                                self.scratch = buf;
                                 return Err(self.error_at(Code::LoneSurrogate, escape_at));
                             }
                             let low = self.hex4(i + 2, i)?;
                             if !(0xDC00..=0xDFFF).contains(&low) {
-                                self.scratch = buf;
                                 return Err(self.error_at(Code::LoneSurrogate, escape_at));
                             }
                             i += 6;
                             0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
                         }
                         0xDC00..=0xDFFF => {
-                            self.scratch = buf;
                             return Err(self.error_at(Code::LoneSurrogate, escape_at));
                         }
                         _ => unit,
                     };
-                    let ch = char::from_u32(ch).expect("surrogates were excluded above");
-                    let mut utf8 = [0u8; 4];
-                    buf.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
+                    decoded.push(char::from_u32(ch).expect("surrogates were excluded above"));
                 }
-                0x00..=0x1f => {
-                    self.scratch = buf;
-                    return Err(self.error_at(Code::ControlCharacterInString, i));
-                }
+                0x00..=0x1f => return Err(self.error_at(Code::ControlCharacterInString, i)),
                 _ => {
-                    // Copy the run up to the next byte that needs attention.
+                    // The run up to the next byte that needs attention.
                     let run_start = i;
                     i = find_string_stop(self.input, i);
-                    buf.extend_from_slice(&self.input[run_start..i]);
+                    self.push_plain_run(decoded, run_start, i, &mut bad_utf8);
                 }
             }
         }
+    }
+
+    /// Appends the plain run `input[start..end]` (its ends next to ASCII bytes, so character
+    /// boundaries) to `decoded`: sliced from the input's checked text when there is one, else
+    /// checked here, its first bad byte kept in `bad_utf8` (after which nothing more is kept:
+    /// the string is an error).
+    #[inline]
+    fn push_plain_run(
+        &self,
+        decoded: &mut String,
+        start: usize,
+        end: usize,
+        bad_utf8: &mut Option<usize>,
+    ) {
+        if bad_utf8.is_some() {
+            return;
+        }
+        let run = match self.text.and_then(|text| text.get(start..end)) {
+            Some(run) => run,
+            None => match std::str::from_utf8(&self.input[start..end]) {
+                Ok(run) => run,
+                Err(e) => {
+                    *bad_utf8 = Some(start + e.valid_up_to());
+                    return;
+                }
+            },
+        };
+        decoded.push_str(run);
     }
 
     /// Four hex digits at `at`; errors point at the escape that began at `escape_at`.
