@@ -10,7 +10,7 @@
 use super::error::{Code, ParseError};
 use super::float::decimal_to_f64;
 use super::scan::find_string_stop;
-use super::{Array, Key, Map, Number, Value};
+use super::{Array, Key, Map, Number, Text, Value};
 use std::borrow::Cow;
 
 /// How deep arrays and objects may nest by default. Deeper input is an error, never a stack overflow.
@@ -376,7 +376,7 @@ impl<'a> Scanner<'a> {
                     if !budget.take(tree_bytes(s.len()), &elements, &entries) {
                         return Err(self.tree_limit(limits));
                     }
-                    Value::String(s.into_owned())
+                    Value::String(Text::from(s))
                 }
                 Start::Number(n) => {
                     if !budget.take(tree_bytes(n.text_len()), &elements, &entries) {
@@ -967,7 +967,7 @@ fn integer_number(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::KEY_INLINE_CAPACITY;
+    use crate::json::{KEY_INLINE_CAPACITY, TEXT_INLINE_CAPACITY};
 
     fn err(input: &str) -> (String, usize, usize, usize) {
         let e = parse(input.as_bytes()).unwrap_err();
@@ -1230,11 +1230,54 @@ mod tests {
     }
 
     #[test]
-    fn keys_of_every_length_parse_to_themselves() {
-        // Keys of 0 to 40 bytes of ASCII, and of two-, three- and four-byte characters after
+    fn escaped_strings_reuse_one_buffer_and_keep_their_errors_in_order() {
+        // A long escaped string, then shorter ones: each decodes to its own text (the decoding
+        // buffer is reused, emptied each time), with non-ASCII runs between escapes.
+        let long = format!("{}\\n{}", "\\u00e9x".repeat(40), "\\u4e2d".repeat(30));
+        let input = format!(r#"["{long}", "a\tb", "\u00e9中\/", "{long}"]"#);
+        let v = parse(input.as_bytes()).unwrap();
+        let a = v.as_array().unwrap();
+        let decoded_long = format!("{}\n{}", "\u{e9}x".repeat(40), "\u{4e2d}".repeat(30));
+        assert_eq!(a[0].as_str(), Some(decoded_long.as_str()));
+        assert_eq!(a[1].as_str(), Some("a\tb"));
+        assert_eq!(a[2].as_str(), Some("\u{e9}\u{4e2d}/"));
+        assert_eq!(a[3], a[0]);
+        // In a string with escapes, a bad byte is reported where it is, but only once the string
+        // has no other error: a bad escape, a control character or the end of input after it
+        // comes first, as before the decoder kept its runs as text.
+        let cases: &[(&[u8], &str, usize)] = &[
+            (b"[\"a\\n\xffb\"]", "invalid UTF-8", 5),
+            (b"[\"a\\n\xc3\\nb\"]", "invalid UTF-8", 5),
+            (b"[\"\xe9\\n\xff\"]", "invalid UTF-8", 2),
+            (b"[\"a\\n\xffb\\q\"]", "invalid escape in a string", 7),
+            (
+                b"[\"a\\n\xff\x01\"]",
+                "control character in a string (must be escaped)",
+                6,
+            ),
+            (
+                b"[\"a\\n\xffb",
+                "unexpected end of input inside a string",
+                7,
+            ),
+        ];
+        for &(input, message, offset) in cases {
+            let e = parse(input).unwrap_err();
+            assert_eq!(
+                (e.message().as_str(), e.offset()),
+                (message, offset),
+                "{}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+
+    #[test]
+    fn text_of_every_length_parses_to_itself() {
+        // Keys and string values of 0 to 40 bytes of ASCII, and of two-, three- and four-byte characters after
         // zero or one ASCII byte (so the inline/heap boundary, 22/23 bytes, falls before, inside
         // and after a character), each on the wire as it is and escaped (a key built from
-        // decoded text), in an object and in a nested one.
+        // decoded text), as keys in an object and in a nested one, and as a string value.
         let characters = ['k', '\u{e9}', '\u{20ac}', '\u{1d11e}', '"', '\\'];
         for character in characters {
             let escaped = match character {
@@ -1254,7 +1297,9 @@ mod tests {
                         wires.push(key.clone());
                     }
                     for wire in wires {
-                        let input = format!(r#"{{"{wire}": {count}, "x": [{{"{wire}": true}}]}}"#);
+                        let input = format!(
+                            r#"{{"{wire}": {count}, "x": [{{"{wire}": true}}], "s": "{wire}"}}"#
+                        );
                         let v = parse(input.as_bytes()).unwrap();
                         let m = v.as_object().unwrap();
                         let parsed = m.keys().next().unwrap();
@@ -1268,10 +1313,16 @@ mod tests {
                         assert_eq!(m.get(&key).and_then(Value::as_u64), Some(count as u64));
                         let inner = &m.get("x").unwrap().as_array().unwrap()[0];
                         assert_eq!(inner.get(&key), Some(&Value::Bool(true)));
+                        let Some(Value::String(string)) = m.get("s") else {
+                            panic!("{input}: no string value");
+                        };
+                        assert_eq!(string.as_str(), key, "{input}");
+                        assert_eq!(string.is_inline(), key.len() <= TEXT_INLINE_CAPACITY);
                         let text = crate::json::to_string(&v);
                         let written = key.replace('\\', "\\\\").replace('"', "\\\"");
-                        let expected =
-                            format!(r#"{{"{written}":{count},"x":[{{"{written}":true}}]}}"#);
+                        let expected = format!(
+                            r#"{{"{written}":{count},"x":[{{"{written}":true}}],"s":"{written}"}}"#
+                        );
                         assert_eq!(text, expected);
                         let mut bytes = Vec::new();
                         crate::json::write_compact(&v, &mut bytes);
@@ -1564,7 +1615,7 @@ mod tests {
                     }
                     None => unreachable!("the reader balances containers"),
                 },
-                Token::String(s) => Value::String(s.into_owned()),
+                Token::String(s) => Value::String(s.into()),
                 Token::Number(n) => Value::Number(n),
                 Token::Bool(b) => Value::Bool(b),
                 Token::Null => Value::Null,
