@@ -527,7 +527,8 @@ fn write_key(key: &Key, out: &mut impl Append, pretty: bool) {
 }
 
 /// Writes a key or a string value as a JSON string literal, every non-ASCII character escaped
-/// when `ascii_only`.
+/// when `ascii_only`. Inlined: it runs once per key and string, and its caller knows which branch.
+#[inline(always)]
 fn write_text(text: &Text, out: &mut impl Append, ascii_only: bool) {
     if let Some(long) = text.as_heap_str() {
         write_string(long, out, ascii_only);
