@@ -141,8 +141,15 @@ pub fn classify(message: Value) -> Message {
     let params = m.remove("params");
     match m.remove("method") {
         Some(Value::String(method)) => match (has_id, echo_id) {
-            (false, _) => Message::Notification { method, params },
-            (true, Some(id)) => Message::Request { id, method, params },
+            (false, _) => Message::Notification {
+                method: method.into_string(),
+                params,
+            },
+            (true, Some(id)) => Message::Request {
+                id,
+                method: method.into_string(),
+                params,
+            },
             (true, None) => Message::Invalid {
                 id: None,
                 error: RpcError::invalid_request("id must be a string or number"),

@@ -1,27 +1,33 @@
 //! Parse → write → parse: whatever the parser accepts, the compact writer must write back to an
 //! equal value (and the same text again, into a `String` or into bytes), and the pretty sorted
 //! writer's output must parse back to a value whose pretty form is identical (equal up to key order).
-//! Every object key is held inline exactly when it is short enough, and reads back as the same
-//! text whether taken as bytes or as a `str`.
+//! Every object key and string value is held inline exactly when it is short enough, and reads
+//! back as the same text whether taken as bytes or as a `str`.
 #![no_main]
 
-use agentteams_mcp::json::{self, Value, KEY_INLINE_CAPACITY};
+use agentteams_mcp::json::{self, Text, Value, TEXT_INLINE_CAPACITY};
 use libfuzzer_sys::fuzz_target;
 
-/// Checks every key of `root` (walked with a stack: the tree may be deep).
-fn check_keys(root: &Value) {
+/// Checks `text` is inline exactly when short enough, and the same as bytes and as a `str`.
+fn check_text(text: &Text) {
+    assert_eq!(text.is_inline(), text.len() <= TEXT_INLINE_CAPACITY, "{text:?}");
+    assert_eq!(text.as_str().as_bytes(), text.as_bytes());
+}
+
+/// Checks every key and string of `root` (walked with a stack: the tree may be deep).
+fn check_text_of(root: &Value) {
     let mut stack = vec![root];
     while let Some(value) = stack.pop() {
         match value {
             Value::Array(elements) => stack.extend(elements.iter()),
             Value::Object(map) => {
                 for (key, child) in map.iter() {
-                    assert_eq!(key.is_inline(), key.len() <= KEY_INLINE_CAPACITY, "{key:?}");
-                    assert_eq!(key.as_str().as_bytes(), key.as_bytes());
+                    check_text(key);
                     assert!(map.contains_key(key));
                     stack.push(child);
                 }
             }
+            Value::String(text) => check_text(text),
             _ => {}
         }
     }
@@ -31,7 +37,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(first) = json::parse(data) else {
         return;
     };
-    check_keys(&first);
+    check_text_of(&first);
     let compact = json::to_string(&first);
     let second = json::parse(compact.as_bytes()).expect("compact output parses");
     assert!(

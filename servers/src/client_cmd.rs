@@ -307,7 +307,7 @@ fn client_file(path: &str) -> Result<(Registration, Option<IdentityAssertion>), 
     let doc = json::parse(text.as_bytes()).map_err(|e| bad(format!("not valid JSON: {e}")))?;
     let field = |k: &str| match doc.get(k) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
+        Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.to_string())),
         Some(_) => Err(bad(format!("{k} must be a non-empty string"))),
     };
     if let Some(alg) = field("signing_algorithm")?.filter(|a| a != "ES256") {
@@ -916,9 +916,9 @@ fn coerce(schema: Option<&Map>, key: &str, value: String) -> Value {
         _ => false,
     };
     if string_only {
-        return Value::String(value);
+        return Value::from(value);
     }
-    json::parse(value.as_bytes()).unwrap_or(Value::String(value))
+    json::parse(value.as_bytes()).unwrap_or(Value::from(value))
 }
 
 fn print_info(server: &ServerInfo, json_out: bool) {
@@ -1022,7 +1022,7 @@ fn parameters(tool: &ToolInfo) -> Vec<String> {
         .iter()
         .map(|(name, p)| {
             let ty = match p.get("type") {
-                Some(Value::String(t)) => t.clone(),
+                Some(Value::String(t)) => t.to_string(),
                 Some(other) => json::to_string(other),
                 None => "any".into(),
             };

@@ -38,7 +38,7 @@ fn text_of(reply: &Value, path: &[&str]) -> String {
         .unwrap_or_else(|| panic!("no {key} in {}", json::to_string(reply)));
     }
     match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.to_string(),
         other => json::to_string(other),
     }
 }

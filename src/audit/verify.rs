@@ -447,7 +447,7 @@ fn check_record(line: &[u8]) -> Result<Checked, (Option<String>, ProblemKind)> {
     let anchor = if event == "run_started" {
         match map.get("anchor") {
             Some(Value::Null) => None,
-            Some(Value::String(a)) if sha256::is_hex_digest(a) => Some(a.clone()),
+            Some(Value::String(a)) if sha256::is_hex_digest(a) => Some(a.to_string()),
             _ => {
                 return Err(malformed(
                     "\"anchor\" of run_started must be null or 64 lowercase hex digits".to_owned(),

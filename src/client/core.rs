@@ -524,7 +524,7 @@ pub fn tools_page(result: &Value) -> Result<(Vec<ToolInfo>, Option<String>), Cli
 pub fn next_cursor(method: &str, result: &Value) -> Result<Option<String>, ClientError> {
     match result.get("nextCursor") {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::String(s)) => Ok(Some(s.to_string())),
         Some(other) => Err(ClientError::Protocol(format!(
             "{method} result: nextCursor must be a string, not {}",
             other.type_name()

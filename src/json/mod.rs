@@ -17,13 +17,14 @@
 //!   range) keeps its source text so it is written back byte for byte.
 //! - Objects keep insertion order. Duplicate keys are kept as parsed; [`Map::get`] answers the last one
 //!   (the behaviour of Python's `json`, which the reference implementation uses).
-//! - An object's keys are [`Key`]s: a key of up to [`KEY_INLINE_CAPACITY`] (22) bytes is held inside
-//!   the 24-byte `Key` itself, a longer one in a `Box<str>`, so the short keys most objects have
-//!   cost no allocation of their own (they were most of a parsed tree's allocations on documents
-//!   like citm_catalog.json). A `Key` derefs to `&str` (a short key's bytes are checked as UTF-8
-//!   on the way, as safe Rust requires); lookups and the writers use its bytes and skip that check.
-//!   [`Limits::max_tree_bytes`] counts a key as the allocation a `String` of it would be, so the
-//!   limit accepts and rejects the same inputs as before keys were inline.
+//! - Object keys and string values are [`Text`] ([`Key`] names it where it is a key): text of up to
+//!   [`TEXT_INLINE_CAPACITY`] (22) bytes is held inside the 24-byte `Text` itself, longer text in
+//!   a `Box<str>`, so the short keys and values most documents have cost no allocation of their
+//!   own (they were most of a parsed tree's allocations). A `Text` derefs to `&str` (short text's
+//!   bytes are checked as UTF-8 on the way, as safe Rust requires); lookups and the writers use
+//!   its bytes and skip that check. [`Limits::max_tree_bytes`] counts a key or a string as the
+//!   allocation a `String` of it would be, so the limit accepts and rejects the same inputs as
+//!   before text was inline.
 //!
 //! ```
 //! use agentteams_mcp::json::{self, Value};
@@ -35,15 +36,21 @@
 mod bigint;
 mod error;
 mod float;
-mod key;
 mod parse;
 mod reader;
 mod scan;
 mod shortest;
+mod text;
 mod write;
 
 pub use error::ParseError;
-pub use key::{Key, INLINE_CAPACITY as KEY_INLINE_CAPACITY};
+pub use text::{Text, INLINE_CAPACITY as TEXT_INLINE_CAPACITY};
+
+/// An object's key: [`Text`], the type string values are held in too.
+pub type Key = Text;
+
+/// The longest key kept inline (see [`Text`]).
+pub const KEY_INLINE_CAPACITY: usize = TEXT_INLINE_CAPACITY;
 pub use parse::{parse, parse_with_limits, Limits, DEFAULT_MAX_DEPTH};
 pub use reader::{Reader, Token};
 pub use write::{
@@ -62,7 +69,7 @@ pub enum Value {
     Null,
     Bool(bool),
     Number(Number),
-    String(String),
+    String(Text),
     Array(Array),
     Object(Map),
 }
@@ -547,11 +554,16 @@ impl Value {
 
 impl From<&str> for Value {
     fn from(s: &str) -> Self {
-        Value::String(s.to_owned())
+        Value::String(Text::from(s))
     }
 }
 impl From<String> for Value {
     fn from(s: String) -> Self {
+        Value::String(Text::from(s))
+    }
+}
+impl From<Text> for Value {
+    fn from(s: Text) -> Self {
         Value::String(s)
     }
 }

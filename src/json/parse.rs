@@ -10,7 +10,7 @@
 use super::error::{Code, ParseError};
 use super::float::decimal_to_f64;
 use super::scan::find_string_stop;
-use super::{Array, Key, Map, Number, Value};
+use super::{Array, Key, Map, Number, Text, Value};
 use std::borrow::Cow;
 
 /// How deep arrays and objects may nest by default. Deeper input is an error, never a stack overflow.
@@ -153,8 +153,9 @@ pub(super) struct Scanner<'a> {
     /// which finds and reports the first bad byte inside a string where it is.
     text: Option<&'a str>,
     pos: usize,
-    /// Reused buffer for strings that contain escapes.
-    scratch: Vec<u8>,
+    /// Reused buffer for decoding strings that contain escapes (each then takes one allocation
+    /// of its decoded size).
+    scratch: String,
 }
 
 /// Exponent digits beyond this value no longer change the result (any |exponent| above ~400
@@ -167,7 +168,7 @@ impl<'a> Scanner<'a> {
             input,
             text: std::str::from_utf8(input).ok(),
             pos: 0,
-            scratch: Vec::new(),
+            scratch: String::new(),
         }
     }
 
@@ -375,7 +376,7 @@ impl<'a> Scanner<'a> {
                     if !budget.take(tree_bytes(s.len()), &elements, &entries) {
                         return Err(self.tree_limit(limits));
                     }
-                    Value::String(s.into_owned())
+                    Value::String(Text::from(s))
                 }
                 Start::Number(n) => {
                     if !budget.take(tree_bytes(n.text_len()), &elements, &entries) {
@@ -566,61 +567,61 @@ impl<'a> Scanner<'a> {
             .map_err(|e| self.error_at(Code::InvalidUtf8, start + e.valid_up_to()))
     }
 
+    /// Decodes a string that has escapes (or stops at a byte it cannot hold, for the error),
+    /// `input[start..i]` being its plain start: into the reused scratch buffer, then one
+    /// allocation of the decoded size.
     #[cold]
-    fn parse_string_with_escapes(
+    fn parse_string_with_escapes(&mut self, start: usize, i: usize) -> Result<String, ParseError> {
+        let mut decoded = std::mem::take(&mut self.scratch);
+        decoded.clear();
+        let result = self.decode_escaped(start, i, &mut decoded);
+        self.scratch = decoded;
+        result
+    }
+
+    /// [`Scanner::parse_string_with_escapes`]'s loop, decoding onto `decoded`. A bad UTF-8 byte
+    /// is reported only at the closing quote, so that any other error of the string comes
+    /// first, as it always has.
+    fn decode_escaped(
         &mut self,
         start: usize,
         mut i: usize,
+        decoded: &mut String,
     ) -> Result<String, ParseError> {
-        let mut buf = std::mem::take(&mut self.scratch);
-        buf.clear();
-        buf.extend_from_slice(&self.input[start..i]);
+        let mut bad_utf8 = None;
+        self.push_plain_run(decoded, start, i, &mut bad_utf8);
         loop {
             let Some(&b) = self.input.get(i) else {
-                self.scratch = buf;
                 return Err(self.error_at(Code::EofWhileParsingString, i));
             };
             match b {
                 b'"' => {
-                    let result = match String::from_utf8(buf) {
-                        Ok(s) => Ok(s),
-                        Err(e) => {
-                            // Map the offset in the decoded buffer back to the input is not
-                            // exact across escapes; validate the raw input to find the byte.
-                            let raw_bad = std::str::from_utf8(&self.input[start..i])
-                                .err()
-                                .map_or(start, |re| start + re.valid_up_to());
-                            drop(e);
-                            Err(self.error_at(Code::InvalidUtf8, raw_bad))
-                        }
-                    };
                     self.pos = i + 1;
-                    return result;
+                    return match bad_utf8 {
+                        Some(at) => Err(self.error_at(Code::InvalidUtf8, at)),
+                        None => Ok(decoded.as_str().to_owned()),
+                    };
                 }
                 b'\\' => {
                     let escape_at = i;
                     let Some(&e) = self.input.get(i + 1) else {
-                        self.scratch = buf;
                         return Err(self.error_at(Code::EofWhileParsingString, i + 1));
                     };
                     i += 2;
                     let simple = match e {
-                        b'"' => Some(b'"'),
-                        b'\\' => Some(b'\\'),
-                        b'/' => Some(b'/'),
-                        b'b' => Some(0x08),
-                        b'f' => Some(0x0c),
-                        b'n' => Some(b'\n'),
-                        b'r' => Some(b'\r'),
-                        b't' => Some(b'\t'),
+                        b'"' => Some('"'),
+                        b'\\' => Some('\\'),
+                        b'/' => Some('/'),
+                        b'b' => Some('\u{8}'),
+                        b'f' => Some('\u{c}'),
+                        b'n' => Some('\n'),
+                        b'r' => Some('\r'),
+                        b't' => Some('\t'),
                         b'u' => None,
-                        _ => {
-                            self.scratch = buf;
-                            return Err(self.error_at(Code::InvalidEscape, escape_at));
-                        }
+                        _ => return Err(self.error_at(Code::InvalidEscape, escape_at)),
                     };
-                    if let Some(byte) = simple {
-                        buf.push(byte);
+                    if let Some(ch) = simple {
+                        decoded.push(ch);
                         continue;
                     }
                     let unit = self.hex4(i, escape_at)?;
@@ -631,39 +632,59 @@ impl<'a> Scanner<'a> {
                             if self.input.get(i) != Some(&b'\\')
                                 || self.input.get(i + 1) != Some(&b'u')
                             {
-                                self.scratch = buf;
                                 return Err(self.error_at(Code::LoneSurrogate, escape_at));
                             }
                             let low = self.hex4(i + 2, i)?;
                             if !(0xDC00..=0xDFFF).contains(&low) {
-                                self.scratch = buf;
                                 return Err(self.error_at(Code::LoneSurrogate, escape_at));
                             }
                             i += 6;
                             0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
                         }
                         0xDC00..=0xDFFF => {
-                            self.scratch = buf;
                             return Err(self.error_at(Code::LoneSurrogate, escape_at));
                         }
                         _ => unit,
                     };
-                    let ch = char::from_u32(ch).expect("surrogates were excluded above");
-                    let mut utf8 = [0u8; 4];
-                    buf.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
+                    decoded.push(char::from_u32(ch).expect("surrogates were excluded above"));
                 }
-                0x00..=0x1f => {
-                    self.scratch = buf;
-                    return Err(self.error_at(Code::ControlCharacterInString, i));
-                }
+                0x00..=0x1f => return Err(self.error_at(Code::ControlCharacterInString, i)),
                 _ => {
-                    // Copy the run up to the next byte that needs attention.
+                    // The run up to the next byte that needs attention.
                     let run_start = i;
                     i = find_string_stop(self.input, i);
-                    buf.extend_from_slice(&self.input[run_start..i]);
+                    self.push_plain_run(decoded, run_start, i, &mut bad_utf8);
                 }
             }
         }
+    }
+
+    /// Appends the plain run `input[start..end]` (its ends next to ASCII bytes, so character
+    /// boundaries) to `decoded`: sliced from the input's checked text when there is one, else
+    /// checked here, its first bad byte kept in `bad_utf8` (after which nothing more is kept:
+    /// the string is an error).
+    #[inline]
+    fn push_plain_run(
+        &self,
+        decoded: &mut String,
+        start: usize,
+        end: usize,
+        bad_utf8: &mut Option<usize>,
+    ) {
+        if bad_utf8.is_some() {
+            return;
+        }
+        let run = match self.text.and_then(|text| text.get(start..end)) {
+            Some(run) => run,
+            None => match std::str::from_utf8(&self.input[start..end]) {
+                Ok(run) => run,
+                Err(e) => {
+                    *bad_utf8 = Some(start + e.valid_up_to());
+                    return;
+                }
+            },
+        };
+        decoded.push_str(run);
     }
 
     /// Four hex digits at `at`; errors point at the escape that began at `escape_at`.
@@ -946,7 +967,7 @@ fn integer_number(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::KEY_INLINE_CAPACITY;
+    use crate::json::{KEY_INLINE_CAPACITY, TEXT_INLINE_CAPACITY};
 
     fn err(input: &str) -> (String, usize, usize, usize) {
         let e = parse(input.as_bytes()).unwrap_err();
@@ -1209,11 +1230,54 @@ mod tests {
     }
 
     #[test]
-    fn keys_of_every_length_parse_to_themselves() {
-        // Keys of 0 to 40 bytes of ASCII, and of two-, three- and four-byte characters after
+    fn escaped_strings_reuse_one_buffer_and_keep_their_errors_in_order() {
+        // A long escaped string, then shorter ones: each decodes to its own text (the decoding
+        // buffer is reused, emptied each time), with non-ASCII runs between escapes.
+        let long = format!("{}\\n{}", "\\u00e9x".repeat(40), "\\u4e2d".repeat(30));
+        let input = format!(r#"["{long}", "a\tb", "\u00e9中\/", "{long}"]"#);
+        let v = parse(input.as_bytes()).unwrap();
+        let a = v.as_array().unwrap();
+        let decoded_long = format!("{}\n{}", "\u{e9}x".repeat(40), "\u{4e2d}".repeat(30));
+        assert_eq!(a[0].as_str(), Some(decoded_long.as_str()));
+        assert_eq!(a[1].as_str(), Some("a\tb"));
+        assert_eq!(a[2].as_str(), Some("\u{e9}\u{4e2d}/"));
+        assert_eq!(a[3], a[0]);
+        // In a string with escapes, a bad byte is reported where it is, but only once the string
+        // has no other error: a bad escape, a control character or the end of input after it
+        // comes first, as before the decoder kept its runs as text.
+        let cases: &[(&[u8], &str, usize)] = &[
+            (b"[\"a\\n\xffb\"]", "invalid UTF-8", 5),
+            (b"[\"a\\n\xc3\\nb\"]", "invalid UTF-8", 5),
+            (b"[\"\xe9\\n\xff\"]", "invalid UTF-8", 2),
+            (b"[\"a\\n\xffb\\q\"]", "invalid escape in a string", 7),
+            (
+                b"[\"a\\n\xff\x01\"]",
+                "control character in a string (must be escaped)",
+                6,
+            ),
+            (
+                b"[\"a\\n\xffb",
+                "unexpected end of input inside a string",
+                7,
+            ),
+        ];
+        for &(input, message, offset) in cases {
+            let e = parse(input).unwrap_err();
+            assert_eq!(
+                (e.message().as_str(), e.offset()),
+                (message, offset),
+                "{}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+
+    #[test]
+    fn text_of_every_length_parses_to_itself() {
+        // Keys and string values of 0 to 40 bytes of ASCII, and of two-, three- and four-byte characters after
         // zero or one ASCII byte (so the inline/heap boundary, 22/23 bytes, falls before, inside
         // and after a character), each on the wire as it is and escaped (a key built from
-        // decoded text), in an object and in a nested one.
+        // decoded text), as keys in an object and in a nested one, and as a string value.
         let characters = ['k', '\u{e9}', '\u{20ac}', '\u{1d11e}', '"', '\\'];
         for character in characters {
             let escaped = match character {
@@ -1233,7 +1297,9 @@ mod tests {
                         wires.push(key.clone());
                     }
                     for wire in wires {
-                        let input = format!(r#"{{"{wire}": {count}, "x": [{{"{wire}": true}}]}}"#);
+                        let input = format!(
+                            r#"{{"{wire}": {count}, "x": [{{"{wire}": true}}], "s": "{wire}"}}"#
+                        );
                         let v = parse(input.as_bytes()).unwrap();
                         let m = v.as_object().unwrap();
                         let parsed = m.keys().next().unwrap();
@@ -1247,10 +1313,16 @@ mod tests {
                         assert_eq!(m.get(&key).and_then(Value::as_u64), Some(count as u64));
                         let inner = &m.get("x").unwrap().as_array().unwrap()[0];
                         assert_eq!(inner.get(&key), Some(&Value::Bool(true)));
+                        let Some(Value::String(string)) = m.get("s") else {
+                            panic!("{input}: no string value");
+                        };
+                        assert_eq!(string.as_str(), key, "{input}");
+                        assert_eq!(string.is_inline(), key.len() <= TEXT_INLINE_CAPACITY);
                         let text = crate::json::to_string(&v);
                         let written = key.replace('\\', "\\\\").replace('"', "\\\"");
-                        let expected =
-                            format!(r#"{{"{written}":{count},"x":[{{"{written}":true}}]}}"#);
+                        let expected = format!(
+                            r#"{{"{written}":{count},"x":[{{"{written}":true}}],"s":"{written}"}}"#
+                        );
                         assert_eq!(text, expected);
                         let mut bytes = Vec::new();
                         crate::json::write_compact(&v, &mut bytes);
@@ -1543,7 +1615,7 @@ mod tests {
                     }
                     None => unreachable!("the reader balances containers"),
                 },
-                Token::String(s) => Value::String(s.into_owned()),
+                Token::String(s) => Value::String(s.into()),
                 Token::Number(n) => Value::Number(n),
                 Token::Bool(b) => Value::Bool(b),
                 Token::Null => Value::Null,

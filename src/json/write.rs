@@ -18,7 +18,7 @@
 
 use super::scan::find_string_stop;
 use super::shortest::{shortest_decimal, Decimal, SMALLEST_LEADING};
-use super::{Key, Map, Number, Value, N};
+use super::{Key, Map, Number, Text, Value, N};
 
 /// Where the writers append text: a `String` (the ASCII they make is checked as UTF-8 on its way in,
 /// as safe Rust requires), or a `Vec<u8>` (nothing is checked; everything the writers append is
@@ -29,7 +29,7 @@ impl Sink for String {}
 impl Sink for Vec<u8> {}
 
 mod sealed {
-    use super::{Key, NUMBER_ROOM};
+    use super::{Text, NUMBER_ROOM};
 
     /// What the writers need of a [`Sink`](super::Sink); sealed, so that only the writers append.
     pub trait Append {
@@ -41,12 +41,15 @@ mod sealed {
         fn push_str(&mut self, s: &str);
         /// How many bytes the sink holds.
         fn held(&self) -> usize;
-        /// Appends the text of `key`, which needs no escaping.
-        fn push_key_text(&mut self, key: &Key) {
-            self.push_utf8(key.as_bytes());
+        /// Appends `text` (a key or a string value), which needs no escaping.
+        fn push_text(&mut self, text: &Text) {
+            match text.as_heap_str() {
+                Some(text) => self.push_str(text),
+                None => self.push_utf8(text.as_bytes()),
+            }
         }
-        /// Appends `text`, known to be UTF-8 (a run of an object key's bytes): a `String` checks
-        /// it, as safe Rust requires; a byte sink copies it.
+        /// Appends `text`, known to be UTF-8 (a run of a short [`Text`]'s bytes): a `String`
+        /// checks it, as safe Rust requires; a byte sink copies it.
         fn push_utf8(&mut self, text: &[u8]);
         /// Appends one ASCII byte.
         fn push_ascii(&mut self, b: u8);
@@ -71,7 +74,7 @@ mod sealed {
         }
 
         fn push_utf8(&mut self, text: &[u8]) {
-            String::push_str(self, std::str::from_utf8(text).expect("a key is UTF-8"));
+            String::push_str(self, std::str::from_utf8(text).expect("text is UTF-8"));
         }
 
         fn held(&self) -> usize {
@@ -132,18 +135,18 @@ mod sealed {
             self.len()
         }
 
-        /// A short key by a copy of its whole inline buffer, cut back to the key: a copy of a
-        /// fixed size is a few moves, where one of the key's length calls `memcpy` (a fifth of
+        /// Short text by a copy of its whole inline buffer, cut back to the text: a copy of a
+        /// fixed size is a few moves, where one of the text's length calls `memcpy` (a fifth of
         /// the time of writing citm_catalog.json, with its 25,869 keys, went to `memcpy`).
         #[inline]
-        fn push_key_text(&mut self, key: &Key) {
-            match key.inline_buffer() {
+        fn push_text(&mut self, text: &Text) {
+            match text.inline_buffer() {
                 Some((buffer, len)) => {
                     let at = self.len();
                     self.extend_from_slice(buffer);
                     self.truncate(at + len);
                 }
-                None => self.extend_from_slice(key.as_bytes()),
+                None => self.extend_from_slice(text.as_bytes()),
             }
         }
 
@@ -236,8 +239,8 @@ impl<S: Append, const ASCII_ONLY: bool> Append for Segment<'_, S, ASCII_ONLY> {
     }
 
     #[inline]
-    fn push_key_text(&mut self, key: &Key) {
-        self.sink.push_key_text(key);
+    fn push_text(&mut self, text: &Text) {
+        self.sink.push_text(text);
     }
 
     #[inline]
@@ -443,7 +446,7 @@ impl<'a> Walk<'a> {
                         self.next = Some(value);
                         return false;
                     }
-                    Value::String(s) => write_string(s, out, pretty),
+                    Value::String(s) => write_text(s, out, pretty),
                     Value::Array(a) if a.is_empty() => out.push_str("[]"),
                     Value::Object(m) if m.is_empty() => out.push_str("{}"),
                     // An array of numbers held as primitives, or of short rows of them
@@ -519,22 +522,31 @@ fn close(out: &mut impl Append, pretty: bool, depth: usize, bracket: u8) {
 }
 
 fn write_key(key: &Key, out: &mut impl Append, pretty: bool) {
-    if pretty {
-        // Escaped character by character: that needs the key as a `str`.
-        write_string(key.as_str(), out, true);
+    write_text(key, out, pretty);
+    out.push_str(if pretty { ": " } else { ":" });
+}
+
+/// Writes a key or a string value as a JSON string literal, every non-ASCII character escaped
+/// when `ascii_only`. Inlined: it runs once per key and string, and its caller knows which branch.
+#[inline(always)]
+fn write_text(text: &Text, out: &mut impl Append, ascii_only: bool) {
+    if let Some(long) = text.as_heap_str() {
+        write_string(long, out, ascii_only);
+    } else if ascii_only {
+        // Escaped character by character: that needs the text as a `str`.
+        write_string(text.as_str(), out, true);
     } else {
-        // As bytes: a short key becomes a `str` only through a UTF-8 check, which a byte sink
+        // As bytes: short text becomes a `str` only through a UTF-8 check, which a byte sink
         // does not need.
-        let bytes = key.as_bytes();
+        let bytes = text.as_bytes();
         if find_string_stop(bytes, 0) == bytes.len() {
             out.push_ascii(b'"');
-            out.push_key_text(key);
+            out.push_text(text);
             out.push_ascii(b'"');
         } else {
             write_utf8_string(bytes, out, |out, run| out.push_utf8(&bytes[run]));
         }
     }
-    out.push_str(if pretty { ": " } else { ":" });
 }
 
 fn write_string(s: &str, out: &mut impl Append, ascii_only: bool) {

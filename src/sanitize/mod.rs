@@ -139,7 +139,11 @@ pub fn sanitize_value(value: &mut Value) {
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
         match v {
-            Value::String(s) => sanitize_string(s),
+            Value::String(s) => {
+                if let Cow::Owned(clean) = sanitize(s) {
+                    *s = clean.into();
+                }
+            }
             Value::Array(a) => stack.extend(a.iter_mut()),
             Value::Object(m) => {
                 for (k, v) in m.entries_mut() {

@@ -1372,8 +1372,8 @@ fn success_result(output: ToolOutput, revision: Revision) -> Value {
                 if let Some(Value::String(text)) =
                     block.as_object_mut().and_then(|b| b.get_mut("text"))
                 {
-                    let (capped, _) = cap_text(std::mem::take(text));
-                    *text = capped;
+                    let (capped, _) = cap_text(std::mem::take(text).into_string());
+                    *text = capped.into();
                 }
             }
             m.insert("content", Value::from(content));

@@ -136,7 +136,7 @@ fn read_bounded_value(reader: &mut Reader<'_>) -> Option<Value> {
                 Open::Object(map, _) => Value::Object(map),
                 Open::Array(_) => return None,
             },
-            Token::String(text) => Value::String(text.into_owned()),
+            Token::String(text) => Value::String(text.into()),
             Token::Number(number) => Value::Number(number),
             Token::Bool(b) => Value::Bool(b),
             Token::Null => Value::Null,

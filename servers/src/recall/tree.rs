@@ -166,7 +166,7 @@ impl MemberValue for Value {
     }
     fn into_string(self) -> String {
         match self {
-            Value::String(text) => text,
+            Value::String(text) => text.into_string(),
             _ => String::new(),
         }
     }

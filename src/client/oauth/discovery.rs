@@ -357,7 +357,7 @@ pub fn object(body: &[u8], what: &str, from: &str) -> Result<json::Map, String> 
 pub fn string_member(doc: &json::Map, name: &str, from: &str) -> Result<Option<String>, String> {
     match doc.get(name) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::String(s)) => Ok(Some(s.to_string())),
         Some(other) => Err(format!(
             "{name} from {from} is a JSON {}, not a string",
             other.type_name()

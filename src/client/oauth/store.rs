@@ -64,7 +64,7 @@ impl Entry {
         let mut m = Map::new();
         let mut put = |k: &str, v: Option<&String>| {
             if let Some(v) = v {
-                m.insert(k, Value::String(v.clone()));
+                m.insert(k, Value::from(v.as_str()));
             }
         };
         put("server", Some(&self.server));
