@@ -8,7 +8,7 @@
 //! behave like Python's `re.search` (`$` also matches before a final newline). One deliberate
 //! difference: `\d` in the `built_at` pattern accepts ASCII digits only.
 
-use agentteams_mcp::json::{Map, Number, Value};
+use agentteams_mcp::json::{Key, Map, Number, Value};
 use std::collections::HashSet;
 use std::fmt::{self, Write as _};
 
@@ -246,6 +246,9 @@ struct JsonPath<'a> {
 
 enum Segment<'a> {
     Key(&'a str),
+    /// A key of the tree, kept as it is: a short key becomes a `str` only through a UTF-8
+    /// check, which only an error's path needs.
+    Member(&'a Key),
     Index(usize),
 }
 
@@ -263,22 +266,21 @@ impl<'a> JsonPath<'a> {
     fn render(&self) -> String {
         let mut out = String::from("$");
         for segment in &self.segments {
-            match segment {
-                Segment::Key(key)
-                    if !key.is_empty()
-                        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') =>
-                {
-                    out.push('.');
-                    out.push_str(key);
-                }
-                Segment::Key(key) => {
-                    out.push('[');
-                    agentteams_mcp::json::write_compact(&Value::from(*key), &mut out);
-                    out.push(']');
-                }
+            let key = match segment {
+                Segment::Key(key) => *key,
+                Segment::Member(key) => key.as_str(),
                 Segment::Index(i) => {
                     let _ = write!(out, "[{i}]");
+                    continue;
                 }
+            };
+            if !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+                out.push('.');
+                out.push_str(key);
+            } else {
+                out.push('[');
+                agentteams_mcp::json::write_compact(&Value::from(key), &mut out);
+                out.push(']');
             }
         }
         out
@@ -293,24 +295,24 @@ impl<'a> JsonPath<'a> {
 }
 
 /// Whether entry `i` of `map` is the one a Python dict keeps for its key (the last).
-fn kept(map: &Map, i: usize, key: &str) -> bool {
+fn kept(map: &Map, i: usize, key: &Key) -> bool {
     !map.iter().skip(i + 1).any(|(later, _)| later == key)
 }
 
 /// The entries of `map` a Python dict would keep: the last of each key (order does not matter to
 /// validation). Small objects, the vast majority, are checked without allocating.
-fn last_entries(map: &Map) -> Vec<(&str, &Value)> {
+fn last_entries(map: &Map) -> Vec<(&Key, &Value)> {
     if map.len() <= 16 {
         return map
             .iter()
             .enumerate()
             .filter(|(i, (k, _))| kept(map, *i, k))
-            .map(|(_, (k, v))| (k.as_str(), v))
+            .map(|(_, entry)| entry)
             .collect();
     }
-    let all: Vec<(&str, &Value)> = map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let all: Vec<(&Key, &Value)> = map.iter().collect();
     let mut seen = HashSet::with_capacity(all.len());
-    let mut kept: Vec<(&str, &Value)> = all
+    let mut kept: Vec<(&Key, &Value)> = all
         .into_iter()
         .rev()
         .filter(|(k, _)| seen.insert(*k))
@@ -332,13 +334,13 @@ fn check_object<'a>(
             return Err(path.error(format!("'{}' is a required property", field.name)));
         }
     }
-    let visit = |key: &'a str, child: &'a Value, path: &mut JsonPath<'a>| {
-        let Some(field) = fields.iter().find(|f| f.name == key) else {
+    let visit = |key: &'a Key, child: &'a Value, path: &mut JsonPath<'a>| {
+        let Some(field) = fields.iter().find(|f| *key == f.name) else {
             return Err(path.error(format!(
                 "additional properties are not allowed ('{key}' was unexpected)"
             )));
         };
-        path.segments.push(Segment::Key(key));
+        path.segments.push(Segment::Member(key));
         check_rule(child, field.rule, path)?;
         path.segments.pop();
         Ok(())
@@ -487,7 +489,7 @@ fn check_map_of<'a>(
         return Err(type_error(path, "an object", value));
     };
     for (key, child) in last_entries(map) {
-        path.segments.push(Segment::Key(key));
+        path.segments.push(Segment::Member(key));
         check_object(child, fields, path)?;
         path.segments.pop();
     }
@@ -499,7 +501,7 @@ fn check_postings<'a>(value: &'a Value, path: &mut JsonPath<'a>) -> Result<(), S
         return Err(type_error(path, "an object", value));
     };
     for (term, entries) in last_entries(map) {
-        path.segments.push(Segment::Key(term));
+        path.segments.push(Segment::Member(term));
         let Some(items) = entries.as_array() else {
             return Err(type_error(path, "an array", entries));
         };

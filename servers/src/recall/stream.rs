@@ -20,7 +20,7 @@ use super::corpus::{CodeFile, Document, IndexKind, Loaded, Passages, Posting, Po
 use super::schema::{integral_number, validate_document};
 use super::tokenize::Tokenizer;
 use super::tree::{convert, document_from, validate};
-use agentteams_mcp::json::{Array, Map, Reader, Token, Value};
+use agentteams_mcp::json::{Array, Key, Map, Reader, Token, Value};
 
 /// The file's validated contents, or `None` when the tree path must decide (see the module docs).
 pub(super) fn load(bytes: &[u8], kind: IndexKind) -> Option<Loaded> {
@@ -92,7 +92,8 @@ fn read_members(
             Some(stand_in) => stand_in,
             None => read_bounded_value(reader)?,
         };
-        members.insert(key.into_owned(), value);
+        // As the token's text: a key short enough to be held inline is never allocated.
+        members.insert(key, value);
     }
 }
 
@@ -108,7 +109,7 @@ pub const MAX_MEMBER_TOKENS: usize = 100_000;
 fn read_bounded_value(reader: &mut Reader<'_>) -> Option<Value> {
     enum Open {
         Array(Vec<Value>),
-        Object(Map, Option<String>),
+        Object(Map, Option<Key>),
     }
     let mut open: Vec<Open> = Vec::new();
     for _ in 0..MAX_MEMBER_TOKENS {
@@ -123,7 +124,7 @@ fn read_bounded_value(reader: &mut Reader<'_>) -> Option<Value> {
             }
             Token::Key(name) => match open.last_mut() {
                 Some(Open::Object(map, key)) if !map.contains_key(&name) => {
-                    *key = Some(name.into_owned());
+                    *key = Some(Key::from(name));
                     continue;
                 }
                 _ => return None,

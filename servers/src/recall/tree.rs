@@ -178,7 +178,7 @@ const HEAD_ROOM: usize = 1024;
 /// Converts a validated document from its members in file order (a repeated key: the last wins).
 /// `streamed`: its passages, when they were read apart from the members (whose passages member
 /// is then an empty stand-in).
-pub(super) fn document_from<K: AsRef<str>, V: MemberValue>(
+pub(super) fn document_from<K: AsRef<[u8]>, V: MemberValue>(
     members: impl IntoIterator<Item = (K, V)>,
     tokenizer: Tokenizer,
     streamed: Option<Passages>,
@@ -188,14 +188,15 @@ pub(super) fn document_from<K: AsRef<str>, V: MemberValue>(
     let mut length = 0.0;
     let mut passages = Passages::default();
     let mut symbol: Option<String> = None;
-    let passages_key = if code { "passages" } else { "paragraphs" };
+    // Keys as bytes: a short key becomes a `str` only through a UTF-8 check.
+    let passages_key: &[u8] = if code { b"passages" } else { b"paragraphs" };
     for (key, value) in members {
         match key.as_ref() {
-            "path" => path = value.into_string(),
-            "title" => title = value.into_string(),
-            "length" => length = number(value.value()),
-            "snippet" => snippet = value.into_string(),
-            "symbol" if code => {
+            b"path" => path = value.into_string(),
+            b"title" => title = value.into_string(),
+            b"length" => length = number(value.value()),
+            b"snippet" => snippet = value.into_string(),
+            b"symbol" if code => {
                 symbol = value
                     .value()
                     .as_str()
