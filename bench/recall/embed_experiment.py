@@ -18,7 +18,8 @@ style (id / para):
   vocabulary rank, a = 1e-4, model2vec's default, folded into the table), `zipf2` (that weight
   squared), `sif` (a/(a+p) with p the token's frequency in the codebase's own chunks, a = 1e-3,
   something an index build can count) or `none`; with `int8` the table quantised (one float16
-  scale a row);
+  scale a row); with `learned` (and `tok`) the table trained to imitate the full model on code
+  in no question set (--learn-corpus, a ridge regression: `learned_table`);
 - fusion of `default` with a dense ranking, over the union of both top 20s: reciprocal-rank
   fusion `rrf:w` = 1/(K+rank_default) + w/(K+rank_dense), K = 10; a linear mix of normalised
   scores `linear:a` = (1-a)*score/best_score + a*(cos-min)/(max-min); `grrf:w` and `glinear:a`,
@@ -37,6 +38,11 @@ usage (tuning sets only; rich and echo are the judge set, see below):
       --bin target/release/agentteams-mcp --cache /work/relevance/embed-cache \
       --root requests=DIR --root cobra=DIR --root click=DIR --root chi=DIR \
       --root ripgrep=DIR --root fastify=DIR [--skip-full] [--show-sweeps]
+the trained tables (code in no question set: CPython's standard library without site-packages,
+which holds click and rich; the cargo registry's sources; npm's node_modules):
+  ... --learn-corpus pystdlib=STDLIB --learn-corpus cargo=~/.cargo/registry/src/INDEX \
+      --learn-corpus npm=/usr/lib/node_modules/npm --learn-lambda 0.01 \
+      --variants static-256-zipf2-tok-learned,static-256-zipf2-tok-learned-int8
 The judge set (held-out-3, rich + echo) is run only with --judge, for one static variant and one
 fusion fixed beforehand, and prints aggregate figures only (no question, no miss):
   ... --judge --root rich=DIR --root echo=DIR --variant static-256-zipf2-tok --fusion linear:0.3
@@ -209,6 +215,89 @@ def static_table(model, cache, pooling="mean"):
     return out
 
 
+def corpus_chunks(spec, per_corpus, seed=14):
+    """A sample of chunks of code that is in no question set (`NAME=DIR`, every .py, .rs, .go,
+    .js, .ts file under DIR), for training a static table."""
+    import random
+    texts = []
+    for item in spec:
+        name, d = item.split("=", 1)
+        d = Path(d)
+        files = sorted(p for p in d.rglob("*") if p.is_file() and p.suffix in
+                       (".py", ".rs", ".go", ".js", ".ts") and "site-packages" not in p.parts)
+        chunks = []
+        for f in files:
+            try:
+                chunks.extend(chunk_file(str(f.relative_to(d)), f.read_text(errors="replace")))
+            except OSError:
+                pass
+        random.Random(seed).shuffle(chunks)
+        texts.extend(chunks[:per_corpus])
+        print(f"  corpus {name}: {len(files)} files, {len(chunks)} chunks, {per_corpus} taken",
+              file=sys.stderr)
+    return texts
+
+
+def learned_table(model, cache, weighting, args, lam=0.1, iters=60):
+    """model2vec's "tokenlearn" step, reduced to a ridge regression: the table E (30,522 x 384)
+    such that the weighted mean of a chunk's token rows matches the full model's vector of the
+    chunk, over a corpus of code in no question set; E = s*E0 + D with E0 the `tok` table, s the
+    best single scale, D shrunk by lam times the mean of X^T X's diagonal; block conjugate
+    gradients."""
+    import scipy.sparse as sp
+    tag = f"{weighting}-{args.learn_chunks}-{lam}"
+    path = cache / f"static-learned-{tag}.npy"
+    if path.exists():
+        return np.load(path)
+    texts = corpus_chunks(args.learn_corpus, args.learn_chunks)
+    yfile = cache / f"corpus-full-{len(texts)}-{args.learn_chunks}.npy"
+    y = full_vectors(model, texts, yfile)
+    tok = model.tokenizer
+    e0 = static_table(model, cache, "tok")
+    n = e0.shape[0]
+    w = (zipf_weights(n) ** (2 if weighting == "zipf2" else 1) if weighting.startswith("zipf")
+         else np.ones(n))
+    special = set(tok.all_special_ids)
+    rows, cols, vals = [], [], []
+    for r, ids in enumerate(tok(texts, add_special_tokens=False, truncation=False)["input_ids"]):
+        ids = [i for i in ids if i not in special]
+        if not ids:
+            continue
+        u, c = np.unique(ids, return_counts=True)
+        rows.extend([r] * len(u))
+        cols.extend(u)
+        vals.extend(c * w[u] / len(ids))
+    x = sp.csr_matrix((vals, (rows, cols)), shape=(len(texts), n), dtype=np.float64)
+    xt = x.T.tocsr()
+    base = x @ e0
+    s = float((base * y).sum() / (base * base).sum())
+    resid = y - s * base
+    diag = np.asarray(x.multiply(x).sum(axis=0)).ravel()
+    reg = lam * diag[diag > 0].mean()
+    t = time.time()
+    d = np.zeros((n, y.shape[1]))
+    r = xt @ resid
+    pdir = r.copy()
+    rr = (r * r).sum(axis=0)
+    for _ in range(iters):
+        ap = xt @ (x @ pdir) + reg * pdir
+        alpha = rr / (pdir * ap).sum(axis=0)
+        d += alpha * pdir
+        r -= alpha * ap
+        rr_new = (r * r).sum(axis=0)
+        pdir = r + (rr_new / rr) * pdir
+        rr = rr_new
+    e = (s * e0 + d).astype(np.float32)
+    fit = x @ e
+    cos = (fit * y).sum(1) / (np.linalg.norm(fit, axis=1) * np.linalg.norm(y, axis=1) + 1e-9)
+    cos0 = (base * y).sum(1) / (np.linalg.norm(base, axis=1) * np.linalg.norm(y, axis=1) + 1e-9)
+    print(f"  learned table {tag}: {len(texts)} chunks, {x.nnz} non-zeros, {iters} CG steps in "
+          f"{time.time() - t:.0f} s; mean cosine to the full model on the corpus "
+          f"{cos0.mean():.3f} -> {cos.mean():.3f}", file=sys.stderr)
+    np.save(path, e)
+    return e
+
+
 def pca(table, dim):
     if dim >= table.shape[1]:
         return table.copy()
@@ -325,6 +414,10 @@ def main():
                     "static-256-zipf-tok,static-256-zipf2-tok,static-128-zipf2-tok,"
                     "static-256-sif-tok,static-256-zipf2-tok-int8,static-128-zipf2-tok-int8",
                     help="the static variants of a tuning run")
+    ap.add_argument("--learn-corpus", action="append", default=[],
+                    help="NAME=DIR of code in no question set, for the -learned variants")
+    ap.add_argument("--learn-chunks", type=int, default=4000, help="chunks taken from each")
+    ap.add_argument("--learn-lambda", type=float, default=0.1, help="the ridge's weight")
     ap.add_argument("--fusions", default="rrf:0.25,rrf:0.5,rrf:1.0,linear:0.1,linear:0.3,"
                     "linear:0.5,linear:0.7,grrf:0.5,grrf:1.0,grrf:2.0,glinear:0.3,glinear:0.5,"
                     "glinear:0.7,glinear:0.9", help="the fusion weights a tuning run sweeps")
@@ -350,12 +443,16 @@ def main():
     variants = {}
     wanted = [args.variant] if args.judge else args.variants.split(",")
     for v in wanted:
-        # static-DIM-WEIGHTING[-tok][-int8]: WEIGHTING zipf, zipf2, sif or none; tok: the token's own
-        # output rather than the mean of [CLS], token, [SEP].
+        # static-DIM-WEIGHTING[-tok][-learned][-int8]: WEIGHTING zipf, zipf2, sif or none;
+        # learned: trained on --learn-corpus to match the full model (learned_table); tok: the
+        # token's own output rather than the mean of [CLS], token, [SEP].
         parts = v.split("-")
         dim, weighting = int(parts[1]), parts[2]
         int8, pooling = "int8" in parts[3:], "tok" if "tok" in parts[3:] else "mean"
-        t = pca(static_table(model, cache, pooling), dim)
+        if "learned" in parts[3:]:
+            t = pca(learned_table(model, cache, weighting, args, args.learn_lambda), dim)
+        else:
+            t = pca(static_table(model, cache, pooling), dim)
         if weighting in ("zipf", "zipf2"):
             # Zipf weights are fixed per token: folded into the table, as a product would
             # (zipf2: the weight squared, which down-weighs frequent tokens harder).
