@@ -44,19 +44,19 @@ mod text;
 mod write;
 
 pub use error::ParseError;
+pub use parse::{parse, parse_with_limits, Limits, DEFAULT_MAX_DEPTH};
+pub use reader::{Reader, Token};
 pub use text::{Text, INLINE_CAPACITY as TEXT_INLINE_CAPACITY};
+pub use write::{
+    to_pretty_ascii_sorted, to_string, to_string_sorted, write_compact, write_pretty_ascii_sorted,
+    write_python_float, Sink,
+};
 
 /// An object's key: [`Text`], the type string values are held in too.
 pub type Key = Text;
 
 /// The longest key kept inline (see [`Text`]).
 pub const KEY_INLINE_CAPACITY: usize = TEXT_INLINE_CAPACITY;
-pub use parse::{parse, parse_with_limits, Limits, DEFAULT_MAX_DEPTH};
-pub use reader::{Reader, Token};
-pub use write::{
-    to_pretty_ascii_sorted, to_string, to_string_sorted, write_compact, write_pretty_ascii_sorted,
-    write_python_float, Sink,
-};
 
 pub use write::write_ascii_string;
 
