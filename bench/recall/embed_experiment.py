@@ -51,13 +51,13 @@ paraphrased MRR@10 up by 0.05 or more, identifier MRR@10 down by no more than 0.
 2026-12-02 none did, so the judge set was not run: docs/recall.md, "A model of meaning,
 measured").
 """
-import argparse, collections, json, os, re, subprocess, sys, time
+import argparse, collections, json, os, re, sys, time
 from pathlib import Path
 
 import numpy as np
 
 from parity import rpc_session
-from relevance import QUESTION_SETS, STYLES, load_questions, metrics, relative
+from relevance import QUESTION_SETS, STYLES, build_index, load_questions, metrics, relative
 
 HERE = Path(__file__).resolve().parent
 TOP = 20                     # query_code's MAX_K
@@ -134,12 +134,7 @@ def lexical(args, name, root, qs, cache):
         got = json.loads(path.read_text())
         if all(q["question"] in got["ranked"] for q in qs):
             return got
-    build = subprocess.run([args.bin, "index", "build", "--root", str(root)],
-                           capture_output=True, text=True)
-    if build.returncode != 0:
-        raise SystemExit(build.stderr)
-    local = json.loads((root / "references" / "code-index" / "local.json").read_text())
-    files = [relative(d["path"], root) for d in local["documents"]]
+    files = build_index(args.bin, root)
     proc, call = rpc_session(args.bin, str(root))
     ranked = {}
     for q in qs:

@@ -83,6 +83,16 @@ def relative(path, root):
     return str(p.relative_to(root)) if p.is_absolute() else path
 
 
+def build_index(binary, root):
+    """Builds `root`'s indexes with `index build`; the code index's files, project-relative."""
+    build = subprocess.run([binary, "index", "build", "--root", str(root)],
+                           capture_output=True, text=True)
+    if build.returncode != 0:
+        raise SystemExit(build.stderr)
+    local = json.loads((root / "references" / "code-index" / "local.json").read_text())
+    return [relative(d["path"], root) for d in local["documents"]]
+
+
 def grep_ranker(root, files):
     texts = {}
     for rel in files:
@@ -133,12 +143,7 @@ def main():
     for name, root in roots.items():
         if not any(q["codebase"] == name for q in questions):
             continue
-        build = subprocess.run([args.bin, "index", "build", "--root", str(root)],
-                               capture_output=True, text=True)
-        if build.returncode != 0:
-            raise SystemExit(build.stderr)
-        local = json.loads((root / "references" / "code-index" / "local.json").read_text())
-        files = [relative(d["path"], root) for d in local["documents"]]
+        files = build_index(args.bin, root)
         indexed = set(files)
         for q in (q for q in questions if q["codebase"] == name):
             if not indexed.intersection(q["answers"]):
