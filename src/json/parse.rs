@@ -553,18 +553,25 @@ impl<'a> Scanner<'a> {
         // Fast path: no escapes.
         if self.input.get(i) == Some(&b'"') {
             // Both ends are next to ASCII bytes (quotes), so they are character boundaries.
-            let text = match self.text.and_then(|text| text.get(start..i)) {
-                Some(text) => text,
-                None => self.utf8(start, i)?,
-            };
+            let text = self
+                .text_of(start, i)
+                .map_err(|bad| self.error_at(Code::InvalidUtf8, bad))?;
             self.pos = i + 1;
             return Ok(Cow::Borrowed(text));
         }
         self.parse_string_with_escapes(start, i).map(Cow::Owned)
     }
-    fn utf8(&self, start: usize, end: usize) -> Result<&'a str, ParseError> {
-        std::str::from_utf8(&self.input[start..end])
-            .map_err(|e| self.error_at(Code::InvalidUtf8, start + e.valid_up_to()))
+
+    /// `input[start..end]` (both ends character boundaries) as text: sliced from the input's
+    /// checked text when there is one, else checked here; `Err` gives the first bad byte.
+    #[inline]
+    fn text_of(&self, start: usize, end: usize) -> Result<&'a str, usize> {
+        match self.text.and_then(|text| text.get(start..end)) {
+            Some(text) => Ok(text),
+            None => {
+                std::str::from_utf8(&self.input[start..end]).map_err(|e| start + e.valid_up_to())
+            }
+        }
     }
 
     /// Decodes a string that has escapes (or stops at a byte it cannot hold, for the error),
@@ -660,9 +667,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// Appends the plain run `input[start..end]` (its ends next to ASCII bytes, so character
-    /// boundaries) to `decoded`: sliced from the input's checked text when there is one, else
-    /// checked here, its first bad byte kept in `bad_utf8` (after which nothing more is kept:
-    /// the string is an error).
+    /// boundaries) to `decoded`, or keeps its first bad byte in `bad_utf8` (after which nothing
+    /// more is kept: the string is an error).
     #[inline]
     fn push_plain_run(
         &self,
@@ -671,20 +677,12 @@ impl<'a> Scanner<'a> {
         end: usize,
         bad_utf8: &mut Option<usize>,
     ) {
-        if bad_utf8.is_some() {
-            return;
+        if bad_utf8.is_none() {
+            match self.text_of(start, end) {
+                Ok(run) => decoded.push_str(run),
+                Err(bad) => *bad_utf8 = Some(bad),
+            }
         }
-        let run = match self.text.and_then(|text| text.get(start..end)) {
-            Some(run) => run,
-            None => match std::str::from_utf8(&self.input[start..end]) {
-                Ok(run) => run,
-                Err(e) => {
-                    *bad_utf8 = Some(start + e.valid_up_to());
-                    return;
-                }
-            },
-        };
-        decoded.push_str(run);
     }
 
     /// Four hex digits at `at`; errors point at the escape that began at `escape_at`.
