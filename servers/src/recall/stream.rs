@@ -395,6 +395,15 @@ mod tests {
                 IndexKind::Memory,
             ),
             (memory("[]", "{}"), IndexKind::Memory),
+            // Escaped member keys: decoded, then matched like any other (the document's title
+            // and a posting's members).
+            (
+                memory(
+                    &DOCS.replace(r#""title": "A""#, r#""t\u0069tle": "A""#),
+                    r#"{"x": [{"doc\u005fid": 0, "t\u0066": 1}]}"#,
+                ),
+                IndexKind::Memory,
+            ),
             (
                 partition(r#"{"def": [{"doc_id": 0, "tf": 1}], "f": [{"doc_id": 0, "tf": 2}]}"#),
                 IndexKind::Code,
