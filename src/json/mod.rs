@@ -288,6 +288,17 @@ impl Map {
         }
     }
 
+    /// Appends `key` and returns true when the map does not hold it yet; otherwise leaves the map
+    /// as it was and returns false. One scan, where `contains_key` then `insert` make two.
+    pub fn insert_if_absent(&mut self, key: impl Into<Key>, value: Value) -> bool {
+        let key = key.into();
+        if self.entries.iter().any(|(k, _)| *k == key) {
+            return false;
+        }
+        self.entries.push((key, value));
+        true
+    }
+
     /// Appends without looking for an existing key (keeps duplicates).
     #[cfg(test)]
     pub(crate) fn push_unchecked(&mut self, key: Key, value: Value) {
@@ -719,6 +730,20 @@ mod tests {
         assert_eq!(m.keys().collect::<Vec<_>>(), ["a", "b", "a"]);
         assert_eq!(m.remove("a"), Some(Value::from(3u64)));
         assert_eq!(m.len(), 1);
+    }
+
+    #[test]
+    fn insert_if_absent_appends_only_a_new_key() {
+        let long = "a key longer than twenty-two bytes";
+        let mut m = Map::new();
+        assert!(m.insert_if_absent("a", 1u64.into()));
+        assert!(m.insert_if_absent(long, 2u64.into()));
+        assert!(!m.insert_if_absent("a", 3u64.into()));
+        assert!(!m.insert_if_absent(long, 4u64.into()));
+        assert!(m.insert_if_absent("b", 5u64.into()));
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["a", long, "b"]);
+        assert_eq!(m.get("a"), Some(&Value::from(1u64)));
+        assert_eq!(m.get(long), Some(&Value::from(2u64)));
     }
 
     #[test]

@@ -14,9 +14,13 @@ pub fn locate(path: &str, first_line: usize, last_line: usize) -> String {
 /// well-formed locator (`#L` then a line number from 1, `-L`, and a number at least as large,
 /// both without sign or leading zeros, and nothing after).
 pub fn parse_locator(stored: &str) -> Option<(&str, u32, u32)> {
-    let (path, range) = stored.rsplit_once("#L")?;
-    let (first, last) = range.split_once("-L")?;
-    let (first, last) = (line_number(first)?, line_number(last)?);
+    // Split at single bytes, not at "#L" and "-L": a `str` pattern builds a substring searcher
+    // per call, and the first query parses one locator per definition of the project (67,244 on
+    // the standard library). The answers are the same: a well-formed range holds no `#` and one
+    // `-`, so a split that the two-byte patterns would have placed elsewhere fails here as there.
+    let (path, range) = stored.rsplit_once('#')?;
+    let (first, last) = range.strip_prefix('L')?.split_once('-')?;
+    let (first, last) = (line_number(first)?, line_number(last.strip_prefix('L')?)?);
     (first <= last).then_some((path, first, last))
 }
 
@@ -53,9 +57,18 @@ mod tests {
             "a.md#L1-L9999999999",
             "a.md#L1-L２",
             "#L1-L",
+            "a.md#L1-L2#x",
+            "a.md#L1-L2#L3",
+            "a.md#L1-L2-L3",
+            "a.md#L1--L2",
+            "a.md#x#L",
+            "a.md#LL1-L2",
         ] {
             assert_eq!(parse_locator(bad), None, "{bad:?}");
         }
         assert_eq!(parse_locator("#L1-L2"), Some(("", 1, 2)));
+        // Only the last `#` starts the locator.
+        assert_eq!(parse_locator("a#b.md#L3-L4"), Some(("a#b.md", 3, 4)));
+        assert_eq!(parse_locator("a#L9.md#L3-L4"), Some(("a#L9.md", 3, 4)));
     }
 }

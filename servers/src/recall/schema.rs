@@ -321,6 +321,54 @@ fn last_entries(map: &Map) -> Vec<(&Key, &Value)> {
     kept
 }
 
+/// Entries of an object checked through [`SmallObject`]: a document has up to 14, a file's top
+/// level up to 20; a larger object takes the general way round.
+const SMALL_OBJECT_ENTRIES: usize = 32;
+
+/// Fields of a schema object, at most: a field's index is a bit of a `u64`.
+const MAX_FIELDS: usize = 64;
+
+/// A small object's entries, each matched to its schema field once. The tree holds an index
+/// file's objects as they were written, duplicate keys included; a Python dict keeps the last
+/// entry of each key, and only those are validated.
+struct SmallObject {
+    /// Each entry's field index, or `None` for a key no field names.
+    field_of: [Option<u8>; SMALL_OBJECT_ENTRIES],
+    /// The last entry naming each field (meaningful where `present` has the field's bit).
+    last_entry_of: [u8; MAX_FIELDS],
+    /// Bit `i` set when some entry names field `i`.
+    present: u64,
+}
+
+impl SmallObject {
+    fn new(map: &Map, fields: &[Field]) -> SmallObject {
+        debug_assert!(map.len() <= SMALL_OBJECT_ENTRIES && fields.len() <= MAX_FIELDS);
+        let mut object = SmallObject {
+            field_of: [None; SMALL_OBJECT_ENTRIES],
+            last_entry_of: [0; MAX_FIELDS],
+            present: 0,
+        };
+        for (entry, key) in map.keys().enumerate() {
+            if let Some(field) = fields.iter().position(|f| *key == f.name) {
+                object.field_of[entry] = Some(field as u8);
+                object.last_entry_of[field] = entry as u8;
+                object.present |= 1 << field;
+            }
+        }
+        object
+    }
+
+    /// Whether entry `entry` (whose key is `key`) is the last of its key: for a key a field
+    /// names, one look at that field's last entry; a key no field names (an error, reported when
+    /// its entry is visited) is compared with the later keys.
+    fn kept(&self, map: &Map, entry: usize, key: &Key) -> bool {
+        match self.field_of[entry] {
+            Some(field) => usize::from(self.last_entry_of[usize::from(field)]) == entry,
+            None => kept(map, entry, key),
+        }
+    }
+}
+
 fn check_object<'a>(
     value: &'a Value,
     fields: &[Field],
@@ -329,31 +377,50 @@ fn check_object<'a>(
     let Some(map) = value.as_object() else {
         return Err(type_error(path, "an object", value));
     };
-    for field in fields {
-        if field.required && !map.contains_key(field.name) {
-            return Err(path.error(format!("'{}' is a required property", field.name)));
-        }
-    }
-    let visit = |key: &'a Key, child: &'a Value, path: &mut JsonPath<'a>| {
-        let Some(field) = fields.iter().find(|f| *key == f.name) else {
-            return Err(path.error(format!(
-                "additional properties are not allowed ('{key}' was unexpected)"
-            )));
-        };
+    let missing = |field: &Field, path: &JsonPath<'a>| {
+        path.error(format!("'{}' is a required property", field.name))
+    };
+    let unexpected = |key: &Key, path: &JsonPath<'a>| {
+        path.error(format!(
+            "additional properties are not allowed ('{key}' was unexpected)"
+        ))
+    };
+    let visit = |key: &'a Key, child: &'a Value, field: &Field, path: &mut JsonPath<'a>| {
         path.segments.push(Segment::Member(key));
         check_rule(child, field.rule, path)?;
         path.segments.pop();
         Ok(())
     };
-    if map.len() <= 16 {
+    if map.len() <= SMALL_OBJECT_ENTRIES && fields.len() <= MAX_FIELDS {
+        // The same checks in the same order as below, with each key matched to its field once.
+        let object = SmallObject::new(map, fields);
+        if let Some(field) = (fields.iter().enumerate())
+            .find(|(i, field)| field.required && object.present & (1 << i) == 0)
+            .map(|(_, field)| field)
+        {
+            return Err(missing(field, path));
+        }
         for (i, (key, child)) in map.iter().enumerate() {
-            if kept(map, i, key) {
-                visit(key, child, path)?;
+            if !object.kept(map, i, key) {
+                continue;
+            }
+            match object.field_of[i] {
+                Some(field) => visit(key, child, &fields[usize::from(field)], path)?,
+                None => return Err(unexpected(key, path)),
             }
         }
-    } else {
-        for (key, child) in last_entries(map) {
-            visit(key, child, path)?;
+        return Ok(());
+    }
+    if let Some(field) = fields
+        .iter()
+        .find(|field| field.required && !map.contains_key(field.name))
+    {
+        return Err(missing(field, path));
+    }
+    for (key, child) in last_entries(map) {
+        match fields.iter().find(|f| *key == f.name) {
+            Some(field) => visit(key, child, field, path)?,
+            None => return Err(unexpected(key, path)),
         }
     }
     Ok(())
@@ -663,6 +730,63 @@ mod tests {
             r#"{"x": [{"doc_id": 9, "tf": 0}], "x": [{"doc_id": 0, "tf": 1}]}"#,
         );
         assert_eq!(validate_memory_index(&v), Ok(()));
+    }
+
+    /// Each document checked by the small-object way (its own entries) and by the general way
+    /// (the same entries after enough earlier repeats of a valid `title` to pass
+    /// `SMALL_OBJECT_ENTRIES`; a Python dict keeps only the last, so the answer is the same):
+    /// both give the pinned answer, whatever mixes of missing, unexpected and repeated keys.
+    #[test]
+    fn small_and_large_objects_report_the_same_first_problem() {
+        let cases: &[(&str, Result<(), &str>)] = &[
+            (r#""path": "a.md", "title": "A""#, Ok(())),
+            // A required field missing is reported before an unexpected key, wherever it is.
+            (
+                r#""zz": 1, "title": "A""#,
+                Err("$.documents[0]: 'path' is a required property"),
+            ),
+            (
+                r#""zz": 1, "path": "a.md", "title": "A""#,
+                Err("$.documents[0]: additional properties are not allowed ('zz' was unexpected)"),
+            ),
+            // The last of a repeated key is the one checked, whichever is bad.
+            (
+                r#""length": "x", "path": "a.md", "length": 2, "title": "A""#,
+                Ok(()),
+            ),
+            (
+                r#""length": 2, "path": "a.md", "length": "x", "title": "A""#,
+                Err("$.documents[0].length: must be an integer >= 0, found \"x\""),
+            ),
+            // Entries are checked in order, the last of each key standing where it is.
+            (
+                r#""snippet": 1, "path": "a.md", "length": -1, "title": "A", "snippet": "s""#,
+                Err("$.documents[0].length: must be an integer >= 0, found -1"),
+            ),
+            (
+                r#""zz": 1, "path": 2, "title": "A", "zz": 2"#,
+                Err("$.documents[0].path: must be a string, found 2"),
+            ),
+            (
+                r#""zz": 1, "path": "a.md", "title": "A", "zz": 2, "yy": 3"#,
+                Err("$.documents[0]: additional properties are not allowed ('zz' was unexpected)"),
+            ),
+        ];
+        let base = r#""doc_id": 0, "length": 2.0, "snippet": "s", "paragraphs": ["p"],
+            "source_mtime": 0"#;
+        let padding = r#""title": "padding", "#.repeat(SMALL_OBJECT_ENTRIES);
+        for (entries, want) in cases {
+            for padded in [false, true] {
+                let pad = if padded { padding.as_str() } else { "" };
+                let doc = format!("[{{{pad}{base}, {entries}}}]");
+                let got = validate_memory_index(&memory(&doc, "{}")).map_err(|e| e.to_string());
+                assert_eq!(
+                    got.as_ref().map_err(String::as_str),
+                    want.as_ref().map_err(|e| *e),
+                    "{entries} (padded: {padded})"
+                );
+            }
+        }
     }
 
     #[test]

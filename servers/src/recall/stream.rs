@@ -73,7 +73,9 @@ pub(super) fn load(bytes: &[u8], kind: IndexKind) -> Option<Loaded> {
 /// An object's members after its `{`, up to and including its `}`. `special` sees each key
 /// first and either reads the value itself, giving the stand-in to keep (`Some(Some(_))`), or
 /// leaves it to be read whole (`Some(None)`), or declines the file (`None`). A repeated key
-/// declines too: which one counts is the tree path's to decide.
+/// declines too, once its value has been read: which one counts is the tree path's to decide.
+/// (Looking for it before the value as well would scan the members twice per key; noticed after,
+/// the stream still stops within its one pass over the file.)
 fn read_members(
     reader: &mut Reader<'_>,
     mut special: impl FnMut(&str, &mut Reader<'_>) -> Option<Option<Value>>,
@@ -85,15 +87,14 @@ fn read_members(
             Ok(Some(Token::EndObject)) => return Some(members),
             _ => return None,
         };
-        if members.contains_key(&key) {
-            return None;
-        }
         let value = match special(&key, reader)? {
             Some(stand_in) => stand_in,
             None => read_bounded_value(reader)?,
         };
         // As the token's text: a key short enough to be held inline is never allocated.
-        members.insert(key, value);
+        if !members.insert_if_absent(key, value) {
+            return None;
+        }
     }
 }
 
@@ -123,7 +124,7 @@ fn read_bounded_value(reader: &mut Reader<'_>) -> Option<Value> {
                 continue;
             }
             Token::Key(name) => match open.last_mut() {
-                Some(Open::Object(map, key)) if !map.contains_key(&name) => {
+                Some(Open::Object(_, key)) => {
                     *key = Some(Key::from(name));
                     continue;
                 }
@@ -146,7 +147,9 @@ fn read_bounded_value(reader: &mut Reader<'_>) -> Option<Value> {
             None => return Some(value),
             Some(Open::Array(items)) => items.push(value),
             Some(Open::Object(map, key)) => {
-                map.insert(key.take()?, value);
+                if !map.insert_if_absent(key.take()?, value) {
+                    return None;
+                }
             }
         }
     }
