@@ -61,6 +61,10 @@ impl Passages {
     }
 }
 
+/// Passages of at most this many bytes are copied into a new buffer of the document's exact size
+/// when theirs has no room for the head; larger ones grow in place (see `Document::from_parts`).
+const PASSAGES_COPIED_BYTES: usize = 64 * 1024;
+
 impl Document {
     /// A document from its fields. Of the passages that are empty strings only the first is
     /// kept: an empty passage scores 0 for every query, so a later one always loses the snippet
@@ -89,24 +93,32 @@ impl Document {
     ) -> Document {
         let symbol_text = symbol.flatten().unwrap_or("");
         let [path, title, snippet] = strings;
-        let head = path.len() + title.len() + snippet.len() + symbol_text.len();
-        let mut text = String::with_capacity(head);
+        let head_parts = [path, title, snippet, symbol_text];
+        let head = head_parts.iter().map(|part| part.len()).sum::<usize>();
         let mut ends = [0u32; 4];
-        for (end, part) in ends.iter_mut().zip([path, title, snippet, symbol_text]) {
-            text.push_str(part);
-            *end = text.len() as u32;
+        let mut end = 0;
+        for (slot, part) in ends.iter_mut().zip(head_parts) {
+            end += part.len();
+            *slot = end as u32;
         }
-        // The passages' buffer becomes the document's when it has room for the head: a second
-        // buffer as large as the passages would double them at the peak of a load.
         let mut all = passages.text;
-        if all.capacity() - all.len() >= head {
-            all.insert_str(0, &text);
-            text = all;
-        } else {
-            text.reserve_exact(all.len());
+        let text = if all.capacity() - all.len() >= head {
+            // The passages' buffer has room for the head: it becomes the document's.
+            all.insert_str(0, &head_parts.concat());
+            all
+        } else if all.len() <= PASSAGES_COPIED_BYTES {
+            // One buffer of the exact size, so nothing is reallocated.
+            let mut text = String::with_capacity(head + all.len());
+            head_parts.iter().for_each(|part| text.push_str(part));
             text.push_str(&all);
-            drop(all);
-        }
+            text
+        } else {
+            // Large passages are not copied beside themselves: a second buffer as large as them
+            // would double them at the peak of a load. Theirs grows to take the head.
+            all.reserve_exact(head);
+            all.insert_str(0, &head_parts.concat());
+            all
+        };
         let mut passage_ends = passages.ends;
         for end in &mut passage_ends {
             *end += head as u32;

@@ -12,9 +12,9 @@
 //! The postings are validated here (object of arrays of `{"doc_id", "tf"}` objects, each key
 //! once, integers in range, every `doc_id` naming a document). Each document is read as its own
 //! small tree, checked by the validator's rules for one document and converted by the tree
-//! path's converter with its text moved out; its passages, the one member that may be long, go
-//! straight into their compact list instead, at any length. The rest (metadata) goes through the schema
-//! validator and the converter as a tree, with empty stand-ins for the two large members.
+//! path's converter; its passages, the one member that may be long, go straight into their
+//! compact list instead, at any length. The rest (metadata) goes through the schema validator
+//! and the converter as a tree, with empty stand-ins for the two large members.
 
 use super::corpus::{CodeFile, Document, IndexKind, Loaded, Passages, Posting, PostingTable};
 use super::schema::{integral_number, validate_document};
@@ -160,7 +160,7 @@ fn read_bounded_value(reader: &mut Reader<'_>) -> Option<Value> {
 const MEMBERS_EXPECTED: usize = 16;
 
 /// The `documents` array, each entry read as a small tree, checked by the validator's own rules
-/// for one document and converted with its text moved, not copied, out of the tree. A document's
+/// for one document and converted by the tree path's converter. A document's
 /// passages (`paragraphs` or `passages`) are read straight into their compact list, never as a
 /// tree, at any length: a `Value` per passage costs up to 20 times its bytes.
 fn read_documents(reader: &mut Reader<'_>, kind: IndexKind) -> Option<Vec<Document>> {
@@ -192,10 +192,10 @@ fn read_documents(reader: &mut Reader<'_>, kind: IndexKind) -> Option<Vec<Docume
         })?;
         let document = Value::Object(members);
         validate_document(&document, code).ok()?;
-        let Value::Object(members) = document else {
+        let Value::Object(members) = &document else {
             return None;
         };
-        documents.push(document_from(members.into_entries(), tokenizer, passages));
+        documents.push(document_from(members.iter(), tokenizer, passages));
     }
 }
 

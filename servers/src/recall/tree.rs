@@ -144,67 +144,35 @@ fn corpus_from(value: &Value, tokenizer: Tokenizer) -> Corpus {
     corpus
 }
 
-/// A document member's value as conversion takes it: borrowed from a parsed tree (its text
-/// copied out) or owned by a document read on its own (its text moved out).
-pub(super) trait MemberValue: Sized {
-    fn value(&self) -> &Value;
-    fn into_string(self) -> String;
-}
-
-impl MemberValue for &Value {
-    fn value(&self) -> &Value {
-        self
-    }
-    fn into_string(self) -> String {
-        string(self)
-    }
-}
-
-impl MemberValue for Value {
-    fn value(&self) -> &Value {
-        self
-    }
-    fn into_string(self) -> String {
-        match self {
-            Value::String(text) => text.into_string(),
-            _ => String::new(),
-        }
-    }
-}
-
 /// Bytes reserved beside a document's passages for its path, title, snippet and symbol.
 const HEAD_ROOM: usize = 1024;
 
 /// Converts a validated document from its members in file order (a repeated key: the last wins).
 /// `streamed`: its passages, when they were read apart from the members (whose passages member
-/// is then an empty stand-in).
-pub(super) fn document_from<K: AsRef<[u8]>, V: MemberValue>(
-    members: impl IntoIterator<Item = (K, V)>,
+/// is then an empty stand-in). Its text is copied into the document's one buffer
+/// ([`Document::from_parts`]), so the members are only borrowed.
+pub(super) fn document_from<'v, K: AsRef<[u8]>>(
+    members: impl IntoIterator<Item = (K, &'v Value)>,
     tokenizer: Tokenizer,
     streamed: Option<Passages>,
 ) -> Document {
     let code = tokenizer == Tokenizer::Code;
-    let (mut path, mut title, mut snippet) = (String::new(), String::new(), String::new());
+    let text = |value: &'v Value| value.as_str().unwrap_or_default();
+    let (mut path, mut title, mut snippet) = ("", "", "");
     let mut length = 0.0;
     let mut passages = Passages::default();
-    let mut symbol: Option<String> = None;
+    let mut symbol: Option<&str> = None;
     // Keys as bytes: a short key becomes a `str` only through a UTF-8 check.
     let passages_key: &[u8] = if code { b"passages" } else { b"paragraphs" };
     for (key, value) in members {
         match key.as_ref() {
-            b"path" => path = value.into_string(),
-            b"title" => title = value.into_string(),
-            b"length" => length = number(value.value()),
-            b"snippet" => snippet = value.into_string(),
-            b"symbol" if code => {
-                symbol = value
-                    .value()
-                    .as_str()
-                    .is_some()
-                    .then(|| value.into_string())
-            }
+            b"path" => path = text(value),
+            b"title" => title = text(value),
+            b"length" => length = number(value),
+            b"snippet" => snippet = text(value),
+            b"symbol" if code => symbol = value.as_str(),
             k if k == passages_key => {
-                let items = value.value().as_array().map_or(&[][..], |a| &a[..]);
+                let items = value.as_array().map_or(&[][..], |a| &a[..]);
                 // Room for all of them and for a document's usual head (path, title, snippet,
                 // symbol), so the document's text is this one buffer (`from_parts`).
                 let bytes: usize = items.iter().filter_map(Value::as_str).map(str::len).sum();
@@ -217,10 +185,10 @@ pub(super) fn document_from<K: AsRef<[u8]>, V: MemberValue>(
         }
     }
     Document::from_parts(
-        [&path, &title, &snippet],
+        [path, title, snippet],
         length,
         streamed.unwrap_or(passages),
-        code.then_some(symbol.as_deref()),
+        code.then_some(symbol),
     )
 }
 
