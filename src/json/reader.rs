@@ -86,8 +86,13 @@ impl<'a> Reader<'a> {
     }
 
     /// The next token, or `Ok(None)` once the document has ended and only whitespace followed it.
-    #[allow(clippy::should_implement_trait)] // Fallible, and borrows the input: not an Iterator.
-    #[inline]
+    #[allow(clippy::should_implement_trait)]
+    // Fallible, and borrows the input: not an Iterator.
+    // Inlined with the state machine under it into each caller, which then matches the token
+    // where it is made: called, the token was copied out twice and the calls' own cost was a
+    // third of the reader's (recall's first query on the standard library: 2,009 M → 1,808 M
+    // instructions).
+    #[inline(always)]
     pub fn next(&mut self) -> Result<Option<Token<'a>>, ParseError> {
         if let Some(error) = &self.failed {
             return Err(error.clone());
@@ -128,7 +133,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn step(&mut self) -> Result<Option<Token<'a>>, ParseError> {
         match self.state {
             State::Done => Ok(None),
@@ -165,7 +170,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn value(&mut self) -> Result<Option<Token<'a>>, ParseError> {
         let start = self
             .scanner
