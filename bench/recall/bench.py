@@ -109,6 +109,17 @@ def fresh_process_pairs(example, root: Path, tool, query, files, pairs):
     return parse_ms, query_ms
 
 
+def index_files(root: Path, tool):
+    """The index files `tool`'s first query reads: what "parsing the index alone" parses. The
+    sidecars of ours (memory sections, code outline) are read by the first query too."""
+    refs = root / "references"
+    if tool == "query_index":
+        return [refs / "memory-index.json"] + [p for p in [refs / "memory-sections.json"] if p.exists()]
+    code_files = [refs / "code-index" / f for f in
+                  ("manifest.json", "local.json", "api-modules.json", "api-docs.json")]
+    return code_files + [p for p in [refs / "code-outline.json"] if p.exists()]
+
+
 def make_queries(root: Path, count: int):
     rng = random.Random(42)
     mem = json.loads((root / "references/memory-index.json").read_text())
@@ -195,15 +206,8 @@ def main():
                   f"warm p50 {res[f'{tool}_warm_p50_ms']:.3f} p99 {res[f'{tool}_warm_p99_ms']:.3f} "
                   f"over {res[f'{tool}_queries']} queries, k=20")
         print(f"cold, each in a new process (ms, {args.fresh} alternated pairs; the goal's comparison):")
-        refs = root / "references"
-        code_files = [refs / "code-index" / f for f in
-                      ("manifest.json", "local.json", "api-modules.json", "api-docs.json")]
-        # The sidecars of ours (memory sections, code outline) are read by the first query too:
-        # they are part of the index the query parses.
-        mem_files = [refs / "memory-index.json"] + [p for p in [refs / "memory-sections.json"] if p.exists()]
-        code_files += [p for p in [refs / "code-outline.json"] if p.exists()]
-        for tool, q, files in (("query_index", mem_q, mem_files),
-                               ("query_code", code_q, code_files)):
+        for tool, q, files in (("query_index", mem_q, index_files(root, "query_index")),
+                               ("query_code", code_q, index_files(root, "query_code"))):
             parse_ms, query_ms = fresh_process_pairs(args.example, root, tool, q[0], files, args.fresh)
             pmed, qmed = statistics.median(parse_ms), statistics.median(query_ms)
             paired = statistics.median(qv / pv for pv, qv in zip(parse_ms, query_ms))

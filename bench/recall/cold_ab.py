@@ -8,7 +8,13 @@ that a slow phase of a shared machine hits both sides. Every reply's time is tak
 process succeeded. Reports each side's min and median (ms) and the min and median of the paired
 ratios before / after (above 1.00x the after build is faster).
 
-usage: cold_ab.py ROOT BEFORE_BIN AFTER_BIN [--tool query_code] [--pairs 21] [--cpu 1]
+With --parse-too each round also times `recall_bench once parse FILES` (reading and parsing
+the files the first query reads, as trees: bench.py's "parse alone") with each build, the four
+runs of a round in the order before-query, before-parse, after-query, after-parse, then reversed
+in the next round; it reports each build's first query against its own parse alone (min and
+median of the paired ratios within a round; at most 1.00x is the goal of docs/recall.md).
+
+usage: cold_ab.py ROOT BEFORE_BIN AFTER_BIN [--tool query_code] [--pairs 21] [--cpu 1] [--parse-too]
 ROOT is a project with a built index (`bench.py --keep` leaves one; its query is drawn from the
 index's own vocabulary as bench.py draws it). --cpu pins both sides to one CPU with `taskset`.
 """
@@ -16,11 +22,19 @@ import argparse, statistics, subprocess, sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import make_queries  # noqa: E402
+from bench import index_files, make_queries  # noqa: E402
 
 
 def cold_ms(binary, root, tool, query, cpu):
-    argv = [binary, "once", "query", str(root), tool, query]
+    return once_ms(binary, ["query", str(root), tool, query], cpu)
+
+
+def parse_ms(binary, files, cpu):
+    return once_ms(binary, ["parse", *map(str, files)], cpu)
+
+
+def once_ms(binary, args, cpu):
+    argv = [binary, "once", *args]
     if cpu is not None:
         argv = ["taskset", "-c", str(cpu)] + argv
     out = subprocess.run(argv, capture_output=True, text=True)
@@ -37,6 +51,7 @@ def main():
     ap.add_argument("--tool", default="query_code", choices=["query_code", "query_index"])
     ap.add_argument("--pairs", type=int, default=21)
     ap.add_argument("--cpu", type=int, default=None)
+    ap.add_argument("--parse-too", action="store_true")
     args = ap.parse_args()
     root = Path(args.root)
     mem_q, code_q = make_queries(root, 1)
@@ -45,18 +60,28 @@ def main():
     # One warm-up of each (the index files into the page cache), not counted.
     cold_ms(args.before, root, args.tool, query, args.cpu)
     cold_ms(args.after, root, args.tool, query, args.cpu)
+    files = index_files(root, args.tool)
+    # (list, thunk) per run of a round, in the order of even rounds; odd rounds reverse it.
+    runs = [(before, lambda: cold_ms(args.before, root, args.tool, query, args.cpu)),
+            (after, lambda: cold_ms(args.after, root, args.tool, query, args.cpu))]
+    before_parse, after_parse = [], []
+    if args.parse_too:
+        runs.insert(1, (before_parse, lambda: parse_ms(args.before, files, args.cpu)))
+        runs.append((after_parse, lambda: parse_ms(args.after, files, args.cpu)))
     for i in range(args.pairs):
-        if i % 2 == 0:
-            before.append(cold_ms(args.before, root, args.tool, query, args.cpu))
-            after.append(cold_ms(args.after, root, args.tool, query, args.cpu))
-        else:
-            after.append(cold_ms(args.after, root, args.tool, query, args.cpu))
-            before.append(cold_ms(args.before, root, args.tool, query, args.cpu))
+        for times, run in (runs if i % 2 == 0 else reversed(runs)):
+            times.append(run())
     ratios = sorted(b / a for b, a in zip(before, after))
     print(f"{args.tool} cold first query, {args.pairs} alternated pairs, query {query!r}:")
     print(f"  before: min {min(before):.1f} ms, median {statistics.median(before):.1f} ms")
     print(f"  after:  min {min(after):.1f} ms, median {statistics.median(after):.1f} ms")
     print(f"  before / after: min {ratios[0]:.2f}x, median {statistics.median(ratios):.2f}x of paired ratios")
+    for name, queries, parses in (("before", before, before_parse), ("after", after, after_parse)):
+        if not parses:
+            continue
+        own = sorted(q / p for q, p in zip(queries, parses))
+        print(f"  {name}: parse alone min {min(parses):.1f} ms, median {statistics.median(parses):.1f} ms; "
+              f"first query / parse alone: min {own[0]:.2f}x, median {statistics.median(own):.2f}x of paired ratios")
 
 
 if __name__ == "__main__":
