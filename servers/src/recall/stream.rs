@@ -32,15 +32,18 @@ pub(super) fn load(bytes: &[u8], kind: IndexKind) -> Option<Loaded> {
     let mut documents = None;
     // The large members are read into their tables here; the skeleton keeps an empty stand-in
     // of the same type for the schema validator.
+    // A large member seen twice declines the file before it is read again (`read_members` would
+    // notice only after), so a repeated key never holds two copies of one at once.
     let skeleton = read_members(&mut reader, |key, reader| match key {
-        "postings" => {
+        "postings" if postings.is_none() => {
             postings = Some(read_postings(reader)?);
             Some(Some(Value::Object(Map::new())))
         }
-        "documents" => {
+        "documents" if documents.is_none() => {
             documents = Some(read_documents(reader, kind)?);
             Some(Some(Value::Array(Array::new())))
         }
+        "postings" | "documents" => None,
         _ => Some(None),
     })?;
     // The end of the document: only whitespace may follow.
@@ -185,6 +188,10 @@ fn read_documents(reader: &mut Reader<'_>, kind: IndexKind) -> Option<Vec<Docume
         let members = read_members(reader, |key, reader| {
             if key != passages_key {
                 return Some(None);
+            }
+            if passages.is_some() {
+                // Repeated: declined before it is read again (see `load`).
+                return None;
             }
             passages = Some(read_passages(reader)?);
             // The validator sees an empty array of strings: what was read is one.
@@ -527,6 +534,17 @@ mod tests {
             memory(DOCS, "{}").replace(r#""N": 2"#, r#""N": 2, "N": 2"#),
             memory(
                 &DOCS.replace(r#""title": "A""#, r#""title": "A", "title": "Z""#),
+                "{}",
+            ),
+            // The members the stream reads into their tables, each declined before it is read
+            // a second time.
+            memory(DOCS, "{}").replace(r#""N": 2"#, r#""N": 2, "postings": {}"#),
+            memory(DOCS, "{}").replace(r#""N": 2"#, &format!(r#""N": 2, "documents": {DOCS}"#)),
+            memory(
+                &DOCS.replace(
+                    r#""paragraphs": []"#,
+                    r#""paragraphs": [], "paragraphs": []"#,
+                ),
                 "{}",
             ),
         ];
