@@ -465,6 +465,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_document_reads_back_whichever_way_its_buffer_was_made() {
+        let large = "x".repeat(PASSAGES_COPIED_BYTES);
+        // Passages of each size, with and without room for the head beside them: the three ways
+        // `from_parts` lays out the document's one buffer.
+        for (passage, room) in [
+            ("p", 0),
+            ("p", 64),
+            (large.as_str(), 0),
+            (large.as_str(), 64),
+        ] {
+            for symbol in [None, Some(None), Some(Some("Sym.bol"))] {
+                let mut passages = Passages::with_capacity(2 * passage.len() + room, 3);
+                for text in [passage, "", passage, ""] {
+                    passages.push(text);
+                }
+                let document = Document::from_parts(["a/é.rs", "T", "snip"], 2.0, passages, symbol);
+                let label = format!("{} bytes, room {room}, {symbol:?}", passage.len());
+                assert_eq!(
+                    (document.path(), document.title(), document.snippet()),
+                    ("a/é.rs", "T", "snip"),
+                    "{label}"
+                );
+                assert_eq!(document.symbol(), symbol, "{label}");
+                let read: Vec<&str> = document.passages().collect();
+                assert_eq!(read, [passage, "", passage], "{label}");
+                assert_eq!(document.passage(2), passage, "{label}");
+            }
+        }
+    }
+
+    #[test]
     fn the_posting_table_finds_every_term_and_a_repeated_term_keeps_its_last_list() {
         // Terms sharing their first eight bytes, a term that is another's prefix, one with a NUL
         // where padding would be, non-ASCII text and a repeated term.
