@@ -311,6 +311,50 @@ fn call_bounded(root: &std::path::Path, tool: &str, args: &str) -> Option<Result
 }
 
 #[test]
+fn index_files_of_objects_with_many_keys_are_answered_without_checking_each_key_against_all() {
+    // A hostile repository's memory index whose top level holds 300,000 distinct keys: checking
+    // each key for a repeat against those before it took about 4.5 x 10^10 comparisons (minutes,
+    // and a map about seven times the file's size).
+    let project = Project::new("recall-many-keys");
+    let keys = |n: usize| {
+        (0..n)
+            .map(|i| format!(r#""k{i:07}": 0"#))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    project.write(
+        "references/memory-index.json",
+        &format!(r#"{{"artifact_type": "memory-index", {}}}"#, keys(300_000)),
+    );
+    // Declined by the stream at once; parsed whole, a tree that large passes the tree budget.
+    let refused_past_the_tree_budget = |what: &str| {
+        let err = call_bounded(&project.root, "query_index", r#"{"query": "x"}"#)
+            .unwrap_or_else(|| panic!("query_index on {what} did not answer"))
+            .unwrap_err();
+        assert!(
+            err.starts_with(
+                "cannot read memory index at memory-index.json: the parsed value would take \
+                 more than the limit of "
+            ),
+            "{what}: {err}"
+        );
+    };
+    refused_past_the_tree_budget("a top level of 300,000 keys");
+    // A valid index whose first `framework` (shadowed by the second) is an object of 49,000
+    // keys: the most a member may span as a tree in the stream (a key and a value token each).
+    // Checked key by key it took seconds of every call.
+    let valid = memory_index("[]", "{}", 0, 0.0);
+    let shadowed = valid.replacen(
+        r#""framework""#,
+        &format!(r#""framework": {{{}}}, "framework""#, keys(49_000)),
+        1,
+    );
+    assert_ne!(shadowed, valid);
+    project.write("references/memory-index.json", &shadowed);
+    refused_past_the_tree_budget("a member of 49,000 keys");
+}
+
+#[test]
 fn index_files_that_are_fifos_or_devices_are_refused_without_blocking() {
     let project = Project::new("recall-fifo");
     std::fs::create_dir_all(project.path("references/code-index")).unwrap();

@@ -288,15 +288,26 @@ impl Map {
         }
     }
 
-    /// Appends `key` and returns true when the map does not hold it yet; otherwise leaves the map
-    /// as it was and returns false. One scan, where `contains_key` then `insert` make two.
-    pub fn insert_if_absent(&mut self, key: impl Into<Key>, value: Value) -> bool {
-        let key = key.into();
-        if self.entries.iter().any(|(k, _)| *k == key) {
-            return false;
+    /// Appends without looking for an existing key: a repeated key is kept, as the parser keeps
+    /// it. With [`Map::has_repeated_key`] once it is complete, an object is built and checked
+    /// for repeats in O(n log n), where `contains_key` or `insert` per key would be O(n²).
+    pub fn push(&mut self, key: impl Into<Key>, value: Value) {
+        self.entries.push((key.into(), value));
+    }
+
+    /// Whether some key appears more than once: compared pairwise for a few entries, else by
+    /// sorting references to the keys.
+    pub fn has_repeated_key(&self) -> bool {
+        const PAIRWISE_ENTRIES: usize = 16;
+        if self.entries.len() <= PAIRWISE_ENTRIES {
+            return (1..self.entries.len()).any(|i| {
+                let key = &self.entries[i].0;
+                self.entries[..i].iter().any(|(earlier, _)| earlier == key)
+            });
         }
-        self.entries.push((key, value));
-        true
+        let mut keys: Vec<&[u8]> = self.entries.iter().map(|(k, _)| k.as_bytes()).collect();
+        keys.sort_unstable();
+        keys.windows(2).any(|pair| pair[0] == pair[1])
     }
 
     /// Appends without looking for an existing key (keeps duplicates).
@@ -733,17 +744,31 @@ mod tests {
     }
 
     #[test]
-    fn insert_if_absent_appends_only_a_new_key() {
+    fn push_keeps_repeats_and_has_repeated_key_finds_them_at_any_size() {
         let long = "a key longer than twenty-two bytes";
-        let mut m = Map::new();
-        assert!(m.insert_if_absent("a", 1u64.into()));
-        assert!(m.insert_if_absent(long, 2u64.into()));
-        assert!(!m.insert_if_absent("a", 3u64.into()));
-        assert!(!m.insert_if_absent(long, 4u64.into()));
-        assert!(m.insert_if_absent("b", 5u64.into()));
-        assert_eq!(m.keys().collect::<Vec<_>>(), ["a", long, "b"]);
-        assert_eq!(m.get("a"), Some(&Value::from(1u64)));
-        assert_eq!(m.get(long), Some(&Value::from(2u64)));
+        for size in [0, 1, 2, 16, 17, 1000] {
+            let mut m = Map::new();
+            for i in 0..size {
+                m.push(format!("{long} {i}"), Value::from(i as u64));
+            }
+            assert!(!m.has_repeated_key(), "{size}");
+            if size == 0 {
+                continue;
+            }
+            // A repeat of the first, of the last, and of a short key among long ones.
+            for repeated in [format!("{long} 0"), format!("{long} {}", size - 1)] {
+                let mut with_repeat = m.clone();
+                with_repeat.push(repeated.as_str(), Value::Null);
+                assert!(with_repeat.has_repeated_key(), "{size} {repeated}");
+                assert_eq!(with_repeat.len(), size + 1);
+                assert_eq!(with_repeat.get(&repeated), Some(&Value::Null));
+            }
+            let mut short = m.clone();
+            short.push("k", Value::Null);
+            assert!(!short.has_repeated_key(), "{size}");
+            short.push("k", Value::Null);
+            assert!(short.has_repeated_key(), "{size}");
+        }
     }
 
     #[test]

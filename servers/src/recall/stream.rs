@@ -76,9 +76,8 @@ pub(super) fn load(bytes: &[u8], kind: IndexKind) -> Option<Loaded> {
 /// An object's members after its `{`, up to and including its `}`. `special` sees each key
 /// first and either reads the value itself, giving the stand-in to keep (`Some(Some(_))`), or
 /// leaves it to be read whole (`Some(None)`), or declines the file (`None`). A repeated key
-/// declines too, once its value has been read: which one counts is the tree path's to decide.
-/// (Looking for it before the value as well would scan the members twice per key; noticed after,
-/// the stream still stops within its one pass over the file.)
+/// declines too, checked once the object is complete: which one counts is the tree path's to
+/// decide. So does an object of more than [`MAX_OBJECT_MEMBERS`] members.
 fn read_members(
     reader: &mut Reader<'_>,
     mut special: impl FnMut(&str, &mut Reader<'_>) -> Option<Option<Value>>,
@@ -87,19 +86,26 @@ fn read_members(
     loop {
         let key = match reader.next() {
             Ok(Some(Token::Key(key))) => key,
-            Ok(Some(Token::EndObject)) => return Some(members),
+            Ok(Some(Token::EndObject)) if !members.has_repeated_key() => return Some(members),
             _ => return None,
         };
+        if members.len() == MAX_OBJECT_MEMBERS {
+            return None;
+        }
         let value = match special(&key, reader)? {
             Some(stand_in) => stand_in,
             None => read_bounded_value(reader)?,
         };
         // As the token's text: a key short enough to be held inline is never allocated.
-        if !members.insert_if_absent(key, value) {
-            return None;
-        }
+        members.push(key, value);
     }
 }
+
+/// Members an object read by [`read_members`] (a file's top level, a document) may have: far more
+/// than any valid one without a repeated key (the schemas name at most 20 properties). Past it the
+/// file is declined, so the members kept are few whatever a file holds (a top level of a million
+/// keys would otherwise be a map about seven times the file's size, checked for repeats).
+pub const MAX_OBJECT_MEMBERS: usize = 64;
 
 /// Tokens one member's value may span here: far more than any valid member has (a document's
 /// passages, a manifest's at most `MAX_PARTITIONS` partitions). A larger member declines the
@@ -138,8 +144,8 @@ fn read_bounded_value(reader: &mut Reader<'_>) -> Option<Value> {
                 Open::Object(..) => return None,
             },
             Token::EndObject => match open.pop()? {
-                Open::Object(map, _) => Value::Object(map),
-                Open::Array(_) => return None,
+                Open::Object(map, _) if !map.has_repeated_key() => Value::Object(map),
+                _ => return None,
             },
             Token::String(text) => Value::String(text.into()),
             Token::Number(number) => Value::Number(number),
@@ -149,11 +155,7 @@ fn read_bounded_value(reader: &mut Reader<'_>) -> Option<Value> {
         match open.last_mut() {
             None => return Some(value),
             Some(Open::Array(items)) => items.push(value),
-            Some(Open::Object(map, key)) => {
-                if !map.insert_if_absent(key.take()?, value) {
-                    return None;
-                }
-            }
+            Some(Open::Object(map, key)) => map.push(key.take()?, value),
         }
     }
     None
