@@ -277,8 +277,8 @@ fn is_version(version: &str) -> bool {
 }
 
 /// The dependency names of a `Cargo.toml` (the package names, after `package = "..."` renames),
-/// and its workspace members' patterns.
-fn cargo_dependencies(manifest: &str) -> (Vec<String>, Vec<String>) {
+/// and its workspace members' patterns. Public for the `index_manifests` fuzz target.
+pub fn cargo_dependencies(manifest: &str) -> (Vec<String>, Vec<String>) {
     let mut deps = Vec::new();
     let mut members = Vec::new();
     let mut section = String::new();
@@ -347,8 +347,9 @@ fn quoted_strings(line: &str) -> Vec<String> {
         .collect()
 }
 
-/// `(name, version)` of each registry package of a `Cargo.lock`.
-fn cargo_lock_packages(lock: &str) -> Vec<(String, String)> {
+/// `(name, version)` of each registry package of a `Cargo.lock` (unchecked: see
+/// [`crate_folder`]). Public for the `index_manifests` fuzz target.
+pub fn cargo_lock_packages(lock: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let (mut name, mut version, mut registry) = (None, None, false);
     let mut flush =
@@ -415,10 +416,9 @@ fn rust_packages(root: &Path, cargo_home: &Path) -> Vec<Package> {
         let Some((_, version)) = locked.iter().find(|(n, _)| n == name) else {
             continue;
         };
-        if !is_version(version) {
+        let Some(folder) = crate_folder(name, version) else {
             continue;
-        }
-        let folder = format!("{name}-{version}");
+        };
         let Some(dir) = indexes
             .iter()
             .find_map(|index| real_dir(&index.join(&folder)).filter(|d| d.starts_with(&registry)))
@@ -459,9 +459,16 @@ fn rust_packages(root: &Path, cargo_home: &Path) -> Vec<Package> {
     out
 }
 
+/// The registry folder of a crate, `<name>-<version>`, when both are valid (one path part, no
+/// `..`). Public for the `index_manifests` fuzz target.
+pub fn crate_folder(name: &str, version: &str) -> Option<String> {
+    (is_crate_name(name) && is_version(version)).then(|| format!("{name}-{version}"))
+}
+
 /// The directories a workspace `members` entry names: a plain relative path, or one ending in
-/// `/*` (its subdirectories); nothing with `..` or absolute.
-fn member_dirs(root: &Path, pattern: &str) -> Vec<String> {
+/// `/*` (its subdirectories); nothing with `..` or absolute. Public for the `index_manifests`
+/// fuzz target.
+pub fn member_dirs(root: &Path, pattern: &str) -> Vec<String> {
     if pattern.starts_with('/') || pattern.split('/').any(|p| p == "..") {
         return Vec::new();
     }
@@ -487,8 +494,9 @@ fn member_dirs(root: &Path, pattern: &str) -> Vec<String> {
     }
 }
 
-/// A string value of a `[package]` table (`description = "..."`, one line).
-fn toml_package_string(manifest: &str, key: &str) -> Option<String> {
+/// A string value of a `[package]` table (`description = "..."`, one line). Public for the
+/// `index_manifests` fuzz target.
+pub fn toml_package_string(manifest: &str, key: &str) -> Option<String> {
     let mut in_package = false;
     for line in manifest.lines() {
         let line = line.trim();
@@ -540,8 +548,10 @@ fn json_object(text: &str) -> Option<Value> {
         .filter(|v| v.as_object().is_some())
 }
 
-fn npm_packages(root: &Path) -> Vec<Package> {
-    let Some(manifest) = project_file(root, "package.json").and_then(|t| json_object(&t)) else {
+/// The valid package names among a `package.json`'s dependencies of every kind, sorted, without
+/// repeats (none when it is not a JSON object). Public for the `index_manifests` fuzz target.
+pub fn npm_dependencies(manifest: &str) -> Vec<String> {
+    let Some(manifest) = json_object(manifest) else {
         return Vec::new();
     };
     let mut names: Vec<String> = Vec::new();
@@ -561,6 +571,13 @@ fn npm_packages(root: &Path) -> Vec<Package> {
     }
     names.sort();
     names.dedup();
+    names
+}
+
+fn npm_packages(root: &Path) -> Vec<Package> {
+    let Some(names) = project_file(root, "package.json").map(|t| npm_dependencies(&t)) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for name in names.into_iter().take(MAX_DEPENDENCIES) {
         let Ok(dir) = confine(root, &root.join("node_modules").join(&name)) else {
@@ -611,14 +628,18 @@ fn npm_packages(root: &Path) -> Vec<Package> {
 /// A package's entry file named by its `package.json`: relative, no `..`, a `.d.ts`, `.ts`,
 /// `.js`, `.mjs` or `.cjs` regular file inside the package.
 fn entry_file(dir: &Path, rel: &str) -> Option<PathBuf> {
+    file_inside(dir, Path::new(entry_path(rel)?))
+}
+
+/// The relative path [`entry_file`] looks for, when the `package.json` value is acceptable as
+/// one: a known suffix, not absolute, no `..` part (a leading `./` dropped). Public for the
+/// `index_manifests` fuzz target.
+pub fn entry_path(rel: &str) -> Option<&str> {
     let rel = rel.trim_start_matches("./");
     let suffix_ok = [".ts", ".js", ".mjs", ".cjs"]
         .iter()
         .any(|s| rel.ends_with(s));
-    if !suffix_ok || rel.starts_with('/') || rel.split('/').any(|p| p == "..") {
-        return None;
-    }
-    file_inside(dir, Path::new(rel))
+    (suffix_ok && !rel.starts_with('/') && !rel.split('/').any(|p| p == "..")).then_some(rel)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -652,7 +673,8 @@ fn escape_module(path: &str) -> String {
 }
 
 /// The direct requirements of a `go.mod`: `(module path, version)`, `// indirect` ones left out.
-fn go_requirements(go_mod: &str) -> Vec<(String, String)> {
+/// Public for the `index_manifests` fuzz target.
+pub fn go_requirements(go_mod: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut in_block = false;
     for line in go_mod.lines() {
@@ -686,6 +708,14 @@ fn go_requirements(go_mod: &str) -> Vec<(String, String)> {
     out
 }
 
+/// The module cache's folder of a module at a version, `<escaped path>@<escaped version>`, when
+/// both are valid (no `.` or `..` part, nothing absolute). Public for the `index_manifests` fuzz
+/// target.
+pub fn module_folder(path: &str, version: &str) -> Option<String> {
+    (is_module_path(path) && is_version(version))
+        .then(|| format!("{}@{}", escape_module(path), escape_module(version)))
+}
+
 fn go_packages(root: &Path, cache: &Path) -> Vec<Package> {
     let Some(go_mod) = project_file(root, "go.mod") else {
         return Vec::new();
@@ -698,7 +728,9 @@ fn go_packages(root: &Path, cache: &Path) -> Vec<Package> {
     requirements.dedup();
     let mut out = Vec::new();
     for (path, version) in requirements.into_iter().take(MAX_DEPENDENCIES) {
-        let folder = format!("{}@{}", escape_module(&path), escape_module(&version));
+        let Some(folder) = module_folder(&path, &version) else {
+            continue;
+        };
         let Some(dir) = real_dir(&cache.join(&folder)).filter(|d| d.starts_with(&cache)) else {
             continue;
         };
