@@ -466,10 +466,10 @@ pub fn crate_folder(name: &str, version: &str) -> Option<String> {
 }
 
 /// The directories a workspace `members` entry names: a plain relative path, or one ending in
-/// `/*` (its subdirectories); nothing with `..` or absolute. Public for the `index_manifests`
-/// fuzz target.
+/// `/*` (its subdirectories); nothing empty (`""/Cargo.toml` would be absolute), with `..` or
+/// absolute. Public for the `index_manifests` fuzz target.
 pub fn member_dirs(root: &Path, pattern: &str) -> Vec<String> {
-    if pattern.starts_with('/') || pattern.split('/').any(|p| p == "..") {
+    if pattern.is_empty() || pattern.starts_with('/') || pattern.split('/').any(|p| p == "..") {
         return Vec::new();
     }
     match pattern.strip_suffix("/*") {
@@ -757,4 +757,26 @@ fn go_packages(root: &Path, cache: &Path) -> Vec<Package> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the `index_manifests` fuzz target: an unclosed quote in a `members` list gave the
+    /// member `""`, whose manifest `/Cargo.toml` is absolute (only the confinement that follows
+    /// kept it from being read).
+    #[test]
+    fn workspace_members_never_name_a_path_outside_the_project() {
+        let manifest = "[workspace]\nmembers = [\n  \"a\",\n  tools (\"\n]\n";
+        let (_, members) = cargo_dependencies(manifest);
+        assert_eq!(members, ["a", ""]);
+        let root = Path::new("/nonexistent-project");
+        assert!(member_dirs(root, "").is_empty());
+        for hostile in ["/etc", "/*", "../x", "a/../../x", "a/..", "*", "a/*/b"] {
+            assert!(member_dirs(root, hostile).is_empty(), "{hostile}");
+        }
+        assert_eq!(member_dirs(root, "tools/gen"), ["tools/gen"]);
+        assert_eq!(member_dirs(root, "./x"), ["./x"]);
+    }
 }
