@@ -1,12 +1,12 @@
 //! The index builder's readers of the files a project (or its environment) controls for the API
 //! partitions, on arbitrary UTF-8, all of them on every input: `METADATA`/`PKG-INFO`,
-//! `top_level.txt`, `RECORD` and `direct_url.json` (servers/src/index/deps.rs), `Cargo.toml`,
-//! `Cargo.lock`, `package.json` (and its entry fields) and `go.mod` (ecosystems.rs), and the
-//! import names of a Python source. None may panic or hang; what comes out stays within its
-//! `MAX_*` limits; every name or version that becomes a path part is one part (no `/`, not `.`
-//! or `..`), every relative path built from one stays relative with no `..`, and every path the
-//! builder then confines resolves inside the project, through a fixture project holding a link
-//! out of it (`site/out` → `/`) and a link loop.
+//! `top_level.txt`, `RECORD` and `direct_url.json` (servers/src/index/deps.rs), `Cargo.toml`
+//! (and the workspace members' manifests it names), `Cargo.lock`, `package.json` (and its entry
+//! fields) and `go.mod` (ecosystems.rs), and the import names of a Python source. None may panic
+//! or hang; what comes out stays within its `MAX_*` limits; every name or version that becomes a
+//! path part is one part (no `/`, not `.` or `..`), every relative path built from one stays
+//! relative with no `..`, and every path the builder then confines resolves inside the project,
+//! through a fixture project holding a link out of it (`site/out` → `/`) and a link loop.
 #![no_main]
 
 use agentteams_mcp_servers::index::deps::{
@@ -15,7 +15,7 @@ use agentteams_mcp_servers::index::deps::{
 };
 use agentteams_mcp_servers::index::ecosystems::{
     cargo_dependencies, cargo_lock_packages, crate_folder, entry_path, go_requirements,
-    member_dirs, module_folder, npm_dependencies, toml_package_string,
+    member_manifests, module_folder, npm_dependencies, toml_package_string, MAX_WORKSPACE_MEMBERS,
 };
 use agentteams_mcp_servers::index::passages::passages_and_imports;
 use agentteams_mcp_servers::recall::teamdir::confine;
@@ -137,12 +137,12 @@ fn rust_side(text: &str, budget: &mut usize) {
             "{dep:?}"
         );
     }
-    for member in members.iter().take(8) {
-        for dir in member_dirs(root(), member) {
-            let rel = format!("{dir}/Cargo.toml");
-            assert!(relative_plain(&rel), "member {member:?} -> {rel:?}");
-            check_confined(&root().join(&rel), budget);
-        }
+    let manifests = member_manifests(root(), &members);
+    assert!(manifests.len() <= MAX_WORKSPACE_MEMBERS);
+    for (i, rel) in manifests.iter().enumerate() {
+        assert!(relative_plain(rel), "{members:?} -> {rel:?}");
+        assert!(!manifests[..i].contains(rel), "{rel:?} twice");
+        check_confined(&root().join(rel), budget);
     }
     let locked = cargo_lock_packages(text);
     assert!(locked.len() <= text.matches("[[package]]").count() + 1);

@@ -393,12 +393,9 @@ fn rust_packages(root: &Path, cargo_home: &Path) -> Vec<Package> {
         return Vec::new();
     };
     let (mut names, members) = cargo_dependencies(&manifest);
-    for member in members.iter().take(MAX_WORKSPACE_MEMBERS) {
-        for dir in member_dirs(root, member) {
-            let rel = format!("{}/Cargo.toml", dir);
-            if let Some(text) = project_file(root, &rel) {
-                names.extend(cargo_dependencies(&text).0);
-            }
+    for rel in member_manifests(root, &members) {
+        if let Some(text) = project_file(root, &rel) {
+            names.extend(cargo_dependencies(&text).0);
         }
     }
     names.sort();
@@ -465,10 +462,32 @@ pub fn crate_folder(name: &str, version: &str) -> Option<String> {
     (is_crate_name(name) && is_version(version)).then(|| format!("{name}-{version}"))
 }
 
+/// The `Cargo.toml` of each workspace member the `members` patterns name, relative to the root,
+/// in pattern order: each path once however many patterns name it, at most
+/// [`MAX_WORKSPACE_MEMBERS`] in all (before, each of 200 patterns could name 200 folders, and a
+/// pattern repeated 200 times had the same manifests read 200 times over). Public for the
+/// `index_manifests` fuzz target.
+pub fn member_manifests(root: &Path, members: &[String]) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for member in members.iter().take(MAX_WORKSPACE_MEMBERS) {
+        for dir in member_dirs(root, member) {
+            if out.len() >= MAX_WORKSPACE_MEMBERS {
+                return out;
+            }
+            let rel = format!("{dir}/Cargo.toml");
+            if seen.insert(rel.clone()) {
+                out.push(rel);
+            }
+        }
+    }
+    out
+}
+
 /// The directories a workspace `members` entry names: a plain relative path, or one ending in
 /// `/*` (its subdirectories); nothing empty (`""/Cargo.toml` would be absolute), with `..` or
-/// absolute. Public for the `index_manifests` fuzz target.
-pub fn member_dirs(root: &Path, pattern: &str) -> Vec<String> {
+/// absolute.
+fn member_dirs(root: &Path, pattern: &str) -> Vec<String> {
     if pattern.is_empty() || pattern.starts_with('/') || pattern.split('/').any(|p| p == "..") {
         return Vec::new();
     }
@@ -778,5 +797,36 @@ mod tests {
         }
         assert_eq!(member_dirs(root, "tools/gen"), ["tools/gen"]);
         assert_eq!(member_dirs(root, "./x"), ["./x"]);
+    }
+
+    #[test]
+    fn workspace_members_are_read_once_each_and_at_most_the_limit() {
+        let root = std::env::temp_dir().join(format!("ecosystems-members-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for i in 0..MAX_WORKSPACE_MEMBERS + 50 {
+            std::fs::create_dir_all(root.join(format!("crates/c{i:03}"))).unwrap();
+        }
+        let root = std::fs::canonicalize(&root).unwrap();
+        // One pattern, repeated: each folder's manifest once.
+        let repeated = vec!["crates/c000".to_owned(); MAX_WORKSPACE_MEMBERS];
+        assert_eq!(
+            member_manifests(&root, &repeated),
+            ["crates/c000/Cargo.toml"]
+        );
+        // A glob over more folders than the limit, then repeated: the limit in all, no repeats.
+        let mut members = vec!["tools".to_owned()];
+        members.extend(std::iter::repeat_n(
+            "crates/*".to_owned(),
+            MAX_WORKSPACE_MEMBERS,
+        ));
+        let manifests = member_manifests(&root, &members);
+        assert_eq!(manifests.len(), MAX_WORKSPACE_MEMBERS);
+        assert_eq!(
+            manifests[..2],
+            ["tools/Cargo.toml", "crates/c000/Cargo.toml"]
+        );
+        let unique: std::collections::BTreeSet<&String> = manifests.iter().collect();
+        assert_eq!(unique.len(), manifests.len());
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }
