@@ -485,7 +485,7 @@ pub fn member_manifests(root: &Path, members: &[String]) -> Vec<String> {
 }
 
 /// The directories a workspace `members` entry names: a plain relative path, or one ending in
-/// `/*` (its subdirectories); nothing empty (`""/Cargo.toml` would be absolute), with `..` or
+/// `/*` (its subdirectories); nothing empty (its manifest would be `/Cargo.toml`), with `..` or
 /// absolute.
 fn member_dirs(root: &Path, pattern: &str) -> Vec<String> {
     if pattern.is_empty() || pattern.starts_with('/') || pattern.split('/').any(|p| p == "..") {
