@@ -447,17 +447,23 @@ fn metadata_file(root: &Path, dir: &Path, name: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-fn read_distribution(
-    root: &Path,
-    env: &Environment,
-    dir: &Path,
-    folder: &str,
-) -> Option<Distribution> {
-    let base = &env.confined_to;
-    let metadata = metadata_file(base, dir, "METADATA")
-        .or_else(|| metadata_file(base, dir, "PKG-INFO"))?
-        .replace("\r\n", "\n")
-        .replace('\r', "\n");
+/// What a distribution's `METADATA` (or `PKG-INFO`) says: the headers up to the first blank line
+/// (universal newlines), the body after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Metadata {
+    /// `Name` (trimmed; the first such header).
+    pub name: String,
+    /// `Version` (`""` when absent).
+    pub version: String,
+    /// `Name`, `Summary` and the long description (the body, else the `Description` header),
+    /// at most [`MAX_DOC_CHARS`] characters.
+    pub doc_text: String,
+}
+
+/// Reads a `METADATA`/`PKG-INFO` text; `None` without a `Name` header. Public for the
+/// `index_manifests` fuzz target.
+pub fn parse_metadata(text: &str) -> Option<Metadata> {
+    let metadata = text.replace("\r\n", "\n").replace('\r', "\n");
     let (headers, body) = metadata.split_once("\n\n").unwrap_or((&metadata, ""));
     let header = |key: &str| -> Option<String> {
         headers.lines().find_map(|l| {
@@ -480,8 +486,35 @@ fn read_distribution(
     }
     let doc_text = doc_text.join("\n");
     let doc_text = crate::recall::rank::cut_chars(&doc_text, MAX_DOC_CHARS).to_owned();
+    Some(Metadata {
+        name,
+        version,
+        doc_text,
+    })
+}
+
+/// The import names a `top_level.txt` declares (whitespace-separated). Public for the
+/// `index_manifests` fuzz target.
+pub fn top_level_names(text: &str) -> Vec<String> {
+    text.split_whitespace().map(str::to_owned).collect()
+}
+
+fn read_distribution(
+    root: &Path,
+    env: &Environment,
+    dir: &Path,
+    folder: &str,
+) -> Option<Distribution> {
+    let base = &env.confined_to;
+    let Metadata {
+        name,
+        version,
+        doc_text,
+    } = metadata_file(base, dir, "METADATA")
+        .or_else(|| metadata_file(base, dir, "PKG-INFO"))
+        .and_then(|text| parse_metadata(&text))?;
     let declared: Vec<String> = metadata_file(base, dir, "top_level.txt")
-        .map(|t| t.split_whitespace().map(str::to_owned).collect())
+        .map(|t| top_level_names(&t))
         .unwrap_or_default();
     let record_py = metadata_file(base, dir, "RECORD")
         .map(|record| record_py_paths(&record))
@@ -518,8 +551,8 @@ fn read_distribution(
 }
 
 /// The `.py` files a `RECORD` lists (its first CSV field, quoted or not), at most
-/// [`MAX_RECORD_FILES`].
-fn record_py_paths(record: &str) -> Vec<String> {
+/// [`MAX_RECORD_FILES`]. Public for the `index_manifests` fuzz target.
+pub fn record_py_paths(record: &str) -> Vec<String> {
     record
         .lines()
         .map(|line| match line.strip_prefix('"') {
@@ -533,8 +566,8 @@ fn record_py_paths(record: &str) -> Vec<String> {
 }
 
 /// `importlib.metadata`'s `_top_level_inferred`: for each `.py` file `RECORD` lists, its first
-/// path part, or its stem when it has one part.
-fn inferred_top_level(record_py: &[String]) -> Vec<String> {
+/// path part, or its stem when it has one part. Public for the `index_manifests` fuzz target.
+pub fn inferred_top_level(record_py: &[String]) -> Vec<String> {
     let mut names = BTreeSet::new();
     for path in record_py {
         match path.split_once('/') {
@@ -546,7 +579,8 @@ fn inferred_top_level(record_py: &[String]) -> Vec<String> {
 }
 
 /// A distribution name as `importlib.metadata` compares them: runs of `-_.` as one `_`, lowercase.
-fn normalize(name: &str) -> String {
+/// Public for the `index_manifests` fuzz target.
+pub fn normalize(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut in_run = false;
     for c in name.chars() {
@@ -765,7 +799,9 @@ pub const MAX_EDITABLE_DEPTH: usize = 8;
 
 /// The source folder a PEP 610 `direct_url.json` names for an editable install: its `url` when
 /// `dir_info.editable` is true and the URL is `file://` with an absolute, percent-decoded path.
-fn editable_source(text: &str) -> Option<PathBuf> {
+/// The path may still climb (`/a/../..`): its caller confines it. Public for the
+/// `index_manifests` fuzz target.
+pub fn editable_source(text: &str) -> Option<PathBuf> {
     let value = agentteams_mcp::json::parse(text.as_bytes()).ok()?;
     let editable = value.get("dir_info")?.get("editable")?.as_bool()?;
     let url = value.get("url")?.as_str()?;

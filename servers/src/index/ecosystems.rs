@@ -277,8 +277,8 @@ fn is_version(version: &str) -> bool {
 }
 
 /// The dependency names of a `Cargo.toml` (the package names, after `package = "..."` renames),
-/// and its workspace members' patterns.
-fn cargo_dependencies(manifest: &str) -> (Vec<String>, Vec<String>) {
+/// and its workspace members' patterns. Public for the `index_manifests` fuzz target.
+pub fn cargo_dependencies(manifest: &str) -> (Vec<String>, Vec<String>) {
     let mut deps = Vec::new();
     let mut members = Vec::new();
     let mut section = String::new();
@@ -347,8 +347,9 @@ fn quoted_strings(line: &str) -> Vec<String> {
         .collect()
 }
 
-/// `(name, version)` of each registry package of a `Cargo.lock`.
-fn cargo_lock_packages(lock: &str) -> Vec<(String, String)> {
+/// `(name, version)` of each registry package of a `Cargo.lock` (unchecked: see
+/// [`crate_folder`]). Public for the `index_manifests` fuzz target.
+pub fn cargo_lock_packages(lock: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let (mut name, mut version, mut registry) = (None, None, false);
     let mut flush =
@@ -392,12 +393,9 @@ fn rust_packages(root: &Path, cargo_home: &Path) -> Vec<Package> {
         return Vec::new();
     };
     let (mut names, members) = cargo_dependencies(&manifest);
-    for member in members.iter().take(MAX_WORKSPACE_MEMBERS) {
-        for dir in member_dirs(root, member) {
-            let rel = format!("{}/Cargo.toml", dir);
-            if let Some(text) = project_file(root, &rel) {
-                names.extend(cargo_dependencies(&text).0);
-            }
+    for rel in member_manifests(root, &members) {
+        if let Some(text) = project_file(root, &rel) {
+            names.extend(cargo_dependencies(&text).0);
         }
     }
     names.sort();
@@ -415,10 +413,9 @@ fn rust_packages(root: &Path, cargo_home: &Path) -> Vec<Package> {
         let Some((_, version)) = locked.iter().find(|(n, _)| n == name) else {
             continue;
         };
-        if !is_version(version) {
+        let Some(folder) = crate_folder(name, version) else {
             continue;
-        }
-        let folder = format!("{name}-{version}");
+        };
         let Some(dir) = indexes
             .iter()
             .find_map(|index| real_dir(&index.join(&folder)).filter(|d| d.starts_with(&registry)))
@@ -459,10 +456,39 @@ fn rust_packages(root: &Path, cargo_home: &Path) -> Vec<Package> {
     out
 }
 
+/// The registry folder of a crate, `<name>-<version>`, when both are valid (one path part, no
+/// `..`). Public for the `index_manifests` fuzz target.
+pub fn crate_folder(name: &str, version: &str) -> Option<String> {
+    (is_crate_name(name) && is_version(version)).then(|| format!("{name}-{version}"))
+}
+
+/// The `Cargo.toml` of each workspace member the `members` patterns name, relative to the root,
+/// in pattern order: each path once however many patterns name it, at most
+/// [`MAX_WORKSPACE_MEMBERS`] in all (before, each of 200 patterns could name 200 folders, and a
+/// pattern repeated 200 times had the same manifests read 200 times over). Public for the
+/// `index_manifests` fuzz target.
+pub fn member_manifests(root: &Path, members: &[String]) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for member in members.iter().take(MAX_WORKSPACE_MEMBERS) {
+        for dir in member_dirs(root, member) {
+            if out.len() >= MAX_WORKSPACE_MEMBERS {
+                return out;
+            }
+            let rel = format!("{dir}/Cargo.toml");
+            if seen.insert(rel.clone()) {
+                out.push(rel);
+            }
+        }
+    }
+    out
+}
+
 /// The directories a workspace `members` entry names: a plain relative path, or one ending in
-/// `/*` (its subdirectories); nothing with `..` or absolute.
+/// `/*` (its subdirectories); nothing empty (its manifest would be `/Cargo.toml`), with `..` or
+/// absolute.
 fn member_dirs(root: &Path, pattern: &str) -> Vec<String> {
-    if pattern.starts_with('/') || pattern.split('/').any(|p| p == "..") {
+    if pattern.is_empty() || pattern.starts_with('/') || pattern.split('/').any(|p| p == "..") {
         return Vec::new();
     }
     match pattern.strip_suffix("/*") {
@@ -487,8 +513,9 @@ fn member_dirs(root: &Path, pattern: &str) -> Vec<String> {
     }
 }
 
-/// A string value of a `[package]` table (`description = "..."`, one line).
-fn toml_package_string(manifest: &str, key: &str) -> Option<String> {
+/// A string value of a `[package]` table (`description = "..."`, one line). Public for the
+/// `index_manifests` fuzz target.
+pub fn toml_package_string(manifest: &str, key: &str) -> Option<String> {
     let mut in_package = false;
     for line in manifest.lines() {
         let line = line.trim();
@@ -540,8 +567,10 @@ fn json_object(text: &str) -> Option<Value> {
         .filter(|v| v.as_object().is_some())
 }
 
-fn npm_packages(root: &Path) -> Vec<Package> {
-    let Some(manifest) = project_file(root, "package.json").and_then(|t| json_object(&t)) else {
+/// The valid package names among a `package.json`'s dependencies of every kind, sorted, without
+/// repeats (none when it is not a JSON object). Public for the `index_manifests` fuzz target.
+pub fn npm_dependencies(manifest: &str) -> Vec<String> {
+    let Some(manifest) = json_object(manifest) else {
         return Vec::new();
     };
     let mut names: Vec<String> = Vec::new();
@@ -561,6 +590,13 @@ fn npm_packages(root: &Path) -> Vec<Package> {
     }
     names.sort();
     names.dedup();
+    names
+}
+
+fn npm_packages(root: &Path) -> Vec<Package> {
+    let Some(names) = project_file(root, "package.json").map(|t| npm_dependencies(&t)) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for name in names.into_iter().take(MAX_DEPENDENCIES) {
         let Ok(dir) = confine(root, &root.join("node_modules").join(&name)) else {
@@ -611,14 +647,18 @@ fn npm_packages(root: &Path) -> Vec<Package> {
 /// A package's entry file named by its `package.json`: relative, no `..`, a `.d.ts`, `.ts`,
 /// `.js`, `.mjs` or `.cjs` regular file inside the package.
 fn entry_file(dir: &Path, rel: &str) -> Option<PathBuf> {
+    file_inside(dir, Path::new(entry_path(rel)?))
+}
+
+/// The relative path [`entry_file`] looks for, when the `package.json` value is acceptable as
+/// one: a known suffix, not absolute, no `..` part (a leading `./` dropped). Public for the
+/// `index_manifests` fuzz target.
+pub fn entry_path(rel: &str) -> Option<&str> {
     let rel = rel.trim_start_matches("./");
     let suffix_ok = [".ts", ".js", ".mjs", ".cjs"]
         .iter()
         .any(|s| rel.ends_with(s));
-    if !suffix_ok || rel.starts_with('/') || rel.split('/').any(|p| p == "..") {
-        return None;
-    }
-    file_inside(dir, Path::new(rel))
+    (suffix_ok && !rel.starts_with('/') && !rel.split('/').any(|p| p == "..")).then_some(rel)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -652,7 +692,8 @@ fn escape_module(path: &str) -> String {
 }
 
 /// The direct requirements of a `go.mod`: `(module path, version)`, `// indirect` ones left out.
-fn go_requirements(go_mod: &str) -> Vec<(String, String)> {
+/// Public for the `index_manifests` fuzz target.
+pub fn go_requirements(go_mod: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut in_block = false;
     for line in go_mod.lines() {
@@ -686,6 +727,14 @@ fn go_requirements(go_mod: &str) -> Vec<(String, String)> {
     out
 }
 
+/// The module cache's folder of a module at a version, `<escaped path>@<escaped version>`, when
+/// both are valid (no `.` or `..` part, nothing absolute). Public for the `index_manifests` fuzz
+/// target.
+pub fn module_folder(path: &str, version: &str) -> Option<String> {
+    (is_module_path(path) && is_version(version))
+        .then(|| format!("{}@{}", escape_module(path), escape_module(version)))
+}
+
 fn go_packages(root: &Path, cache: &Path) -> Vec<Package> {
     let Some(go_mod) = project_file(root, "go.mod") else {
         return Vec::new();
@@ -698,7 +747,9 @@ fn go_packages(root: &Path, cache: &Path) -> Vec<Package> {
     requirements.dedup();
     let mut out = Vec::new();
     for (path, version) in requirements.into_iter().take(MAX_DEPENDENCIES) {
-        let folder = format!("{}@{}", escape_module(&path), escape_module(&version));
+        let Some(folder) = module_folder(&path, &version) else {
+            continue;
+        };
         let Some(dir) = real_dir(&cache.join(&folder)).filter(|d| d.starts_with(&cache)) else {
             continue;
         };
@@ -725,4 +776,57 @@ fn go_packages(root: &Path, cache: &Path) -> Vec<Package> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the `index_manifests` fuzz target: an unclosed quote in a `members` list gave the
+    /// member `""`, whose manifest `/Cargo.toml` is absolute (only the confinement that follows
+    /// kept it from being read).
+    #[test]
+    fn workspace_members_never_name_a_path_outside_the_project() {
+        let manifest = "[workspace]\nmembers = [\n  \"a\",\n  tools (\"\n]\n";
+        let (_, members) = cargo_dependencies(manifest);
+        assert_eq!(members, ["a", ""]);
+        let root = Path::new("/nonexistent-project");
+        assert!(member_dirs(root, "").is_empty());
+        for hostile in ["/etc", "/*", "../x", "a/../../x", "a/..", "*", "a/*/b"] {
+            assert!(member_dirs(root, hostile).is_empty(), "{hostile}");
+        }
+        assert_eq!(member_dirs(root, "tools/gen"), ["tools/gen"]);
+        assert_eq!(member_dirs(root, "./x"), ["./x"]);
+    }
+
+    #[test]
+    fn workspace_members_are_read_once_each_and_at_most_the_limit() {
+        let root = std::env::temp_dir().join(format!("ecosystems-members-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for i in 0..MAX_WORKSPACE_MEMBERS + 50 {
+            std::fs::create_dir_all(root.join(format!("crates/c{i:03}"))).unwrap();
+        }
+        let root = std::fs::canonicalize(&root).unwrap();
+        // One pattern, repeated: each folder's manifest once.
+        let repeated = vec!["crates/c000".to_owned(); MAX_WORKSPACE_MEMBERS];
+        assert_eq!(
+            member_manifests(&root, &repeated),
+            ["crates/c000/Cargo.toml"]
+        );
+        // A glob over more folders than the limit, then repeated: the limit in all, no repeats.
+        let mut members = vec!["tools".to_owned()];
+        members.extend(std::iter::repeat_n(
+            "crates/*".to_owned(),
+            MAX_WORKSPACE_MEMBERS,
+        ));
+        let manifests = member_manifests(&root, &members);
+        assert_eq!(manifests.len(), MAX_WORKSPACE_MEMBERS);
+        assert_eq!(
+            manifests[..2],
+            ["tools/Cargo.toml", "crates/c000/Cargo.toml"]
+        );
+        let unique: std::collections::BTreeSet<&String> = manifests.iter().collect();
+        assert_eq!(unique.len(), manifests.len());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }
