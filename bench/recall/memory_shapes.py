@@ -34,6 +34,7 @@ with an error naming the file and the limit (shown after the row); the figure is
                      its tree about the size of the file, so it is served
 
 usage: memory_shapes.py [--bin target/release/agentteams-mcp] [--mib 119] [--shape NAME ...] [--keep]
+                        [--runs N]
 --mib scales every memory-index shape (the code shape is 30 x mib/24 MiB, 151 MiB at the default).
 """
 import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
@@ -233,6 +234,8 @@ def main() -> None:
     ap.add_argument("--mib", type=float, default=119)
     ap.add_argument("--shape", action="append", choices=sorted(SHAPES))
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--runs", type=int, default=1,
+                    help="fresh processes per shape; past 1, the peak is reported as min-max")
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)
     size = int(args.mib * 1024 * 1024)
@@ -248,9 +251,16 @@ def main() -> None:
         (root / "references").mkdir(parents=True)
         tool = SHAPES[name](root, size)
         total = index_bytes(root)
-        rss, times, errors = measure(binary, root, tool)
-        print(f"{name:18} {total / 2**20:>10.1f} {rss / 2**20:>13.1f} {rss / total:>6.2f}  "
-              + " ".join(f"{t:.2f}" for t in times), flush=True)
+        runs = [measure(binary, root, tool) for _ in range(max(1, args.runs))]
+        rss, times, errors = runs[0]
+        if len(runs) == 1:
+            print(f"{name:18} {total / 2**20:>10.1f} {rss / 2**20:>13.1f} {rss / total:>6.2f}  "
+                  + " ".join(f"{t:.2f}" for t in times), flush=True)
+        else:
+            low, high = min(r[0] for r in runs), max(r[0] for r in runs)
+            print(f"{name:18} {total / 2**20:>10.1f} {low / 2**20:>6.1f}-{high / 2**20:<6.1f} "
+                  f"{low / total:.2f}-{high / total:.2f}  runs: "
+                  + " ".join(f"{r[0] / 2**20:.1f}" for r in runs), flush=True)
         for e in errors[:1]:
             print(f"  error: {e[:240]}")
         if not args.keep:

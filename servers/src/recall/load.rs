@@ -175,22 +175,27 @@ impl Loader {
                 meta.len()
             )));
         }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        (&mut file)
-            .take(MAX_INDEX_FILE_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| unreadable(os_error_text(&e, &resolved)))?;
-        if bytes.len() as u64 > MAX_INDEX_FILE_BYTES {
-            return Err(unreadable(format!(
-                "the file grew past the limit of {MAX_INDEX_FILE_BYTES} bytes while being read"
-            )));
-        }
-        self.lock().reads += 1;
-        let started = decode_start(&bytes, kind, &name);
-        // A file parsed whole no longer needs its bytes: its converted form takes their place.
-        drop(bytes);
-        let loaded = Arc::new(match started? {
+        let read_and_decode = || {
+            let mut bytes = Vec::with_capacity(meta.len() as usize);
+            (&mut file)
+                .take(MAX_INDEX_FILE_BYTES + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|e| unreadable(os_error_text(&e, &resolved)))?;
+            if bytes.len() as u64 > MAX_INDEX_FILE_BYTES {
+                return Err(unreadable(format!(
+                    "the file grew past the limit of {MAX_INDEX_FILE_BYTES} bytes while being read"
+                )));
+            }
+            self.lock().reads += 1;
+            let started = decode_start(&bytes, kind, &name);
+            // A file parsed whole no longer needs its bytes: its converted form takes their place.
+            drop(bytes);
+            started
+        };
+        let loaded = Arc::new(match on_load_thread(read_and_decode)? {
             Decoded::Loaded(loaded) => loaded,
+            // Here, once the load's thread has ended: the conversion's thread takes the arena it
+            // left rather than one more (each reserves 64 MiB of address space).
             Decoded::Tree(value) => finish_tree(value, kind, &name)?,
         });
         self.store(resolved, kind, identity, Arc::clone(&loaded));
@@ -252,6 +257,41 @@ impl Loader {
             query: cache.query,
         });
     }
+}
+
+/// Runs `load` (a file's read and [`decode_start`]) on a short-lived thread of its own and returns
+/// what it returns (a panic in it goes on in the caller), or runs it here if no thread can start.
+///
+/// So that what one load frees is where the next load takes it. glibc gives each thread an arena,
+/// and memory freed in an arena stays resident there for that arena's later allocations when the
+/// block was below the mmap threshold, which rises to the size of the largest mapped block freed
+/// (up to 32 MiB; a file's bytes are one): a file's bytes, a refused tree and the parser's
+/// buffers all stay. The stdio server runs each call on whichever of its two threads read it, so
+/// loads made on the calling thread left that in two arenas: 30 MiB files the tree path refuses,
+/// asked three times, peaked at 97 and 117 MiB (`bench/recall/memory_shapes.py`,
+/// `shadowed-numbers` and `repeated-posting-keys`) in the runs where the calls ran on both
+/// threads, 68 and 61 in the others; loaded here, 55 and 61 in every run. A new thread takes the
+/// arena the last thread to end left (glibc keeps them on a free list, the latest first), so
+/// each load takes the last load's. Starting a thread costs tens of microseconds, once per file
+/// read, against milliseconds to read and decode one.
+fn on_load_thread<T: Send>(load: impl FnOnce() -> T + Send) -> T {
+    let slot = Mutex::new(Some(load));
+    let run = || {
+        let load = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        load.map(|load| load())
+    };
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("recall-load".into())
+            .spawn_scoped(scope, run);
+        let ran = match spawned {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => None,
+        };
+        ran.or_else(run).expect("the load runs once")
+    })
 }
 
 /// An index file's contents from its bytes (`name` is the file name its messages use): the

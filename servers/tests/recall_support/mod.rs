@@ -252,6 +252,28 @@ pub fn partition(
 /// line with an `id`) has its reply or the process ends: a server gives calls only a short grace
 /// once its input ends.
 pub fn run_in_memory_limit(kib: u64, args: &[&str], root: &Path, input: &str) -> Output {
+    run_limited(kib, args, root, input, false).0
+}
+
+/// [`run_in_memory_limit`], but each request is written only once the one before it has its
+/// reply, as a client waiting for each answer sends them; also returns the process's peak
+/// resident memory in KiB (`VmHWM`, read before its input ends).
+pub fn run_one_at_a_time_in_memory_limit(
+    kib: u64,
+    args: &[&str],
+    root: &Path,
+    input: &str,
+) -> (Output, u64) {
+    run_limited(kib, args, root, input, true)
+}
+
+fn run_limited(
+    kib: u64,
+    args: &[&str],
+    root: &Path,
+    input: &str,
+    one_at_a_time: bool,
+) -> (Output, u64) {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg("ulimit -v \"$0\" && exec \"$@\"")
@@ -272,24 +294,45 @@ pub fn run_in_memory_limit(kib: u64, args: &[&str], root: &Path, input: &str) ->
         text
     });
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.as_bytes()).unwrap();
-    let requests = input
-        .lines()
-        .filter(|l| json::parse(l.as_bytes()).is_ok_and(|v| v.get("id").is_some()))
-        .count();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut out = Vec::new();
+    let is_request = |line: &str| json::parse(line.as_bytes()).is_ok_and(|v| v.get("id").is_some());
+    let mut awaited = 0;
     let mut replies = 0;
-    while replies < requests && stdout.read_until(b'\n', &mut out).unwrap() > 0 {
+    if one_at_a_time {
+        for line in input.lines() {
+            let request = is_request(line);
+            while request && replies < awaited && stdout.read_until(b'\n', &mut out).unwrap() > 0 {
+                replies += 1;
+            }
+            stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+            awaited += usize::from(request);
+        }
+    } else {
+        stdin.write_all(input.as_bytes()).unwrap();
+        awaited = input.lines().filter(|l| is_request(l)).count();
+    }
+    while replies < awaited && stdout.read_until(b'\n', &mut out).unwrap() > 0 {
         replies += 1;
     }
+    // The exec'd binary keeps the shell's process id.
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()));
+    let peak_kib = status
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0);
     drop(stdin);
     std::io::Read::read_to_end(&mut stdout, &mut out).unwrap();
-    Output {
+    let output = Output {
         status: child.wait().unwrap(),
         stdout: out,
         stderr: stderr.join().unwrap(),
-    }
+    };
+    (output, peak_kib)
 }
 
 /// The stdin of a whole stdio session: `initialize`, `initialized`, then a `tools/call` with id
