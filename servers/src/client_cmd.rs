@@ -1010,7 +1010,9 @@ fn parameters(tool: &ToolInfo) -> Vec<String> {
     let Some(schema) = tool.input_schema() else {
         return Vec::new();
     };
-    let required: Vec<&str> = schema
+    // A set: a server's schema may list a hundred thousand parameters and as many required
+    // names, and a list looked up per parameter took about a minute.
+    let required: std::collections::HashSet<&str> = schema
         .get("required")
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())

@@ -457,3 +457,52 @@ fn a_log_that_cannot_be_written_refuses_calls_and_the_run_is_not_completed() {
         "{report}"
     );
 }
+
+#[test]
+fn a_call_of_many_arguments_is_logged_in_linear_time() {
+    // 130,000 argument members in one 1 MiB line: keeping each in the logged copy with
+    // `Map::insert`, a linear look for the key among those kept, took about a minute a call
+    // (90,000 members: 26 s).
+    let dir = TempDir::new("audit-many-arguments");
+    let repo = repo(&dir);
+    let alphabet: Vec<char> = ('a'..='z').chain('A'..='Z').chain('0'..='9').collect();
+    let mut keys = Vec::new();
+    'keys: for a in &alphabet {
+        for b in &alphabet {
+            for c in &alphabet {
+                keys.push(format!("\"{a}{b}{c}\":0"));
+                if keys.len() == 130_000 {
+                    break 'keys;
+                }
+            }
+        }
+    }
+    let arguments = format!("{{{}}}", keys.join(","));
+    for full in [false, true] {
+        let log = dir.path().join(format!("audit-{full}.log"));
+        let mut extra = vec!["--audit-log", log.to_str().unwrap()];
+        if full {
+            extra.push("--audit-full");
+        }
+        let started = std::time::Instant::now();
+        let served = converse(
+            gitread(&repo, &extra),
+            &[INIT.to_owned(), call(1, "git_log", &arguments)],
+        );
+        let took = started.elapsed();
+        assert_eq!(served.status.code(), Some(0), "{}", served.stderr);
+        assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
+        assert!(
+            served.replies[1].get("result").is_some(),
+            "{}",
+            served.replies[1]
+        );
+        let logged = records(&log)
+            .into_iter()
+            .find(|r| str_of(r, "event") == Some("tool_call_requested"))
+            .expect("the call is logged");
+        let logged = logged.get("arguments").and_then(Value::as_object).unwrap();
+        assert_eq!(logged.len(), 130_000);
+        assert_eq!(verify(&log, true).0, Some(0));
+    }
+}

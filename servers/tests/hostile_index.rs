@@ -140,3 +140,32 @@ fn description_files_shaped_to_block_or_inflate_are_refused_promptly() {
         }
     }
 }
+
+#[test]
+fn nested_braces_in_python_headers_are_printed_in_linear_time() {
+    // `{{{...}}}` as a default or a decorator argument: deciding whether each `{` opens a dict or
+    // a set by parsing its first item, then parsing it again for the answer, doubled the work at
+    // every level. 24 levels took 15 s; 90 levels (the parser follows 100) would take longer than
+    // the age of the universe.
+    let project = TempDir::new("hostile-index-braces");
+    let root = project.path();
+    let depth = 90;
+    let set = format!("{}1{}", "{".repeat(depth), "}".repeat(depth));
+    let dict = format!("{}1{}", "{".repeat(depth), ": 2}".repeat(depth));
+    write(
+        &root.join("src/braces.py"),
+        &format!(
+            "def nested_sets(a={set}):\n    \"\"\"Sets.\"\"\"\n\n\
+             def nested_dict_keys(a={dict}):\n    \"\"\"Dicts.\"\"\"\n\n\
+             @decorated({set}, {dict})\ndef decorated_one():\n    \"\"\"Decorated.\"\"\"\n"
+        ),
+    );
+    let (o, took) = build(root);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(took < Duration::from_secs(30), "took {took:?}: {stderr}");
+    let code = std::fs::read_to_string(root.join("references/code-index/local.json")).unwrap();
+    for name in ["nested_sets", "nested_dict_keys", "decorated_one"] {
+        assert!(code.contains(&format!("def {name}(")), "{name}: {code}");
+    }
+}

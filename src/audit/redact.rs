@@ -14,7 +14,7 @@
 //! nesting limit and the walk's recursion stays shallow.
 
 use super::Mode;
-use crate::json::{self, Map, Value};
+use crate::json::{self, Value};
 use crate::sha256;
 
 /// Strings longer than this (in bytes) are summarised in redacted mode.
@@ -57,20 +57,22 @@ fn walk(value: &Value, mode: Mode, depth: usize) -> Value {
             .collect::<Vec<_>>()
             .into(),
         Value::Object(map) => {
-            let mut out = Map::with_capacity(map.len());
-            for (index, (key, v)) in map.iter().enumerate() {
+            let entries = map.iter().enumerate().map(|(index, (key, v))| {
                 if mode == Mode::Full {
-                    out.insert(key.clone(), walk(v, mode, depth + 1));
+                    (key.clone(), walk(v, mode, depth + 1))
                 } else if key.len() > MAX_KEPT_STRING_BYTES || looks_like_credential(key) {
                     // A key can carry a secret too; it is replaced by its position.
-                    out.insert(format!("<redacted key {index}>"), Value::from(REDACTED));
+                    (
+                        format!("<redacted key {index}>").into(),
+                        Value::from(REDACTED),
+                    )
                 } else if is_secret_key(key) {
-                    out.insert(key.clone(), Value::from(REDACTED));
+                    (key.clone(), Value::from(REDACTED))
                 } else {
-                    out.insert(key.clone(), walk(v, mode, depth + 1));
+                    (key.clone(), walk(v, mode, depth + 1))
                 }
-            }
-            Value::Object(out)
+            });
+            Value::Object(super::record::map_setting_each(entries))
         }
         Value::String(s) if mode == Mode::Redacted => {
             if looks_like_credential(s) {
@@ -301,6 +303,18 @@ mod tests {
     fn credential_keys_are_replaced_by_position() {
         let out = redacted(r#"{"a":1,"ghp_0123456789abcdefghijABCD":2}"#);
         assert_eq!(out, r#"{"a":1,"<redacted key 1>":"<redacted>"}"#);
+    }
+
+    #[test]
+    fn repeated_and_colliding_keys_keep_their_first_place_and_last_value() {
+        // A long key becomes `<redacted key 1>`, the name a key before it already took.
+        let long = "k".repeat(MAX_KEPT_STRING_BYTES + 1);
+        assert_eq!(
+            redacted(&format!(
+                r#"{{"<redacted key 1>": 1, "{long}": 2, "a": 3, "a": 4}}"#
+            )),
+            r#"{"<redacted key 1>":"<redacted>","a":4}"#
+        );
     }
 
     #[test]

@@ -60,22 +60,26 @@ pub fn call_digest(tool: &str, arguments: &Map) -> Result<String, CanonicalError
 }
 
 /// Refuses what has no canonical form. Walks with an explicit stack: an embedder may hand in a
-/// value deeper than the parser would ever build.
+/// value deeper than the parser would ever build. Each value's place is its parent's and one
+/// segment, spelt out as a pointer only for the error: a pointer per value copied its parent's,
+/// which is quadratic in a long key over many members (100 KB of key over 12,000 members: 1.4 s
+/// and 1.2 GB held at once).
 fn check(arguments: &Map) -> Result<(), CanonicalError> {
-    let mut stack: Vec<(String, &Value)> = Vec::new();
-    check_object(arguments, "", &mut stack)?;
-    while let Some((pointer, value)) = stack.pop() {
+    let mut places = Places::default();
+    let mut stack: Vec<(usize, &Value)> = Vec::new();
+    check_object(arguments, Places::ROOT, &mut places, &mut stack)?;
+    while let Some((place, value)) = stack.pop() {
         match value {
-            Value::Object(map) => check_object(map, &pointer, &mut stack)?,
+            Value::Object(map) => check_object(map, place, &mut places, &mut stack)?,
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
-                    stack.push((format!("{pointer}/{i}"), item));
+                    stack.push((places.add(place, i.to_string()), item));
                 }
             }
             Value::Number(n) => {
                 let fail = |why| {
                     Err(CanonicalError {
-                        pointer: pointer.clone(),
+                        pointer: places.pointer(place),
                         why,
                     })
                 };
@@ -97,21 +101,56 @@ fn check(arguments: &Map) -> Result<(), CanonicalError> {
     Ok(())
 }
 
+/// The places of the values met so far: each its parent's place and its own pointer segment.
+#[derive(Default)]
+struct Places {
+    parts: Vec<(usize, String)>,
+}
+
+impl Places {
+    /// The arguments object itself (pointer `""`).
+    const ROOT: usize = usize::MAX;
+
+    fn add(&mut self, parent: usize, segment: String) -> usize {
+        self.parts.push((parent, segment));
+        self.parts.len() - 1
+    }
+
+    /// The JSON pointer of `place`.
+    fn pointer(&self, mut place: usize) -> String {
+        let mut segments = Vec::new();
+        while place != Places::ROOT {
+            let (parent, segment) = &self.parts[place];
+            segments.push(segment.as_str());
+            place = *parent;
+        }
+        segments
+            .iter()
+            .rev()
+            .fold(String::new(), |mut pointer, segment| {
+                pointer.push('/');
+                pointer.push_str(segment);
+                pointer
+            })
+    }
+}
+
 fn check_object<'v>(
     map: &'v Map,
-    pointer: &str,
-    stack: &mut Vec<(String, &'v Value)>,
+    place: usize,
+    places: &mut Places,
+    stack: &mut Vec<(usize, &'v Value)>,
 ) -> Result<(), CanonicalError> {
     let mut keys: Vec<&str> = map.keys().map(|key| key.as_str()).collect();
     keys.sort_unstable();
     if let Some(pair) = keys.windows(2).find(|w| w[0] == w[1]) {
         return Err(CanonicalError {
-            pointer: format!("{pointer}/{}", escape_pointer(pair[0])),
+            pointer: format!("{}/{}", places.pointer(place), escape_pointer(pair[0])),
             why: "a key that appears twice has no canonical form",
         });
     }
     for (key, value) in map.iter() {
-        stack.push((format!("{pointer}/{}", escape_pointer(key)), value));
+        stack.push((places.add(place, escape_pointer(key)), value));
     }
     Ok(())
 }
@@ -130,6 +169,26 @@ mod tests {
             Value::Object(m) => m,
             other => panic!("not an object: {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_long_key_over_many_members_is_checked_in_linear_time() {
+        // Within one 1 MiB request: a 400 KB key over 50,000 members. A pointer per value, each
+        // a copy of its parent's, held 20 GB at once (100 KB over 12,000 members: 1.4 s, 1.2 GB).
+        let key = "k/~".repeat(400 * 1024 / 3);
+        let members: Vec<String> = (0..50_000).map(|i| format!("\"{i:x}\":[0]")).collect();
+        let bad = format!(
+            r#"{{"{key}":{{{},"last":[1,{{"x":-0}}]}}}}"#,
+            members.join(",")
+        );
+        let started = std::time::Instant::now();
+        let err = call_digest("write", &args(&bad)).unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        let escaped = key.replace('~', "~0").replace('/', "~1");
+        assert_eq!(err.pointer, format!("/{escaped}/last/1/x"));
+        let good = bad.replace("-0", "0");
+        assert!(call_digest("write", &args(&good)).is_ok());
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
     }
 
     #[test]

@@ -42,6 +42,11 @@ enum Token {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FnPattern {
     tokens: Vec<Token>,
+    /// Bit i set where token i is `*`.
+    star: Vec<u64>,
+    /// For each ASCII character, the tokens other than `*` it matches (bit i + 1 for token i),
+    /// one row of `star.len()` words a character; shared, as the glob walk clones the pattern.
+    ascii: std::sync::Arc<[u64]>,
 }
 
 impl FnPattern {
@@ -70,40 +75,81 @@ impl FnPattern {
                 other => tokens.push(Token::Literal(other)),
             }
         }
-        FnPattern { tokens }
-    }
-
-    /// Whether the whole of `text` matches. Greedy with one backtrack point per `*`, so the time
-    /// is at most proportional to pattern length times text length.
-    pub fn matches(&self, text: &str) -> bool {
-        let text: Vec<char> = text.chars().collect();
-        let (mut t, mut p) = (0, 0);
-        let mut retry: Option<(usize, usize)> = None;
-        while t < text.len() {
-            match self.tokens.get(p) {
-                Some(Token::AnyRun) => {
-                    retry = Some((p + 1, t));
-                    p += 1;
-                    continue;
-                }
-                Some(token) if token_matches(token, text[t]) => {
-                    p += 1;
-                    t += 1;
-                    continue;
-                }
-                _ => {}
-            }
-            match retry {
-                Some((after_star, start)) => {
-                    p = after_star;
-                    t = start + 1;
-                    retry = Some((after_star, start + 1));
-                }
-                None => return false,
+        let words = tokens.len() / 64 + 1;
+        let mut star = vec![0u64; words];
+        for (i, token) in tokens.iter().enumerate() {
+            if *token == Token::AnyRun {
+                set_bit(&mut star, i);
             }
         }
-        self.tokens[p..].iter().all(|t| *t == Token::AnyRun)
+        let ascii = (0..128u8)
+            .flat_map(|b| steps_of(&tokens, char::from(b)))
+            .collect();
+        FnPattern {
+            tokens,
+            star,
+            ascii,
+        }
     }
+
+    /// Whether the whole of `text` matches. The tokens matched so far are followed as a set of
+    /// bits, one step per character (a word op per 64 tokens): a backtrack to the last `*` at each
+    /// mismatch cost pattern length times text length, which 100 excludes of 400 characters made
+    /// 20 ms per path of 1,250 characters (41 s for 2,000 memory files; now 3.2 s).
+    pub fn matches(&self, text: &str) -> bool {
+        let n = self.tokens.len();
+        let words = self.star.len();
+        // A `*` may match nothing: past it too (stars are never adjacent, so one step is all).
+        let close = |bits: &mut [u64]| {
+            let mut carry = 0;
+            for (w, star) in bits.iter_mut().zip(&self.star) {
+                let at_star = *w & star;
+                *w |= (at_star << 1) | carry;
+                carry = at_star >> 63;
+            }
+        };
+        // Bit i: the first i tokens match what is read so far.
+        let mut state = vec![0u64; words];
+        set_bit(&mut state, 0);
+        close(&mut state);
+        let mut next = vec![0u64; words];
+        let mut other;
+        for c in text.chars() {
+            let step = match self.ascii.get(c as usize * words..(c as usize + 1) * words) {
+                Some(step) => step,
+                None => {
+                    other = steps_of(&self.tokens, c);
+                    &other
+                }
+            };
+            let mut carry = 0;
+            for w in 0..words {
+                next[w] = (((state[w] << 1) | carry) & step[w]) | (state[w] & self.star[w]);
+                carry = state[w] >> 63;
+            }
+            close(&mut next);
+            if next.iter().all(|w| *w == 0) {
+                return false;
+            }
+            std::mem::swap(&mut state, &mut next);
+        }
+        state[n / 64] >> (n % 64) & 1 == 1
+    }
+}
+
+fn set_bit(bits: &mut [u64], i: usize) {
+    bits[i / 64] |= 1 << (i % 64);
+}
+
+/// The tokens other than `*` that `c` matches, as bit i + 1 for token i.
+fn steps_of(tokens: &[Token], c: char) -> Vec<u64> {
+    let mut step = vec![0u64; tokens.len() / 64 + 1];
+    for (i, token) in tokens.iter().enumerate() {
+        if *token != Token::AnyRun && token_matches(token, c) {
+            set_bit(&mut step, i + 1);
+        }
+    }
+    step
 }
 
 /// Python's `fnmatch.fnmatchcase(text, pattern)`.
@@ -357,6 +403,106 @@ mod tests {
         for &(pattern, text, expected) in cases {
             assert_eq!(fnmatch(pattern, text), expected, "{pattern:?} vs {text:?}");
         }
+    }
+
+    /// The matcher before the bit sets: greedy, backtracking to the last `*`.
+    fn backtracking(pattern: &FnPattern, text: &str) -> bool {
+        let text: Vec<char> = text.chars().collect();
+        let tokens = &pattern.tokens;
+        let (mut t, mut p) = (0, 0);
+        let mut retry: Option<(usize, usize)> = None;
+        while t < text.len() {
+            match tokens.get(p) {
+                Some(Token::AnyRun) => {
+                    retry = Some((p + 1, t));
+                    p += 1;
+                    continue;
+                }
+                Some(token) if token_matches(token, text[t]) => {
+                    p += 1;
+                    t += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            match retry {
+                Some((after_star, start)) => {
+                    p = after_star;
+                    t = start + 1;
+                    retry = Some((after_star, start + 1));
+                }
+                None => return false,
+            }
+        }
+        tokens[p..].iter().all(|t| *t == Token::AnyRun)
+    }
+
+    #[test]
+    fn matching_agrees_with_backtracking_on_random_patterns() {
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as usize
+        };
+        let pieces = [
+            "a", "b", "/", "*", "?", "[ab]", "[!a]", "[a-b]", "[", "]", "é", "**",
+        ];
+        let letters = ['a', 'b', '/', 'é', '[', ']', 'c'];
+        for _ in 0..20_000 {
+            let pattern: String = (0..next() % 80)
+                .map(|_| pieces[next() % pieces.len()])
+                .collect();
+            let text: String = (0..next() % 150)
+                .map(|_| letters[next() % letters.len()])
+                .collect();
+            let compiled = FnPattern::new(&pattern);
+            assert_eq!(
+                compiled.matches(&text),
+                backtracking(&compiled, &text),
+                "{pattern:?} vs {text:?}"
+            );
+        }
+        // Patterns that match: each text made from its pattern.
+        for _ in 0..5_000 {
+            let pattern: String = (0..next() % 200)
+                .map(|_| pieces[next() % pieces.len()])
+                .collect();
+            let compiled = FnPattern::new(&pattern);
+            let text: String = compiled
+                .tokens
+                .iter()
+                .map(|t| match t {
+                    Token::Literal(c) => c.to_string(),
+                    Token::AnyOne => "x".into(),
+                    Token::AnyRun => "ab".repeat(next() % 3),
+                    Token::Set {
+                        negated: false,
+                        ranges,
+                    } => ranges.first().map_or(String::new(), |r| r.0.to_string()),
+                    Token::Set { negated: true, .. } => "\u{1F600}".into(),
+                })
+                .collect();
+            assert_eq!(
+                compiled.matches(&text),
+                backtracking(&compiled, &text),
+                "{pattern:?} vs {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_long_pattern_against_a_long_path_is_linear_in_the_path() {
+        let pattern = FnPattern::new(&format!("*{}b", "a".repeat(398)));
+        let path = "a".repeat(4096);
+        let started = std::time::Instant::now();
+        for _ in 0..1000 {
+            assert!(!pattern.matches(&path));
+        }
+        // 1000 matches of 400 x 4096: 1.6 x 10^9 steps backtracking, seconds; bit sets: 4096 x 7
+        // words each.
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

@@ -605,27 +605,37 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// After `{`: a dict or a set.
+    /// After `{`: a dict or a set. The first item is parsed once, as a set element; a `:` after
+    /// it makes it the dict's first key (parsing it again for the answer doubled the work at each
+    /// level of `{{{...}}}`).
     fn braces(&mut self) -> Parsed<Expr> {
         if self.eat_op("}") {
             return Ok(Expr::Dict(Vec::new()));
         }
-        let is_dict = self.at_op("**") || {
-            let save = self.pos;
-            let first = self.star_named_expression();
-            let colon = first.is_ok() && self.at_op(":");
-            self.pos = save;
-            colon
-        };
-        if !is_dict {
-            return Ok(Expr::Set(self.sequence(None, "}")?.0));
+        let mut first_key = None;
+        if !self.at_op("**") {
+            let (save, starred) = (self.pos, self.at_op("*"));
+            let first = self.star_named_expression()?;
+            if !self.at_op(":") {
+                return Ok(Expr::Set(self.sequence(Some(first), "}")?.0));
+            }
+            if starred {
+                // `{*x: 1}`: a key cannot be starred; the key's own parse gives the error.
+                self.pos = save;
+            } else {
+                // Not starred: `expression` then no `:=`, the key's parse exactly.
+                first_key = Some(first);
+            }
         }
         let mut items = Vec::new();
         while !self.eat_op("}") {
             if self.eat_op("**") {
                 items.push((None, self.binary(0)?));
             } else {
-                let key = self.expression()?;
+                let key = match first_key.take() {
+                    Some(key) => key,
+                    None => self.expression()?,
+                };
                 self.expect_op(":")?;
                 items.push((Some(key), self.expression()?));
             }

@@ -756,6 +756,42 @@ mod tests {
     }
 
     #[test]
+    fn nested_braces_print_as_ast_unparse_does() {
+        // Pinned from CPython 3.11's ast.unparse.
+        let table: &[(&str, &str)] = &[
+            (
+                "def f(a={{1: 2}: 3}, b={*x}, c={{*x}: {**y}})",
+                "def f(a={{1: 2}: 3}, b={*x}, c={{*x}: {**y}})",
+            ),
+            (
+                "def f(a={{{1}}}, b={{{1: 2}: 3}: {4: {5}}}, c={ (1) : {2,} , })",
+                "def f(a={{{1}}}, b={{{1: 2}: 3}: {4: {5}}}, c={1: {2}})",
+            ),
+        ];
+        for (header, expected) in table {
+            let src = format!("{header}:\n    pass\n");
+            assert_eq!(python(&src), [*expected], "{header}");
+        }
+        // `{*x: 1}` is a syntax error: generic passages.
+        let starred_key = "def f(a={*x: 1}): pass\n";
+        assert_eq!(python(starred_key), generic(starred_key));
+        // As deep as the parser follows, each level's first item parsed once (parsing it again
+        // to tell a dict from a set doubled the time per level).
+        // Within the bound (each level is two steps of it) the printer renders them; past it
+        // they are printed as written.
+        let max = super::pyexpr::MAX_EXPR_DEPTH;
+        for depth in [max / 2 - 5, max - 10] {
+            let sets = format!("{}1{}", "{".repeat(depth), "}".repeat(depth));
+            let dicts = format!("{}1{}", "{".repeat(depth), ": 2}".repeat(depth));
+            let signature = format!("def f(a={sets}, b={dicts})");
+            assert_eq!(
+                python(&format!("{signature}: pass\n")),
+                [cut_chars(&signature, PASSAGE_CHARS)]
+            );
+        }
+    }
+
+    #[test]
     fn huge_integers_follow_cpython_limits() {
         let limit = super::pyexpr::INT_MAX_STR_DIGITS;
         // A decimal literal past the limit is a syntax error: generic passages.
