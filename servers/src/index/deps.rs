@@ -8,7 +8,7 @@
 
 use crate::recall::teamdir::confine;
 use agentteams_mcp::sha256::{self, Sha256};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 /// The manifests whose text enters the fingerprint, in the reference's order.
@@ -639,36 +639,73 @@ pub fn external_imports(imports: &BTreeSet<String>, root: &Path) -> Vec<String> 
 /// `_import_to_distribution` and `_distribution_version` find them: the least name among the
 /// distributions providing it, else a distribution named like it.
 pub fn resolve(import: &str, dists: &[Distribution]) -> Option<(String, String)> {
-    let providers: BTreeSet<&str> = dists
-        .iter()
-        .filter(|d| d.top_level.iter().any(|t| t == import))
-        .map(|d| d.name.as_str())
-        .collect();
-    let dist = match providers.first() {
-        Some(name) => (*name).to_owned(),
-        None => {
-            by_name(import, dists)?;
-            import.to_owned()
-        }
-    };
-    let version = by_name(&dist, dists).map_or_else(String::new, |d| d.version.clone());
-    Some((dist, version))
+    Installed::new(dists).resolve(import)
 }
 
-fn by_name<'a>(name: &str, dists: &'a [Distribution]) -> Option<&'a Distribution> {
-    let wanted = normalize(name);
-    dists.iter().find(|d| d.normalized == wanted)
+/// The installed distributions, found by import name and by normalised name in one lookup each.
+/// Built once per call of [`api_docs`], [`api_modules`] and [`fingerprint`]: scanning every
+/// distribution for every import made the work imports × distributions, both of which a
+/// repository chooses (300,000 imports in one 4.5 MB source over 10,000 dist-infos: 38.5 s).
+struct Installed<'a> {
+    /// For each top-level import name, the smallest name of a distribution providing it.
+    provider: HashMap<&'a str, &'a str>,
+    /// For each normalised name, the first distribution (in the given order) with it.
+    by_normalized: HashMap<&'a str, &'a Distribution>,
+}
+
+impl<'a> Installed<'a> {
+    fn new(dists: &'a [Distribution]) -> Installed<'a> {
+        let mut installed = Installed {
+            provider: HashMap::new(),
+            by_normalized: HashMap::with_capacity(dists.len()),
+        };
+        for dist in dists {
+            installed
+                .by_normalized
+                .entry(dist.normalized.as_str())
+                .or_insert(dist);
+            for top in &dist.top_level {
+                installed
+                    .provider
+                    .entry(top.as_str())
+                    .and_modify(|name| *name = (*name).min(dist.name.as_str()))
+                    .or_insert(dist.name.as_str());
+            }
+        }
+        installed
+    }
+
+    /// The distribution and version an import resolves to: the smallest-named distribution
+    /// providing it, else one named like it; `None` when neither is installed.
+    fn resolve(&self, import: &str) -> Option<(String, String)> {
+        let dist = match self.provider.get(import) {
+            Some(name) => (*name).to_owned(),
+            None => {
+                self.by_name(import)?;
+                import.to_owned()
+            }
+        };
+        let version = self
+            .by_name(&dist)
+            .map_or_else(String::new, |d| d.version.clone());
+        Some((dist, version))
+    }
+
+    fn by_name(&self, name: &str) -> Option<&'a Distribution> {
+        self.by_normalized.get(normalize(name).as_str()).copied()
+    }
 }
 
 /// The reference's `api-doc` units: for each external import (in name order) that resolves to an
 /// installed distribution with a description, that distribution's description.
 pub fn api_docs(root: &Path, imports: &BTreeSet<String>, dists: &[Distribution]) -> Vec<ApiDoc> {
+    let installed = Installed::new(dists);
     let mut out = Vec::new();
     for name in external_imports(imports, root) {
-        let Some((dist, version)) = resolve(&name, dists) else {
+        let Some((dist, version)) = installed.resolve(&name) else {
             continue;
         };
-        let Some(found) = by_name(&dist, dists) else {
+        let Some(found) = installed.by_name(&dist) else {
             continue;
         };
         if found.doc_text.trim().is_empty() {
@@ -691,9 +728,10 @@ pub fn api_modules(
     imports: &BTreeSet<String>,
     dists: &[Distribution],
 ) -> Vec<ApiModule> {
+    let installed = Installed::new(dists);
     let mut out = Vec::new();
     for name in external_imports(imports, root) {
-        let Some((dist, version)) = resolve(&name, dists) else {
+        let Some((dist, version)) = installed.resolve(&name) else {
             out.push(ApiModule {
                 path: name.clone(),
                 symbol: None,
@@ -709,7 +747,9 @@ pub fn api_modules(
             continue;
         };
         let version = (!version.is_empty()).then_some(version);
-        let files = by_name(&dist, dists).map_or_else(Vec::new, |d| source_files(d, &name));
+        let files = installed
+            .by_name(&dist)
+            .map_or_else(Vec::new, |d| source_files(d, &name));
         if files.is_empty() {
             let text = format!("{dist} {}", version.as_deref().unwrap_or(""))
                 .trim()
@@ -910,11 +950,12 @@ pub fn fingerprint(
         }
     }
     let external = external_imports(imports, root);
+    let installed = Installed::new(dists);
     let mut pairs = BTreeSet::new();
     for name in &external {
         hash.update(b"I\0");
         hash.update(name.as_bytes());
-        if let Some(pair) = resolve(name, dists) {
+        if let Some(pair) = installed.resolve(name) {
             pairs.insert(pair);
         }
     }
@@ -980,6 +1021,94 @@ mod tests {
 
     fn set(names: &[&str]) -> BTreeSet<String> {
         names.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// A distribution of `name` (its folder stem `stem`) providing `top_level`, for lookups.
+    fn installed(name: &str, stem: &str, version: &str, top_level: &[&str]) -> Distribution {
+        Distribution {
+            name: name.into(),
+            version: version.into(),
+            top_level: top_level.iter().map(|t| t.to_string()).collect(),
+            record_py: Vec::new(),
+            site: PathBuf::new(),
+            confined_to: PathBuf::new(),
+            editable: None,
+            normalized: normalize(stem),
+            doc_text: String::new(),
+        }
+    }
+
+    #[test]
+    fn lookups_by_import_and_by_name_agree_with_a_scan_of_every_distribution() {
+        // Providers overlapping in any order, names equal once normalised, an import that only
+        // names a distribution, and repeats: each answer as a scan of the list gives it (the
+        // smallest-named provider; the first distribution with a normalised name).
+        let dists = [
+            installed("Zeta", "zeta", "1", &["shared", "z"]),
+            installed("alpha", "alpha", "2", &["shared"]),
+            installed("Beta_Pkg", "Beta_Pkg", "3", &["beta"]),
+            installed("beta-pkg", "beta-pkg", "4", &["beta2"]),
+            installed("Alpha", "Alpha", "5", &["shared"]),
+            installed("solo", "solo", "", &[]),
+        ];
+        let scan = |import: &str| -> Option<(String, String)> {
+            let by_name = |name: &str| dists.iter().find(|d| d.normalized == normalize(name));
+            let providers: BTreeSet<&str> = (dists.iter())
+                .filter(|d| d.top_level.iter().any(|t| t == import))
+                .map(|d| d.name.as_str())
+                .collect();
+            let dist = match providers.first() {
+                Some(name) => name.to_string(),
+                None => by_name(import).map(|_| import.to_string())?,
+            };
+            let version = by_name(&dist).map_or_else(String::new, |d| d.version.clone());
+            Some((dist, version))
+        };
+        for import in [
+            "shared", "z", "beta", "beta2", "Beta_Pkg", "beta.pkg", "BETA-PKG", "solo", "zeta",
+            "alpha", "absent", "",
+        ] {
+            assert_eq!(resolve(import, &dists), scan(import), "{import}");
+        }
+        // The version is the first distribution's named like the provider, once normalised.
+        assert_eq!(
+            resolve("shared", &dists),
+            Some(("Alpha".into(), "2".into()))
+        );
+        assert_eq!(
+            resolve("beta.pkg", &dists),
+            Some(("beta.pkg".into(), "3".into()))
+        );
+    }
+
+    #[test]
+    fn many_imports_over_many_distributions_are_resolved_in_linear_time() {
+        // What a repository chooses on both sides: 300,000 imports (one 4.5 MB source) and
+        // 10,000 dist-infos (MAX_DISTRIBUTIONS). Scanning every distribution per import took
+        // 38.5 s in a release build; a lookup each is well under the bound in a debug one.
+        let root = std::env::temp_dir().join(format!("deps-many-imports-{}", std::process::id()));
+        fs::create_dir_all(&root).unwrap();
+        let dists: Vec<Distribution> = (0..10_000)
+            .map(|i| {
+                let name = format!("dist{i}");
+                installed(&name, &name, "1", &[&format!("top{i}")])
+            })
+            .collect();
+        let imports: BTreeSet<String> = (0..300_000).map(|i| format!("top{}", i * 7)).collect();
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn({
+            let root = root.clone();
+            move || {
+                let _ = send.send(fingerprint(&root, &imports, &dists).is_ok());
+            }
+        });
+        let done = receive.recv_timeout(std::time::Duration::from_secs(30));
+        fs::remove_dir_all(&root).unwrap();
+        assert_eq!(
+            done,
+            Ok(true),
+            "the fingerprint of 300,000 imports did not finish"
+        );
     }
 
     #[test]
