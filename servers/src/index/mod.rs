@@ -581,6 +581,18 @@ fn top_level_string(bytes: &[u8], key: &str) -> Option<String> {
     }
 }
 
+/// A xorshift64 generator of pseudo-random indexes from `seed`, for tests that draw many inputs
+/// reproducibly (the same seed, the same sequence).
+#[cfg(test)]
+pub(crate) fn test_rng(mut seed: u64) -> impl FnMut() -> usize {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -439,13 +439,7 @@ mod tests {
 
     #[test]
     fn matching_agrees_with_backtracking_on_random_patterns() {
-        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed as usize
-        };
+        let mut next = crate::index::test_rng(0x2545_F491_4F6C_DD1D);
         let pieces = [
             "a", "b", "/", "*", "?", "[ab]", "[!a]", "[a-b]", "[", "]", "é", "**",
         ];

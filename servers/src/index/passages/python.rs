@@ -819,13 +819,7 @@ mod tests {
                 assert!(python(prefix).len() <= MAX_PASSAGES);
             }
         }
-        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed as usize
-        };
+        let mut next = crate::index::test_rng(0x9E37_79B9_7F4A_7C15);
         let alphabet = b"()[]{}:,;=*/@'\"\\#\n\t \rxfbru0123456789.-+<>!$`\x0c\x00";
         for _ in 0..3000 {
             let mut mutated = src.as_bytes().to_vec();
