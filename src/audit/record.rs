@@ -2,8 +2,7 @@
 
 use crate::json::{self, Map, Value};
 use crate::sha256::{self, Sha256};
-use std::collections::hash_map::{Entry, RandomState};
-use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -20,36 +19,14 @@ pub const RUN_ID_LEN: usize = 32;
 /// The SHA-256 of a record's canonical form: the record without its `hash` member, written as
 /// compact JSON with members sorted by key ([`json::to_string_sorted`]).
 pub fn record_hash(record: &Map) -> String {
-    let without_hash = map_setting_each(
-        record
-            .iter()
-            .filter(|(k, _)| k.as_str() != "hash")
-            .map(|(k, v)| (k.clone(), v.clone())),
-    );
+    // Collected, not inserted one by one: `Map::insert` is a linear look per member, quadratic
+    // in a planted record of many members.
+    let without_hash: Map = record
+        .iter()
+        .filter(|(k, _)| k.as_str() != "hash")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     sha256::hex_digest(json::to_string_sorted(&Value::Object(without_hash)).as_bytes())
-}
-
-/// The map [`Map::insert`] of each entry in turn makes (a repeated key keeps its first place and
-/// takes its last value), in time linear in the entries: `insert` looks for the key among the
-/// entries so far, which is quadratic in a record or an argument object of many members (a call's
-/// 90,000 argument keys took 26 s to log, a record of 300,000 members 189 s to verify).
-pub(crate) fn map_setting_each(entries: impl IntoIterator<Item = (json::Key, Value)>) -> Map {
-    let mut kept: Vec<(json::Key, Value)> = Vec::new();
-    let mut place: HashMap<String, usize> = HashMap::new();
-    for (key, value) in entries {
-        match place.entry(key.as_str().to_owned()) {
-            Entry::Occupied(at) => kept[*at.get()].1 = value,
-            Entry::Vacant(slot) => {
-                slot.insert(kept.len());
-                kept.push((key, value));
-            }
-        }
-    }
-    let mut map = Map::with_capacity(kept.len());
-    for (key, value) in kept {
-        map.push(key, value);
-    }
-    map
 }
 
 /// The canonical form of a record (an object) that has no `hash` member yet: the bytes its hash
@@ -139,25 +116,6 @@ mod tests {
         assert_ne!(a, b);
         assert!(!is_run_id(&a.to_uppercase()));
         assert!(!is_run_id(&a[1..]));
-    }
-
-    #[test]
-    fn setting_each_entry_keeps_what_insert_keeps() {
-        let entries: Vec<(json::Key, Value)> = ["b", "a", "b", "c", "a", "d", "b"]
-            .iter()
-            .enumerate()
-            .map(|(i, k)| ((*k).into(), Value::from(i as u64)))
-            .collect();
-        let mut inserted = Map::new();
-        for (k, v) in entries.clone() {
-            inserted.insert(k, v);
-        }
-        let set = map_setting_each(entries);
-        assert_eq!(set, inserted);
-        assert_eq!(
-            json::to_string(&Value::Object(set)),
-            r#"{"b":6,"a":4,"c":3,"d":5}"#
-        );
     }
 
     #[test]

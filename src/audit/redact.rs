@@ -72,7 +72,7 @@ fn walk(value: &Value, mode: Mode, depth: usize) -> Value {
                     (key.clone(), walk(v, mode, depth + 1))
                 }
             });
-            Value::Object(super::record::map_setting_each(entries))
+            Value::Object(entries.collect())
         }
         Value::String(s) if mode == Mode::Redacted => {
             if looks_like_credential(s) {
