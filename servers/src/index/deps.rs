@@ -635,10 +635,10 @@ pub fn external_imports(imports: &BTreeSet<String>, root: &Path) -> Vec<String> 
         .collect()
 }
 
-/// The distribution an import name resolves to and its version, as the reference's
-/// `_import_to_distribution` and `_distribution_version` find them: the least name among the
-/// distributions providing it, else a distribution named like it.
-pub fn resolve(import: &str, dists: &[Distribution]) -> Option<(String, String)> {
+/// One import resolved against `dists` ([`Installed::resolve`]), for tests: code resolving many
+/// imports builds [`Installed`] once.
+#[cfg(test)]
+fn resolve(import: &str, dists: &[Distribution]) -> Option<(String, String)> {
     Installed::new(dists).resolve(import)
 }
 
@@ -675,8 +675,10 @@ impl<'a> Installed<'a> {
         installed
     }
 
-    /// The distribution and version an import resolves to: the smallest-named distribution
-    /// providing it, else one named like it; `None` when neither is installed.
+    /// The distribution an import name resolves to and its version, as the reference's
+    /// `_import_to_distribution` and `_distribution_version` find them: the least name among the
+    /// distributions providing it, else a distribution named like it; `None` when neither is
+    /// installed.
     fn resolve(&self, import: &str) -> Option<(String, String)> {
         let dist = match self.provider.get(import) {
             Some(name) => (*name).to_owned(),
