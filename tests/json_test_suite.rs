@@ -438,3 +438,51 @@ fn equality_ignoring_key_order_tells_values_apart() {
     assert!(equal_ignoring_key_order(&a, &reordered));
     assert!(!equal_ignoring_key_order(&a, &different));
 }
+
+/// What [`json::Tape`] makes of `bytes` against the tree: the same decision, the same error,
+/// the same value and the same compact text.
+fn tape_agrees(name: &str, bytes: &[u8]) -> Result<(), String> {
+    match (json::Tape::parse(bytes), json::parse(bytes)) {
+        (Ok(tape), Ok(value)) => {
+            let text = json::to_string(&value);
+            if tape.root().to_string() != text {
+                return Err(format!("{name}: the tape writes {}", tape.root()));
+            }
+            if json::to_string(&tape.root().to_value()) != text {
+                return Err(format!("{name}: the tape's tree differs"));
+            }
+            Ok(())
+        }
+        (Err(ours), Err(theirs)) if ours == theirs => Ok(()),
+        (ours, theirs) => Err(format!(
+            "{name}: tape {:?}, tree {:?}",
+            ours.map(|t| t.root().to_string()),
+            theirs.map(|v| json::to_string(&v))
+        )),
+    }
+}
+
+#[test]
+fn tapes_decide_every_suite_file_and_generated_document_as_the_tree_does() {
+    let mut failures = Vec::new();
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let generated = [
+        (
+            "numbers".to_string(),
+            numbers_document(&mut rng).0.into_bytes(),
+        ),
+        (
+            "records".to_string(),
+            records_document(&mut rng).into_bytes(),
+        ),
+        ("text".to_string(), text_document(&mut rng).into_bytes()),
+    ];
+    let files = suite_files();
+    assert!(files.len() >= 300, "only {} suite files", files.len());
+    for (name, bytes) in files.iter().chain(&generated) {
+        if let Err(e) = tape_agrees(name, bytes) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

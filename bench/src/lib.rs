@@ -24,11 +24,21 @@ pub const DATA_IN_CRATE: &str = "data";
 /// The JSON libraries compared, in the order of the reports' columns; ours is first.
 pub const LIBRARIES: [&str; 3] = ["agentteams_mcp::json", "serde_json", "sonic-rs"];
 
+/// Our flat document type, which `json_isolated --ours tape` measures in the first column in
+/// place of the `Value` tree.
+pub const OURS_TAPE: &str = "agentteams_mcp::json::Tape";
+
 /// Prints the head of the report's table (the rows are `| file | operation | MB/s ×3 | ratio ×2 |`).
 pub fn print_table_head() {
+    print_table_head_for(LIBRARIES);
+}
+
+/// [`print_table_head`] naming `libraries` (ours first, as measured: a driver may measure
+/// another of our document types in the first column).
+pub fn print_table_head_for(libraries: [&str; 3]) {
     println!(
         "| file | operation | {} MB/s | {} MB/s | {} MB/s | serde_json / ours: min / median of paired ratios | sonic-rs / ours: min / median |",
-        LIBRARIES[0], LIBRARIES[1], LIBRARIES[2]
+        libraries[0], libraries[1], libraries[2]
     );
     println!("|---|---|---|---|---|---|---|");
 }

@@ -40,12 +40,14 @@ mod parse;
 mod reader;
 mod scan;
 mod shortest;
+pub mod tape;
 mod text;
 mod write;
 
 pub use error::ParseError;
 pub use parse::{parse, parse_with_limits, Limits, DEFAULT_MAX_DEPTH};
 pub use reader::{Reader, Token};
+pub use tape::Tape;
 pub use text::{Text, INLINE_CAPACITY as TEXT_INLINE_CAPACITY};
 pub use write::{
     to_pretty_ascii_sorted, to_string, to_string_sorted, write_compact, write_pretty_ascii_sorted,

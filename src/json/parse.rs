@@ -134,17 +134,26 @@ enum Frame {
     },
 }
 
-/// How a value begins: a container just opened, or a whole scalar.
-pub(super) enum Start<'a> {
+/// How a value begins: a container just opened, or a whole scalar (a string as the caller's
+/// string reader gives it: borrowed text for the tree and the reader, a place for the tape).
+pub(super) enum Start<S> {
     Array,
     Object,
-    String(Cow<'a, str>),
+    String(S),
     Number(Number),
     Bool(bool),
     Null,
 }
 
-/// The lexical layer both the tree parser and the pull reader stand on: a position in the input,
+/// Where the tape's reading of a string put its text.
+pub(super) enum StringAt {
+    /// In the input (the string had no escapes).
+    Input(std::ops::Range<usize>),
+    /// On the end of the tape's buffer of decoded text.
+    Decoded(std::ops::Range<usize>),
+}
+
+/// The lexical layer the tree parser, the pull reader and the tape stand on: a position in the input,
 /// the token scanners, and the punctuation rules between tokens (each with the error it reports).
 pub(super) struct Scanner<'a> {
     input: &'a [u8],
@@ -208,7 +217,18 @@ impl<'a> Scanner<'a> {
         &mut self,
         depth: usize,
         max_depth: usize,
-    ) -> Result<Start<'a>, ParseError> {
+    ) -> Result<Start<Cow<'a, str>>, ParseError> {
+        self.start_value_with(depth, max_depth, Self::parse_string)
+    }
+
+    /// [`Scanner::start_value`], reading a string (at its opening quote) with `read_string`.
+    #[inline(always)]
+    pub(super) fn start_value_with<S>(
+        &mut self,
+        depth: usize,
+        max_depth: usize,
+        read_string: impl FnOnce(&mut Self) -> Result<S, ParseError>,
+    ) -> Result<Start<S>, ParseError> {
         self.skip_whitespace();
         Ok(match self.peek() {
             None => return Err(self.error(Code::EofWhileParsingValue)),
@@ -223,7 +243,7 @@ impl<'a> Scanner<'a> {
                     Start::Object
                 }
             }
-            Some(b'"') => Start::String(self.parse_string()?),
+            Some(b'"') => Start::String(read_string(self)?),
             Some(b'-' | b'0'..=b'9') => Start::Number(self.parse_number()?),
             Some(b't') => self.parse_literal(b"true", Start::Bool(true))?,
             Some(b'f') => self.parse_literal(b"false", Start::Bool(false))?,
@@ -267,13 +287,22 @@ impl<'a> Scanner<'a> {
     /// Just after `{`: the first key (and its `:`), or `None` (the `}` consumed) when empty.
     #[inline]
     pub(super) fn object_first_key(&mut self) -> Result<Option<Cow<'a, str>>, ParseError> {
+        self.object_first_key_with(Self::parse_string)
+    }
+
+    /// [`Scanner::object_first_key`], reading the key with `read_string`.
+    #[inline(always)]
+    pub(super) fn object_first_key_with<S>(
+        &mut self,
+        read_string: impl FnOnce(&mut Self) -> Result<S, ParseError>,
+    ) -> Result<Option<S>, ParseError> {
         self.skip_whitespace();
         match self.peek() {
             Some(b'}') => {
                 self.pos += 1;
                 Ok(None)
             }
-            Some(b'"') => self.parse_key().map(Some),
+            Some(b'"') => self.parse_key(read_string).map(Some),
             None => Err(self.error(Code::EofWhileParsingObject)),
             Some(_) => Err(self.error(Code::ExpectedObjectKey)),
         }
@@ -283,13 +312,22 @@ impl<'a> Scanner<'a> {
     /// when the object ended.
     #[inline(always)]
     pub(super) fn object_next_key(&mut self) -> Result<Option<Cow<'a, str>>, ParseError> {
+        self.object_next_key_with(Self::parse_string)
+    }
+
+    /// [`Scanner::object_next_key`], reading the key with `read_string`.
+    #[inline(always)]
+    pub(super) fn object_next_key_with<S>(
+        &mut self,
+        read_string: impl FnOnce(&mut Self) -> Result<S, ParseError>,
+    ) -> Result<Option<S>, ParseError> {
         self.skip_whitespace();
         match self.peek() {
             Some(b',') => {
                 self.pos += 1;
                 self.skip_whitespace();
                 match self.peek() {
-                    Some(b'"') => self.parse_key().map(Some),
+                    Some(b'"') => self.parse_key(read_string).map(Some),
                     Some(b'}') => Err(self.error(Code::TrailingComma)),
                     None => Err(self.error(Code::EofWhileParsingObject)),
                     Some(_) => Err(self.error(Code::ExpectedObjectKey)),
@@ -503,14 +541,17 @@ impl<'a> Scanner<'a> {
 
     /// The error for a tree that would pass `limits.max_tree_bytes`, at the current byte.
     #[cold]
-    fn tree_limit(&self, limits: &Limits) -> ParseError {
+    pub(super) fn tree_limit(&self, limits: &Limits) -> ParseError {
         self.error(Code::TreeLimitExceeded(limits.max_tree_bytes))
     }
 
-    /// Parses `"key"` and the `:` after it.
+    /// Parses `"key"` (with `read_string`) and the `:` after it.
     #[inline(always)]
-    fn parse_key(&mut self) -> Result<Cow<'a, str>, ParseError> {
-        let key = self.parse_string()?;
+    fn parse_key<S>(
+        &mut self,
+        read_string: impl FnOnce(&mut Self) -> Result<S, ParseError>,
+    ) -> Result<S, ParseError> {
+        let key = read_string(self)?;
         self.skip_whitespace();
         match self.peek() {
             Some(b':') => {
@@ -581,20 +622,54 @@ impl<'a> Scanner<'a> {
     fn parse_string_with_escapes(&mut self, start: usize, i: usize) -> Result<String, ParseError> {
         let mut decoded = std::mem::take(&mut self.scratch);
         decoded.clear();
-        let result = self.decode_escaped(start, i, &mut decoded);
+        let result = self
+            .decode_escaped(start, i, &mut decoded)
+            .map(|()| decoded.as_str().to_owned());
         self.scratch = decoded;
         result
     }
 
-    /// [`Scanner::parse_string_with_escapes`]'s loop, decoding onto `decoded`. A bad UTF-8 byte
-    /// is reported only at the closing quote, so that any other error of the string comes
-    /// first, as it always has.
+    /// Reads a string starting at the opening quote for the tape: where its text is, in the
+    /// input when it has no escapes, else decoded onto the end of `decoded`.
+    #[inline]
+    pub(super) fn parse_string_into(
+        &mut self,
+        decoded: &mut String,
+    ) -> Result<StringAt, ParseError> {
+        let start = self.pos + 1;
+        let i = find_string_stop(self.input, start);
+        if self.input.get(i) == Some(&b'"') {
+            self.text_of(start, i)
+                .map_err(|bad| self.error_at(Code::InvalidUtf8, bad))?;
+            self.pos = i + 1;
+            return Ok(StringAt::Input(start..i));
+        }
+        let from = decoded.len();
+        self.decode_escaped(start, i, decoded)?;
+        Ok(StringAt::Decoded(from..decoded.len()))
+    }
+
+    /// The input's position: the byte after the last token read.
+    #[inline]
+    pub(super) fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// The whole input as text, when it is all UTF-8; else the offset of its first bad byte.
+    pub(super) fn whole_text(&self) -> Result<&'a str, usize> {
+        self.text
+            .ok_or_else(|| std::str::from_utf8(self.input).map_or_else(|e| e.valid_up_to(), |_| 0))
+    }
+
+    /// [`Scanner::parse_string_with_escapes`]'s loop, decoding onto the end of `decoded`. A bad
+    /// UTF-8 byte is reported only at the closing quote, so that any other error of the string
+    /// comes first, as it always has.
     fn decode_escaped(
         &mut self,
         start: usize,
         mut i: usize,
         decoded: &mut String,
-    ) -> Result<String, ParseError> {
+    ) -> Result<(), ParseError> {
         let mut bad_utf8 = None;
         self.push_plain_run(decoded, start, i, &mut bad_utf8);
         loop {
@@ -606,7 +681,7 @@ impl<'a> Scanner<'a> {
                     self.pos = i + 1;
                     return match bad_utf8 {
                         Some(at) => Err(self.error_at(Code::InvalidUtf8, at)),
-                        None => Ok(decoded.as_str().to_owned()),
+                        None => Ok(()),
                     };
                 }
                 b'\\' => {

@@ -549,7 +549,7 @@ fn write_text(text: &Text, out: &mut impl Append, ascii_only: bool) {
     }
 }
 
-fn write_string(s: &str, out: &mut impl Append, ascii_only: bool) {
+pub(super) fn write_string(s: &str, out: &mut impl Append, ascii_only: bool) {
     if ascii_only {
         out.push_ascii(b'"');
         write_escaped_ascii(s, out);
@@ -628,7 +628,7 @@ fn write_escaped_ascii(s: &str, out: &mut impl Append) {
 
 /// Writes a number without going through `fmt` (which costs a formatter per number).
 #[inline(always)]
-fn write_number(n: &Number, out: &mut impl Append) {
+pub(super) fn write_number(n: &Number, out: &mut impl Append) {
     match n.n {
         N::PosInt(u) => write_integer(false, u, out),
         N::NegInt(i) => write_integer(true, i.unsigned_abs(), out),

@@ -28,12 +28,17 @@
 //! Run pinned to one CPU; the child processes inherit the pinning:
 //! `taskset -c 1 target/release/json_isolated --rounds 12 --data DIR`.
 //!
-//! Usage: `json_isolated [--rounds N] [--repeats N] [--data DIR] [--only parse|serialize] [FILE...]`
+//! `--ours tape` measures our flat document type, [`agentteams_mcp::json::Tape`] (parsed into
+//! one node array that borrows the input; written from it), in the first column in place of the
+//! `Value` tree: the like-for-like peer of sonic-rs's arena-held `Value`.
+//!
+//! Usage: `json_isolated [--rounds N] [--repeats N] [--data DIR] [--only parse|serialize]
+//! [--ours tree|tape] [FILE...]`
 //! (DIR holds `corpus/`, as for the main driver).
 
 use agentteams_mcp_bench::{
-    median, paired_ratios, print_table_head, DATA_IN_CRATE, DEFAULT_FILES, LIBRARIES,
-    ROTATING_ORDERS as ORDERS,
+    median, paired_ratios, print_table_head_for, DATA_IN_CRATE, DEFAULT_FILES, LIBRARIES,
+    OURS_TAPE, ROTATING_ORDERS as ORDERS,
 };
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -51,6 +56,9 @@ struct Options {
     data: PathBuf,
     files: Vec<String>,
     operations: Vec<&'static str>,
+    /// The libraries of the report's columns: ours (the `Value` tree, or with `--ours tape`
+    /// the flat [`agentteams_mcp::json::Tape`]), serde_json, sonic-rs.
+    libraries: [&'static str; 3],
 }
 
 fn number(name: &str, value: Option<String>) -> Result<usize, String> {
@@ -69,11 +77,17 @@ fn options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         data: Path::new(env!("CARGO_MANIFEST_DIR")).join(DATA_IN_CRATE),
         files: Vec::new(),
         operations: OPERATIONS.to_vec(),
+        libraries: LIBRARIES,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--rounds" => opts.rounds = number("--rounds", args.next())?,
             "--repeats" => opts.repeats = number("--repeats", args.next())?,
+            "--ours" => match args.next().as_deref() {
+                Some("tree") => opts.libraries[0] = LIBRARIES[0],
+                Some("tape") => opts.libraries[0] = OURS_TAPE,
+                _ => return Err("--ours needs tree or tape".into()),
+            },
             "--data" => opts.data = args.next().ok_or("--data needs a folder")?.into(),
             "--only" => {
                 let op = args.next().ok_or("--only needs parse or serialize")?;
@@ -119,7 +133,7 @@ fn main() {
         opts.repeats,
         opts.data.display()
     );
-    print_table_head();
+    print_table_head_for(opts.libraries);
     for file in &opts.files {
         for op in &opts.operations {
             if let Err(e) = compare(&opts, file, op) {
@@ -142,7 +156,7 @@ fn compare(opts: &Options, file: &str, op: &str) -> Result<(), String> {
         for &library in &ORDERS[round % ORDERS.len()] {
             let out = Command::new(&exe)
                 .arg("--child")
-                .arg(LIBRARIES[library])
+                .arg(opts.libraries[library])
                 .arg(op)
                 .arg(&path)
                 .arg(opts.repeats.to_string())
@@ -151,14 +165,14 @@ fn compare(opts: &Options, file: &str, op: &str) -> Result<(), String> {
             if !out.status.success() {
                 return Err(format!(
                     "{}: {}",
-                    LIBRARIES[library],
+                    opts.libraries[library],
                     String::from_utf8_lossy(&out.stderr).trim()
                 ));
             }
             let nanos: u64 = String::from_utf8_lossy(&out.stdout)
                 .trim()
                 .parse()
-                .map_err(|_| format!("{}: no time in its output", LIBRARIES[library]))?;
+                .map_err(|_| format!("{}: no time in its output", opts.libraries[library]))?;
             times[library].push(Duration::from_nanos(nanos));
         }
     }
@@ -192,6 +206,12 @@ fn child(mut args: impl Iterator<Item = String>) -> Result<Duration, String> {
             |b| agentteams_mcp::json::parse(b).map_err(|e| e.to_string()),
             agentteams_mcp::json::to_string,
         )?,
+        (OURS_TAPE, "parse") => time_parse(
+            repeats,
+            &bytes,
+            |b| agentteams_mcp::json::Tape::parse(b).map_err(|e| e.to_string()),
+            |tape| tape.root().to_string(),
+        )?,
         ("serde_json", "parse") => time_parse(
             repeats,
             &bytes,
@@ -207,6 +227,10 @@ fn child(mut args: impl Iterator<Item = String>) -> Result<Duration, String> {
         ("agentteams_mcp::json", "serialize") => {
             let v = agentteams_mcp::json::parse(&bytes).map_err(|e| e.to_string())?;
             time_write(repeats, || agentteams_mcp::json::to_string(black_box(&v)))
+        }
+        (OURS_TAPE, "serialize") => {
+            let tape = agentteams_mcp::json::Tape::parse(&bytes).map_err(|e| e.to_string())?;
+            time_write(repeats, || black_box(&tape).root().to_string())
         }
         ("serde_json", "serialize") => {
             let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
@@ -236,10 +260,10 @@ fn child(mut args: impl Iterator<Item = String>) -> Result<Duration, String> {
 
 /// Times `repeats` parses (each dropping its tree) after one warm-up; returns the times and the
 /// text of one more parse, written by `write` (the same library's writer), for the check.
-fn time_parse<T>(
+fn time_parse<'b, T>(
     repeats: usize,
-    bytes: &[u8],
-    parse: impl Fn(&[u8]) -> Result<T, String>,
+    bytes: &'b [u8],
+    parse: impl Fn(&'b [u8]) -> Result<T, String>,
     write: impl Fn(&T) -> String,
 ) -> Result<(Vec<Duration>, String), String> {
     drop(parse(bytes)?);
