@@ -3,7 +3,9 @@
 //! This module is the only JSON implementation in the project: every transport, index file and tool
 //! result goes through it. It is not a serialisation framework (there is no derive, no typed
 //! deserialisation); callers walk a [`Value`], or, for a large document they convert into their own
-//! structures, pull its tokens with a [`Reader`] (same grammar, limits and errors as [`parse`]).
+//! structures, pull its tokens with a [`Reader`] (same grammar, limits and errors as [`parse`]),
+//! or, for a document they only read, parse it into a [`Tape`]: one array of nodes that borrows
+//! the input, with no allocation per container or string (the same decisions and errors again).
 //!
 //! Design points:
 //! - Nothing recurses on nesting depth: the parser keeps an explicit stack, the writers walk with an

@@ -50,7 +50,10 @@ struct Span {
 }
 
 impl Span {
-    /// `range`, which lies inside a buffer of at most [`MAX_TAPE_INPUT_BYTES`] bytes.
+    /// `range`, which lies inside a buffer of at most [`MAX_TAPE_INPUT_BYTES`] bytes: the input,
+    /// or the decoded text, which is never longer than the input (an escape decodes to fewer
+    /// bytes than it takes). Node indexes fit in `u32` for the same reason: every node takes at
+    /// least one byte of input.
     fn of(range: Range<usize>) -> Span {
         Span {
             at: range.start as u32,
@@ -134,7 +137,8 @@ impl Builder {
     #[cold]
     fn grow(&mut self, scanner: &Scanner, limits: &Limits) -> Result<(), ParseError> {
         let more = self.nodes.capacity().max(MIN_NODES);
-        if self.held() + more * std::mem::size_of::<Node>() > self.max_bytes {
+        let wanted = more.saturating_mul(std::mem::size_of::<Node>());
+        if self.held().saturating_add(wanted) > self.max_bytes {
             return Err(scanner.tree_limit(limits));
         }
         self.nodes.reserve_exact(more);
@@ -167,8 +171,10 @@ impl<'a> Tape<'a> {
 
     /// Parses one JSON document within `limits`: the depth limit as for
     /// [`parse_with_limits`](super::parse_with_limits); [`Limits::max_tree_bytes`] bounds the
-    /// tape's own buffers (its nodes' and its decoded text's capacity), checked before each time
-    /// they grow. Input of more than [`MAX_TAPE_INPUT_BYTES`] is refused, at its start.
+    /// tape's own buffers (its nodes' and its decoded text's capacity): the nodes are checked
+    /// before their buffer grows, the decoded text after each string with escapes (it grows by
+    /// at most that string's length). Input of more than [`MAX_TAPE_INPUT_BYTES`] is refused, at
+    /// its start.
     pub fn parse_with_limits(input: &'a [u8], limits: Limits) -> Result<Tape<'a>, ParseError> {
         if input.len() > MAX_TAPE_INPUT_BYTES {
             return Err(ParseError::at(
@@ -736,7 +742,9 @@ mod tests {
         assert_eq!(root.get("i").unwrap().as_f64(), Some(-7.0));
         assert_eq!(root.get("big").unwrap().as_f64(), Some(f64::INFINITY));
         assert_eq!(root.get("big").unwrap().to_string(), "1e999");
-        let types = ["null", "boolean", "integer", "integer", "number", "number", "string"];
+        let types = [
+            "null", "boolean", "integer", "integer", "number", "number", "string",
+        ];
         let names: Vec<&str> = root.members().map(|(_, v)| v.type_name()).take(7).collect();
         assert_eq!(names, types);
         let huge = Tape::parse(b"[123456789012345678901234567890, -0]").unwrap();
