@@ -4,8 +4,9 @@
 //! Python files, and the distributions those resolve to in the project's environment, read from
 //! `*.dist-info` / `*.egg-info` metadata. Nothing of the project is ever run (a `.venv/bin/python`
 //! in a hostile checkout is a program); every file read is a regular file inside the project,
-//! bounded in size.
+//! bounded in size, and all of them together by the build's [`ReadBudget`].
 
+use super::budget::{ReadBudget, MAX_ENVIRONMENT_BYTES};
 use crate::recall::teamdir::confine;
 use agentteams_mcp::sha256::{self, Sha256};
 use std::collections::{BTreeSet, HashMap};
@@ -352,6 +353,8 @@ pub struct ApiModule {
 pub enum FingerprintError {
     /// A manifest exists but cannot be read as the reference would read it.
     Manifest { name: &'static str, reason: String },
+    /// A manifest or a distribution was left unread: the build's [`ReadBudget`] was spent.
+    Unread,
 }
 
 impl std::fmt::Display for FingerprintError {
@@ -360,6 +363,11 @@ impl std::fmt::Display for FingerprintError {
             FingerprintError::Manifest { name, reason } => {
                 write!(f, "dependency manifest {name}: {reason}")
             }
+            FingerprintError::Unread => write!(
+                f,
+                "the project's environment and dependency manifests hold more than \
+                 MAX_ENVIRONMENT_BYTES ({MAX_ENVIRONMENT_BYTES} bytes) to read"
+            ),
         }
     }
 }
@@ -410,9 +418,14 @@ pub fn environment_dirs(root: &Path) -> Vec<Environment> {
 }
 
 /// The distributions installed in `environments` (metadata folders in name order, at most
-/// [`MAX_DISTRIBUTIONS`] in all); folders and files resolving outside an environment's
-/// confinement are skipped. `root`: the project, where editable sources may always be.
-pub fn distributions(root: &Path, environments: &[Environment]) -> Vec<Distribution> {
+/// [`MAX_DISTRIBUTIONS`] in all, and those read before `budget` is spent); folders and files
+/// resolving outside an environment's confinement are skipped. `root`: the project, where
+/// editable sources may always be.
+pub fn distributions(
+    root: &Path,
+    environments: &[Environment],
+    budget: &ReadBudget,
+) -> Vec<Distribution> {
     let mut out = Vec::new();
     for env in environments {
         let Ok(entries) = std::fs::read_dir(&env.site) else {
@@ -432,18 +445,21 @@ pub fn distributions(root: &Path, environments: &[Environment]) -> Vec<Distribut
             let Ok(meta_dir) = confine(&env.confined_to, &env.site.join(&name)) else {
                 continue;
             };
-            if let Some(dist) = read_distribution(root, env, &meta_dir, &name) {
-                out.push(dist);
+            let dist = read_distribution(root, env, &meta_dir, &name, budget);
+            if budget.spent() {
+                // Partly read: left out, as every distribution after it.
+                return out;
             }
+            out.extend(dist);
         }
     }
     out
 }
 
 /// A file of a metadata folder, if it is a regular file inside the project within the limit.
-fn metadata_file(root: &Path, dir: &Path, name: &str) -> Option<String> {
+fn metadata_file(root: &Path, dir: &Path, name: &str, budget: &ReadBudget) -> Option<String> {
     let path = confine(root, &dir.join(name)).ok()?;
-    let bytes = crate::regular_file::read_at_most(&path, MAX_METADATA_BYTES).ok()??;
+    let bytes = budget.read_at_most(&path, MAX_METADATA_BYTES).ok()??;
     String::from_utf8(bytes).ok()
 }
 
@@ -504,19 +520,21 @@ fn read_distribution(
     env: &Environment,
     dir: &Path,
     folder: &str,
+    budget: &ReadBudget,
 ) -> Option<Distribution> {
     let base = &env.confined_to;
+    let metadata_file = |name: &str| metadata_file(base, dir, name, budget);
     let Metadata {
         name,
         version,
         doc_text,
-    } = metadata_file(base, dir, "METADATA")
-        .or_else(|| metadata_file(base, dir, "PKG-INFO"))
+    } = metadata_file("METADATA")
+        .or_else(|| metadata_file("PKG-INFO"))
         .and_then(|text| parse_metadata(&text))?;
-    let declared: Vec<String> = metadata_file(base, dir, "top_level.txt")
+    let declared: Vec<String> = metadata_file("top_level.txt")
         .map(|t| top_level_names(&t))
         .unwrap_or_default();
-    let record_py = metadata_file(base, dir, "RECORD")
+    let record_py = metadata_file("RECORD")
         .map(|record| record_py_paths(&record))
         .unwrap_or_default();
     let top_level = if declared.is_empty() {
@@ -535,7 +553,7 @@ fn read_distribution(
         record_py,
         site: dir.parent().map_or_else(PathBuf::new, Path::to_path_buf),
         confined_to: base.clone(),
-        editable: metadata_file(base, dir, "direct_url.json")
+        editable: metadata_file("direct_url.json")
             .and_then(|text| editable_source(&text))
             .and_then(|source| {
                 let confined_to = if env.editable_anywhere {
@@ -724,15 +742,20 @@ pub fn api_docs(root: &Path, imports: &BTreeSet<String>, dists: &[Distribution])
 
 /// The reference's `api-module` units: for each external import (in name order), the public
 /// top-level definitions of up to [`MAX_API_FILES`] of its distribution's `.py` files whose
-/// first path part is the import (`RECORD` order), else one declared-only unit.
+/// first path part is the import (`RECORD` order), else one declared-only unit; none more once
+/// `budget` is spent.
 pub fn api_modules(
     root: &Path,
     imports: &BTreeSet<String>,
     dists: &[Distribution],
+    budget: &ReadBudget,
 ) -> Vec<ApiModule> {
     let installed = Installed::new(dists);
     let mut out = Vec::new();
     for name in external_imports(imports, root) {
+        if budget.spent() {
+            break;
+        }
         let Some((dist, version)) = installed.resolve(&name) else {
             out.push(ApiModule {
                 path: name.clone(),
@@ -771,8 +794,7 @@ pub fn api_modules(
             continue;
         }
         for file in files {
-            let Some(text) = crate::index::sources::read_text_at_most(&file, MAX_API_FILE_BYTES)
-            else {
+            let Some(text) = budget.read_text_at_most(&file, MAX_API_FILE_BYTES) else {
                 continue;
             };
             let definitions =
@@ -933,19 +955,30 @@ fn package_files(source: &Path, package: &Path) -> Vec<PathBuf> {
 /// The reference's `dependency_fingerprint(manifest_texts, external, dist_versions)`: SHA-256
 /// over `M\0` + each manifest's text, `I\0` + each external import name, `D\0` +
 /// `dist==version` for each resolved distribution (names and pairs sorted, without repeats).
+/// [`FingerprintError::Unread`] when `budget` is spent (`dists` may then lack some), or is by
+/// a manifest.
 pub fn fingerprint(
     root: &Path,
     imports: &BTreeSet<String>,
     dists: &[Distribution],
+    budget: &ReadBudget,
 ) -> Result<String, FingerprintError> {
+    if budget.spent() {
+        return Err(FingerprintError::Unread);
+    }
     let mut hash = Sha256::new();
     for name in DEPENDENCY_MANIFESTS {
         let path = root.join(name);
         if std::fs::symlink_metadata(&path).is_err() {
             continue;
         }
-        let text = manifest_text(root, &path)
-            .map_err(|reason| FingerprintError::Manifest { name, reason })?;
+        let text = manifest_text(root, &path, budget).map_err(|reason| {
+            if budget.spent() {
+                FingerprintError::Unread
+            } else {
+                FingerprintError::Manifest { name, reason }
+            }
+        })?;
         if let Some(text) = text {
             hash.update(b"M\0");
             hash.update(text.as_bytes());
@@ -971,9 +1004,10 @@ pub fn fingerprint(
 /// A manifest's text as the reference reads it (`read_text`: strict UTF-8, universal newlines;
 /// `None`, skipped, when it is not UTF-8). An error for what the reference would read but this
 /// builder refuses to: a link out of the project, a FIFO or device, a file over the limit.
-fn manifest_text(root: &Path, path: &Path) -> Result<Option<String>, String> {
+fn manifest_text(root: &Path, path: &Path, budget: &ReadBudget) -> Result<Option<String>, String> {
     let inside = confine(root, path)?;
-    let bytes = crate::regular_file::read_at_most(&inside, MAX_MANIFEST_BYTES)
+    let bytes = budget
+        .read_at_most(&inside, MAX_MANIFEST_BYTES)
         .map_err(|e| format!("cannot read it: {e}"))?
         .ok_or_else(|| format!("larger than {MAX_MANIFEST_BYTES} bytes (MAX_MANIFEST_BYTES)"))?;
     let Ok(text) = String::from_utf8(bytes) else {
@@ -986,6 +1020,11 @@ fn manifest_text(root: &Path, path: &Path) -> Result<Option<String>, String> {
 mod tests {
     use super::*;
     use std::fs;
+
+    /// The budget of one build.
+    fn one_build() -> ReadBudget {
+        ReadBudget::new(MAX_ENVIRONMENT_BYTES)
+    }
 
     /// A project directory under the temp dir, canonicalised, removed by the caller.
     fn project(tag: &str) -> PathBuf {
@@ -1101,7 +1140,7 @@ mod tests {
         std::thread::spawn({
             let root = root.clone();
             move || {
-                let _ = send.send(fingerprint(&root, &imports, &dists).is_ok());
+                let _ = send.send(fingerprint(&root, &imports, &dists, &one_build()).is_ok());
             }
         });
         let done = receive.recv_timeout(std::time::Duration::from_secs(30));
@@ -1161,7 +1200,7 @@ mod tests {
             .map(|e| e.site)
             .collect();
         assert_eq!(sites, std::slice::from_ref(&site));
-        let dists = distributions(&root, &environment_dirs(&root));
+        let dists = distributions(&root, &environment_dirs(&root), &one_build());
         assert_eq!(dists.len(), 3);
         assert_eq!(dists[1].top_level, ["requests", "six"]);
         let got = |name: &str| resolve(name, &dists);
@@ -1191,7 +1230,7 @@ mod tests {
             &format!("Name: old\nDescription: {long}\n"),
         );
         write(&site.join("bare-2.dist-info/METADATA"), "Name: bare\n");
-        let dists = distributions(&root, &environment_dirs(&root));
+        let dists = distributions(&root, &environment_dirs(&root), &one_build());
         let docs = api_docs(
             &root,
             &set(&["yaml", "old", "bare", "missing", "os"]),
@@ -1269,8 +1308,8 @@ mod tests {
             &format!("file://{}/libs/my%20cogs", root.display()),
         );
         write(&root.join("libs/my cogs/cogs.py"), "class Cog:\n    pass\n");
-        let dists = distributions(&root, &environment_dirs(&root));
-        let units = api_modules(&root, &set(&["gears", "cogs"]), &dists);
+        let dists = distributions(&root, &environment_dirs(&root), &one_build());
+        let units = api_modules(&root, &set(&["gears", "cogs"]), &dists, &one_build());
         assert_eq!(
             summary(&units),
             [
@@ -1324,7 +1363,7 @@ mod tests {
                 &body,
             );
         }
-        let dists = distributions(&root, &environment_dirs(&root));
+        let dists = distributions(&root, &environment_dirs(&root), &one_build());
         assert!(dists
             .iter()
             .all(|d| d.editable.is_none() || d.name == "linked"));
@@ -1332,6 +1371,7 @@ mod tests {
             &root,
             &set(&["secret", "linked", "plain", "remote", "escape", "garbage"]),
             &dists,
+            &one_build(),
         );
         assert!(
             units
@@ -1371,8 +1411,8 @@ mod tests {
         }
         write(&fits.join("at_bound.py"), "def at_bound():\n    pass\n");
         write(&sunk.join("d/too_deep.py"), "def too_deep():\n    pass\n");
-        let dists = distributions(&root, &environment_dirs(&root));
-        let units = api_modules(&root, &set(&["wide", "fits", "sunk"]), &dists);
+        let dists = distributions(&root, &environment_dirs(&root), &one_build());
+        let units = api_modules(&root, &set(&["wide", "fits", "sunk"]), &dists, &one_build());
         let symbols: Vec<String> = units.iter().filter_map(|u| u.symbol.clone()).collect();
         assert_eq!(symbols, ["at_bound", "f0", "f1", "f2", "f3", "f4", "f5"]);
         let sunk: Vec<&ApiModule> = units.iter().filter(|u| u.path == "sunk").collect();
@@ -1417,8 +1457,13 @@ mod tests {
         std::os::unix::fs::symlink(outside.join("evil.py"), site.join("requests/linked.py"))
             .unwrap();
         install_pyyaml(&site);
-        let dists = distributions(&root, &environment_dirs(&root));
-        let units = api_modules(&root, &set(&["requests", "yaml", "attrs"]), &dists);
+        let dists = distributions(&root, &environment_dirs(&root), &one_build());
+        let units = api_modules(
+            &root,
+            &set(&["requests", "yaml", "attrs"]),
+            &dists,
+            &one_build(),
+        );
         let summary: Vec<(&str, Option<&str>, &str)> = units
             .iter()
             .map(|u| (u.path.as_str(), u.symbol.as_deref(), u.text.as_str()))
@@ -1455,18 +1500,21 @@ mod tests {
         write(&root.join("pyproject.toml"), "[project]\nname = 'x'\n");
         let site = root.join(".venv/lib/python3.11/site-packages");
         install_pyyaml(&site);
-        let dists = distributions(&root, &environment_dirs(&root));
+        let dists = distributions(&root, &environment_dirs(&root), &one_build());
         let imports = set(&["os", "yaml", "requests"]);
         // pyproject.toml before requirements.txt; newlines translated; `requests` unresolved.
         let expected = sha256::hex_digest(
             b"M\0[project]\nname = 'x'\nM\0pyyaml\nrequests\n\
               I\0requestsI\0yamlD\0PyYAML==6.0.1",
         );
-        assert_eq!(fingerprint(&root, &imports, &dists), Ok(expected));
+        assert_eq!(
+            fingerprint(&root, &imports, &dists, &one_build()),
+            Ok(expected)
+        );
         // Nothing at all: the digest of nothing, never null.
         let empty = project("recipe-empty");
         assert_eq!(
-            fingerprint(&empty, &BTreeSet::new(), &[]),
+            fingerprint(&empty, &BTreeSet::new(), &[], &one_build()),
             Ok(sha256::hex_digest(b""))
         );
         fs::remove_dir_all(&root).unwrap();
@@ -1482,7 +1530,7 @@ mod tests {
         // A manifest linked out of the project: refused (the reference would read it).
         std::os::unix::fs::symlink(outside.join("pyproject.toml"), root.join("pyproject.toml"))
             .unwrap();
-        let err = fingerprint(&root, &BTreeSet::new(), &[]).unwrap_err();
+        let err = fingerprint(&root, &BTreeSet::new(), &[], &one_build()).unwrap_err();
         assert!(err.to_string().contains("outside the project"), "{err}");
         fs::remove_file(root.join("pyproject.toml")).unwrap();
         // A FIFO manifest: refused at once, never opened for a blocking read.
@@ -1492,13 +1540,13 @@ mod tests {
             .status()
             .unwrap()
             .success());
-        let err = fingerprint(&root, &BTreeSet::new(), &[]).unwrap_err();
+        let err = fingerprint(&root, &BTreeSet::new(), &[], &one_build()).unwrap_err();
         assert!(err.to_string().contains("requirements.txt"), "{err}");
         fs::remove_file(&fifo).unwrap();
         // A manifest over the limit.
         let big = fs::File::create(root.join("uv.lock")).unwrap();
         big.set_len(MAX_MANIFEST_BYTES + 1).unwrap();
-        let err = fingerprint(&root, &BTreeSet::new(), &[]).unwrap_err();
+        let err = fingerprint(&root, &BTreeSet::new(), &[], &one_build()).unwrap_err();
         assert!(err.to_string().contains("MAX_MANIFEST_BYTES"), "{err}");
         fs::remove_file(root.join("uv.lock")).unwrap();
         // Metadata linked out, a dist-info folder linked out, a FIFO METADATA: skipped.
@@ -1516,7 +1564,7 @@ mod tests {
             .status()
             .unwrap()
             .success());
-        assert!(distributions(&root, &environment_dirs(&root)).is_empty());
+        assert!(distributions(&root, &environment_dirs(&root), &one_build()).is_empty());
         // A site-packages linked out of the project is not an environment of the project.
         fs::remove_dir_all(root.join(".venv")).unwrap();
         fs::create_dir_all(root.join(".venv/lib")).unwrap();
