@@ -755,6 +755,8 @@ pub fn api_modules(
     // to it: scanning all of them for each import made the work imports × files (20,000 imports
     // of one distribution whose `RECORD` lists 100,000 others' took 24 s, 1 MB read in all).
     let mut recorded: HashMap<&str, HashMap<&str, Vec<usize>>> = HashMap::new();
+    // Entries of editable source folders examined, for all imports together.
+    let mut examined = 0;
     let mut out = Vec::new();
     for name in external_imports(imports, root) {
         if budget.spent() {
@@ -780,7 +782,7 @@ pub fn api_modules(
             let by_top = recorded
                 .entry(d.normalized.as_str())
                 .or_insert_with(|| recorded_by_top(d));
-            source_files(d, &name, by_top)
+            source_files(d, &name, by_top, &mut examined)
         });
         if files.is_empty() {
             let text = format!("{dist} {}", version.as_deref().unwrap_or(""))
@@ -847,14 +849,15 @@ fn recorded_by_top(dist: &Distribution) -> HashMap<&str, Vec<usize>> {
 /// Up to [`MAX_API_FILES`] `.py` files of `dist` under `import` (`import/...` or `import.py`),
 /// each a regular file inside the distribution's confinement: those `RECORD` lists (`by_top`:
 /// [`recorded_by_top`]), in its order, or for an editable install those of its source folder
-/// (`import` there or under `src/`).
+/// (`import` there or under `src/`; `examined`: [`package_files`]').
 fn source_files(
     dist: &Distribution,
     import: &str,
     by_top: &HashMap<&str, Vec<usize>>,
+    examined: &mut usize,
 ) -> Vec<PathBuf> {
     if let Some(source) = &dist.editable {
-        return editable_files(source, import);
+        return editable_files(source, import, examined);
     }
     let module = format!("{import}.py");
     let mut positions: Vec<usize> = [import, module.as_str()]
@@ -884,6 +887,11 @@ fn source_files(
 /// folder of millions of files cannot make the build run away.
 pub const MAX_EDITABLE_ENTRIES: usize = 10_000;
 
+/// Entries of editable installs' source folders examined per build, for all imports together:
+/// a planted `top_level.txt` naming 500 imports, each a link to one folder of 10,000 entries,
+/// took 16 s (30 ms an import, and 4 MiB of names is 500,000 imports).
+pub const MAX_EDITABLE_ENTRIES_IN_ALL: usize = 100_000;
+
 /// Folder depth below the import's package examined in an editable source folder.
 pub const MAX_EDITABLE_DEPTH: usize = 8;
 
@@ -907,7 +915,7 @@ pub fn editable_source(text: &str) -> Option<PathBuf> {
 /// The `.py` files of `import` in an editable install's `source` folder (`source/import.py` or
 /// the package folder `source/import/`, else the same under `source/src/`), in path order, at
 /// most [`MAX_API_FILES`]; each a regular file inside `source` (links out skipped).
-fn editable_files(source: &Path, import: &str) -> Vec<PathBuf> {
+fn editable_files(source: &Path, import: &str, examined: &mut usize) -> Vec<PathBuf> {
     for base in [source.to_path_buf(), source.join("src")] {
         let Ok(base) = confine(source, &base) else {
             continue;
@@ -921,7 +929,7 @@ fn editable_files(source: &Path, import: &str) -> Vec<PathBuf> {
             continue;
         };
         if package.is_dir() {
-            let files = package_files(source, &package);
+            let files = package_files(source, &package, examined);
             if !files.is_empty() {
                 return files;
             }
@@ -935,11 +943,15 @@ fn regular(path: &Path) -> bool {
 }
 
 /// [`editable_files`]' walk of one package folder: breadth by sorted name, bounded by
-/// [`MAX_EDITABLE_ENTRIES`] and [`MAX_EDITABLE_DEPTH`].
-fn package_files(source: &Path, package: &Path) -> Vec<PathBuf> {
+/// [`MAX_EDITABLE_ENTRIES`] and [`MAX_EDITABLE_DEPTH`], and by [`MAX_EDITABLE_ENTRIES_IN_ALL`]
+/// with the walks before it (`in_all`, counted on).
+fn package_files(source: &Path, package: &Path, in_all: &mut usize) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut folders = vec![(package.to_path_buf(), 0usize)];
     let mut examined = 0usize;
+    let past = |examined: usize, in_all: usize| {
+        examined > MAX_EDITABLE_ENTRIES || in_all > MAX_EDITABLE_ENTRIES_IN_ALL
+    };
     let mut at = 0;
     while at < folders.len() && files.len() < MAX_API_FILES {
         let (folder, depth) = folders[at].clone();
@@ -950,7 +962,8 @@ fn package_files(source: &Path, package: &Path) -> Vec<PathBuf> {
         let mut names: Vec<std::ffi::OsString> = Vec::new();
         for entry in entries.flatten() {
             examined += 1;
-            if examined > MAX_EDITABLE_ENTRIES {
+            *in_all += 1;
+            if past(examined, *in_all) {
                 break;
             }
             names.push(entry.file_name());
@@ -971,7 +984,7 @@ fn package_files(source: &Path, package: &Path) -> Vec<PathBuf> {
                 files.push(path);
             }
         }
-        if examined > MAX_EDITABLE_ENTRIES {
+        if past(examined, *in_all) {
             break;
         }
     }
@@ -1489,6 +1502,40 @@ mod tests {
         assert_eq!(sunk.len(), 1);
         assert!(matches!(sunk[0].provenance, Provenance::Declared { .. }));
         fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn editable_source_folders_are_walked_within_one_bound_for_all_imports() {
+        // 60 imports, each a link to one folder of 2,000 entries whose one `.py` file sorts last:
+        // each walk finds it within MAX_EDITABLE_ENTRIES, but only 50 walks fit in
+        // MAX_EDITABLE_ENTRIES_IN_ALL (the limit is met exactly, not passed, by the 50th).
+        assert_eq!(MAX_EDITABLE_ENTRIES_IN_ALL, 50 * 2_000);
+        let root = project("editable-in-all");
+        let site = root.join(".venv/lib/python3.11/site-packages");
+        editable(&site, "ed", &format!("file://{}/lib", root.display()));
+        let names: Vec<String> = (0..60).map(|i| format!("t{i:02}")).collect();
+        write(
+            &site.join("ed-1.0.dist-info/top_level.txt"),
+            &names.join("\n"),
+        );
+        for i in 0..1_999 {
+            write(&root.join(format!("lib/big/f{i:04}.txt")), "");
+        }
+        write(&root.join("lib/big/zz.py"), "def found():\n    pass\n");
+        for name in &names {
+            std::os::unix::fs::symlink("big", root.join("lib").join(name)).unwrap();
+        }
+        let dists = distributions(&root, &environment_dirs(&root), &one_build());
+        let imports: BTreeSet<String> = names.iter().cloned().collect();
+        let units = api_modules(&root, &imports, &dists, &one_build());
+        fs::remove_dir_all(&root).unwrap();
+        let found: Vec<&str> = units
+            .iter()
+            .filter(|u| u.symbol.as_deref() == Some("found"))
+            .map(|u| u.path.as_str())
+            .collect();
+        assert_eq!(found, names[..50]);
+        assert_eq!(units.len(), 60);
     }
 
     #[test]
