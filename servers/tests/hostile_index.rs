@@ -169,3 +169,143 @@ fn nested_braces_in_python_headers_are_printed_in_linear_time() {
         assert!(code.contains(&format!("def {name}(")), "{name}: {code}");
     }
 }
+
+/// What the API partitions read in all is bounded: planted environments and manifests, each file
+/// within its own limit, at the most the per-item counts allow. Before `MAX_ENVIRONMENT_BYTES`
+/// these read 16 GiB (1,000 dist-infos of four 4 MiB files), 4 GiB of JSON kept whole in memory
+/// (500 `package.json`s of 8 MiB) and 1.6 GiB (200 workspace members' `Cargo.toml`s of 8 MiB).
+/// Each project also has a small dependency of its own, read before the planted ones.
+#[test]
+fn planted_environments_are_read_within_one_total_budget() {
+    use agentteams_mcp_servers::index::{deps, ecosystems};
+    let sparse = |path: &Path, head: &str, len: u64| {
+        write(path, head);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_len(len)
+            .unwrap();
+    };
+    // Hard links to one file of `len` bytes of `head` then `fill` until `tail`.
+    let linked =
+        |shared: &Path, links: &[std::path::PathBuf], head: &str, fill: &str, tail: &str| {
+            let len = ecosystems::MAX_MANIFEST_BYTES as usize;
+            let count = (len - head.len() - tail.len()) / fill.len();
+            write(shared, &format!("{head}{}{tail}", fill.repeat(count)));
+            for link in links {
+                std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+                std::fs::hard_link(shared, link).unwrap();
+            }
+        };
+    for kind in ["python", "npm", "cargo"] {
+        let project = TempDir::new(&format!("hostile-index-environment-{kind}"));
+        let root = project.path();
+        match kind {
+            "python" => {
+                write(&root.join("app.py"), "import aaa_good\n");
+                let site = root.join(".venv/lib/python3.11/site-packages");
+                let good = site.join("aaa_good-1.0.dist-info");
+                write(
+                    &good.join("METADATA"),
+                    "Name: aaa-good\nVersion: 1.0\nSummary: Sprockets for the good\n",
+                );
+                write(&good.join("top_level.txt"), "aaa_good\n");
+                for i in 0..1_000 {
+                    let dir = site.join(format!("d{i:04}-1.0.dist-info"));
+                    let head = format!("Name: d{i:04}\nVersion: 1.0\n\n");
+                    sparse(&dir.join("METADATA"), &head, deps::MAX_METADATA_BYTES);
+                    for name in ["top_level.txt", "RECORD", "direct_url.json"] {
+                        sparse(&dir.join(name), "", deps::MAX_METADATA_BYTES);
+                    }
+                }
+            }
+            "npm" => {
+                let names: Vec<String> = (0..ecosystems::MAX_DEPENDENCIES)
+                    .map(|i| format!("p{i:03}"))
+                    .collect();
+                let deps: Vec<String> = names.iter().map(|n| format!("\"{n}\": \"1\"")).collect();
+                write(
+                    &root.join("package.json"),
+                    &format!(
+                        "{{\"dependencies\": {{\"a-good\": \"1\", {}}}}}",
+                        deps.join(", ")
+                    ),
+                );
+                let good = root.join("node_modules/a-good");
+                write(
+                    &good.join("package.json"),
+                    "{\"types\": \"index.d.ts\", \"description\": \"Gears for the good\"}",
+                );
+                write(
+                    &good.join("index.d.ts"),
+                    "export declare function goodGear(): void;\n",
+                );
+                let shared = root.join("node_modules/.shared");
+                let links = |file: &str| -> Vec<std::path::PathBuf> {
+                    names
+                        .iter()
+                        .map(|n| root.join("node_modules").join(n).join(file))
+                        .collect()
+                };
+                linked(
+                    &shared.join("package.json"),
+                    &links("package.json"),
+                    "{\"types\": \"index.d.ts\", \"description\": \"",
+                    "x",
+                    "\"}",
+                );
+                let line = "export declare function planted(): void;\n";
+                let declarations = line.repeat(deps::MAX_API_FILE_BYTES as usize / line.len());
+                write(&shared.join("index.d.ts"), &declarations);
+                for link in links("index.d.ts") {
+                    std::fs::hard_link(shared.join("index.d.ts"), link).unwrap();
+                }
+            }
+            _ => {
+                write(
+                    &root.join("Cargo.toml"),
+                    "[workspace]\nmembers = [\"m/*\"]\n",
+                );
+                write(&root.join("Cargo.lock"), "version = 4\n");
+                let links: Vec<std::path::PathBuf> = (0..ecosystems::MAX_WORKSPACE_MEMBERS)
+                    .map(|i| root.join(format!("m/m{i:03}/Cargo.toml")))
+                    .collect();
+                linked(
+                    &root.join("shared.toml"),
+                    &links,
+                    "[package]\nname = \"m\"\n\n[dependencies]\n",
+                    "# a comment line of the manifest, over and over again\n",
+                    "",
+                );
+            }
+        }
+        let (o, took) = build(root);
+        eprintln!("{kind}: built in {took:?}");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{kind} ({took:?}): {stderr}");
+        assert!(took < Duration::from_secs(30), "{kind} took {took:?}");
+        let warnings: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("MAX_ENVIRONMENT_BYTES"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{kind}: {stderr}");
+        let docs =
+            std::fs::read_to_string(root.join("references/code-index/api-docs.json")).unwrap();
+        match kind {
+            // A distribution may have gone unread: the fingerprint cannot be the reference's.
+            "python" => {
+                assert!(warnings[0].contains("dependency_fingerprint is null"));
+                assert!(docs.contains("\"dependency_fingerprint\": null"), "{docs}");
+                assert!(docs.contains("Sprockets for the good"), "{docs}");
+            }
+            // Python's files were all read: its fingerprint stands.
+            "npm" => {
+                assert!(!warnings[0].contains("null"), "{stderr}");
+                assert!(docs.contains("\"dependency_fingerprint\": \""), "{docs}");
+                assert!(docs.contains("Gears for the good"), "{docs}");
+            }
+            _ => assert!(!warnings[0].contains("null"), "{stderr}"),
+        }
+    }
+}

@@ -13,16 +13,17 @@
 //! Nothing is ever run, and nothing a project names can lead the reads elsewhere: every name and
 //! version is checked against its ecosystem's rules before it becomes a path (no `/`, no `..`),
 //! every file read is a regular file inside its package's folder (links out are skipped), no
-//! larger than [`MAX_API_FILE_BYTES`], and the counts are bounded by named constants. The cargo
+//! larger than [`MAX_API_FILE_BYTES`], all of them together within the build's [`ReadBudget`],
+//! and the counts are bounded by named constants. The cargo
 //! home and the Go module cache are the user's, outside the project, and are read only through
 //! such checked names.
 
+use super::budget::ReadBudget;
 use super::deps::{
     ApiDoc, ApiModule, Provenance, MAX_API_FILES, MAX_API_FILE_BYTES, MAX_API_SYMBOLS,
     MAX_DOC_CHARS,
 };
 use super::outline::{outline, Unit};
-use super::sources::read_text_at_most;
 use crate::recall::rank::cut_chars;
 use crate::recall::teamdir::confine;
 use agentteams_mcp::json::{self, Value};
@@ -88,26 +89,30 @@ pub struct Package {
 }
 
 /// The direct dependencies of the project at `root` that are on disk, Rust, then npm, then Go,
-/// each in name order.
-pub fn packages(root: &Path, caches: &Caches) -> Vec<Package> {
+/// each in name order; none more once `budget` is spent.
+pub fn packages(root: &Path, caches: &Caches, budget: &ReadBudget) -> Vec<Package> {
     let mut out = Vec::new();
     if let Some(home) = &caches.cargo_home {
-        out.extend(rust_packages(root, home));
+        out.extend(rust_packages(root, home, budget));
     }
-    out.extend(npm_packages(root));
+    out.extend(npm_packages(root, budget));
     if let Some(cache) = &caches.go_mod_cache {
-        out.extend(go_packages(root, cache));
+        out.extend(go_packages(root, cache, budget));
     }
     out
 }
 
 /// `api-module` units: each package's public definitions (methods of public types included),
-/// at most [`MAX_API_SYMBOLS`] per file and [`MAX_API_FILES`] files per package.
-pub fn api_modules(packages: &[Package]) -> Vec<ApiModule> {
+/// at most [`MAX_API_SYMBOLS`] per file and [`MAX_API_FILES`] files per package; none more once
+/// `budget` is spent.
+pub fn api_modules(packages: &[Package], budget: &ReadBudget) -> Vec<ApiModule> {
     let mut out = Vec::new();
     for package in packages {
         for file in &package.files {
-            let Some(text) = read_text_at_most(file, MAX_API_FILE_BYTES) else {
+            let Some(text) = budget.read_text_at_most(file, MAX_API_FILE_BYTES) else {
+                if budget.spent() {
+                    return out;
+                }
                 continue;
             };
             let units = outline(&text, Some(package.language));
@@ -198,9 +203,9 @@ fn public_units<'a>(units: &'a [Unit], language: &str) -> Vec<&'a Unit> {
 }
 
 /// A regular file of at most [`MAX_MANIFEST_BYTES`] inside the project, as text.
-fn project_file(root: &Path, rel: &str) -> Option<String> {
+fn project_file(root: &Path, rel: &str, budget: &ReadBudget) -> Option<String> {
     let path = confine(root, &root.join(rel)).ok()?;
-    read_text_at_most(&path, MAX_MANIFEST_BYTES)
+    budget.read_text_at_most(&path, MAX_MANIFEST_BYTES)
 }
 
 /// `dir` canonicalised, if it is a directory.
@@ -385,21 +390,34 @@ pub fn cargo_lock_packages(lock: &str) -> Vec<(String, String)> {
     out
 }
 
-fn rust_packages(root: &Path, cargo_home: &Path) -> Vec<Package> {
-    let Some(manifest) = project_file(root, "Cargo.toml") else {
+fn rust_packages(root: &Path, cargo_home: &Path, budget: &ReadBudget) -> Vec<Package> {
+    let Some(manifest) = project_file(root, "Cargo.toml", budget) else {
         return Vec::new();
     };
-    let Some(lock) = project_file(root, "Cargo.lock") else {
+    let Some(lock) = project_file(root, "Cargo.lock", budget) else {
         return Vec::new();
     };
-    let (mut names, members) = cargo_dependencies(&manifest);
+    let (deps, members) = cargo_dependencies(&manifest);
+    // The MAX_DEPENDENCIES least names, kept as they come (200 members' manifests can name
+    // millions, all of which were collected, then sorted).
+    let mut names = std::collections::BTreeSet::new();
+    let mut keep = |deps: Vec<String>| {
+        for name in deps {
+            names.insert(name);
+            if names.len() > MAX_DEPENDENCIES {
+                names.pop_last();
+            }
+        }
+    };
+    keep(deps);
     for rel in member_manifests(root, &members) {
-        if let Some(text) = project_file(root, &rel) {
-            names.extend(cargo_dependencies(&text).0);
+        if let Some(text) = project_file(root, &rel, budget) {
+            keep(cargo_dependencies(&text).0);
         }
     }
-    names.sort();
-    names.dedup();
+    if budget.spent() {
+        return Vec::new();
+    }
     let locked = cargo_lock_packages(&lock);
     let Some(registry) = real_dir(&cargo_home.join("registry/src")) else {
         return Vec::new();
@@ -409,7 +427,7 @@ fn rust_packages(root: &Path, cargo_home: &Path) -> Vec<Package> {
         .unwrap_or_default();
     indexes.sort();
     let mut out = Vec::new();
-    for name in names.iter().take(MAX_DEPENDENCIES) {
+    for name in &names {
         let Some((_, version)) = locked.iter().find(|(n, _)| n == name) else {
             continue;
         };
@@ -440,8 +458,11 @@ fn rust_packages(root: &Path, cargo_home: &Path) -> Vec<Package> {
             }
         }
         let description = file_inside(&dir, Path::new("Cargo.toml"))
-            .and_then(|f| read_text_at_most(&f, MAX_MANIFEST_BYTES))
+            .and_then(|f| budget.read_text_at_most(&f, MAX_MANIFEST_BYTES))
             .and_then(|text| toml_package_string(&text, "description"));
+        if budget.spent() {
+            return out;
+        }
         out.push(Package {
             import: name.replace('-', "_"),
             name: name.clone(),
@@ -593,8 +614,9 @@ pub fn npm_dependencies(manifest: &str) -> Vec<String> {
     names
 }
 
-fn npm_packages(root: &Path) -> Vec<Package> {
-    let Some(names) = project_file(root, "package.json").map(|t| npm_dependencies(&t)) else {
+fn npm_packages(root: &Path, budget: &ReadBudget) -> Vec<Package> {
+    let Some(names) = project_file(root, "package.json", budget).map(|t| npm_dependencies(&t))
+    else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -606,9 +628,12 @@ fn npm_packages(root: &Path) -> Vec<Package> {
             continue;
         };
         let Some(meta) = file_inside(&dir, Path::new("package.json"))
-            .and_then(|f| read_text_at_most(&f, MAX_MANIFEST_BYTES))
+            .and_then(|f| budget.read_text_at_most(&f, MAX_MANIFEST_BYTES))
             .and_then(|t| json_object(&t))
         else {
+            if budget.spent() {
+                return out;
+            }
             continue;
         };
         let field = |key: &str| meta.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -735,8 +760,8 @@ pub fn module_folder(path: &str, version: &str) -> Option<String> {
         .then(|| format!("{}@{}", escape_module(path), escape_module(version)))
 }
 
-fn go_packages(root: &Path, cache: &Path) -> Vec<Package> {
-    let Some(go_mod) = project_file(root, "go.mod") else {
+fn go_packages(root: &Path, cache: &Path, budget: &ReadBudget) -> Vec<Package> {
+    let Some(go_mod) = project_file(root, "go.mod", budget) else {
         return Vec::new();
     };
     let Some(cache) = real_dir(cache) else {

@@ -8,6 +8,7 @@
 //! stamps `built_at`.
 
 pub mod atomic;
+pub mod budget;
 pub mod clock;
 pub mod code;
 pub mod deps;
@@ -411,11 +412,18 @@ pub fn build(
     }
     // The API partitions carry the reference's dependency fingerprint, so its CLI finds them
     // fresh; if a manifest cannot be read the way the reference reads it, `null` (stale there).
-    let distributions = deps::distributions(&root, &environments);
+    // Everything they read, in all, is bounded by one budget, Python's files first: the
+    // fingerprint depends on nothing read after them.
+    let budget = budget::ReadBudget::new(budget::MAX_ENVIRONMENT_BYTES);
+    let distributions = deps::distributions(&root, &environments, &budget);
+    let fingerprinted = deps::fingerprint(&root, &imports, &distributions, &budget);
     // Rust, npm and Go dependencies: not in the reference's fingerprint (which covers Python).
-    let packages = ecosystems::packages(&root, &ecosystems::Caches::from_environment());
-    let dependency_fingerprint = match deps::fingerprint(&root, &imports, &distributions) {
+    let caches = ecosystems::Caches::from_environment();
+    let packages = ecosystems::packages(&root, &caches, &budget);
+    let dependency_fingerprint = match fingerprinted {
         Ok(fingerprint) => Some(fingerprint),
+        // Said with the budget's own warning, below.
+        Err(deps::FingerprintError::Unread) => None,
         Err(e) => {
             let warning = format!("{e}; the API partitions' dependency_fingerprint is null");
             note!(
@@ -450,8 +458,8 @@ pub fn build(
                 &api
             }
             _ => {
-                let mut units = deps::api_modules(&root, &imports, &distributions);
-                units.extend(ecosystems::api_modules(&packages));
+                let mut units = deps::api_modules(&root, &imports, &distributions, &budget);
+                units.extend(ecosystems::api_modules(&packages, &budget));
                 api = code::build_api_modules(units, &stamp, dependency_fingerprint.clone());
                 &api
             }
@@ -479,6 +487,18 @@ pub fn build(
             atomic::write_atomic(&references.join(OUTLINE_FILE), text.as_bytes())?;
         }
         on_disk.push((name, entry));
+    }
+    if budget.spent() {
+        let fingerprint = match dependency_fingerprint {
+            None => " and their dependency_fingerprint is null",
+            Some(_) => "",
+        };
+        note!(
+            "index build: warning: stopped reading the project's environment and dependency \
+             manifests at MAX_ENVIRONMENT_BYTES ({} bytes): the API partitions are \
+             incomplete{fingerprint}",
+            budget::MAX_ENVIRONMENT_BYTES
+        );
     }
     let manifest = code::manifest_json(on_disk, &stamp);
     check_own_output(&manifest, "manifest.json", |v| {

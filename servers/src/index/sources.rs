@@ -97,7 +97,12 @@ pub fn read_text(path: &Path) -> Option<String> {
 
 /// [`read_text`] with another size limit (`None` past it).
 pub fn read_text_at_most(path: &Path, limit: u64) -> Option<String> {
-    let bytes = crate::regular_file::read_at_most(path, limit).ok()??;
+    text_of(crate::regular_file::read_at_most(path, limit).ok()??)
+}
+
+/// A file's bytes as Python's `read_text` gives them: strict UTF-8 (else `None`), universal
+/// newlines.
+pub fn text_of(bytes: Vec<u8>) -> Option<String> {
     let text = String::from_utf8(bytes).ok()?;
     if !text.contains('\r') {
         return Some(text);
