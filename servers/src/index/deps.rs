@@ -900,7 +900,8 @@ pub const MAX_EDITABLE_DEPTH: usize = 8;
 /// The path may still climb (`/a/../..`): its caller confines it. Public for the
 /// `index_manifests` fuzz target.
 pub fn editable_source(text: &str) -> Option<PathBuf> {
-    let value = agentteams_mcp::json::parse(text.as_bytes()).ok()?;
+    let tape = agentteams_mcp::json::Tape::parse(text.as_bytes()).ok()?;
+    let value = tape.root();
     let editable = value.get("dir_info")?.get("editable")?.as_bool()?;
     let url = value.get("url")?.as_str()?;
     let path = url.strip_prefix("file://")?;

@@ -26,7 +26,7 @@ use super::deps::{
 use super::outline::{outline, Unit};
 use crate::recall::rank::cut_chars;
 use crate::recall::teamdir::confine;
-use agentteams_mcp::json::{self, Value};
+use agentteams_mcp::json::Tape;
 use std::path::{Path, PathBuf};
 
 /// Direct dependencies read per ecosystem.
@@ -582,10 +582,13 @@ fn is_npm_name(name: &str) -> bool {
     }
 }
 
-fn json_object(text: &str) -> Option<Value> {
-    json::parse(text.as_bytes())
+/// A `package.json` as a tape, when it is a JSON object. Its fields are only looked up, so no
+/// tree is built: a hostile file of 8 MiB of `[0,0,...]` is a node array of 64 MiB, not a tree
+/// of twice that in four million allocations.
+fn json_object(text: &str) -> Option<Tape<'_>> {
+    Tape::parse(text.as_bytes())
         .ok()
-        .filter(|v| v.as_object().is_some())
+        .filter(|tape| tape.root().type_name() == "object")
 }
 
 /// The valid package names among a `package.json`'s dependencies of every kind, sorted, without
@@ -594,6 +597,7 @@ pub fn npm_dependencies(manifest: &str) -> Vec<String> {
     let Some(manifest) = json_object(manifest) else {
         return Vec::new();
     };
+    let manifest = manifest.root();
     let mut names: Vec<String> = Vec::new();
     for field in [
         "dependencies",
@@ -601,10 +605,10 @@ pub fn npm_dependencies(manifest: &str) -> Vec<String> {
         "peerDependencies",
         "optionalDependencies",
     ] {
-        if let Some(map) = manifest.get(field).and_then(Value::as_object) {
+        if let Some(map) = manifest.get(field) {
             names.extend(
-                map.iter()
-                    .map(|(k, _)| k.to_string())
+                map.members()
+                    .map(|(k, _)| k.to_owned())
                     .filter(|n| is_npm_name(n)),
             );
         }
@@ -627,16 +631,15 @@ fn npm_packages(root: &Path, budget: &ReadBudget) -> Vec<Package> {
         let Some(dir) = real_dir(&dir) else {
             continue;
         };
-        let Some(meta) = file_inside(&dir, Path::new("package.json"))
-            .and_then(|f| budget.read_text_at_most(&f, MAX_MANIFEST_BYTES))
-            .and_then(|t| json_object(&t))
-        else {
+        let text = file_inside(&dir, Path::new("package.json"))
+            .and_then(|f| budget.read_text_at_most(&f, MAX_MANIFEST_BYTES));
+        let Some(meta) = text.as_deref().and_then(json_object) else {
             if budget.spent() {
                 return out;
             }
             continue;
         };
-        let field = |key: &str| meta.get(key).and_then(Value::as_str).map(str::to_owned);
+        let field = |key: &str| meta.root().get(key)?.as_str().map(str::to_owned);
         let entry = ["types", "typings"]
             .iter()
             .find_map(|k| field(k))
