@@ -375,12 +375,9 @@ impl<'t> Item<'t> {
         }
     }
 
-    /// The elements of an array (`None` for anything else).
+    /// The elements of an array (empty for anything else).
     pub fn elements(&self) -> Elements<'t> {
-        let (next, end) = match self.node() {
-            Node::Array { end, .. } => (self.at + 1, end as usize),
-            _ => (0, 0),
-        };
+        let (next, end) = self.children(false);
         Elements {
             tape: self.tape,
             next,
@@ -391,14 +388,21 @@ impl<'t> Item<'t> {
     /// The members of an object, key and value, in the document's order, repeated keys
     /// included (empty for anything else).
     pub fn members(&self) -> Members<'t> {
-        let (next, end) = match self.node() {
-            Node::Object { end, .. } => (self.at + 1, end as usize),
-            _ => (0, 0),
-        };
+        let (next, end) = self.children(true);
         Members {
             tape: self.tape,
             next,
             end,
+        }
+    }
+
+    /// The nodes of an object's members (`object`) or an array's elements, as the first and the
+    /// one past the last; an empty range for anything else.
+    fn children(&self, object: bool) -> (usize, usize) {
+        match self.node() {
+            Node::Object { end, .. } if object => (self.at + 1, end as usize),
+            Node::Array { end, .. } if !object => (self.at + 1, end as usize),
+            _ => (0, 0),
         }
     }
 
