@@ -134,11 +134,13 @@ impl Builder {
         Ok(())
     }
 
+    /// Doubles the node buffer (to [`MIN_NODES`] at first), or, where the limit does not admit
+    /// that, grows it by as many nodes as the limit still holds, when that is one at least.
     #[cold]
     fn grow(&mut self, scanner: &Scanner, limits: &Limits) -> Result<(), ParseError> {
-        let more = self.nodes.capacity().max(MIN_NODES);
-        let wanted = more.saturating_mul(std::mem::size_of::<Node>());
-        if self.held().saturating_add(wanted) > self.max_bytes {
+        let room = self.max_bytes.saturating_sub(self.held()) / std::mem::size_of::<Node>();
+        let more = self.nodes.capacity().max(MIN_NODES).min(room);
+        if more == 0 {
             return Err(scanner.tree_limit(limits));
         }
         self.nodes.reserve_exact(more);
@@ -818,6 +820,26 @@ mod tests {
                 .contains(&format!("more than the limit of {low} bytes")),
             "{refused}"
         );
+    }
+
+    #[test]
+    fn a_small_document_fits_a_limit_that_holds_its_nodes() {
+        // `0` is one node of 16 bytes: the first node buffer, 64 nodes, must not ask 1,024 bytes
+        // of a limit that holds what the document needs.
+        let limits = |max_tree_bytes| Limits {
+            max_tree_bytes,
+            ..Limits::default()
+        };
+        for (input, nodes) in [(&b"0"[..], 1), (b"[1, 2]", 3), (b"{\"a\": [true]}", 4)] {
+            let max = nodes * std::mem::size_of::<Node>();
+            let tape = Tape::parse_with_limits(input, limits(max)).unwrap();
+            assert!(tape.heap_bytes() <= max, "{} > {max}", tape.heap_bytes());
+            assert_eq!(tape.root().to_value(), parse(input).unwrap());
+            let refused = Tape::parse_with_limits(input, limits(max - 1)).unwrap_err();
+            assert!(refused.is_memory_limit(), "{refused}");
+            let tape = Tape::parse_with_limits(input, limits(1_000)).unwrap();
+            assert!(tape.heap_bytes() <= 1_000, "{}", tape.heap_bytes());
+        }
     }
 
     /// A random document of every kind of token, with escapes, non-ASCII text and nesting.
