@@ -147,18 +147,40 @@ impl Builder {
         Ok(())
     }
 
-    /// The node of a string read by the scanner, its decoded text (if any) within the limit.
+    /// Reads the string at the scanner's opening quote. Its decoded text, if it has escapes,
+    /// grows the text buffer within the limit beside the nodes, before each piece is added: by
+    /// doubling, as a `String` grows, but never past the limit; a piece that does not fit stops
+    /// the document there.
     #[inline(always)]
-    fn string(&self, at: StringAt, scanner: &Scanner, limits: &Limits) -> Result<Node, ParseError> {
-        Ok(match at {
-            StringAt::Input(range) => Node::Plain(Span::of(range)),
-            StringAt::Decoded(range) => {
-                if self.held() > self.max_bytes {
-                    return Err(scanner.tree_limit(limits));
-                }
-                Node::Decoded(Span::of(range))
+    fn read_string(
+        &mut self,
+        scanner: &mut Scanner,
+        limits: &Limits,
+    ) -> Result<StringAt, ParseError> {
+        let nodes = self.nodes.capacity() * std::mem::size_of::<Node>();
+        let max = self.max_bytes.saturating_sub(nodes);
+        let over = Code::TreeLimitExceeded(limits.max_tree_bytes);
+        scanner.parse_string_into(&mut self.decoded, |text, more| {
+            if text.capacity() - text.len() >= more {
+                return Ok(());
             }
+            let needed = text.len().saturating_add(more);
+            if needed > max {
+                return Err(over);
+            }
+            let grown = text.capacity().saturating_mul(2).max(needed).min(max);
+            text.reserve_exact(grown - text.len());
+            Ok(())
         })
+    }
+
+    /// The node of a string read by [`Builder::read_string`].
+    #[inline(always)]
+    fn string(at: StringAt) -> Node {
+        match at {
+            StringAt::Input(range) => Node::Plain(Span::of(range)),
+            StringAt::Decoded(range) => Node::Decoded(Span::of(range)),
+        }
     }
 }
 
@@ -173,10 +195,11 @@ impl<'a> Tape<'a> {
 
     /// Parses one JSON document within `limits`: the depth limit as for
     /// [`parse_with_limits`](super::parse_with_limits); [`Limits::max_tree_bytes`] bounds the
-    /// tape's own buffers (its nodes' and its decoded text's capacity): the nodes are checked
-    /// before their buffer grows, the decoded text after each string with escapes (it grows by
-    /// at most that string's length). Input of more than [`MAX_TAPE_INPUT_BYTES`] is refused, at
-    /// its start.
+    /// tape's own buffers (its nodes' and its decoded text's capacity), each checked before it
+    /// grows: the nodes' buffer before a node is added to a full one, the decoded text's before
+    /// each piece of a string with escapes (a run without escapes, or one escape's character) is
+    /// added, so a string far longer than the limit stops where its text passes it. Input of
+    /// more than [`MAX_TAPE_INPUT_BYTES`] is refused, at its start.
     pub fn parse_with_limits(input: &'a [u8], limits: Limits) -> Result<Tape<'a>, ParseError> {
         if input.len() > MAX_TAPE_INPUT_BYTES {
             return Err(ParseError::at(
@@ -193,7 +216,7 @@ impl<'a> Tape<'a> {
         };
         let mut open: Vec<Open> = Vec::new();
         'value: loop {
-            let read = |s: &mut Scanner<'a>| s.parse_string_into(&mut tape.decoded);
+            let read = |s: &mut Scanner<'a>| tape.read_string(s, &limits);
             let node = match scanner.start_value_with(open.len(), limits.max_depth, read)? {
                 Start::Array => {
                     let at = tape.nodes.len() as u32;
@@ -214,7 +237,7 @@ impl<'a> Tape<'a> {
                 }
                 Start::Object => {
                     let at = tape.nodes.len() as u32;
-                    let read = |s: &mut Scanner<'a>| s.parse_string_into(&mut tape.decoded);
+                    let read = |s: &mut Scanner<'a>| tape.read_string(s, &limits);
                     match scanner.object_first_key_with(read)? {
                         None => Node::Object {
                             len: 0,
@@ -222,7 +245,7 @@ impl<'a> Tape<'a> {
                         },
                         Some(key) => {
                             tape.push(Node::Object { len: 0, end: 0 }, &scanner, &limits)?;
-                            let key = tape.string(key, &scanner, &limits)?;
+                            let key = Builder::string(key);
                             tape.push(key, &scanner, &limits)?;
                             open.push(Open {
                                 node: at,
@@ -233,7 +256,7 @@ impl<'a> Tape<'a> {
                         }
                     }
                 }
-                Start::String(at) => tape.string(at, &scanner, &limits)?,
+                Start::String(at) => Builder::string(at),
                 Start::Number(number) => match number.n {
                     N::PosInt(u) => Node::PosInt(u),
                     N::NegInt(i) => Node::NegInt(i),
@@ -251,10 +274,10 @@ impl<'a> Tape<'a> {
             // The value is complete: go on in its container, closing containers as they end.
             while let Some(container) = open.last_mut() {
                 if container.object {
-                    let read = |s: &mut Scanner<'a>| s.parse_string_into(&mut tape.decoded);
+                    let read = |s: &mut Scanner<'a>| tape.read_string(s, &limits);
                     if let Some(key) = scanner.object_next_key_with(read)? {
                         container.len += 1;
-                        let key = tape.string(key, &scanner, &limits)?;
+                        let key = Builder::string(key);
                         tape.push(key, &scanner, &limits)?;
                         continue 'value;
                     }
@@ -840,6 +863,44 @@ mod tests {
             let tape = Tape::parse_with_limits(input, limits(1_000)).unwrap();
             assert!(tape.heap_bytes() <= 1_000, "{}", tape.heap_bytes());
         }
+    }
+
+    #[test]
+    fn the_decoded_text_grows_only_within_the_limit() {
+        let limits = |max_tree_bytes| Limits {
+            max_tree_bytes,
+            ..Limits::default()
+        };
+        // One string with escapes far longer than the limit: refused where its text passes the
+        // limit, not decoded whole first (1.3 MB of input, 500 KB of text, for a limit of 4 KiB).
+        let long = format!("[\"\\n{}\"]", "a\\ud83d\\ude00".repeat(100_000));
+        let refused = Tape::parse_with_limits(long.as_bytes(), limits(4_096)).unwrap_err();
+        assert!(refused.is_memory_limit(), "{refused}");
+        assert!(
+            refused.offset() < 4_096 * 3,
+            "refused at {}",
+            refused.offset()
+        );
+        // Cut short, it is still refused at the limit: not decoded to its end to find it cut.
+        let cut = &long.as_bytes()[..long.len() - 2];
+        let refused = Tape::parse_with_limits(cut, limits(4_096)).unwrap_err();
+        assert!(refused.is_memory_limit(), "{refused}");
+        assert!(
+            refused.offset() < 4_096 * 3,
+            "refused at {}",
+            refused.offset()
+        );
+        // Beside the first node buffer, text of 1,000 bytes then 1 byte more: a limit that holds
+        // both admits them, however the text's buffer would have doubled (to 2,000 bytes).
+        let input = format!("[\"\\n{}\", \"\\t\"]", "a".repeat(999));
+        let nodes = MIN_NODES * std::mem::size_of::<Node>();
+        for max in [nodes + 1_001, nodes + 1_500, nodes + 1_999] {
+            let tape = Tape::parse_with_limits(input.as_bytes(), limits(max)).unwrap();
+            assert!(tape.heap_bytes() <= max, "{} > {max}", tape.heap_bytes());
+            assert_eq!(tape.root().to_value(), parse(input.as_bytes()).unwrap());
+        }
+        let refused = Tape::parse_with_limits(input.as_bytes(), limits(nodes + 1_000));
+        assert!(refused.unwrap_err().is_memory_limit());
     }
 
     /// A random document of every kind of token, with escapes, non-ASCII text and nesting.
