@@ -148,8 +148,8 @@ impl Builder {
     }
 
     /// Reads the string at the scanner's opening quote. Its decoded text, if it has escapes,
-    /// grows the text buffer within the limit beside the nodes, before each piece is added: by
-    /// doubling, as a `String` grows, but never past the limit; a piece that does not fit stops
+    /// grows the text buffer within the limit beside the nodes, before each piece is added: as a
+    /// `String` grows, by doubling, but never past the limit; a piece that does not fit stops
     /// the document there.
     #[inline(always)]
     fn read_string(
@@ -168,7 +168,13 @@ impl Builder {
             if needed > max {
                 return Err(over);
             }
-            let grown = text.capacity().saturating_mul(2).max(needed).min(max);
+            // As a `String` grows (doubling, 8 bytes at least), within `max`.
+            let grown = text
+                .capacity()
+                .saturating_mul(2)
+                .max(needed)
+                .max(8)
+                .min(max);
             text.reserve_exact(grown - text.len());
             Ok(())
         })
