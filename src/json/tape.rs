@@ -991,4 +991,42 @@ mod tests {
             assert_same_as_parse(&bytes);
         }
     }
+
+    #[test]
+    fn under_any_memory_limit_a_tape_holds_the_trees_value_or_refuses_as_the_tree_does() {
+        // Within the limit, or refused for it, or else the tree's very error: the limit is the
+        // only exception to deciding as the tree does.
+        let mut rng = TestRng(0x9E37_79B9_7F4A_7C15);
+        let mut seen = [0; 3];
+        for _ in 0..2_000 {
+            let mut text = String::new();
+            random_document(&mut rng, &mut text);
+            let mut bytes = text.into_bytes();
+            if rng.next() % 2 == 0 {
+                let at = (rng.next() % bytes.len() as u64) as usize;
+                bytes[at] = b"[]{},:\"\\0-eE.x \xff"[(rng.next() % 16) as usize];
+            }
+            let whole = Tape::parse(&bytes).map_or(4_096, |tape| tape.heap_bytes());
+            let limits = Limits {
+                max_tree_bytes: (rng.next() % (whole as u64 + 1)) as usize,
+                ..Limits::default()
+            };
+            let shown = String::from_utf8_lossy(&bytes);
+            match (Tape::parse_with_limits(&bytes, limits), parse(&bytes)) {
+                (Ok(tape), Ok(value)) => {
+                    assert!(tape.heap_bytes() <= limits.max_tree_bytes, "{shown}");
+                    assert_eq!(tape.root().to_value(), value, "{shown}");
+                    seen[0] += 1;
+                }
+                (Err(ours), _) if ours.is_memory_limit() => seen[1] += 1,
+                (Err(ours), Err(theirs)) => {
+                    assert_eq!(ours, theirs, "{shown}");
+                    seen[2] += 1;
+                }
+                (ours, theirs) => panic!("{shown}: tape {ours:?}, tree {theirs:?}"),
+            }
+        }
+        // Each way was taken.
+        assert!(seen.iter().all(|&n| n > 100), "{seen:?}");
+    }
 }
