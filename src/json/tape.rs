@@ -150,13 +150,16 @@ impl Builder {
     /// Reads the string at the scanner's opening quote. Its decoded text, if it has escapes,
     /// grows the text buffer within the limit beside the nodes, before each piece is added: as a
     /// `String` grows, by doubling, but never past the limit; a piece that does not fit stops
-    /// the document there.
+    /// the document there. Without a limit (the default) nothing is checked, as in the tree.
     #[inline(always)]
     fn read_string(
         &mut self,
         scanner: &mut Scanner,
         limits: &Limits,
     ) -> Result<StringAt, ParseError> {
+        if self.max_bytes == usize::MAX {
+            return scanner.parse_string_into(&mut self.decoded, |_, _| Ok(()));
+        }
         let nodes = self.nodes.capacity() * std::mem::size_of::<Node>();
         let max = self.max_bytes.saturating_sub(nodes);
         let over = Code::TreeLimitExceeded(limits.max_tree_bytes);
