@@ -623,18 +623,20 @@ impl<'a> Scanner<'a> {
         let mut decoded = std::mem::take(&mut self.scratch);
         decoded.clear();
         let result = self
-            .decode_escaped(start, i, &mut decoded)
+            .decode_escaped(start, i, &mut decoded, |_, _| Ok(()))
             .map(|()| decoded.as_str().to_owned());
         self.scratch = decoded;
         result
     }
 
     /// Reads a string starting at the opening quote for the tape: where its text is, in the
-    /// input when it has no escapes, else decoded onto the end of `decoded`.
+    /// input when it has no escapes, else decoded onto the end of `decoded`, `room` making room
+    /// there before each piece of text is added (see [`Scanner::decode_escaped`]).
     #[inline]
     pub(super) fn parse_string_into(
         &mut self,
         decoded: &mut String,
+        room: impl FnMut(&mut String, usize) -> Result<(), Code>,
     ) -> Result<StringAt, ParseError> {
         let start = self.pos + 1;
         let i = find_string_stop(self.input, start);
@@ -645,7 +647,7 @@ impl<'a> Scanner<'a> {
             return Ok(StringAt::Input(start..i));
         }
         let from = decoded.len();
-        self.decode_escaped(start, i, decoded)?;
+        self.decode_escaped(start, i, decoded, room)?;
         Ok(StringAt::Decoded(from..decoded.len()))
     }
 
@@ -663,15 +665,19 @@ impl<'a> Scanner<'a> {
 
     /// [`Scanner::parse_string_with_escapes`]'s loop, decoding onto the end of `decoded`. A bad
     /// UTF-8 byte is reported only at the closing quote, so that any other error of the string
-    /// comes first, as it always has.
+    /// comes first, as it always has. Before each piece of text (a plain run, or one escape's
+    /// character) is added, `room(decoded, its length)` makes room for it: its error stops the
+    /// string there, at the piece's first byte (the tape's memory limit; the tree's `room` makes
+    /// none and lets `decoded` grow as a `String` does).
     fn decode_escaped(
         &mut self,
         start: usize,
         mut i: usize,
         decoded: &mut String,
+        mut room: impl FnMut(&mut String, usize) -> Result<(), Code>,
     ) -> Result<(), ParseError> {
         let mut bad_utf8 = None;
-        self.push_plain_run(decoded, start, i, &mut bad_utf8);
+        self.push_plain_run(decoded, start, i, &mut bad_utf8, &mut room)?;
         loop {
             let Some(&b) = self.input.get(i) else {
                 return Err(self.error_at(Code::EofWhileParsingString, i));
@@ -703,6 +709,7 @@ impl<'a> Scanner<'a> {
                         _ => return Err(self.error_at(Code::InvalidEscape, escape_at)),
                     };
                     if let Some(ch) = simple {
+                        room(decoded, 1).map_err(|code| self.error_at(code, escape_at))?;
                         decoded.push(ch);
                         continue;
                     }
@@ -728,22 +735,24 @@ impl<'a> Scanner<'a> {
                         }
                         _ => unit,
                     };
-                    decoded.push(char::from_u32(ch).expect("surrogates were excluded above"));
+                    let ch = char::from_u32(ch).expect("surrogates were excluded above");
+                    room(decoded, ch.len_utf8()).map_err(|code| self.error_at(code, escape_at))?;
+                    decoded.push(ch);
                 }
                 0x00..=0x1f => return Err(self.error_at(Code::ControlCharacterInString, i)),
                 _ => {
                     // The run up to the next byte that needs attention.
                     let run_start = i;
                     i = find_string_stop(self.input, i);
-                    self.push_plain_run(decoded, run_start, i, &mut bad_utf8);
+                    self.push_plain_run(decoded, run_start, i, &mut bad_utf8, &mut room)?;
                 }
             }
         }
     }
 
     /// Appends the plain run `input[start..end]` (its ends next to ASCII bytes, so character
-    /// boundaries) to `decoded`, or keeps its first bad byte in `bad_utf8` (after which nothing
-    /// more is kept: the string is an error).
+    /// boundaries) to `decoded` once `room` made room for it, or keeps its first bad byte in
+    /// `bad_utf8` (after which nothing more is kept: the string is an error).
     #[inline]
     fn push_plain_run(
         &self,
@@ -751,13 +760,18 @@ impl<'a> Scanner<'a> {
         start: usize,
         end: usize,
         bad_utf8: &mut Option<usize>,
-    ) {
+        room: &mut impl FnMut(&mut String, usize) -> Result<(), Code>,
+    ) -> Result<(), ParseError> {
         if bad_utf8.is_none() {
             match self.text_of(start, end) {
-                Ok(run) => decoded.push_str(run),
+                Ok(run) => {
+                    room(decoded, run.len()).map_err(|code| self.error_at(code, start))?;
+                    decoded.push_str(run);
+                }
                 Err(bad) => *bad_utf8 = Some(bad),
             }
         }
+        Ok(())
     }
 
     /// Four hex digits at `at`; errors point at the escape that began at `escape_at`.

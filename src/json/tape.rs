@@ -134,29 +134,62 @@ impl Builder {
         Ok(())
     }
 
+    /// Doubles the node buffer (to [`MIN_NODES`] at first), or, where the limit does not admit
+    /// that, grows it by as many nodes as the limit still holds, when that is one at least.
     #[cold]
     fn grow(&mut self, scanner: &Scanner, limits: &Limits) -> Result<(), ParseError> {
-        let more = self.nodes.capacity().max(MIN_NODES);
-        let wanted = more.saturating_mul(std::mem::size_of::<Node>());
-        if self.held().saturating_add(wanted) > self.max_bytes {
+        let room = self.max_bytes.saturating_sub(self.held()) / std::mem::size_of::<Node>();
+        let more = self.nodes.capacity().max(MIN_NODES).min(room);
+        if more == 0 {
             return Err(scanner.tree_limit(limits));
         }
         self.nodes.reserve_exact(more);
         Ok(())
     }
 
-    /// The node of a string read by the scanner, its decoded text (if any) within the limit.
+    /// Reads the string at the scanner's opening quote. Its decoded text, if it has escapes,
+    /// grows the text buffer within the limit beside the nodes, before each piece is added: as a
+    /// `String` grows, by doubling, but never past the limit; a piece that does not fit stops
+    /// the document there. Without a limit (the default) nothing is checked, as in the tree.
     #[inline(always)]
-    fn string(&self, at: StringAt, scanner: &Scanner, limits: &Limits) -> Result<Node, ParseError> {
-        Ok(match at {
-            StringAt::Input(range) => Node::Plain(Span::of(range)),
-            StringAt::Decoded(range) => {
-                if self.held() > self.max_bytes {
-                    return Err(scanner.tree_limit(limits));
-                }
-                Node::Decoded(Span::of(range))
+    fn read_string(
+        &mut self,
+        scanner: &mut Scanner,
+        limits: &Limits,
+    ) -> Result<StringAt, ParseError> {
+        if self.max_bytes == usize::MAX {
+            return scanner.parse_string_into(&mut self.decoded, |_, _| Ok(()));
+        }
+        let nodes = self.nodes.capacity() * std::mem::size_of::<Node>();
+        let max = self.max_bytes.saturating_sub(nodes);
+        let over = Code::TreeLimitExceeded(limits.max_tree_bytes);
+        scanner.parse_string_into(&mut self.decoded, |text, more| {
+            if text.capacity() - text.len() >= more {
+                return Ok(());
             }
+            let needed = text.len().saturating_add(more);
+            if needed > max {
+                return Err(over);
+            }
+            // As a `String` grows (doubling, 8 bytes at least), within `max`.
+            let grown = text
+                .capacity()
+                .saturating_mul(2)
+                .max(needed)
+                .max(8)
+                .min(max);
+            text.reserve_exact(grown - text.len());
+            Ok(())
         })
+    }
+
+    /// The node of a string read by [`Builder::read_string`].
+    #[inline(always)]
+    fn string(at: StringAt) -> Node {
+        match at {
+            StringAt::Input(range) => Node::Plain(Span::of(range)),
+            StringAt::Decoded(range) => Node::Decoded(Span::of(range)),
+        }
     }
 }
 
@@ -171,10 +204,11 @@ impl<'a> Tape<'a> {
 
     /// Parses one JSON document within `limits`: the depth limit as for
     /// [`parse_with_limits`](super::parse_with_limits); [`Limits::max_tree_bytes`] bounds the
-    /// tape's own buffers (its nodes' and its decoded text's capacity): the nodes are checked
-    /// before their buffer grows, the decoded text after each string with escapes (it grows by
-    /// at most that string's length). Input of more than [`MAX_TAPE_INPUT_BYTES`] is refused, at
-    /// its start.
+    /// tape's own buffers (its nodes' and its decoded text's capacity), each checked before it
+    /// grows: the nodes' buffer before a node is added to a full one, the decoded text's before
+    /// each piece of a string with escapes (a run without escapes, or one escape's character) is
+    /// added, so a string far longer than the limit stops where its text passes it. Input of
+    /// more than [`MAX_TAPE_INPUT_BYTES`] is refused, at its start.
     pub fn parse_with_limits(input: &'a [u8], limits: Limits) -> Result<Tape<'a>, ParseError> {
         if input.len() > MAX_TAPE_INPUT_BYTES {
             return Err(ParseError::at(
@@ -191,7 +225,7 @@ impl<'a> Tape<'a> {
         };
         let mut open: Vec<Open> = Vec::new();
         'value: loop {
-            let read = |s: &mut Scanner<'a>| s.parse_string_into(&mut tape.decoded);
+            let read = |s: &mut Scanner<'a>| tape.read_string(s, &limits);
             let node = match scanner.start_value_with(open.len(), limits.max_depth, read)? {
                 Start::Array => {
                     let at = tape.nodes.len() as u32;
@@ -212,7 +246,7 @@ impl<'a> Tape<'a> {
                 }
                 Start::Object => {
                     let at = tape.nodes.len() as u32;
-                    let read = |s: &mut Scanner<'a>| s.parse_string_into(&mut tape.decoded);
+                    let read = |s: &mut Scanner<'a>| tape.read_string(s, &limits);
                     match scanner.object_first_key_with(read)? {
                         None => Node::Object {
                             len: 0,
@@ -220,7 +254,7 @@ impl<'a> Tape<'a> {
                         },
                         Some(key) => {
                             tape.push(Node::Object { len: 0, end: 0 }, &scanner, &limits)?;
-                            let key = tape.string(key, &scanner, &limits)?;
+                            let key = Builder::string(key);
                             tape.push(key, &scanner, &limits)?;
                             open.push(Open {
                                 node: at,
@@ -231,7 +265,7 @@ impl<'a> Tape<'a> {
                         }
                     }
                 }
-                Start::String(at) => tape.string(at, &scanner, &limits)?,
+                Start::String(at) => Builder::string(at),
                 Start::Number(number) => match number.n {
                     N::PosInt(u) => Node::PosInt(u),
                     N::NegInt(i) => Node::NegInt(i),
@@ -249,10 +283,10 @@ impl<'a> Tape<'a> {
             // The value is complete: go on in its container, closing containers as they end.
             while let Some(container) = open.last_mut() {
                 if container.object {
-                    let read = |s: &mut Scanner<'a>| s.parse_string_into(&mut tape.decoded);
+                    let read = |s: &mut Scanner<'a>| tape.read_string(s, &limits);
                     if let Some(key) = scanner.object_next_key_with(read)? {
                         container.len += 1;
-                        let key = tape.string(key, &scanner, &limits)?;
+                        let key = Builder::string(key);
                         tape.push(key, &scanner, &limits)?;
                         continue 'value;
                     }
@@ -820,6 +854,64 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_small_document_fits_a_limit_that_holds_its_nodes() {
+        // `0` is one node of 16 bytes: the first node buffer, 64 nodes, must not ask 1,024 bytes
+        // of a limit that holds what the document needs.
+        let limits = |max_tree_bytes| Limits {
+            max_tree_bytes,
+            ..Limits::default()
+        };
+        for (input, nodes) in [(&b"0"[..], 1), (b"[1, 2]", 3), (b"{\"a\": [true]}", 4)] {
+            let max = nodes * std::mem::size_of::<Node>();
+            let tape = Tape::parse_with_limits(input, limits(max)).unwrap();
+            assert!(tape.heap_bytes() <= max, "{} > {max}", tape.heap_bytes());
+            assert_eq!(tape.root().to_value(), parse(input).unwrap());
+            let refused = Tape::parse_with_limits(input, limits(max - 1)).unwrap_err();
+            assert!(refused.is_memory_limit(), "{refused}");
+            let tape = Tape::parse_with_limits(input, limits(1_000)).unwrap();
+            assert!(tape.heap_bytes() <= 1_000, "{}", tape.heap_bytes());
+        }
+    }
+
+    #[test]
+    fn the_decoded_text_grows_only_within_the_limit() {
+        let limits = |max_tree_bytes| Limits {
+            max_tree_bytes,
+            ..Limits::default()
+        };
+        // One string with escapes far longer than the limit: refused where its text passes the
+        // limit, not decoded whole first (1.3 MB of input, 500 KB of text, for a limit of 4 KiB).
+        let long = format!("[\"\\n{}\"]", "a\\ud83d\\ude00".repeat(100_000));
+        let refused = Tape::parse_with_limits(long.as_bytes(), limits(4_096)).unwrap_err();
+        assert!(refused.is_memory_limit(), "{refused}");
+        assert!(
+            refused.offset() < 4_096 * 3,
+            "refused at {}",
+            refused.offset()
+        );
+        // Cut short, it is still refused at the limit: not decoded to its end to find it cut.
+        let cut = &long.as_bytes()[..long.len() - 2];
+        let refused = Tape::parse_with_limits(cut, limits(4_096)).unwrap_err();
+        assert!(refused.is_memory_limit(), "{refused}");
+        assert!(
+            refused.offset() < 4_096 * 3,
+            "refused at {}",
+            refused.offset()
+        );
+        // Beside the first node buffer, text of 1,000 bytes then 1 byte more: a limit that holds
+        // both admits them, however the text's buffer would have doubled (to 2,000 bytes).
+        let input = format!("[\"\\n{}\", \"\\t\"]", "a".repeat(999));
+        let nodes = MIN_NODES * std::mem::size_of::<Node>();
+        for max in [nodes + 1_001, nodes + 1_500, nodes + 1_999] {
+            let tape = Tape::parse_with_limits(input.as_bytes(), limits(max)).unwrap();
+            assert!(tape.heap_bytes() <= max, "{} > {max}", tape.heap_bytes());
+            assert_eq!(tape.root().to_value(), parse(input.as_bytes()).unwrap());
+        }
+        let refused = Tape::parse_with_limits(input.as_bytes(), limits(nodes + 1_000));
+        assert!(refused.unwrap_err().is_memory_limit());
+    }
+
     /// A random document of every kind of token, with escapes, non-ASCII text and nesting.
     fn random_document(rng: &mut TestRng, out: &mut String) {
         let mut open: Vec<(char, usize)> = Vec::new();
@@ -901,5 +993,43 @@ mod tests {
             bytes[at] = damage;
             assert_same_as_parse(&bytes);
         }
+    }
+
+    #[test]
+    fn under_any_memory_limit_a_tape_holds_the_trees_value_or_refuses_as_the_tree_does() {
+        // Within the limit, or refused for it, or else the tree's very error: the limit is the
+        // only exception to deciding as the tree does.
+        let mut rng = TestRng(0x9E37_79B9_7F4A_7C15);
+        let mut seen = [0; 3];
+        for _ in 0..2_000 {
+            let mut text = String::new();
+            random_document(&mut rng, &mut text);
+            let mut bytes = text.into_bytes();
+            if rng.next() % 2 == 0 {
+                let at = (rng.next() % bytes.len() as u64) as usize;
+                bytes[at] = b"[]{},:\"\\0-eE.x \xff"[(rng.next() % 16) as usize];
+            }
+            let whole = Tape::parse(&bytes).map_or(4_096, |tape| tape.heap_bytes());
+            let limits = Limits {
+                max_tree_bytes: (rng.next() % (whole as u64 + 1)) as usize,
+                ..Limits::default()
+            };
+            let shown = String::from_utf8_lossy(&bytes);
+            match (Tape::parse_with_limits(&bytes, limits), parse(&bytes)) {
+                (Ok(tape), Ok(value)) => {
+                    assert!(tape.heap_bytes() <= limits.max_tree_bytes, "{shown}");
+                    assert_eq!(tape.root().to_value(), value, "{shown}");
+                    seen[0] += 1;
+                }
+                (Err(ours), _) if ours.is_memory_limit() => seen[1] += 1,
+                (Err(ours), Err(theirs)) => {
+                    assert_eq!(ours, theirs, "{shown}");
+                    seen[2] += 1;
+                }
+                (ours, theirs) => panic!("{shown}: tape {ours:?}, tree {theirs:?}"),
+            }
+        }
+        // Each way was taken.
+        assert!(seen.iter().all(|&n| n > 100), "{seen:?}");
     }
 }
