@@ -31,7 +31,11 @@ pub struct Limits {
     /// the parser's own buffers of elements waiting for their container (which is most of the
     /// peak), and checked before each allocation: an input whose tree would need more stops with
     /// an error ([`ParseError::is_memory_limit`]) at the byte where it would have passed the
-    /// limit, having allocated at most about this much. [`Reader`](super::Reader) applies it to
+    /// limit, having allocated at most about this much. One exception: a string with escapes is
+    /// decoded whole into the parser's reused buffer before its own allocation is counted, so
+    /// the tree may pass the limit by up to that string's decoded length (never more than the
+    /// input's) before it stops; a [`Tape`](super::Tape) checks before each piece of the string
+    /// instead. [`Reader`](super::Reader) applies it to
     /// each value it reads whole; its tokens are not counted. `usize::MAX`, the default, counts
     /// nothing: the parser runs as fast as without the limit.
     pub max_tree_bytes: usize,
