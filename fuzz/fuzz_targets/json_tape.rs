@@ -1,8 +1,10 @@
 //! The tape against the tree: on arbitrary bytes (after a first control byte choosing a depth
-//! limit), `Tape::parse_with_limits` must decide as `parse_with_limits` does. An accepted
-//! document must read back the same everywhere: its compact text, its tree (`to_value`), and
-//! walked through the tape's own accessors (elements, members, `get`, numbers, strings). A
-//! rejected input must give the very same `ParseError`.
+//! limit and, when its high bit is set, a memory limit from the next two bytes),
+//! `Tape::parse_with_limits` must decide as `parse_with_limits` does. An accepted document must
+//! read back the same everywhere: its compact text, its tree (`to_value`), and walked through
+//! the tape's own accessors (elements, members, `get`, numbers, strings). A rejected input must
+//! give the very same `ParseError`. Under a memory limit, the tape must instead hold the tree's
+//! value within the limit, or be refused for the limit, or give the tree's very error.
 #![no_main]
 
 use agentteams_mcp::json::tape::Item;
@@ -55,13 +57,40 @@ fuzz_target!(|data: &[u8]| {
     let Some((&control, input)) = data.split_first() else {
         return;
     };
-    let limits = match control % 9 {
+    let mut limits = match control % 9 {
         0 => Limits::default(),
         depth => Limits {
             max_depth: usize::from(depth),
             ..Limits::default()
         },
     };
+    if control & 0x80 != 0 {
+        let [a, b, input @ ..] = input else {
+            return;
+        };
+        limits.max_tree_bytes = usize::from(u16::from_le_bytes([*a, *b]));
+        let tree = json::parse_with_limits(
+            input,
+            Limits {
+                max_tree_bytes: usize::MAX,
+                ..limits
+            },
+        );
+        match (Tape::parse_with_limits(input, limits), tree) {
+            (Ok(tape), Ok(value)) => {
+                assert!(tape.heap_bytes() <= limits.max_tree_bytes);
+                assert_eq!(tape.root().to_string(), json::to_string(&value));
+            }
+            (Err(ours), _) if ours.is_memory_limit() => {}
+            (Err(ours), Err(theirs)) => assert_eq!(ours, theirs),
+            (ours, theirs) => panic!(
+                "limited tape {:?}, tree {:?}",
+                ours.map(|t| t.root().to_string()),
+                theirs.map(|v| json::to_string(&v))
+            ),
+        }
+        return;
+    }
     match (
         Tape::parse_with_limits(input, limits),
         json::parse_with_limits(input, limits),
