@@ -107,6 +107,7 @@ impl Number {
     }
 
     /// Whether the number was written as an integer (no fraction, no exponent).
+    #[inline]
     pub fn is_integer_token(&self) -> bool {
         match &self.n {
             N::PosInt(_) | N::NegInt(_) => true,
@@ -116,6 +117,7 @@ impl Number {
     }
 
     /// The value as u64 when it is an integer token in range.
+    #[inline]
     pub fn as_u64(&self) -> Option<u64> {
         match self.n {
             N::PosInt(u) => Some(u),
@@ -124,6 +126,7 @@ impl Number {
     }
 
     /// The value as i64 when it is an integer token in range.
+    #[inline]
     pub fn as_i64(&self) -> Option<i64> {
         match self.n {
             N::PosInt(u) => i64::try_from(u).ok(),
@@ -133,6 +136,7 @@ impl Number {
     }
 
     /// The value as f64 (nearest; infinite for a verbatim number beyond f64's range).
+    #[inline]
     pub fn as_f64(&self) -> f64 {
         match &self.n {
             N::PosInt(u) => *u as f64,
@@ -148,6 +152,7 @@ impl Number {
     }
 
     /// True when this number came from (or is) a float token.
+    #[inline]
     pub fn is_float(&self) -> bool {
         matches!(self.n, N::Float(_))
     }
@@ -532,21 +537,25 @@ impl PartialEq for Value {
 }
 
 impl Value {
+    #[inline]
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
     }
+    #[inline]
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::String(s) => Some(s),
             _ => None,
         }
     }
+    #[inline]
     pub fn as_bool(&self) -> Option<bool> {
         match self {
             Value::Bool(b) => Some(*b),
             _ => None,
         }
     }
+    #[inline]
     pub fn as_number(&self) -> Option<&Number> {
         match self {
             Value::Number(n) => Some(n),
@@ -554,16 +563,20 @@ impl Value {
         }
     }
     /// An integer token in u64 range.
+    #[inline]
     pub fn as_u64(&self) -> Option<u64> {
         self.as_number().and_then(Number::as_u64)
     }
     /// An integer token in i64 range.
+    #[inline]
     pub fn as_i64(&self) -> Option<i64> {
         self.as_number().and_then(Number::as_i64)
     }
+    #[inline]
     pub fn as_f64(&self) -> Option<f64> {
         self.as_number().map(Number::as_f64)
     }
+    #[inline]
     pub fn as_array(&self) -> Option<&Array> {
         match self {
             Value::Array(a) => Some(a),
@@ -576,6 +589,7 @@ impl Value {
             _ => None,
         }
     }
+    #[inline]
     pub fn as_object(&self) -> Option<&Map> {
         match self {
             Value::Object(m) => Some(m),
