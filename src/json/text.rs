@@ -215,7 +215,19 @@ impl Borrow<str> for Text {
 impl PartialEq for Text {
     #[inline]
     fn eq(&self, other: &Text) -> bool {
-        self.as_bytes() == other.as_bytes()
+        match (&self.0, &other.0) {
+            // The rest of an inline buffer is zero, so two whole buffers compare as their texts
+            // do: a few word compares of a fixed size, not a call to `memcmp` per pair (an
+            // object's keys are compared pairwise for repeats).
+            (
+                Repr::Inline { len, bytes },
+                Repr::Inline {
+                    len: other_len,
+                    bytes: other_bytes,
+                },
+            ) => len == other_len && bytes == other_bytes,
+            _ => self.as_bytes() == other.as_bytes(),
+        }
     }
 }
 
@@ -360,6 +372,10 @@ mod tests {
             "aaaaaaaaaaaaaaaaaaaaaaaa€",
             "\u{7f}",
             "\u{80}",
+            // Equal to an inline buffer's zero padding but for the length.
+            "\u{0}",
+            "a\u{0}",
+            "aaaaaaaaaaaaaaaaaaaaa\u{0}",
         ];
         for a in texts {
             let key_a = Text::from(a);
@@ -374,11 +390,19 @@ mod tests {
             assert!(<&str as PartialEq<Text>>::eq(&a, &key_a));
             assert!(<str as PartialEq<Text>>::eq(a, &key_a));
             assert!(<String as PartialEq<Text>>::eq(&owned, &key_a));
-            assert!(!<Text as PartialEq<&str>>::eq(&key_a, &"\u{0}"));
+            assert_eq!(
+                <Text as PartialEq<&str>>::eq(&key_a, &"\u{0}"),
+                a == "\u{0}"
+            );
             for b in texts {
                 let key_b = Text::from(b);
                 assert_eq!(key_a.cmp(&key_b), a.cmp(b), "{a:?} against {b:?}");
                 assert_eq!(key_a == key_b, a == b);
+                // However each was made.
+                let (from_string, from_box) =
+                    (Text::from(String::from(b)), Text::from(Box::from(a)));
+                assert_eq!(key_a == from_string, a == b);
+                assert_eq!(from_box == key_b, a == b);
             }
         }
         let mut set = std::collections::HashSet::new();
