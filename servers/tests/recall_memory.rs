@@ -188,7 +188,7 @@ const TREE_PEAK_BASE: u64 = 16 << 20;
 /// Fresh servers a shape is measured in; the least peak counts. The `postings` shape peaks at
 /// 2.5 times in most processes and at 3.4 times in about one in eight (24 runs on 2026-12-02, the
 /// same before and after that day's changes). With glibc's mmap threshold fixed
-/// (`GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072`) eight of eight were low, so its dynamic
+/// (`GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072`) twenty of twenty were low, so its dynamic
 /// threshold is the suspect: a freed 24 MiB buffer raises it, and a later large buffer then
 /// grows in the heap, copied, rather than remapped. Not fixed yet (SECURITY.md says so); the
 /// test catches a shape that is high in every process, not the occasional high one.
