@@ -7,7 +7,7 @@
 //! gigabytes kept in memory.
 
 use std::cell::Cell;
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 
 /// Bytes one `index build` reads in all from the project's dependency manifests and
@@ -44,19 +44,16 @@ impl ReadBudget {
         }
         let left = self.left.get();
         let cap = limit.min(left);
-        let mut bytes = Vec::new();
-        crate::regular_file::open(path)?
-            .take(cap.saturating_add(1))
-            .read_to_end(&mut bytes)?;
-        let read = bytes.len() as u64;
+        // A file over `cap` was read to one byte past it.
+        let bytes = crate::regular_file::read_at_most(path, cap)?;
+        let read = bytes
+            .as_ref()
+            .map_or(cap.saturating_add(1), |b| b.len() as u64);
         self.left.set(left.saturating_sub(read));
-        if read <= cap {
-            return Ok(Some(bytes));
-        }
-        if cap < limit {
+        if bytes.is_none() && cap < limit {
             self.spent.set(true);
         }
-        Ok(None)
+        Ok(bytes)
     }
 
     /// [`ReadBudget::read_at_most`] as text ([`super::sources::text_of`]): `None` also when the
