@@ -345,7 +345,7 @@ impl<'a> Tape<'a> {
 }
 
 /// One value of a [`Tape`]: a cheap handle (a reference and an index) to read it through.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Item<'t> {
     tape: &'t Tape<'t>,
     at: usize,
@@ -605,6 +605,13 @@ impl<'t> Item<'t> {
     }
 }
 
+impl std::fmt::Debug for Item<'_> {
+    /// Where it is and what it holds, not the whole tape it points into.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Item({} at node {})", self.type_name(), self.at)
+    }
+}
+
 impl std::fmt::Display for Item<'_> {
     /// Compact JSON, as [`Item::write_compact`] writes it.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -762,6 +769,20 @@ mod tests {
     }
 
     #[test]
+    fn input_past_the_tapes_offsets_is_refused_at_its_start() {
+        // Zeroed by the allocator and never read: the length alone is refused, so the test costs
+        // address space, not memory.
+        let input = vec![0u8; MAX_TAPE_INPUT_BYTES + 1];
+        let refused = Tape::parse(&input).unwrap_err();
+        assert!(refused.is_memory_limit(), "{refused}");
+        assert_eq!(refused.offset(), 0);
+        assert_eq!(
+            refused.message(),
+            format!("the input is longer than the limit of {MAX_TAPE_INPUT_BYTES} bytes")
+        );
+    }
+
+    #[test]
     fn items_read_every_kind_of_value() {
         let input = br#"{"n": null, "t": true, "u": 18446744073709551615, "i": -7, "f": 0.25,
             "big": 1e999, "s": "a\u0062c", "p": "plain", "a": [1, [2, 3], {"x": 4}, 5],
@@ -792,6 +813,10 @@ mod tests {
         assert_eq!(root.get("p").unwrap().as_str(), Some("plain"));
         assert_eq!(root.get("p").unwrap().as_u64(), None);
         assert_eq!(root.get("missing").map(|m| m.type_name()), None);
+        assert_eq!(
+            format!("{:?}", root.get("s").unwrap()),
+            "Item(string at node 14)"
+        );
         // Elements step over nested containers whole.
         let a = root.get("a").unwrap();
         let shown: Vec<String> = a.elements().map(|e| e.to_string()).collect();
