@@ -31,11 +31,11 @@ pub struct Limits {
     /// the parser's own buffers of elements waiting for their container (which is most of the
     /// peak), and checked before each allocation: an input whose tree would need more stops with
     /// an error ([`ParseError::is_memory_limit`]) at the byte where it would have passed the
-    /// limit, having allocated at most about this much. One exception: a string with escapes is
-    /// decoded whole into the parser's reused buffer before its own allocation is counted, so
-    /// the tree may pass the limit by up to that string's decoded length (never more than the
-    /// input's) before it stops; a [`Tape`](super::Tape) checks before each piece of the string
-    /// instead. [`Reader`](super::Reader) applies it to
+    /// limit, having allocated at most about this much. A string with escapes is checked before
+    /// each piece of it is decoded (a run of plain text, or one escape), counting the parser's
+    /// reused decoding buffer as it grows and the string's own allocation: a long escaped string
+    /// stops where it would pass the limit, not once decoded whole, and the buffer stays counted
+    /// until the parse ends. [`Reader`](super::Reader) applies it to
     /// each value it reads whole; its tokens are not counted. `usize::MAX`, the default, counts
     /// nothing: the parser runs as fast as without the limit.
     pub max_tree_bytes: usize,
@@ -68,6 +68,9 @@ struct Budget<const COUNTED: bool> {
     /// Finished strings, keys, verbatim numbers and containers (their buffers), as
     /// [`tree_bytes`] counts them.
     held: usize,
+    /// The scanner's reused buffer for decoding escaped strings, as [`tree_bytes`] counts it
+    /// once this parse has grown it (it is held until the parse ends, like the element buffers).
+    scratch: usize,
 }
 
 impl<const COUNTED: bool> Budget<COUNTED> {
@@ -77,9 +80,51 @@ impl<const COUNTED: bool> Budget<COUNTED> {
         if !COUNTED {
             return true;
         }
-        let buffers = capacity_bytes(elements) + capacity_bytes(entries);
+        let buffers = capacity_bytes(elements) + capacity_bytes(entries) + self.scratch;
         self.held = self.held.saturating_add(more);
         self.held.saturating_add(buffers) <= self.max
+    }
+
+    /// Makes room for `more` bytes of an escaped string being decoded onto `decoded` (the
+    /// scanner's reused buffer), if the budget admits the buffer as grown and the string's own
+    /// allocation of its length so far (counted as held when the string ends) beside what is
+    /// held and the element buffers. Checked before each piece of the string, so a long escaped
+    /// string stops where it would pass the limit instead of being decoded whole first.
+    fn room_for_text(
+        &mut self,
+        decoded: &mut String,
+        more: usize,
+        elements: &Vec<Value>,
+        entries: &Vec<(Key, Value)>,
+    ) -> Result<(), Code> {
+        if !COUNTED {
+            return Ok(());
+        }
+        let needed = decoded.len().saturating_add(more);
+        let grown = if needed > decoded.capacity() {
+            needed.max(decoded.capacity().saturating_mul(2)).max(8)
+        } else {
+            decoded.capacity()
+        };
+        let scratch = if grown > decoded.capacity() {
+            tree_bytes(grown)
+        } else {
+            self.scratch
+        };
+        let total = self
+            .held
+            .saturating_add(capacity_bytes(elements))
+            .saturating_add(capacity_bytes(entries))
+            .saturating_add(scratch)
+            .saturating_add(tree_bytes(needed));
+        if total > self.max {
+            return Err(Code::TreeLimitExceeded(self.max));
+        }
+        if grown > decoded.capacity() {
+            decoded.reserve_exact(grown - decoded.len());
+            self.scratch = scratch;
+        }
+        Ok(())
     }
 
     /// Makes room for one more item in `buffer`, one of the parser's element buffers, growing it
@@ -97,7 +142,8 @@ impl<const COUNTED: bool> Budget<COUNTED> {
         let size = std::mem::size_of::<T>();
         let grown = buffer.capacity().saturating_mul(2).max(8);
         let needed = tree_bytes(grown.saturating_mul(size)).saturating_mul(2);
-        if self.held.saturating_add(other).saturating_add(needed) > self.max {
+        let held = self.held.saturating_add(self.scratch);
+        if held.saturating_add(other).saturating_add(needed) > self.max {
             return false;
         }
         buffer.reserve_exact(grown - buffer.len());
@@ -381,12 +427,15 @@ impl<'a> Scanner<'a> {
         let mut budget = Budget::<COUNTED> {
             max: limits.max_tree_bytes,
             held: 0,
+            scratch: 0,
         };
         let mut stack: Vec<Frame> = Vec::new();
         let mut elements: Vec<Value> = Vec::new();
         let mut entries: Vec<(Key, Value)> = Vec::new();
         'value: loop {
-            let mut value = match self.start_value(depth + stack.len(), max_depth)? {
+            let mut value = match self.start_value_with(depth + stack.len(), max_depth, |s| {
+                s.parse_tree_string(&mut budget, &elements, &entries)
+            })? {
                 Start::Array => {
                     if self.array_is_empty() {
                         Value::Array(Array::new())
@@ -401,7 +450,9 @@ impl<'a> Scanner<'a> {
                         self.close_array(&mut budget, &mut elements, start, &entries, limits)?
                     }
                 }
-                Start::Object => match self.object_first_key()? {
+                Start::Object => match self.object_first_key_with(|s| {
+                    s.parse_tree_string(&mut budget, &elements, &entries)
+                })? {
                     None => Value::Object(Map::new()),
                     Some(key) => {
                         if !budget.take(tree_bytes(key.len()), &elements, &entries) {
@@ -456,7 +507,10 @@ impl<'a> Scanner<'a> {
                             return Err(self.tree_limit(limits));
                         }
                         entries.push((key, value));
-                        match self.object_next_key()? {
+                        let next_key = self.object_next_key_with(|s| {
+                            s.parse_tree_string(&mut budget, &elements, &entries)
+                        })?;
+                        match next_key {
                             Some(next_key) => {
                                 let bytes = tree_bytes(next_key.len());
                                 if !budget.take(bytes, &elements, &entries) {
@@ -593,6 +647,32 @@ impl<'a> Scanner<'a> {
 
     /// Parses a string starting at the opening quote; borrowed from the input unless it has escapes.
     fn parse_string(&mut self) -> Result<Cow<'a, str>, ParseError> {
+        self.parse_string_within(|_, _| Ok(()))
+    }
+
+    /// A string of the tree, decoded within `budget` when it is `COUNTED`.
+    #[inline(always)]
+    fn parse_tree_string<const COUNTED: bool>(
+        &mut self,
+        budget: &mut Budget<COUNTED>,
+        elements: &Vec<Value>,
+        entries: &Vec<(Key, Value)>,
+    ) -> Result<Cow<'a, str>, ParseError> {
+        if !COUNTED {
+            return self.parse_string();
+        }
+        self.parse_string_within(|decoded, more| {
+            budget.room_for_text(decoded, more, elements, entries)
+        })
+    }
+
+    /// [`Scanner::parse_string`], an escaped string decoded with `room` making room before each
+    /// piece of its text (see [`Scanner::decode_escaped`]).
+    #[inline(always)]
+    fn parse_string_within(
+        &mut self,
+        room: impl FnMut(&mut String, usize) -> Result<(), Code>,
+    ) -> Result<Cow<'a, str>, ParseError> {
         let start = self.pos + 1;
         let i = find_string_stop(self.input, start);
         // Fast path: no escapes.
@@ -604,7 +684,8 @@ impl<'a> Scanner<'a> {
             self.pos = i + 1;
             return Ok(Cow::Borrowed(text));
         }
-        self.parse_string_with_escapes(start, i).map(Cow::Owned)
+        self.parse_string_with_escapes(start, i, room)
+            .map(Cow::Owned)
     }
 
     /// `input[start..end]` (both ends character boundaries) as text: sliced from the input's
@@ -623,11 +704,16 @@ impl<'a> Scanner<'a> {
     /// `input[start..i]` being its plain start: into the reused scratch buffer, then one
     /// allocation of the decoded size.
     #[cold]
-    fn parse_string_with_escapes(&mut self, start: usize, i: usize) -> Result<String, ParseError> {
+    fn parse_string_with_escapes(
+        &mut self,
+        start: usize,
+        i: usize,
+        room: impl FnMut(&mut String, usize) -> Result<(), Code>,
+    ) -> Result<String, ParseError> {
         let mut decoded = std::mem::take(&mut self.scratch);
         decoded.clear();
         let result = self
-            .decode_escaped(start, i, &mut decoded, |_, _| Ok(()))
+            .decode_escaped(start, i, &mut decoded, room)
             .map(|()| decoded.as_str().to_owned());
         self.scratch = decoded;
         result
@@ -671,8 +757,8 @@ impl<'a> Scanner<'a> {
     /// UTF-8 byte is reported only at the closing quote, so that any other error of the string
     /// comes first, as it always has. Before each piece of text (a plain run, or one escape's
     /// character) is added, `room(decoded, its length)` makes room for it: its error stops the
-    /// string there, at the piece's first byte (the tape's memory limit; the tree's `room` makes
-    /// none and lets `decoded` grow as a `String` does).
+    /// string there, at the piece's first byte (the memory limit: the tape's, and the tree's when
+    /// it counts one; otherwise `room` makes none and lets `decoded` grow as a `String` does).
     fn decode_escaped(
         &mut self,
         start: usize,
@@ -1288,10 +1374,57 @@ mod tests {
         let small = least_tree_budget(
             r#"{"id": 1, "0123456789012345678912": [], "01234567890123456789123": {"\u00e9": "v"}}"#,
         );
+        // Since the buffer escaped strings are decoded in is counted too (48 bytes here, grown
+        // twice by `seatCategoryId\u00e9`), the least budget is 48 bytes more, and two of the
+        // errors stop inside an escaped key, at the piece that would pass the limit.
         assert_eq!(
             (least, offsets, small),
-            (24112, vec![527, 1139, 1508, 3264, 4514], 960)
+            (24160, vec![526, 1108, 1508, 3264, 4514], 960)
         );
+    }
+
+    #[test]
+    fn an_escaped_string_stops_where_it_would_pass_the_limit() {
+        // A string of 1 MB decoded from 2 MB of input: with a limit of 64 KiB the parse stops
+        // inside it, near where its decoded text reached the limit, instead of decoding it whole
+        // first (it stopped at its closing quote, the buffer grown to the whole string).
+        let limit = 64 * 1024;
+        let limited = |input: &str| {
+            parse_with_limits(
+                input.as_bytes(),
+                Limits {
+                    max_tree_bytes: limit,
+                    ..Limits::default()
+                },
+            )
+            .unwrap_err()
+        };
+        let e = limited(&format!("[\"{}\"]", "\\n".repeat(1 << 20)));
+        assert!(e.is_memory_limit(), "{e}");
+        // Each escape decodes to one byte: the limit is met at about a third of it (the buffer
+        // as grown by doubling, and the string's own copy).
+        assert!(e.offset() < 2 * limit, "{}", e.offset());
+        assert!(e.offset() > limit / 2, "{}", e.offset());
+        // Plain runs between escapes are checked as whole pieces.
+        let e = limited(&format!("[\"{}\"]", "abcdefgh\\t".repeat(100_000)));
+        assert!(e.is_memory_limit() && e.offset() < 2 * limit, "{e}");
+        // The least budget of escaped strings, keys and values, is found at its edge, and it
+        // counts the decoding buffer: the same text written without escapes (`\/` is `/`) needs
+        // less.
+        for input in [
+            r#""a\/b""#.to_owned(),
+            r#"{"k\/y": "v\/w", "k\/y": ["\/", "x\/y"]}"#.to_owned(),
+            format!(r#"["{}", "\/"]"#, "x\\/".repeat(1000)),
+        ] {
+            let least = least_tree_budget(&input);
+            let plain = least_tree_budget(&input.replace("\\/", "/"));
+            assert!(
+                least > plain,
+                "{input}: {least} against {plain} without escapes"
+            );
+        }
+        // Escaped strings parsed with a limit give the same tree as without one.
+        least_tree_budget(r#"{"k\u00e9y": "v\tw", "k\u00e9y": ["\ud83d\ude00", "x\"y"]}"#);
     }
 
     #[test]
