@@ -629,6 +629,37 @@ mod tests {
     }
 
     #[test]
+    fn the_load_thread_is_kept_a_busy_one_is_not_waited_for_and_a_panic_reaches_the_caller() {
+        let thread = LoadThread::default();
+        let name = || std::thread::current().name().map(str::to_owned);
+        let id = || std::thread::current().id();
+        // Every job it takes runs on the one kept thread.
+        let first = thread.start(id).wait();
+        assert_eq!(thread.start(id).wait(), first);
+        assert_eq!(thread.start(name).wait().as_deref(), Some("recall-load"));
+        // While a job is under way on it, another runs on a thread of its own, without waiting.
+        let (release, held) = mpsc::channel::<()>();
+        let blocked = thread.start(move || {
+            held.recv().unwrap();
+            id()
+        });
+        let beside = thread.start(id).wait();
+        assert_ne!(beside, first);
+        release.send(()).unwrap();
+        assert_eq!(blocked.wait(), first);
+        // A panic goes on in the caller, and the kept thread serves the next job.
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            thread.start(|| panic!("in a load")).wait()
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(thread.start(id).wait(), first);
+        // What is posted runs there, after what it has under way.
+        let (done, ran) = mpsc::channel();
+        thread.post(Box::new(move || done.send(id()).unwrap()));
+        assert_eq!(ran.recv().unwrap(), first);
+    }
+
+    #[test]
     fn hard_links_to_one_file_share_one_loaded_copy() {
         // A manifest may list up to MAX_PARTITIONS partition files; hard links to one large file
         // cost no disk space, and keyed by path each would be parsed and held separately.
