@@ -11,7 +11,8 @@ stdio server's second thread had not yet allocated, so it had no arena; 144 rath
 the first call, that it started none during the call either); then how many servers peaked
 above the test's limit (2.5 times the file plus 16 MiB). --pairs runs two servers at a time (as
 the test runs beside the other tests of its file); the late first allocation, which took one
-load's arena before the load thread was kept, is more frequent the busier the machine.
+load's arena before the load thread was kept, comes more often in some sessions than in others
+(15 of 80 servers in one, none in the next).
 
 usage: tree_peak.py [--bin target/debug/agentteams-mcp] [--runs 40] [--pairs]
 (--pairs: twice --runs servers in all, two at a time.)

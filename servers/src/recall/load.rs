@@ -318,7 +318,7 @@ impl Loader {
 /// second thread made its first allocation after the first load's thread had ended, it took
 /// that load's arena and what was left in it, and the next load's thread had to start a new
 /// arena: the 24 MiB `postings` file of `recall_memory.rs` peaked at 82 MiB instead of 60 in
-/// those processes (15 of 80 on a busy machine, `bench/recall/tree_peak.py`; `/proc/PID/smaps`
+/// those processes (15 of 80 in one session, `bench/recall/tree_peak.py`; `/proc/PID/smaps`
 /// then showed two arenas, of 22 and 50 MiB resident). A thread that lives on keeps its arena:
 /// no other thread can be given it, so each load reuses what the last one freed whatever other
 /// threads do (0 of 80 in the same session). The first query is no slower for handing its
