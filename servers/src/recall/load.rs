@@ -8,12 +8,13 @@
 pub use super::corpus::{CodeFile, Corpus, Document, IndexKind, Loaded, Posting, PostingTable};
 use super::stream;
 use super::teamdir::confine;
-use super::tree::{dispose, validate_and_convert};
+use super::tree::{convert, dispose, settle, validate, validate_and_convert};
 use agentteams_mcp::json::{self, Value};
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 
 /// Largest index file recall reads (the Python standard library's code index is about 60 MB).
 pub const MAX_INDEX_FILE_BYTES: u64 = 512 * 1024 * 1024;
@@ -114,6 +115,7 @@ struct Cache {
 pub struct Loader {
     cache: Mutex<Cache>,
     budget: u64,
+    load_thread: LoadThread,
 }
 
 impl Default for Loader {
@@ -133,6 +135,7 @@ impl Loader {
         Loader {
             cache: Mutex::default(),
             budget: budget.min(MAX_CACHE_BYTES),
+            load_thread: LoadThread::default(),
         }
     }
 
@@ -175,31 +178,71 @@ impl Loader {
                 meta.len()
             )));
         }
-        let read_and_decode = || {
-            let mut bytes = Vec::with_capacity(meta.len() as usize);
-            (&mut file)
-                .take(MAX_INDEX_FILE_BYTES + 1)
-                .read_to_end(&mut bytes)
-                .map_err(|e| unreadable(os_error_text(&e, &resolved)))?;
-            if bytes.len() as u64 > MAX_INDEX_FILE_BYTES {
-                return Err(unreadable(format!(
-                    "the file grew past the limit of {MAX_INDEX_FILE_BYTES} bytes while being read"
-                )));
+        let read_and_decode = {
+            let (name, resolved) = (name.clone(), resolved.clone());
+            let len = meta.len();
+            move || {
+                let unreadable = |detail: String| read_error(kind, &name, &detail);
+                let mut bytes = Vec::with_capacity(len as usize);
+                if let Err(e) = (&mut file)
+                    .take(MAX_INDEX_FILE_BYTES + 1)
+                    .read_to_end(&mut bytes)
+                {
+                    return (false, Err(unreadable(os_error_text(&e, &resolved))));
+                }
+                if bytes.len() as u64 > MAX_INDEX_FILE_BYTES {
+                    return (
+                        false,
+                        Err(unreadable(format!(
+                            "the file grew past the limit of {MAX_INDEX_FILE_BYTES} bytes while \
+                             being read"
+                        ))),
+                    );
+                }
+                let started = decode_start(&bytes, kind, &name);
+                // A file parsed whole no longer needs its bytes: its converted form takes their
+                // place.
+                drop(bytes);
+                (true, started)
             }
-            self.lock().reads += 1;
-            let started = decode_start(&bytes, kind, &name);
-            // A file parsed whole no longer needs its bytes: its converted form takes their place.
-            drop(bytes);
-            started
         };
-        let loaded = Arc::new(match on_load_thread(read_and_decode)? {
+        let (read, started) = self.load_thread.start(read_and_decode).wait();
+        if read {
+            self.lock().reads += 1;
+        }
+        let loaded = Arc::new(match started? {
             Decoded::Loaded(loaded) => loaded,
-            // Here, once the load's thread has ended: the conversion's thread takes the arena it
-            // left rather than one more (each reserves 64 MiB of address space).
-            Decoded::Tree(value) => finish_tree(value, kind, &name)?,
+            Decoded::Tree(value) => self.finish_tree(value, kind, &name)?,
         });
         self.store(resolved, kind, identity, Arc::clone(&loaded));
         Ok(loaded)
+    }
+
+    /// [`finish_tree`] with the conversion on the load thread (where the file's bytes were just
+    /// freed, so the converted form takes their place) and the validation here, side by side;
+    /// the tree is then freed on the load thread after the reply is on its way.
+    fn finish_tree(&self, value: Value, kind: IndexKind, name: &str) -> Result<Loaded, String> {
+        let tree = Arc::new(value);
+        let converting = self.load_thread.start({
+            let tree = Arc::clone(&tree);
+            move || convert(&tree, kind)
+        });
+        let validated = validate(&tree, kind);
+        let converted = converting.outcome().ok();
+        // Conversion is infallible on a validated tree (`validate_and_convert`): redone here if
+        // it panicked on a tree that then proved valid.
+        let loaded = match validated {
+            Ok(file) => Ok(settle(
+                file,
+                converted.unwrap_or_else(|| convert(&tree, kind)),
+            )),
+            Err(e) => Err(format!(
+                "{} failed schema validation: {name}: {e}",
+                kind.label()
+            )),
+        };
+        self.load_thread.post(Box::new(move || drop(tree)));
+        loaded
     }
 
     fn cached(&self, kind: IndexKind, identity: FileIdentity) -> Option<Arc<Loaded>> {
@@ -259,39 +302,126 @@ impl Loader {
     }
 }
 
-/// Runs `load` (a file's read and [`decode_start`]) on a short-lived thread of its own and returns
-/// what it returns (a panic in it goes on in the caller), or runs it here if no thread can start.
+/// The thread that reads and decodes the files a [`Loader`] loads (`recall-load`), started by
+/// its first load and ended with the loader; a load that finds it busy (HTTP calls run side by
+/// side) runs on a short-lived thread of its own instead.
 ///
-/// So that what one load frees is where the next load takes it. glibc gives each thread an arena,
-/// and memory freed in an arena stays resident there for that arena's later allocations when the
-/// block was below the mmap threshold, which rises to the size of the largest mapped block freed
-/// (up to 32 MiB; a file's bytes are one): a file's bytes, a refused tree and the parser's
-/// buffers all stay. The stdio server runs each call on whichever of its two threads read it, so
-/// loads made on the calling thread left that in two arenas: 30 MiB files the tree path refuses,
-/// asked three times, peaked at 97 and 117 MiB (`bench/recall/memory_shapes.py`,
-/// `shadowed-numbers` and `repeated-posting-keys`) in the runs where the calls ran on both
-/// threads, 68 and 61 in the others; loaded here, 55 and 61 in every run. A new thread takes the
-/// arena the last thread to end left (glibc keeps them on a free list, the latest first), so
-/// each load takes the last load's. Starting a thread costs tens of microseconds, once per file
-/// read, against milliseconds to read and decode one.
-fn on_load_thread<T: Send>(load: impl FnOnce() -> T + Send) -> T {
-    let slot = Mutex::new(Some(load));
-    let run = || {
-        let load = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-        load.map(|load| load())
-    };
-    std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new()
-            .name("recall-load".into())
-            .spawn_scoped(scope, run);
-        let ran = match spawned {
-            Ok(thread) => thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => None,
+/// So that what one load frees is where the next load takes it. glibc gives each thread an
+/// arena, and memory freed in an arena stays resident there for that arena's later allocations
+/// (a file's bytes, a refused tree, the parser's buffers). The stdio server runs each call on
+/// whichever of its two threads read it, so loads made on the calling thread left that in two
+/// arenas: 30 MiB files the tree path refuses, asked three times, peaked at 97 and 117 MiB
+/// (`bench/recall/memory_shapes.py`, `shadowed-numbers` and `repeated-posting-keys`) in the runs
+/// where the calls ran on both threads, 68 and 61 in the others. A short-lived thread per load
+/// did not settle it either: a thread takes its arena at its first allocation, from glibc's
+/// list of arenas whose threads have ended (the latest first), so when the stdio server's
+/// second thread made its first allocation after the first load's thread had ended, it took
+/// that load's arena and what was left in it, and the next load's thread had to start a new
+/// arena: the 24 MiB `postings` file of `recall_memory.rs` peaked at 82 MiB instead of 60 in
+/// those processes (15 of 80 in one session, `bench/recall/tree_peak.py`; `/proc/PID/smaps`
+/// then showed two arenas, of 22 and 50 MiB resident). A thread that lives on keeps its arena:
+/// no other thread can be given it, so each load reuses what the last one freed whatever other
+/// threads do (0 of 80 in the same session). The first query is no slower for handing its
+/// loads to this thread rather than starting one per load (docs/recall.md, "Speed").
+#[derive(Default)]
+struct LoadThread {
+    /// Where its jobs are sent, once it has started.
+    jobs: Mutex<Option<mpsc::Sender<Job>>>,
+    /// Whether a job waited for ([`LoadThread::start`]) is under way on it.
+    busy: Arc<AtomicBool>,
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+impl LoadThread {
+    /// Starts `job` on the load thread, or on a short-lived thread of its own when the load
+    /// thread is busy or cannot start (or here when no thread can); [`Pending::wait`] gives what
+    /// it returns.
+    fn start<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> Pending<T> {
+        let (reply, result) = mpsc::sync_channel(1);
+        let claimed = self
+            .busy
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok();
+        let busy = claimed.then(|| Arc::clone(&self.busy));
+        let run: Job = Box::new(move || {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+            if let Some(busy) = busy {
+                busy.store(false, Ordering::Release);
+            }
+            let _ = reply.send(outcome);
+        });
+        let run = match claimed {
+            true => match self.send(run) {
+                Ok(()) => return Pending(result),
+                Err(run) => run,
+            },
+            false => run,
         };
-        ran.or_else(run).expect("the load runs once")
-    })
+        let slot = Arc::new(Mutex::new(Some(run)));
+        let take = {
+            let slot = Arc::clone(&slot);
+            move || slot.lock().unwrap_or_else(|e| e.into_inner()).take()
+        };
+        let own = std::thread::Builder::new()
+            .name("recall-load".into())
+            .spawn(move || take().map(|run| run()));
+        if own.is_err() {
+            if let Some(run) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                run();
+            }
+        }
+        Pending(result)
+    }
+
+    /// Runs `job` on the load thread after what it has under way, without waiting for it; on a
+    /// short-lived thread if the load thread cannot start (dropped here if no thread can).
+    fn post(&self, job: Job) {
+        if let Err(job) = self.send(job) {
+            let _ = std::thread::Builder::new()
+                .name("recall-free".into())
+                .spawn(job);
+        }
+    }
+
+    /// Sends `job` to the load thread, starting it first if need be; gives the job back if it
+    /// cannot start.
+    fn send(&self, job: Job) -> Result<(), Job> {
+        let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        if jobs.is_none() {
+            let (sender, receiver) = mpsc::channel::<Job>();
+            let started = std::thread::Builder::new()
+                .name("recall-load".into())
+                .spawn(move || receiver.into_iter().for_each(|job| job()));
+            if started.is_ok() {
+                *jobs = Some(sender);
+            }
+        }
+        let Some(sender) = jobs.as_ref() else {
+            return Err(job);
+        };
+        sender.send(job).map_err(|unsent| {
+            // Its thread has ended (it never does while the loader lives): start another next time.
+            *jobs = None;
+            unsent.0
+        })
+    }
+}
+
+/// What a job started by [`LoadThread::start`] will return.
+struct Pending<T>(mpsc::Receiver<std::thread::Result<T>>);
+
+impl<T> Pending<T> {
+    /// Waits for the job's end and returns what it returned (a panic in it goes on here).
+    fn wait(self) -> T {
+        self.outcome()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    }
+
+    /// Waits for the job's end: what it returned, or its panic.
+    fn outcome(self) -> std::thread::Result<T> {
+        self.0.recv().expect("a started job runs and replies")
+    }
 }
 
 /// An index file's contents from its bytes (`name` is the file name its messages use): the
@@ -496,6 +626,37 @@ mod tests {
             decode_tree(large.as_bytes(), IndexKind::Memory, "m.json").unwrap_err(),
             err
         );
+    }
+
+    #[test]
+    fn the_load_thread_is_kept_a_busy_one_is_not_waited_for_and_a_panic_reaches_the_caller() {
+        let thread = LoadThread::default();
+        let name = || std::thread::current().name().map(str::to_owned);
+        let id = || std::thread::current().id();
+        // Every job it takes runs on the one kept thread.
+        let first = thread.start(id).wait();
+        assert_eq!(thread.start(id).wait(), first);
+        assert_eq!(thread.start(name).wait().as_deref(), Some("recall-load"));
+        // While a job is under way on it, another runs on a thread of its own, without waiting.
+        let (release, held) = mpsc::channel::<()>();
+        let blocked = thread.start(move || {
+            held.recv().unwrap();
+            id()
+        });
+        let beside = thread.start(id).wait();
+        assert_ne!(beside, first);
+        release.send(()).unwrap();
+        assert_eq!(blocked.wait(), first);
+        // A panic goes on in the caller, and the kept thread serves the next job.
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            thread.start(|| panic!("in a load")).wait()
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(thread.start(id).wait(), first);
+        // What is posted runs there, after what it has under way.
+        let (done, ran) = mpsc::channel();
+        thread.post(Box::new(move || done.send(id()).unwrap()));
+        assert_eq!(ran.recv().unwrap(), first);
     }
 
     #[test]

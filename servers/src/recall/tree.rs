@@ -29,9 +29,13 @@ pub(super) fn validate_and_convert(value: &Value, kind: IndexKind) -> Result<Loa
         };
         (validated, converted)
     });
-    let file = validated?;
     // Conversion is infallible on a validated tree; redo it inline if the thread could not run.
-    let loaded = converted.unwrap_or_else(convert);
+    let file = validated?;
+    Ok(settle(file, converted.unwrap_or_else(convert)))
+}
+
+/// A validated file's conversion, checked (in debug builds) to be of the kind validation found.
+pub(super) fn settle(file: Option<CodeIndexFile>, loaded: Loaded) -> Loaded {
     let consistent = matches!(
         (&loaded, file),
         (Loaded::Memory(_), None)
@@ -48,7 +52,7 @@ pub(super) fn validate_and_convert(value: &Value, kind: IndexKind) -> Result<Loa
         consistent,
         "conversion and validation disagree on the file kind"
     );
-    Ok(loaded)
+    loaded
 }
 
 /// Validates a parsed file against its kind's schema; for a code-index file, says which branch.
