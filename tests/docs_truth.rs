@@ -113,6 +113,17 @@ const FOREIGN_ROOTS: &[(&str, &str)] = &[
     ("File", "the standard library"),
     ("str", "the standard library"),
     ("CommandExt", "the standard library"),
+    ("u8", "a primitive type"),
+    ("u16", "a primitive type"),
+    ("u32", "a primitive type"),
+    ("u64", "a primitive type"),
+    ("u128", "a primitive type"),
+    ("usize", "a primitive type"),
+    ("i32", "a primitive type"),
+    ("i64", "a primitive type"),
+    ("isize", "a primitive type"),
+    ("f32", "a primitive type"),
+    ("f64", "a primitive type"),
     ("serde_json", "a crate the benchmarks compare with"),
     ("sonic_rs", "a crate the benchmarks compare with"),
 ];
@@ -1275,7 +1286,8 @@ fn check_doc(doc: &str, text: &str, code: &Code, tree: &dyn Tree, report: &mut R
             continue;
         }
         let stripped = strip_code(raw);
-        let is_boundary = |c: char| c.is_whitespace() || "()[]|,;\"'<>*".contains(c);
+        // `*` is no boundary: `tests/http_*.rs` is a pattern, which `looks_like_path` refuses.
+        let is_boundary = |c: char| c.is_whitespace() || "()[]|,;\"'<>".contains(c);
         let mut words = Vec::new();
         let mut at = 0;
         while let Some(found) = stripped[at..].find('/') {
@@ -1293,6 +1305,9 @@ fn check_doc(doc: &str, text: &str, code: &Code, tree: &dyn Tree, report: &mut R
         }
         for word in words {
             let word = word.trim_end_matches(['.', ':', '!', '?']);
+            // Bold (`**src/x.rs**`) is markup; any other `*` makes a pattern, refused below.
+            let word = word.strip_prefix("**").unwrap_or(word);
+            let word = word.strip_suffix("**").unwrap_or(word);
             let first = word.split('/').next().unwrap_or("");
             if word.contains('/')
                 && looks_like_path(word)
@@ -1558,7 +1573,12 @@ fn planted_environments_are_read_within_one_budget() {}
 fn run(doc: &str) -> Report {
     let mut code = Code::default();
     code.add_source("servers/src/recall/load.rs", SOURCE);
-    let tree = FakeTree::new(&["servers/src/recall/load.rs", "docs/recall.md", "README.md"]);
+    let tree = FakeTree::new(&[
+        "servers/src/recall/load.rs",
+        "docs/recall.md",
+        "README.md",
+        "tests/http_framing.rs",
+    ]);
     let mut report = Report::default();
     check_doc("docs/recall.md", doc, &code, &tree, &mut report);
     report
@@ -1661,11 +1681,12 @@ fn a_missing_path_is_reported_in_spans_links_and_text() {
     let doc = "\
 `servers/src/recall/load.rs`, `servers/src/recall/gone.rs`, [the page](recall.md),
 [a lost page](lost.md), (servers/src/recall/moved.rs), `target/release/agentteams-mcp`,
-`examples/termui/termui.py` and `not-ours/file.rs`.
+`examples/termui/termui.py` and `not-ours/file.rs`; the tests/http_*.rs files, **tests/gone.rs**.
 ";
     let report = run(doc);
-    assert_eq!(report.failures.len(), 3, "{:?}", report.failures);
+    assert_eq!(report.failures.len(), 4, "{:?}", report.failures);
     assert!(report.failures[0].contains("`servers/src/recall/gone.rs` does not exist"));
+    assert!(report.failures[3].contains("`tests/gone.rs` does not exist"));
     assert!(report.failures[1].contains("link target `lost.md` does not exist"));
     assert!(report.failures[2].contains("`servers/src/recall/moved.rs` does not exist"));
 }
