@@ -17,7 +17,10 @@
 //!   spells as a whole string literal (`"token_cache_ttl_secs"`: a configuration key, a JSON
 //!   member, an event name); or an entry of [`FOREIGN_SNAKE`], names of other programs (git's
 //!   C, the Python reference, nginx), each with its reason. Two-word names (`git_log`, `max_k`)
-//!   are too often fields and arguments to tell from functions, and are not checked.
+//!   are too often fields and arguments to tell from functions, and are not checked (tried:
+//!   all 30 two-word names the documents hold that the code lacks are other programs' names).
+//!   A `fn` named right before a Rust file in parentheses ("`name` (servers/tests/x.rs)",
+//!   "`name` (in src/y.rs)") must be defined in that file.
 //! - **Our constants.** A span that is one UPPER_SNAKE_CASE identifier with at least one
 //!   underscore must be a `const` or `static` item in the code (a line that starts, after any
 //!   `pub`/`pub(...)`, with `const NAME:` or `static NAME:`), or a word the code spells as a
@@ -190,6 +193,8 @@ struct ConstDef {
 #[derive(Default)]
 struct Code {
     fns: HashSet<String>,
+    /// The files that define each `fn` at the start of a line.
+    fn_files: HashMap<String, Vec<String>>,
     consts: HashMap<String, Vec<ConstDef>>,
     /// Contents of string literals that are whole identifiers.
     string_words: HashSet<String>,
@@ -331,6 +336,10 @@ impl Code {
                     "const" if name == "fn" || name == "unsafe" => item = after,
                     "fn" if !name.is_empty() => {
                         self.fns.insert(name.to_string());
+                        self.fn_files
+                            .entry(name.to_string())
+                            .or_default()
+                            .push(path.to_string());
                         break;
                     }
                     "mod" if !name.is_empty() => {
@@ -739,7 +748,7 @@ fn code_spans(text: &str) -> Vec<Span> {
         let after_start = close + run;
         // The context is read only around what may be a constant with its value.
         let last = content.rsplit("::").next().unwrap_or("");
-        let (after, before) = if is_upper_ident(last) {
+        let (after, before) = if is_upper_ident(last) || is_snake_test_name(&content) {
             (
                 window(&joined, after_start, 160, true).replace('\n', " "),
                 window(&joined, open, 240, false).replace('\n', " "),
@@ -992,6 +1001,7 @@ struct Report {
     paths: usize,
     qualified: usize,
     flags: usize,
+    test_files: usize,
 }
 
 /// What the repository holds, as the check needs it.
@@ -1079,6 +1089,41 @@ fn check_path(
         report
             .failures
             .push(format!("{doc}:{line}: {what} `{path}` does not exist"));
+    }
+}
+
+/// "`name` (servers/tests/x.rs)" or "`name` (in src/y.rs)": a `fn` named right before a Rust
+/// file in parentheses must be defined in that file.
+fn check_test_file(
+    doc: &str,
+    span: &Span,
+    name: &str,
+    code: &Code,
+    tree: &dyn Tree,
+    report: &mut Report,
+) {
+    let Some(rest) = span.after.strip_prefix(" (") else {
+        return;
+    };
+    let rest = rest.strip_prefix("in ").unwrap_or(rest);
+    let Some(end) = rest.find([')', ',', ';', ' ']) else {
+        return;
+    };
+    let file = &rest[..end];
+    let first = file.split('/').next().unwrap_or("");
+    if !file.ends_with(".rs") || !tree.root_entries().contains(first) {
+        return;
+    }
+    let Some(files) = code.fn_files.get(name) else {
+        return;
+    };
+    report.test_files += 1;
+    if !files.iter().any(|f| f == file) {
+        report.failures.push(format!(
+            "{doc}:{}: `{name}` is said to be in {file} but is defined in {}",
+            span.line,
+            files.join(", ")
+        ));
     }
 }
 
@@ -1215,6 +1260,7 @@ fn check_doc(doc: &str, text: &str, code: &Code, tree: &dyn Tree, report: &mut R
                 || code.string_words.contains(name)
                 || code.fields.contains(name)
                 || foreign(FOREIGN_SNAKE, name);
+            check_test_file(doc, &span, name, code, tree, report);
             if !known {
                 report.failures.push(format!(
                     "{doc}:{}: `{name}` is no fn, field, target or string of the code (renamed or removed?)",
@@ -1480,14 +1526,15 @@ fn the_documents_name_only_what_the_code_has() {
     );
 
     println!(
-        "docs_truth: {} test-shaped names, {} constant names, {} qualified names, {} stated values checked, {} skipped, {} paths, {} flags",
+        "docs_truth: {} test-shaped names, {} constant names, {} qualified names, {} stated values checked, {} skipped, {} paths, {} flags, {} test files",
         report.test_names,
         report.constants,
         report.qualified,
         report.values_checked,
         report.values_skipped.len(),
         report.paths,
-        report.flags
+        report.flags,
+        report.test_files
     );
     for skipped in &report.values_skipped {
         println!("docs_truth: skipped value: {skipped}");
@@ -1737,4 +1784,18 @@ fn every_failure_is_listed_at_once() {
     let doc = "`planted_environments_are_gone_now`, `MAX_GONE_BYTES`, `DEEP` (9) and \
                `servers/src/gone.rs`.\n";
     assert_eq!(run(doc).failures.len(), 4);
+}
+
+#[test]
+fn a_test_said_to_be_in_another_file_is_reported() {
+    let report =
+        run("`planted_environments_are_read_within_one_budget` (servers/src/recall/load.rs).\n");
+    assert_eq!(report.failures, Vec::<String>::new());
+    assert_eq!(report.test_files, 1);
+    let report =
+        run("`planted_environments_are_read_within_one_budget` (in tests/http_framing.rs).\n");
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    assert!(report.failures[0].contains(
+        "is said to be in tests/http_framing.rs but is defined in servers/src/recall/load.rs"
+    ));
 }
