@@ -43,7 +43,11 @@
 //!   the name alone in its parentheses), "`NAME`, 40," (here a bare number needs a comma,
 //!   semicolon or colon after it, so "(`MAX_HEADERS`, 431)", a status code, is not a value; a
 //!   number with a unit needs nothing) and "16 KiB (`NAME`)" or "16 KiB (`NAME`, words" (the
-//!   value before, with a unit). A number followed by "to", "or", "and", "x", "/", "×", "→",
+//!   value before, with a unit). A table row whose first cell's spans are all constants, two
+//!   or more, gives their values in order in the next cell when that cell splits (outside
+//!   parentheses, at ", ", " / ", "; " and " and ") into as many parts, each a value:
+//!   "| policy (`MAX_PATTERN_CHARS`, `MAX_RULES`) | 128 characters / 1024 |" (a row that splits
+//!   otherwise is not read). A number followed by "to", "or", "and", "x", "/", "×", "→",
 //!   "+", "*", a minus or a dash is a range, a sum or an experiment, not a value. Units: bytes,
 //!   KiB, MiB, GiB, TiB (powers of 1024), ns, µs, ms, s, min, h, %; any other word after the
 //!   number is what is counted. A time given for an integer constant is compared only when the
@@ -1127,6 +1131,64 @@ fn check_test_file(
     }
 }
 
+/// A table row whose first cell's code spans are all constants, two or more, and whose second
+/// cell splits (outside parentheses, at ", ", " / ", "; " and " and ") into as many parts, each
+/// a value: the names (qualifier and last part) with their values, in order.
+#[allow(clippy::type_complexity)]
+fn table_row_values(row: &str) -> Option<(Vec<(Vec<&str>, &str)>, Vec<Stated>)> {
+    let cells: Vec<&str> = row
+        .trim()
+        .strip_prefix('|')?
+        .split('|')
+        .map(str::trim)
+        .collect();
+    if cells.len() < 3 {
+        return None;
+    }
+    let spans: Vec<&str> = cells[0].split('`').skip(1).step_by(2).collect();
+    let mut names = Vec::new();
+    for span in &spans {
+        let (qualifier, last) = qualified(span).unwrap_or((Vec::new(), span));
+        if !is_upper_ident(last) {
+            return None;
+        }
+        names.push((qualifier, last));
+    }
+    if names.len() < 2 {
+        return None;
+    }
+    // The value cell, split at the top level.
+    let cell = cells[1];
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut i = 0;
+    while i < cell.len() {
+        let rest = &cell[i..];
+        match rest.as_bytes()[0] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            _ => {}
+        }
+        let separator = [", ", " / ", "; ", " and "]
+            .into_iter()
+            .find(|sep| depth == 0 && rest.starts_with(sep));
+        if let Some(sep) = separator {
+            parts.push(&cell[start..i]);
+            i += sep.len();
+            start = i;
+        } else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    parts.push(&cell[start..]);
+    if parts.len() != names.len() {
+        return None;
+    }
+    let values: Option<Vec<Stated>> = parts.iter().map(|p| stated_at(p.trim(), false)).collect();
+    Some((names, values?))
+}
+
 /// `a::b::c` (each part an identifier) as its qualifier parts and its last part.
 fn qualified(name: &str) -> Option<(Vec<&str>, &str)> {
     let parts: Vec<&str> = name.split("::").collect();
@@ -1191,9 +1253,21 @@ fn check_value(
     code: &Code,
     report: &mut Report,
 ) {
-    let Some(stated) = stated_value(span) else {
-        return;
-    };
+    if let Some(stated) = stated_value(span) {
+        check_stated(doc, span.line, name, qualifier, &stated, code, report);
+    }
+}
+
+/// Compares one stated value with the definitions of `name`.
+fn check_stated(
+    doc: &str,
+    line: usize,
+    name: &str,
+    qualifier: &[&str],
+    stated: &Stated,
+    code: &Code,
+    report: &mut Report,
+) {
     let mut values = code.values(name);
     if let Some(module) = qualifier.last() {
         let in_module = |file: &str| {
@@ -1207,14 +1281,14 @@ fn check_value(
     }
     let verdicts: Vec<Option<bool>> = values
         .iter()
-        .map(|(v, _)| v.and_then(|v| matches(&stated, name, v)))
+        .map(|(v, _)| v.and_then(|v| matches(stated, name, v)))
         .collect();
     if verdicts.contains(&Some(true)) {
         report.values_checked += 1;
         if std::env::var_os("DOCS_TRUTH_VERBOSE").is_some() {
             println!(
                 "docs_truth: value ok: {doc}:{}: `{name}` {}",
-                span.line, stated.text
+                line, stated.text
             );
         }
     } else if verdicts.contains(&Some(false)) {
@@ -1228,7 +1302,7 @@ fn check_value(
             .collect();
         report.failures.push(format!(
             "{doc}:{}: `{name}` is said to be {} but is {}",
-            span.line,
+            line,
             stated.text,
             defs.join(" or ")
         ));
@@ -1236,7 +1310,7 @@ fn check_value(
         let exprs: Vec<&str> = values.iter().map(|(_, d)| d.expr.as_str()).collect();
         report.values_skipped.push(format!(
             "{doc}:{}: `{name}` said {} but defined as {}",
-            span.line,
+            line,
             stated.text,
             exprs.join(" or ")
         ));
@@ -1284,6 +1358,17 @@ fn check_doc(doc: &str, text: &str, code: &Code, tree: &dyn Tree, report: &mut R
         } else if looks_like_path(name) {
             let path = name.split_once(':').map_or(name, |(p, _)| p);
             check_path(doc, span.line, path, tree, report, "path");
+        }
+    }
+    // Table rows that name several constants in their first cell and give as many values in
+    // the next: "| policy (`MAX_PATTERN_CHARS`, `MAX_RULES`) | 128 characters / 1024 |".
+    for (line, raw) in prose_lines(text) {
+        if let Some((names, values)) = table_row_values(raw) {
+            for ((qualifier, name), value) in names.iter().zip(&values) {
+                if code.consts.contains_key(*name) {
+                    check_stated(doc, line, name, qualifier, value, code, report);
+                }
+            }
         }
     }
     // Flags given to our binary, in prose and in code blocks alike.
@@ -1798,4 +1883,19 @@ fn a_test_said_to_be_in_another_file_is_reported() {
     assert!(report.failures[0].contains(
         "is said to be in tests/http_framing.rs but is defined in servers/src/recall/load.rs"
     ));
+}
+
+#[test]
+fn a_row_of_several_constants_is_read_value_by_value() {
+    let right = "| limit | value |\n|---|---|\n\
+                 | lines (`load::MAX_LINE`, `DEEP`, `WAIT`) | 1 MiB, 8 levels (deep) / 0.5 s |\n";
+    let report = run(right);
+    assert_eq!(report.failures, Vec::<String>::new());
+    assert_eq!(report.values_checked, 3);
+    let wrong = "| lines (`load::MAX_LINE`, `DEEP`) | 1 MiB; 7 levels |\n\
+                 | other (`DEEP`, `WAIT`) | 8 levels or so, 0.5 s, and more |\n";
+    let report = run(wrong);
+    assert_eq!(report.values_checked, 2);
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    assert!(report.failures[0].starts_with("docs/recall.md:1: `DEEP` is said to be 7 but"));
 }
