@@ -57,7 +57,9 @@
 //!   several definitions matches when any of them does; a qualifier (`pool::` of
 //!   `pool::IDLE_TIMEOUT`) first narrows them to the files with a path part of that name. A
 //!   value that cannot be compared (an expression not evaluated here, a bare number for a
-//!   `Duration`) is skipped, and the skipped ones are counted and printed.
+//!   `Duration`) is skipped, and the skipped ones are counted and printed. So is a number
+//!   right after a constant with only a space between ("`DEEP_RESCORED` 16"): the documents
+//!   write values tried and dropped that way as often as the value itself, so it is not read.
 //! - **Paths.** A span without spaces or wildcards whose first `/`-separated part names an
 //!   entry of the repository's root (`servers/src/recall/load.rs`, `docs/recall.md`), or of the
 //!   document's own folder, must exist. So must the target of every relative Markdown link, and
@@ -991,6 +993,8 @@ struct Report {
     constants: usize,
     values_checked: usize,
     values_skipped: Vec<String>,
+    /// A number right after a constant in no shape read as its value.
+    values_unread: Vec<String>,
     paths: usize,
     qualified: usize,
     flags: usize,
@@ -1249,6 +1253,17 @@ fn check_value(
 ) {
     if let Some(stated) = stated_value(span) {
         check_stated(doc, span.line, name, qualifier, &stated, code, report);
+    } else if span.after.starts_with(' ')
+        && span.after[1..].starts_with(|c: char| c.is_ascii_digit())
+    {
+        // "`NAME` 20": as often a value tried and dropped as the value; not read, but counted.
+        let number: String = span.after[1..]
+            .chars()
+            .take_while(|c| !c.is_whitespace())
+            .collect();
+        report
+            .values_unread
+            .push(format!("{doc}:{}: `{name}` {number}", span.line));
     }
 }
 
@@ -1627,6 +1642,13 @@ fn the_documents_name_only_what_the_code_has() {
     );
     for skipped in &report.values_skipped {
         println!("docs_truth: skipped value: {skipped}");
+    }
+    println!(
+        "docs_truth: {} numbers right after a constant were not read as its value",
+        report.values_unread.len()
+    );
+    for unread in &report.values_unread {
+        println!("docs_truth: not read: {unread}");
     }
     // An allowlist entry no document needs any more is itself stale.
     for list in [
