@@ -42,8 +42,10 @@
 //!   next), "| label (`NAME`) | 1 MiB" (a label cell of words without digits or other spans,
 //!   the name alone in its parentheses), "`NAME`, 40," (here a bare number needs a comma,
 //!   semicolon or colon after it, so "(`MAX_HEADERS`, 431)", a status code, is not a value; a
-//!   number with a unit needs nothing) and "16 KiB (`NAME`)" or "16 KiB (`NAME`, words" (the
-//!   value before, with a unit). A table row whose first cell's spans are all constants, two
+//!   number with a unit needs nothing) and the value before, the name alone in parentheses or
+//!   followed by words: "16 KiB (`NAME`)", "64 header fields (`NAME`, 431)", "by 100
+//!   (`NAME`)" (a number, then a unit or up to two words that are not "to", "or", "and", "of"
+//!   and the like; not after "/", "×", "+", "→" or such a word). A table row whose first cell's spans are all constants, two
 //!   or more, gives their values in order in the next cell when that cell splits (outside
 //!   parentheses, at ", ", " / ", "; " and " and ") into as many parts, each a value:
 //!   "| policy (`MAX_PATTERN_CHARS`, `MAX_RULES`) | 128 characters / 1024 |" (a row that splits
@@ -926,38 +928,53 @@ fn stated_value(span: &Span) -> Option<Stated> {
             return Some(stated);
         }
     }
-    // "16 KiB (`NAME`": the value before, with its unit, when the name is alone in the
-    // parentheses or followed by words (not by another name).
+    // "16 KiB (`NAME`", "64 header fields (`NAME`", "by 100 (`NAME`": the value before, when
+    // the name is alone in the parentheses or followed by words (not by another name).
     if !(after.starts_with(')') || after.starts_with(", ") && !after[2..].starts_with('`')) {
         return None;
     }
     let before = span.before.strip_suffix(" (")?;
-    let unit_word: String = before
-        .chars()
-        .rev()
-        .take_while(|c| !c.is_whitespace())
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    let unit = unit_of(&unit_word)?;
-    let number_part = before[..before.len() - unit_word.len()].strip_suffix(' ')?;
-    let start = number_part
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| c.is_ascii_digit() || *c == ',' || *c == '.')
-        .last()
-        .map(|(i, _)| i)?;
-    if number_part[..start].ends_with(|c: char| c.is_alphanumeric() || c == '-') {
-        return None;
+    let tokens: Vec<&str> = before.rsplit(' ').take(4).collect();
+    let is_number = |t: &str| {
+        !t.is_empty()
+            && t.starts_with(|c: char| c.is_ascii_digit())
+            && t.chars()
+                .all(|c| c.is_ascii_digit() || c == ',' || c == '.')
+            && leading_number(t).is_some_and(|(_, len)| len == t.len())
+    };
+    let is_word = |t: &str| {
+        !t.is_empty() && t.chars().all(|c| c.is_ascii_lowercase()) && !CONNECTORS.contains(&t)
+    };
+    // The number's place among the last tokens, and its unit.
+    let (at, unit) = match tokens.as_slice() {
+        [t0, t1, ..] if is_number(t0) && is_number(t1) => return None, // "100 000"
+        [t0, ..] if is_number(t0) => (0, None),
+        [t0, t1, ..] if is_number(t1) && unit_of(t0).is_some() => (1, unit_of(t0)),
+        [t0, t1, ..] if is_number(t1) && is_word(t0) => (1, None),
+        [t0, t1, t2, ..] if is_number(t2) && is_word(t1) && is_word(t0) => (2, None),
+        _ => return None,
+    };
+    // What comes before the number must not make it part of a range, a sum or a list.
+    if let Some(previous) = tokens.get(at + 1) {
+        if CONNECTORS.contains(previous) || ["/", "×", "+", "–", "→", "*"].contains(previous) {
+            return None;
+        }
     }
-    let (number, len) = leading_number(&number_part[start..])?;
-    (len == number_part.len() - start).then(|| Stated {
-        number,
-        unit: Some(unit),
-        text: format!("{} {}", &number_part[start..], unit_word),
-    })
+    let number_text = tokens[at];
+    let (number, _) = leading_number(number_text)?;
+    let text = tokens[..=at]
+        .iter()
+        .rev()
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ");
+    Some(Stated { number, unit, text })
 }
+
+/// Words that, next to a number, make it part of a range, a sum or a comparison.
+const CONNECTORS: &[&str] = &[
+    "to", "or", "and", "x", "times", "of", "than", "more", "less", "plus", "minus",
+];
 
 /// Whether a stated value is the constant's: `Some(true)`, `Some(false)`, or `None` when the
 /// two cannot be compared.
@@ -1796,6 +1813,7 @@ fn stated_values_are_compared_with_the_definitions() {
 - `MAX_THINGS_BYTES` (256 MiB), `MAX_LINE` = 1 MiB, `DEEP`, 8, and `WEIGHT` (0.85).
 - `WAIT` (0.5 s), `PERIOD` (5 min) and `ALL_THINGS` (10: a sum of two).
 - 1 MiB (`MAX_LINE`) and `MAX_THINGS_BYTES` (268,435,456 bytes).
+- 8 nested levels (`DEEP`), by 0.85 (`WEIGHT`, tuned).
 
 | limit | value |
 |---|---|
@@ -1804,7 +1822,7 @@ fn stated_values_are_compared_with_the_definitions() {
 ";
     let report = run(right);
     assert_eq!(report.failures, Vec::<String>::new());
-    assert_eq!(report.values_checked, 11);
+    assert_eq!(report.values_checked, 13);
 
     let wrong = "\
 `MAX_THINGS_BYTES` (128 MiB).
@@ -1826,7 +1844,7 @@ fn stated_values_are_compared_with_the_definitions() {
 #[test]
 fn numbers_that_are_not_the_constants_value_are_not_read_as_one() {
     let doc = "\
-(`MAX_LINE`, 414); 64 fields (`MAX_THINGS_BYTES`, 431).
+(`MAX_LINE`, 414); fields (`MAX_THINGS_BYTES`, 431); 3 to 8 (`DEEP`); 2 × 4 (`DEEP`).
 `DEEP` (6 to 40: no gain), `DEEP` 16 (no answer moved), `WEIGHT` (0.5 / 0.9).
 150% plus 4 MiB (`DEEP`, `WEIGHT`).
 | 2026-07-28 state (`DEEP`, `WEIGHT`) | 64 KiB |
