@@ -394,6 +394,42 @@ def mrr(results, ranker, style):
     return metrics(results[(ranker, "all", style)]).get("MRR@10", 0.0)
 
 
+def sweep(results, names, fusions, show):
+    """Each of `names` fused by each of `fusions`: its pooled MRR@10 (all / id / para) and hit@5,
+    printed when `show`; answers each name's best fusion by pooled MRR@10, (ranker, row)."""
+    best = {}
+    for name in names:
+        for m, w in fusions:
+            r = f"{name}+{m}:{w}"
+            row = (mrr(results, r, "all"), mrr(results, r, "id"), mrr(results, r, "para"),
+                   metrics(results[(r, "all", "all")])["hit@5"])
+            if show:
+                print(f"{r:34} {row[0]:.3f} {row[1]:.3f} {row[2]:.3f} {row[3]:.3f}")
+            if row[0] > best.get(name, ("", (-1,)))[1][0]:
+                best[name] = (r, row)
+    return best
+
+
+def collect_results(questions, lex_all, ranked_by, fusions):
+    """Each question's top 10 by every ranker (the default, each of `ranked_by`, and each of those
+    fused with the default by each of `fusions`), keyed (ranker, split, style) with the answers,
+    as `table_rows` reads them."""
+    results = collections.defaultdict(list)
+    for q in questions:
+        key = (q["codebase"], q["question"])
+        lex = lex_all[key]
+        ranked = {"default": [f for f, *_ in lex]}
+        for name, per_q in ranked_by.items():
+            ranked[name] = [f for f, _ in per_q[key][:10]]
+            for m, w in fusions:
+                ranked[f"{name}+{m}:{w}"] = fused(m, lex, per_q[key], w)
+        for ranker, r in ranked.items():
+            for split in (q["split"], "all"):
+                for style in (q["style"], "all"):
+                    results[(ranker, split, style)].append((r, q["answers"]))
+    return results
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -506,19 +542,7 @@ def main():
     if args.judge:
         m, w = args.fusion.split(":")
         fusions = [(m, float(w))]
-    results = collections.defaultdict(list)
-    for q in questions:
-        key = (q["codebase"], q["question"])
-        lex = lex_all[key]
-        ranked = {"default": [f for f, *_ in lex]}
-        for dn, per_q in dense.items():
-            ranked[dn] = [f for f, _ in per_q[key][:10]]
-            for m, w in fusions:
-                ranked[f"{dn}+{m}:{w}"] = fused(m, lex, per_q[key], w)
-        for ranker, r in ranked.items():
-            for split in (q["split"], "all"):
-                for style in (q["style"], "all"):
-                    results[(ranker, split, style)].append((r, q["answers"]))
+    results = collect_results(questions, lex_all, dense, fusions)
 
     if args.judge:
         v = args.variant
@@ -532,16 +556,7 @@ def main():
     print("\n## Dense alone and default, pooled and per set")
     table_rows(results, ["default", *dense_names], [*splits, "all"])
     print("\n## Fusion sweeps (all 284 tuning questions): MRR@10 all / id / para, hit@5 all")
-    best = {}
-    for dn in dense_names:
-        for m, w in fusions:
-            r = f"{dn}+{m}:{w}"
-            row = (mrr(results, r, "all"), mrr(results, r, "id"), mrr(results, r, "para"),
-                   metrics(results[(r, "all", "all")])["hit@5"])
-            if args.show_sweeps:
-                print(f"{r:34} {row[0]:.3f} {row[1]:.3f} {row[2]:.3f} {row[3]:.3f}")
-            if row[0] > best.get(dn, ("", (-1,)))[1][0]:
-                best[dn] = (r, row)
+    best = sweep(results, dense_names, fusions, args.show_sweeps)
     print("\n## Best fusion weight per dense ranker (chosen on pooled MRR@10), per set")
     table_rows(results, ["default", *[b[0] for b in best.values()]], [*splits, "all"])
     shown = [r for r in args.show.split(",") if results[(r, "all", "all")]]

@@ -72,7 +72,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from embed_experiment import DEF_RES, TOP, chunks_of, fused, lexical, mrr, table_rows
+from embed_experiment import (DEF_RES, TOP, chunks_of, collect_results, lexical, mrr, sweep,
+                              table_rows)
 from parity import rpc_session
 from relevance import QUESTION_SETS, load_questions, metrics, relative
 
@@ -622,19 +623,7 @@ def main():
 
     fusions = [(f.split(":")[0], float(f.split(":")[1]))
                for f in ([args.fusion] if args.judge else args.fusions.split(","))]
-    results = collections.defaultdict(list)
-    for q in questions:
-        key = (q["codebase"], q["question"])
-        lex = lex_all[key]
-        ranked = {"default": [f for f, *_ in lex]}
-        for rn, per_q in ranked_by.items():
-            ranked[rn] = [f for f, _ in per_q[key][:10]]
-            for m, w in fusions:
-                ranked[f"{rn}+{m}:{w}"] = fused(m, lex, per_q[key], w)
-        for ranker, r in ranked.items():
-            for split in (q["split"], "all"):
-                for style in (q["style"], "all"):
-                    results[(ranker, split, style)].append((r, q["answers"]))
+    results = collect_results(questions, lex_all, ranked_by, fusions)
 
     if args.judge:
         fz = f"{args.ranker}+{fusions[0][0]}:{fusions[0][1]}"
@@ -646,16 +635,7 @@ def main():
     print("\n## Alone and default, pooled and per set")
     table_rows(results, ["default", *rankers], [*splits, "all"])
     print("\n## Fusion sweeps (all tuning questions): MRR@10 all / id / para, hit@5 all")
-    best = {}
-    for rn in rankers:
-        for m, w in fusions:
-            r = f"{rn}+{m}:{w}"
-            row = (mrr(results, r, "all"), mrr(results, r, "id"), mrr(results, r, "para"),
-                   metrics(results[(r, "all", "all")])["hit@5"])
-            if args.show_sweeps:
-                print(f"{r:34} {row[0]:.3f} {row[1]:.3f} {row[2]:.3f} {row[3]:.3f}")
-            if row[0] > best.get(rn, ("", (-1,)))[1][0]:
-                best[rn] = (r, row)
+    best = sweep(results, rankers, fusions, args.show_sweeps)
     base_id, base_para = mrr(results, "default", "id"), mrr(results, "default", "para")
     allowed = [(mrr(results, f"{rn}+{m}:{w}", "para"), f"{rn}+{m}:{w}") for rn in rankers
                for m, w in fusions if mrr(results, f"{rn}+{m}:{w}", "id") >= base_id - 0.01]
