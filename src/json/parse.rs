@@ -101,16 +101,10 @@ impl<const COUNTED: bool> Budget<COUNTED> {
             return Ok(());
         }
         let needed = decoded.len().saturating_add(more);
-        let grown = if needed > decoded.capacity() {
-            needed.max(decoded.capacity().saturating_mul(2)).max(8)
-        } else {
-            decoded.capacity()
-        };
-        let scratch = if grown > decoded.capacity() {
-            tree_bytes(grown)
-        } else {
-            self.scratch
-        };
+        // Grown as a `String` grows: to twice its capacity at least.
+        let grown = (needed > decoded.capacity())
+            .then(|| needed.max(decoded.capacity().saturating_mul(2)).max(8));
+        let scratch = grown.map_or(self.scratch, tree_bytes);
         let total = self
             .held
             .saturating_add(capacity_bytes(elements))
@@ -120,7 +114,7 @@ impl<const COUNTED: bool> Budget<COUNTED> {
         if total > self.max {
             return Err(Code::TreeLimitExceeded(self.max));
         }
-        if grown > decoded.capacity() {
+        if let Some(grown) = grown {
             decoded.reserve_exact(grown - decoded.len());
             self.scratch = scratch;
         }

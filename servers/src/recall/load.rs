@@ -6,9 +6,10 @@
 //! ([`Loaded::resident_bytes`]).
 
 pub use super::corpus::{CodeFile, Corpus, Document, IndexKind, Loaded, Posting, PostingTable};
+use super::schema::SchemaError;
 use super::stream;
 use super::teamdir::confine;
-use super::tree::{convert, dispose, settle, validate, validate_and_convert};
+use super::tree::{convert, dispose, validate_and_convert, validate_beside};
 use agentteams_mcp::json::{self, Value};
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
@@ -227,20 +228,8 @@ impl Loader {
             let tree = Arc::clone(&tree);
             move || convert(&tree, kind)
         });
-        let validated = validate(&tree, kind);
-        let converted = converting.outcome().ok();
-        // Conversion is infallible on a validated tree (`validate_and_convert`): redone here if
-        // it panicked on a tree that then proved valid.
-        let loaded = match validated {
-            Ok(file) => Ok(settle(
-                file,
-                converted.unwrap_or_else(|| convert(&tree, kind)),
-            )),
-            Err(e) => Err(format!(
-                "{} failed schema validation: {name}: {e}",
-                kind.label()
-            )),
-        };
+        let loaded = validate_beside(&tree, kind, || converting.outcome().ok())
+            .map_err(|e| schema_failure(kind, name, &e));
         self.load_thread.post(Box::new(move || drop(tree)));
         loaded
     }
@@ -487,10 +476,14 @@ fn parse_tree(bytes: &[u8], kind: IndexKind, name: &str) -> Result<Value, String
 
 /// Validates and converts a parsed file, then frees its tree.
 fn finish_tree(value: Value, kind: IndexKind, name: &str) -> Result<Loaded, String> {
-    let loaded = validate_and_convert(&value, kind)
-        .map_err(|e| format!("{} failed schema validation: {name}: {e}", kind.label()))?;
+    let loaded = validate_and_convert(&value, kind).map_err(|e| schema_failure(kind, name, &e))?;
     dispose(value);
     Ok(loaded)
+}
+
+/// The reference's message for a file that fails its schema.
+fn schema_failure(kind: IndexKind, name: &str, error: &SchemaError) -> String {
+    format!("{} failed schema validation: {name}: {error}", kind.label())
 }
 
 /// The reference's message for a file that cannot be read or parsed.

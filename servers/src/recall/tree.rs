@@ -16,26 +16,35 @@ use std::collections::HashMap;
 /// so they run side by side (conversion on a second thread) and a cold query pays for the longer
 /// one, not both; the conversion is discarded when validation fails.
 pub(super) fn validate_and_convert(value: &Value, kind: IndexKind) -> Result<Loaded, SchemaError> {
-    let convert = || convert(value, kind);
-    let validate = || validate(value, kind);
-    let (validated, converted) = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let converter = std::thread::Builder::new()
             .name("recall-convert".into())
-            .spawn_scoped(scope, convert);
-        let validated = validate();
-        let converted = match converter {
-            Ok(handle) => handle.join().ok(),
-            Err(_) => None,
-        };
-        (validated, converted)
-    });
-    // Conversion is infallible on a validated tree; redo it inline if the thread could not run.
+            .spawn_scoped(scope, || convert(value, kind));
+        validate_beside(value, kind, || {
+            converter.ok().and_then(|handle| handle.join().ok())
+        })
+    })
+}
+
+/// Validates `value` here while its conversion runs elsewhere, then takes that conversion from
+/// `converted` (`None` if it could not run or panicked); the validated file's conversion.
+pub(super) fn validate_beside(
+    value: &Value,
+    kind: IndexKind,
+    converted: impl FnOnce() -> Option<Loaded>,
+) -> Result<Loaded, SchemaError> {
+    let validated = validate(value, kind);
+    let converted = converted();
+    // Conversion is infallible on a validated tree; redo it here if it did not run.
     let file = validated?;
-    Ok(settle(file, converted.unwrap_or_else(convert)))
+    Ok(settle(
+        file,
+        converted.unwrap_or_else(|| convert(value, kind)),
+    ))
 }
 
 /// A validated file's conversion, checked (in debug builds) to be of the kind validation found.
-pub(super) fn settle(file: Option<CodeIndexFile>, loaded: Loaded) -> Loaded {
+fn settle(file: Option<CodeIndexFile>, loaded: Loaded) -> Loaded {
     let consistent = matches!(
         (&loaded, file),
         (Loaded::Memory(_), None)
