@@ -33,6 +33,12 @@ pub trait Declared {
     fn declared_name(&self) -> &str;
     /// What the server says the item may do.
     fn declared_annotations(&self) -> Annotations;
+    /// The tools whose reads this item yields (a resource template that reads a file as
+    /// `git_file` does, a prompt that embeds `git_show`'s answer): every decision about the item
+    /// is also a decision about each of them, so no item is a way around a rule on a tool.
+    fn declared_reads_through(&self) -> &[String] {
+        &[]
+    }
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use crate::base64;
 use crate::crypto::jws::{self, Algorithm, MAX_TOKEN_LEN};
 use crate::crypto::jwt::{self, Rules, MAX_SCOPES};
 use crate::json::{self, Limits, Value};
+use crate::server::reach::Reach;
 use cache::TokenCache;
 use config::AuthConfig;
 use introspect::{Introspector, Refusal};
@@ -395,9 +396,16 @@ impl ResourceServer {
         outcome.map_err(Failure::Invalid)
     }
 
-    /// Whether `grant` has every scope `message` (one JSON-RPC message or a batch) needs; the
-    /// refusal names all the scopes of the first request that lacks one.
-    pub fn authorize(&self, grant: &Grant, message: &Value) -> Result<(), Failure> {
+    /// Whether `grant` has every scope `message` (one JSON-RPC message or a batch) needs, each
+    /// request's needs taken from what `reach` says it reaches (the engine's
+    /// [`crate::server::Engine::reach`]); the refusal names all the scopes of the first request
+    /// that lacks one.
+    pub fn authorize(
+        &self,
+        grant: &Grant,
+        message: &Value,
+        reach: impl Fn(&str, Option<&Value>) -> Reach,
+    ) -> Result<(), Failure> {
         let single = std::slice::from_ref(message);
         let messages = match message {
             Value::Array(list) => &list[..],
@@ -407,7 +415,8 @@ impl ResourceServer {
             let Some(method) = message.get("method").and_then(Value::as_str) else {
                 continue;
             };
-            let needed = self.scopes.needed(method, message.get("params"));
+            let reach = reach(method, message.get("params"));
+            let needed = self.scopes.needed(&reach);
             if needed.iter().any(|n| !grant.scopes.iter().any(|s| s == n)) {
                 return Err(Failure::InsufficientScope(
                     needed.into_iter().map(str::to_owned).collect(),

@@ -1,14 +1,18 @@
 //! Which OAuth scopes a request needs: the scopes every request needs, plus those the
-//! configuration maps to the tool, resource or prompt the request uses.
+//! configuration maps to the items the request reaches and the tools they read through.
 //!
 //! A rule's name is exact, or ends in `*` to match every name that starts with the rest (`*`
 //! alone matches all). Every rule that matches adds its scopes: rules only ever ask for more.
-//! Methods that use one item are checked: `tools/call` (its `name`), `resources/read` and
-//! `resources/subscribe` (`uri`), `prompts/get` (`name`), and `completion/complete` (the prompt or
-//! resource its `ref` names). List methods need only the required scopes and list everything, so
-//! that a client can see a tool exists and step up to the scope a call to it asks for.
+//! What a request reaches comes from the engine ([`crate::server::reach`]), the same input the
+//! governance decides on: a tool call needs its tool's scopes; a resource read, subscription or
+//! listen needs the resource rules matching each URI and the tool rules of the tools the
+//! resource reads through; a prompt needs its prompt rules and its tools' rules; a completion
+//! those of the prompt or template it completes. So `"tools": {"git_*": ["repo:read"]}` guards
+//! every way to the repository, not only `tools/call`. List methods need only the required scopes
+//! and list every declaration, so that a client can see an item exists and step up to the scope
+//! a use of it asks for.
 
-use crate::json::Value;
+use crate::server::reach::{Kind, Reach};
 
 /// Scopes for the items whose names a rule matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,30 +63,6 @@ pub struct ScopeRules {
     pub prompts: Vec<ScopeRule>,
 }
 
-/// The item a request uses, by kind: which rule list applies, and the name or URI.
-fn item_of<'a>(
-    rules: &'a ScopeRules,
-    method: &str,
-    params: Option<&'a Value>,
-) -> Option<(&'a [ScopeRule], &'a str)> {
-    let field = |name: &str| params.and_then(|p| p.get(name)).and_then(Value::as_str);
-    match method {
-        "tools/call" => Some((&rules.tools, field("name")?)),
-        "prompts/get" => Some((&rules.prompts, field("name")?)),
-        "resources/read" | "resources/subscribe" => Some((&rules.resources, field("uri")?)),
-        "completion/complete" => {
-            let reference = params.and_then(|p| p.get("ref"))?;
-            let text = |name: &str| reference.get(name).and_then(Value::as_str);
-            match text("type")? {
-                "ref/prompt" => Some((&rules.prompts, text("name")?)),
-                "ref/resource" => Some((&rules.resources, text("uri")?)),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
 impl ScopeRules {
     /// Adds `other`'s requirements to these (rules only ever ask for more, so the union is what
     /// both sources ask); at most `config::MAX_SCOPE_ENTRIES` scope entries in all.
@@ -112,16 +92,27 @@ impl ScopeRules {
         Ok(())
     }
 
-    /// The scopes a request for `method` with `params` needs, in configuration order, each once.
-    pub fn needed<'a>(&'a self, method: &str, params: Option<&'a Value>) -> Vec<&'a str> {
+    /// The scopes a request that reaches `reach` needs, in configuration order, each once.
+    pub fn needed<'a>(&'a self, reach: &Reach) -> Vec<&'a str> {
         let mut needed: Vec<&str> = self.required.iter().map(String::as_str).collect();
-        if let Some((rules, item)) = item_of(self, method, params) {
-            for rule in rules.iter().filter(|r| r.matches(item)) {
+        let mut add = |rules: &'a [ScopeRule], name: &str| {
+            for rule in rules.iter().filter(|r| r.matches(name)) {
                 for scope in &rule.scopes {
                     if !needed.contains(&scope.as_str()) {
                         needed.push(scope);
                     }
                 }
+            }
+        };
+        for item in &reach.items {
+            let own = match item.kind {
+                Kind::Tool => &self.tools,
+                Kind::Resource => &self.resources,
+                Kind::Prompt => &self.prompts,
+            };
+            add(own, &item.key);
+            for tool in &item.through {
+                add(&self.tools, tool);
             }
         }
         needed
@@ -148,7 +139,11 @@ impl ScopeRules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json;
+    use crate::json::{self, Map};
+    use crate::server::{
+        reach, CallContext, Prompt, PromptOutput, PromptSet, ReadRequest, RequestError,
+        ResourceContents, ResourceSet, ResourceTemplate, Tool, ToolError, ToolOutput, ToolSet,
+    };
 
     fn rules() -> ScopeRules {
         let rule = |name: &str, scopes: &[&str]| {
@@ -165,11 +160,66 @@ mod tests {
         }
     }
 
+    /// A server whose template `secret://t/{x}` reads through `git_log` and whose prompt `pr`
+    /// reads through `git_show`; `other` reads through nothing.
+    struct Fixture;
+    impl ToolSet for Fixture {
+        fn server_name(&self) -> &str {
+            "fixture"
+        }
+        fn tools(&self) -> Vec<Tool> {
+            Vec::new()
+        }
+        fn call(&self, _: &str, _: &Map, _: &CallContext<'_>) -> Result<ToolOutput, ToolError> {
+            Err(ToolError::new("no tools"))
+        }
+        fn resource_set(&self) -> Option<&dyn ResourceSet> {
+            Some(self)
+        }
+        fn prompt_set(&self) -> Option<&dyn PromptSet> {
+            Some(self)
+        }
+    }
+    impl ResourceSet for Fixture {
+        fn resources(&self) -> Vec<crate::server::Resource> {
+            Vec::new()
+        }
+        fn templates(&self) -> Vec<ResourceTemplate> {
+            vec![
+                ResourceTemplate::new("secret://t/{x}", "t").reads_through("git_log"),
+                ResourceTemplate::new("file:///{x}", "f"),
+            ]
+        }
+        fn read(
+            &self,
+            _: &ReadRequest<'_>,
+            _: &CallContext<'_>,
+        ) -> Result<Vec<ResourceContents>, RequestError> {
+            Ok(Vec::new())
+        }
+    }
+    impl PromptSet for Fixture {
+        fn prompts(&self) -> Vec<Prompt> {
+            vec![
+                Prompt::new("pr", "p").reads_through("git_show"),
+                Prompt::new("other", "o"),
+            ]
+        }
+        fn get(
+            &self,
+            _: &str,
+            _: &[(String, String)],
+            _: &CallContext<'_>,
+        ) -> Result<PromptOutput, RequestError> {
+            Err(RequestError::invalid("no"))
+        }
+    }
+
     fn needed(method: &str, params: &str) -> Vec<String> {
         let params = json::parse(params.as_bytes()).unwrap();
-        let rules = rules();
-        rules
-            .needed(method, Some(&params))
+        let reach = reach::reach(&Fixture, method, Some(&params));
+        rules()
+            .needed(&reach)
             .into_iter()
             .map(str::to_owned)
             .collect()
@@ -187,38 +237,64 @@ mod tests {
         );
         assert_eq!(needed("tools/call", r#"{"name":"gi"}"#), ["mcp"]);
         assert_eq!(
-            needed("resources/read", r#"{"uri":"secret://a"}"#),
-            ["mcp", "secrets"]
-        );
-        assert_eq!(
             needed("resources/subscribe", r#"{"uri":"secret://"}"#),
             ["mcp", "secrets"]
         );
         assert_eq!(needed("resources/read", r#"{"uri":"file:///a"}"#), ["mcp"]);
-        assert_eq!(needed("prompts/get", r#"{"name":"x"}"#), ["mcp", "prompts"]);
+        assert_eq!(
+            needed("prompts/get", r#"{"name":"other"}"#),
+            ["mcp", "prompts"]
+        );
+    }
+
+    #[test]
+    fn items_need_the_scopes_of_the_tools_they_read_through() {
+        let history = ["mcp", "secrets", "repo", "history"];
+        assert_eq!(
+            needed("resources/read", r#"{"uri":"secret://t/a"}"#),
+            history
+        );
+        assert_eq!(
+            needed("resources/subscribe", r#"{"uri":"secret://t/a"}"#),
+            history
+        );
+        assert_eq!(
+            needed("prompts/get", r#"{"name":"pr"}"#),
+            ["mcp", "prompts", "repo"]
+        );
         assert_eq!(
             needed(
                 "completion/complete",
-                r#"{"ref":{"type":"ref/prompt","name":"x"}}"#
+                r#"{"ref":{"type":"ref/prompt","name":"pr"}}"#
             ),
-            ["mcp", "prompts"]
+            ["mcp", "prompts", "repo"]
         );
         assert_eq!(
             needed(
                 "completion/complete",
                 r#"{"ref":{"type":"ref/resource","uri":"secret://t/{x}"}}"#
             ),
-            ["mcp", "secrets"]
+            history
+        );
+        // A listen needs what every URI it names needs.
+        assert_eq!(
+            needed(
+                "subscriptions/listen",
+                r#"{"notifications":{"resourceSubscriptions":["file:///a","secret://t/b"]}}"#
+            ),
+            history
         );
     }
 
     #[test]
     fn lists_and_malformed_params_need_the_required_scopes_only() {
         assert_eq!(needed("tools/list", "{}"), ["mcp"]);
+        assert_eq!(needed("resources/templates/list", "{}"), ["mcp"]);
         assert_eq!(needed("tools/call", r#"{"name":7}"#), ["mcp"]);
         assert_eq!(needed("tools/call", "[]"), ["mcp"]);
         assert_eq!(needed("completion/complete", r#"{"ref":"x"}"#), ["mcp"]);
-        assert_eq!(rules().needed("tools/call", None), ["mcp"]);
+        let none = reach::reach(&Fixture, "tools/call", None);
+        assert_eq!(rules().needed(&none), ["mcp"]);
     }
 
     #[test]
@@ -242,16 +318,9 @@ mod tests {
         };
         both.extend(policy).unwrap();
         assert_eq!(both.required, ["mcp", "audit"]);
-        let needed = |r: &ScopeRules| {
-            r.needed(
-                "tools/call",
-                Some(&crate::json::parse(br#"{"name":"git_log"}"#).unwrap()),
-            )
-            .into_iter()
-            .map(str::to_owned)
-            .collect::<Vec<_>>()
-        };
-        assert!(needed(&both).contains(&"history".to_owned()));
+        let call = json::parse(br#"{"name":"git_log"}"#).unwrap();
+        let reach = reach::reach(&Fixture, "tools/call", Some(&call));
+        assert!(both.needed(&reach).contains(&"history"));
         let many = ScopeRules {
             required: (0..super::super::config::MAX_SCOPE_ENTRIES)
                 .map(|i| format!("s{i}"))

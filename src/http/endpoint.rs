@@ -546,7 +546,8 @@ impl Endpoint {
         };
         // Step-up: a request the token's scopes do not cover is refused before it runs.
         if let (Some(server), Some(grant)) = (&self.resource_server, grant) {
-            if let Err(failure) = server.authorize(grant, &message) {
+            let reach = |method: &str, params: Option<&Value>| self.engine.reach(method, params);
+            if let Err(failure) = server.authorize(grant, &message, reach) {
                 return Some(self.refuse(&failure));
             }
         }

@@ -190,6 +190,12 @@ impl Engine {
         &self.toolset
     }
 
+    /// What a request for `method` with `params` reaches: the items and tools every
+    /// authorization decision is about ([`super::reach`]).
+    pub fn reach(&self, method: &str, params: Option<&Value>) -> super::reach::Reach {
+        super::reach::reach(self.toolset.as_ref(), method, params)
+    }
+
     fn find_tool(&self, name: &str) -> Option<&Tool> {
         self.tools.iter().find(|t| t.name == name)
     }

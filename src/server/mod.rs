@@ -12,6 +12,7 @@ mod error;
 mod input;
 mod outbound;
 mod prompt;
+pub mod reach;
 mod resource;
 mod revision;
 mod tool;

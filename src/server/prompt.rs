@@ -70,8 +70,9 @@ pub struct Prompt {
     pub description: Option<String>,
     pub arguments: Vec<PromptArgument>,
     /// The tools whose reads this prompt embeds (gitread's `explain_commit` reads what `git_show`
-    /// shows): the prompt is hidden and refused whenever the governance refuses any of them, so
-    /// a prompt is never a way around a tool policy. Never advertised.
+    /// shows): the prompt is hidden and refused whenever a decision (policy, governance, OAuth
+    /// scopes) refuses any of them, so a prompt is never a way around a rule on a tool. Never
+    /// advertised.
     pub reads_through: Vec<String>,
 }
 
@@ -107,6 +108,9 @@ impl Declared for Prompt {
     }
     fn declared_annotations(&self) -> Annotations {
         Annotations::READ_ONLY
+    }
+    fn declared_reads_through(&self) -> &[String] {
+        &self.reads_through
     }
 }
 

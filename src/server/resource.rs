@@ -82,6 +82,8 @@ pub struct Resource {
     pub title: Option<String>,
     pub description: Option<String>,
     pub mime_type: Option<String>,
+    /// The tools whose reads this resource yields: see [`ResourceTemplate::reads_through`].
+    pub reads_through: Vec<String>,
 }
 
 impl Resource {
@@ -92,7 +94,13 @@ impl Resource {
             title: None,
             description: None,
             mime_type: None,
+            reads_through: Vec::new(),
         }
+    }
+    /// Declares that reading the resource yields what `tool` would read.
+    pub fn reads_through(mut self, tool: &str) -> Resource {
+        self.reads_through.push(tool.to_owned());
+        self
     }
     pub fn title(mut self, title: &str) -> Resource {
         self.title = Some(title.to_owned());
@@ -117,6 +125,9 @@ impl Declared for Resource {
     fn declared_annotations(&self) -> Annotations {
         Annotations::READ_ONLY
     }
+    fn declared_reads_through(&self) -> &[String] {
+        &self.reads_through
+    }
 }
 
 /// A family of resources named by a URI template (`resources/templates/list`), e.g.
@@ -129,6 +140,11 @@ pub struct ResourceTemplate {
     pub title: Option<String>,
     pub description: Option<String>,
     pub mime_type: Option<String>,
+    /// The tools whose reads the template's resources yield (gitread's file template reads what
+    /// `git_file` reads): reading, subscribing to or completing it is refused whenever a
+    /// decision refuses any of them (policy, governance, OAuth scopes), so a resource is never a
+    /// way around a rule on a tool. Never advertised.
+    pub reads_through: Vec<String>,
 }
 
 impl ResourceTemplate {
@@ -139,7 +155,14 @@ impl ResourceTemplate {
             title: None,
             description: None,
             mime_type: None,
+            reads_through: Vec::new(),
         }
+    }
+    /// Declares that the template's resources yield what `tool` would read (see
+    /// [`ResourceTemplate::reads_through`]).
+    pub fn reads_through(mut self, tool: &str) -> ResourceTemplate {
+        self.reads_through.push(tool.to_owned());
+        self
     }
     pub fn title(mut self, title: &str) -> ResourceTemplate {
         self.title = Some(title.to_owned());
@@ -161,6 +184,9 @@ impl Declared for ResourceTemplate {
     }
     fn declared_annotations(&self) -> Annotations {
         Annotations::READ_ONLY
+    }
+    fn declared_reads_through(&self) -> &[String] {
+        &self.reads_through
     }
 }
 

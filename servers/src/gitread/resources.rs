@@ -55,8 +55,8 @@ pub const MAX_REFS_LISTED: usize = 1000;
 /// Most values one completion answers (the engine keeps no more than 100 either).
 pub const MAX_COMPLETIONS: usize = 100;
 
-/// The templates' names, what the governance matches: the tools that read the same things, so a
-/// rule about the tool covers its resource too.
+/// The templates' names, what the governance matches, and the tools they read through: the tools
+/// that read the same things, so a rule or scope about the tool covers its resource too.
 const FILE_NAME: &str = tools::GIT_FILE;
 const COMMIT_NAME: &str = tools::GIT_SHOW;
 const DIFF_NAME: &str = tools::GIT_DIFF;
@@ -236,6 +236,7 @@ impl ResourceSet for GitRead {
     fn templates(&self) -> Vec<ResourceTemplate> {
         vec![
             ResourceTemplate::new(FILE_TEMPLATE, FILE_NAME)
+                .reads_through(FILE_NAME)
                 .title("File at a revision")
                 .description(
                     "A file's content at a revision, as git_file reads it: rev is a branch, tag, \
@@ -244,6 +245,7 @@ impl ResourceSet for GitRead {
                      bytes.",
                 ),
             ResourceTemplate::new(COMMIT_TEMPLATE, COMMIT_NAME)
+                .reads_through(COMMIT_NAME)
                 .title("Commit")
                 .description(
                     "A commit's message, author and patch, as git_show answers for rev (one \
@@ -251,6 +253,7 @@ impl ResourceSet for GitRead {
                 )
                 .mime_type("text/plain"),
             ResourceTemplate::new(DIFF_TEMPLATE, DIFF_NAME)
+                .reads_through(DIFF_NAME)
                 .title("Diff between two revisions")
                 .description(
                     "The changes from base to head, as git_diff answers (each one segment, no /).",

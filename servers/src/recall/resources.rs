@@ -144,6 +144,7 @@ impl ResourceSet for Recall {
 
     fn templates(&self) -> Vec<ResourceTemplate> {
         vec![ResourceTemplate::new(MEMORY_TEMPLATE, MEMORY_NAME)
+            .reads_through(MEMORY_NAME)
             .title("Memory document")
             .description(
                 "One document of the team's memory index: id is a doc_id that query_index \

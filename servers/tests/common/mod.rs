@@ -278,9 +278,22 @@ impl Drop for HttpServer {
 /// Starts the conformance fixture over HTTP on a free port with `extra` arguments; returns the
 /// process and the port it printed.
 pub fn serve_http(extra: &[&str], env_token: Option<&str>, stdin: Stdio) -> (HttpServer, u16) {
+    serve_http_as(&["conformance"], extra, env_token, stdin)
+}
+
+/// Starts `--serve-mcp` `server` (its name and own arguments) over HTTP on a free port with
+/// `extra` arguments; returns the process and the port it printed.
+pub fn serve_http_as(
+    server: &[&str],
+    extra: &[&str],
+    env_token: Option<&str>,
+    stdin: Stdio,
+) -> (HttpServer, u16) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
     command
-        .args(["--serve-mcp", "conformance", "--http", "--port", "0"])
+        .arg("--serve-mcp")
+        .args(server)
+        .args(["--http", "--port", "0"])
         .args(extra)
         .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
         .stdin(stdin)

@@ -10,6 +10,7 @@ use crate::jsonrpc::{self, RpcError};
 use crate::server::prompt::{
     self, Prompt, PromptSet, MAX_PROMPT_ARGUMENTS, MAX_PROMPT_ARGUMENT_BYTES,
 };
+use crate::server::reach::{self, Found};
 use crate::server::resource::{ReadRequest, Resource, ResourceSet, ResourceTemplate};
 use crate::server::uri::{self, UriTemplate};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -27,21 +28,6 @@ pub const MAX_READ_BYTES: usize = 8 << 20;
 pub const MAX_COMPLETION_VALUES: usize = 100;
 /// Longest partial value a completion request may carry, in bytes.
 const MAX_COMPLETION_INPUT_BYTES: usize = 4096;
-
-/// A resource a URI names: a declared resource, or a template and the values it matched with.
-pub(super) enum Found {
-    Resource(Resource),
-    Template(ResourceTemplate, Vec<(String, String)>),
-}
-
-impl Found {
-    fn item(&self) -> &dyn Declared {
-        match self {
-            Found::Resource(r) => r,
-            Found::Template(t, _) => t,
-        }
-    }
-}
 
 fn string_param<'p>(params: &'p Map, key: &str, what: &str) -> Result<&'p str, RpcError> {
     params
@@ -110,23 +96,20 @@ impl Session {
     }
 
     fn listed(&self, item: &dyn Declared) -> bool {
-        self.engine
-            .governance
-            .decide(item, Subject::Listing)
-            .allowed
+        self.verdict(item, Subject::Listing).allowed
     }
 
-    /// The governance's decision about `prompt`: its own, and then that of every tool it reads
-    /// through (the first refusal wins, naming the tool), so that a prompt shows and serves only
-    /// what its tools may. A tool the server does not declare refuses: a prompt must not read
-    /// through what no policy could name.
-    fn prompt_verdict(&self, prompt: &Prompt, subject: Subject<'_>) -> Verdict {
+    /// The governance's decision about `item`: its own, and then that of every tool it reads
+    /// through ([`Declared::declared_reads_through`]; the first refusal wins, naming the tool),
+    /// so that a resource or prompt shows and serves only what its tools may. A tool the server
+    /// does not declare refuses: nothing may read through what no policy could name.
+    pub(super) fn verdict(&self, item: &dyn Declared, subject: Subject<'_>) -> Verdict {
         let governance = &self.engine.governance;
-        let own = governance.decide(prompt, subject);
+        let own = governance.decide(item, subject);
         if !own.allowed {
             return own;
         }
-        for name in &prompt.reads_through {
+        for name in item.declared_reads_through() {
             let Some(tool) = self.engine.find_tool(name) else {
                 return Verdict {
                     allowed: false,
@@ -212,28 +195,17 @@ impl Session {
         })
     }
 
-    /// What `uri` names: checked, then a declared resource's URI or a declared template's match.
+    /// What `uri` names: checked, then looked up as the scopes look it up ([`reach`]).
     pub(super) fn find_resource(&self, uri: &str) -> Result<Found, RpcError> {
         uri::check_uri(uri).map_err(|e| RpcError::invalid_params(e.to_string()))?;
-        let set = self.resource_set();
-        if let Some(r) = set.resources().into_iter().find(|r| r.uri == uri) {
-            return Ok(Found::Resource(r));
+        match reach::find_resource(self.resource_set(), uri) {
+            Ok(Some(found)) => Ok(found),
+            Ok(None) => Err(RpcError::invalid_params(format!(
+                "resource not found: {}",
+                uri::quote(uri)
+            ))),
+            Err(e) => Err(RpcError::invalid_params(e)),
         }
-        for template in set.templates() {
-            let Ok(parsed) = UriTemplate::parse(&template.uri_template) else {
-                continue;
-            };
-            let matched = parsed
-                .matches(uri)
-                .map_err(|e| RpcError::invalid_params(e.to_string()))?;
-            if let Some(values) = matched {
-                return Ok(Found::Template(template, values));
-            }
-        }
-        Err(RpcError::invalid_params(format!(
-            "resource not found: {}",
-            uri::quote(uri)
-        )))
     }
 
     /// Admits a use of `found` under the governance.
@@ -243,10 +215,7 @@ impl Session {
         found: Found,
         arguments: Option<&Map>,
     ) -> Admission<Found> {
-        let verdict = self
-            .engine
-            .governance
-            .decide(found.item(), Subject::Call(arguments));
+        let verdict = self.verdict(found.item(), Subject::Call(arguments));
         Admission::new(verdict, "resource", uri, found)
     }
 
@@ -339,7 +308,7 @@ impl Session {
         let items = ("prompts", self.prompt_set().prompts());
         self.list(
             items,
-            |p| self.prompt_verdict(p, Subject::Listing).allowed,
+            |p| self.listed(p),
             params,
             scope,
             |p| {
@@ -392,7 +361,7 @@ impl Session {
             let arguments = prompt::check_arguments(&prompt, params.get("arguments"))
                 .map_err(RpcError::invalid_params)?;
             let arguments_map = params.get("arguments").and_then(Value::as_object);
-            let verdict = self.prompt_verdict(&prompt, Subject::Call(arguments_map));
+            let verdict = self.verdict(&prompt, Subject::Call(arguments_map));
             Ok(Admission::new(verdict, "prompt", name, (prompt, arguments)))
         };
         let run = |(prompt, arguments): (Prompt, Vec<(String, String)>)| {
@@ -472,10 +441,7 @@ impl Session {
                 Target::Prompt(p) => p,
                 Target::Template(t) => t,
             };
-            let verdict = match &target {
-                Target::Prompt(p) => self.prompt_verdict(p, Subject::Listing),
-                Target::Template(_) => self.engine.governance.decide(item, Subject::Listing),
-            };
+            let verdict = self.verdict(item, Subject::Listing);
             Ok(Admission::new(
                 verdict,
                 kind,
