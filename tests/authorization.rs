@@ -450,3 +450,34 @@ fn a_scope_on_the_tool_is_needed_by_every_method_that_reaches_it() {
         }
     }
 }
+
+#[test]
+fn a_listen_filter_shaped_to_confuse_gets_nothing_the_tool_is_refused_for() {
+    // Spellings of the guarded URIs a filter might try: percent-encoded, repeated, another case,
+    // beside a URI nothing serves; and entries that are not URIs.
+    let filter = r#"{"notifications":{"resourceSubscriptions":["fx://item/%31","fx://item/1","fx://item/1","FX://item/1","fx://static","fx://nothing","fx://item/a%2Fb"]}}"#;
+    let open = Arc::new(Engine::new(Arc::new(Guarded)));
+    let served = ask(&open, Era::Modern, "subscriptions/listen", filter);
+    assert!(served.contains(r#""fx://item/%31","fx://item/1","fx://static"]"#), "{served}");
+    for (decider, engine) in refusing_engines() {
+        let refused = ask(&engine, Era::Modern, "subscriptions/listen", filter);
+        assert!(!refused.contains("fx://"), "{decider}: {refused}");
+        assert!(refused.contains("acknowledged"), "{decider}: {refused}");
+    }
+    let rule = ScopeRule::new(TOOL, vec!["s".to_owned()]).unwrap();
+    let scopes = ScopeRules {
+        tools: vec![rule],
+        ..ScopeRules::default()
+    };
+    let request = message(Era::Modern, "subscriptions/listen", filter);
+    let reach = open.reach("subscriptions/listen", request.get("params"));
+    assert_eq!(scopes.needed(&reach), ["s"]);
+    for bad in [
+        r#"{"notifications":{"resourceSubscriptions":[7]}}"#,
+        r#"{"notifications":{"resourceSubscriptions":"fx://item/1"}}"#,
+        r#"{"notifications":{"resourceSubscriptions":[["fx://item/1"]]}}"#,
+    ] {
+        let reply = ask(&open, Era::Modern, "subscriptions/listen", bad);
+        assert_eq!(error_code(&reply), Some(-32602), "{bad}: {reply}");
+    }
+}
