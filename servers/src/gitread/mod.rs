@@ -12,23 +12,21 @@
 mod blocked;
 mod config_check;
 mod containment;
-mod file;
 mod gate;
-mod grep;
 mod invoke;
 mod launch;
-mod log_args;
 mod memory;
 mod page;
 mod process;
 mod quirks;
-mod refs;
 mod repo;
 mod resources;
 mod sanitize;
 mod split_index;
 mod stamp;
 mod tools;
+
+use tools::file;
 
 pub use gate::{MAX_CONCURRENT_GIT, MAX_QUEUED_GIT, QUEUE_WAIT};
 pub use invoke::GIT_ENV;
@@ -142,11 +140,9 @@ impl GitRead {
         ctx: &CallContext<'_>,
     ) -> Result<Answer, String> {
         let cancel = ctx.cancel_token();
-        if self.compat == Compat::Reference && [refs::GIT_REFS, grep::GIT_GREP].contains(&name) {
-            // Product only: unknown to the reference, as the engine answers for undeclared tools.
-            let name = agentteams_mcp::jsonrpc::py_repr(&Value::from(name));
-            return Err(format!("unknown tool {name}"));
-        }
+        // Before any check: a product-only tool is unknown to the reference, as the engine
+        // answers for undeclared tools.
+        let tool = tools::find(self.compat, name)?;
         let Checked {
             runner,
             layout,
@@ -154,7 +150,7 @@ impl GitRead {
         } = self.checked(Some(ctx), cancel)?;
         let path = self.path_argument(&layout, arguments)?;
         let product = self.compat == Compat::Product;
-        if name == tools::GIT_FILE && product {
+        let tools::Run::Git(argv) = tool.run else {
             return self.git_file(
                 runner,
                 &layout,
@@ -163,28 +159,25 @@ impl GitRead {
                 path,
                 cancel,
             );
-        }
-        let subcommand = tools::subcommand_for(self.compat, name, arguments, path)?;
+        };
+        let subcommand = argv(self.compat, arguments, path)?;
         let offset = if product {
-            tools::offset(arguments)?
+            tools::args::offset(arguments)?
         } else {
             0
         };
         // The subcommand's name (`log`, `show`...) is the server's own word; its other
         // arguments are the client's and stay out of the log.
         let verb = subcommand.first().cloned().unwrap_or_default();
-        if name == tools::GIT_BLAME && verdict.sets_ignore_revs_file {
-            return Err(config_check::IGNORE_REVS_REFUSAL.to_owned());
+        if let Some(refusal) = tool.refused_by.and_then(|refused| refused(&verdict)) {
+            return Err(refusal.to_owned());
         }
-        if name == tools::GIT_STATUS {
+        if tool.reads_index {
             self.split_index.refuse_if_split(&layout.git_dir)?;
         }
         let mut command = runner.command(&layout, &verdict.hook_names, subcommand);
-        if name == tools::GIT_BLAME {
-            quirks::blame_outside_work_tree(&mut command);
-        }
-        if name == grep::GIT_GREP {
-            grep::outside_work_tree(&mut command);
+        if let Some(prepare) = tool.prepare {
+            prepare(&mut command);
         }
         let window = if product {
             Window::from_byte(offset, page::KEEP)
@@ -192,10 +185,8 @@ impl GitRead {
             // A few bytes past the cap so a character split at the cap still decodes whole.
             Window::first(MAX_OUTPUT + 4)
         };
-        // git grep exits 1 when nothing matched: an answer, the empty note.
-        let answer = (name == grep::GIT_GREP).then_some(grep::NO_MATCH);
         let started = Instant::now();
-        let done = runner.run_window_accepting(command, window, TIMEOUT, cancel, answer);
+        let done = runner.run_window_accepting(command, window, TIMEOUT, cancel, tool.quiet_exit);
         if ctx.wants_log(LogLevel::Debug) {
             let mut data = Map::new();
             data.insert("event", Value::from("git"));
@@ -224,7 +215,7 @@ impl GitRead {
                 next: page.next_offset.map(|n| (page::NEXT_OFFSET, n)),
             },
             None if offset == 0 => {
-                Answer::whole(sanitize(&tools::empty_note(name, arguments, path)).into_owned())
+                Answer::whole(sanitize(&(tool.empty_note)(arguments, path)).into_owned())
             }
             None => Answer::whole(page::past_the_end(offset, done.stdout_bytes)),
         })
@@ -294,7 +285,7 @@ impl GitRead {
         match arguments.get("path") {
             None | Some(Value::Null) => Ok(None),
             Some(value) => {
-                tools::checked_path(value, &self.root, [&layout.git_dir, &layout.common_dir])
+                tools::args::checked_path(value, &self.root, [&layout.git_dir, &layout.common_dir])
                     .map(Some)
             }
         }
@@ -594,7 +585,7 @@ mod tests {
                 r#"{"rev":"HEAD","path":".git/config"}"#,
                 CancelToken::new()
             ),
-            Err(tools::PATH_OUTSIDE.to_owned())
+            Err(tools::args::PATH_OUTSIDE.to_owned())
         );
         assert_eq!(
             call(&server, "git_nope", "{}", CancelToken::new()),

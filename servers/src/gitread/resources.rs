@@ -2,7 +2,7 @@
 //! gitread has no resource set, so the reference's capabilities stay as they were).
 //!
 //! - [`FILE_TEMPLATE`] `gitread://file/{rev}/{+path}`: a file at a revision, read exactly as
-//!   `git_file` reads it ([`GitRead::checked`], the ref rule for `rev`, [`tools::checked_path`]
+//!   `git_file` reads it ([`GitRead::checked`], the ref rule for `rev`, [`args::checked_path`]
 //!   and [`file::tree_path`] for `path`, `ls-tree` then `cat-file` on the id git printed), sent
 //!   whole: sanitised text, or for a binary blob (a NUL in its first 8000 bytes) the raw bytes;
 //!   at most [`MAX_RESOURCE_BYTES`] of either (a longer text is cut with a marker, a longer
@@ -28,10 +28,10 @@
 //! of the typed text once that passed the path rule, cut at the output cap. Both answer nothing
 //! (never an error) when a check refuses.
 
-use super::file;
 use super::process::Window;
 use super::sanitize::{sanitize, MAX_OUTPUT, TRUNCATION_MARKER};
-use super::{repo, tools, Checked, GitRead, TIMEOUT};
+use super::tools::{self, args, file};
+use super::{repo, Checked, GitRead, TIMEOUT};
 use agentteams_mcp::json::{Map, Value};
 use agentteams_mcp::server::{
     CallContext, CancelToken, Prompt, PromptArgument, PromptMessage, PromptOutput, PromptSet,
@@ -158,7 +158,7 @@ impl GitRead {
     /// Branch and tag names starting with `value` that a `{rev}` segment can carry.
     fn complete_rev(&self, value: &str) -> Vec<String> {
         let prefix = arguments(&[("rev", value)]);
-        if !value.is_empty() && tools::revision(&prefix, "rev").is_err() {
+        if !value.is_empty() && args::revision(&prefix, "rev").is_err() {
             return Vec::new();
         }
         let Some(listed) = self.listing(|_| {
@@ -178,7 +178,7 @@ impl GitRead {
         let names = listed
             .lines()
             .filter(|name| name.starts_with(value) && !name.contains('/') && *name != "HEAD")
-            .filter(|name| tools::revision(&arguments(&[("rev", name)]), "rev").is_ok())
+            .filter(|name| args::revision(&arguments(&[("rev", name)]), "rev").is_ok())
             .map(str::to_owned);
         head.into_iter()
             .chain(names)
@@ -189,7 +189,7 @@ impl GitRead {
     /// Tracked paths at `rev` (HEAD when none) starting with `value`.
     fn complete_path(&self, rev: Option<&str>, value: &str) -> Vec<String> {
         let rev_arguments = arguments(&[("rev", rev.unwrap_or("HEAD"))]);
-        let Ok(rev) = tools::revision(&rev_arguments, "rev") else {
+        let Ok(rev) = args::revision(&rev_arguments, "rev") else {
             return Vec::new();
         };
         let listed = self.listing(|layout| {

@@ -9,12 +9,27 @@
 //!    streams the raw blob (no filters, no textconv), and the server keeps only the requested
 //!    lines, at most the output cap of them ([`process::Window`]), counting the rest.
 
-use super::page;
-use super::process::{Finished, Window};
-use super::sanitize;
-use super::tools::{self, PATH_OUTSIDE};
+use super::super::page;
+use super::super::process::{Finished, Window};
+use super::super::sanitize;
+use super::args::{
+    self, described, ref_message, schema, with_path, ANSWER, PATH_OUTSIDE, REVISION,
+};
+use super::{GitTool, Run};
 use agentteams_mcp::json::{Map, Value};
+use agentteams_mcp::server::Tool;
 use std::path::{Component, Path};
+
+/// Product only: under `--compat reference` it is neither listed nor served.
+pub const GIT_FILE: &str = "git_file";
+
+pub const TOOL: GitTool = GitTool {
+    name: GIT_FILE,
+    declare,
+    run: Run::File,
+    by_line: true,
+    ..GitTool::PLAIN
+};
 
 pub const START_RULE: &str = "start must be an integer line number from 1, e.g. 10";
 pub const END_RULE: &str = "end must be an integer line number from 1, e.g. 20";
@@ -35,6 +50,70 @@ pub struct Request {
     pub offset: u64,
 }
 
+/// `git_file`'s declaration (product only).
+fn declare() -> Tool {
+    let line = |which: &str, example: &str, default: &str| {
+        let mut n = Map::new();
+        n.insert("type", Value::from("integer"));
+        n.insert("minimum", Value::from(1u64));
+        n.insert(
+            "description",
+            Value::from(format!(
+                "{which} line to return, 1-based and included, e.g. {example}. Absent or null: \
+                 {default}."
+            )),
+        );
+        n.insert("default", Value::Null);
+        Value::Object(n)
+    };
+    with_path(
+        Tool::new(
+            GIT_FILE,
+            &format!(
+                "Read one file as it is at a revision (never the work tree): a first line with \
+                 its path, revision, size in bytes and line count, then its lines (start and end \
+                 pick a range). Binary files, directories, submodules and symbolic links are \
+                 named as such, not dumped. Use it to read code as of a commit, tag or branch, or \
+                 the part of a big file past the output cap. {ANSWER}"
+            ),
+            schema(
+                &["path"],
+                [
+                    (
+                        "path",
+                        described(
+                            "string",
+                            "The file to read, relative to the project root, e.g. \
+                             \"src/main.rs\".",
+                            None,
+                        ),
+                    ),
+                    (
+                        "rev",
+                        described(
+                            "string",
+                            &format!(
+                                "The revision to read the file at, e.g. \"HEAD~3\", \"v1.0\" or \
+                                 \"main\". {REVISION}"
+                            ),
+                            Some(Value::from("HEAD")),
+                        ),
+                    ),
+                    ("start", line("The first", "10", "from line 1")),
+                    ("end", line("The last", "20", "to the last line")),
+                ],
+            ),
+        )
+        .argument_message("rev", &ref_message("rev"))
+        .argument_message("start", START_RULE)
+        .argument_message("end", END_RULE)
+        .missing_argument_message("path", "git_file needs a path, e.g. \"src/main.rs\"")
+        .null_means_absent("rev")
+        .null_means_absent("start")
+        .null_means_absent("end"),
+    )
+}
+
 fn line_number(arguments: &Map, field: &str, rule: &str) -> Result<Option<u64>, String> {
     match arguments.get(field) {
         None | Some(Value::Null) => Ok(None),
@@ -46,7 +125,7 @@ fn line_number(arguments: &Map, field: &str, rule: &str) -> Result<Option<u64>, 
     }
 }
 
-/// `path` (already through [`tools::checked_path`]) with `.` dropped and `..` applied lexically,
+/// `path` (already through [`args::checked_path`]) with `.` dropped and `..` applied lexically,
 /// as a path inside a tree is read; a `..` that leaves the root is refused.
 pub fn tree_path(path: &str) -> Result<String, String> {
     let mut parts: Vec<&str> = Vec::new();
@@ -57,7 +136,7 @@ pub fn tree_path(path: &str) -> Result<String, String> {
                 parts.pop().ok_or_else(|| PATH_OUTSIDE.to_owned())?;
             }
             Component::Normal(name) => parts.push(name.to_str().unwrap_or_default()),
-            _ => return Err(tools::PATH_NOT_RELATIVE.to_owned()),
+            _ => return Err(args::PATH_NOT_RELATIVE.to_owned()),
         }
     }
     if parts.is_empty() {
@@ -72,11 +151,11 @@ pub fn request(arguments: &Map, path: Option<&str>) -> Result<Request, String> {
     let path = tree_path(path)?;
     let rev = match arguments.get("rev") {
         None | Some(Value::Null) => "HEAD".to_owned(),
-        Some(_) => tools::revision(arguments, "rev")?.to_owned(),
+        Some(_) => args::revision(arguments, "rev")?.to_owned(),
     };
     let start = line_number(arguments, "start", START_RULE)?;
     let end = line_number(arguments, "end", END_RULE)?;
-    let offset = tools::offset(arguments)?;
+    let offset = args::offset(arguments)?;
     if offset > 0 && (start.is_some() || end.is_some()) {
         return Err(OFFSET_WITH_RANGE.to_owned());
     }

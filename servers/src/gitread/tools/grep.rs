@@ -7,7 +7,7 @@
 //! - **Only the revision's tree is searched**, never the index or the work tree: REV is always
 //!   given and always followed by `--`, so git never takes it for a pathspec (without the `--`,
 //!   an argument that is not a revision would become a path and git would search the index and
-//!   work tree). REV passed the ref rule ([`tools::revision`]): it cannot start with `-`, which is
+//!   work tree). REV passed the ref rule ([`args::revision`]): it cannot start with `-`, which is
 //!   what keeps it from being an option (git 2.39's grep takes `--end-of-options` for a revision,
 //!   so, as for blame, it is not used). git grep at a revision does not read the index, so the
 //!   split-index rule does not apply (checked with strace on git 2.39.5 and 2.47.3).
@@ -34,13 +34,25 @@
 //! - git grep exits 1 when nothing matched: that is an answer ([`NO_MATCH`]), shown as the empty
 //!   note.
 
-use super::quirks;
-use super::tools::{self, ref_message, PATH_NOT_RELATIVE};
+use super::super::quirks;
+use super::args::{self, ref_message, ANSWER, PATH_NOT_RELATIVE, REVISION};
+use super::{GitTool, Run};
+use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::server::Tool;
 use std::process::Command;
 
 pub const GIT_GREP: &str = "git_grep";
+
+pub const TOOL: GitTool = GitTool {
+    name: GIT_GREP,
+    declare,
+    run: Run::Git(argv),
+    empty_note,
+    prepare: Some(outside_work_tree),
+    quiet_exit: Some(NO_MATCH),
+    ..GitTool::PLAIN
+};
 
 /// Longest pattern accepted, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 1000;
@@ -72,12 +84,12 @@ fn pattern(arguments: &Map) -> Result<&str, String> {
 fn rev(arguments: &Map) -> Result<&str, String> {
     match arguments.get("rev") {
         None | Some(Value::Null) => Ok("HEAD"),
-        Some(_) => tools::revision(arguments, "rev"),
+        Some(_) => args::revision(arguments, "rev"),
     }
 }
 
-/// The subcommand argv of a `git_grep` call; `path` went through [`tools::checked_path`].
-pub fn argv(arguments: &Map, path: Option<&str>) -> Result<Vec<String>, String> {
+/// The subcommand argv of a `git_grep` call; `path` went through [`args::checked_path`].
+pub fn argv(_: Compat, arguments: &Map, path: Option<&str>) -> Result<Vec<String>, String> {
     let pattern = pattern(arguments)?;
     let rev = rev(arguments)?;
     let per_file = match arguments.get("max_per_file") {
@@ -87,8 +99,8 @@ pub fn argv(arguments: &Map, path: Option<&str>) -> Result<Vec<String>, String> 
             .filter(|n| (1..=MAX_PER_FILE).contains(n))
             .ok_or_else(|| PER_FILE_RULE.to_owned())?,
     };
-    let ignore_case = tools::flag(arguments, "ignore_case")?;
-    let fixed = tools::flag(arguments, "fixed_strings")?;
+    let ignore_case = args::flag(arguments, "ignore_case")?;
+    let fixed = args::flag(arguments, "fixed_strings")?;
     let mut argv: Vec<String> = [
         "grep",
         "--no-color",
@@ -135,9 +147,8 @@ pub fn empty_note(arguments: &Map, path: Option<&str>) -> String {
     format!("(no match for {pattern:?} at {rev}{place}; binary files are not searched)")
 }
 
-/// `git_grep`'s declaration (product only); `revision` and `answer` are the sentences every
-/// product declaration shares.
-pub fn declaration(revision: &str, answer: &str) -> Tool {
+/// `git_grep`'s declaration (product only).
+fn declare() -> Tool {
     let mut per_file = Map::new();
     per_file.insert("type", Value::from("integer"));
     per_file.insert("minimum", Value::from(1u64));
@@ -165,7 +176,7 @@ pub fn declaration(revision: &str, answer: &str) -> Tool {
              changes) for a pattern: one line per matching line, REV:path:line-number:text, at \
              most max_per_file per file, binary files skipped. Use it to find where something \
              is defined or used, now or as of a tag or branch, then git_file or git_blame the \
-             file. {answer}"
+             file. {ANSWER}"
         ),
         obj([
             ("type", Value::from("object")),
@@ -179,18 +190,18 @@ pub fn declaration(revision: &str, answer: &str) -> Tool {
                     ("pattern", Value::Object(pattern)),
                     (
                         "rev",
-                        tools::described(
+                        args::described(
                             "string",
                             &format!(
                                 "The revision whose files to search, e.g. \"HEAD\", \"v1.0\" or \
-                                 \"main\". {revision}"
+                                 \"main\". {REVISION}"
                             ),
                             Some(Value::from("HEAD")),
                         ),
                     ),
                     (
                         "path",
-                        tools::described(
+                        args::described(
                             "string",
                             "Only search in a file or directory, relative to the project root, \
                              e.g. \"src\" or \"src/main.rs\". Absent or null: the whole tree.",
@@ -199,7 +210,7 @@ pub fn declaration(revision: &str, answer: &str) -> Tool {
                     ),
                     (
                         "ignore_case",
-                        tools::described(
+                        args::described(
                             "boolean",
                             "Match letters in either case, e.g. true.",
                             Some(Value::from(false)),
@@ -207,7 +218,7 @@ pub fn declaration(revision: &str, answer: &str) -> Tool {
                     ),
                     (
                         "fixed_strings",
-                        tools::described(
+                        args::described(
                             "boolean",
                             "Take the pattern as literal text, not a regex, e.g. true to find \
                              \"a.b(c)\" as written.",
@@ -244,7 +255,11 @@ mod tests {
     use super::*;
     use agentteams_mcp::json;
 
-    use super::super::tools::arguments as args;
+    use super::super::args::arguments as args;
+
+    fn argv(arguments: &Map, path: Option<&str>) -> Result<Vec<String>, String> {
+        super::argv(Compat::Product, arguments, path)
+    }
 
     #[test]
     fn grep_argv_searches_the_revision_with_every_setting_pinned() {

@@ -4,18 +4,28 @@
 //!
 //! `git for-each-ref --sort=version:refname --format=FORMAT [--contains=REV] PATTERNS`, where
 //! PATTERNS are the server's own (`refs/heads`, `refs/remotes`, `refs/tags`) and
-//! REV passed the ref rule ([`tools::revision`]), so it is never an option (it cannot start with
+//! REV passed the ref rule ([`args::revision`]), so it is never an option (it cannot start with
 //! `-`) and is glued to `--contains=` anyway. No ref name git reads back is ever put in an argv
 //! (GIT-THREATS.md I2). Sorting by `version:refname` keeps the kinds in groups (`refs/heads` <
 //! `refs/remotes` < `refs/tags`) and orders numbers by value inside names (`v1.2` before `v1.10`,
 //! `feature-2` before `feature-10`). for-each-ref reads refs and objects only: never the work
 //! tree, never the index, no attributes, no program.
 
-use super::tools::{self, ref_message};
+use super::args::{self, ref_message, ANSWER, REVISION};
+use super::{GitTool, Run};
+use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::server::Tool;
 
 pub const GIT_REFS: &str = "git_refs";
+
+pub const TOOL: GitTool = GitTool {
+    name: GIT_REFS,
+    declare,
+    run: Run::Git(argv),
+    empty_note,
+    ..GitTool::PLAIN
+};
 
 pub const KIND_RULE: &str = "kind must be \"branch\", \"remote\", \"tag\" or \"all\", e.g. \"tag\"";
 
@@ -55,15 +65,15 @@ fn kind(arguments: &Map) -> Result<&'static str, String> {
 fn contains(arguments: &Map) -> Result<Option<&str>, String> {
     match arguments.get("contains") {
         None | Some(Value::Null) => Ok(None),
-        Some(_) => tools::revision(arguments, "contains").map(Some),
+        Some(_) => args::revision(arguments, "contains").map(Some),
     }
 }
 
-/// The subcommand argv of a `git_refs` call.
-pub fn argv(arguments: &Map) -> Result<Vec<String>, String> {
+/// The subcommand argv of a `git_refs` call (product only; it takes no path).
+pub fn argv(_: Compat, arguments: &Map, _: Option<&str>) -> Result<Vec<String>, String> {
     let kind = kind(arguments)?;
     let contains = contains(arguments)?;
-    let format = if tools::flag(arguments, "names_only")? {
+    let format = if args::flag(arguments, "names_only")? {
         NAMES_FORMAT
     } else {
         FORMAT
@@ -86,7 +96,7 @@ pub fn argv(arguments: &Map) -> Result<Vec<String>, String> {
 }
 
 /// The note that answers in place of an empty listing.
-pub fn empty_note(arguments: &Map) -> String {
+pub fn empty_note(arguments: &Map, _: Option<&str>) -> String {
     let kind = kind(arguments).unwrap_or("all");
     let (one, many) = match kind {
         "branch" => ("branch", "branches"),
@@ -100,9 +110,8 @@ pub fn empty_note(arguments: &Map) -> String {
     }
 }
 
-/// `git_refs`'s declaration (product only); `revision` and `answer` are the sentences every
-/// product declaration shares.
-pub fn declaration(revision: &str, answer: &str) -> Tool {
+/// `git_refs`'s declaration (product only).
+fn declare() -> Tool {
     let kind = obj([
         ("type", Value::from("string")),
         (
@@ -126,7 +135,7 @@ pub fn declaration(revision: &str, answer: &str) -> Tool {
             Value::from(format!(
                 "Only refs whose history contains this commit, e.g. \"3f2a9c1\", \"HEAD~3\" or \
                  \"v1.0\" (which releases shipped a fix: kind \"tag\"). Absent or null: every \
-                 ref. {revision}"
+                 ref. {REVISION}"
             )),
         ),
         ("default", Value::Null),
@@ -150,7 +159,7 @@ pub fn declaration(revision: &str, answer: &str) -> Tool {
              commit's subject, tab-separated; local branches, then remote-tracking ones, then \
              tags, each sorted by name with numbers in order (v1.2 before v1.10). \
              Use it to see which branches and releases exist, or which of them contain a \
-             commit. {answer}"
+             commit. {ANSWER}"
         ),
         obj([
             ("type", Value::from("object")),
@@ -166,7 +175,7 @@ pub fn declaration(revision: &str, answer: &str) -> Tool {
     )
     .argument_message("kind", KIND_RULE)
     .argument_message("contains", &ref_message("contains"))
-    .argument_message("names_only", &tools::flag_rule("names_only"))
+    .argument_message("names_only", &args::flag_rule("names_only"))
     .null_means_absent("kind")
     .null_means_absent("contains")
     .null_means_absent("names_only")
@@ -177,7 +186,15 @@ mod tests {
     use super::*;
     use agentteams_mcp::json;
 
-    use super::super::tools::arguments as args;
+    use super::super::args::arguments as args;
+
+    fn argv(arguments: &Map) -> Result<Vec<String>, String> {
+        super::argv(Compat::Product, arguments, None)
+    }
+
+    fn empty_note(arguments: &Map) -> String {
+        super::empty_note(arguments, None)
+    }
 
     #[test]
     fn refs_argv_lists_the_kind_sorted_by_version_with_contains_glued() {
@@ -209,7 +226,7 @@ mod tests {
         for bad in [r#"{"names_only":"yes"}"#, r#"{"names_only":1}"#] {
             assert_eq!(
                 argv(&args(bad)),
-                Err(tools::flag_rule("names_only")),
+                Err(args::flag_rule("names_only")),
                 "{bad}"
             );
         }
@@ -261,7 +278,7 @@ mod tests {
 
 #[cfg(test)]
 mod declaration_tests {
-    use super::super::tools::tests::assert_described_with_defaults;
+    use super::super::tests::assert_described_with_defaults;
     use crate::compat::Compat;
 
     /// The rule the product's other declarations are held to
@@ -269,10 +286,10 @@ mod declaration_tests {
     /// tools the reference does not have.
     #[test]
     fn refs_and_grep_declarations_describe_every_argument_and_default_every_optional_one() {
-        let product = super::super::tools::declarations(Compat::Product);
+        let product = super::super::declarations(Compat::Product);
         let names: Vec<&str> = product.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(&names[6..], ["git_refs", "git_grep"]);
-        let reference = super::super::tools::declarations(Compat::Reference);
+        let reference = super::super::declarations(Compat::Reference);
         assert!(!reference
             .iter()
             .any(|t| t.name == "git_refs" || t.name == "git_grep"));
@@ -298,7 +315,8 @@ mod declaration_tests {
 
 #[cfg(test)]
 mod compat_tests {
-    use super::super::{grep::GIT_GREP, GitRead};
+    use super::super::super::GitRead;
+    use super::super::grep::GIT_GREP;
     use crate::compat::Compat;
     use agentteams_mcp::json::Map;
     use agentteams_mcp::server::{CallContext, CancelToken, ToolSet};

@@ -10,10 +10,10 @@
 //! repository cannot switch them to perl. A pattern git cannot compile, or one whose program would
 //! take gigabytes, ends in git's error or the memory limit and the timeout, like every call.
 
-use super::tools;
+use super::args;
 use agentteams_mcp::json::{Map, Value};
 
-/// Longest `author` or `grep` pattern, in characters (as [`super::tools::MAX_REV_LEN`]).
+/// Longest `author` or `grep` pattern, in characters (as [`super::args::MAX_REV_LEN`]).
 pub const MAX_PATTERN_LEN: usize = 200;
 /// Longest `since` or `until` date, in characters.
 pub const MAX_DATE_LEN: usize = 64;
@@ -115,7 +115,7 @@ fn is_date(value: &str) -> bool {
 
 /// `stat`: absent or null is false.
 pub fn stat(arguments: &Map) -> Result<bool, String> {
-    tools::flag(arguments, "stat")
+    args::flag(arguments, "stat")
 }
 
 /// `git_log`'s filters from `arguments`, or the rule the first bad one breaks.
@@ -302,7 +302,7 @@ pub fn log_messages() -> [(&'static str, String); 6] {
         ("until", date_rule("until")),
         ("grep", pattern_rule("grep")),
         ("skip", skip_rule()),
-        ("stat", tools::flag_rule("stat")),
+        ("stat", args::flag_rule("stat")),
     ]
 }
 
@@ -310,7 +310,7 @@ pub fn log_messages() -> [(&'static str, String); 6] {
 mod tests {
     use super::*;
 
-    use super::super::tools::arguments as args;
+    use super::super::args::arguments as args;
 
     #[test]
     fn no_filter_gives_the_product_line_format_only() {
@@ -428,7 +428,7 @@ mod tests {
         assert!(log_filters(&args(r#"{"skip":1000000}"#)).is_ok());
         assert_eq!(
             stat(&args(r#"{"stat":"yes"}"#)),
-            Err(tools::flag_rule("stat"))
+            Err(args::flag_rule("stat"))
         );
         assert_eq!(stat(&args(r#"{"stat":true}"#)), Ok(true));
         assert_eq!(skip_rule(), "skip must be an integer from 0 to 1000000");

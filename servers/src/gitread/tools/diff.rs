@@ -1,0 +1,144 @@
+//! `git_diff`: the unified diff of committed content from `base` to `head` (never the work
+//! tree); with `stat` (product) only the files that differ and their line counts.
+//!
+//! The revisions always end with `--`: with exactly two arguments after the options, git diff
+//! silently switches to `--no-index` when either names a path outside the repository
+//! (`/etc/passwd`), and the ref rule admits such text.
+
+use super::args::{described, path_argument, ref_message, revision, schema, string, with_path};
+use super::args::{flag_rule, named_rev, owned, ANSWER, REVISION};
+use super::{log_args, GitTool, Run};
+use crate::compat::Compat;
+use agentteams_mcp::json::Map;
+use agentteams_mcp::server::Tool;
+
+pub const GIT_DIFF: &str = "git_diff";
+
+pub const TOOL: GitTool = GitTool {
+    name: GIT_DIFF,
+    declare,
+    reference: Some(reference),
+    run: Run::Git(argv),
+    empty_note,
+    ..GitTool::PLAIN
+};
+
+fn declare() -> Tool {
+    with_path(
+        Tool::new(
+            GIT_DIFF,
+            &format!(
+                "Compare two revisions: the unified diff from base to head of committed \
+                 content (never uncommitted work-tree changes; submodules left out). Use it to \
+                 see what changed between commits, branches or releases. {ANSWER}"
+            ),
+            schema(
+                &["base", "head"],
+                [
+                    (
+                        "base",
+                        described(
+                            "string",
+                            &format!(
+                                "The old side of the comparison, a revision, e.g. \"HEAD~1\", \
+                                 \"main\" or \"v1.0\". {REVISION}"
+                            ),
+                            None,
+                        ),
+                    ),
+                    (
+                        "head",
+                        described(
+                            "string",
+                            &format!(
+                                "The new side of the comparison, a revision, e.g. \"HEAD\" or \
+                                 \"feature\". {REVISION}"
+                            ),
+                            None,
+                        ),
+                    ),
+                    ("path", path_argument("Only the differences in")),
+                    log_args::stat_property("only the files that differ"),
+                ],
+            ),
+        )
+        .argument_message("base", &ref_message("base"))
+        .argument_message("head", &ref_message("head")),
+    )
+    .argument_message("stat", &flag_rule("stat"))
+    .null_means_absent("stat")
+}
+
+fn reference() -> Tool {
+    with_path(
+        Tool::new(
+            GIT_DIFF,
+            "Diff between two revisions (never the worktree). Read-only.",
+            schema(
+                &["base", "head"],
+                [("base", string()), ("head", string()), ("path", string())],
+            ),
+        )
+        .argument_message("base", &ref_message("base"))
+        .argument_message("head", &ref_message("head")),
+    )
+}
+
+/// The reference's argv (with the closing `--`), or in the product with `stat: true` the files
+/// and line counts.
+fn argv(compat: Compat, arguments: &Map, path: Option<&str>) -> Result<Vec<String>, String> {
+    let base = revision(arguments, "base")?;
+    let head = revision(arguments, "head")?;
+    let mut argv = owned(&["diff", "--no-color", "--no-ext-diff"]);
+    if compat == Compat::Product && log_args::stat(arguments)? {
+        argv.push("--ignore-submodules=all".to_owned());
+        argv.extend(owned(&log_args::STAT_ARGS));
+    } else {
+        argv.extend(owned(&["--no-textconv", "--ignore-submodules=all"]));
+    }
+    argv.extend(owned(&["--end-of-options", base, head, "--"]));
+    argv.extend(path.map(str::to_owned));
+    Ok(argv)
+}
+
+fn empty_note(arguments: &Map, path: Option<&str>) -> String {
+    let (base, head) = (named_rev(arguments, "base"), named_rev(arguments, "head"));
+    match path {
+        Some(path) => format!("(no differences between {base} and {head} in {path:?})"),
+        None => format!("(no differences between {base} and {head})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::args::arguments as args;
+    use super::*;
+
+    /// Every case's exact line is pinned through the binary (gitread_reference.rs); here, that a
+    /// client's path cannot break the one line.
+    #[test]
+    fn an_empty_answers_note_stays_one_line_whatever_the_path() {
+        let arguments = args(r#"{"base":"HEAD~1","head":"HEAD"}"#);
+        let line = empty_note(&arguments, Some("a\nb\"c)"));
+        assert_eq!(
+            line,
+            r#"(no differences between HEAD~1 and HEAD in "a\nb\"c)")"#
+        );
+        assert!(!line.contains('\n'));
+    }
+
+    #[test]
+    fn diff_always_closes_its_revisions_with_a_double_dash() {
+        let got = argv(
+            Compat::Reference,
+            &args(r#"{"base":"/etc/passwd","head":"/tmp/x"}"#),
+            None,
+        )
+        .unwrap_or_default();
+        assert_eq!(got.last().map(String::as_str), Some("--"));
+        assert_eq!(
+            argv(Compat::Reference, &args(r#"{"base":"HEAD"}"#), None),
+            Err(ref_message("head"))
+        );
+    }
+}

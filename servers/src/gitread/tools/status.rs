@@ -1,0 +1,71 @@
+//! `git_status`: the work tree's uncommitted changes, porcelain v1, submodules left out; takes no
+//! locks, and is refused while the index is split (it reads the index).
+
+use super::args::{owned, schema, with_path, ANSWER};
+use super::{GitTool, Run};
+use crate::compat::Compat;
+use agentteams_mcp::json::Map;
+use agentteams_mcp::server::Tool;
+
+pub const GIT_STATUS: &str = "git_status";
+
+pub const TOOL: GitTool = GitTool {
+    name: GIT_STATUS,
+    declare,
+    reference: Some(reference),
+    run: Run::Git(argv),
+    empty_note,
+    reads_index: true,
+    ..GitTool::PLAIN
+};
+
+fn declare() -> Tool {
+    with_path(Tool::new(
+        GIT_STATUS,
+        &format!(
+            "List the work tree's uncommitted changes: one porcelain v1 line per file, two \
+             status letters then the path (\"M \" staged, \" M\" modified, \"??\" \
+             untracked); ignored files and submodules left out. Use it to see what is being \
+             worked on. Takes no locks. {ANSWER}"
+        ),
+        schema(&[], []),
+    ))
+}
+
+fn reference() -> Tool {
+    with_path(Tool::new(
+        GIT_STATUS,
+        "Working-tree status (porcelain), without locks. Read-only.",
+        schema(&[], []),
+    ))
+}
+
+/// The same argv in both modes; a path is ignored, as the reference ignores it.
+fn argv(_: Compat, _: &Map, _: Option<&str>) -> Result<Vec<String>, String> {
+    Ok(owned(&[
+        "status",
+        "--porcelain=v1",
+        "--ignore-submodules=all",
+    ]))
+}
+
+fn empty_note(_: &Map, _: Option<&str>) -> String {
+    "(working tree clean: nothing staged, modified or untracked)".to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_ignores_the_path() {
+        assert_eq!(
+            argv(Compat::Reference, &Map::new(), Some("a.txt")),
+            Ok(vec![
+                "status".into(),
+                "--porcelain=v1".into(),
+                "--ignore-submodules=all".into()
+            ])
+        );
+    }
+}
