@@ -62,14 +62,13 @@ fn git_file_reads_files_whole_and_by_range() {
         link,
         "ln at HEAD: a symbolic link, 11 bytes; its target as text (not followed):\nd/lines.txt"
     );
-    let missing = server.call("git_file", r#"{"path":"nope.txt"}"#).output();
-    assert!(
-        missing.starts_with("(nope.txt at HEAD: no such path"),
-        "{missing}"
-    );
+    // The mistakes' own lines for every tool: gitread_mistakes.rs.
+    server
+        .call("git_file", r#"{"path":"nope.txt"}"#)
+        .assert_error_contains("path \"nope.txt\" is not in HEAD");
     server
         .call("git_file", r#"{"path":"a.txt","rev":"nope"}"#)
-        .assert_error_contains("git exited 128");
+        .assert_error_contains("unknown revision \"nope\" (rev)");
     // Past the cap: cut after a whole line, and the named offset continues with no gap.
     let first = server.call("git_file", r#"{"path":"big.txt"}"#).output();
     assert!(first.starts_with("big.txt at HEAD: 220000 bytes, 20000 lines\nline 00001\n"));

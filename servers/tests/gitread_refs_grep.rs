@@ -130,7 +130,7 @@ fn git_refs_lists_branches_remote_tracking_refs_and_tags_with_their_commits() {
     );
     server
         .call("git_refs", r#"{"contains":"nope"}"#)
-        .assert_error_contains("malformed object name nope");
+        .assert_error_contains("unknown revision \"nope\" (contains)");
     // A detached HEAD marks no branch.
     git(&f.root, &["checkout", "-q", "--detach", "HEAD~1"]);
     let detached = server.call("git_refs", r#"{"kind":"branch"}"#).output();
@@ -297,7 +297,7 @@ fn git_grep_searches_the_committed_files_of_a_revision() {
     f.assert_no_secret(&[link]);
     server
         .call("git_grep", r#"{"pattern":"x","rev":"nope"}"#)
-        .assert_error_contains("git exited 128");
+        .assert_error_contains("unknown revision \"nope\" (rev)");
     server
         .call("git_grep", r#"{}"#)
         .assert_error_contains("git_grep needs a pattern, e.g. \"fn main\"");
@@ -348,7 +348,7 @@ fn hostile_revisions_and_paths_are_refused_by_both_tools() {
     // A revision that names a file of the work tree is still a revision: never a work-tree search.
     for rev in ["a.txt", "new.txt", "d"] {
         let reply = server.call("git_grep", &format!(r#"{{"pattern":"o","rev":"{rev}"}}"#));
-        reply.assert_error_contains("git exited 128");
+        reply.assert_error_contains(&format!("unknown revision \"{rev}\" (rev)"));
         seen.push(reply.text);
     }
     for (path, needle) in [

@@ -131,7 +131,10 @@ fn list_config(runner: &Runner, layout: &Layout, cancel: &CancelToken) -> Result
     let unreadable = |detail: &str| format!("could not read the repository config: {detail}");
     let done = runner
         .run(command, MAX_CONFIG_LISTING + 1, TIMEOUT, cancel)
-        .map_err(|e| if e == CANCELLED { e } else { unreadable(&e) })?;
+        .map_err(|e| match e.to_string() {
+            e if e == CANCELLED => e,
+            e => unreadable(&e),
+        })?;
     if done.stdout_more || done.stdout.len() > MAX_CONFIG_LISTING {
         return Err(unreadable(&format!(
             "the listing is longer than {MAX_CONFIG_LISTING} bytes"

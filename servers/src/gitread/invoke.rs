@@ -241,7 +241,7 @@ impl Runner {
         stdout_keep: usize,
         timeout: Duration,
         cancel: &CancelToken,
-    ) -> Result<Finished, String> {
+    ) -> Result<Finished, GitError> {
         self.run_window(command, Window::first(stdout_keep), timeout, cancel)
     }
 
@@ -253,7 +253,7 @@ impl Runner {
         window: Window,
         timeout: Duration,
         cancel: &CancelToken,
-    ) -> Result<Finished, String> {
+    ) -> Result<Finished, GitError> {
         self.run_window_accepting(command, window, timeout, cancel, None)
     }
 
@@ -266,7 +266,7 @@ impl Runner {
         stdout_keep: usize,
         timeout: Duration,
         cancel: &CancelToken,
-    ) -> Result<Finished, String> {
+    ) -> Result<Finished, GitError> {
         let window = Window::first(stdout_keep);
         self.run_inner(command, window, timeout, cancel, None, true)
     }
@@ -280,7 +280,7 @@ impl Runner {
         timeout: Duration,
         cancel: &CancelToken,
         answer: Option<i32>,
-    ) -> Result<Finished, String> {
+    ) -> Result<Finished, GitError> {
         self.run_inner(command, window, timeout, cancel, answer, false)
     }
 
@@ -292,15 +292,16 @@ impl Runner {
         cancel: &CancelToken,
         answer: Option<i32>,
         another_follows: bool,
-    ) -> Result<Finished, String> {
+    ) -> Result<Finished, GitError> {
+        let failed = GitError::Failed;
         let _permit = self.gate.enter(cancel).map_err(|refusal| match refusal {
-            Refusal::Busy(message) => message,
-            Refusal::Cancelled => CANCELLED.to_owned(),
+            Refusal::Busy(message) => failed(message),
+            Refusal::Cancelled => failed(CANCELLED.to_owned()),
         })?;
         let child = self
             .launcher
             .spawn(&mut command)
-            .map_err(|e| format!("git could not run: {e}"))?;
+            .map_err(|e| failed(format!("git could not run: {e}")))?;
         if another_follows {
             self.launcher.refill_later();
         }
@@ -313,15 +314,46 @@ impl Runner {
                 let code = process::exit_code(&done.status);
                 let stderr = sanitize::render_stderr(&done.stderr);
                 let out_of_memory = self.launcher.limiter();
-                Err(out_of_memory
-                    .and_then(|limiter| limiter.out_of_memory_message(code, &stderr))
-                    .unwrap_or_else(|| format!("git exited {code}: {stderr}")))
+                Err(
+                    match out_of_memory.and_then(|l| l.out_of_memory_message(code, &stderr)) {
+                        Some(message) => failed(message),
+                        None => GitError::Exited { code, stderr },
+                    },
+                )
             }
-            Err(RunError::TimedOut) => Err(format!("git timed out after {}s", timeout.as_secs())),
-            Err(RunError::Cancelled) => Err(CANCELLED.to_owned()),
-            Err(RunError::BlockedOnFifo(file)) => Err(blocked_message(file.as_deref())),
-            Err(RunError::Spawn(e)) => Err(format!("git could not run: {e}")),
+            Err(RunError::TimedOut) => Err(failed(format!(
+                "git timed out after {}s",
+                timeout.as_secs()
+            ))),
+            Err(RunError::Cancelled) => Err(failed(CANCELLED.to_owned())),
+            Err(RunError::BlockedOnFifo(file)) => Err(failed(blocked_message(file.as_deref()))),
+            Err(RunError::Spawn(e)) => Err(failed(format!("git could not run: {e}"))),
         }
+    }
+}
+
+/// Why a git process gave no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GitError {
+    /// git ran and exited with `code`; `stderr` is the start of what it printed, rendered.
+    Exited { code: i32, stderr: String },
+    /// It did not run to an exit of its own, or ran out of memory: the message the client sees
+    /// (busy, cancelled, timed out, blocked on a FIFO, could not start, the memory limit).
+    Failed(String),
+}
+
+impl std::fmt::Display for GitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GitError::Exited { code, stderr } => write!(f, "git exited {code}: {stderr}"),
+            GitError::Failed(message) => f.write_str(message),
+        }
+    }
+}
+
+impl From<GitError> for String {
+    fn from(error: GitError) -> String {
+        error.to_string()
     }
 }
 

@@ -26,7 +26,7 @@ mod split_index;
 mod stamp;
 mod tools;
 
-use tools::file;
+use tools::{file, mistakes};
 
 pub use gate::{MAX_CONCURRENT_GIT, MAX_QUEUED_GIT, QUEUE_WAIT};
 pub use invoke::GIT_ENV;
@@ -50,7 +50,7 @@ use agentteams_mcp::server::{
 };
 use config_check::ConfigCheck;
 use containment::Containment;
-use invoke::{Git, Runner, Version};
+use invoke::{Git, GitError, Runner, Version};
 use process::{GroupKiller, RunError, Window};
 use split_index::SplitIndexCheck;
 use std::path::{Path, PathBuf};
@@ -151,14 +151,8 @@ impl GitRead {
         let path = self.path_argument(&layout, arguments)?;
         let product = self.compat == Compat::Product;
         let tools::Run::Git(argv) = tool.run else {
-            return self.git_file(
-                runner,
-                &layout,
-                &verdict.hook_names,
-                arguments,
-                path,
-                cancel,
-            );
+            let hooks = &verdict.hook_names;
+            return self.git_file(runner, &layout, hooks, arguments, path, cancel);
         };
         let subcommand = argv(self.compat, arguments, path)?;
         let offset = if product {
@@ -202,7 +196,9 @@ impl GitRead {
             }
             ctx.log(LogLevel::Debug, Some(LOGGER), Value::Object(data));
         }
-        let done = done?;
+        let hooks = &verdict.hook_names[..];
+        let checked = (runner, &layout, hooks, cancel);
+        let done = done.map_err(|e| self.explained(checked, tool, arguments, e))?;
         if !product {
             return Ok(Answer::whole(sanitize::render_output(
                 &done.stdout,
@@ -215,7 +211,7 @@ impl GitRead {
                 next: page.next_offset.map(|n| (page::NEXT_OFFSET, n)),
             },
             None if offset == 0 => {
-                Answer::whole(sanitize(&(tool.empty_note)(arguments, path)).into_owned())
+                Answer::whole(sanitize(&(tool.empty_note)(arguments, path)?).into_owned())
             }
             None => Answer::whole(page::past_the_end(offset, done.stdout_bytes)),
         })
@@ -233,8 +229,14 @@ impl GitRead {
         cancel: &CancelToken,
     ) -> Result<Answer, String> {
         let request = file::request(arguments, path)?;
-        let entry = self.file_entry(runner, layout, hook_names, &request, cancel)?;
+        let entry = self
+            .file_entry(runner, layout, hook_names, &request, cancel)
+            .map_err(|e| {
+                let checked = (runner, layout, hook_names, cancel);
+                self.explained(checked, &file::TOOL, arguments, e)
+            })?;
         let text = match entry {
+            None => return Err(mistakes::path_not_in(&request.path, &request.rev)),
             Some(entry) if entry.kind == "blob" => {
                 let command = runner.command(layout, hook_names, file::cat_file(&entry));
                 let done = runner.run_window(command, file::window(&request), TIMEOUT, cancel)?;
@@ -244,6 +246,38 @@ impl GitRead {
             other => file::not_a_file(&request, other.as_ref()),
         };
         Ok(Answer::whole(sanitize(&text).into_owned()))
+    }
+
+    /// The message of a failed git: in the product the one line of an agent's mistake
+    /// ([`mistakes`]) when it is one, else (and under `--compat reference`) git's own.
+    /// Whether HEAD names a commit is asked of git only then (one more process, on the error
+    /// path alone).
+    fn explained(
+        &self,
+        checked: (&Runner, &repo::Layout, &[String], &CancelToken),
+        tool: &tools::GitTool,
+        arguments: &Map,
+        error: GitError,
+    ) -> String {
+        let (runner, layout, hooks, cancel) = checked;
+        let has_commits = || {
+            let argv = [
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                "--end-of-options",
+                "HEAD",
+            ];
+            let command = runner.command(layout, hooks, argv);
+            // A failure to ask (busy, cancelled) counts as commits: git's own words then.
+            let asked = runner.run(command, MAX_OUTPUT, TIMEOUT, cancel);
+            !matches!(asked, Err(GitError::Exited { .. }))
+        };
+        let product = self.compat == Compat::Product;
+        product
+            .then(|| mistakes::explain(&error, tool, arguments, has_commits))
+            .flatten()
+            .unwrap_or_else(|| error.to_string())
     }
 
     /// Every call's checks before its own rules: git is usable, the repository's layout and
@@ -300,7 +334,7 @@ impl GitRead {
         hook_names: &[String],
         request: &file::Request,
         cancel: &CancelToken,
-    ) -> Result<Option<file::Entry>, String> {
+    ) -> Result<Option<file::Entry>, GitError> {
         let listing = runner.command(layout, hook_names, file::ls_tree(request));
         let listed = runner.run_before_another(listing, MAX_OUTPUT, TIMEOUT, cancel)?;
         Ok(file::find_entry(&listed.stdout, &request.path))

@@ -20,6 +20,7 @@ pub const TOOL: GitTool = GitTool {
     declare,
     reference: Some(reference),
     run: Run::Git(argv),
+    revisions: &["rev"],
     empty_note,
     refused_by: Some(refused_by),
     prepare: Some(quirks::blame_outside_work_tree),
@@ -92,12 +93,12 @@ fn refused_by(verdict: &Verdict) -> Option<&'static str> {
     verdict.sets_ignore_revs_file.then_some(IGNORE_REVS_REFUSAL)
 }
 
-fn empty_note(arguments: &Map, path: Option<&str>) -> String {
+fn empty_note(arguments: &Map, path: Option<&str>) -> Result<String, String> {
     let rev = named_rev(arguments, "rev");
-    match path {
+    Ok(match path {
         Some(path) => format!("(no lines: {path:?} is empty at {rev})"),
         None => "(git printed nothing)".to_owned(),
-    }
+    })
 }
 
 #[cfg(test)]

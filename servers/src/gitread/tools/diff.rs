@@ -19,6 +19,7 @@ pub const TOOL: GitTool = GitTool {
     declare,
     reference: Some(reference),
     run: Run::Git(argv),
+    revisions: &["base", "head"],
     empty_note,
     ..GitTool::PLAIN
 };
@@ -101,12 +102,12 @@ fn argv(compat: Compat, arguments: &Map, path: Option<&str>) -> Result<Vec<Strin
     Ok(argv)
 }
 
-fn empty_note(arguments: &Map, path: Option<&str>) -> String {
+fn empty_note(arguments: &Map, path: Option<&str>) -> Result<String, String> {
     let (base, head) = (named_rev(arguments, "base"), named_rev(arguments, "head"));
-    match path {
+    Ok(match path {
         Some(path) => format!("(no differences between {base} and {head} in {path:?})"),
         None => format!("(no differences between {base} and {head})"),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -119,7 +120,7 @@ mod tests {
     #[test]
     fn an_empty_answers_note_stays_one_line_whatever_the_path() {
         let arguments = args(r#"{"base":"HEAD~1","head":"HEAD"}"#);
-        let line = empty_note(&arguments, Some("a\nb\"c)"));
+        let line = empty_note(&arguments, Some("a\nb\"c)")).unwrap_or_default();
         assert_eq!(
             line,
             r#"(no differences between HEAD~1 and HEAD in "a\nb\"c)")"#

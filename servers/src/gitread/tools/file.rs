@@ -27,6 +27,7 @@ pub const TOOL: GitTool = GitTool {
     name: GIT_FILE,
     declare,
     run: Run::File,
+    revisions: &["rev"],
     by_line: true,
     ..GitTool::PLAIN
 };
@@ -255,14 +256,11 @@ fn shown(path: &str) -> String {
     }
 }
 
-/// The answer for an entry that is not a blob, or a missing one.
+/// The answer for an entry that is not a blob, or a missing one (the mistake's line).
 pub fn not_a_file(request: &Request, entry: Option<&Entry>) -> String {
     let what = format!("{} at {}", shown(&request.path), request.rev);
     match entry {
-        None => format!(
-            "({what}: no such path: the revision has no file or directory there; git_log with \
-             this path lists the commits that touched it)"
-        ),
+        None => super::mistakes::path_not_in(&request.path, &request.rev),
         Some(e) if e.kind == "tree" => format!(
             "{what}: a directory (tree), not a file; name a file inside it, e.g. \"{}/...\"",
             request.path

@@ -48,6 +48,7 @@ pub const TOOL: GitTool = GitTool {
     name: GIT_GREP,
     declare,
     run: Run::Git(argv),
+    revisions: &["rev"],
     empty_note,
     prepare: Some(outside_work_tree),
     quiet_exit: Some(NO_MATCH),
@@ -134,7 +135,7 @@ pub fn outside_work_tree(command: &mut Command) {
 /// The note that answers when nothing matched: pattern and path quoted and escaped (`{:?}`), so
 /// the note is one line. git's lines start with the revision, which the ref rule keeps from
 /// starting with `(`, so a line starting with `(` is always a note.
-pub fn empty_note(arguments: &Map, path: Option<&str>) -> String {
+pub fn empty_note(arguments: &Map, path: Option<&str>) -> Result<String, String> {
     let pattern = arguments
         .get("pattern")
         .and_then(Value::as_str)
@@ -144,7 +145,9 @@ pub fn empty_note(arguments: &Map, path: Option<&str>) -> String {
         Some(path) => format!(" in {path:?}"),
         None => String::new(),
     };
-    format!("(no match for {pattern:?} at {rev}{place}; binary files are not searched)")
+    Ok(format!(
+        "(no match for {pattern:?} at {rev}{place}; binary files are not searched)"
+    ))
 }
 
 /// `git_grep`'s declaration (product only).
@@ -259,6 +262,10 @@ mod tests {
 
     fn argv(arguments: &Map, path: Option<&str>) -> Result<Vec<String>, String> {
         super::argv(Compat::Product, arguments, path)
+    }
+
+    fn empty_note(arguments: &Map, path: Option<&str>) -> String {
+        super::empty_note(arguments, path).unwrap_or_default()
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::args::{described, path_argument, ref_message, revision, schema, string, with_path};
 use super::args::{end_with, named_rev, owned, ANSWER, REVISION};
-use super::{log_args, GitTool, Run};
+use super::{log_args, mistakes, GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::{Map, Value};
 use agentteams_mcp::server::Tool;
@@ -22,6 +22,7 @@ pub const TOOL: GitTool = GitTool {
     declare,
     reference: Some(reference),
     run: Run::Git(argv),
+    revisions: &["rev"],
     empty_note,
     ..GitTool::PLAIN
 };
@@ -144,18 +145,21 @@ fn argv(compat: Compat, arguments: &Map, path: Option<&str>) -> Result<Vec<Strin
     Ok(end_with(argv, rev, path))
 }
 
-fn empty_note(arguments: &Map, path: Option<&str>) -> String {
+fn empty_note(arguments: &Map, path: Option<&str>) -> Result<String, String> {
     let rev = named_rev(arguments, "rev");
     let filters = log_args::log_filters(arguments).unwrap_or_default();
     let (asked, skip) = (
         log_args::filter_words(&filters),
         log_args::skip_words(&filters),
     );
-    match path {
+    Ok(match path {
         Some(path) => format!("(no commits: no commit in {rev} changes {path:?}{asked}{skip})"),
+        None if asked.is_empty() && skip.is_empty() && mistakes::is_range(rev) => {
+            return Err(mistakes::empty_range("rev", rev))
+        }
         None if asked.is_empty() => format!("(no commits: {rev} selects no commits{skip})"),
         None => format!("(no commits: no commit in {rev}{asked}{skip})"),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -239,7 +243,7 @@ mod tests {
 
     #[test]
     fn a_filtered_logs_empty_note_says_what_was_asked_in_one_line() {
-        let note = |a: &str, path: Option<&str>| empty_note(&args(a), path);
+        let note = |a: &str, path: Option<&str>| empty_note(&args(a), path).unwrap_or_else(|e| e);
         assert_eq!(
             note(r#"{"author":"x","since":"2 weeks ago"}"#, None),
             r#"(no commits: no commit in HEAD by author "x" since "2 weeks ago")"#

@@ -11,6 +11,7 @@ pub mod file;
 mod grep;
 mod log;
 mod log_args;
+pub mod mistakes;
 mod refs;
 mod show;
 mod status;
@@ -35,11 +36,13 @@ pub struct GitTool {
     /// neither listed nor served, as the reference answers for a tool it does not have).
     pub reference: Option<fn() -> Tool>,
     pub run: Run,
-    /// The one line that answers in place of an empty output (product only): why git printed
-    /// nothing. Always in parentheses: no line of these tools' git output starts with `(`, so a
-    /// note cannot be mistaken for output; a client's text in it is quoted with `{:?}` so the
-    /// note stays one line.
-    pub empty_note: fn(&Map, Option<&str>) -> String,
+    /// Its revision arguments, which [`mistakes`] names when git cannot resolve one.
+    pub revisions: &'static [&'static str],
+    /// What answers in place of an empty output (product only): a note saying why git printed
+    /// nothing, or the mistake the emptiness shows ([`mistakes::empty_range`]). A note is always
+    /// in parentheses: no line of these tools' git output starts with `(`, so it cannot be
+    /// mistaken for output; a client's text in it is quoted with `{:?}` so it stays one line.
+    pub empty_note: fn(&Map, Option<&str>) -> Result<String, String>,
     /// `git_file`'s paging: `offset` counts bytes of the file's content, and a line range
     /// continues by `start` (the output schema carries `next_start`).
     pub by_line: bool,
@@ -72,6 +75,7 @@ impl GitTool {
         declare: || Tool::new("", "", Value::Null),
         reference: None,
         run: Run::File,
+        revisions: &[],
         empty_note: nothing_printed,
         by_line: false,
         reads_index: false,
@@ -94,8 +98,8 @@ pub const TABLE: [GitTool; 8] = [
 ];
 
 /// The note of a tool with nothing more to say.
-fn nothing_printed(_: &Map, _: Option<&str>) -> String {
-    "(git printed nothing)".to_owned()
+fn nothing_printed(_: &Map, _: Option<&str>) -> Result<String, String> {
+    Ok("(git printed nothing)".to_owned())
 }
 
 /// The row of tool `name` as `compat` serves it, or the reference's message for a tool it does

@@ -23,6 +23,7 @@ pub const TOOL: GitTool = GitTool {
     name: GIT_REFS,
     declare,
     run: Run::Git(argv),
+    revisions: &["contains"],
     empty_note,
     ..GitTool::PLAIN
 };
@@ -96,7 +97,7 @@ pub fn argv(_: Compat, arguments: &Map, _: Option<&str>) -> Result<Vec<String>, 
 }
 
 /// The note that answers in place of an empty listing.
-pub fn empty_note(arguments: &Map, _: Option<&str>) -> String {
+pub fn empty_note(arguments: &Map, _: Option<&str>) -> Result<String, String> {
     let kind = kind(arguments).unwrap_or("all");
     let (one, many) = match kind {
         "branch" => ("branch", "branches"),
@@ -104,10 +105,10 @@ pub fn empty_note(arguments: &Map, _: Option<&str>) -> String {
         "tag" => ("tag", "tags"),
         _ => ("branch or tag", "branches or tags"),
     };
-    match contains(arguments).ok().flatten() {
+    Ok(match contains(arguments).ok().flatten() {
         Some(rev) => format!("(no refs: no {one} contains {rev})"),
         None => format!("(no refs: the repository has no {many})"),
-    }
+    })
 }
 
 /// `git_refs`'s declaration (product only).
@@ -193,7 +194,7 @@ mod tests {
     }
 
     fn empty_note(arguments: &Map) -> String {
-        super::empty_note(arguments, None)
+        super::empty_note(arguments, None).unwrap_or_default()
     }
 
     #[test]

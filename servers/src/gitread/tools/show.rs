@@ -3,7 +3,7 @@
 
 use super::args::{described, path_argument, ref_message, revision, schema, string, with_path};
 use super::args::{end_with, flag_rule, named_rev, owned, ANSWER, REVISION};
-use super::{log_args, GitTool, Run};
+use super::{log_args, mistakes, GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::Map;
 use agentteams_mcp::server::Tool;
@@ -15,6 +15,7 @@ pub const TOOL: GitTool = GitTool {
     declare,
     reference: Some(reference),
     run: Run::Git(argv),
+    revisions: &["rev"],
     empty_note,
     ..GitTool::PLAIN
 };
@@ -88,13 +89,14 @@ fn argv(compat: Compat, arguments: &Map, path: Option<&str>) -> Result<Vec<Strin
     Ok(end_with(argv, rev, path))
 }
 
-fn empty_note(arguments: &Map, path: Option<&str>) -> String {
+fn empty_note(arguments: &Map, path: Option<&str>) -> Result<String, String> {
     let rev = named_rev(arguments, "rev");
-    match path {
+    Ok(match path {
         Some(path) => format!(
             "(nothing to show: {rev} does not change {path:?}; git_show without path shows the \
              whole commit)"
         ),
-        None => format!("(nothing to show: {rev} is an empty range or an empty object)"),
-    }
+        None if mistakes::is_range(rev) => return Err(mistakes::empty_range("rev", rev)),
+        None => format!("(nothing to show: {rev} is an empty object)"),
+    })
 }

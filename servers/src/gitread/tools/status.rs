@@ -49,8 +49,8 @@ fn argv(_: Compat, _: &Map, _: Option<&str>) -> Result<Vec<String>, String> {
     ]))
 }
 
-fn empty_note(_: &Map, _: Option<&str>) -> String {
-    "(working tree clean: nothing staged, modified or untracked)".to_owned()
+fn empty_note(_: &Map, _: Option<&str>) -> Result<String, String> {
+    Ok("(working tree clean: nothing staged, modified or untracked)".to_owned())
 }
 
 #[cfg(test)]
