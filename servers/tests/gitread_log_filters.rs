@@ -344,13 +344,13 @@ fn the_new_arguments_are_declared_with_examples_and_defaults_in_the_product_only
     assert_eq!(
         log.get("skip").map(json::to_string).as_deref(),
         Some(
-            r#"{"type":"integer","minimum":0,"maximum":1000000,"description":"How many of the selected commits to pass over before listing n, from 0 to 1000000, e.g. 20 for the second page of 20.","default":0}"#
+            r#"{"type":"integer","minimum":0,"maximum":1000000,"description":"Commits to pass over, e.g. 20.","default":0}"#
         )
     );
     assert_eq!(
         log.get("author").map(json::to_string).as_deref(),
         Some(
-            r#"{"type":"string","maxLength":200,"description":"Only commits whose author (\"Name <email>\") matches this extended regex (case-sensitive), e.g. \"Alice\" or \"@example.com\". Absent, null or empty: no filter.","default":null}"#
+            r#"{"type":"string","maxLength":200,"description":"Regex on \"Name <email>\", e.g. \"Alice\".","default":null}"#
         )
     );
     for tool in ["git_show", "git_diff"] {

@@ -65,6 +65,28 @@ fn tools_list_is_the_reference_catalogue() {
     }
 }
 
+/// The catalogue a host sends with every conversation (2025-06-18: descriptions, schemas,
+/// output schemas and annotations) is at most 1 KiB per tool on average; what every tool shares is
+/// said once, in the instructions.
+#[test]
+fn the_catalogue_is_at_most_a_kibibyte_per_tool_and_the_instructions_say_the_rest_once() {
+    let f = Fixture::new("list-size");
+    let mut server = f.server();
+    let tools = listed_tools(&mut server);
+    let bytes = json::to_string(&Value::from(tools.clone())).len();
+    println!("tools/list: {bytes} bytes for {} tools", tools.len());
+    assert!(bytes <= 1024 * tools.len(), "{bytes} bytes");
+    let instructions = server.instructions();
+    for said_once in [
+        "plain text",
+        "null means absent",
+        "offset",
+        "never instructions",
+    ] {
+        assert!(instructions.contains(said_once), "{instructions}");
+    }
+}
+
 /// By default the schemas teach: every argument has a description with an example, every
 /// optional argument its default, every tool says when to use it and what it answers.
 #[test]
@@ -120,7 +142,7 @@ fn tools_list_teaches_by_default() {
     let log = tools[0].get("inputSchema").expect("schema");
     assert_eq!(
         json::to_string(log.get("properties").and_then(|p| p.get("n")).expect("n")),
-        r#"{"type":"integer","minimum":1,"maximum":200,"description":"How many commits to list at most, newest first: 1 to 200, e.g. 5.","default":20}"#
+        r#"{"type":"integer","minimum":1,"maximum":200,"description":"Most commits to list, e.g. 5.","default":20}"#
     );
     assert_eq!(
         log.get("properties")
@@ -131,13 +153,7 @@ fn tools_list_teaches_by_default() {
     );
     assert_eq!(
         tools[1].get("description").and_then(Value::as_str),
-        Some(
-            "Show one commit in full: hash, author, committer, dates and message, then the files \
-             it changed with line counts, then its patch. Use it after git_log to see what a \
-             commit did; path limits the stat and patch to one file or directory. Read-only. The \
-             answer is plain text; when there is nothing to show, one line in parentheses says \
-             why; a cut answer's last line names the argument that continues it."
-        )
+        Some("Show one commit: header, message, changed files, patch. Use it on a commit git_log found.")
     );
     assert_eq!(
         json::to_string(
@@ -147,7 +163,7 @@ fn tools_list_teaches_by_default() {
                 .and_then(|p| p.get("path"))
                 .expect("path")
         ),
-        r#"{"type":"string","description":"The file to annotate, relative to the project root, e.g. \"src/main.rs\"."}"#
+        r#"{"type":"string","description":"The file, e.g. \"src/main.rs\"."}"#
     );
 }
 

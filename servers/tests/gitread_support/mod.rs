@@ -410,6 +410,8 @@ pub struct Server {
     next_id: u64,
     stderr_file: PathBuf,
     _stderr_dir: Arc<TempDir>,
+    /// The `instructions` of the initialize result (empty when none).
+    instructions: String,
 }
 
 impl Server {
@@ -449,14 +451,26 @@ impl Server {
             next_id: 1,
             stderr_file,
             _stderr_dir: stderr_dir,
+            instructions: String::new(),
         };
         let init = server.request(
             "initialize",
             r#"{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"gitread-tests","version":"1"}}"#,
         );
-        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        let result = init.get("result");
+        assert!(result.is_some(), "initialize failed: {init}");
+        let instructions = result.and_then(|r| r.get("instructions"));
+        server.instructions = instructions
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         server
+    }
+
+    /// What the server's initialize result said in `instructions`.
+    pub fn instructions(&self) -> &str {
+        &self.instructions
     }
 
     pub fn send(&mut self, line: &str) {

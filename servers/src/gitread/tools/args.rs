@@ -16,13 +16,6 @@ const MAX_SYMLINKS: usize = 40;
 pub const PATH_NOT_RELATIVE: &str = "path must be a relative path inside the project";
 pub const PATH_OUTSIDE: &str = "path must be inside the project and outside .git";
 
-/// What every product declaration says of revision arguments.
-pub const REVISION: &str = "Plain revision syntax only (letters, digits, ._/@{}~^-).";
-/// What every product declaration says of its answer.
-pub const ANSWER: &str = "Read-only. The answer is plain text; when there is nothing to show, one \
-                          line in parentheses says why; a cut answer's last line names the \
-                          argument that continues it.";
-
 /// The reference's message for a revision argument `field` that breaks the ref rule.
 pub fn ref_message(field: &str) -> String {
     format!(
@@ -218,16 +211,18 @@ pub fn described(kind: &str, description: &str, default: Option<Value>) -> Value
     Value::Object(schema)
 }
 
-/// The optional `path` argument of `tool_use` ("Only commits that change ...").
-pub fn path_argument(tool_use: &str) -> Value {
+/// The optional `path` argument: `what` of a file or directory only.
+pub fn path_argument(what: &str) -> Value {
     described(
         "string",
-        &format!(
-            "{tool_use} a file or directory, relative to the project root, e.g. \"src/main.rs\" \
-             or \"docs\". Absent or null: the whole project."
-        ),
+        &format!("Only {what} this file or directory, e.g. \"src\"."),
         Some(Value::Null),
     )
+}
+
+/// A required revision argument: `what` it names, and its example.
+pub fn rev_argument(what: &str) -> Value {
+    described("string", what, None)
 }
 
 #[cfg(test)]

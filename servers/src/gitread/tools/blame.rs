@@ -6,7 +6,7 @@
 use super::super::config_check::{Verdict, IGNORE_REVS_REFUSAL};
 use super::super::quirks;
 use super::args::{described, ref_message, revision, schema, string, with_path};
-use super::args::{named_rev, owned, ANSWER, REVISION};
+use super::args::{named_rev, owned, rev_argument};
 use super::{GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::Map;
@@ -28,43 +28,25 @@ pub const TOOL: GitTool = GitTool {
 };
 
 fn declare() -> Tool {
+    let properties = [
+        (
+            "rev",
+            rev_argument("The revision of the file, e.g. \"HEAD\"."),
+        ),
+        (
+            "path",
+            described("string", "The file, e.g. \"src/main.rs\".", None),
+        ),
+    ];
+    let tool = Tool::new(
+        GIT_BLAME,
+        "Who last changed each line of a file at a revision: commit, author, date, line. Use \
+         it to find when and by whom a line was written.",
+        schema(&["rev", "path"], properties),
+    );
     with_path(
-        Tool::new(
-            GIT_BLAME,
-            &format!(
-                "Who last changed each line of a file as of a revision: one line per file \
-                 line with the commit's short hash, author, date, line number and the line. \
-                 Use it to find when and by whom a line was written, then git_show that \
-                 commit. Never reads the work tree. {ANSWER}"
-            ),
-            schema(
-                &["rev", "path"],
-                [
-                    (
-                        "rev",
-                        described(
-                            "string",
-                            &format!(
-                                "The revision whose version of the file to annotate, e.g. \
-                                 \"HEAD\" or \"v1.0\". {REVISION}"
-                            ),
-                            None,
-                        ),
-                    ),
-                    (
-                        "path",
-                        described(
-                            "string",
-                            "The file to annotate, relative to the project root, e.g. \
-                             \"src/main.rs\".",
-                            None,
-                        ),
-                    ),
-                ],
-            ),
-        )
-        .argument_message("rev", &ref_message("rev"))
-        .missing_argument_message("path", BLAME_NEEDS_PATH),
+        tool.argument_message("rev", &ref_message("rev"))
+            .missing_argument_message("path", BLAME_NEEDS_PATH),
     )
 }
 

@@ -5,8 +5,8 @@
 //! silently switches to `--no-index` when either names a path outside the repository
 //! (`/etc/passwd`), and the ref rule admits such text.
 
-use super::args::{described, path_argument, ref_message, revision, schema, string, with_path};
-use super::args::{flag_rule, named_rev, owned, ANSWER, REVISION};
+use super::args::{flag_rule, named_rev, owned, rev_argument};
+use super::args::{path_argument, ref_message, revision, schema, string, with_path};
 use super::{log_args, GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::Map;
@@ -25,49 +25,24 @@ pub const TOOL: GitTool = GitTool {
 };
 
 fn declare() -> Tool {
-    with_path(
-        Tool::new(
-            GIT_DIFF,
-            &format!(
-                "Compare two revisions: the unified diff from base to head of committed \
-                 content (never uncommitted work-tree changes; submodules left out). Use it to \
-                 see what changed between commits, branches or releases. {ANSWER}"
-            ),
-            schema(
-                &["base", "head"],
-                [
-                    (
-                        "base",
-                        described(
-                            "string",
-                            &format!(
-                                "The old side of the comparison, a revision, e.g. \"HEAD~1\", \
-                                 \"main\" or \"v1.0\". {REVISION}"
-                            ),
-                            None,
-                        ),
-                    ),
-                    (
-                        "head",
-                        described(
-                            "string",
-                            &format!(
-                                "The new side of the comparison, a revision, e.g. \"HEAD\" or \
-                                 \"feature\". {REVISION}"
-                            ),
-                            None,
-                        ),
-                    ),
-                    ("path", path_argument("Only the differences in")),
-                    log_args::stat_property("only the files that differ"),
-                ],
-            ),
-        )
+    let properties = [
+        ("base", rev_argument("The old side, e.g. \"v1.0\".")),
+        ("head", rev_argument("The new side, e.g. \"HEAD\".")),
+        ("path", path_argument("the differences in")),
+        log_args::stat_property(),
+    ];
+    let tool = Tool::new(
+        GIT_DIFF,
+        "Diff two revisions' committed content, base to head (never the work tree). Use it to \
+         see what changed between commits, branches or releases.",
+        schema(&["base", "head"], properties),
+    );
+    let tool = tool
         .argument_message("base", &ref_message("base"))
-        .argument_message("head", &ref_message("head")),
-    )
-    .argument_message("stat", &flag_rule("stat"))
-    .null_means_absent("stat")
+        .argument_message("head", &ref_message("head"));
+    with_path(tool)
+        .argument_message("stat", &flag_rule("stat"))
+        .null_means_absent("stat")
 }
 
 fn reference() -> Tool {

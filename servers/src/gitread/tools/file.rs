@@ -12,9 +12,7 @@
 use super::super::page;
 use super::super::process::{Finished, Window};
 use super::super::sanitize;
-use super::args::{
-    self, described, ref_message, schema, with_path, ANSWER, PATH_OUTSIDE, REVISION,
-};
+use super::args::{self, described, ref_message, schema, with_path, PATH_OUTSIDE};
 use super::{GitTool, Run};
 use agentteams_mcp::json::{Map, Value};
 use agentteams_mcp::server::Tool;
@@ -53,65 +51,44 @@ pub struct Request {
 
 /// `git_file`'s declaration (product only).
 fn declare() -> Tool {
-    let line = |which: &str, example: &str, default: &str| {
+    let line = |description: &str| {
         let mut n = Map::new();
         n.insert("type", Value::from("integer"));
         n.insert("minimum", Value::from(1u64));
-        n.insert(
-            "description",
-            Value::from(format!(
-                "{which} line to return, 1-based and included, e.g. {example}. Absent or null: \
-                 {default}."
-            )),
-        );
+        n.insert("description", Value::from(description));
         n.insert("default", Value::Null);
         Value::Object(n)
     };
+    let properties = [
+        (
+            "path",
+            described("string", "The file, e.g. \"src/main.rs\".", None),
+        ),
+        (
+            "rev",
+            described(
+                "string",
+                "The revision to read it at, e.g. \"v1.0\".",
+                Some(Value::from("HEAD")),
+            ),
+        ),
+        ("start", line("The first line, from 1, e.g. 10.")),
+        ("end", line("The last line, included, e.g. 20.")),
+    ];
+    let tool = Tool::new(
+        GIT_FILE,
+        "Read a file at a revision (never the work tree): a line with its size and line \
+         count, then its lines. Use it to read code as of a commit, tag or branch.",
+        schema(&["path"], properties),
+    );
     with_path(
-        Tool::new(
-            GIT_FILE,
-            &format!(
-                "Read one file as it is at a revision (never the work tree): a first line with \
-                 its path, revision, size in bytes and line count, then its lines (start and end \
-                 pick a range). Binary files, directories, submodules and symbolic links are \
-                 named as such, not dumped. Use it to read code as of a commit, tag or branch, or \
-                 the part of a big file past the output cap. {ANSWER}"
-            ),
-            schema(
-                &["path"],
-                [
-                    (
-                        "path",
-                        described(
-                            "string",
-                            "The file to read, relative to the project root, e.g. \
-                             \"src/main.rs\".",
-                            None,
-                        ),
-                    ),
-                    (
-                        "rev",
-                        described(
-                            "string",
-                            &format!(
-                                "The revision to read the file at, e.g. \"HEAD~3\", \"v1.0\" or \
-                                 \"main\". {REVISION}"
-                            ),
-                            Some(Value::from("HEAD")),
-                        ),
-                    ),
-                    ("start", line("The first", "10", "from line 1")),
-                    ("end", line("The last", "20", "to the last line")),
-                ],
-            ),
-        )
-        .argument_message("rev", &ref_message("rev"))
-        .argument_message("start", START_RULE)
-        .argument_message("end", END_RULE)
-        .missing_argument_message("path", "git_file needs a path, e.g. \"src/main.rs\"")
-        .null_means_absent("rev")
-        .null_means_absent("start")
-        .null_means_absent("end"),
+        tool.argument_message("rev", &ref_message("rev"))
+            .argument_message("start", START_RULE)
+            .argument_message("end", END_RULE)
+            .missing_argument_message("path", "git_file needs a path, e.g. \"src/main.rs\"")
+            .null_means_absent("rev")
+            .null_means_absent("start")
+            .null_means_absent("end"),
     )
 }
 

@@ -35,7 +35,7 @@
 //!   note.
 
 use super::super::quirks;
-use super::args::{self, ref_message, ANSWER, PATH_NOT_RELATIVE, REVISION};
+use super::args::{self, ref_message, PATH_NOT_RELATIVE};
 use super::{GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
@@ -158,7 +158,7 @@ fn declare() -> Tool {
     per_file.insert("maximum", Value::from(MAX_PER_FILE));
     per_file.insert(
         "description",
-        Value::from("Most matching lines shown per file, 1 to 1000, e.g. 5."),
+        Value::from("Most matching lines per file, e.g. 5."),
     );
     per_file.insert("default", Value::from(DEFAULT_PER_FILE));
     let mut pattern = Map::new();
@@ -166,21 +166,12 @@ fn declare() -> Tool {
     pattern.insert("minLength", Value::from(1u64));
     pattern.insert(
         "description",
-        Value::from(
-            "What to search for: a POSIX extended regular expression (as grep -E; no Perl \
-             syntax), or literal text with fixed_strings, e.g. \"fn main\", \"TODO|FIXME\" or \
-             \"^import \". One line, at most 1000 bytes.",
-        ),
+        Value::from("A regex (grep -E), or text with fixed_strings, e.g. \"TODO|FIXME\"."),
     );
     Tool::new(
         GIT_GREP,
-        &format!(
-            "Search the committed files of a revision (never the work tree or uncommitted \
-             changes) for a pattern: one line per matching line, REV:path:line-number:text, at \
-             most max_per_file per file, binary files skipped. Use it to find where something \
-             is defined or used, now or as of a tag or branch, then git_file or git_blame the \
-             file. {ANSWER}"
-        ),
+        "Search a revision's committed files for a pattern: REV:path:line:text. Use it to \
+         find where something is defined or used.",
         obj([
             ("type", Value::from("object")),
             (
@@ -195,10 +186,7 @@ fn declare() -> Tool {
                         "rev",
                         args::described(
                             "string",
-                            &format!(
-                                "The revision whose files to search, e.g. \"HEAD\", \"v1.0\" or \
-                                 \"main\". {REVISION}"
-                            ),
+                            "The revision to search, e.g. \"v1.0\".",
                             Some(Value::from("HEAD")),
                         ),
                     ),
@@ -206,8 +194,7 @@ fn declare() -> Tool {
                         "path",
                         args::described(
                             "string",
-                            "Only search in a file or directory, relative to the project root, \
-                             e.g. \"src\" or \"src/main.rs\". Absent or null: the whole tree.",
+                            "Only in this file or directory, e.g. \"src\".",
                             Some(Value::Null),
                         ),
                     ),
@@ -215,7 +202,7 @@ fn declare() -> Tool {
                         "ignore_case",
                         args::described(
                             "boolean",
-                            "Match letters in either case, e.g. true.",
+                            "Ignore case, e.g. true.",
                             Some(Value::from(false)),
                         ),
                     ),
@@ -223,8 +210,7 @@ fn declare() -> Tool {
                         "fixed_strings",
                         args::described(
                             "boolean",
-                            "Take the pattern as literal text, not a regex, e.g. true to find \
-                             \"a.b(c)\" as written.",
+                            "The pattern is literal text, e.g. true.",
                             Some(Value::from(false)),
                         ),
                     ),

@@ -4,7 +4,7 @@
 //! nothing matches.
 
 use super::args::{described, path_argument, ref_message, revision, schema, string, with_path};
-use super::args::{end_with, named_rev, owned, ANSWER, REVISION};
+use super::args::{end_with, named_rev, owned};
 use super::{log_args, mistakes, GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::{Map, Value};
@@ -39,53 +39,34 @@ fn log_count() -> Map {
 /// The product's declaration, with the rules of its product-only arguments.
 fn declare() -> Tool {
     let mut n = log_count();
-    n.insert(
-        "description",
-        Value::from("How many commits to list at most, newest first: 1 to 200, e.g. 5."),
-    );
+    n.insert("description", Value::from("Most commits to list, e.g. 5."));
     n.insert("default", Value::from(DEFAULT_LOG));
     let [author, since, until, grep, skip, stat] = log_args::log_properties();
-    let tool = with_path(
-        Tool::new(
-            GIT_LOG,
-            &format!(
-                "List commits, newest first, one line each: short hash, the parents' short \
-                 hashes (two for a merge), author date, author, the branches and tags at it \
-                 in parentheses, then ': ' and the subject, e.g. \"83e0199 31c92c7 cc9ea6a \
-                 2024-04-01 Bob (HEAD -> main, tag: v2.0): Merge branch 'x'\". Filter by \
-                 author, message (grep), date (since, until) or path; page with skip; stat \
-                 adds the files each commit changed. Use it to find the commits behind a \
-                 change, the history of a file (path) or a branch or range (rev). {ANSWER}"
-            ),
-            schema(
-                &[],
-                [
-                    (
-                        "rev",
-                        described(
-                            "string",
-                            &format!(
-                                "Whose history to list: a branch, tag, commit or range, e.g. \
-                                 \"main\", \"v1.0\", \"HEAD~5\" or \"v1.0..main\". {REVISION}"
-                            ),
-                            Some(Value::from("HEAD")),
-                        ),
-                    ),
-                    ("n", Value::Object(n)),
-                    ("path", path_argument("Only commits that change")),
-                    author,
-                    since,
-                    until,
-                    grep,
-                    skip,
-                    stat,
-                ],
-            ),
-        )
-        .argument_message("rev", &ref_message("rev"))
-        .argument_message("n", N_RANGE),
+    let rev = described(
+        "string",
+        "A branch, tag, commit or range, e.g. \"v1.0..main\".",
+        Some(Value::from("HEAD")),
     );
-    (log_args::log_messages().into_iter()).fold(tool, |tool, (field, message)| {
+    let properties = [
+        ("rev", rev),
+        ("n", Value::Object(n)),
+        ("path", path_argument("commits changing")),
+        author,
+        since,
+        until,
+        grep,
+        skip,
+        stat,
+    ];
+    let tool = Tool::new(
+        GIT_LOG,
+        "List commits, newest first: hash, parents, date, author, refs, subject. Use it for the \
+         commits behind a change, a file's history (path), a branch or range (rev).",
+        schema(&[], properties),
+    )
+    .argument_message("rev", &ref_message("rev"))
+    .argument_message("n", N_RANGE);
+    (log_args::log_messages().into_iter()).fold(with_path(tool), |tool, (field, message)| {
         tool.argument_message(field, &message)
             .null_means_absent(field)
     })

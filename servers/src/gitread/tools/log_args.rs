@@ -208,85 +208,58 @@ fn optional<const N: usize>(
 }
 
 /// The `stat` argument of `tool_use` ("Files and line counts only ...").
-pub fn stat_property(what: &str) -> (&'static str, Value) {
+pub fn stat_property() -> (&'static str, Value) {
+    let description = "Changed files instead of the patch, e.g. true.";
     (
         "stat",
-        optional(
-            "boolean",
-            &format!(
-                "true: {what} as one line per file, `added<TAB>deleted<TAB>path` (binary files \
-                 `-`), a summary line, and created, deleted or renamed files, e.g. true for an \
-                 overview before the full diff. false: the full patch."
-            ),
-            Value::from(false),
-            [],
-        ),
+        optional("boolean", description, Value::from(false), []),
     )
 }
 
 /// `git_log`'s product-only arguments, in declaration order.
 pub fn log_properties() -> [(&'static str, Value); 6] {
-    let pattern = |what: &str, example: &str| {
-        optional(
-            "string",
-            &format!(
-                "Only commits whose {what} matches this extended regex (case-sensitive), e.g. \
-                 {example}. Absent, null or empty: no filter."
-            ),
-            Value::Null,
-            [("maxLength", Value::from(MAX_PATTERN_LEN as u64))],
-        )
+    let text = |description: &str, limit: usize| {
+        let limit = [("maxLength", Value::from(limit as u64))];
+        optional("string", description, Value::Null, limit)
     };
-    let date = |what: &str, example: &str| {
-        optional(
-            "string",
-            &format!(
-                "Only commits committed {what} this date, in git's date forms, e.g. {example}. \
-                 Absent, null or empty: no limit."
-            ),
-            Value::Null,
-            [("maxLength", Value::from(MAX_DATE_LEN as u64))],
-        )
-    };
+    let skip = [
+        ("minimum", Value::from(0u64)),
+        ("maximum", Value::from(MAX_SKIP)),
+    ];
     [
         (
             "author",
-            pattern("author (\"Name <email>\")", "\"Alice\" or \"@example.com\""),
+            text(
+                "Regex on \"Name <email>\", e.g. \"Alice\".",
+                MAX_PATTERN_LEN,
+            ),
         ),
         (
             "since",
-            date("on or after", "\"2 weeks ago\" or \"2026-01-31\""),
+            text("Committed on or after, e.g. \"2 weeks ago\".", MAX_DATE_LEN),
         ),
         (
             "until",
-            date("on or before", "\"yesterday\" or \"2026-01-31\""),
+            text("Committed on or before, e.g. \"2026-01-31\".", MAX_DATE_LEN),
         ),
         (
             "grep",
-            pattern("message", "\"fix(es)? #12\" or \"^Revert\""),
+            text("Regex on the message, e.g. \"^Revert\".", MAX_PATTERN_LEN),
         ),
         (
             "skip",
             optional(
                 "integer",
-                &format!(
-                    "How many of the selected commits to pass over before listing n, from 0 \
-                     to {MAX_SKIP}, e.g. 20 for the second page of 20."
-                ),
+                "Commits to pass over, e.g. 20.",
                 Value::from(0u64),
-                [
-                    ("minimum", Value::from(0u64)),
-                    ("maximum", Value::from(MAX_SKIP)),
-                ],
+                skip,
             ),
         ),
         (
             "stat",
             optional(
                 "boolean",
-                "true: after each commit line, the files it changed, one line per file, \
-                 `added<TAB>deleted<TAB>path`, then a summary line and created, deleted or \
-                 renamed files (merges list none), e.g. true. false: commit lines only.",
+                "Add each commit's changed files, e.g. true.",
                 Value::from(false),
                 [],
             ),

@@ -19,7 +19,7 @@ mod status;
 use super::config_check::Verdict;
 use super::page;
 use crate::compat::Compat;
-use agentteams_mcp::json::{Map, Value};
+use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::server::Tool;
 use std::process::Command;
 
@@ -136,45 +136,26 @@ pub fn declarations(compat: Compat) -> Vec<Tool> {
 /// structured content, and every tool takes `offset` (`git_file`'s counts bytes of the file's
 /// content; a `git_file` line range pages by `start` instead).
 fn with_plain_answers(row: &GitTool, tool: Tool) -> Tool {
-    let by_line = row.by_line;
-    let offset = if by_line {
-        "Where in the file's content to start, in bytes, when reading the whole file: the value \
-         a cut answer's last line names, e.g. 61184. 0 or absent: from the start. Not with \
-         start or end."
+    let offset = if row.by_line {
+        "Resume a cut whole-file read at this byte, e.g. 61184."
     } else {
-        "Where in the full output to start, in bytes: the value a cut answer's last line \
-         names, e.g. 61184. 0 or absent: from the start."
+        "Resume a cut answer at this byte, e.g. 61184."
     };
     let mut tool = with_offset(tool, offset);
-    let next_offset = (
-        page::NEXT_OFFSET,
-        args::described(
-            "integer",
-            "Present when the answer was cut: the offset that continues it.",
-            None,
-        ),
-    );
-    let output = (
-        "output",
-        args::described(
-            "string",
-            "The answer as text, the same as the text content.",
-            None,
-        ),
-    );
-    tool.output_schema = Some(if by_line {
-        let next_start = (
-            page::NEXT_START,
-            args::described(
-                "integer",
-                "Present when an answer for a line range was cut: the start that continues it.",
-                None,
-            ),
-        );
-        args::schema(&["output"], [output, next_offset, next_start])
-    } else {
-        args::schema(&["output"], [output, next_offset])
-    });
+    let integer = || obj([("type", Value::from("integer"))]);
+    let mut output = vec![
+        ("output", obj([("type", Value::from("string"))])),
+        (page::NEXT_OFFSET, integer()),
+    ];
+    if row.by_line {
+        output.push((page::NEXT_START, integer()));
+    }
+    let properties = Value::Object(output.into_iter().collect());
+    tool.output_schema = Some(obj([
+        ("type", Value::from("object")),
+        ("required", Value::Array(vec![Value::from("output")].into())),
+        ("properties", properties),
+    ]));
     tool
 }
 
@@ -207,17 +188,13 @@ pub(super) mod tests {
     use super::*;
     use agentteams_mcp::json;
 
-    /// The rule every product declaration is held to: its description says when to use it and
-    /// that it is read-only, every argument's description gives an example, and an argument has a
-    /// default exactly when it is optional. Returns the tool's required arguments and properties.
+    /// The rule every product declaration is held to: its description says when to use it (what
+    /// every tool shares, read-only answers in plain text, is said once, in the instructions),
+    /// every argument's description gives an example, and an argument has a default exactly
+    /// when it is optional. Returns the tool's required arguments and properties.
     #[track_caller]
     pub(in crate::gitread) fn assert_described_with_defaults(tool: &Tool) -> (Vec<&str>, &Map) {
         assert!(tool.description.contains("Use it"), "{}", tool.description);
-        assert!(
-            tool.description.contains("Read-only"),
-            "{}",
-            tool.description
-        );
         let required: Vec<&str> = tool
             .input_schema
             .get("required")
@@ -339,7 +316,7 @@ pub(super) mod tests {
         assert_eq!(
             property("rev").map(json::to_string).as_deref(),
             Some(
-                r#"{"type":"string","description":"Whose history to list: a branch, tag, commit or range, e.g. \"main\", \"v1.0\", \"HEAD~5\" or \"v1.0..main\". Plain revision syntax only (letters, digits, ._/@{}~^-).","default":"HEAD"}"#
+                r#"{"type":"string","description":"A branch, tag, commit or range, e.g. \"v1.0..main\".","default":"HEAD"}"#
             )
         );
         assert_eq!(
@@ -352,12 +329,8 @@ pub(super) mod tests {
         );
         assert_eq!(
             product[4].description,
-            "List the work tree's uncommitted changes: one porcelain v1 line per file, two status \
-             letters then the path (\"M \" staged, \" M\" modified, \"??\" untracked); ignored \
-             files and submodules left out. Use it to see what is being worked on. Takes no \
-             locks. Read-only. The answer is plain text; when there is nothing to show, one line \
-             in parentheses says why; a cut answer's last line names the argument that \
-             continues it."
+            "List uncommitted changes, porcelain v1 (\"M \" staged, \" M\" modified, \"??\" \
+             untracked). Use it to see the work in progress."
         );
     }
 

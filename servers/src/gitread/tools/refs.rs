@@ -11,7 +11,7 @@
 //! `feature-2` before `feature-10`). for-each-ref reads refs and objects only: never the work
 //! tree, never the index, no attributes, no program.
 
-use super::args::{self, ref_message, ANSWER, REVISION};
+use super::args::{self, ref_message};
 use super::{GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
@@ -122,9 +122,7 @@ fn declare() -> Tool {
         (
             "description",
             Value::from(
-                "Which refs to list: \"branch\" (local branches), \"remote\" (remote-tracking \
-                 branches such as \"origin/main\"), \"tag\", or \"all\" (all three, in that \
-                 order), e.g. \"tag\".",
+                "Which refs: local branches, remote-tracking ones, tags or all, e.g. \"tag\".",
             ),
         ),
         ("default", Value::from("all")),
@@ -133,11 +131,7 @@ fn declare() -> Tool {
         ("type", Value::from("string")),
         (
             "description",
-            Value::from(format!(
-                "Only refs whose history contains this commit, e.g. \"3f2a9c1\", \"HEAD~3\" or \
-                 \"v1.0\" (which releases shipped a fix: kind \"tag\"). Absent or null: every \
-                 ref. {REVISION}"
-            )),
+            Value::from("Only refs that contain this commit, e.g. \"3f2a9c1\"."),
         ),
         ("default", Value::Null),
     ]);
@@ -145,23 +139,14 @@ fn declare() -> Tool {
         ("type", Value::from("boolean")),
         (
             "description",
-            Value::from(
-                "Only the names, one per line, without commits and subjects, e.g. true to see \
-                 which branches exist at the fewest bytes.",
-            ),
+            Value::from("Names only, without commits and subjects, e.g. true."),
         ),
         ("default", Value::from(false)),
     ]);
     Tool::new(
         GIT_REFS,
-        &format!(
-            "List branches and tags: one line per ref with its short name (\"* \" before the \
-             branch checked out), the commit it points at (an annotated tag's target) and that \
-             commit's subject, tab-separated; local branches, then remote-tracking ones, then \
-             tags, each sorted by name with numbers in order (v1.2 before v1.10). \
-             Use it to see which branches and releases exist, or which of them contain a \
-             commit. {ANSWER}"
-        ),
+        "List branches and tags: name (\"* \" marks HEAD's), commit, subject. Use it to see \
+         which branches and releases exist or contain a commit.",
         obj([
             ("type", Value::from("object")),
             (

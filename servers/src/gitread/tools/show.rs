@@ -1,8 +1,8 @@
 //! `git_show`: one commit in full (metadata, stat, patch); with `stat` (product) its header and
 //! the files it changed, without the patch.
 
-use super::args::{described, path_argument, ref_message, revision, schema, string, with_path};
-use super::args::{end_with, flag_rule, named_rev, owned, ANSWER, REVISION};
+use super::args::{end_with, flag_rule, named_rev, owned, rev_argument};
+use super::args::{path_argument, ref_message, revision, schema, string, with_path};
 use super::{log_args, mistakes, GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::Map;
@@ -21,38 +21,23 @@ pub const TOOL: GitTool = GitTool {
 };
 
 fn declare() -> Tool {
-    with_path(
-        Tool::new(
-            GIT_SHOW,
-            &format!(
-                "Show one commit in full: hash, author, committer, dates and message, then \
-                 the files it changed with line counts, then its patch. Use it after git_log \
-                 to see what a commit did; path limits the stat and patch to one file or \
-                 directory. {ANSWER}"
-            ),
-            schema(
-                &["rev"],
-                [
-                    (
-                        "rev",
-                        described(
-                            "string",
-                            &format!(
-                                "The commit to show: a hash, branch, tag or relative name, \
-                                 e.g. \"HEAD\", \"HEAD~2\", \"v1.0\" or \"3f2a9c1\". {REVISION}"
-                            ),
-                            None,
-                        ),
-                    ),
-                    ("path", path_argument("Only the changes of the commit to")),
-                    log_args::stat_property("the commit's header, then only the files it changed"),
-                ],
-            ),
-        )
-        .argument_message("rev", &ref_message("rev")),
-    )
-    .argument_message("stat", &flag_rule("stat"))
-    .null_means_absent("stat")
+    let properties = [
+        (
+            "rev",
+            rev_argument("The commit, e.g. \"HEAD~2\" or \"3f2a9c1\"."),
+        ),
+        ("path", path_argument("the changes to")),
+        log_args::stat_property(),
+    ];
+    let tool = Tool::new(
+        GIT_SHOW,
+        "Show one commit: header, message, changed files, patch. Use it on a commit git_log \
+         found.",
+        schema(&["rev"], properties),
+    );
+    with_path(tool.argument_message("rev", &ref_message("rev")))
+        .argument_message("stat", &flag_rule("stat"))
+        .null_means_absent("stat")
 }
 
 fn reference() -> Tool {

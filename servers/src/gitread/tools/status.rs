@@ -1,7 +1,7 @@
 //! `git_status`: the work tree's uncommitted changes, porcelain v1, submodules left out; takes no
 //! locks, and is refused while the index is split (it reads the index).
 
-use super::args::{owned, schema, with_path, ANSWER};
+use super::args::{owned, schema, with_path};
 use super::{GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::Map;
@@ -22,12 +22,8 @@ pub const TOOL: GitTool = GitTool {
 fn declare() -> Tool {
     with_path(Tool::new(
         GIT_STATUS,
-        &format!(
-            "List the work tree's uncommitted changes: one porcelain v1 line per file, two \
-             status letters then the path (\"M \" staged, \" M\" modified, \"??\" \
-             untracked); ignored files and submodules left out. Use it to see what is being \
-             worked on. Takes no locks. {ANSWER}"
-        ),
+        "List uncommitted changes, porcelain v1 (\"M \" staged, \" M\" modified, \"??\" \
+         untracked). Use it to see the work in progress.",
         schema(&[], []),
     ))
 }
