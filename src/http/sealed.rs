@@ -335,10 +335,9 @@ impl Sealer {
         now: u64,
     ) -> io::Result<String> {
         let owner = owner_field(principal).ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("the principal is not {PRINCIPAL_PREFIX} and {PRINCIPAL_DIGEST_BYTES} bytes of lower-case hex"),
-            )
+            let digits = 2 * PRINCIPAL_DIGEST_BYTES;
+            let why = format!("the principal is not {PRINCIPAL_PREFIX} and {digits} hex digits");
+            io::Error::new(io::ErrorKind::InvalidInput, why)
         })?;
         let mut body = Vec::with_capacity(TOKEN_BYTES);
         body.push(TOKEN_VERSION);
