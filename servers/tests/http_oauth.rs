@@ -616,17 +616,33 @@ fn introspection_answers_naming_no_one_are_refused() {
         "opaque-empty-sub",
         &nameless.replace("\"active\"", "\"sub\":\"\",\"active\""),
     );
-    for token in ["opaque-nameless-1", "opaque-nameless-2", "opaque-empty-sub"] {
-        let reply = post(served.port, token, CALL_SIMPLE);
-        assert_eq!(reply.status, 401, "{token}: {}", reply.body);
-        assert!(
-            reply.challenge.contains("error=\"invalid_token\"")
-                && reply
-                    .challenge
-                    .contains("names no subject (sub) or client (client_id)"),
-            "{token}: {}",
-            reply.challenge
+    auth.introspects(
+        "opaque-named",
+        &introspection_answer("mcp tools:simple", "grace", RESOURCE),
+    );
+    // The 2026-07-28 era, stateless, is judged the same way.
+    let modern = |token: &str| {
+        let headers = format!(
+            "Authorization: Bearer {token}\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: test_simple_text\r\n"
         );
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let (status, raw) = http_post(served.port, &headers, body);
+        split(status, &raw)
+    };
+    let named = modern("opaque-named");
+    assert_eq!(named.status, 200, "{}", named.body);
+    for token in ["opaque-nameless-1", "opaque-nameless-2", "opaque-empty-sub"] {
+        for reply in [post(served.port, token, CALL_SIMPLE), modern(token)] {
+            assert_eq!(reply.status, 401, "{token}: {}", reply.body);
+            assert!(
+                reply.challenge.contains("error=\"invalid_token\"")
+                    && reply
+                        .challenge
+                        .contains("names no subject (sub) or client (client_id)"),
+                "{token}: {}",
+                reply.challenge
+            );
+        }
     }
 }
 
