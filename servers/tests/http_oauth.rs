@@ -774,11 +774,21 @@ fn a_sealed_session_stays_its_owners_after_eviction_restart_and_on_any_replica()
     assert_eq!(call_in_session(served.port, &alice, &session).0, 200);
     let (status, raw) = call_in_session(served.port, &bob, &session);
     assert_eq!(status, 404, "{raw}");
-    // Bob pushes Alice's entry out of the replica's table with sessions of his own.
+    // Bob floods the replica's table with sessions of his own (which ends his own, see
+    // `a_principal_flooding_the_session_table_ends_its_own_sessions_only`).
     let table = agentteams_mcp::http::limits::MAX_SESSIONS;
-    for _ in 0..table + table / 16 {
-        initialize(served.port, &bob);
-    }
+    let flood = |token: &str| {
+        for _ in 0..table + table / 16 {
+            initialize(served.port, token);
+        }
+    };
+    flood(&bob);
+    let (status, raw) = call_in_session(served.port, &bob, &session);
+    assert_eq!(status, 404, "still not Bob's: {raw}");
+    assert!(raw.contains("session not found"), "{raw}");
+    assert_eq!(call_in_session(served.port, &alice, &session).0, 200);
+    // Alice's own sessions push her oldest out of the table: only the token tells its owner now.
+    flood(&alice);
     let (status, raw) = call_in_session(served.port, &bob, &session);
     assert_eq!(status, 404, "evicted, still not Bob's: {raw}");
     assert!(raw.contains("session not found"), "{raw}");
@@ -799,6 +809,35 @@ fn a_sealed_session_stays_its_owners_after_eviction_restart_and_on_any_replica()
     let anonymous = common::session_id_of(&raw);
     let (status, raw) = call_in_session(served.port, &bob, &anonymous);
     assert_eq!(status, 404, "a session of no principal: {raw}");
+}
+
+/// A full session table ends a session of the principal holding the most: one caller opening
+/// sessions by the thousand ends its own, never another's (in-memory sessions cannot be rebuilt).
+#[test]
+fn a_principal_flooding_the_session_table_ends_its_own_sessions_only() {
+    let auth = AuthServer::start();
+    // In-memory sessions (any argument stands in for the default `--stateless`).
+    let served = serve(&auth, "", &["--replica-name", "flooded"]);
+    let (alice, bob) = (
+        token_for(&auth, "alice", "mcp tools:simple"),
+        token_for(&auth, "bob", "mcp tools:simple"),
+    );
+    let session = initialize(served.port, &alice);
+    let table = agentteams_mcp::http::limits::MAX_SESSIONS;
+    let bobs: Vec<String> = (0..table + table / 16)
+        .map(|_| initialize(served.port, &bob))
+        .collect();
+    let (status, raw) = call_in_session(served.port, &alice, &session);
+    assert_eq!(status, 200, "Alice's session outlived Bob's flood: {raw}");
+    assert_eq!(
+        call_in_session(served.port, &bob, &bobs[0]).0,
+        404,
+        "Bob's oldest ended"
+    );
+    assert_eq!(
+        call_in_session(served.port, &bob, &bobs[bobs.len() - 1]).0,
+        200
+    );
 }
 
 #[test]
