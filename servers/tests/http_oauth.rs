@@ -600,6 +600,52 @@ fn opaque_tokens_are_introspected_and_their_answers_cached() {
     );
 }
 
+/// Issue 32, finding 4: an active answer naming neither `sub` nor `client_id` names no one, so it
+/// grants nothing (else every such token would be one principal, sharing sessions).
+#[test]
+fn introspection_answers_naming_no_one_are_refused() {
+    let auth = AuthServer::start();
+    let served = serve(&auth, "", &[]);
+    let nameless = format!(
+        r#"{{"active":true,"aud":"{RESOURCE}","scope":"mcp tools:simple","exp":{}}}"#,
+        now_secs() + 300
+    );
+    auth.introspects("opaque-nameless-1", &nameless);
+    auth.introspects("opaque-nameless-2", &nameless);
+    auth.introspects(
+        "opaque-empty-sub",
+        &nameless.replace("\"active\"", "\"sub\":\"\",\"active\""),
+    );
+    auth.introspects(
+        "opaque-named",
+        &introspection_answer("mcp tools:simple", "grace", RESOURCE),
+    );
+    // The 2026-07-28 era, stateless, is judged the same way.
+    let modern = |token: &str| {
+        let headers = format!(
+            "Authorization: Bearer {token}\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: test_simple_text\r\n"
+        );
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let (status, raw) = http_post(served.port, &headers, body);
+        split(status, &raw)
+    };
+    let named = modern("opaque-named");
+    assert_eq!(named.status, 200, "{}", named.body);
+    for token in ["opaque-nameless-1", "opaque-nameless-2", "opaque-empty-sub"] {
+        for reply in [post(served.port, token, CALL_SIMPLE), modern(token)] {
+            assert_eq!(reply.status, 401, "{token}: {}", reply.body);
+            assert!(
+                reply.challenge.contains("error=\"invalid_token\"")
+                    && reply
+                        .challenge
+                        .contains("names no subject (sub) or client (client_id)"),
+                "{token}: {}",
+                reply.challenge
+            );
+        }
+    }
+}
+
 #[test]
 fn introspection_down_or_slow_fails_closed_with_503() {
     let auth = AuthServer::start();
@@ -676,6 +722,124 @@ fn the_introspection_cache_is_bounded() {
     assert_eq!(auth.hits().2, 5, "evicted, so introspected again");
 }
 
+/// A JWT like [`token`]'s for subject `sub`.
+fn token_for(auth: &AuthServer, sub: &str, scope: &str) -> String {
+    let text = claims(&auth.issuer, scope, "").replace("\"alice\"", &format!("\"{sub}\""));
+    sign_jwt(&rsa_key("signing"), HEADER, &text)
+}
+
+/// A legacy `initialize` request.
+fn initialize_body() -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{VERSION}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+    )
+}
+
+/// Opens a legacy session on `port` with `token`; returns its id.
+fn initialize(port: u16, token: &str) -> String {
+    let (status, raw) = http_post(
+        port,
+        &format!("Authorization: Bearer {token}\r\n"),
+        &initialize_body(),
+    );
+    assert_eq!(status, 200, "{raw}");
+    common::session_id_of(&raw)
+}
+
+/// A tool call in `session` with `token`: the status and the raw response.
+fn call_in_session(port: u16, token: &str, session: &str) -> (u16, String) {
+    let headers = format!(
+        "Authorization: Bearer {token}\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: {VERSION}\r\n"
+    );
+    http_post(port, &headers, CALL_SIMPLE)
+}
+
+/// Issue 32, finding 3: a sealed session is its opener's wherever it is presented. Another
+/// principal cannot take it over by pushing it out of a replica's session table, after a restart,
+/// or with a token sealed by a replica that runs without OAuth.
+#[test]
+fn a_sealed_session_stays_its_owners_after_eviction_restart_and_on_any_replica() {
+    let auth = AuthServer::start();
+    let dir = TempDir::new("oauth-sealed");
+    let key = dir.path().join("session.key");
+    std::fs::write(&key, "3c".repeat(32)).unwrap();
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let sealed = ["--session-key-file", key.to_str().unwrap()];
+    let served = serve(&auth, "", &sealed);
+    let (alice, bob) = (
+        token_for(&auth, "alice", "mcp tools:simple"),
+        token_for(&auth, "bob", "mcp tools:simple"),
+    );
+    let session = initialize(served.port, &alice);
+    assert_eq!(call_in_session(served.port, &alice, &session).0, 200);
+    let (status, raw) = call_in_session(served.port, &bob, &session);
+    assert_eq!(status, 404, "{raw}");
+    // Bob floods the replica's table with sessions of his own (which ends his own, see
+    // `a_principal_flooding_the_session_table_ends_its_own_sessions_only`).
+    let table = agentteams_mcp::http::limits::MAX_SESSIONS;
+    let flood = |token: &str| {
+        for _ in 0..table + table / 16 {
+            initialize(served.port, token);
+        }
+    };
+    flood(&bob);
+    let (status, raw) = call_in_session(served.port, &bob, &session);
+    assert_eq!(status, 404, "still not Bob's: {raw}");
+    assert!(raw.contains("session not found"), "{raw}");
+    assert_eq!(call_in_session(served.port, &alice, &session).0, 200);
+    // Alice's own sessions push her oldest out of the table: only the token tells its owner now.
+    flood(&alice);
+    let (status, raw) = call_in_session(served.port, &bob, &session);
+    assert_eq!(status, 404, "evicted, still not Bob's: {raw}");
+    assert!(raw.contains("session not found"), "{raw}");
+    let (status, raw) = call_in_session(served.port, &alice, &session);
+    assert_eq!(status, 200, "re-opened for Alice: {raw}");
+    // A restart with the same key forgets the table, not the owner.
+    drop(served);
+    let served = serve(&auth, "", &sealed);
+    let (status, raw) = call_in_session(served.port, &bob, &session);
+    assert_eq!(status, 404, "after a restart, still not Bob's: {raw}");
+    let (status, raw) = call_in_session(served.port, &alice, &session);
+    assert_eq!(status, 200, "after a restart, Alice's: {raw}");
+    // A replica without OAuth sharing the key seals sessions of no principal: no token holder
+    // may use them here.
+    let (_plain, plain) = serve_http(&sealed, None, Stdio::null());
+    let (status, raw) = http_post(plain, "", &initialize_body());
+    assert_eq!(status, 200, "{raw}");
+    let anonymous = common::session_id_of(&raw);
+    let (status, raw) = call_in_session(served.port, &bob, &anonymous);
+    assert_eq!(status, 404, "a session of no principal: {raw}");
+}
+
+/// A full session table ends a session of the principal holding the most: one caller opening
+/// sessions by the thousand ends its own, never another's (in-memory sessions cannot be rebuilt).
+#[test]
+fn a_principal_flooding_the_session_table_ends_its_own_sessions_only() {
+    let auth = AuthServer::start();
+    // In-memory sessions (any argument stands in for the default `--stateless`).
+    let served = serve(&auth, "", &["--replica-name", "flooded"]);
+    let (alice, bob) = (
+        token_for(&auth, "alice", "mcp tools:simple"),
+        token_for(&auth, "bob", "mcp tools:simple"),
+    );
+    let session = initialize(served.port, &alice);
+    let table = agentteams_mcp::http::limits::MAX_SESSIONS;
+    let bobs: Vec<String> = (0..table + table / 16)
+        .map(|_| initialize(served.port, &bob))
+        .collect();
+    let (status, raw) = call_in_session(served.port, &alice, &session);
+    assert_eq!(status, 200, "Alice's session outlived Bob's flood: {raw}");
+    assert_eq!(
+        call_in_session(served.port, &bob, &bobs[0]).0,
+        404,
+        "Bob's oldest ended"
+    );
+    assert_eq!(
+        call_in_session(served.port, &bob, &bobs[bobs.len() - 1]).0,
+        200
+    );
+}
+
 #[test]
 fn sessions_belong_to_their_principal_and_the_audit_log_names_only_a_digest() {
     let auth = AuthServer::start();
@@ -683,24 +847,9 @@ fn sessions_belong_to_their_principal_and_the_audit_log_names_only_a_digest() {
     let log = dir.path().join("audit.jsonl");
     let served = serve(&auth, "", &["--audit-log", log.to_str().unwrap()]);
     let alice = token(&auth, "mcp tools:simple");
-    let bob_claims = claims(&auth.issuer, "mcp tools:simple", "").replace("\"alice\"", "\"bob\"");
-    let bob = sign_jwt(&rsa_key("signing"), HEADER, &bob_claims);
-    let init = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{VERSION}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
-    );
-    let (status, raw) = http_post(
-        served.port,
-        &format!("Authorization: Bearer {alice}\r\n"),
-        &init,
-    );
-    assert_eq!(status, 200, "{raw}");
-    let session = common::session_id_of(&raw);
-    let in_session = |token: &str| {
-        let headers = format!(
-            "Authorization: Bearer {token}\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: {VERSION}\r\n"
-        );
-        http_post(served.port, &headers, CALL_SIMPLE)
-    };
+    let bob = token_for(&auth, "bob", "mcp tools:simple");
+    let session = initialize(served.port, &alice);
+    let in_session = |token: &str| call_in_session(served.port, token, &session);
     assert_eq!(in_session(&alice).0, 200);
     let (status, raw) = in_session(&bob);
     assert_eq!(

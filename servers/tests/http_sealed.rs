@@ -62,7 +62,11 @@ fn replicas_sharing_a_key_serve_each_others_sessions() {
     let (_a, a) = replica(&[("--session-key-file", &key)]);
     let (_b, b) = replica(&[("--session-key-file", &key)]);
     let id = open_session(a);
-    assert_eq!(id.len(), 160, "{id}");
+    assert_eq!(
+        id.len(),
+        agentteams_mcp::http::sealed::TOKEN_HEX_DIGITS,
+        "{id}"
+    );
     for port in [a, b, a, b] {
         let (status, reply) = call(port, &id);
         assert_eq!(status, 200, "{reply}");
@@ -82,7 +86,7 @@ fn forged_truncated_rekeyed_and_oversized_ids_are_refused() {
     let (_a, a) = replica(&[("--session-key-file", &key)]);
     let (_c, c) = replica(&[("--session-key-file", &other)]);
     let id = open_session(a);
-    // Forged: one digit of the MAC changed, then one digit of the revision/expiry changed.
+    // Forged: one digit of the MAC changed, then one digit of the expiry changed.
     for at in [159, 60] {
         let mut forged = id.clone().into_bytes();
         forged[at] = if forged[at] == b'0' { b'1' } else { b'0' };
@@ -105,6 +109,46 @@ fn forged_truncated_rekeyed_and_oversized_ids_are_refused() {
     assert_eq!(status, 400, "{reply}");
     assert!(!reply.contains("aaaa"), "{reply}");
     assert_eq!(call(a, &id).0, 200, "the real one still works");
+}
+
+/// A session id of the first token layout (version 1, no principal), sealed under `key` as
+/// servers before issue 32 sealed them: 80 bytes, the last 32 an HMAC-SHA-256 of the rest.
+fn version_1_token(key: &[u8]) -> String {
+    use agentteams_mcp::{hmac::HmacSha256, sha256};
+    let mut id = sha256::Sha256::new();
+    id.update(b"agentteams-mcp session key id\0");
+    id.update(key);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let mut body = vec![1u8];
+    body.extend_from_slice(&id.finish()[..4]);
+    body.extend_from_slice(&[0x42; 16]);
+    body.extend_from_slice(&now.to_be_bytes());
+    body.extend_from_slice(&(now + 3600).to_be_bytes());
+    body.push(0);
+    body.extend_from_slice(VERSION.as_bytes());
+    let mac = HmacSha256::new(key).mac(&body);
+    body.extend_from_slice(&mac);
+    sha256::to_hex(&body)
+}
+
+/// Issue 32, finding 3: ids of the layout without a principal are not served any more; the client
+/// is told to initialize again (404, as the specification asks for a session gone).
+#[test]
+fn an_id_of_the_earlier_layout_is_told_to_initialize_again() {
+    let dir = TempDir::new("sealed-version-1");
+    let key = key_file(dir.path(), "key", &"3c".repeat(32), 0o600);
+    let (_a, a) = replica(&[("--session-key-file", &key)]);
+    let old = version_1_token(&[0x3c; 32]);
+    assert_eq!(old.len(), 160);
+    let (status, reply) = call(a, &old);
+    assert_eq!(status, 404, "{reply}");
+    assert!(reply.contains("initialize again"), "{reply}");
+    assert_eq!(delete(a, &old), 404);
+    let fresh = open_session(a);
+    assert_eq!(call(a, &fresh).0, 200);
 }
 
 #[test]

@@ -159,7 +159,15 @@ impl Introspector {
         if date("nbf")?.is_some_and(|nbf| now_secs.saturating_add(self.clock_skew_secs) < nbf) {
             return Err("not valid yet (nbf)".into());
         }
-        let subject = text("sub")?.or(text("client_id")?).unwrap_or("").to_owned();
+        // A principal is derived from the subject; an answer naming no one is refused rather
+        // than given a principal shared by every such token (one caller's sessions would be
+        // served to another) or one per token (a caller's sessions would end with each new
+        // token, and nothing would say whom the audit log's records are for).
+        let named = |name: &str| Ok::<_, String>(text(name)?.filter(|s| !s.is_empty()));
+        let subject = named("sub")?
+            .or(named("client_id")?)
+            .ok_or("the introspection answer names no subject (sub) or client (client_id)")?
+            .to_owned();
         Ok(Grant {
             issuer,
             subject,
@@ -211,6 +219,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(by_client.subject, "c");
+        let empty_sub =
+            judge(r#"{"active":true,"aud":"https://m.example/mcp","sub":"","client_id":"c"}"#)
+                .unwrap();
+        assert_eq!(empty_sub.subject, "c", "an empty sub names no one");
         for (answer, why) in [
             (r#"{}"#, "no boolean active"),
             (r#"{"active":"true"}"#, "no boolean active"),
@@ -244,8 +256,20 @@ mod tests {
                 "not valid yet",
             ),
             (
-                r#"{"active":true,"aud":"https://m.example/mcp","scope":["a"]}"#,
+                r#"{"active":true,"aud":"https://m.example/mcp","sub":"u","scope":["a"]}"#,
                 "scope is not a string",
+            ),
+            (
+                r#"{"active":true,"aud":"https://m.example/mcp","scope":"a"}"#,
+                "names no subject (sub) or client (client_id)",
+            ),
+            (
+                r#"{"active":true,"aud":"https://m.example/mcp","sub":"","client_id":""}"#,
+                "names no subject (sub) or client (client_id)",
+            ),
+            (
+                r#"{"active":true,"aud":"https://m.example/mcp","client_id":7}"#,
+                "client_id is not a string",
             ),
         ] {
             let err = judge(answer).expect_err(answer);

@@ -36,12 +36,19 @@ pub const MAX_ERROR_DESCRIPTION: usize = 200;
 /// Seconds a client is told to wait (`Retry-After`) when an authorization server is unreachable.
 pub const RETRY_AFTER_SECS: u64 = 5;
 
+/// How a [`Grant::principal`] begins; [`PRINCIPAL_DIGEST_BYTES`] bytes as lower-case hex follow.
+pub const PRINCIPAL_PREFIX: &str = "sha256:";
+/// Bytes of the digest a principal names (the first half of a SHA-256): 128 bits, so two
+/// subjects never share a principal by chance.
+pub const PRINCIPAL_DIGEST_BYTES: usize = 16;
+
 /// What a valid token grants.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grant {
     /// The authorization server that issued it.
     pub issuer: String,
-    /// `sub` (introspection without `sub`: `client_id`; else empty).
+    /// `sub` (introspection without `sub`: `client_id`); never empty, so that no two callers
+    /// share a principal for naming no one.
     pub subject: String,
     pub scopes: Vec<String>,
     /// `exp`, when known.
@@ -49,13 +56,16 @@ pub struct Grant {
 }
 
 impl Grant {
-    /// Whom the token speaks for, as the audit log and session binding name them: `sha256:` and
-    /// the first 32 hex digits of SHA-256(issuer, newline, subject). The subject itself (often an
-    /// e-mail address) is not written; an operator who knows it can compute the digest.
+    /// Whom the token speaks for, as the audit log and session binding name them:
+    /// [`PRINCIPAL_PREFIX`] and the first [`PRINCIPAL_DIGEST_BYTES`] of SHA-256(issuer, newline,
+    /// subject) as hex. The subject itself (often an e-mail address) is not written; an operator
+    /// who knows it can compute the digest.
     pub fn principal(&self) -> String {
-        let digest =
-            crate::sha256::hex_digest(format!("{}\n{}", self.issuer, self.subject).as_bytes());
-        format!("sha256:{}", &digest[..32])
+        let digest = crate::sha256::digest(format!("{}\n{}", self.issuer, self.subject).as_bytes());
+        format!(
+            "{PRINCIPAL_PREFIX}{}",
+            crate::sha256::to_hex(&digest[..PRINCIPAL_DIGEST_BYTES])
+        )
     }
 }
 

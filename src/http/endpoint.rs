@@ -244,30 +244,30 @@ impl Endpoint {
     /// replica's calls of one session share cancellation and log level, and a token is checked
     /// once per replica rather than on every request (the table is keyed by a secret either way,
     /// as in-memory ids are). Errors are the response to send.
-    /// In OAuth mode a session belongs to the `principal` that opened it (here): another
-    /// principal's request finds no such session.
+    /// In OAuth mode a session belongs to the `principal` that opened it: another principal's
+    /// request finds no such session, here and (sealed: the token names its owner) on any
+    /// replica, after the entry left this table and after a restart.
     fn resolve(
         &self,
         sessions: &Sessions,
         id: &[u8],
         principal: Option<&str>,
     ) -> Result<Live, Response> {
-        let not_found = || invalid_request(404, "session not found");
         if id.len() > MAX_SESSION_ID_BYTES {
-            return Err(invalid_request(400, &Refusal::TooLong.to_string()));
+            return Err(refused(Refusal::TooLong));
         }
         let key = String::from_utf8_lossy(id);
         if let Some(session) = sessions.get(&key) {
             if session.session.principal() != principal {
-                return Err(not_found());
+                return Err(session_not_found());
             }
             return Ok(session);
         }
         let Some(sealer) = &self.sealer else {
-            return Err(not_found());
+            return Err(session_not_found());
         };
         let now = sealed::unix_now();
-        let sealed = sealer.open(id, now).map_err(|_| not_found())?;
+        let sealed = sealer.open(id, principal, now).map_err(refused)?;
         let session = Arc::new(
             Session::initialized(self.engine.clone(), sealed.revision)
                 .with_id(&sealed.name())
@@ -277,24 +277,24 @@ impl Endpoint {
     }
 
     /// DELETE: ends the session here (sealed: on this replica, until the token expires).
-    fn end(&self, sessions: &Sessions, id: &[u8]) -> Response {
+    fn end(&self, sessions: &Sessions, id: &[u8], principal: Option<&str>) -> Response {
         if id.len() > MAX_SESSION_ID_BYTES {
-            return invalid_request(400, &Refusal::TooLong.to_string());
+            return refused(Refusal::TooLong);
         }
         let removed = sessions.remove(&String::from_utf8_lossy(id));
         let Some(sealer) = &self.sealer else {
             return match removed {
                 true => Response::empty(200),
-                false => invalid_request(404, "session not found"),
+                false => session_not_found(),
             };
         };
         let now = sealed::unix_now();
-        match sealer.open(id, now) {
+        match sealer.open(id, principal, now) {
             Ok(session) => {
                 sealer.revoke(&session, now);
                 Response::empty(200)
             }
-            Err(_) => invalid_request(404, "session not found"),
+            Err(refusal) => refused(refusal),
         }
     }
 
@@ -396,7 +396,7 @@ impl Endpoint {
             {
                 return Some(response);
             }
-            return Some(self.end(sessions, id));
+            return Some(self.end(sessions, id, principal));
         }
         match self.resolve(sessions, id, principal) {
             Ok(live) => self.stream(head, &live, exchange),
@@ -680,11 +680,14 @@ impl Endpoint {
                 let revision = session
                     .negotiated_revision()
                     .unwrap_or(Revision::DEFAULT_LEGACY);
-                let token = sealer.seal(nonce, revision, capabilities, sealed::unix_now());
-                (
-                    token,
-                    std::time::Instant::now().checked_add(sealer.lifetime()),
-                )
+                let now = sealed::unix_now();
+                match sealer.seal(nonce, revision, capabilities, principal, now) {
+                    Ok(token) => (
+                        token,
+                        std::time::Instant::now().checked_add(sealer.lifetime()),
+                    ),
+                    Err(e) => return cannot_create(e),
+                }
             }
             _ => (name, None),
         };
@@ -968,6 +971,22 @@ fn random_instance() -> [u8; INSTANCE_TAG_BYTES] {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The answer to a session id that names no session this request may use: 400 for one too long
+/// (not echoed), 404 for the rest, as the specification asks, so that the client initializes
+/// again. Only a retired layout says why; a session of another principal, a forged, expired or
+/// ended one all read "session not found", so an id's answer tells nothing about the session.
+fn refused(refusal: Refusal) -> Response {
+    match refusal {
+        Refusal::TooLong => invalid_request(400, &refusal.to_string()),
+        Refusal::Outdated => invalid_request(404, &refusal.to_string()),
+        _ => session_not_found(),
+    }
+}
+
+fn session_not_found() -> Response {
+    invalid_request(404, "session not found")
 }
 
 fn cannot_create(e: std::io::Error) -> Response {

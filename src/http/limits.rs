@@ -80,7 +80,8 @@ pub const SEALED_SESSION_LIFETIME: Duration = Duration::from_secs(12 * 60 * 60);
 /// expiring soonest is forgotten (its token works again on this replica until it expires).
 pub const MAX_REVOKED_SESSIONS: usize = 16 * 1024;
 
-/// Longest `Mcp-Session-Id` looked at; longer → 400 before any decoding (a sealed token is 160).
+/// Longest `Mcp-Session-Id` looked at; longer → 400 before any decoding (a sealed token is 194:
+/// [`super::sealed::TOKEN_HEX_DIGITS`]).
 pub const MAX_SESSION_ID_BYTES: usize = 256;
 
 /// Largest session key file read (a key is 64 to 128 hex digits and a line ending).

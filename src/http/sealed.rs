@@ -1,7 +1,7 @@
 //! Sealed sessions: a session id that is itself the session, authenticated with HMAC-SHA-256, so
 //! every replica holding the key serves every session without a shared store.
 //!
-//! A token is 160 lower-case hex digits encoding 80 bytes:
+//! A token is 194 lower-case hex digits encoding 97 bytes:
 //!
 //! | bytes | field |
 //! |---|---|
@@ -12,14 +12,23 @@
 //! | 8 | expires, Unix seconds, big-endian (created + [`SEALED_SESSION_LIFETIME`]) |
 //! | 1 | client capabilities declared at `initialize` ([`capability`] bits) |
 //! | 10 | the negotiated revision, as its date text |
+//! | 1 | owner kind: [`owner::NONE`] (a server without OAuth) or [`owner::PRINCIPAL`] |
+//! | 16 | the owner's principal digest ([`crate::auth::Grant::principal`]); zeros for none |
 //! | 32 | HMAC-SHA-256 under the key of all the bytes before it |
 //!
-//! The token is not encrypted: it carries nothing secret (a revision, times, capability bits).
+//! The owner makes the session its opener's on every replica, after eviction from a replica's
+//! table and after a restart: a token opens only for the principal it was sealed for (none for
+//! none), so presenting another's id finds no session. Version 1 (80 bytes, no owner) is retired:
+//! such an id is answered "initialize again" ([`Refusal::Outdated`]).
+//!
+//! The token is not encrypted: it carries nothing secret (a revision, times, capability bits, and
+//! the principal digest the client's own token already stands for).
 
 use super::guard::constant_time_eq;
 use super::limits::{
     MAX_REVOKED_SESSIONS, MAX_SESSION_ID_BYTES, MAX_SESSION_KEY_FILE_BYTES, SEALED_SESSION_LIFETIME,
 };
+use crate::auth::{PRINCIPAL_DIGEST_BYTES, PRINCIPAL_PREFIX};
 use crate::hmac::HmacSha256;
 use crate::server::Revision;
 use crate::sha256::{self, DIGEST_LEN};
@@ -32,7 +41,11 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The token layout's version; a token of any other version is refused.
-pub const TOKEN_VERSION: u8 = 1;
+pub const TOKEN_VERSION: u8 = 2;
+
+/// Earlier layouts (version, bytes) some server sealed: refused as [`Refusal::Outdated`], so the
+/// client learns to initialize again rather than retrying the id.
+const RETIRED_LAYOUTS: [(u8, usize); 1] = [(1, 80)];
 
 /// Fewest key bytes accepted (256 bits: `openssl rand -hex 32`).
 pub const MIN_KEY_BYTES: usize = 32;
@@ -48,8 +61,38 @@ const KEY_ID_CONTEXT: &[u8] = b"agentteams-mcp session key id\0";
 
 const KEY_ID_BYTES: usize = 4;
 const REVISION_BYTES: usize = 10;
-const BODY_BYTES: usize = 1 + KEY_ID_BYTES + NONCE_BYTES + 8 + 8 + 1 + REVISION_BYTES;
+const OWNER_BYTES: usize = 1 + PRINCIPAL_DIGEST_BYTES;
+const BODY_BYTES: usize = 1 + KEY_ID_BYTES + NONCE_BYTES + 8 + 8 + 1 + REVISION_BYTES + OWNER_BYTES;
 const TOKEN_BYTES: usize = BODY_BYTES + DIGEST_LEN;
+
+/// Hex digits of a token ([`MAX_SESSION_ID_BYTES`] bounds them).
+pub const TOKEN_HEX_DIGITS: usize = 2 * TOKEN_BYTES;
+const _: () = assert!(TOKEN_HEX_DIGITS <= MAX_SESSION_ID_BYTES);
+
+/// The owner field's kind byte: who may present the token.
+pub mod owner {
+    /// Sealed by a server without OAuth: only a request without a principal opens it.
+    pub const NONE: u8 = 0;
+    /// Sealed for the principal whose digest follows.
+    pub const PRINCIPAL: u8 = 1;
+}
+
+/// The owner field for `principal`: its kind and digest. `None` when `principal` is not
+/// [`PRINCIPAL_PREFIX`] and [`PRINCIPAL_DIGEST_BYTES`] bytes of lower-case hex, which no grant
+/// makes (such a principal can own no token).
+fn owner_field(principal: Option<&str>) -> Option<[u8; OWNER_BYTES]> {
+    let mut field = [0u8; OWNER_BYTES];
+    let Some(principal) = principal else {
+        return Some(field);
+    };
+    let hex = principal.strip_prefix(PRINCIPAL_PREFIX)?.as_bytes();
+    if hex.len() != 2 * PRINCIPAL_DIGEST_BYTES || hex.iter().any(u8::is_ascii_uppercase) {
+        return None;
+    }
+    field[0] = owner::PRINCIPAL;
+    field[1..].copy_from_slice(&decode_hex(hex)?);
+    Some(field)
+}
 
 /// The client capabilities a token records, one bit each (the engine offers no server-to-client
 /// requests today; they are carried so a replica knows what the client declared).
@@ -170,12 +213,17 @@ impl SessionKey {
 pub enum Refusal {
     /// Longer than [`MAX_SESSION_ID_BYTES`].
     TooLong,
-    /// Not the token layout (length, hex, version or revision field).
+    /// Not the token layout (length, hex, version, revision or owner field).
     Malformed,
+    /// A retired layout ([`RETIRED_LAYOUTS`]): the client must initialize again.
+    Outdated,
     /// Sealed with a key this replica does not hold.
     UnknownKey,
     /// The MAC does not match: forged or altered.
     Forged,
+    /// Sealed for another principal (or for none, or presented without one): answered as an
+    /// unknown session, so it tells nothing about the session.
+    NotOwner,
     /// Past its expiry.
     Expired,
     /// Ended by a DELETE received by this replica.
@@ -187,8 +235,12 @@ impl fmt::Display for Refusal {
         f.write_str(match self {
             Refusal::TooLong => "Mcp-Session-Id too long",
             Refusal::Malformed => "malformed session token",
+            Refusal::Outdated => {
+                "session id of an earlier server version, no longer accepted: initialize again"
+            }
             Refusal::UnknownKey => "session token sealed with an unknown key",
             Refusal::Forged => "session token does not authenticate",
+            Refusal::NotOwner => "session token sealed for another principal",
             Refusal::Expired => "session expired",
             Refusal::Revoked => "session ended",
         })
@@ -205,6 +257,8 @@ pub struct Sealed {
     pub expires: u64,
     pub capabilities: u8,
     pub revision: Revision,
+    /// The owner field: kind ([`owner`]) and principal digest.
+    pub owner: [u8; OWNER_BYTES],
 }
 
 impl Sealed {
@@ -270,14 +324,21 @@ impl Sealer {
         Ok(nonce)
     }
 
-    /// The token for a session created `now` under the current key.
+    /// The token for a session created `now` under the current key, owned by `principal` (none:
+    /// a server without OAuth). Fails only for a principal no grant makes (see [`owner_field`]).
     pub fn seal(
         &self,
         nonce: [u8; NONCE_BYTES],
         revision: Revision,
         capabilities: u8,
+        principal: Option<&str>,
         now: u64,
-    ) -> String {
+    ) -> io::Result<String> {
+        let owner = owner_field(principal).ok_or_else(|| {
+            let digits = 2 * PRINCIPAL_DIGEST_BYTES;
+            let why = format!("the principal is not {PRINCIPAL_PREFIX} and {digits} hex digits");
+            io::Error::new(io::ErrorKind::InvalidInput, why)
+        })?;
         let mut body = Vec::with_capacity(TOKEN_BYTES);
         body.push(TOKEN_VERSION);
         body.extend_from_slice(&self.current.id);
@@ -286,26 +347,33 @@ impl Sealer {
         body.extend_from_slice(&now.saturating_add(self.lifetime.as_secs()).to_be_bytes());
         body.push(capabilities);
         body.extend_from_slice(revision.as_str().as_bytes());
+        body.extend_from_slice(&owner);
         debug_assert_eq!(body.len(), BODY_BYTES);
         let mac = self.current.hmac.mac(&body);
         body.extend_from_slice(&mac);
-        sha256::to_hex(&body)
+        Ok(sha256::to_hex(&body))
     }
 
-    /// Checks `token` at time `now`: layout, key, MAC (compared in constant time), expiry, then
-    /// this replica's revocations.
-    pub fn open(&self, token: &[u8], now: u64) -> Result<Sealed, Refusal> {
+    /// Checks `token`, presented by `principal`, at time `now`: layout, key, MAC (compared in
+    /// constant time), owner, expiry, then this replica's revocations.
+    pub fn open(&self, token: &[u8], principal: Option<&str>, now: u64) -> Result<Sealed, Refusal> {
         if token.len() > MAX_SESSION_ID_BYTES {
             return Err(Refusal::TooLong);
         }
-        if token.len() != 2 * TOKEN_BYTES || token.iter().any(|b| b.is_ascii_uppercase()) {
+        if token.iter().any(|b| b.is_ascii_uppercase()) {
             return Err(Refusal::Malformed);
         }
         let bytes = decode_hex(token).ok_or(Refusal::Malformed)?;
-        let (body, mac) = bytes.split_at(BODY_BYTES);
-        if body[0] != TOKEN_VERSION {
-            return Err(Refusal::Malformed);
+        let version = bytes.first().copied();
+        if bytes.len() != TOKEN_BYTES || version != Some(TOKEN_VERSION) {
+            let retired = RETIRED_LAYOUTS.contains(&(version.unwrap_or(0), bytes.len()));
+            return Err(if retired {
+                Refusal::Outdated
+            } else {
+                Refusal::Malformed
+            });
         }
+        let (body, mac) = bytes.split_at(BODY_BYTES);
         let key_id = &body[1..1 + KEY_ID_BYTES];
         let key = [Some(&self.current), self.previous.as_ref()]
             .into_iter()
@@ -326,11 +394,24 @@ impl Sealer {
         let at = at + NONCE_BYTES;
         let (created, expires) = (field(at), field(at + 8));
         let capabilities = body[at + 16];
-        let revision = std::str::from_utf8(&body[at + 17..])
+        let at = at + 17;
+        let revision = std::str::from_utf8(&body[at..at + REVISION_BYTES])
             .ok()
             .and_then(Revision::parse)
             .filter(|r| r.is_legacy())
             .ok_or(Refusal::Malformed)?;
+        let mut owner = [0u8; OWNER_BYTES];
+        owner.copy_from_slice(&body[at + REVISION_BYTES..]);
+        let kind_known = match owner[0] {
+            owner::NONE => owner[1..].iter().all(|&b| b == 0),
+            kind => kind == owner::PRINCIPAL,
+        };
+        if !kind_known {
+            return Err(Refusal::Malformed);
+        }
+        if owner_field(principal) != Some(owner) {
+            return Err(Refusal::NotOwner);
+        }
         if now >= expires {
             return Err(Refusal::Expired);
         }
@@ -343,6 +424,7 @@ impl Sealer {
             expires,
             capabilities,
             revision,
+            owner,
         })
     }
 
@@ -403,6 +485,14 @@ mod tests {
     }
 
     const NOW: u64 = 1_800_000_000;
+    const ALICE: Option<&str> = Some("sha256:0123456789abcdef0123456789abcdef");
+    const BOB: Option<&str> = Some("sha256:fedcba9876543210fedcba9876543210");
+
+    fn seal_for(s: &Sealer, principal: Option<&str>) -> String {
+        let nonce = s.new_nonce().unwrap();
+        s.seal(nonce, Revision::V2025_06_18, 0, principal, NOW)
+            .unwrap()
+    }
 
     fn token(s: &Sealer) -> (String, [u8; NONCE_BYTES]) {
         let nonce = s.new_nonce().unwrap();
@@ -411,8 +501,10 @@ mod tests {
                 nonce,
                 Revision::V2025_06_18,
                 capability::ROOTS | capability::ELICITATION,
+                ALICE,
                 NOW,
-            ),
+            )
+            .unwrap(),
             nonce,
         )
     }
@@ -421,11 +513,12 @@ mod tests {
     fn a_sealed_token_opens_with_what_it_carries() {
         let s = sealer(1, None);
         let (t, nonce) = token(&s);
-        assert_eq!(t.len(), 160);
+        assert_eq!(t.len(), TOKEN_HEX_DIGITS);
+        assert_eq!(TOKEN_HEX_DIGITS, 194);
         assert!(t
             .bytes()
             .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
-        let sealed = s.open(t.as_bytes(), NOW + 5).unwrap();
+        let sealed = s.open(t.as_bytes(), ALICE, NOW + 5).unwrap();
         assert_eq!(sealed.nonce, nonce);
         assert_eq!(sealed.created, NOW);
         assert_eq!(sealed.expires, NOW + SEALED_SESSION_LIFETIME.as_secs());
@@ -434,8 +527,10 @@ mod tests {
             sealed.capabilities,
             capability::ROOTS | capability::ELICITATION
         );
+        assert_eq!(sealed.owner[0], owner::PRINCIPAL);
+        assert_eq!(sha256::to_hex(&sealed.owner[1..]), &ALICE.unwrap()[7..]);
         // Another replica with the same key accepts it.
-        assert_eq!(sealer(1, None).open(t.as_bytes(), NOW), Ok(sealed));
+        assert_eq!(sealer(1, None).open(t.as_bytes(), ALICE, NOW), Ok(sealed));
     }
 
     #[test]
@@ -446,22 +541,129 @@ mod tests {
         for i in 0..t.len() {
             let mut bytes = t.clone().into_bytes();
             bytes[i] = if bytes[i] == b'0' { b'1' } else { b'0' };
-            assert!(s.open(&bytes, NOW).is_err(), "digit {i}");
+            assert!(s.open(&bytes, ALICE, NOW).is_err(), "digit {i}");
         }
-        assert_eq!(s.open(&t.as_bytes()[..158], NOW), Err(Refusal::Malformed));
-        assert_eq!(s.open(b"", NOW), Err(Refusal::Malformed));
         assert_eq!(
-            s.open(t.to_uppercase().as_bytes(), NOW),
+            s.open(&t.as_bytes()[..158], ALICE, NOW),
             Err(Refusal::Malformed)
         );
-        assert_eq!(s.open(&[b'a'; 257], NOW), Err(Refusal::TooLong));
+        assert_eq!(s.open(b"", ALICE, NOW), Err(Refusal::Malformed));
+        assert_eq!(
+            s.open(t.to_uppercase().as_bytes(), ALICE, NOW),
+            Err(Refusal::Malformed)
+        );
+        assert_eq!(s.open(&[b'a'; 257], ALICE, NOW), Err(Refusal::TooLong));
         // A stretched expiry does not authenticate.
         let mut raw = decode_hex(t.as_bytes()).unwrap();
         raw[1 + KEY_ID_BYTES + NONCE_BYTES + 8] ^= 0x01;
         assert_eq!(
-            s.open(sha256::to_hex(&raw).as_bytes(), NOW),
+            s.open(sha256::to_hex(&raw).as_bytes(), ALICE, NOW),
             Err(Refusal::Forged)
         );
+    }
+
+    #[test]
+    fn a_token_opens_only_for_the_principal_it_was_sealed_for() {
+        let s = sealer(1, None);
+        let alices = seal_for(&s, ALICE);
+        assert!(s.open(alices.as_bytes(), ALICE, NOW).is_ok());
+        for stranger in [BOB, None, Some("sha256:0123"), Some("alice")] {
+            assert_eq!(
+                s.open(alices.as_bytes(), stranger, NOW),
+                Err(Refusal::NotOwner),
+                "{stranger:?}"
+            );
+        }
+        // A server without OAuth seals for no principal: no principal opens it, none does.
+        let nobodys = seal_for(&s, None);
+        let sealed = s.open(nobodys.as_bytes(), None, NOW).unwrap();
+        assert_eq!(sealed.owner, [0; OWNER_BYTES]);
+        assert_eq!(
+            s.open(nobodys.as_bytes(), ALICE, NOW),
+            Err(Refusal::NotOwner)
+        );
+        // A principal no grant makes owns nothing.
+        let nonce = s.new_nonce().unwrap();
+        for odd in [
+            "sha256:0123",
+            "sha256:0123456789ABCDEF0123456789ABCDEF",
+            "alice",
+        ] {
+            assert!(s
+                .seal(nonce, Revision::V2025_06_18, 0, Some(odd), NOW)
+                .is_err());
+        }
+    }
+
+    #[test]
+    fn a_changed_owner_does_not_authenticate_and_an_unknown_kind_is_malformed() {
+        let s = sealer(1, None);
+        let raw = decode_hex(seal_for(&s, ALICE).as_bytes()).unwrap();
+        let owner_at = BODY_BYTES - OWNER_BYTES;
+        for at in owner_at..BODY_BYTES {
+            for flip in [0x01, 0x80] {
+                let mut changed = raw.clone();
+                changed[at] ^= flip;
+                assert_eq!(
+                    s.open(sha256::to_hex(&changed).as_bytes(), ALICE, NOW),
+                    Err(Refusal::Forged),
+                    "byte {at}"
+                );
+            }
+        }
+        // Bob's digest put in Alice's token and presented by Bob: the MAC still refuses it.
+        let mut bobs = raw.clone();
+        bobs[owner_at + 1..BODY_BYTES]
+            .copy_from_slice(&decode_hex(&BOB.unwrap().as_bytes()[7..]).unwrap());
+        assert_eq!(
+            s.open(sha256::to_hex(&bobs).as_bytes(), BOB, NOW),
+            Err(Refusal::Forged)
+        );
+        // Authenticated but of an owner kind this layout lacks, or "none" with a digest.
+        let mac = |mut body: Vec<u8>| {
+            let tag = HmacSha256::new(&[1; 32]).mac(&body[..BODY_BYTES]);
+            body[BODY_BYTES..].copy_from_slice(&tag);
+            sha256::to_hex(&body)
+        };
+        let mut unknown = raw.clone();
+        unknown[owner_at] = 2;
+        assert_eq!(
+            s.open(mac(unknown).as_bytes(), ALICE, NOW),
+            Err(Refusal::Malformed)
+        );
+        let mut none_with_digest = raw;
+        none_with_digest[owner_at] = owner::NONE;
+        assert_eq!(
+            s.open(mac(none_with_digest).as_bytes(), None, NOW),
+            Err(Refusal::Malformed)
+        );
+    }
+
+    #[test]
+    fn version_1_ids_are_outdated_and_other_layouts_malformed() {
+        let s = sealer(1, None);
+        let current = decode_hex(seal_for(&s, ALICE).as_bytes()).unwrap();
+        let mut version_1 = current[..80].to_vec();
+        version_1[0] = 1;
+        let open = |bytes: &[u8]| s.open(sha256::to_hex(bytes).as_bytes(), ALICE, NOW);
+        assert_eq!(open(&version_1), Err(Refusal::Outdated));
+        assert!(Refusal::Outdated.to_string().contains("initialize again"));
+        let mut other = version_1.clone();
+        other[0] = TOKEN_VERSION;
+        assert_eq!(
+            open(&other),
+            Err(Refusal::Malformed),
+            "version 2 of 80 bytes"
+        );
+        let mut other = current.clone();
+        other[0] = 1;
+        assert_eq!(
+            open(&other),
+            Err(Refusal::Malformed),
+            "version 1 of 97 bytes"
+        );
+        other[0] = TOKEN_VERSION + 1;
+        assert_eq!(open(&other), Err(Refusal::Malformed), "a later version");
     }
 
     #[test]
@@ -473,12 +675,15 @@ mod tests {
         let other = HmacSha256::new(&[2; 32]).mac(&raw[..BODY_BYTES]);
         raw[BODY_BYTES..].copy_from_slice(&other);
         assert_eq!(
-            s.open(sha256::to_hex(&raw).as_bytes(), NOW),
+            s.open(sha256::to_hex(&raw).as_bytes(), ALICE, NOW),
             Err(Refusal::Forged)
         );
         // Sealed under a key this replica lacks: refused by key id before any MAC.
         let (foreign, _) = token(&sealer(2, None));
-        assert_eq!(s.open(foreign.as_bytes(), NOW), Err(Refusal::UnknownKey));
+        assert_eq!(
+            s.open(foreign.as_bytes(), ALICE, NOW),
+            Err(Refusal::UnknownKey)
+        );
     }
 
     #[test]
@@ -486,11 +691,11 @@ mod tests {
         let old = sealer(1, None);
         let (t, _) = token(&old);
         let rotated = sealer(2, Some(1));
-        assert!(rotated.open(t.as_bytes(), NOW).is_ok());
+        assert!(rotated.open(t.as_bytes(), ALICE, NOW).is_ok());
         let (fresh, _) = token(&rotated);
-        assert!(old.open(fresh.as_bytes(), NOW).is_err());
+        assert!(old.open(fresh.as_bytes(), ALICE, NOW).is_err());
         assert_eq!(
-            sealer(3, Some(2)).open(t.as_bytes(), NOW),
+            sealer(3, Some(2)).open(t.as_bytes(), ALICE, NOW),
             Err(Refusal::UnknownKey)
         );
     }
@@ -500,8 +705,8 @@ mod tests {
         let s = sealer(1, None);
         let (t, _) = token(&s);
         let end = NOW + SEALED_SESSION_LIFETIME.as_secs();
-        assert!(s.open(t.as_bytes(), end - 1).is_ok());
-        assert_eq!(s.open(t.as_bytes(), end), Err(Refusal::Expired));
+        assert!(s.open(t.as_bytes(), ALICE, end - 1).is_ok());
+        assert_eq!(s.open(t.as_bytes(), ALICE, end), Err(Refusal::Expired));
     }
 
     #[test]
@@ -511,18 +716,21 @@ mod tests {
         let tokens: Vec<_> = (0..3).map(|_| token(&s).0).collect();
         let sealed: Vec<_> = tokens
             .iter()
-            .map(|t| s.open(t.as_bytes(), NOW).unwrap())
+            .map(|t| s.open(t.as_bytes(), ALICE, NOW).unwrap())
             .collect();
         s.revoke(&sealed[0], NOW);
-        assert_eq!(s.open(tokens[0].as_bytes(), NOW), Err(Refusal::Revoked));
-        assert!(other_replica.open(tokens[0].as_bytes(), NOW).is_ok());
+        assert_eq!(
+            s.open(tokens[0].as_bytes(), ALICE, NOW),
+            Err(Refusal::Revoked)
+        );
+        assert!(other_replica.open(tokens[0].as_bytes(), ALICE, NOW).is_ok());
         s.revoke(&sealed[1], NOW);
         s.revoke(&sealed[2], NOW);
         assert_eq!(s.revoked().len(), 2);
         // All three expire together; the list keeps two of them.
         let still = tokens
             .iter()
-            .filter(|t| s.open(t.as_bytes(), NOW) == Err(Refusal::Revoked))
+            .filter(|t| s.open(t.as_bytes(), ALICE, NOW) == Err(Refusal::Revoked))
             .count();
         assert_eq!(still, 2);
         s.revoke(&sealed[0], NOW + 100);

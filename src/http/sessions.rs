@@ -1,4 +1,5 @@
-//! The table of live Streamable HTTP sessions: random ids, idle expiry and a size cap.
+//! The table of live Streamable HTTP sessions: random ids, idle expiry and a size cap that a full
+//! table enforces on the principal holding the most sessions.
 
 use super::limits::{MAX_SESSIONS, SESSION_IDLE_EXPIRY};
 use super::streams::StreamHub;
@@ -80,7 +81,8 @@ impl Sessions {
     }
 
     /// Registers `session` and returns its id. Expired sessions are dropped first; when the table
-    /// is still full the least recently used session is ended.
+    /// is still full the least recently used session of the principal holding the most is ended
+    /// (without OAuth every session has the same, no, principal: the least recently used of all).
     pub fn insert(&self, session: Arc<Session>) -> io::Result<String> {
         let id = self.new_id()?;
         self.insert_as(id.clone(), session);
@@ -111,9 +113,18 @@ impl Sessions {
             live
         });
         if table.len() >= self.max {
+            // Whoever fills the table ends its own sessions, not another principal's: a caller
+            // opening sessions by the thousand would otherwise end everyone else's.
+            let mut held: HashMap<Option<&str>, usize> = HashMap::new();
+            for entry in table.values() {
+                *held.entry(entry.session.principal()).or_default() += 1;
+            }
             let oldest = table
                 .iter()
-                .min_by_key(|(_, e)| e.last_used)
+                .min_by_key(|(_, e)| {
+                    let holds = held.get(&e.session.principal()).copied().unwrap_or(0);
+                    (std::cmp::Reverse(holds), e.last_used)
+                })
                 .map(|(id, _)| id.clone());
             if let Some(entry) = oldest.and_then(|id| table.remove(&id)) {
                 entry.end();
@@ -190,7 +201,11 @@ mod tests {
     }
 
     fn session() -> Arc<Session> {
-        Arc::new(Session::new(Arc::new(Engine::new(Arc::new(NoTools)))))
+        owned_by(None)
+    }
+
+    fn owned_by(principal: Option<&str>) -> Arc<Session> {
+        Arc::new(Session::new(Arc::new(Engine::new(Arc::new(NoTools)))).with_principal(principal))
     }
 
     #[test]
@@ -222,6 +237,33 @@ mod tests {
         assert_eq!(sessions.len(), 2);
         assert!(sessions.get(&b).is_none());
         assert!(sessions.get(&a).is_some() && sessions.get(&c).is_some());
+    }
+
+    #[test]
+    fn the_cap_ends_a_session_of_the_principal_holding_the_most() {
+        let sessions = Sessions::new()
+            .unwrap()
+            .with_limits(3, Duration::from_secs(3600));
+        let alice = sessions.insert(owned_by(Some("a"))).unwrap();
+        let bobs: Vec<_> = (0..2)
+            .map(|_| sessions.insert(owned_by(Some("b"))).unwrap())
+            .collect();
+        // Alice's is the least recently used of all; Bob holds the most.
+        let next = sessions.insert(owned_by(Some("b"))).unwrap();
+        assert_eq!(sessions.len(), 3);
+        assert!(sessions.get(&bobs[0]).is_none(), "Bob's oldest ended");
+        assert!(sessions.get(&alice).is_some());
+        assert!(sessions.get(&bobs[1]).is_some() && sessions.get(&next).is_some());
+        // A tie: the least recently used of the tied holders' sessions ends.
+        let carol = sessions.insert(owned_by(Some("c"))).unwrap();
+        assert!(sessions.get(&bobs[1]).is_none(), "Bob still held the most");
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(sessions.get(&carol).is_some() && sessions.get(&next).is_some());
+        sessions.insert(owned_by(Some("d"))).unwrap();
+        assert!(
+            sessions.get(&alice).is_none(),
+            "one each: the least recently used"
+        );
     }
 
     #[test]
