@@ -28,7 +28,7 @@ pub const TOOL: GitTool = GitTool {
 
 fn declare() -> Tool {
     with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_BLAME,
             &format!(
                 "Who last changed each line of a file as of a revision: one line per file \
@@ -69,7 +69,7 @@ fn declare() -> Tool {
 
 fn reference() -> Tool {
     with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_BLAME,
             "Line authorship of a file at a revision (never the worktree). Read-only.",
             schema(&["rev", "path"], [("rev", string()), ("path", string())]),

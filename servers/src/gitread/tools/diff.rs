@@ -25,7 +25,7 @@ pub const TOOL: GitTool = GitTool {
 
 fn declare() -> Tool {
     with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_DIFF,
             &format!(
                 "Compare two revisions: the unified diff from base to head of committed \
@@ -71,7 +71,7 @@ fn declare() -> Tool {
 
 fn reference() -> Tool {
     with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_DIFF,
             "Diff between two revisions (never the worktree). Read-only.",
             schema(

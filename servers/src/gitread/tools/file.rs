@@ -67,7 +67,7 @@ fn declare() -> Tool {
         Value::Object(n)
     };
     with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_FILE,
             &format!(
                 "Read one file as it is at a revision (never the work tree): a first line with \

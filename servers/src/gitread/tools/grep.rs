@@ -169,7 +169,7 @@ fn declare() -> Tool {
              \"^import \". One line, at most 1000 bytes.",
         ),
     );
-    Tool::new(
+    Tool::read_only(
         GIT_GREP,
         &format!(
             "Search the committed files of a revision (never the work tree or uncommitted \

@@ -45,7 +45,7 @@ fn declare() -> Tool {
     n.insert("default", Value::from(DEFAULT_LOG));
     let [author, since, until, grep, skip, stat] = log_args::log_properties();
     let tool = with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_LOG,
             &format!(
                 "List commits, newest first, one line each: short hash, the parents' short \
@@ -94,7 +94,7 @@ fn declare() -> Tool {
 fn reference() -> Tool {
     let n = Value::Object(log_count());
     with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_LOG,
             "Commit history (hash, author, date, subject). Read-only.",
             schema(&[], [("rev", string()), ("n", n), ("path", string())]),

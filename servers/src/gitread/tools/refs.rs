@@ -151,7 +151,7 @@ fn declare() -> Tool {
         ),
         ("default", Value::from(false)),
     ]);
-    Tool::new(
+    Tool::read_only(
         GIT_REFS,
         &format!(
             "List branches and tags: one line per ref with its short name (\"* \" before the \

@@ -21,7 +21,7 @@ pub const TOOL: GitTool = GitTool {
 
 fn declare() -> Tool {
     with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_SHOW,
             &format!(
                 "Show one commit in full: hash, author, committer, dates and message, then \
@@ -56,7 +56,7 @@ fn declare() -> Tool {
 
 fn reference() -> Tool {
     with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_SHOW,
             "One commit: metadata, stat and patch. Read-only.",
             schema(&["rev"], [("rev", string()), ("path", string())]),

@@ -20,7 +20,7 @@ pub const TOOL: GitTool = GitTool {
 };
 
 fn declare() -> Tool {
-    with_path(Tool::new(
+    with_path(Tool::read_only(
         GIT_STATUS,
         &format!(
             "List the work tree's uncommitted changes: one porcelain v1 line per file, two \
@@ -33,7 +33,7 @@ fn declare() -> Tool {
 }
 
 fn reference() -> Tool {
-    with_path(Tool::new(
+    with_path(Tool::read_only(
         GIT_STATUS,
         "Working-tree status (porcelain), without locks. Read-only.",
         schema(&[], []),
