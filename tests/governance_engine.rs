@@ -599,6 +599,15 @@ fn a_tool_that_declares_nothing_may_change_data() {
         "{message}"
     );
     assert!(listed(&session).is_empty());
+    // The same in the 2026-07-28 era, on a session nobody initialized.
+    let stateless = Session::new(Arc::new(
+        Engine::new(Arc::new(Undeclared)).with_governance(Governance::new(PermissionMode::Prompt)),
+    ));
+    let (code, modern) = rpc_error(&request(
+        &stateless,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"save_note","arguments":{"path":"a"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    ));
+    assert_eq!((code, modern), (POLICY_DENIED, message));
     let approved = Governance::new(PermissionMode::Prompt).with_scoped(vec![ScopedApproval {
         tool: "save_note".into(),
         digest: digest("save_note", save),
