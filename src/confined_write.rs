@@ -158,10 +158,10 @@ fn write_with(root: &Path, relative: &str, bytes: &[u8], anchor: bool) -> Result
     };
     let root_handle = crate::regular_file::open_directory(root).map_err(io_at("."))?;
     let root_id = identity(&root_handle.metadata().map_err(io_at("."))?);
-    let anchored = anchor && anchor_of(&root_handle, root_id).is_some();
+    let anchored = anchor && anchors(&root_handle, root_id);
     let base_of = |handle: &File, path: PathBuf| {
         if anchored {
-            PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()))
+            fd_path(handle)
         } else {
             path
         }
@@ -301,12 +301,15 @@ fn joined(prefix: &str, name: &str) -> String {
     }
 }
 
-/// `/proc/self/fd/N` for `handle` if it names the directory the handle holds (Linux with `/proc`
-/// mounted).
-fn anchor_of(handle: &File, id: (u64, u64)) -> Option<PathBuf> {
-    let anchor = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
-    let m = fs::metadata(&anchor).ok()?;
-    (identity(&m) == id).then_some(anchor)
+/// The name of `handle`'s open file under `/proc/self/fd`.
+fn fd_path(handle: &File) -> PathBuf {
+    PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()))
+}
+
+/// Whether [`fd_path`] names the directory `handle` holds, whose identity is `id` (Linux with
+/// `/proc` mounted).
+fn anchors(handle: &File, id: (u64, u64)) -> bool {
+    fs::metadata(fd_path(handle)).is_ok_and(|m| identity(&m) == id)
 }
 
 /// A new temporary file in `dir` holding `bytes`, synced, with its path.
@@ -530,11 +533,8 @@ mod tests {
         let handle = File::open(&root).unwrap();
         let id = identity(&handle.metadata().unwrap());
         if cfg!(target_os = "linux") {
-            assert!(
-                anchor_of(&handle, id).is_some(),
-                "/proc/self/fd anchors the walk"
-            );
-        } else if anchor_of(&handle, id).is_none() {
+            assert!(anchors(&handle, id), "/proc/self/fd anchors the walk");
+        } else if !anchors(&handle, id) {
             // The path walk's window is documented, not closed: nothing to assert here.
             return;
         }
