@@ -585,7 +585,7 @@ mod tests {
                 Err(other) => panic!("{other}"),
             }
             assert!(entries(&outside).is_empty(), "write {i} landed outside");
-            while swapped.load(Ordering::SeqCst) == before {
+            while swapped.load(Ordering::SeqCst) == before && !swapper.is_finished() {
                 std::thread::yield_now();
             }
         }
