@@ -12,6 +12,7 @@
 
 #![forbid(unsafe_code)]
 
+use agentteams_mcp::confined_write;
 use agentteams_mcp::governance::{
     self, call_digest, BindOptions, PermissionMode, Preset, PresetEffect, PresetsFile,
     ScopedApproval,
@@ -20,7 +21,7 @@ use agentteams_mcp::json::{self, Map, Value};
 use agentteams_mcp::server::{
     Annotations, CallContext, Session, Tool, ToolError, ToolOutput, ToolSet,
 };
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Writes text files inside one workspace.
@@ -30,27 +31,6 @@ struct Files {
 
 /// Largest file `write_file` writes: an example, not a file server.
 const MAX_TEXT_BYTES: usize = 64 * 1024;
-
-impl Files {
-    /// `relative` under the root, refused if it climbs out, is absolute, or reaches the
-    /// governance files under `.agentteams/` (a tool that could write those could approve itself).
-    fn target(&self, relative: &str) -> Result<PathBuf, ToolError> {
-        let path = Path::new(relative);
-        let mut parts = path.components();
-        let first = parts.clone().next();
-        if first == Some(Component::Normal(".agentteams".as_ref())) {
-            return Err(ToolError::new(
-                "write_file does not write under .agentteams/",
-            ));
-        }
-        if relative.is_empty() || !parts.all(|c| matches!(c, Component::Normal(_))) {
-            return Err(ToolError::new(
-                "path must be relative, inside the workspace, without . or ..",
-            ));
-        }
-        Ok(self.root.join(path))
-    }
-}
 
 impl ToolSet for Files {
     fn server_name(&self) -> &str {
@@ -84,8 +64,12 @@ impl ToolSet for Files {
             )));
         }
         let path = args.get("path").and_then(Value::as_str).unwrap_or_default();
-        let target = self.target(path)?;
-        std::fs::write(&target, text).map_err(|e| ToolError::new(format!("{path}: {e}")))?;
+        // Never `root.join(path)` and `fs::write`: a link in the workspace (to `.agentteams/`, or
+        // out of it) would take the write with it. The library's confined write follows no link,
+        // refuses `..` and the governance folder (a tool that could write the approval presets
+        // could approve itself) and replaces the file atomically.
+        confined_write::write(&self.root, path, text.as_bytes())
+            .map_err(|e| ToolError::new(e.to_string()))?;
         Ok(ToolOutput::Value(json::obj([
             ("written", Value::from(path)),
             ("bytes", Value::from(text.len() as u64)),

@@ -29,26 +29,26 @@ impl ToolSet for Demo {
     fn tools(&self) -> Vec<Tool> {
         let open = r#"{"type":"object"}"#;
         vec![
-            Tool::new("echo", "Returns its arguments.", schema(open)),
-            Tool::new(
+            Tool::read_only("echo", "Returns its arguments.", schema(open)),
+            Tool::read_only(
                 "fail",
                 "Fails with the given message.",
                 schema(r#"{"type":"object","properties":{"message":{"type":"string"}}}"#),
             ),
-            Tool::new(
+            Tool::read_only(
                 "progress",
                 "Reports progress 0, 50, 100 of 100.",
                 schema(open),
             ),
-            Tool::new("chatty", "Logs three messages at level info.", schema(open)),
-            Tool::new(
+            Tool::read_only("chatty", "Logs three messages at level info.", schema(open)),
+            Tool::read_only(
                 "slow",
                 "Waits ms milliseconds (or until cancelled).",
                 schema(
                     r#"{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"required":["ms"]}"#,
                 ),
             ),
-            Tool::new(
+            Tool::read_only(
                 "send_note",
                 "Does nothing (a sensitive name for trust tests).",
                 schema(open),

@@ -16,6 +16,17 @@ pub struct Annotations {
 }
 
 impl Annotations {
+    /// What MCP assumes of a tool that declares no hints (the spec's `ToolAnnotations` defaults,
+    /// unchanged since 2025-03-26): it may change data, destructively, not idempotently, and may
+    /// reach beyond the server. What [`crate::server::Tool::new`] declares, so a tool whose author
+    /// says nothing is governed as a write.
+    pub const MCP_DEFAULTS: Annotations = Annotations {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: true,
+    };
+
     /// The hints of every tool in this suite: reads only, changes nothing, same answer twice, no network.
     pub const READ_ONLY: Annotations = Annotations {
         read_only: true,
@@ -23,6 +34,14 @@ impl Annotations {
         idempotent: true,
         open_world: false,
     };
+}
+
+impl Default for Annotations {
+    /// [`Annotations::MCP_DEFAULTS`], so `Annotations { destructive: false, ..Default::default() }`
+    /// declares an additive write.
+    fn default() -> Annotations {
+        Annotations::MCP_DEFAULTS
+    }
 }
 
 /// Anything the governance can decide about: a name the operator's rules match, and what the
@@ -49,5 +68,12 @@ mod tests {
     fn read_only_changes_nothing() {
         let a = Annotations::READ_ONLY;
         assert!(a.read_only && !a.destructive && a.idempotent && !a.open_world);
+    }
+
+    #[test]
+    fn the_default_may_change_data_as_mcp_says() {
+        let a = Annotations::default();
+        assert_eq!(a, Annotations::MCP_DEFAULTS);
+        assert!(!a.read_only && a.destructive && !a.idempotent && a.open_world);
     }
 }

@@ -33,6 +33,7 @@ pub mod audit;
 pub mod auth;
 pub mod base64;
 pub mod client;
+pub mod confined_write;
 pub mod crypto;
 pub mod declared;
 pub mod governance;

@@ -217,9 +217,9 @@ impl ToolSet for Demo {
     fn tools(&self) -> Vec<Tool> {
         let open = json::parse(br#"{"type":"object"}"#).unwrap();
         vec![
-            Tool::new("echo", "Returns its arguments.", open.clone()),
-            Tool::new("progress", "Reports progress.", open.clone()),
-            Tool::new("fail", "Fails.", open),
+            Tool::read_only("echo", "Returns its arguments.", open.clone()),
+            Tool::read_only("progress", "Reports progress.", open.clone()),
+            Tool::read_only("fail", "Fails.", open),
         ]
     }
     fn call(&self, name: &str, args: &Map, ctx: &CallContext<'_>) -> Result<ToolOutput, ToolError> {

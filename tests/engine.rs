@@ -23,7 +23,7 @@ impl ToolSet for Fixture {
     }
     fn tools(&self) -> Vec<Tool> {
         vec![
-            Tool::new(
+            Tool::read_only(
                 "echo",
                 "Returns its arguments.",
                 schema(r#"{"type": "object", "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 5}, "s": {"type": "string"}, "path": {"type": "string"}}}"#),
@@ -31,17 +31,17 @@ impl ToolSet for Fixture {
             .title("Echo")
             .argument_message("n", "n must be an integer from 1 to 5")
             .null_means_absent("path"),
-            Tool::new(
+            Tool::read_only(
                 "needs",
                 "Needs rev.",
                 schema(r#"{"type": "object", "required": ["rev"], "properties": {"rev": {"type": "string"}}}"#),
             )
             .missing_argument_message("rev", "rev is missing, give one"),
-            Tool::new("fail", "Always fails.", schema(r#"{"type": "object"}"#)),
-            Tool::new("panic", "Panics.", schema(r#"{"type": "object"}"#)),
-            Tool::new("big", "Returns a long text.", schema(r#"{"type": "object"}"#)),
-            Tool::new("slow", "Waits until cancelled.", schema(r#"{"type": "object"}"#)),
-            Tool::new("chatty", "Sends progress and logs.", schema(r#"{"type": "object"}"#)),
+            Tool::read_only("fail", "Always fails.", schema(r#"{"type": "object"}"#)),
+            Tool::read_only("panic", "Panics.", schema(r#"{"type": "object"}"#)),
+            Tool::read_only("big", "Returns a long text.", schema(r#"{"type": "object"}"#)),
+            Tool::read_only("slow", "Waits until cancelled.", schema(r#"{"type": "object"}"#)),
+            Tool::read_only("chatty", "Sends progress and logs.", schema(r#"{"type": "object"}"#)),
         ]
     }
     fn call(&self, name: &str, args: &Map, ctx: &CallContext<'_>) -> Result<ToolOutput, ToolError> {

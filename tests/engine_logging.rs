@@ -18,12 +18,12 @@ impl ToolSet for Fixture {
     fn tools(&self) -> Vec<Tool> {
         let any = json::parse(br#"{"type":"object"}"#).unwrap();
         vec![
-            Tool::new("ok", "Succeeds.", any.clone()),
-            Tool::new("quote", "Fails quoting its argument.", any.clone()),
-            Tool::new("flood", "Logs far too much.", any.clone()),
-            Tool::new("huge", "Logs one huge message.", any.clone()),
-            Tool::new("panic", "Panics.", any.clone()),
-            Tool::new("denied", "Refused by the policy.", any),
+            Tool::read_only("ok", "Succeeds.", any.clone()),
+            Tool::read_only("quote", "Fails quoting its argument.", any.clone()),
+            Tool::read_only("flood", "Logs far too much.", any.clone()),
+            Tool::read_only("huge", "Logs one huge message.", any.clone()),
+            Tool::read_only("panic", "Panics.", any.clone()),
+            Tool::read_only("denied", "Refused by the policy.", any),
         ]
     }
     fn call(&self, name: &str, args: &Map, ctx: &CallContext<'_>) -> Result<ToolOutput, ToolError> {

@@ -156,7 +156,7 @@ impl ToolSet for Server {
         "library"
     }
     fn tools(&self) -> Vec<Tool> {
-        vec![Tool::new(
+        vec![Tool::read_only(
             "echo",
             "Echoes.",
             json::parse(br#"{"type":"object"}"#).unwrap(),

@@ -554,3 +554,127 @@ fn bind_checks_scoped_approvals_and_mode_combinations() {
     let engine: Arc<Engine> = bound(PermissionMode::Allow, BindOptions::default()).unwrap();
     assert_eq!(engine.governance().mode(), PermissionMode::Allow);
 }
+
+/// An embedder's tool set with one tool that writes and says nothing about it: no
+/// `.annotations(...)`, as a tool set written from the engine's doc example would declare it.
+struct Undeclared;
+
+impl agentteams_mcp::server::ToolSet for Undeclared {
+    fn server_name(&self) -> &str {
+        "embedder"
+    }
+    fn tools(&self) -> Vec<agentteams_mcp::server::Tool> {
+        let schema = json::parse(br#"{"type": "object"}"#).unwrap();
+        vec![agentteams_mcp::server::Tool::new(
+            "save_note",
+            "Saves a note.",
+            schema,
+        )]
+    }
+    fn call(
+        &self,
+        _: &str,
+        _: &Map,
+        _: &agentteams_mcp::server::CallContext<'_>,
+    ) -> Result<agentteams_mcp::server::ToolOutput, agentteams_mcp::server::ToolError> {
+        Ok(agentteams_mcp::server::ToolOutput::Value(Value::from(
+            "saved",
+        )))
+    }
+}
+
+fn undeclared(governance: Governance) -> Session {
+    fixture::session(Engine::new(Arc::new(Undeclared)).with_governance(governance))
+}
+
+#[test]
+fn a_tool_that_declares_nothing_may_change_data() {
+    let save = r#"{"path":"a"}"#;
+    // `prompt`: refused until an operator approves it, then it runs.
+    let session = undeclared(Governance::new(PermissionMode::Prompt));
+    let (code, message) = rpc_error(&call(&session, "save_note", save));
+    assert_eq!(code, POLICY_DENIED);
+    assert!(
+        message.starts_with("tool \"save_note\" is refused by permission mode prompt: "),
+        "{message}"
+    );
+    assert!(listed(&session).is_empty());
+    // The same in the 2026-07-28 era, on a session nobody initialized.
+    let stateless = Session::new(Arc::new(
+        Engine::new(Arc::new(Undeclared)).with_governance(Governance::new(PermissionMode::Prompt)),
+    ));
+    let (code, modern) = rpc_error(&request(
+        &stateless,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"save_note","arguments":{"path":"a"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    ));
+    assert_eq!((code, modern), (POLICY_DENIED, message));
+    let approved = Governance::new(PermissionMode::Prompt).with_scoped(vec![ScopedApproval {
+        tool: "save_note".into(),
+        digest: digest("save_note", save),
+    }]);
+    assert!(succeeded(&call(&undeclared(approved), "save_note", save)));
+    // `read-only`: refused whatever approves it.
+    let mut policy = Policy::new();
+    policy.allow("save_note").unwrap();
+    let g = Governance::new(PermissionMode::ReadOnly)
+        .with_policy(policy)
+        .with_presets(presets(&[(PresetEffect::Grant, "save_note")]), None);
+    let session = undeclared(g);
+    assert_eq!(
+        rpc_error(&call(&session, "save_note", save)),
+        (
+            POLICY_DENIED,
+            "tool \"save_note\" is refused by permission mode read-only: every tool that may change data is refused".to_owned()
+        )
+    );
+    assert!(listed(&session).is_empty());
+}
+
+#[test]
+fn a_tool_that_declares_nothing_is_advertised_with_the_mcp_defaults() {
+    let engine = Arc::new(
+        Engine::new(Arc::new(Undeclared)).with_governance(Governance::new(PermissionMode::Allow)),
+    );
+    let defaults = r#"{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":true}"#;
+    let listed_tool = |session: &Session, list: &str| {
+        let reply = request(session, list);
+        reply
+            .get("result")
+            .and_then(|r| r.get("tools"))
+            .and_then(Value::as_array)
+            .unwrap()[0]
+            .clone()
+    };
+    for (version, annotations) in [
+        ("2024-11-05", None),
+        ("2025-03-26", Some(defaults)),
+        ("2025-06-18", Some(defaults)),
+        ("2025-11-25", Some(defaults)),
+    ] {
+        let session = Session::new(engine.clone());
+        request(
+            &session,
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+            ),
+        );
+        let tool = listed_tool(
+            &session,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        );
+        assert_eq!(
+            tool.get("annotations").map(json::to_string).as_deref(),
+            annotations,
+            "{version}"
+        );
+    }
+    let tool = listed_tool(
+        &Session::new(engine),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    );
+    assert_eq!(
+        tool.get("annotations").map(json::to_string).as_deref(),
+        Some(defaults),
+        "2026-07-28"
+    );
+}

@@ -52,7 +52,7 @@ impl ToolSet for StreamTools {
         let object = json::parse(br#"{"type": "object"}"#).unwrap();
         ["touch", "poll", "ask", "elicit"]
             .into_iter()
-            .map(|name| Tool::new(name, "A stream test tool.", object.clone()))
+            .map(|name| Tool::read_only(name, "A stream test tool.", object.clone()))
             .collect()
     }
     fn call(&self, name: &str, _: &Map, ctx: &CallContext<'_>) -> Result<ToolOutput, ToolError> {

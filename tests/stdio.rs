@@ -15,12 +15,12 @@ impl ToolSet for Tools {
     }
     fn tools(&self) -> Vec<Tool> {
         vec![
-            Tool::new(
+            Tool::read_only(
                 "echo",
                 "Returns its arguments.",
                 json::parse(br#"{"type":"object"}"#).unwrap(),
             ),
-            Tool::new(
+            Tool::read_only(
                 "hang",
                 "Runs until cancelled.",
                 json::parse(br#"{"type":"object"}"#).unwrap(),
@@ -398,7 +398,7 @@ impl ToolSet for Watched {
     }
     fn tools(&self) -> Vec<Tool> {
         let object = json::parse(br#"{"type":"object"}"#).unwrap();
-        vec![Tool::new("touch", "Announces changes.", object)]
+        vec![Tool::read_only("touch", "Announces changes.", object)]
     }
     fn call(&self, _: &str, _: &Map, _: &CallContext<'_>) -> Result<ToolOutput, ToolError> {
         if let Some(n) = self.notifier.lock().unwrap().as_ref() {

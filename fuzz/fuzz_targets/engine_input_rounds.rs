@@ -18,7 +18,7 @@ impl ToolSet for Asking {
     }
     fn tools(&self) -> Vec<Tool> {
         let schema = json::parse(br#"{"type": "object"}"#).expect("a valid schema");
-        vec![Tool::new("ask", "Elicits, then samples.", schema)]
+        vec![Tool::read_only("ask", "Elicits, then samples.", schema)]
     }
     fn call(&self, _: &str, _: &Map, ctx: &CallContext<'_>) -> Result<ToolOutput, ToolError> {
         let fail = |e: agentteams_mcp::server::ClientRequestError| ToolError::new(e.to_string());

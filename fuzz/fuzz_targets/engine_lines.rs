@@ -28,9 +28,9 @@ impl ToolSet for Tools {
         )
         .expect("a valid schema");
         vec![
-            Tool::new("echo", "Returns its arguments.", schema.clone())
+            Tool::read_only("echo", "Returns its arguments.", schema.clone())
                 .argument_message("k", "k must be an integer from 1 to 20"),
-            Tool::new("fail", "Fails.", schema),
+            Tool::read_only("fail", "Fails.", schema),
         ]
     }
     fn call(&self, name: &str, args: &Map, ctx: &CallContext<'_>) -> Result<ToolOutput, ToolError> {

@@ -26,7 +26,7 @@ impl ToolSet for Tools {
     }
     fn tools(&self) -> Vec<Tool> {
         let schema = json::parse(br#"{"type": "object"}"#).expect("a valid schema");
-        vec![Tool::new("ask", "Asks the client three things.", schema)]
+        vec![Tool::read_only("ask", "Asks the client three things.", schema)]
     }
     fn call(&self, _: &str, _: &Map, ctx: &CallContext<'_>) -> Result<ToolOutput, ToolError> {
         let mut answers = Vec::new();

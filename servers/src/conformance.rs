@@ -104,7 +104,8 @@ impl ToolSet for Conformance {
     }
 
     fn tools(&self) -> Vec<Tool> {
-        let plain = |name: &str, description: &str| Tool::new(name, description, no_arguments());
+        let plain =
+            |name: &str, description: &str| Tool::read_only(name, description, no_arguments());
         vec![
             plain("test_simple_text", "Returns one text block."),
             plain("test_image_content", "Returns one PNG image block."),
@@ -126,7 +127,7 @@ impl ToolSet for Conformance {
                 "test_tool_with_progress",
                 "Reports progress 0, 50 and 100 of 100 while it runs.",
             ),
-            Tool::new(
+            Tool::read_only(
                 "json_schema_2020_12_tool",
                 "Declares a JSON Schema 2020-12 input schema with $defs.",
                 schema(
@@ -147,12 +148,12 @@ impl ToolSet for Conformance {
                     }"##,
                 ),
             ),
-            Tool::new(
+            Tool::read_only(
                 "test_sampling",
                 "Asks the client's model (sampling/createMessage) and returns its answer.",
                 schema(r#"{"type": "object", "properties": {"prompt": {"type": "string"}}, "required": ["prompt"]}"#),
             ),
-            Tool::new(
+            Tool::read_only(
                 "test_elicitation",
                 "Asks the client's user for a username and an email (elicitation/create).",
                 schema(r#"{"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}"#),

@@ -25,7 +25,7 @@ impl ToolSet for Governed {
             open_world: false,
         };
         vec![
-            Tool::new("read_note", "Says which note it would read.", schema()),
+            Tool::read_only("read_note", "Says which note it would read.", schema()),
             Tool::new(
                 "write_note",
                 "Says what it would write (replacing the note).",

@@ -276,7 +276,7 @@ struct State {
 /// impl ToolSet for Echo {
 ///     fn server_name(&self) -> &str { "echo" }
 ///     fn tools(&self) -> Vec<Tool> {
-///         vec![Tool::new("echo", "Echoes its arguments.", json::parse(br#"{"type":"object"}"#).unwrap())]
+///         vec![Tool::read_only("echo", "Echoes its arguments.", json::parse(br#"{"type":"object"}"#).unwrap())]
 ///     }
 ///     fn call(&self, _: &str, args: &Map, _: &CallContext<'_>) -> Result<ToolOutput, ToolError> {
 ///         Ok(ToolOutput::Value(json::Value::Object(args.clone())))

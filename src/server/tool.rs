@@ -36,7 +36,11 @@ pub struct Tool {
 }
 
 impl Tool {
-    /// A read-only tool with the given name, description and input schema.
+    /// A tool with the given name, description and input schema that **may change data**: it
+    /// declares MCP's defaults ([`Annotations::MCP_DEFAULTS`]), so the governance asks for an
+    /// approval under `prompt` and refuses it under `read-only`. A tool that only reads says so
+    /// with [`Tool::read_only`]; one that changes data in a narrower way with
+    /// [`Tool::annotations`]. Forgetting either errs on the side of asking.
     pub fn new(name: &str, description: &str, input_schema: Value) -> Tool {
         Tool {
             name: name.to_owned(),
@@ -44,11 +48,17 @@ impl Tool {
             description: description.to_owned(),
             input_schema,
             output_schema: None,
-            annotations: Annotations::READ_ONLY,
+            annotations: Annotations::MCP_DEFAULTS,
             argument_messages: Vec::new(),
             missing_argument_messages: Vec::new(),
             null_means_absent: Vec::new(),
         }
+    }
+
+    /// A tool that changes nothing ([`Annotations::READ_ONLY`]): decided by the tool policy
+    /// alone, in every permission mode.
+    pub fn read_only(name: &str, description: &str, input_schema: Value) -> Tool {
+        Tool::new(name, description, input_schema).annotations(Annotations::READ_ONLY)
     }
 
     pub fn title(mut self, title: &str) -> Tool {

@@ -103,14 +103,14 @@ pub mod fixture {
             )
             .unwrap();
             vec![
-                Tool::new("git_log", "Read-only.", counted),
-                Tool::new("git_show", "Read-only.", object_schema()),
-                Tool::new("git_blame", "Read-only.", object_schema()),
-                Tool::new("recall_search", "Read-only.", object_schema()),
+                Tool::read_only("git_log", "Read-only.", counted),
+                Tool::read_only("git_show", "Read-only.", object_schema()),
+                Tool::read_only("git_blame", "Read-only.", object_schema()),
+                Tool::read_only("recall_search", "Read-only.", object_schema()),
                 Tool::new("fs_write", "Destructive.", object_schema()).annotations(DESTRUCTIVE),
                 Tool::new("fs_append", "Changes data.", object_schema()).annotations(ADDITIVE),
-                Tool::new("fail", "Fails.", object_schema()),
-                Tool::new("panic", "Panics.", object_schema()),
+                Tool::read_only("fail", "Fails.", object_schema()),
+                Tool::read_only("panic", "Panics.", object_schema()),
             ]
         }
         fn call(

@@ -31,9 +31,9 @@ impl ToolSet for TestTools {
     fn tools(&self) -> Vec<Tool> {
         let object = json::parse(br#"{"type": "object"}"#).unwrap();
         vec![
-            Tool::new("echo", "Returns its arguments.", object.clone()),
-            Tool::new("progress", "Reports progress and logs.", object.clone()),
-            Tool::new("wait", "Waits for its cancellation.", object),
+            Tool::read_only("echo", "Returns its arguments.", object.clone()),
+            Tool::read_only("progress", "Reports progress and logs.", object.clone()),
+            Tool::read_only("wait", "Waits for its cancellation.", object),
         ]
     }
     fn call(&self, name: &str, args: &Map, ctx: &CallContext<'_>) -> Result<ToolOutput, ToolError> {

@@ -46,7 +46,7 @@ impl ToolSet for Echo {
         "oauth-bench"
     }
     fn tools(&self) -> Vec<Tool> {
-        vec![Tool::new(
+        vec![Tool::read_only(
             "echo",
             "Returns its arguments.",
             json::parse(br#"{"type":"object"}"#).unwrap(),

@@ -406,7 +406,7 @@ impl ToolSet for Recall {
 
     fn tools(&self) -> Vec<Tool> {
         vec![
-            Tool::new(
+            Tool::read_only(
                 "query_index",
                 "Query the team's memory index (documents). Read-only; never refreshes.",
                 query_schema(false),
@@ -414,7 +414,7 @@ impl ToolSet for Recall {
             .title("Query the memory index")
             .argument_message("query", QUERY_MESSAGE)
             .argument_message("k", K_MESSAGE),
-            Tool::new(
+            Tool::read_only(
                 "query_code",
                 "Query the team's code and API index. Read-only; never refreshes.",
                 query_schema(true),

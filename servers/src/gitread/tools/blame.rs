@@ -38,7 +38,7 @@ fn declare() -> Tool {
             described("string", "The file, e.g. \"src/main.rs\".", None),
         ),
     ];
-    let tool = Tool::new(
+    let tool = Tool::read_only(
         GIT_BLAME,
         "Who last changed each line of a file at a revision: commit, author, date, line. Use \
          it to find when and by whom a line was written.",
@@ -52,7 +52,7 @@ fn declare() -> Tool {
 
 fn reference() -> Tool {
     with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_BLAME,
             "Line authorship of a file at a revision (never the worktree). Read-only.",
             schema(&["rev", "path"], [("rev", string()), ("path", string())]),

@@ -31,7 +31,7 @@ fn declare() -> Tool {
         ("path", path_argument("the differences in")),
         log_args::stat_property(),
     ];
-    let tool = Tool::new(
+    let tool = Tool::read_only(
         GIT_DIFF,
         "Diff two revisions' committed content, base to head (never the work tree). Use it to \
          see what changed between commits, branches or releases.",
@@ -47,7 +47,7 @@ fn declare() -> Tool {
 
 fn reference() -> Tool {
     with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_DIFF,
             "Diff between two revisions (never the worktree). Read-only.",
             schema(

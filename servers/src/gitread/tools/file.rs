@@ -75,7 +75,7 @@ fn declare() -> Tool {
         ("start", line("The first line, from 1, e.g. 10.")),
         ("end", line("The last line, included, e.g. 20.")),
     ];
-    let tool = Tool::new(
+    let tool = Tool::read_only(
         GIT_FILE,
         "Read a file at a revision (never the work tree): a line with its size and line \
          count, then its lines. Use it to read code as of a commit, tag or branch.",

@@ -168,7 +168,7 @@ fn declare() -> Tool {
         "description",
         Value::from("A regex (grep -E), or text with fixed_strings, e.g. \"TODO|FIXME\"."),
     );
-    Tool::new(
+    Tool::read_only(
         GIT_GREP,
         "Search a revision's committed files for a pattern: REV:path:line:text. Use it to \
          find where something is defined or used.",

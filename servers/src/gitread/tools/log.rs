@@ -58,7 +58,7 @@ fn declare() -> Tool {
         skip,
         stat,
     ];
-    let tool = Tool::new(
+    let tool = Tool::read_only(
         GIT_LOG,
         "List commits, newest first: hash, parents, date, author, refs, subject. Use it for the \
          commits behind a change, a file's history (path), a branch or range (rev).",
@@ -76,7 +76,7 @@ fn declare() -> Tool {
 fn reference() -> Tool {
     let n = Value::Object(log_count());
     with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_LOG,
             "Commit history (hash, author, date, subject). Read-only.",
             schema(&[], [("rev", string()), ("n", n), ("path", string())]),

@@ -72,7 +72,7 @@ impl GitTool {
     /// The row every tool starts from: no paging by line, no refusal, no correction.
     const PLAIN: GitTool = GitTool {
         name: "",
-        declare: || Tool::new("", "", Value::Null),
+        declare: || Tool::read_only("", "", Value::Null),
         reference: None,
         run: Run::File,
         revisions: &[],

@@ -143,7 +143,7 @@ fn declare() -> Tool {
         ),
         ("default", Value::from(false)),
     ]);
-    Tool::new(
+    Tool::read_only(
         GIT_REFS,
         "List branches and tags: name (\"* \" marks HEAD's), commit, subject. Use it to see \
          which branches and releases exist or contain a commit.",

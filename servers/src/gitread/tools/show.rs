@@ -29,7 +29,7 @@ fn declare() -> Tool {
         ("path", path_argument("the changes to")),
         log_args::stat_property(),
     ];
-    let tool = Tool::new(
+    let tool = Tool::read_only(
         GIT_SHOW,
         "Show one commit: header, message, changed files, patch. Use it on a commit git_log \
          found.",
@@ -42,7 +42,7 @@ fn declare() -> Tool {
 
 fn reference() -> Tool {
     with_path(
-        Tool::new(
+        Tool::read_only(
             GIT_SHOW,
             "One commit: metadata, stat and patch. Read-only.",
             schema(&["rev"], [("rev", string()), ("path", string())]),

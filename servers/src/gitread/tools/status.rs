@@ -20,7 +20,7 @@ pub const TOOL: GitTool = GitTool {
 };
 
 fn declare() -> Tool {
-    with_path(Tool::new(
+    with_path(Tool::read_only(
         GIT_STATUS,
         "List uncommitted changes, porcelain v1 (\"M \" staged, \" M\" modified, \"??\" \
          untracked). Use it to see the work in progress.",
@@ -29,7 +29,7 @@ fn declare() -> Tool {
 }
 
 fn reference() -> Tool {
-    with_path(Tool::new(
+    with_path(Tool::read_only(
         GIT_STATUS,
         "Working-tree status (porcelain), without locks. Read-only.",
         schema(&[], []),
