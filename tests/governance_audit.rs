@@ -163,3 +163,96 @@ fn a_decision_out_of_form_is_reported() {
     let report = audit::verify_reader((lines.join("\n") + "\n").as_bytes()).unwrap();
     assert!(report.is_clean(), "{report}");
 }
+
+/// A change of the approvals file while serving is a `presets_changed` record carrying the
+/// governance in force (as `run_started` does); the verifier accepts it in that form only.
+#[test]
+fn a_presets_change_is_recorded_and_its_form_checked() {
+    let dir = TempDir::new("gov-audit-change");
+    let log = dir.file("audit.log");
+    let options = BindOptions {
+        audit_log: Some(log.clone()),
+        ..BindOptions::default()
+    };
+    let binding = bind(
+        Arc::new(Tools),
+        &dir.0,
+        PermissionMode::Allow,
+        "embedded",
+        options,
+    )
+    .unwrap();
+    call(&binding.session(), "git_blame", "{}");
+    std::fs::create_dir_all(dir.0.join(".agentteams")).unwrap();
+    let denied = r#"{"version":1,"presets":[{"effect":"deny","tool":"git_blame","reason":"slow","added_by":"ops","added_at":"2026-12-01T00:00:00.000Z"}]}"#;
+    std::fs::write(dir.0.join(".agentteams/approvals.json"), denied).unwrap();
+    call(&binding.session(), "git_blame", "{}");
+    binding.engine().audit().unwrap().complete_run().unwrap();
+
+    let recs = records(&log);
+    let events: Vec<&str> = recs.iter().filter_map(|r| str_of(r, "event")).collect();
+    assert_eq!(
+        events,
+        [
+            "run_started",
+            "tool_call_requested",
+            "tool_call_started",
+            "tool_call_completed",
+            "tool_call_requested",
+            "presets_changed",
+            "tool_call_blocked",
+            "run_completed"
+        ]
+    );
+    let governance = recs[5].get("governance").unwrap();
+    assert_eq!(str_of(governance, "mode"), Some("allow"));
+    assert_eq!(
+        str_of(governance, "presets_sha256"),
+        Some(agentteams_mcp::sha256::hex_digest(denied.as_bytes()).as_str())
+    );
+    assert_eq!(
+        governance.get("presets"),
+        Some(&Value::from(vec![Value::from(
+            "deny preset \"git_blame\" (presets[0], added by \"ops\": \"slow\")"
+        )]))
+    );
+    assert!(audit::verify_file(&log).unwrap().is_clean());
+    // Without its governance, or with it in another record, the form is wrong.
+    let lines: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let moved = |from: usize, to: usize| {
+        let mut lines = lines.clone();
+        let parse = |l: &str| match json::parse(l.as_bytes()).unwrap() {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        };
+        let (mut a, mut b) = (parse(&lines[from]), parse(&lines[to]));
+        let governance = a.remove("governance").unwrap();
+        b.insert("governance", governance);
+        for (i, rec) in [(from, a), (to, b)] {
+            let mut rec = rec;
+            let hash = record_hash(&rec);
+            rec.insert("hash", Value::from(hash));
+            lines[i] = json::to_string_sorted(&Value::Object(rec));
+        }
+        let report = audit::verify_reader((lines.join("\n") + "\n").as_bytes()).unwrap();
+        let kinds: Vec<ProblemKind> = report.problems.iter().map(|p| p.kind.clone()).collect();
+        kinds
+    };
+    let kinds = moved(5, 6);
+    assert!(
+        kinds.contains(&ProblemKind::Malformed(
+            "a presets_changed record needs \"governance\"".into()
+        )),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&ProblemKind::Malformed(
+            "\"governance\" in a tool_call_blocked record".into()
+        )),
+        "{kinds:?}"
+    );
+}

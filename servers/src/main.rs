@@ -446,10 +446,17 @@ fn http_config(
             })?;
     }
     config.auth_token = match (token_file, std::env::var(TOKEN_ENV_VAR)) {
-        (Some(file), _) => Some(
-            Token::from_file(std::path::Path::new(&file))
-                .map_err(|e| UsageError(format!("--auth-token-file: {e}")))?,
-        ),
+        (Some(file), _) => Some(Token::from_file(std::path::Path::new(&file)).map_err(|e| {
+            // A token it read and refused is named with its path already; a file it could
+            // not open is not.
+            let named = e.kind() == std::io::ErrorKind::InvalidData;
+            let path = if named {
+                String::new()
+            } else {
+                format!("{file}: ")
+            };
+            UsageError(format!("--auth-token-file: {path}{e}"))
+        })?),
         (None, Ok(text)) => {
             Some(Token::new(&text).map_err(|e| UsageError(format!("{TOKEN_ENV_VAR}: {e}")))?)
         }
@@ -462,7 +469,7 @@ fn http_config(
             let mut policy = agentteams_mcp::policy::Policy::new();
             policy
                 .add_file(file)
-                .map_err(|e| UsageError(e.to_string()))?;
+                .map_err(|e| UsageError(format!("--policy: {e}")))?;
             policy.oauth_scopes().cloned()
         }
         None => None,
