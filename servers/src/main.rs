@@ -44,7 +44,9 @@ options:
   --approve-scoped TOOL:SHA256
                               under prompt, run the one call of TOOL with that digest
                               (repeatable; `approval digest` computes it)
-  --approvals FILE            approval presets from FILE, not PROJECT/.agentteams/approvals.json
+  --approvals FILE            approval presets from FILE (which must exist), not
+                              PROJECT/.agentteams/approvals.json; followed while serving: a
+                              revocation or new deny holds at the next call, a grant at restart
   --allow-tool PATTERN        serve only tools matching an allow rule (repeatable; globs * and ?)
   --deny-tool PATTERN         never serve tools matching PATTERN (repeatable; deny wins)
   --policy FILE               more rules from a JSON file {\"allow\": [...], \"deny\": [...]}

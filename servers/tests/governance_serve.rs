@@ -6,7 +6,7 @@
 mod common;
 
 use agentteams_mcp::json::{self, Value};
-use common::{http_post, listed_tool_names, Host};
+use common::{http_post, listed_tool_names, records, Host};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -293,6 +293,19 @@ fn a_stdio_run_with_decisions_verifies_clean() {
     );
 }
 
+/// `approval grant write_note` in the file `place` (`--project DIR` or `--approvals FILE`) names.
+fn grant_write_note(option: &str, place: &str) {
+    run_ok(&[
+        "approval",
+        "grant",
+        "write_note",
+        "--reason",
+        "r",
+        option,
+        place,
+    ]);
+}
+
 /// Runs `agentteams-mcp ARGS` with stdin closed, killed after a minute so that a start that
 /// blocks (on a FIFO) fails the test instead of stalling it; returns the exit code and stderr.
 fn start_of(args: &[&str]) -> (Option<i32>, String) {
@@ -359,26 +372,9 @@ fn a_named_file_that_cannot_be_read_stops_the_start_with_one_line() {
     // `approval grant --approvals FILE` creates the file it names, which a server then serves.
     let named = dir.0.join("named.json");
     let named = named.to_str().unwrap();
-    run_ok(&[
-        "approval",
-        "grant",
-        "write_note",
-        "--reason",
-        "r",
-        "--approvals",
-        named,
-    ]);
+    grant_write_note("--approvals", named);
     let mut server = host(&dir.0, &["--approvals", named]);
     assert!(call(&mut server, "write_note", r#"{"path":"a"}"#).is_ok());
-}
-
-/// The records of an audit log, parsed.
-fn records(log: &Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap()
-        .lines()
-        .map(|l| json::parse(l.as_bytes()).unwrap())
-        .collect()
 }
 
 /// Finding 10: a change to the approvals file reaches the running server at its next call,
@@ -482,15 +478,7 @@ fn a_changed_approvals_file_narrows_the_running_server_at_its_next_call() {
 fn a_revocation_holds_for_the_next_http_request() {
     let dir = Dir::new("live-http");
     let project = dir.0.to_str().unwrap().to_owned();
-    run_ok(&[
-        "approval",
-        "grant",
-        "write_note",
-        "--reason",
-        "r",
-        "--project",
-        &project,
-    ]);
+    grant_write_note("--project", &project);
     let (server, port) = http_server(&dir.0, &[]);
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_note","arguments":{"path":"a"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let headers =

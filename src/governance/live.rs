@@ -31,6 +31,11 @@ pub const PRESETS_SETTLE_TIME: Duration = Duration::from_secs(2);
 /// start together (twice what one file holds).
 pub const MAX_DENIES_SEEN: usize = 2 * MAX_PRESETS;
 
+/// Most bytes of preset descriptions one governance description (an audit record) holds; the
+/// rest is counted, not listed (a file's presets at their longest would pass the audit log's
+/// record limit).
+pub const MAX_DESCRIBED_BYTES: usize = 512 * 1024;
+
 /// Where a server's presets come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PresetsLocation {
@@ -148,10 +153,28 @@ impl InForce {
         all.into_iter().map(Held::describe).collect()
     }
 
-    /// The presets' members of the governance's description (`run_started`, `presets_changed`).
+    /// The presets' members of the governance's description (`run_started`, `presets_changed`),
+    /// their lines together at most [`MAX_DESCRIBED_BYTES`].
     pub(super) fn describe_into(&self, m: &mut Map) {
-        let lines =
-            |v: Vec<String>| Value::from(v.into_iter().map(Value::from).collect::<Vec<_>>());
+        let mut budget = MAX_DESCRIBED_BYTES;
+        let mut lines = |v: Vec<String>| {
+            let total = v.len();
+            let mut kept: Vec<Value> = Vec::new();
+            for line in v {
+                if line.len() > budget {
+                    break;
+                }
+                budget -= line.len();
+                kept.push(Value::from(line));
+            }
+            if kept.len() < total {
+                kept.push(Value::from(format!(
+                    "... and {} more, left out to keep the record short (the file's SHA-256 identifies them)",
+                    total - kept.len()
+                )));
+            }
+            Value::from(kept)
+        };
         m.insert("presets", lines(self.describe()));
         if let Some(path) = &self.path {
             m.insert("presets_file", Value::from(path.as_str()));
@@ -438,7 +461,9 @@ impl LivePresets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::governance::presets::MAX_APPROVALS_FILE_BYTES;
+    use crate::governance::presets::{
+        MAX_ADDED_BY_CHARS, MAX_APPROVALS_FILE_BYTES, MAX_REASON_CHARS,
+    };
     use crate::project_file;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -615,5 +640,22 @@ mod tests {
             "{refused}"
         );
         assert!(now.describe().len() <= MAX_DENIES_SEEN + MAX_PRESETS);
+    }
+
+    #[test]
+    fn the_description_stays_short_with_presets_at_their_longest() {
+        let p = Project::new("long");
+        // Bidi controls, three bytes in the file and eight once escaped: as many as 1 MiB holds.
+        let reason = "\u{202e}".repeat(MAX_REASON_CHARS);
+        let by = "\u{2066}".repeat(MAX_ADDED_BY_CHARS);
+        let items: Vec<String> = (0..500)
+            .map(|i| format!(r#"{{"effect":"deny","tool":"t{i}","reason":"{reason}","added_by":"{by}","added_at":"t"}}"#))
+            .collect();
+        p.write_raw(format!(r#"{{"version":1,"presets":[{}]}}"#, items.join(",")).as_bytes());
+        let mut m = Map::new();
+        p.open().current().describe_into(&mut m);
+        let text = crate::json::to_string(&Value::Object(m));
+        assert!(text.len() < 2 * MAX_DESCRIBED_BYTES, "{}", text.len());
+        assert!(text.contains("more, left out to keep the record short"));
     }
 }
