@@ -326,7 +326,8 @@ impl State {
                 PresetEffect::Grant
                     if self
                         .start_grants
-                        .contains(&preset.pattern.as_str().to_owned()) =>
+                        .iter()
+                        .any(|p| p == preset.pattern.as_str()) =>
                 {
                     &mut in_force.grants
                 }
@@ -400,16 +401,13 @@ impl LivePresets {
         let path = location.path();
         let seen = stat(&path);
         let file = location.load()?;
-        let entries = file.presets().entries();
-        let patterns = |effect: PresetEffect| {
-            entries
-                .iter()
-                .filter(move |p| p.effect == effect)
-                .map(|p| p.pattern.as_str().to_owned())
-        };
+        let grants = file.presets().entries().iter();
         let mut state = State {
             seen: None,
-            start_grants: patterns(PresetEffect::Grant).collect(),
+            start_grants: grants
+                .filter(|p| p.effect == PresetEffect::Grant)
+                .map(|p| p.pattern.as_str().to_owned())
+                .collect(),
             denies_seen: Vec::new(),
             in_force: Arc::default(),
         };
@@ -586,6 +584,21 @@ mod tests {
             p.write(&[("grant", "a"), ("deny", "b")]);
             assert!(live.current().grant("a").is_some(), "case {i}: good again");
         }
+        // `.agentteams` swapped for a link to a folder outside granting everything: refused.
+        let outside = Project::new("unusable-outside");
+        outside.write(&[("grant", "*")]);
+        let folder = p.0.join(".agentteams");
+        std::fs::rename(&folder, p.0.join("moved")).unwrap();
+        std::os::unix::fs::symlink(outside.0.join(".agentteams"), &folder).unwrap();
+        let now = live.current();
+        assert_eq!(now.grant("a"), None);
+        assert!(now
+            .why_not_granted("z")
+            .unwrap()
+            .contains("resolves outside the project"));
+        std::fs::remove_file(&folder).unwrap();
+        std::fs::rename(p.0.join("moved"), &folder).unwrap();
+        assert!(live.current().grant("a").is_some());
         // A project file taken away holds no presets, but the deny seen holds on.
         std::fs::remove_file(&path).unwrap();
         let now = live.current();
