@@ -335,7 +335,7 @@ fn a_named_file_that_cannot_be_read_stops_the_start_with_one_line() {
     let serve = ["--serve-mcp", "governed", "--root", root];
     let http = [&serve[..], &["--http", "--port", "0"]].concat();
     // (`--auth-token-file` reads a pipe on purpose: `<(pass show mcp)` is an ordinary choice.)
-    let cases: [(&[&str], &str, &str, &str); 10] = [
+    let cases: [(&[&str], &str, &str, &str); 11] = [
         (&serve, "--approvals", typo, "No such file or directory"),
         (&serve, "--approvals", fifo, "not a regular file"),
         (&serve, "--approvals", root, "not a regular file"),
@@ -344,6 +344,7 @@ fn a_named_file_that_cannot_be_read_stops_the_start_with_one_line() {
         (&http, "--policy", fifo, "not a regular file"),
         (&serve, "--audit-log", root, "Is a directory"),
         (&http, "--auth-config", typo, "No such file or directory"),
+        (&http, "--auth-config", fifo, "not a regular file"),
         (
             &http,
             "--auth-token-file",
