@@ -6,7 +6,8 @@
 //! scoped approval's digest) are inputs; nothing else a client sends (hints, `_meta`, request ids)
 //! is. In order, first match wins:
 //! 1. a deny rule of the policy refuses;
-//! 2. a deny preset refuses (in every mode, `allow` and `danger-full-access` included);
+//! 2. a deny preset refuses (in every mode, `allow` and `danger-full-access` included); the presets
+//!    are those in force now, asked for once per decision ([`super::live`]);
 //! 3. `danger-full-access` allows;
 //! 4. a read-only tool is decided by the policy alone (allow rules, allowlist, default);
 //! 5. a tool that may change data: `read-only` refuses; `allow` decides it as the policy decides a
