@@ -28,7 +28,6 @@
 use crate::declared::Annotations;
 use crate::json;
 use std::fmt;
-use std::io::Read;
 use std::path::Path;
 
 /// Longest pattern accepted, in characters (tool names are at most 64; 128 leaves room for globs).
@@ -334,19 +333,17 @@ impl Policy {
         Ok(())
     }
 
-    /// Reads a policy file (at most [`MAX_POLICY_FILE_BYTES`]) and adds its rules.
+    /// Reads a policy file (a regular file, never blocking on a FIFO; at most
+    /// [`MAX_POLICY_FILE_BYTES`]) and adds its rules.
     pub fn add_file(&mut self, path: &Path) -> Result<(), PolicyError> {
         let fail = |why: String| PolicyError::new(format!("policy file {}: {why}", path.display()));
-        let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
-        let mut text = Vec::new();
-        file.take(MAX_POLICY_FILE_BYTES + 1)
-            .read_to_end(&mut text)
-            .map_err(|e| fail(e.to_string()))?;
-        if text.len() as u64 > MAX_POLICY_FILE_BYTES {
-            return Err(fail(format!(
-                "larger than the limit of {MAX_POLICY_FILE_BYTES} bytes"
-            )));
-        }
+        let text = crate::regular_file::read_at_most(path, MAX_POLICY_FILE_BYTES)
+            .map_err(|e| fail(e.to_string()))?
+            .ok_or_else(|| {
+                fail(format!(
+                    "larger than the limit of {MAX_POLICY_FILE_BYTES} bytes"
+                ))
+            })?;
         self.add_json(&text)
     }
 

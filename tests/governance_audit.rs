@@ -3,7 +3,7 @@
 //! records (and refuses a decision member that is not in its documented form).
 
 mod audit_support;
-use agentteams_mcp::audit::{self, record_hash, ProblemKind};
+use agentteams_mcp::audit::{self, record_hash, Problem, ProblemKind};
 use agentteams_mcp::governance::{bind, call_digest, BindOptions, PermissionMode, ScopedApproval};
 use agentteams_mcp::json::{self, Value};
 use audit_support::fixture::{call, Tools};
@@ -96,18 +96,7 @@ fn decisions_are_recorded_with_their_basis_and_the_log_verifies() {
 fn a_decision_out_of_form_is_reported() {
     let dir = TempDir::new("gov-audit-bad");
     let log = dir.file("audit.log");
-    let options = BindOptions {
-        audit_log: Some(log.clone()),
-        ..BindOptions::default()
-    };
-    let binding = bind(
-        Arc::new(Tools),
-        &dir.0,
-        PermissionMode::Allow,
-        "embedded",
-        options,
-    )
-    .unwrap();
+    let binding = audited_allow(&dir.0, &log);
     call(&binding.session(), "fs_write", "{}");
     binding.engine().audit().unwrap().complete_run().unwrap();
     let lines: Vec<String> = std::fs::read_to_string(&log)
@@ -116,26 +105,19 @@ fn a_decision_out_of_form_is_reported() {
         .map(str::to_owned)
         .collect();
     // Rewrite the started record's decision, re-sealing its hash so only the form is wrong.
+    assert_eq!(
+        json::parse(lines[2].as_bytes()).unwrap().get("event"),
+        Some(&Value::from("tool_call_started"))
+    );
     let reseal = |edit: &dyn Fn(&mut json::Map)| {
-        let mut lines = lines.clone();
-        let Value::Object(mut rec) = json::parse(lines[2].as_bytes()).unwrap() else {
-            unreachable!()
-        };
-        assert_eq!(
-            rec.get("event").and_then(Value::as_str),
-            Some("tool_call_started")
-        );
-        edit(&mut rec);
-        let hash = record_hash(&rec);
-        rec.insert("hash", Value::from(hash));
-        lines[2] = json::to_string_sorted(&Value::Object(rec));
-        let text = lines.join("\n") + "\n";
-        let report = audit::verify_reader(text.as_bytes()).unwrap();
-        report
-            .problems
-            .iter()
-            .find(|p| p.line == 3)
-            .map(|p| p.kind.clone())
+        problems_after(&lines, &mut |i, rec| {
+            if i == 2 {
+                edit(rec)
+            }
+        })
+        .into_iter()
+        .find(|p| p.line == 3)
+        .map(|p| p.kind)
     };
     let set = |key: &'static str, value: Value| {
         move |rec: &mut json::Map| {
@@ -162,4 +144,115 @@ fn a_decision_out_of_form_is_reported() {
     // Untouched, the same lines verify.
     let report = audit::verify_reader((lines.join("\n") + "\n").as_bytes()).unwrap();
     assert!(report.is_clean(), "{report}");
+}
+
+/// A change of the approvals file while serving is a `presets_changed` record carrying the
+/// governance in force (as `run_started` does); the verifier accepts it in that form only.
+#[test]
+fn a_presets_change_is_recorded_and_its_form_checked() {
+    let dir = TempDir::new("gov-audit-change");
+    let log = dir.file("audit.log");
+    let binding = audited_allow(&dir.0, &log);
+    call(&binding.session(), "git_blame", "{}");
+    std::fs::create_dir_all(dir.0.join(".agentteams")).unwrap();
+    let denied = r#"{"version":1,"presets":[{"effect":"deny","tool":"git_blame","reason":"slow","added_by":"ops","added_at":"2026-12-01T00:00:00.000Z"}]}"#;
+    std::fs::write(dir.0.join(".agentteams/approvals.json"), denied).unwrap();
+    call(&binding.session(), "git_blame", "{}");
+    binding.engine().audit().unwrap().complete_run().unwrap();
+
+    let recs = records(&log);
+    let events: Vec<&str> = recs.iter().filter_map(|r| str_of(r, "event")).collect();
+    assert_eq!(
+        events,
+        [
+            "run_started",
+            "tool_call_requested",
+            "tool_call_started",
+            "tool_call_completed",
+            "tool_call_requested",
+            "presets_changed",
+            "tool_call_blocked",
+            "run_completed"
+        ]
+    );
+    let governance = recs[5].get("governance").unwrap();
+    assert_eq!(str_of(governance, "mode"), Some("allow"));
+    assert_eq!(
+        str_of(governance, "presets_sha256"),
+        Some(agentteams_mcp::sha256::hex_digest(denied.as_bytes()).as_str())
+    );
+    assert_eq!(
+        governance.get("presets"),
+        Some(&Value::from(vec![Value::from(
+            "deny preset \"git_blame\" (presets[0], added by \"ops\": \"slow\")"
+        )]))
+    );
+    assert!(audit::verify_file(&log).unwrap().is_clean());
+    // Without its governance, or with it in another record, the form is wrong.
+    let lines: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let governance = recs[5].get("governance").unwrap().clone();
+    let kinds: Vec<ProblemKind> = problems_after(&lines, &mut |i, rec| match i {
+        5 => drop(rec.remove("governance")),
+        6 => rec.insert("governance", governance.clone()),
+        _ => {}
+    })
+    .into_iter()
+    .map(|p| p.kind)
+    .collect();
+    assert!(
+        kinds.contains(&ProblemKind::Malformed(
+            "a presets_changed record needs \"governance\"".into()
+        )),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&ProblemKind::Malformed(
+            "\"governance\" in a tool_call_blocked record".into()
+        )),
+        "{kinds:?}"
+    );
+}
+
+/// An engine over the fixture's tools under `allow`, logging to `log`.
+fn audited_allow(
+    root: &std::path::Path,
+    log: &std::path::Path,
+) -> agentteams_mcp::governance::Binding {
+    let options = BindOptions {
+        audit_log: Some(log.to_owned()),
+        ..BindOptions::default()
+    };
+    bind(
+        Arc::new(Tools),
+        root,
+        PermissionMode::Allow,
+        "embedded",
+        options,
+    )
+    .unwrap()
+}
+
+/// The verifier's problems with `lines` after `edit` (given each record's index) changed them,
+/// each edited record re-sealed so that only its form can be wrong.
+fn problems_after(lines: &[String], edit: &mut dyn FnMut(usize, &mut json::Map)) -> Vec<Problem> {
+    let edited: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let Value::Object(mut rec) = json::parse(line.as_bytes()).unwrap() else {
+                unreachable!()
+            };
+            edit(i, &mut rec);
+            rec.remove("hash");
+            let hash = record_hash(&rec);
+            rec.insert("hash", Value::from(hash));
+            json::to_string_sorted(&Value::Object(rec))
+        })
+        .collect();
+    let report = audit::verify_reader((edited.join("\n") + "\n").as_bytes()).unwrap();
+    report.problems
 }

@@ -119,7 +119,9 @@ impl ServeOptions {
     pub fn policy(&self) -> Result<Policy, String> {
         let mut policy = Policy::new();
         if let Some(file) = &self.policy_file {
-            policy.add_file(file).map_err(|e| e.to_string())?;
+            policy
+                .add_file(file)
+                .map_err(|e| format!("--policy: {e}"))?;
         }
         for pattern in &self.allow_tools {
             policy.allow(pattern).map_err(|e| e.to_string())?;

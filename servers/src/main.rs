@@ -44,7 +44,9 @@ options:
   --approve-scoped TOOL:SHA256
                               under prompt, run the one call of TOOL with that digest
                               (repeatable; `approval digest` computes it)
-  --approvals FILE            approval presets from FILE, not PROJECT/.agentteams/approvals.json
+  --approvals FILE            approval presets from FILE (which must exist), not
+                              PROJECT/.agentteams/approvals.json; followed while serving: a
+                              revocation or new deny holds at the next call, a grant at restart
   --allow-tool PATTERN        serve only tools matching an allow rule (repeatable; globs * and ?)
   --deny-tool PATTERN         never serve tools matching PATTERN (repeatable; deny wins)
   --policy FILE               more rules from a JSON file {\"allow\": [...], \"deny\": [...]}
@@ -446,10 +448,17 @@ fn http_config(
             })?;
     }
     config.auth_token = match (token_file, std::env::var(TOKEN_ENV_VAR)) {
-        (Some(file), _) => Some(
-            Token::from_file(std::path::Path::new(&file))
-                .map_err(|e| UsageError(format!("--auth-token-file: {e}")))?,
-        ),
+        (Some(file), _) => Some(Token::from_file(std::path::Path::new(&file)).map_err(|e| {
+            // A token it read and refused is named with its path already; a file it could
+            // not open is not.
+            let named = e.kind() == std::io::ErrorKind::InvalidData;
+            let path = if named {
+                String::new()
+            } else {
+                format!("{file}: ")
+            };
+            UsageError(format!("--auth-token-file: {path}{e}"))
+        })?),
         (None, Ok(text)) => {
             Some(Token::new(&text).map_err(|e| UsageError(format!("{TOKEN_ENV_VAR}: {e}")))?)
         }
@@ -462,7 +471,7 @@ fn http_config(
             let mut policy = agentteams_mcp::policy::Policy::new();
             policy
                 .add_file(file)
-                .map_err(|e| UsageError(e.to_string()))?;
+                .map_err(|e| UsageError(format!("--policy: {e}")))?;
             policy.oauth_scopes().cloned()
         }
         None => None,

@@ -5,7 +5,7 @@
 mod common;
 
 use agentteams_mcp::json::{self, Value};
-use common::{listed_tool_names, TempDir};
+use common::{listed_tool_names, records, TempDir};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -119,14 +119,6 @@ fn call(id: u64, tool: &str, arguments: &str) -> String {
 
 fn list(id: u64) -> String {
     format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#)
-}
-
-fn records(log: &Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap()
-        .lines()
-        .map(|l| json::parse(l.as_bytes()).unwrap())
-        .collect()
 }
 
 fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {

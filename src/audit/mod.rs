@@ -2,8 +2,9 @@
 //!
 //! A server started with an audit log appends, for each run (one process serving one transport):
 //! `run_started`, then per tool call `tool_call_requested` followed by `tool_call_blocked` (refused
-//! by policy) or `tool_call_started` and then `tool_call_completed` / `tool_call_failed`, and
-//! `run_completed` on clean shutdown. The full format, the verifier and the threat model are in
+//! by policy) or `tool_call_started` and then `tool_call_completed` / `tool_call_failed`,
+//! `presets_changed` when the approvals file changes while serving, and `run_completed` on clean
+//! shutdown. The full format, the verifier and the threat model are in
 //! `docs/audit.md`; in brief:
 //!
 //! - **Record**: a JSON object on one line with `v` (format version), `run` (run id), `seq` (0, 1,
@@ -295,6 +296,12 @@ impl AuditLog {
             return Err(e);
         }
         Ok(call)
+    }
+
+    /// Records `presets_changed`: the approvals file changed while serving, and `governance` (as
+    /// `run_started` has it) is what is in force now.
+    pub fn presets_changed(&self, governance: Value) -> Result<(), AuditError> {
+        self.append("presets_changed", vec![("governance", governance)], |_| {})
     }
 
     /// Writes `run_completed` (clean shutdown) and returns the run's final hash. Nothing can be

@@ -21,8 +21,9 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 /// The events a record may carry.
-const EVENTS: [&str; 7] = [
+const EVENTS: [&str; 8] = [
     "run_started",
+    "presets_changed",
     "tool_call_requested",
     "tool_call_blocked",
     "tool_call_started",
@@ -471,7 +472,8 @@ fn check_record(line: &[u8]) -> Result<Checked, (Option<String>, ProblemKind)> {
     })
 }
 
-/// Checks the governance members: `governance` only in `run_started`, `decision` only in
+/// Checks the governance members: `governance` only in `run_started` and `presets_changed` (which
+/// must have it), `decision` only in
 /// `tool_call_blocked` (not allowed) and `tool_call_started` (allowed), each in its documented
 /// form. A record without them (a log written before governance existed) is fine.
 fn check_governance(map: &json::Map, event: &str) -> Result<(), String> {
@@ -479,8 +481,11 @@ fn check_governance(map: &json::Map, event: &str) -> Result<(), String> {
         v.and_then(Value::as_str)
             .is_some_and(|m| PermissionMode::parse(m).is_ok())
     };
+    if event == "presets_changed" && map.get("governance").is_none() {
+        return Err("a presets_changed record needs \"governance\"".into());
+    }
     if let Some(governance) = map.get("governance") {
-        if event != "run_started" {
+        if !["run_started", "presets_changed"].contains(&event) {
             return Err(format!("\"governance\" in a {event} record"));
         }
         if !mode_ok(governance.get("mode")) {

@@ -347,17 +347,12 @@ impl AuthConfig {
     }
 }
 
-/// Reads at most `max` bytes of `path`; a larger file is an error, not a truncation.
+/// Reads at most `max` bytes of the regular file `path` (a FIFO would block the start); a larger
+/// file is an error, not a truncation.
 pub(crate) fn read_bounded(path: &Path, max: usize) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(max as u64 + 1).read_to_end(&mut bytes))
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if bytes.len() > max {
-        return Err(format!("{} is larger than {max} bytes", path.display()));
-    }
-    Ok(bytes)
+    crate::regular_file::read_at_most(path, max as u64)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .ok_or_else(|| format!("{} is larger than {max} bytes", path.display()))
 }
 
 /// An absolute `http(s)://` URL of printable ASCII with a host and no fragment.

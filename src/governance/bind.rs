@@ -2,9 +2,9 @@
 //! workspace root under a permission mode, named for its transport; stdio, HTTP and
 //! `handle_message` all serve that same engine, so no transport can decide differently.
 
-use super::decision::{Governance, PresetsSource};
+use super::decision::Governance;
+use super::live::{LivePresets, PresetsLocation};
 use super::mode::PermissionMode;
-use super::presets::{Presets, PresetsFile};
 use super::scoped::{ScopedApproval, MAX_SCOPED_APPROVALS};
 use crate::audit::{self, AuditLog, RunInfo};
 use crate::policy::{Effect, Policy};
@@ -23,9 +23,10 @@ pub struct BindOptions {
     pub policy: Policy,
     /// `--approve-scoped` approvals.
     pub scoped: Vec<ScopedApproval>,
-    /// The approvals file; `None`: `.agentteams/approvals.json` under the root (missing: none).
+    /// The approvals file (`--approvals`), which must exist; `None`: `.agentteams/approvals.json`
+    /// under the root (missing: no presets). Followed while serving ([`LivePresets`]).
     pub approvals_file: Option<PathBuf>,
-    /// Append a hash-chained record of every call here.
+    /// Append a hash-chained record of every call here (`--audit-log`).
     pub audit_log: Option<PathBuf>,
     /// Keep argument and result values in the audit log instead of redacting them.
     pub audit_full: bool,
@@ -70,7 +71,8 @@ one_line_error!(BindError);
 
 /// Builds the engine serving `toolset` for the workspace at `root` under `mode`, for the
 /// transport named `transport`: loads the approval presets, checks the scoped approvals against
-/// the tool set, and opens the audit log (its `run_started` records the governance in force).
+/// the tool set, and opens the audit log (its `run_started` records the governance in force, and a
+/// `presets_changed` record each change of the approvals file while serving).
 pub fn bind(
     toolset: Arc<dyn ToolSet>,
     root: &Path,
@@ -123,20 +125,15 @@ pub fn bind(
             ));
         }
     }
-    let file = match &options.approvals_file {
-        Some(path) => PresetsFile::load_path(path),
-        None => PresetsFile::load(&root),
-    }
-    .map_err(|e| BindError(format!("approvals: {e}")))?;
-    let source = PresetsSource {
-        path: file.file_path().display().to_string(),
-        sha256: file.digest(),
+    let (location, label) = match &options.approvals_file {
+        Some(path) => (PresetsLocation::Named(path.clone()), "--approvals"),
+        None => (PresetsLocation::Project(root.clone()), "approvals"),
     };
-    let presets: Presets = file.presets().clone();
+    let presets = LivePresets::open(location).map_err(|e| BindError(format!("{label}: {e}")))?;
     let governance = Governance::new(mode)
         .with_policy(options.policy.clone())
-        .with_presets(presets, Some(source))
-        .with_scoped(options.scoped.clone());
+        .with_scoped(options.scoped.clone())
+        .with_live_presets(presets);
     let version = options
         .version
         .clone()
@@ -166,11 +163,22 @@ pub fn bind(
             audit::Mode::Redacted
         };
         let log = AuditLog::open_governed(path, &info, audit_mode, described)
-            .map_err(|e| BindError(e.to_string()))?;
+            .map_err(|e| BindError(format!("--audit-log: {e}")))?;
         engine = engine.with_audit(log);
     }
+    let engine = Arc::new(engine);
+    if engine.audit().is_some() {
+        // Weak: the engine holds the governance that holds this.
+        let weak = Arc::downgrade(&engine);
+        engine.governance().on_presets_change(move |described| {
+            if let Some(log) = weak.upgrade().as_ref().and_then(|e| e.audit()) {
+                // A failed write disables the log, so the call being decided is refused.
+                let _ = log.presets_changed(described);
+            }
+        });
+    }
     Ok(Binding {
-        engine: Arc::new(engine),
+        engine,
         root,
         warnings,
     })

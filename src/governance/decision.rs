@@ -6,7 +6,8 @@
 //! scoped approval's digest) are inputs; nothing else a client sends (hints, `_meta`, request ids)
 //! is. In order, first match wins:
 //! 1. a deny rule of the policy refuses;
-//! 2. a deny preset refuses (in every mode, `allow` and `danger-full-access` included);
+//! 2. a deny preset refuses (in every mode, `allow` and `danger-full-access` included); the presets
+//!    are those in force now, asked for once per decision ([`super::live`]);
 //! 3. `danger-full-access` allows;
 //! 4. a read-only tool is decided by the policy alone (allow rules, allowlist, default);
 //! 5. a tool that may change data: `read-only` refuses; `allow` decides it as the policy decides a
@@ -14,12 +15,14 @@
 //!    then a scoped approval whose digest is this call's, and refuses it otherwise.
 
 use super::canonical::{call_digest, CanonicalError};
+use super::live::{InForce, LivePresets};
 use super::mode::PermissionMode;
-use super::presets::{describe_preset, PresetEffect, Presets};
+use super::presets::Presets;
 use super::scoped::ScopedApproval;
 use crate::declared::{Annotations, Declared};
 use crate::json::{Map, Value};
 use crate::policy::{self, Effect, Policy, Reason};
+use std::sync::Arc;
 
 /// What a decision is asked about.
 #[derive(Clone, Copy, Debug)]
@@ -122,8 +125,7 @@ pub struct PresetsSource {
 pub struct Governance {
     mode: PermissionMode,
     policy: Policy,
-    presets: Presets,
-    presets_source: Option<PresetsSource>,
+    presets: Arc<LivePresets>,
     scoped: Vec<ScopedApproval>,
 }
 
@@ -139,8 +141,7 @@ impl Governance {
         Governance {
             mode,
             policy: Policy::new(),
-            presets: Presets::new(),
-            presets_source: None,
+            presets: Arc::new(LivePresets::fixed(&Presets::new(), None)),
             scoped: Vec::new(),
         }
     }
@@ -150,10 +151,26 @@ impl Governance {
         self
     }
 
+    /// Presets that never change while serving.
     pub fn with_presets(mut self, presets: Presets, source: Option<PresetsSource>) -> Governance {
-        self.presets = presets;
-        self.presets_source = source;
+        let source = source.map(|s| (s.path, s.sha256));
+        self.presets = Arc::new(LivePresets::fixed(&presets, source));
         self
+    }
+
+    /// Presets that follow their file while serving ([`LivePresets::open`]).
+    pub fn with_live_presets(mut self, presets: LivePresets) -> Governance {
+        self.presets = Arc::new(presets);
+        self
+    }
+
+    /// Has `record` called with [`Governance::describe`]'s form each time the presets in force
+    /// change while serving (the audit log's `presets_changed`). Once: false if one was set.
+    pub fn on_presets_change(&self, record: impl Fn(Value) + Send + Sync + 'static) -> bool {
+        let (mode, scoped) = (self.mode, self.scoped.clone());
+        self.presets.on_change(Box::new(move |in_force: &InForce| {
+            record(describe(mode, in_force, &scoped))
+        }))
     }
 
     pub fn with_scoped(mut self, scoped: Vec<ScopedApproval>) -> Governance {
@@ -173,8 +190,9 @@ impl Governance {
         self.policy = policy;
     }
 
-    pub fn presets(&self) -> &Presets {
-        &self.presets
+    /// The presets in force now (the file read again first if it changed).
+    pub fn presets(&self) -> Presets {
+        self.presets.current().presets()
     }
 
     pub fn scoped(&self) -> &[ScopedApproval] {
@@ -183,29 +201,7 @@ impl Governance {
 
     /// What the audit log's `run_started` records about the governance in force.
     pub fn describe(&self) -> Value {
-        let mut m = Map::with_capacity(5);
-        m.insert("mode", Value::from(self.mode.as_str()));
-        let presets: Vec<Value> = self
-            .presets
-            .describe()
-            .into_iter()
-            .map(Value::from)
-            .collect();
-        m.insert("presets", Value::from(presets));
-        if let Some(source) = &self.presets_source {
-            m.insert("presets_file", Value::from(source.path.as_str()));
-            m.insert(
-                "presets_sha256",
-                source.sha256.as_deref().map_or(Value::Null, Value::from),
-            );
-        }
-        let scoped: Vec<Value> = self
-            .scoped
-            .iter()
-            .map(|s| Value::from(s.to_string()))
-            .collect();
-        m.insert("scoped", Value::from(scoped));
-        Value::Object(m)
+        describe(self.mode, &self.presets.current(), &self.scoped)
     }
 
     /// Decides about `tool` (see the module documentation for the order).
@@ -235,8 +231,10 @@ impl Governance {
         if matches!(&by_policy.reason, Reason::Rule(r) if r.effect == Effect::Deny) {
             return from_policy(by_policy);
         }
-        if let Some((i, preset)) = self.presets.first_match(PresetEffect::Deny, name) {
-            return verdict(false, Basis::Preset, describe_preset(i, preset));
+        // Once per decision: what the approvals file says now.
+        let presets = self.presets.current();
+        if let Some(preset) = presets.deny(name) {
+            return verdict(false, Basis::Preset, preset);
         }
         if self.mode == PermissionMode::DangerFullAccess {
             return verdict(
@@ -267,8 +265,8 @@ impl Governance {
                 if by_policy.allowed {
                     return from_policy(by_policy);
                 }
-                if let Some((i, preset)) = self.presets.first_match(PresetEffect::Grant, name) {
-                    return verdict(true, Basis::Preset, describe_preset(i, preset));
+                if let Some(preset) = presets.grant(name) {
+                    return verdict(true, Basis::Preset, preset);
                 }
                 let scoped = self.scoped.iter().filter(|s| s.tool == name);
                 match (&subject, &digest) {
@@ -297,6 +295,9 @@ impl Governance {
                 {
                     reason.push_str(&format!(" (wildcard rule {rule} is not enough)"));
                 }
+                if let Some(why) = presets.why_not_granted(name) {
+                    reason.push_str(&format!("; {why}"));
+                }
                 match &digest {
                     Some(Ok(d)) => reason.push_str(&format!(
                         "; this call's digest is {d} (--approve-scoped {name}:{d} approves it)"
@@ -308,6 +309,17 @@ impl Governance {
             }
         }
     }
+}
+
+/// The governance's description: the mode, the presets in force (and where from), the scoped
+/// approvals.
+fn describe(mode: PermissionMode, presets: &InForce, scoped: &[ScopedApproval]) -> Value {
+    let mut m = Map::with_capacity(7);
+    m.insert("mode", Value::from(mode.as_str()));
+    presets.describe_into(&mut m);
+    let scoped: Vec<Value> = scoped.iter().map(|s| Value::from(s.to_string())).collect();
+    m.insert("scoped", Value::from(scoped));
+    Value::Object(m)
 }
 
 fn no_canonical_form(e: &CanonicalError) -> String {

@@ -1,5 +1,5 @@
-//! Governance for tool sets that may change data: permission modes, approval presets, scoped
-//! approvals by call digest, and the one call that binds a tool set to a workspace under them.
+//! Governance for tool sets that may change data: permission modes, approval presets (followed
+//! while serving), scoped approvals by call digest, and the one call that binds a tool set to a workspace under them.
 //!
 //! The engine applies the [`Governance`] it is built with to every `tools/list` and `tools/call`,
 //! whatever the transport; [`bind`] is how an embedder (and the `agentteams-mcp` binary) builds
@@ -9,6 +9,7 @@
 mod bind;
 pub mod canonical;
 mod decision;
+pub mod live;
 mod mode;
 pub mod presets;
 mod scoped;
@@ -16,6 +17,7 @@ mod scoped;
 pub use bind::{bind, BindError, BindOptions, Binding, MAX_TRANSPORT_NAME_CHARS};
 pub use canonical::{call_digest, canonical_call, CanonicalError};
 pub use decision::{Basis, Governance, PresetsSource, Subject, Verdict};
+pub use live::{InForce, LivePresets, PresetsLocation};
 pub use mode::{ModeError, PermissionMode, REFUSED_MODES};
 pub use presets::{Preset, PresetEffect, Presets, PresetsError, PresetsFile};
 pub use scoped::{ScopedApproval, ScopedError, MAX_SCOPED_APPROVALS};

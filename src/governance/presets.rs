@@ -397,6 +397,22 @@ impl PresetsFile {
         })
     }
 
+    /// Loads presets from a file the operator named (`--approvals FILE`): as
+    /// [`PresetsFile::load_path`], but a missing file is an error, since a misspelt name must
+    /// not start a server without the deny presets it was meant to have.
+    pub fn load_named(path: &Path) -> Result<PresetsFile, PresetsError> {
+        let file = PresetsFile::load_path(path)?;
+        if file.existed() {
+            return Ok(file);
+        }
+        // The system's own words for why it is not there.
+        let why = std::fs::symlink_metadata(path).err().map_or_else(
+            || "vanished while it was read".to_owned(),
+            |e| e.to_string(),
+        );
+        Err(PresetsError::new(format!("{}: {why}", path.display())))
+    }
+
     pub fn file_path(&self) -> &Path {
         &self.path
     }

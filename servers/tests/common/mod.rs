@@ -326,3 +326,12 @@ pub fn session_headers(initialize_response: &str) -> String {
     let session = session_id_of(initialize_response);
     format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n")
 }
+
+/// Every record of the audit log at `path`, parsed, in order.
+pub fn records(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|l| json::parse(l.as_bytes()).unwrap())
+        .collect()
+}
