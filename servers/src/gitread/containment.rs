@@ -416,6 +416,7 @@ mod tests {
 
     fn layout(t: &TempDir) -> Layout {
         Layout {
+            bare: false,
             git_dir: t.0.join(".git"),
             common_dir: t.0.join(".git"),
         }

@@ -221,7 +221,8 @@ impl Runner {
         let mut command = self.git.command(&self.root, &self.ceiling);
         command.env("GIT_COMMON_DIR", &layout.common_dir);
         disable_hooks(&mut command, hook_names);
-        command.args(global_args(&layout.git_dir, &self.root));
+        let work_tree = (!layout.bare).then_some(self.root.as_path());
+        command.args(global_args(&layout.git_dir, work_tree));
         if let Some(limiter) = self.launcher.limiter() {
             for (key, value) in limiter.config_overrides() {
                 command.arg("-c").arg(format!("{key}={value}"));
@@ -367,8 +368,11 @@ fn blocked_message(file: Option<&str>) -> String {
 }
 
 /// Global options placed before the subcommand: `--git-dir`/`--work-tree` pin the repository the
-/// pre-flight validated (no discovery, `core.worktree` ignored), then every `-c` override.
-pub fn global_args(git_dir: &Path, work_tree: &Path) -> Vec<OsString> {
+/// pre-flight validated (no discovery, `core.worktree` ignored), then every `-c` override. A bare
+/// repository (`work_tree` `None`) gets `--bare`: without it git would take the working
+/// directory as the work tree (`GIT_COMMON_DIR`, always set, keeps the repository's
+/// `core.bare` and `core.worktree` from applying).
+pub fn global_args(git_dir: &Path, work_tree: Option<&Path>) -> Vec<OsString> {
     let mut args: Vec<OsString> = Vec::with_capacity(5 + 2 * CONFIG_OVERRIDES.len());
     args.push("--no-pager".into());
     args.push("--no-replace-objects".into());
@@ -376,9 +380,14 @@ pub fn global_args(git_dir: &Path, work_tree: &Path) -> Vec<OsString> {
     let mut git_dir_arg = OsString::from("--git-dir=");
     git_dir_arg.push(git_dir);
     args.push(git_dir_arg);
-    let mut work_tree_arg = OsString::from("--work-tree=");
-    work_tree_arg.push(work_tree);
-    args.push(work_tree_arg);
+    match work_tree {
+        Some(work_tree) => {
+            let mut work_tree_arg = OsString::from("--work-tree=");
+            work_tree_arg.push(work_tree);
+            args.push(work_tree_arg);
+        }
+        None => args.push("--bare".into()),
+    }
     for (key, value) in CONFIG_OVERRIDES.iter().chain(&quirks::ADVICE_OFF) {
         args.push("-c".into());
         args.push(format!("{key}={value}").into());
@@ -489,7 +498,7 @@ mod tests {
 
     #[test]
     fn argv_holds_the_reference_overrides_in_order_then_the_product_ones() {
-        let args: Vec<String> = global_args(Path::new("/r/.git"), Path::new("/r"))
+        let args: Vec<String> = global_args(Path::new("/r/.git"), Some(Path::new("/r")))
             .into_iter()
             .map(|a| a.into_string().unwrap_or_default())
             .collect();

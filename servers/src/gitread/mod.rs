@@ -167,6 +167,14 @@ impl GitRead {
         // The subcommand's name (`log`, `show`...) is the server's own word; its other
         // arguments are the client's and stay out of the log.
         let verb = subcommand.first().cloned().unwrap_or_default();
+        if tool.needs_work_tree && layout.bare {
+            let note = tools::NO_WORK_TREE;
+            return Ok(match self.compat {
+                Compat::Product => Answer::whole(note.to_owned()),
+                // The reference's empty output, as for a clean work tree.
+                Compat::Reference => Answer::whole(String::new()),
+            });
+        }
         if let Some(refusal) = tool.refused_by.and_then(|refused| refused(&verdict)) {
             return Err(refusal.to_owned());
         }
@@ -314,7 +322,8 @@ impl GitRead {
         })
     }
 
-    /// The `path` argument under the path rule ([`tools::checked_path`]); `None` when absent.
+    /// The `path` argument under the path rule ([`tools::args::checked_path`]; in a bare repository
+    /// [`tools::args::checked_tree_path`]); `None` when absent.
     fn path_argument<'a>(
         &self,
         layout: &repo::Layout,
@@ -322,6 +331,7 @@ impl GitRead {
     ) -> Result<Option<&'a str>, String> {
         match arguments.get("path") {
             None | Some(Value::Null) => Ok(None),
+            Some(value) if layout.bare => tools::args::checked_tree_path(value).map(Some),
             Some(value) => {
                 tools::args::checked_path(value, &self.root, [&layout.git_dir, &layout.common_dir])
                     .map(Some)

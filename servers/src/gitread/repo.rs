@@ -1,6 +1,8 @@
 //! Which repository a call may read: the project's own git dir and common dir, found by reading
 //! `.git`, `commondir` and the worktree back-link from disk, then checked for containment and
-//! alternates.
+//! alternates. A root without `.git` that is itself a bare repository (a mirror such as
+//! `/srv/repo.git`, `HEAD`, `objects/` and `refs/` in it, no work tree above it) is served as
+//! one: its git dir is the root, and git runs with `--bare`, never with a work tree.
 //!
 //! The reference asks `git rev-parse` for the two directories (two processes per call). Their
 //! layout is fully specified (gitrepository-layout: the gitfile, `commondir`, `worktrees/<id>/gitdir`),
@@ -21,6 +23,8 @@ pub struct Layout {
     pub git_dir: PathBuf,
     /// The common dir (objects, refs, config), canonical.
     pub common_dir: PathBuf,
+    /// The root is a bare repository: there is no work tree.
+    pub bare: bool,
 }
 
 /// Why a repository is refused; `Display` gives the reference's message.
@@ -56,7 +60,11 @@ impl std::fmt::Display for RepoError {
 /// linked worktree. What lies below them is [`containment`](super::containment)'s to check.
 pub fn inspect(root: &Path) -> Result<Layout, RepoError> {
     let dot_git = root.join(".git");
-    let meta = fs::metadata(&dot_git).map_err(|_| RepoError::NotRoot(root.to_path_buf()))?;
+    let meta = match fs::metadata(&dot_git) {
+        Ok(meta) => meta,
+        Err(_) if is_bare_root(root) => return bare(root),
+        Err(_) => return Err(RepoError::NotRoot(root.to_path_buf())),
+    };
     let git_dir = if meta.is_dir() {
         canonical(&dot_git)?
     } else {
@@ -70,21 +78,78 @@ pub fn inspect(root: &Path) -> Result<Layout, RepoError> {
         }
         Err(_) => git_dir.clone(),
     };
-    for name in ["alternates", "http-alternates"] {
-        // lstat: a dangling symlink counts as present.
-        if fs::symlink_metadata(common_dir.join("objects/info").join(name)).is_ok() {
-            return Err(RepoError::Alternates);
-        }
-    }
+    refuse_alternates(&common_dir)?;
     let layout = Layout {
         git_dir,
         common_dir,
+        bare: false,
     };
     let contained = layout.git_dir.starts_with(root) && layout.common_dir.starts_with(root);
     if !contained && !is_registered_worktree(&dot_git, &layout) {
         return Err(RepoError::Outside);
     }
     Ok(layout)
+}
+
+/// No alternates: a repository that borrows objects from elsewhere is refused.
+fn refuse_alternates(common_dir: &Path) -> Result<(), RepoError> {
+    for name in ["alternates", "http-alternates"] {
+        // lstat: a dangling symlink counts as present.
+        if fs::symlink_metadata(common_dir.join("objects/info").join(name)).is_ok() {
+            return Err(RepoError::Alternates);
+        }
+    }
+    Ok(())
+}
+
+/// Longest `HEAD` of a bare root read (a symref or an object id is well under it).
+const MAX_HEAD_FILE: u64 = 4096;
+
+/// `root` (canonical, no `.git` in it) is a bare repository an operator named: `HEAD` a regular
+/// file holding a symref to `refs/` or an object id, `objects/` and `refs/` real directories (what
+/// git itself requires of a git dir, read without git), and no work tree in it or above it. An
+/// embedded bare repository, one inside a checkout (GIT-THREATS.md P2), is refused as before.
+fn is_bare_root(root: &Path) -> bool {
+    let is_dir = |name: &str| fs::symlink_metadata(root.join(name)).is_ok_and(|m| m.is_dir());
+    let head = crate::regular_file::read_at_most(&root.join("HEAD"), MAX_HEAD_FILE);
+    let head_ok = match head {
+        Ok(Some(bytes)) => {
+            let text = String::from_utf8_lossy(&bytes);
+            let text = text.trim_end_matches(['\n', '\r']);
+            text.strip_prefix("ref: ")
+                .is_some_and(|r| r.starts_with("refs/"))
+                || (matches!(text.len(), 40 | 64) && text.bytes().all(|b| b.is_ascii_hexdigit()))
+        }
+        _ => false,
+    };
+    let is_head_file = fs::symlink_metadata(root.join("HEAD")).is_ok_and(|m| m.is_file());
+    is_head_file
+        && head_ok
+        && is_dir("objects")
+        && is_dir("refs")
+        && nearest_work_tree(root).is_none()
+}
+
+/// The layout of a bare root: its own git dir, its common dir (a `commondir` must stay inside it),
+/// no alternates.
+fn bare(root: &Path) -> Result<Layout, RepoError> {
+    let git_dir = root.to_path_buf();
+    let common_dir = match fs::symlink_metadata(git_dir.join("commondir")) {
+        Ok(_) => {
+            let target = read_pointer(&git_dir.join("commondir"), "")?;
+            canonical(&git_dir.join(target))?
+        }
+        Err(_) => git_dir.clone(),
+    };
+    refuse_alternates(&common_dir)?;
+    if !common_dir.starts_with(root) {
+        return Err(RepoError::Outside);
+    }
+    Ok(Layout {
+        git_dir,
+        common_dir,
+        bare: true,
+    })
 }
 
 /// Folders above a path examined for a `.git` before the search gives up (deeper than any real
@@ -184,6 +249,7 @@ mod tests {
             Ok(Layout {
                 git_dir: t.0.join(".git"),
                 common_dir: t.0.join(".git"),
+                bare: false,
             })
         );
     }

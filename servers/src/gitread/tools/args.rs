@@ -63,13 +63,8 @@ pub fn checked_path<'a>(
     root: &Path,
     git_dirs: [&Path; 2],
 ) -> Result<&'a str, String> {
-    let text = value.as_str().unwrap_or("");
-    if text.is_empty() || text.contains('\0') || text.starts_with('-') || text.starts_with('/') {
-        return Err(PATH_NOT_RELATIVE.to_owned());
-    }
-    let names_git = Path::new(text)
-        .components()
-        .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"));
+    let text = relative_text(value)?;
+    let names_git = names_git(text);
     let inside = match resolve(root, Path::new(text)) {
         Some(resolved) => {
             resolved.starts_with(root) && !git_dirs.iter().any(|dir| resolved.starts_with(dir))
@@ -80,6 +75,45 @@ pub fn checked_path<'a>(
         return Err(PATH_OUTSIDE.to_owned());
     }
     Ok(text)
+}
+
+/// The path rule of a bare repository, which has no work tree to resolve links in: the same
+/// relative text, and lexically inside the tree (a `..` may not leave it); what it names is read
+/// from the revision's tree alone.
+pub fn checked_tree_path(value: &Value) -> Result<&str, String> {
+    let text = relative_text(value)?;
+    let mut depth = 0usize;
+    for component in Path::new(text).components() {
+        match component {
+            Component::ParentDir => {
+                depth = depth
+                    .checked_sub(1)
+                    .ok_or_else(|| PATH_OUTSIDE.to_owned())?
+            }
+            Component::Normal(_) => depth += 1,
+            _ => {}
+        }
+    }
+    if names_git(text) {
+        return Err(PATH_OUTSIDE.to_owned());
+    }
+    Ok(text)
+}
+
+/// `value` as relative path text: a non-empty string without NUL, not an option or absolute.
+fn relative_text(value: &Value) -> Result<&str, String> {
+    let text = value.as_str().unwrap_or("");
+    if text.is_empty() || text.contains('\0') || text.starts_with('-') || text.starts_with('/') {
+        return Err(PATH_NOT_RELATIVE.to_owned());
+    }
+    Ok(text)
+}
+
+/// A component of `text` is `.git`, in any case.
+fn names_git(text: &str) -> bool {
+    Path::new(text)
+        .components()
+        .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
 }
 
 /// `base.join(relative)` with every symlink resolved component by component and `..` applied to the

@@ -48,6 +48,8 @@ pub struct GitTool {
     pub by_line: bool,
     /// Refused while the index is split ([`super::split_index`]): the command reads the index.
     pub reads_index: bool,
+    /// Reads the work tree: in a bare repository it answers [`NO_WORK_TREE`] instead.
+    pub needs_work_tree: bool,
     /// A refusal the config pre-flight's verdict makes for this tool.
     pub refused_by: Option<fn(&Verdict) -> Option<&'static str>>,
     /// A per-command correction of the invocation ([`super::quirks`]).
@@ -79,11 +81,16 @@ impl GitTool {
         empty_note: nothing_printed,
         by_line: false,
         reads_index: false,
+        needs_work_tree: false,
         refused_by: None,
         prepare: None,
         quiet_exit: None,
     };
 }
+
+/// The answer of a tool that reads the work tree, in a bare repository.
+pub const NO_WORK_TREE: &str =
+    "(no work tree: the project is a bare repository, so nothing is uncommitted)";
 
 /// Every tool, in the reference's order, then the product's own.
 pub const TABLE: [GitTool; 8] = [

@@ -1,5 +1,6 @@
 //! `git_status`: the work tree's uncommitted changes, porcelain v1, submodules left out; takes no
-//! locks, and is refused while the index is split (it reads the index).
+//! locks, and is refused while the index is split (it reads the index). A bare repository has no
+//! work tree, and says so.
 
 use super::args::{owned, schema, with_path};
 use super::{GitTool, Run};
@@ -16,6 +17,7 @@ pub const TOOL: GitTool = GitTool {
     run: Run::Git(argv),
     empty_note,
     reads_index: true,
+    needs_work_tree: true,
     ..GitTool::PLAIN
 };
 
