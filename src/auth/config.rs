@@ -347,17 +347,13 @@ impl AuthConfig {
     }
 }
 
-/// Reads at most `max` bytes of `path`; a larger file is an error, not a truncation.
+/// Reads the regular file `path` whole if it holds at most `max` bytes; a larger file is an
+/// error, not a truncation. A FIFO (which would block the start until a writer came), a device
+/// or a directory is refused as "not a regular file".
 pub(crate) fn read_bounded(path: &Path, max: usize) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(max as u64 + 1).read_to_end(&mut bytes))
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if bytes.len() > max {
-        return Err(format!("{} is larger than {max} bytes", path.display()));
-    }
-    Ok(bytes)
+    crate::regular_file::read_at_most(path, max as u64)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .ok_or_else(|| format!("{} is larger than {max} bytes", path.display()))
 }
 
 /// An absolute `http(s)://` URL of printable ASCII with a host and no fragment.
