@@ -147,6 +147,15 @@ fn a_failing_flooding_or_missing_interpreter_stops_the_build_before_any_write() 
             "exited with status 3: Traceback: no module named json",
         ),
         (
+            // What it says is shown escaped: no terminal control reaches the user.
+            interpreter(
+                &env,
+                "hostile",
+                "printf '\\033]52;c;eA==\\007\\342\\200\\256boom\\n' >&2; exit 4",
+            ),
+            "exited with status 4: \\x1b]52;c;eA==\\x07\\u{202e}boom",
+        ),
+        (
             interpreter(&env, "flooding", "head -c 400000 /dev/zero | tr '\\0' 'x'"),
             "printed more than 262144 bytes",
         ),
