@@ -110,22 +110,21 @@ fn escape(text: &str, one_line: bool, max: usize) -> (Cow<'_, str>, bool) {
                 Some(Kind::Selector) => (!after_visible_base, true),
             },
         };
-        // Bytes written so far (escaped, and clean ones not yet copied) and with this character.
-        let before = out.as_ref().map_or(0, String::len) + (i - copied);
-        let after = before
-            + if escaped {
-                escape_len(code)
-            } else {
-                c.len_utf8()
-            };
-        if after > max {
-            return (finish(text, out, copied, i), true);
-        }
         if escaped {
-            let out = out.get_or_insert_with(|| String::with_capacity(text.len().min(max) + 16));
-            out.push_str(&text[copied..i]);
-            push_escape(out, code);
+            let mut escaped_text = out
+                .take()
+                .unwrap_or_else(|| String::with_capacity(text.len().min(max) + 16));
+            escaped_text.push_str(&text[copied..i]);
+            let kept = escaped_text.len();
+            push_escape(&mut escaped_text, code);
+            if escaped_text.len() > max {
+                escaped_text.truncate(kept);
+                return (Cow::Owned(escaped_text), true);
+            }
+            out = Some(escaped_text);
             copied = i + c.len_utf8();
+        } else if out.as_ref().map_or(0, String::len) + (i - copied) + c.len_utf8() > max {
+            return (finish(text, out, copied, i), true);
         }
         after_visible_base = !escaped && !selector && !c.is_whitespace();
     }
@@ -140,17 +139,6 @@ fn finish(text: &str, out: Option<String>, copied: usize, end: usize) -> Cow<'_,
             out.push_str(&text[copied..end]);
             Cow::Owned(out)
         }
-    }
-}
-
-/// The length of [`push_escape`]'s escape of `code`.
-fn escape_len(code: u32) -> usize {
-    if code <= 0x9f {
-        4
-    } else {
-        // `\u{`, at least four hex digits, `}`.
-        let digits = (32 - code.leading_zeros()).div_ceil(4).max(4) as usize;
-        digits + 4
     }
 }
 

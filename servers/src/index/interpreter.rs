@@ -154,12 +154,24 @@ mod tests {
     fn answers_are_checked_folder_by_folder() {
         let tmp = std::env::temp_dir();
         let tmp_canonical = std::fs::canonicalize(&tmp).unwrap();
+        // A FIFO is no folder (and is never opened); a link to the folder is the folder, once.
+        let dir = tmp.join(format!("interpreter-answers-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let link = dir.join("link");
+        std::os::unix::fs::symlink(&tmp, &link).unwrap();
         let text = format!(
-            "[\"{}\", \"relative/dir\", \"/no/such/folder\", \"{}\"]\n",
+            "[\"{}\", \"relative/dir\", \"/no/such/folder\", \"{}\", \"{}\", \"{}\"]\n",
             tmp.display(),
+            fifo.display(),
+            link.display(),
             tmp.display()
         );
         let envs = parse_paths(text.as_bytes()).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(envs.len(), 1, "one existing absolute folder, once");
         assert_eq!(envs[0].site, tmp_canonical);
         assert_eq!(envs[0].confined_to, tmp_canonical);
