@@ -124,6 +124,27 @@ fn the_access_log_escapes_and_cuts_a_hostile_tool_name() {
 }
 
 #[test]
+fn a_log_destination_that_stops_reading_does_not_hold_requests() {
+    // stderr is a pipe this test never reads after the address line: it fills after a few
+    // hundred lines, and requests must still be answered and their connections closed.
+    let (_server, port) = serve_http(&["--access-log"], Some(TOKEN), Stdio::null());
+    for i in 0..1500 {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            s,
+            "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut reply = String::new();
+        if let Err(e) = s.read_to_string(&mut reply) {
+            panic!("request {i}: not answered and closed: {e} ({reply:?})");
+        }
+        assert!(reply.starts_with("HTTP/1.1 200"), "request {i}: {reply}");
+    }
+}
+
+#[test]
 fn closing_stdin_finishes_calls_in_flight_and_does_not_wait_for_idle_connections() {
     let log = std::env::temp_dir().join(format!(
         "agentteams-http-graceful-{}.jsonl",
