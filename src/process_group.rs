@@ -8,8 +8,13 @@
 //! leader is unreaped, so a group is only ever signalled before the leader is reaped: its exit is
 //! observed without reaping through `/proc/<pid>/stat` ([`poll_exit`]). Where `/proc` is absent
 //! the exit is only seen by reaping, and the group is then left alone rather than risk signalling
-//! a reused id. Users: the stdio client (a server and its children on close) and gitread (git and
-//! its helpers on a timeout or cancellation).
+//! a reused id. Users: the stdio client (a server and its children on close), gitread (git and
+//! its helpers on a timeout or cancellation) and `index build --python` (the interpreter).
+//!
+//! A group is all it reaches: a descendant that calls `setsid` (or `setpgid`) has left the group
+//! and is not ended, and nothing here can find it again without risking a reused pid. Such a
+//! process may keep a pipe of the child open, so a caller reading the child's output must not
+//! wait for its end past its own deadline.
 
 use std::io;
 use std::path::PathBuf;

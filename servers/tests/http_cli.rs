@@ -122,6 +122,105 @@ fn unsafe_or_malformed_http_setups_exit_2() {
     }
 }
 
+/// Runs the binary with `args`; its exit code and stderr, or a failure if it is still running
+/// after 20 s (a start that blocks on a file, ended here).
+fn start_within_a_bound(args: &[&str]) -> (Option<i32>, String) {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        .args(args)
+        .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?}: still starting after 20 s (blocked on a file)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status.code(), err)
+}
+
+#[test]
+fn key_and_config_files_that_are_fifos_devices_or_too_deep_stop_the_start_with_one_line() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("agentteams-http-files-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    // A FIFO nobody writes to: opening it for reading would wait for ever.
+    let fifo = path("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let zero = path("zero");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.join(name), text).unwrap();
+        std::fs::set_permissions(dir.join(name), std::fs::Permissions::from_mode(0o600)).unwrap();
+        path(name)
+    };
+    let resource = r#""resource": "https://m.example/mcp""#;
+    let jwks_fifo = write(
+        "jwks-fifo.json",
+        &format!(
+            r#"{{{resource}, "authorization_servers": [{{"issuer": "https://as.example", "jwks_file": "fifo"}}]}}"#
+        ),
+    );
+    let secret_fifo = write(
+        "secret-fifo.json",
+        &format!(
+            r#"{{{resource}, "authorization_servers": [{{"issuer": "https://as.example", "jwks_uri": "http://127.0.0.1:1/jwks"}}], "introspection": {{"endpoint": "http://127.0.0.1:1/i", "client_id": "rs", "client_secret_file": "fifo"}}}}"#
+        ),
+    );
+    let deep = write("deep.json", &"[".repeat(100_000));
+    let key = write("key", &"ab".repeat(32));
+    let serve = ["--serve-mcp", "conformance", "--http", "--port", "0"];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--auth-config", &fifo], "not a regular file"),
+        (vec!["--auth-config", &zero], "not a regular file"),
+        (vec!["--auth-config", &jwks_fifo], "not a regular file"),
+        (vec!["--auth-config", &secret_fifo], "not a regular file"),
+        (vec!["--auth-config", &deep], "nest"),
+        (vec!["--session-key-file", &fifo], "not a regular file"),
+        (vec!["--session-key-file", &zero], "not a regular file"),
+        (
+            vec![
+                "--session-key-file",
+                &key,
+                "--previous-session-key-file",
+                &fifo,
+            ],
+            "not a regular file",
+        ),
+    ];
+    for (extra, message) in cases {
+        let args: Vec<&str> = serve.iter().copied().chain(extra.iter().copied()).collect();
+        let (code, err) = start_within_a_bound(&args);
+        assert_eq!(code, Some(2), "{extra:?}: {err}");
+        assert!(err.contains(message), "{extra:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{extra:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn closing_stdin_stops_the_server_and_completes_its_audit_run() {
     let log = std::env::temp_dir().join(format!(

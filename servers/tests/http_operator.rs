@@ -5,6 +5,7 @@
 
 mod common;
 
+use agentteams_mcp::http::access_log::{MAX_LINE_BYTES, MAX_LOGGED_FIELD};
 use agentteams_mcp::json::{self, Value};
 use agentteams_mcp::sha256;
 use common::{http_post, http_request, serve_http, session_id_of};
@@ -85,6 +86,62 @@ fn the_access_log_writes_one_json_line_per_request() {
     assert!(field(1, "time").ends_with("Z\""));
     assert_eq!(field(2, "status"), "401");
     assert_eq!(field(3, "path"), "\"/healthz\"");
+}
+
+#[test]
+fn the_access_log_escapes_and_cuts_a_hostile_tool_name() {
+    let (mut server, port) = serve_http(&["--access-log"], Some(TOKEN), Stdio::null());
+    let auth = format!("Authorization: Bearer {TOKEN}\r\n");
+    let session = initialize(port, &auth);
+    let mut line = String::new();
+    server.1.read_line(&mut line).unwrap();
+    // A C1 CSI, bidi controls, a line separator and a zero-width space, then 200 KB of name.
+    let hostile = "git_log\u{9b}2J\u{202e}\u{2066}\u{2028}\u{200b}";
+    let name = format!("{hostile}{}", "x".repeat(200 * 1024));
+    let call =
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"{name}"}}}}"#);
+    // Posted aside: a connection's line is written before it closes, so the log is read while
+    // the call is answered.
+    let headers = call_headers(&session, &auth);
+    let post = std::thread::spawn(move || http_post(port, &headers, &call).0);
+    line.clear();
+    server.1.read_line(&mut line).unwrap();
+    assert_eq!(post.join().unwrap(), 200);
+    assert!(line.len() <= MAX_LINE_BYTES + 1, "{} bytes", line.len());
+    for raw in ['\u{9b}', '\u{202e}', '\u{2066}', '\u{2028}', '\u{200b}'] {
+        assert!(!line.contains(raw), "U+{:04X} raw in {line}", raw as u32);
+    }
+    let entry = json::parse(line.trim_end().as_bytes()).unwrap_or_else(|e| panic!("{line}: {e}"));
+    let tool = entry.get("tool").and_then(Value::as_str).unwrap();
+    let kept = format!(
+        "git_log\\x9b2J\\u{{202e}}\\u{{2066}}\\u{{2028}}\\u{{200b}}{}",
+        "x".repeat(MAX_LOGGED_FIELD - 45)
+    );
+    assert_eq!(
+        tool,
+        format!("{kept}\u{2026}[cut from {} bytes]", name.len())
+    );
+}
+
+#[test]
+fn a_log_destination_that_stops_reading_does_not_hold_requests() {
+    // stderr is a pipe this test never reads after the address line: it fills after a few
+    // hundred lines, and requests must still be answered and their connections closed.
+    let (_server, port) = serve_http(&["--access-log"], Some(TOKEN), Stdio::null());
+    for i in 0..1500 {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            s,
+            "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut reply = String::new();
+        if let Err(e) = s.read_to_string(&mut reply) {
+            panic!("request {i}: not answered and closed: {e} ({reply:?})");
+        }
+        assert!(reply.starts_with("HTTP/1.1 200"), "request {i}: {reply}");
+    }
 }
 
 #[test]

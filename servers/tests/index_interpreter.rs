@@ -7,11 +7,12 @@
 mod recall_support;
 
 use agentteams_mcp::json::Value;
+use agentteams_mcp_servers::index::interpreter::INTERPRETER_TIMEOUT;
 use recall_support::common::stderr;
 use recall_support::{parse_file, str_field, Project};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const MODULES: &str = "references/code-index/api-modules.json";
 
@@ -146,6 +147,15 @@ fn a_failing_flooding_or_missing_interpreter_stops_the_build_before_any_write() 
             "exited with status 3: Traceback: no module named json",
         ),
         (
+            // What it says is shown escaped: no terminal control reaches the user.
+            interpreter(
+                &env,
+                "hostile",
+                "printf '\\033]52;c;eA==\\007\\342\\200\\256boom\\n' >&2; exit 4",
+            ),
+            "exited with status 4: \\x1b]52;c;eA==\\x07\\u{202e}boom",
+        ),
+        (
             interpreter(&env, "flooding", "head -c 400000 /dev/zero | tr '\\0' 'x'"),
             "printed more than 262144 bytes",
         ),
@@ -192,13 +202,79 @@ fn a_hanging_interpreter_and_what_it_started_are_ended_after_the_timeout() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("did not answer within 10s"), "{err}");
     // Ended by the timeout, not by the 300 s sleeps.
-    assert!(started.elapsed().as_secs() < 120, "{err}");
+    assert_returned_by_the_deadline(started, &err);
     let child = env.read("child.pid");
     let alive = Path::new(&format!("/proc/{}", child.trim())).exists()
         && !std::fs::read_to_string(format!("/proc/{}/stat", child.trim()))
             .unwrap_or_default()
             .contains(") Z");
     assert!(!alive, "the interpreter's child {child} still runs");
+}
+
+/// A bound on a hang, not a measure of speed: the build returned within the interpreter's
+/// deadline and slack for ending it, far below the 60 s a grandchild would hold it.
+#[track_caller]
+fn assert_returned_by_the_deadline(started: Instant, err: &str) {
+    let bound = INTERPRETER_TIMEOUT + Duration::from_secs(5);
+    assert!(started.elapsed() < bound, "{:?}: {err}", started.elapsed());
+}
+
+/// A stand-in that starts `sleep 60` in a new session (so outside its process group: not ours to
+/// end), holding the stand-in's stdout open, and records its pid in `NAME.pid`; the stand-in
+/// waits until it has left the group, then runs `tail`.
+fn with_setsid_grandchild(env: &Project, name: &str, tail: &str) -> String {
+    let pid = env.path(&format!("{name}.pid"));
+    interpreter(
+        env,
+        name,
+        &format!(
+            "setsid sh -c 'echo $$ > \"{0}.new\"; mv \"{0}.new\" \"{0}\"; exec sleep 60' &\n\
+             while [ ! -e \"{0}\" ]; do sleep 0.01; done\n{tail}",
+            pid.display()
+        ),
+    )
+}
+
+/// Ends the grandchild a test started (it is outside every group the build ends).
+fn end_grandchild(env: &Project, name: &str) {
+    let pid = env.read(&format!("{name}.pid"));
+    let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+}
+
+#[test]
+fn a_grandchild_outside_the_group_holding_stdout_open_is_not_waited_for() {
+    let env = Project::new("py-setsid");
+    // The stand-in answers and exits, or hangs: either way the grandchild keeps the pipe open.
+    for (name, tail, expected) in [
+        ("answers", "echo '[]'", "kept its output open past 10s"),
+        ("hangs", "sleep 60", "did not answer within 10s"),
+    ] {
+        let python = with_setsid_grandchild(&env, name, tail);
+        let project = Project::new("py-setsid-project");
+        project.write("app.py", "import gears\n");
+        let started = Instant::now();
+        let out = project.index_build(&["--python", &python]);
+        let err = stderr(&out);
+        end_grandchild(&env, name);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(
+            err.contains(&format!("--python {python}: {expected}")),
+            "{name}: {err}"
+        );
+        assert_returned_by_the_deadline(started, &err);
+        assert!(!project.path("references").exists(), "{name}: {err}");
+    }
+}
+
+#[test]
+fn the_help_promises_the_deadline_the_build_keeps() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        .args(["index", "build", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    let promise = format!("for at most {} s", INTERPRETER_TIMEOUT.as_secs());
+    assert!(help.contains(&promise), "{promise:?} not in {help}");
 }
 
 #[test]

@@ -19,7 +19,8 @@
 //! }
 //! ```
 //!
-//! Unknown members are errors (a misspelt `scope` must not silently leave tools unprotected).
+//! Unknown members are errors (a misspelt `scope` must not silently leave tools unprotected), and
+//! so is a member given twice (a reader would trust one copy, the parser keep the other).
 //! Keys of an issuer come from `jwks_file` (read now, once), `jwks_uri`, or the RFC 8414 metadata
 //! at `metadata_url` (by default derived from an `http://` issuer); URLs fetched must be `http://`
 //! (no TLS in the workspace: point them at a loopback authorization server or a local TLS proxy).
@@ -186,11 +187,14 @@ struct Fields<'a> {
 impl<'a> Fields<'a> {
     fn new(value: &'a Value, path: &str) -> Result<Fields<'a>, ConfigError> {
         match value {
-            Value::Object(map) => Ok(Fields {
-                map,
-                path: path.to_owned(),
-                taken: Vec::new(),
-            }),
+            Value::Object(map) => {
+                no_repeated_member(map, path)?;
+                Ok(Fields {
+                    map,
+                    path: path.to_owned(),
+                    taken: Vec::new(),
+                })
+            }
             _ => Err(error(path, "must be a JSON object")),
         }
     }
@@ -260,6 +264,26 @@ impl<'a> Fields<'a> {
             None => Ok(()),
         }
     }
+}
+
+/// Refuses an object of the file that gives a member twice: a person reading the file trusts one
+/// copy, the parser keeps the other, so neither is taken.
+fn no_repeated_member(map: &Map, path: &str) -> Result<(), ConfigError> {
+    if !map.has_repeated_key() {
+        return Ok(());
+    }
+    let keys: Vec<&str> = map.keys().map(|k| k.as_str()).collect();
+    let repeated = keys
+        .iter()
+        .enumerate()
+        .find(|&(i, key)| keys[..i].contains(key))
+        .map_or("", |(_, key)| *key);
+    let field = if path.is_empty() {
+        shown(repeated)
+    } else {
+        format!("{path}.{}", shown(repeated))
+    };
+    Err(error(&field, "appears twice"))
 }
 
 impl AuthConfig {
@@ -347,8 +371,9 @@ impl AuthConfig {
     }
 }
 
-/// Reads at most `max` bytes of the regular file `path` (a FIFO would block the start); a larger
-/// file is an error, not a truncation.
+/// Reads the regular file `path` whole if it holds at most `max` bytes; a larger file is an
+/// error, not a truncation. A FIFO (which would block the start until a writer came), a device
+/// or a directory is refused as "not a regular file".
 pub(crate) fn read_bounded(path: &Path, max: usize) -> Result<Vec<u8>, String> {
     crate::regular_file::read_at_most(path, max as u64)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?
@@ -607,6 +632,7 @@ fn read_scopes(value: &Value) -> Result<ScopeRules, ConfigError> {
                 "must be an object from a name (or a prefix ending in *) to scopes",
             ));
         };
+        no_repeated_member(map, &format!("scopes.{kind}"))?;
         for (name, list) in map.iter() {
             let field = format!("scopes.{kind}.{}", shown(name));
             let rule = ScopeRule::new(name, scope_list(&field, list, &mut count)?)
@@ -723,6 +749,37 @@ mod tests {
                 "{text}\n got {got}\n want {expected}"
             );
             assert!(got.starts_with("auth config: "), "{got}");
+        }
+    }
+
+    #[test]
+    fn a_member_given_twice_is_refused_naming_it() {
+        // A reader sees the first copy, a last-one-wins reader would act on the second: the
+        // file is refused rather than read either way.
+        let cases = [
+            (
+                format!(r#"{{"resource": "https://m.example/mcp", {AS}, "scopes": {{"required": ["admin"]}}, "scopes": {{}}}}"#),
+                "scopes: appears twice",
+            ),
+            (
+                format!(r#"{{"resource": "https://m.example/mcp", {AS}, "scopes": {{"required": ["admin"], "required": []}}}}"#),
+                "scopes.required: appears twice",
+            ),
+            (
+                format!(r#"{{"resource": "https://m.example/mcp", {AS}, "scopes": {{"tools": {{"git_*": ["repo:read"], "git_*": []}}}}}}"#),
+                "scopes.tools.git_*: appears twice",
+            ),
+            (
+                r#"{"resource": "https://m.example/mcp", "authorization_servers": [{"issuer": "http://127.0.0.1:9/as", "issuer": "http://127.0.0.1:9/other"}]}"#.to_owned(),
+                "authorization_servers[0].issuer: appears twice",
+            ),
+        ];
+        for (text, expected) in cases {
+            let got = parse(&text).expect_err(&text);
+            assert!(
+                got.contains(expected),
+                "{text}\n got {got}\n want {expected}"
+            );
         }
     }
 

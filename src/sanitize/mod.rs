@@ -72,16 +72,25 @@ fn lookup(code: u32) -> Option<Kind> {
 /// visible character, and everything not in the table. Text with nothing to escape is borrowed,
 /// not copied; otherwise it is copied once.
 pub fn sanitize(text: &str) -> Cow<'_, str> {
-    escape(text, false)
+    escape(text, false, usize::MAX).0
 }
 
 /// [`sanitize`] for text that must stay on one line (a diagnostic quoting a path): `\n`, `\t`
 /// and every `\r` are escaped too (`\x0a`, `\x09`, `\x0d`).
 pub fn sanitize_line(text: &str) -> Cow<'_, str> {
-    escape(text, true)
+    escape(text, true, usize::MAX).0
 }
 
-fn escape(text: &str, one_line: bool) -> Cow<'_, str> {
+/// [`sanitize_line`] of at most `max` bytes, for a field of bounded room (a log line): when the
+/// escaped text is longer, it ends before the first character or escape that would not fit
+/// (never inside an escape, so the reader sees no half escape), and the flag says it was cut.
+/// Only the part kept is read.
+pub fn sanitize_line_within(text: &str, max: usize) -> (Cow<'_, str>, bool) {
+    escape(text, true, max)
+}
+
+/// The escaped text of at most `max` bytes, and whether it had to stop short of the end.
+fn escape(text: &str, one_line: bool, max: usize) -> (Cow<'_, str>, bool) {
     let bytes = text.as_bytes();
     let mut out: Option<String> = None;
     // Bytes of `text` already in `out` (or known clean when `out` is None).
@@ -102,17 +111,32 @@ fn escape(text: &str, one_line: bool) -> Cow<'_, str> {
             },
         };
         if escaped {
-            let out = out.get_or_insert_with(|| String::with_capacity(text.len() + 16));
-            out.push_str(&text[copied..i]);
-            push_escape(out, code);
+            let mut escaped_text = out
+                .take()
+                .unwrap_or_else(|| String::with_capacity(text.len().min(max) + 16));
+            escaped_text.push_str(&text[copied..i]);
+            let kept = escaped_text.len();
+            push_escape(&mut escaped_text, code);
+            if escaped_text.len() > max {
+                escaped_text.truncate(kept);
+                return (Cow::Owned(escaped_text), true);
+            }
+            out = Some(escaped_text);
             copied = i + c.len_utf8();
+        } else if out.as_ref().map_or(0, String::len) + (i - copied) + c.len_utf8() > max {
+            return (finish(text, out, copied, i), true);
         }
         after_visible_base = !escaped && !selector && !c.is_whitespace();
     }
+    (finish(text, out, copied, text.len()), false)
+}
+
+/// The escaped text up to byte `end` of `text`: borrowed when nothing was escaped.
+fn finish(text: &str, out: Option<String>, copied: usize, end: usize) -> Cow<'_, str> {
     match out {
-        None => Cow::Borrowed(text),
+        None => Cow::Borrowed(&text[..end]),
         Some(mut out) => {
-            out.push_str(&text[copied..]);
+            out.push_str(&text[copied..end]);
             Cow::Owned(out)
         }
     }
@@ -297,6 +321,40 @@ mod tests {
         );
         assert!(matches!(sanitize_line("/plain/path"), Cow::Borrowed(_)));
         assert_eq!(sanitize("a\nb\tc\r\n"), "a\nb\tc\r\n");
+    }
+
+    #[test]
+    fn text_within_a_bound_is_cut_before_a_character_or_escape_that_does_not_fit() {
+        let text = "ab\u{202e}c\u{9b}\u{e0041}\u{e9}";
+        let whole = sanitize_line(text);
+        assert_eq!(whole, "ab\\u{202e}c\\x9b\\u{e0041}\u{e9}");
+        // Every bound from nothing to the whole: the longest prefix of whole units that fits.
+        let units = ["a", "b", "\\u{202e}", "c", "\\x9b", "\\u{e0041}", "\u{e9}"];
+        for max in 0..=whole.len() + 1 {
+            let (kept, cut) = sanitize_line_within(text, max);
+            let mut want = String::new();
+            for unit in units {
+                if want.len() + unit.len() > max {
+                    break;
+                }
+                want.push_str(unit);
+            }
+            assert_eq!(kept, want, "max {max}");
+            assert_eq!(cut, want.len() < whole.len(), "max {max}");
+            assert!(kept.len() <= max);
+        }
+        assert!(matches!(
+            sanitize_line_within("plain text", 5),
+            (Cow::Borrowed("plain"), true)
+        ));
+        assert!(matches!(
+            sanitize_line_within("plain", 5),
+            (Cow::Borrowed("plain"), false)
+        ));
+        // Only the part kept is read: a huge text costs what the bound allows.
+        let huge = "\u{200b}".repeat(1 << 20);
+        let (kept, cut) = sanitize_line_within(&huge, 80);
+        assert!(cut && kept.len() == 80 && kept == "\\u{200b}".repeat(10));
     }
 
     #[test]
