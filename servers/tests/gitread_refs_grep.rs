@@ -689,37 +689,20 @@ fn product_declarations_of_refs_and_grep_are_pinned() {
     let refs = find("git_refs");
     assert_eq!(
         refs.get("description").and_then(|d| d.as_str()),
-        Some(
-            "List branches and tags: one line per ref with its short name (\"* \" before the \
-             branch checked out), the commit it points at (an annotated tag's target) and \
-             that commit's subject, tab-separated; local branches, then remote-tracking ones, \
-             then tags, each sorted by name with numbers in order (v1.2 before v1.10). Use it \
-             to see which branches and releases exist, or which of them contain a commit. \
-             Read-only. The answer is plain text; when there is nothing to show, one line in \
-             parentheses says why; a cut answer's last line names the argument that continues \
-             it."
-        )
+        Some("List branches and tags: name (\"* \" marks HEAD's), commit, subject. Use it to see which branches and releases exist or contain a commit.")
     );
     assert_eq!(
         agentteams_mcp::json::to_string(refs.get("inputSchema").expect("schema")),
-        r#"{"type":"object","properties":{"kind":{"type":"string","enum":["branch","remote","tag","all"],"description":"Which refs to list: \"branch\" (local branches), \"remote\" (remote-tracking branches such as \"origin/main\"), \"tag\", or \"all\" (all three, in that order), e.g. \"tag\".","default":"all"},"contains":{"type":"string","description":"Only refs whose history contains this commit, e.g. \"3f2a9c1\", \"HEAD~3\" or \"v1.0\" (which releases shipped a fix: kind \"tag\"). Absent or null: every ref. Plain revision syntax only (letters, digits, ._/@{}~^-).","default":null},"names_only":{"type":"boolean","description":"Only the names, one per line, without commits and subjects, e.g. true to see which branches exist at the fewest bytes.","default":false},"offset":{"type":"integer","minimum":0,"maximum":1099511627776,"description":"Where in the full output to start, in bytes: the value a cut answer's last line names, e.g. 61184. 0 or absent: from the start.","default":0}}}"#
+        r#"{"type":"object","properties":{"kind":{"type":"string","enum":["branch","remote","tag","all"],"description":"Which refs: local branches, remote-tracking ones, tags or all, e.g. \"tag\".","default":"all"},"contains":{"type":"string","description":"Only refs that contain this commit, e.g. \"3f2a9c1\".","default":null},"names_only":{"type":"boolean","description":"Names only, without commits and subjects, e.g. true.","default":false},"offset":{"type":"integer","minimum":0,"maximum":1099511627776,"description":"Resume a cut answer at this byte, e.g. 61184.","default":0}}}"#
     );
     let grep = find("git_grep");
     assert_eq!(
         grep.get("description").and_then(|d| d.as_str()),
-        Some(
-            "Search the committed files of a revision (never the work tree or uncommitted \
-             changes) for a pattern: one line per matching line, REV:path:line-number:text, \
-             at most max_per_file per file, binary files skipped. Use it to find where \
-             something is defined or used, now or as of a tag or branch, then git_file or \
-             git_blame the file. Read-only. The answer is plain text; when there is nothing \
-             to show, one line in parentheses says why; a cut answer's last line names the \
-             argument that continues it."
-        )
+        Some("Search a revision's committed files for a pattern: REV:path:line:text. Use it to find where something is defined or used.")
     );
     assert_eq!(
         agentteams_mcp::json::to_string(grep.get("inputSchema").expect("schema")),
-        r#"{"type":"object","required":["pattern"],"properties":{"pattern":{"type":"string","minLength":1,"description":"What to search for: a POSIX extended regular expression (as grep -E; no Perl syntax), or literal text with fixed_strings, e.g. \"fn main\", \"TODO|FIXME\" or \"^import \". One line, at most 1000 bytes."},"rev":{"type":"string","description":"The revision whose files to search, e.g. \"HEAD\", \"v1.0\" or \"main\". Plain revision syntax only (letters, digits, ._/@{}~^-).","default":"HEAD"},"path":{"type":"string","description":"Only search in a file or directory, relative to the project root, e.g. \"src\" or \"src/main.rs\". Absent or null: the whole tree.","default":null},"ignore_case":{"type":"boolean","description":"Match letters in either case, e.g. true.","default":false},"fixed_strings":{"type":"boolean","description":"Take the pattern as literal text, not a regex, e.g. true to find \"a.b(c)\" as written.","default":false},"max_per_file":{"type":"integer","minimum":1,"maximum":1000,"description":"Most matching lines shown per file, 1 to 1000, e.g. 5.","default":20},"offset":{"type":"integer","minimum":0,"maximum":1099511627776,"description":"Where in the full output to start, in bytes: the value a cut answer's last line names, e.g. 61184. 0 or absent: from the start.","default":0}}}"#
+        r#"{"type":"object","required":["pattern"],"properties":{"pattern":{"type":"string","minLength":1,"description":"A regex (grep -E), or text with fixed_strings, e.g. \"TODO|FIXME\"."},"rev":{"type":"string","description":"The revision to search, e.g. \"v1.0\".","default":"HEAD"},"path":{"type":"string","description":"Only in this file or directory, e.g. \"src\".","default":null},"ignore_case":{"type":"boolean","description":"Ignore case, e.g. true.","default":false},"fixed_strings":{"type":"boolean","description":"The pattern is literal text, e.g. true.","default":false},"max_per_file":{"type":"integer","minimum":1,"maximum":1000,"description":"Most matching lines per file, e.g. 5.","default":20},"offset":{"type":"integer","minimum":0,"maximum":1099511627776,"description":"Resume a cut answer at this byte, e.g. 61184.","default":0}}}"#
     );
 }
 
