@@ -332,6 +332,21 @@ fn check_origin(origin: &str) -> Result<(), UsageError> {
     }
 }
 
+/// `--bind`'s address: an IP address, or a name the system resolves (`localhost`), its first
+/// address.
+fn bind_address(bind: &str) -> Result<std::net::IpAddr, UsageError> {
+    use std::net::ToSocketAddrs;
+    if let Ok(ip) = bind.parse() {
+        return Ok(ip);
+    }
+    let resolved = (bind, 0).to_socket_addrs().ok().and_then(|mut a| a.next());
+    resolved.map(|a| a.ip()).ok_or_else(|| {
+        UsageError(format!(
+            "--bind needs an IP address or a name this host resolves, not {bind:?}"
+        ))
+    })
+}
+
 /// The HTTP options when `--http` is given (`None`: serve stdio; HTTP options without `--http`
 /// are a usage error). The token never comes from argv, which other local users can read.
 fn http_config(
@@ -425,9 +440,7 @@ fn http_config(
         ..HttpConfig::default()
     };
     if let Some(bind) = bind {
-        config.bind = bind
-            .parse()
-            .map_err(|_| UsageError(format!("--bind needs an IP address, not {bind:?}")))?;
+        config.bind = bind_address(&bind)?;
     }
     config.port = match port {
         None => DEFAULT_PORT,

@@ -490,6 +490,8 @@ const GUARD_TOKEN: &str = "client-cli-token-0123456789";
 fn serve_guarded(dir: &Path) -> (HttpServer, String, PathBuf) {
     let token = dir.join("token");
     std::fs::write(&token, format!("{GUARD_TOKEN}\n")).unwrap();
+    let owner_only = std::os::unix::fs::PermissionsExt::from_mode(0o600);
+    std::fs::set_permissions(&token, owner_only).unwrap();
     let (guarded, url) = serve_http(&["conformance", "--auth-token-file", token.to_str().unwrap()]);
     let o = run(&["client", "--url", &url, "tools"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));

@@ -39,6 +39,22 @@ fn serves_the_fixture_over_http_on_the_printed_address() {
 fn the_token_comes_from_a_file_or_the_environment() {
     let file = std::env::temp_dir().join(format!("agentteams-http-token-{}", std::process::id()));
     std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+    // A token file group or others may read is refused like a session key file.
+    let mode = |m: u32| std::os::unix::fs::PermissionsExt::from_mode(m);
+    std::fs::set_permissions(&file, mode(0o640)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        .args(["--serve-mcp", "conformance", "--http", "--port", "0"])
+        .args(["--auth-token-file", file.to_str().unwrap()])
+        .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("readable or writable by group or others (mode 640); run chmod 600"),
+        "{err}"
+    );
+    std::fs::set_permissions(&file, mode(0o600)).unwrap();
     let (_server, port) = serve(&["--auth-token-file", file.to_str().unwrap()], None);
     assert_eq!(initialize(port, None).0, 401);
     assert_eq!(initialize(port, Some(TOKEN)).0, 200);
@@ -303,4 +319,54 @@ fn a_port_in_use_names_the_address_and_suggests_port() {
              (--port 0 takes any free one)\n"
         )
     );
+}
+
+#[test]
+fn a_refused_host_names_allow_host_in_the_answer_and_once_per_name_on_stderr() {
+    use std::io::BufRead;
+    let (mut server, port) = serve(&["--bind", "localhost"], None);
+    let ask = |host: &str| {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            s,
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nConnection: close\r\n\
+             Content-Length: 2\r\n\r\n{{}}"
+        )
+        .unwrap();
+        let mut reply = String::new();
+        s.read_to_string(&mut reply).unwrap();
+        let status: u16 = reply.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0);
+        (status, reply)
+    };
+    for host in [
+        "mcp.example.com:443",
+        "mcp.example.com:443",
+        "evil\u{202e}.test",
+    ] {
+        let (status, reply) = ask(host);
+        assert_eq!(status, 403, "{reply}");
+        assert!(reply.contains("--allow-host"), "{reply}");
+    }
+    // `--bind localhost` resolved to a loopback address: a local request is served.
+    let (status, reply) = initialize(port, None);
+    assert_eq!(status, 200, "{reply}");
+    drop(server.0.kill());
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    while server.1.read_line(&mut line).unwrap_or(0) > 0 {
+        lines.push(std::mem::take(&mut line));
+    }
+    let refusals: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("refused Host"))
+        .collect();
+    assert_eq!(refusals.len(), 2, "{lines:?}");
+    assert!(
+        refusals[0].contains("--allow-host mcp.example.com "),
+        "{}",
+        refusals[0]
+    );
+    assert!(refusals[1].contains("\\u{202e}"), "{}", refusals[1]);
 }

@@ -125,7 +125,13 @@ pub struct Endpoint {
     legacy_sse: bool,
     /// OAuth resource server mode: validates access tokens in place of the guard's static token.
     resource_server: Option<Arc<ResourceServer>>,
+    /// Host names refused so far and logged (at most [`MAX_LOGGED_HOSTS`]).
+    refused_hosts: std::sync::Mutex<Vec<String>>,
 }
+
+/// Distinct refused Host names an endpoint logs, one line each: enough to show an operator the
+/// name a proxy sends, never a line per request for a client that floods.
+pub const MAX_LOGGED_HOSTS: usize = 16;
 
 /// A JSON-RPC error body without an id (the request's id is unknown or irrelevant at this layer).
 fn rpc_error(status: u16, code: i64, message: &str) -> Response {
@@ -163,7 +169,39 @@ impl Endpoint {
             origin,
             legacy_sse: false,
             resource_server: None,
+            refused_hosts: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// Host and Origin ([`Guard::check_origin`]); the first refusal of each Host name (up to
+    /// [`MAX_LOGGED_HOSTS`]) is logged on stderr with the flag that would admit it, since behind a
+    /// proxy the operator may not know which name it forwards.
+    fn check_origin(&self, head: &RequestHead<'_>) -> Result<(), Response> {
+        let denial = match self.guard.check_origin(head) {
+            Ok(()) => return Ok(()),
+            Err(denial) => denial,
+        };
+        if denial == Denial::ForbiddenHost {
+            let host = head.single("host").ok().flatten().unwrap_or_default();
+            let name = crate::http::guard::host_name(host).unwrap_or(host);
+            let shown = |bytes: &[u8]| {
+                let text = String::from_utf8_lossy(bytes);
+                crate::sanitize::sanitize_line_within(&text, 256)
+                    .0
+                    .into_owned()
+            };
+            let (shown, name) = (shown(host), shown(name));
+            let mut logged = self.refused_hosts.lock().unwrap_or_else(|e| e.into_inner());
+            if logged.len() < MAX_LOGGED_HOSTS && !logged.iter().any(|h| *h == shown) {
+                logged.push(shown.to_string());
+                eprintln!(
+                    "[http] refused Host {shown:?} (403): not a name this server serves; if a \
+                     proxy forwards it, start with --allow-host {name} (each name is logged \
+                     once, the first {MAX_LOGGED_HOSTS})"
+                );
+            }
+        }
+        Err(self.deny(denial))
     }
 
     /// Validates OAuth access tokens with `server` (in place of the guard's static token) and
@@ -176,9 +214,7 @@ impl Endpoint {
     /// Host and Origin, then the credentials: the grant of a valid OAuth access token (OAuth
     /// mode), or nothing once the static token (if any) matched. Errors are the response.
     fn admit(&self, head: &RequestHead<'_>) -> Result<Option<Grant>, Response> {
-        self.guard
-            .check_origin(head)
-            .map_err(|denial| self.deny(denial))?;
+        self.check_origin(head)?;
         match &self.resource_server {
             Some(server) => server
                 .authenticate(head.single("authorization").map_err(|_| ()))
@@ -328,8 +364,8 @@ impl Endpoint {
     }
 
     fn metadata_document(&self, head: &RequestHead<'_>, metadata: &ResourceMetadata) -> Response {
-        if let Err(denial) = self.guard.check_origin(head) {
-            return self.deny(denial);
+        if let Err(response) = self.check_origin(head) {
+            return response;
         }
         match head.method {
             "GET" => Response::json(200, &metadata.document()),

@@ -44,8 +44,24 @@ impl Token {
         Ok(Token(text.to_owned()))
     }
 
-    /// Reads a token from a file (its only content, a trailing newline allowed).
+    /// Reads a token from a file (its only content, a trailing newline allowed). A regular file
+    /// that group or others may read or write is refused, as a session key file is: the token is
+    /// the server's only credential. A pipe (`<(pass show mcp)`) is read as it is.
     pub fn from_file(path: &Path) -> io::Result<Token> {
+        use std::os::unix::fs::PermissionsExt;
+        let meta = std::fs::metadata(path)?;
+        let mode = meta.permissions().mode();
+        if meta.is_file() && mode & 0o077 != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: auth token file is readable or writable by group or others (mode {:o}); \
+                     run chmod 600 on it",
+                    path.display(),
+                    mode & 0o777
+                ),
+            ));
+        }
         let text = read_token_text(path, MAX_TOKEN_BYTES)?;
         Token::new(&text).map_err(|e| {
             io::Error::new(
@@ -100,7 +116,10 @@ impl fmt::Display for Denial {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Denial::MissingHost => "exactly one Host header is required",
-            Denial::ForbiddenHost => "Host header names a host this server does not serve",
+            Denial::ForbiddenHost => {
+                "Host header names a host this server does not serve (its operator can allow a \
+                 name with --allow-host)"
+            }
             Denial::ForbiddenOrigin => "Origin header names an origin this server does not allow",
             Denial::NoToken => "Authorization: Bearer token required",
             Denial::BadToken => "invalid bearer token",
