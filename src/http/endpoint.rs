@@ -192,7 +192,7 @@ impl Endpoint {
             };
             let (shown, name) = (shown(host), shown(name));
             let mut logged = self.refused_hosts.lock().unwrap_or_else(|e| e.into_inner());
-            if logged.len() < MAX_LOGGED_HOSTS && !logged.iter().any(|h| *h == shown) {
+            if logged.len() < MAX_LOGGED_HOSTS && !logged.contains(&shown) {
                 logged.push(shown.to_string());
                 eprintln!(
                     "[http] refused Host {shown:?} (403): not a name this server serves; if a \
