@@ -5,7 +5,8 @@
 //! are IEEE doubles, `math.log` is the C library's `log`, like `f64::ln`).
 
 use super::corpus::{Corpus, Document};
-use super::tokenize::Tokenizer;
+use crate::corpus::text::cut_chars;
+use crate::corpus::tokenize::Tokenizer;
 use std::collections::HashMap;
 
 /// BM25 term-frequency saturation.
@@ -185,14 +186,6 @@ fn passage_score(
         }
     }
     score
-}
-
-/// The first `max` code points of `s`.
-pub fn cut_chars(s: &str, max: usize) -> &str {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => &s[..i],
-        None => s,
-    }
 }
 
 /// Merges the per-partition top-`k` lists (in partition order) like the reference: a stable sort

@@ -21,7 +21,8 @@
 //!   as `query_index` does and embeds its top [`PROMPT_HITS`] documents as resources.
 
 use super::load::Loaded;
-use super::{cap_snippet, corpus, is_python_whitespace, Recall, MAX_QUERY_CHARS, QUERY_MESSAGE};
+use super::{cap_snippet, corpus, Recall, MAX_QUERY_CHARS, QUERY_MESSAGE};
+use crate::corpus::text::{cut_chars, is_python_whitespace};
 use agentteams_mcp::sanitize::sanitize;
 use agentteams_mcp::server::{
     CallContext, Prompt, PromptArgument, PromptMessage, PromptOutput, PromptSet, ReadRequest,
@@ -87,7 +88,7 @@ fn ids_with_prefix(prefix: &str, count: usize) -> Vec<String> {
 
 /// `text` cut at [`MAX_DOCUMENT_CHARS`] code points, with a marker saying so.
 fn cap_document(text: String) -> String {
-    let cut = super::rank::cut_chars(&text, MAX_DOCUMENT_CHARS);
+    let cut = cut_chars(&text, MAX_DOCUMENT_CHARS);
     if cut.len() == text.len() {
         return text;
     }

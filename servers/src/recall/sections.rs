@@ -16,13 +16,11 @@
 //! What this module does not do: split Markdown (`index::sections`) or score (`relevance`).
 
 use super::corpus::{Corpus, Document};
-use super::locator::parse_locator;
 use super::rank::Hit;
 use super::relevance;
+use crate::corpus::locator::parse_locator;
 use std::path::Path;
 
-/// The sidecar's file name, beside `memory-index.json` in a team dir's `references/`.
-pub const SECTIONS_FILE: &str = "memory-sections.json";
 /// Section hits ranked per file asked for: a file's several matching sections collapse into its
 /// best one, so more than `k` sections are needed to find `k` files.
 const SECTIONS_PER_HIT: usize = 4;

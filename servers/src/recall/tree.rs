@@ -5,10 +5,10 @@
 use super::corpus::{
     CodeFile, Corpus, Document, IndexKind, Loaded, Passages, Posting, PostingTable,
 };
-use super::schema::{
+use crate::corpus::schema::{
     integral, validate_code_index, validate_memory_index, CodeIndexFile, SchemaError,
 };
-use super::tokenize::{Tokenizer, NOTES_FORMAT};
+use crate::corpus::tokenize::{Tokenizer, NOTES_FORMAT};
 use agentteams_mcp::json::Value;
 use std::collections::HashMap;
 
