@@ -7,7 +7,7 @@
 //! both, and the reference, which reads only `memory-index.json`, never sees it). Two
 //! conventions make it a sidecar:
 //! - each document's `path` is its file's stored path with a line locator appended
-//!   ([`super::locator`]: `docs/guide.md#L12-L40`), and its `title` the section's heading path
+//!   ([`crate::corpus::locator`]: `docs/guide.md#L12-L40`), and its `title` the section's heading path
 //!   (`Guide › Install`);
 //! - its `index_build_id` is the memory index's. recall uses the sidecar only when the two match,
 //!   so a memory index rebuilt by the reference (or by an older builder) is ranked whole, never
