@@ -5,7 +5,7 @@
 //! The cache holds at most [`MAX_CACHE_BYTES`] of loaded files by their estimated size
 //! ([`Loaded::resident_bytes`]).
 
-pub use super::corpus::{CodeFile, Corpus, Document, IndexKind, Loaded, Posting, PostingTable};
+pub use super::loaded::{CodeFile, Corpus, Document, IndexKind, Loaded, Posting, PostingTable};
 use super::stream;
 use super::tree::{convert, dispose, validate_and_convert, validate_beside};
 use crate::corpus::schema::{SchemaError, MAX_INDEX_FILE_BYTES};

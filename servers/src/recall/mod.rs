@@ -7,14 +7,14 @@
 //! caches index files through one of two paths that import only downward: `stream` reads the
 //! common shape of a file straight into the ranker's form, `tree` parses a file whole,
 //! validates it and converts it (and converts each document `stream` reads); both make the
-//! types of `corpus`. [`rank`] (the reference's scorer) and [`relevance`] (the default ranking,
+//! types of `loaded`. [`rank`] (the reference's scorer) and [`relevance`] (the default ranking,
 //! over [`thesaurus`] and [`words`]) do the retrieval; [`sections`] and [`outline`] read the
 //! sidecars, and [`refine`] names a code hit's definition.
 //! recall never writes anything and never refreshes an index. Everything it answers passes
 //! through the suite's sanitiser ([`agentteams_mcp::sanitize`]) in [`Recall`]'s `call`.
 
-mod corpus;
 pub mod load;
+mod loaded;
 pub mod outline;
 pub mod rank;
 pub mod refine;

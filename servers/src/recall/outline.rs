@@ -17,7 +17,7 @@
 //! (`relevance`) or choose, among the definitions of a file already ranked, the one that
 //! answers best (`refine`).
 
-use super::corpus::{CodeFile, Corpus, Loaded};
+use super::loaded::{CodeFile, Corpus, Loaded};
 use super::words::fnv1a;
 use crate::corpus::locator::parse_locator;
 use crate::corpus::sidecars::{definition_tokens, MAX_PASSAGE_TOKENS, NAME_MARK};
@@ -310,7 +310,7 @@ mod tests {
     use super::*;
     use crate::corpus::sidecars::NAME_SEPARATOR;
     use crate::corpus::tokenize::Tokenizer;
-    use crate::recall::corpus::Document;
+    use crate::recall::loaded::Document;
 
     #[test]
     fn identifiers_chosen_to_share_their_hashes_top_bits_still_spread_over_the_groups() {

@@ -4,7 +4,7 @@
 //! Every formula keeps the reference's operation order so scores are bit-identical (Python floats
 //! are IEEE doubles, `math.log` is the C library's `log`, like `f64::ln`).
 
-use super::corpus::{Corpus, Document};
+use super::loaded::{Corpus, Document};
 use crate::corpus::text::cut_chars;
 use crate::corpus::tokenize::Tokenizer;
 use std::collections::HashMap;
@@ -208,7 +208,7 @@ fn symbol_key(hit: &Hit) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recall::corpus::{Posting, PostingTable};
+    use crate::recall::loaded::{Posting, PostingTable};
 
     fn doc(path: &str, length: f64, passages: &[&str]) -> Document {
         let snippet = format!("stored {path}");

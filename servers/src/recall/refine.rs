@@ -5,7 +5,7 @@
 //! What this module does not do: rank files ([`super::relevance`]) or read the outline
 //! ([`super::outline`]); it sits above both, so neither imports the other's caller.
 
-use super::corpus::Corpus;
+use super::loaded::Corpus;
 use super::outline::{Definition, Outline};
 use super::rank::Hit;
 use super::relevance::{relative, QueryWords};

@@ -22,7 +22,7 @@
 //! A hit names the definition that matched best as its `symbol`, has the project-relative path as
 //! its title, and a confidence from coverage and definitions (see [`tier`]).
 
-use super::corpus::{Corpus, Document, Posting};
+use super::loaded::{Corpus, Document, Posting};
 use super::outline::Outline;
 use super::rank::{Hit, B, K1, SNIPPET_CHARS};
 use super::thesaurus;
@@ -750,7 +750,7 @@ fn snippet(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recall::corpus::PostingTable;
+    use crate::recall::loaded::PostingTable;
 
     /// A code file of the average length whose passages are `passages`.
     fn source(path: &str, passages: &[&str]) -> Document {
@@ -881,7 +881,7 @@ mod tests {
     #[test]
     fn with_the_outline_a_definition_past_the_stored_passages_names_its_file() {
         use crate::corpus::sidecars::definition_tokens;
-        use crate::recall::corpus::{CodeFile, Loaded};
+        use crate::recall::loaded::{CodeFile, Loaded};
         use crate::recall::outline::Outline;
         use std::sync::Arc;
         // The code index stored only each file's first definition.

@@ -15,7 +15,7 @@
 //!
 //! What this module does not do: split Markdown (`index::sections`) or score (`relevance`).
 
-use super::corpus::{Corpus, Document};
+use super::loaded::{Corpus, Document};
 use super::rank::Hit;
 use super::relevance;
 use crate::corpus::locator::parse_locator;

@@ -16,7 +16,7 @@
 //! compact list instead, at any length. The rest (metadata) goes through the schema validator
 //! and the converter as a tree, with empty stand-ins for the two large members.
 
-use super::corpus::{CodeFile, Document, IndexKind, Loaded, Passages, Posting, PostingTable};
+use super::loaded::{CodeFile, Document, IndexKind, Loaded, Passages, Posting, PostingTable};
 use super::tree::{convert, document_from, validate};
 use crate::corpus::schema::{integral_number, validate_document};
 use crate::corpus::tokenize::Tokenizer;

@@ -1,8 +1,8 @@
 //! The tree path: a parsed index file validated against its schema and converted to the
-//! ranker's form ([`super::corpus`]). Also the converter the streaming path uses for each
+//! ranker's form ([`super::loaded`]). Also the converter the streaming path uses for each
 //! document it reads as a small tree, so both paths make the same documents.
 
-use super::corpus::{
+use super::loaded::{
     CodeFile, Corpus, Document, IndexKind, Loaded, Passages, Posting, PostingTable,
 };
 use crate::corpus::schema::{
