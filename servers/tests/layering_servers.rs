@@ -72,7 +72,8 @@ fn code_only(text: &str) -> String {
             // A character literal ('x', '\n', '\u{1F600}') or a lifetime ('a).
             let rest = &text[i + 1..];
             let len = if rest.starts_with('\\') {
-                rest.find('\'').map(|e| e + 1)
+                // Past the escaped character, which may itself be a quote.
+                rest.get(2..).and_then(|r| r.find('\'')).map(|e| e + 3)
             } else {
                 rest.chars()
                     .next()
@@ -354,21 +355,46 @@ fn the_sources_are_read_as_the_compiler_resolves_them() {
     let files = planted(&[
         (
             "recall/mod.rs",
-            "mod load;\nuse load::Loader;\nfn f() { let s = \"crate::index::x\"; }\n",
+            concat!(
+                "mod load;\n",
+                "use load::Loader;\n",
+                "fn f() { let s = \"crate::index::x\"; }\n",
+            ),
         ),
-        ("recall/load.rs", "// use crate::index::mod;\nuse super::words::stem;\n"),
-        ("recall/words.rs", "pub fn stem() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use super::super::load::X;\n}\n"),
-        ("corpus/text.rs", "use crate::corpus::{tokenize, sidecars::NAME};\nfn g() { let c = '{'; }\n"),
+        (
+            "recall/load.rs",
+            "// use crate::index::mod;\nuse super::words::stem;\n",
+        ),
+        (
+            "recall/words.rs",
+            concat!(
+                "pub fn stem() {}\n",
+                "#[cfg(test)]\n",
+                "mod tests {\n",
+                "    use super::*;\n",
+                "    fn f() { let c = ('{', '\\'', '\\u{7b}', \"}\", r#\"{\"#); }\n",
+                "    use super::super::load::X;\n",
+                "}\n",
+                "use super::rank::Hit;\n",
+            ),
+        ),
+        ("recall/rank.rs", ""),
+        (
+            "corpus/text.rs",
+            "use crate::corpus::{tokenize, sidecars::NAME};\n",
+        ),
         ("corpus/tokenize.rs", ""),
         ("corpus/sidecars.rs", ""),
         ("index/mod.rs", "fn h() { crate::corpus::text::cut(); }\n"),
     ]);
     let graph = imports(&files);
     let of = |f: &str| graph[f].iter().map(String::as_str).collect::<Vec<_>>();
+    // A child module named bare in its folder's mod.rs; nothing in strings or comments.
     assert_eq!(of("recall/mod.rs"), ["recall/load.rs"]);
     assert_eq!(of("recall/load.rs"), ["recall/words.rs"]);
-    // A test module's `super` is the file itself; `super::super` its folder.
-    assert_eq!(of("recall/words.rs"), ["recall/load.rs"]);
+    // A test module's `super` is the file itself, `super::super` its folder; braces in
+    // character and string literals do not end the module early or late.
+    assert_eq!(of("recall/words.rs"), ["recall/load.rs", "recall/rank.rs"]);
     assert_eq!(
         of("corpus/text.rs"),
         ["corpus/sidecars.rs", "corpus/tokenize.rs"]
