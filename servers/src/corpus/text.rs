@@ -73,7 +73,9 @@ pub fn definition_name(passage: &str) -> Option<&str> {
 /// `text` around the first `mark` with a space on each side: what `text.split_once(" — ")`
 /// gives for `'—'`, found by a byte search for the mark rather than by a substring searcher set
 /// up on every call, which cost more than the search itself on these short passages (run for
-/// every stored passage of every file re-scored, and every definition of a hit's file).
+/// every stored passage of every file re-scored, and every definition of a hit's file; inline
+/// for those callers in other modules).
+#[inline]
 pub fn split_spaced(text: &str, mark: char) -> Option<(&str, &str)> {
     let bytes = text.as_bytes();
     text.match_indices(mark).find_map(|(at, found)| {

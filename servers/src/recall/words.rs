@@ -86,23 +86,28 @@ pub fn stem(word: &str) -> &str {
     w.strip_suffix('e').filter(|s| s.len() >= 3).unwrap_or(w)
 }
 
-/// FNV-1a, as a [`Hasher`] for the ranker's tables of query terms: the masks table holds a few dozen short terms and is looked up once per stored token
-/// of every definition considered, where SipHash's setup cost dominated. Its keys are the
-/// query's words and the index's terms, at most `MAX_QUERY_WORDS × (MAX_VARIANTS + 1)`, so
-/// there is no table to flood.
+/// FNV-1a as a [`Hasher`], for the ranker's tables of query terms: the masks table holds a few
+/// dozen short terms and is looked up once per stored token of every definition considered,
+/// where SipHash's setup cost dominated. Its keys are the query's words and the index's terms,
+/// at most `MAX_QUERY_WORDS × (MAX_VARIANTS + 1)`, so there is no table to flood. Its methods
+/// and [`fnv1a`] are `#[inline]`: the ranker's and the outline's hot loops call them from other
+/// modules, which a release build may put in other codegen units.
 pub struct Fnv(u64);
 
 impl Default for Fnv {
+    #[inline]
     fn default() -> Fnv {
         Fnv(FNV_OFFSET)
     }
 }
 
 impl Hasher for Fnv {
+    #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
 
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
         self.0 = fnv1a_extend(self.0, bytes);
     }
@@ -110,6 +115,7 @@ impl Hasher for Fnv {
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
+#[inline]
 fn fnv1a_extend(mut hash: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
@@ -118,7 +124,9 @@ fn fnv1a_extend(mut hash: u64, bytes: &[u8]) -> u64 {
 }
 
 /// The 64-bit FNV-1a hash of `token`: how the outline's tables of definition tokens
-/// ([`super::outline::DefinitionWords`]) and the ranker ([`super::relevance::QueryWords`]) name a token.
+/// ([`super::outline::DefinitionWords`]) and the ranker ([`super::relevance::QueryWords`]) name
+/// a token.
+#[inline]
 pub fn fnv1a(token: &str) -> u64 {
     fnv1a_extend(FNV_OFFSET, token.as_bytes())
 }
