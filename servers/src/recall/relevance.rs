@@ -3,10 +3,10 @@
 //! the index files stay the reference's:
 //!
 //! - query words: a small English stopword list on top of the tokenizer's, and a light stemmer
-//!   whose variants are looked up among the index's own terms (`dropped` finds `drop`, `drops`);
-//!   a plain English word also finds the code's abbreviations of it (`documentation` → `doc`)
-//!   and, weighted lower, its synonyms from a small programming thesaurus (`delete` → `remove`,
-//!   [`super::thesaurus`]);
+//!   ([`super::words`]) whose variants are looked up among the index's own terms (`dropped`
+//!   finds `drop`, `drops`); a plain English word also finds the code's abbreviations of it
+//!   (`documentation` → `doc`) and, weighted lower, its synonyms from a small programming
+//!   thesaurus (`delete` → `remove`, [`super::thesaurus`]);
 //! - coverage: the share of the query's words (weighted by idf) a document holds, so a file with
 //!   every word beats one that repeats a single word many times;
 //! - definitions: a query word that names one of the file's definitions (the signatures its
