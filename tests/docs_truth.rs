@@ -149,7 +149,7 @@ const GENERATED_PATHS: &[&str] = &[
     "bench/stdio/target/",
 ];
 
-/// Folders never walked for code or documents.
+/// Folders never walked for code or documents (except as modules right under a `src`).
 const SKIPPED_DIRS: &[&str] = &[
     "target",
     "corpus",
@@ -1563,7 +1563,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
             continue;
         };
         if kind.is_dir() {
-            if !name.starts_with('.') && !SKIPPED_DIRS.contains(&name.as_str()) {
+            // A module folder right under a `src` is code whatever its name (servers/src/corpus:
+            // the index formats, not fuzzing input).
+            let module = dir.file_name().is_some_and(|d| d == "src");
+            if !name.starts_with('.') && (module || !SKIPPED_DIRS.contains(&name.as_str())) {
                 walk(&entry.path(), out);
             }
         } else if kind.is_file() {

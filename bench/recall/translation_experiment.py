@@ -109,7 +109,7 @@ CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-
 
 
 def stem(w):
-    """servers/src/recall/relevance.rs `stem`, ported."""
+    """servers/src/recall/words.rs `stem`, ported."""
     if len(w) <= 3 or not w.isascii() or not w.isalpha() or not w.islower():
         return w
     for suf in ("ies", "ied"):

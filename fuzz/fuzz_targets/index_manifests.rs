@@ -18,7 +18,7 @@ use agentteams_mcp_servers::index::ecosystems::{
     member_manifests, module_folder, npm_dependencies, toml_package_string, MAX_WORKSPACE_MEMBERS,
 };
 use agentteams_mcp_servers::index::passages::passages_and_imports;
-use agentteams_mcp_servers::recall::teamdir::confine;
+use agentteams_mcp_servers::corpus::teamdir::confine;
 use libfuzzer_sys::fuzz_target;
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;

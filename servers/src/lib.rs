@@ -20,6 +20,7 @@ pub mod cli;
 pub mod client_cmd;
 pub mod compat;
 pub mod conformance;
+pub mod corpus;
 pub mod gitread;
 pub mod governed;
 pub mod index;

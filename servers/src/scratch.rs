@@ -1,5 +1,6 @@
-//! A scratch directory for this crate's unit tests: unique per process and call, canonical (the
-//! checks compare canonical paths), removed on drop.
+//! Helpers for this crate's unit tests: a scratch directory (unique per process and call,
+//! canonical, as the checks compare canonical paths, removed on drop) and a reproducible
+//! generator of pseudo-random indexes.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,5 +38,16 @@ impl std::ops::Deref for TempDir {
 impl AsRef<Path> for TempDir {
     fn as_ref(&self) -> &Path {
         &self.0
+    }
+}
+
+/// A xorshift64 generator of pseudo-random indexes from `seed`, for tests that draw many inputs
+/// reproducibly (the same seed, the same sequence).
+pub fn test_rng(mut seed: u64) -> impl FnMut() -> usize {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed as usize
     }
 }

@@ -81,7 +81,7 @@ pub fn checked_root(name: &str, given: &Path) -> Result<PathBuf, String> {
 /// recall's one line when `root` holds no index yet: it serves anyway (an index may be built
 /// while it runs), and every call says the same until then.
 pub fn recall_notice(root: &Path) -> Option<String> {
-    use crate::recall::teamdir::{find_team_dir, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
+    use crate::corpus::teamdir::{find_team_dir, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
     let missing: Vec<&str> = [(MEMORY_MARKER, "memory index"), (CODE_MARKER, "code index")]
         .into_iter()
         .filter(|(marker, _)| find_team_dir(root, marker, crate::Compat::Product).is_err())

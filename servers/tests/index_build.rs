@@ -4,7 +4,7 @@
 mod recall_support;
 
 use agentteams_mcp::json::{self, Value};
-use agentteams_mcp_servers::recall::schema::{validate_code_index, validate_memory_index};
+use agentteams_mcp_servers::corpus::schema::{validate_code_index, validate_memory_index};
 use recall_support::{hits, parse_file, stored_paths, str_field, Project, Server};
 
 fn fixture() -> Project {

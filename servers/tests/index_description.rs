@@ -5,7 +5,7 @@
 mod recall_support;
 
 use agentteams_mcp::json::Value;
-use agentteams_mcp_servers::recall::schema::{validate_code_index, validate_memory_index};
+use agentteams_mcp_servers::corpus::schema::{validate_code_index, validate_memory_index};
 use recall_support::{parse_file, str_field, Project};
 
 fn document_paths(index: &Value) -> Vec<String> {

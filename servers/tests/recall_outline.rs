@@ -7,7 +7,7 @@
 mod recall_support;
 
 use agentteams_mcp::json::Value;
-use agentteams_mcp_servers::recall::locator::parse_locator;
+use agentteams_mcp_servers::corpus::locator::parse_locator;
 use recall_support::{
     hostile_sidecars, lines_of, parse_file, query_hits, str_field, Project, Server,
 };
@@ -47,7 +47,7 @@ fn the_build_writes_every_definition_with_its_lines_for_the_local_partition() {
     let project = project();
     let outline = parse_file(&project, OUTLINE);
     let local = parse_file(&project, LOCAL);
-    agentteams_mcp_servers::recall::schema::validate_code_index(&outline).unwrap();
+    agentteams_mcp_servers::corpus::schema::validate_code_index(&outline).unwrap();
     assert_eq!(
         str_field(&outline, "index_build_id"),
         str_field(&local, "index_build_id")
@@ -175,7 +175,7 @@ fn a_stale_broken_planted_or_foreign_outline_is_passed_over() {
 
 #[test]
 fn definitions_read_per_query_are_bounded_and_the_best_hits_come_first() {
-    use agentteams_mcp_servers::recall::outline::MAX_DEFINITIONS_READ;
+    use agentteams_mcp_servers::recall::refine::MAX_DEFINITIONS_READ;
     let project = Project::new("recall-outline-budget");
     // A file of as many definitions as one query may read, and a small one: whichever ranks
     // second finds the budget spent and keeps the file-level answer.

@@ -68,7 +68,7 @@ fn the_build_writes_a_valid_sidecar_of_the_same_build_with_exact_line_locators()
     let project = project();
     let memory = parse(&project, MEMORY);
     let sections = parse(&project, SECTIONS);
-    agentteams_mcp_servers::recall::schema::validate_memory_index(&sections).unwrap();
+    agentteams_mcp_servers::corpus::schema::validate_memory_index(&sections).unwrap();
     let build_id = |v: &Value| str_field(v, "index_build_id").to_owned();
     assert_eq!(build_id(&sections), build_id(&memory));
     assert_eq!(build_id(&sections).len(), 64);
@@ -79,7 +79,7 @@ fn the_build_writes_a_valid_sidecar_of_the_same_build_with_exact_line_locators()
     let mut seen = 0;
     for doc in documents.iter() {
         let (path, first, last) =
-            agentteams_mcp_servers::recall::locator::parse_locator(str_field(doc, "path"))
+            agentteams_mcp_servers::corpus::locator::parse_locator(str_field(doc, "path"))
                 .unwrap_or_else(|| panic!("{doc}"));
         if path != "CHANGELOG.md" {
             continue;

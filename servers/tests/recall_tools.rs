@@ -678,7 +678,7 @@ fn a_manifest_may_list_at_most_max_partitions() {
 
 #[test]
 fn symlink_chains_resolve_up_to_the_hop_limit() {
-    use agentteams_mcp_servers::recall::teamdir::MAX_SYMLINK_HOPS;
+    use agentteams_mcp_servers::corpus::teamdir::MAX_SYMLINK_HOPS;
     let project = widget_project();
     // link0 -> link1 -> ... -> link{n-1} -> references: n hops.
     let chain = |n: usize, tag: &str| {
@@ -694,10 +694,10 @@ fn symlink_chains_resolve_up_to_the_hop_limit() {
     };
     let recall = Recall::new(&project.root).unwrap();
     let within = chain(MAX_SYMLINK_HOPS, "ok");
-    assert!(agentteams_mcp_servers::recall::teamdir::confine(&project.root, &within).is_ok());
+    assert!(agentteams_mcp_servers::corpus::teamdir::confine(&project.root, &within).is_ok());
     let beyond = chain(MAX_SYMLINK_HOPS + 1, "far");
     assert_eq!(
-        agentteams_mcp_servers::recall::teamdir::confine(&project.root, &beyond).unwrap_err(),
+        agentteams_mcp_servers::corpus::teamdir::confine(&project.root, &beyond).unwrap_err(),
         "memory-index.json resolves outside the project; refusing"
     );
     assert!(call(&recall, "query_index", r#"{"query": "widget"}"#).is_ok());

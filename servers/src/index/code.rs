@@ -12,8 +12,8 @@ use super::passages;
 use super::postings::Postings;
 use super::pyjson::PyJson;
 use super::sources::{language_for, mtime, read_text};
-use super::Stamp;
-use crate::recall::tokenize::Tokenizer;
+use super::stamp::Stamp;
+use crate::corpus::tokenize::Tokenizer;
 use agentteams_mcp::json::{obj, Value};
 use agentteams_mcp::sha256;
 use std::collections::BTreeSet;
@@ -220,14 +220,14 @@ const OUTLINE_PASSAGE_CHARS: usize = 240;
 /// The outline's documents for one file of the `local` partition (`rel`: its path relative to
 /// the root), each without its `doc_id` (numbered as they are gathered): the members a partition
 /// document requires, keys sorted; `title` the qualified name; passages its passage and, second,
-/// its tokens made here (`crate::recall::outline::definition_tokens`), so a query never tokenizes
+/// its tokens made here (`crate::corpus::sidecars::definition_tokens`), so a query never tokenizes
 /// a definition.
 fn outline_documents(rel: &str, units: Vec<outline::Unit>) -> Vec<String> {
     units
         .into_iter()
         .map(|unit| {
-            let passage = crate::recall::rank::cut_chars(&unit.passage, OUTLINE_PASSAGE_CHARS);
-            let tokens = crate::recall::outline::definition_tokens(&unit.name, passage);
+            let passage = crate::corpus::text::cut_chars(&unit.passage, OUTLINE_PASSAGE_CHARS);
+            let tokens = crate::corpus::sidecars::definition_tokens(&unit.name, passage);
             let mut w = PyJson::new(None, 64 + rel.len() + passage.len() + tokens.len());
             w.begin_object();
             w.key("length");
@@ -240,7 +240,7 @@ fn outline_documents(rel: &str, units: Vec<outline::Unit>) -> Vec<String> {
             }
             w.end_array();
             w.key("path");
-            w.string(&crate::recall::locator::locate(
+            w.string(&crate::corpus::locator::locate(
                 rel,
                 unit.first_line,
                 unit.last_line,
@@ -648,7 +648,7 @@ pub fn manifest_json(on_disk: Vec<(&str, Value)>, stamp: &Stamp) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recall::schema::validate_code_index;
+    use crate::corpus::schema::validate_code_index;
     use agentteams_mcp::json::parse;
 
     #[test]

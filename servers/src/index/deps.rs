@@ -7,7 +7,7 @@
 //! bounded in size, and all of them together by the build's [`ReadBudget`].
 
 use super::budget::{ReadBudget, MAX_ENVIRONMENT_BYTES};
-use crate::recall::teamdir::confine;
+use crate::corpus::teamdir::confine;
 use agentteams_mcp::sha256::{self, Sha256};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -501,7 +501,7 @@ pub fn parse_metadata(text: &str) -> Option<Metadata> {
         doc_text.push(body);
     }
     let doc_text = doc_text.join("\n");
-    let doc_text = crate::recall::rank::cut_chars(&doc_text, MAX_DOC_CHARS).to_owned();
+    let doc_text = crate::corpus::text::cut_chars(&doc_text, MAX_DOC_CHARS).to_owned();
     Some(Metadata {
         name,
         version,
@@ -809,17 +809,15 @@ pub fn api_modules(
             let definitions =
                 super::passages::python_definitions(&text, usize::MAX).unwrap_or_default();
             let public = definitions.into_iter().filter(|(signature, _)| {
-                crate::recall::relevance::definition_name(signature)
-                    .is_some_and(|n| !n.starts_with('_'))
+                crate::corpus::text::definition_name(signature).is_some_and(|n| !n.starts_with('_'))
             });
             for (signature, doc) in public.take(MAX_API_SYMBOLS) {
-                let symbol =
-                    crate::recall::relevance::definition_name(&signature).map(str::to_owned);
+                let symbol = crate::corpus::text::definition_name(&signature).map(str::to_owned);
                 out.push(ApiModule {
                     path: name.clone(),
                     symbol,
                     text: format!("{signature}\n{doc}")
-                        .trim_matches(crate::recall::is_python_whitespace)
+                        .trim_matches(crate::corpus::text::is_python_whitespace)
                         .to_owned(),
                     signature: Some(signature),
                     passage: None,

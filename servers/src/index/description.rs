@@ -10,8 +10,8 @@
 //! module reads must have the schema's type (a wrong type is an error naming the file and field,
 //! never a silent default). Entries of the list fields are filtered as the reference filters them.
 
-use crate::recall::is_python_whitespace;
-use crate::recall::teamdir::confine;
+use crate::corpus::teamdir::confine;
+use crate::corpus::text::is_python_whitespace;
 use agentteams_mcp::json::{self, Map, Value};
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -24,8 +24,8 @@ use super::deps::{
     MAX_DOC_CHARS,
 };
 use super::outline::{outline, Unit};
-use crate::recall::rank::cut_chars;
-use crate::recall::teamdir::confine;
+use crate::corpus::teamdir::confine;
+use crate::corpus::text::cut_chars;
 use agentteams_mcp::json::Tape;
 use std::path::{Path, PathBuf};
 

@@ -7,11 +7,11 @@ use super::postings::Postings;
 use super::pyjson::PyJson;
 use super::sections;
 use super::sources::{mtime, read_text};
-use super::Stamp;
-use crate::recall::is_python_whitespace;
-use crate::recall::rank::cut_chars;
-use crate::recall::sort_prefix;
-use crate::recall::tokenize::{Tokenizer, NOTES_FORMAT};
+use super::stamp::Stamp;
+use crate::corpus::text::cut_chars;
+use crate::corpus::text::is_python_whitespace;
+use crate::corpus::text::sort_prefix;
+use crate::corpus::tokenize::{Tokenizer, NOTES_FORMAT};
 use agentteams_mcp::sha256;
 use std::path::{Path, PathBuf};
 
@@ -103,7 +103,7 @@ pub fn build(root: &Path, sources: &[PathBuf], stamp: &Stamp) -> Built {
             }
             let title = section.heading_path().unwrap_or_else(|| untitled.clone());
             let located =
-                crate::recall::locator::locate(&doc.path, section.first_line, section.last_line);
+                crate::corpus::locator::locate(&doc.path, section.first_line, section.last_line);
             sections.docs.push(MemoryDoc::new(
                 located,
                 title,

@@ -23,13 +23,15 @@ pub mod postings;
 pub mod pyjson;
 pub mod sections;
 pub mod sources;
+pub mod stamp;
 
-use crate::recall::load::MAX_INDEX_FILE_BYTES;
-use crate::recall::outline::OUTLINE_FILE;
-use crate::recall::schema::{validate_code_index, validate_memory_index, CodeIndexFile};
-use crate::recall::sections::SECTIONS_FILE;
-use crate::recall::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
+use crate::corpus::schema::{
+    validate_code_index, validate_memory_index, CodeIndexFile, MAX_INDEX_FILE_BYTES,
+};
+use crate::corpus::sidecars::{OUTLINE_FILE, SECTIONS_FILE};
+use crate::corpus::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
 use agentteams_mcp::json::{self, Reader, Token, Value};
+use stamp::Stamp;
 use std::io::IsTerminal;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -69,14 +71,6 @@ pub struct Options {
     /// The Python interpreter to ask for its environment (`--python`); else the project's
     /// `.venv`/`venv` folders are read, and nothing is run.
     pub python: Option<PathBuf>,
-}
-
-/// What every index file records about its build: when, and for which project and framework.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stamp {
-    pub built_at: String,
-    pub project_name: String,
-    pub framework: String,
 }
 
 /// Files between two progress lines on a terminal.
@@ -513,7 +507,7 @@ pub fn build(
 fn check_own_output(
     text: &str,
     name: &str,
-    validate: impl Fn(&Value) -> Result<(), crate::recall::schema::SchemaError>,
+    validate: impl Fn(&Value) -> Result<(), crate::corpus::schema::SchemaError>,
 ) -> Result<Value, String> {
     let value = json::parse(text.as_bytes())
         .map_err(|e| format!("internal error: {name} is not valid JSON: {e}"))?;
@@ -552,7 +546,7 @@ fn write_partition(
         // Release builds skip re-reading their own output; the test suite (debug) checks it.
         check_own_output(&text, name, |v| match validate_code_index(v)? {
             CodeIndexFile::Partition => Ok(()),
-            CodeIndexFile::Manifest => Err(crate::recall::schema::SchemaError {
+            CodeIndexFile::Manifest => Err(crate::corpus::schema::SchemaError {
                 path: "$".into(),
                 rule: "is a manifest, not a partition".into(),
             }),
@@ -598,18 +592,6 @@ fn top_level_string(bytes: &[u8], key: &str) -> Option<String> {
             }
             _ => {}
         }
-    }
-}
-
-/// A xorshift64 generator of pseudo-random indexes from `seed`, for tests that draw many inputs
-/// reproducibly (the same seed, the same sequence).
-#[cfg(test)]
-pub(crate) fn test_rng(mut seed: u64) -> impl FnMut() -> usize {
-    move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed as usize
     }
 }
 

@@ -8,8 +8,9 @@
 //! is a unit's extent or a missed method, never an error: units only refine ranking and name the
 //! lines of a hit; the file's own document still holds all of its text.
 
-use super::passages::{collapse_whitespace, looks_like_function, passage, signature_from, Lang};
-use crate::recall::relevance::definition_name;
+use super::passages::{looks_like_function, passage, signature_from, Lang};
+use crate::corpus::text::collapse_whitespace;
+use crate::corpus::text::definition_name;
 
 /// Units kept per file.
 pub const MAX_UNITS: usize = 400;

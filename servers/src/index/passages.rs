@@ -19,11 +19,13 @@ const SNIPPET_CHARS: usize = 240;
 /// Lines a signature may span before it is cut.
 const MAX_SIGNATURE_LINES: usize = 12;
 
-use crate::recall::rank::cut_chars;
+use crate::corpus::text::{collapse_whitespace, cut_chars};
 use std::ops::Not;
 
 mod pyexpr;
 mod python;
+#[cfg(test)]
+mod python_tests;
 mod pytoken;
 
 /// A Python module's top-level definitions as `(signature, docstring)`, at most `max`; `None`
@@ -79,7 +81,7 @@ pub fn snippet(passages: &[String], text: &str) -> String {
 }
 
 fn python_strip(s: &str) -> &str {
-    s.trim_matches(crate::recall::is_python_whitespace)
+    s.trim_matches(crate::corpus::text::is_python_whitespace)
 }
 
 /// Python's `str.splitlines()`: breaks on `\n`, `\r`, `\r\n`, `\v`, `\f`, U+001C..U+001E, U+0085,
@@ -115,13 +117,6 @@ pub(crate) fn py_splitlines(s: &str) -> Vec<&str> {
         out.push(&s[start..]);
     }
     out
-}
-
-pub(super) fn collapse_whitespace(s: &str) -> String {
-    s.split(crate::recall::is_python_whitespace)
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 pub(super) fn passage(signature: &str, doc: &str) -> String {
@@ -242,7 +237,7 @@ fn python(definitions: Vec<(String, String)>) -> Vec<String> {
 /// either end, but only dedents the others when some line after the first has content, so
 /// `"\n    "` stays `"    "` (and the reference then writes a dash and nothing after it).
 fn cleandoc_is_empty(doc: &str) -> bool {
-    doc.chars().all(crate::recall::is_python_whitespace)
+    doc.chars().all(crate::corpus::text::is_python_whitespace)
         && doc.split('\n').skip(1).all(str::is_empty)
 }
 

@@ -439,7 +439,7 @@ mod tests {
 
     #[test]
     fn matching_agrees_with_backtracking_on_random_patterns() {
-        let mut next = crate::index::test_rng(0x2545_F491_4F6C_DD1D);
+        let mut next = crate::scratch::test_rng(0x2545_F491_4F6C_DD1D);
         let pieces = [
             "a", "b", "/", "*", "?", "[ab]", "[!a]", "[a-b]", "[", "]", "é", "**",
         ];

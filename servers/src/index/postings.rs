@@ -8,7 +8,7 @@
 //! keyed by the same hash of the term, computed once per token: std's keyed SipHash, whose key
 //! is random per [`Postings`], so a repository cannot choose terms that collide.
 
-use crate::recall::tokenize::Tokenizer;
+use crate::corpus::tokenize::Tokenizer;
 use std::hash::{BuildHasher, Hasher};
 
 /// The term tables' hasher: std's keyed SipHash, a new random key per [`Postings`]. The keys

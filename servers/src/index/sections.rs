@@ -164,7 +164,7 @@ fn atx_heading(line: &str) -> Option<(usize, String)> {
     if text.is_empty() {
         return None;
     }
-    let cut = crate::recall::rank::cut_chars(text, HEADING_CHARS);
+    let cut = crate::corpus::text::cut_chars(text, HEADING_CHARS);
     Some((level, cut.to_owned()))
 }
 

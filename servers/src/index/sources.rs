@@ -4,8 +4,8 @@
 
 use super::description::Description;
 use super::pattern::{glob, has_magic, FnPattern, GlobError};
+use crate::corpus::teamdir::resolve_lenient;
 use crate::gitread::GitRead;
-use crate::recall::teamdir::resolve_lenient;
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::fmt;

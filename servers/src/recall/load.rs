@@ -5,20 +5,17 @@
 //! The cache holds at most [`MAX_CACHE_BYTES`] of loaded files by their estimated size
 //! ([`Loaded::resident_bytes`]).
 
-pub use super::corpus::{CodeFile, Corpus, Document, IndexKind, Loaded, Posting, PostingTable};
-use super::schema::SchemaError;
+pub use super::loaded::{CodeFile, Corpus, Document, IndexKind, Loaded, Posting, PostingTable};
 use super::stream;
-use super::teamdir::confine;
 use super::tree::{convert, dispose, validate_and_convert, validate_beside};
+use crate::corpus::schema::{SchemaError, MAX_INDEX_FILE_BYTES};
+use crate::corpus::teamdir::confine;
 use agentteams_mcp::json::{self, Value};
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
-
-/// Largest index file recall reads (the Python standard library's code index is about 60 MB).
-pub const MAX_INDEX_FILE_BYTES: u64 = 512 * 1024 * 1024;
 
 /// Largest index file parsed whole into a tree, when the streaming path declines it (a syntax or
 /// schema error, a repeated key, an unusual shape); files in the common layout are streamed at
@@ -58,7 +55,10 @@ pub fn tree_budget(file_bytes: usize) -> usize {
 /// Loaded files kept in the cache: a memory index, a manifest and as many partitions as a
 /// manifest may list, so a code index within [`MAX_CACHE_BYTES`] is never re-read per query;
 /// the least recently used is dropped beyond this.
-pub const MAX_CACHED_FILES: usize = 2 + super::MAX_PARTITIONS;
+pub const MAX_CACHED_FILES: usize = 2 + MAX_PARTITIONS;
+
+/// Partitions one manifest may list; a longer list is refused rather than read.
+pub const MAX_PARTITIONS: usize = 64;
 
 /// Bytes of loaded files the cache keeps, counted by each file's estimate of what it occupies
 /// ([`Loaded::resident_bytes`]); the least recently used are dropped to make room. A file of

@@ -2,32 +2,36 @@
 //! (`query_index`, `query_code`), compatible with the reference implementation's indexes,
 //! arguments, messages, scores and result shape.
 //!
-//! Module map: [`teamdir`] finds the index and confines paths, [`load`] reads, validates and
+//! Module map: the index formats it shares with the builder are [`crate::corpus`]'s ([`teamdir`]
+//! finds the index and confines paths, [`schema`] validates). [`load`] reads, validates and
 //! caches index files through one of two paths that import only downward: `stream` reads the
 //! common shape of a file straight into the ranker's form, `tree` parses a file whole,
-//! validates it with [`schema`] and converts it (and converts each document `stream` reads);
-//! both make the types of `corpus`. [`tokenize`] and [`rank`] do the retrieval.
+//! validates it and converts it (and converts each document `stream` reads); both make the
+//! types of `loaded`. [`rank`] (the reference's scorer) and [`relevance`] (the default ranking,
+//! over [`thesaurus`] and [`words`]) do the retrieval; [`sections`] and [`outline`] read the
+//! sidecars, and [`refine`] names a code hit's definition.
 //! recall never writes anything and never refreshes an index. Everything it answers passes
 //! through the suite's sanitiser ([`agentteams_mcp::sanitize`]) in [`Recall`]'s `call`.
 
-mod corpus;
-// The index builder writes terms in the order recall sorts them in.
-pub(crate) use corpus::sort_prefix;
 pub mod load;
-pub mod locator;
+mod loaded;
 pub mod outline;
 pub mod rank;
+pub mod refine;
 pub mod relevance;
 pub mod resources;
-pub mod schema;
 pub mod sections;
 mod stream;
-pub mod teamdir;
 pub mod thesaurus;
-pub mod tokenize;
 mod tree;
+pub mod words;
+
+pub use load::MAX_PARTITIONS;
 
 use crate::compat::Compat;
+use crate::corpus::sidecars::{OUTLINE_FILE, SECTIONS_FILE};
+use crate::corpus::text::{cut_chars, is_python_whitespace};
+use crate::corpus::{schema, teamdir};
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::sanitize;
 use agentteams_mcp::server::{
@@ -46,8 +50,6 @@ pub const DEFAULT_K: u64 = 5;
 pub const MAX_QUERY_CHARS: usize = 500;
 /// Code points of a returned snippet before it is cut (and `…` appended).
 pub const SNIPPET_MAX: usize = 400;
-/// Partitions one manifest may list; a longer list is refused rather than read.
-pub const MAX_PARTITIONS: usize = 64;
 /// `query_code`'s `kind` values, in the order messages list them.
 pub const KINDS: [&str; 4] = ["all", "local", "api", "doc"];
 
@@ -144,7 +146,7 @@ impl Recall {
     /// recall opens); reused while the loader returns the same file. Like the sections sidecar,
     /// an outline that is missing, unreadable or invalid is passed over.
     fn outline_of(&self, team: &Path) -> Option<Arc<outline::Outline>> {
-        let path = team.join("references").join(outline::OUTLINE_FILE);
+        let path = team.join("references").join(OUTLINE_FILE);
         teamdir::confine(&self.root, &path).ok()?;
         if !path.is_file() {
             return None;
@@ -162,7 +164,7 @@ impl Recall {
     /// The sections sidecar of the memory index in `team`, if one is there and loads. Confined
     /// before its existence is tested, like every path recall opens.
     fn sections_of(&self, team: &Path) -> Option<Arc<Loaded>> {
-        let path = team.join("references").join(sections::SECTIONS_FILE);
+        let path = team.join("references").join(SECTIONS_FILE);
         teamdir::confine(&self.root, &path).ok()?;
         if !path.is_file() {
             return None;
@@ -246,7 +248,7 @@ impl Recall {
                                 &self.root,
                                 Some(outline),
                             );
-                            outline.refine(&words, &self.root, &mut ranked);
+                            refine::refine(outline, &words, &self.root, &mut ranked);
                             hits.extend(ranked);
                         }
                         None => hits.extend(self.rank(corpus, query, k)),
@@ -324,17 +326,12 @@ fn result(built_at: Value, hits: Vec<Value>) -> Value {
 /// The 400-code-point cap on returned snippets (stored ones are at most 240, so this only bites on
 /// foreign indexes).
 fn cap_snippet(snippet: &str) -> String {
-    let cut = rank::cut_chars(snippet, SNIPPET_MAX);
+    let cut = cut_chars(snippet, SNIPPET_MAX);
     if cut.len() == snippet.len() {
         snippet.to_owned()
     } else {
         format!("{cut}\u{2026}")
     }
-}
-
-/// Python's `str.isspace` set: Unicode `White_Space` plus the four separators U+001C..U+001F.
-pub fn is_python_whitespace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// The arguments both tools share, checked in the reference's order.

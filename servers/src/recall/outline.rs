@@ -1,145 +1,38 @@
-//! The code-outline sidecar (`references/code-outline.json`): every definition of each file of
-//! the `local` partition, methods of classes, impl blocks, traits and interfaces included, with
-//! its line range, so a `query_code` hit names the definition that answers and its lines.
+//! The code-outline sidecar as recall reads it (`references/code-outline.json`): every
+//! definition of each file of the `local` partition, methods of classes, impl blocks, traits and
+//! interfaces included, grouped by file with its line range, and each file's table of definition
+//! words that ranking and naming a hit's definition ask.
 //!
 //! The file is ours, written by `agentteams-mcp index build` beside the reference's code index
 //! (not inside `code-index/`, and not listed in its manifest, so the reference never reads it),
 //! in a code-index partition's own format with no postings: each document is one definition,
-//! its `path` the file's path relative to the project with a line locator ([`super::locator`]),
-//! its `title` the qualified name (`Session.request`), its first passage the signature and doc
-//! comment, its second the definition's tokens made at build time ([`definition_tokens`]), so a
-//! query never runs the tokenizer over definitions.
+//! its `path` the file's path relative to the project with a line locator
+//! ([`crate::corpus::locator`]), its `title` the qualified name (`Session.request`), its first
+//! passage the signature and doc comment, its second the definition's tokens made at build time
+//! ([`definition_tokens`]), so a query never runs the tokenizer over definitions.
 //! Its `index_build_id` is the `local` partition's; recall uses it only for that partition, so a
 //! code index the reference rebuilt is answered as before, file by file.
 //!
-//! What this module does not do: find definitions (`index::outline`) or rank files
-//! (`relevance`): it only chooses, among the definitions of a file already ranked, the one that
-//! answers best.
+//! What this module does not do: find definitions (`index::outline`), rank files
+//! (`relevance`) or choose, among the definitions of a file already ranked, the one that
+//! answers best (`refine`).
 
-use super::corpus::{CodeFile, Corpus, Loaded};
-use super::locator::parse_locator;
-use super::rank::Hit;
-use super::relevance::{fnv1a, relative, split_spaced, QueryWords};
-use super::tokenize::Tokenizer;
+use super::loaded::{CodeFile, Corpus, Loaded};
+use super::words::fnv1a;
+use crate::corpus::locator::parse_locator;
+use crate::corpus::sidecars::{definition_tokens, MAX_PASSAGE_TOKENS, NAME_MARK};
+use crate::corpus::text::split_spaced;
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::{Arc, OnceLock};
-
-/// The sidecar's file name, in a team dir's `references/`.
-pub const OUTLINE_FILE: &str = "code-outline.json";
-
-/// Separates a definition's name tokens from its passage's in [`definition_tokens`].
-pub const NAME_SEPARATOR: &str = " | ";
-
-/// [`NAME_SEPARATOR`]'s mark, between its two spaces: how the reader finds it
-/// (`relevance::split_spaced`).
-pub const NAME_MARK: char = '|';
-
-/// Tokens of a definition's passage kept beside its name's (the first ones: its signature's,
-/// then its doc comment's): what choosing a hit's definition reads per definition of the file.
-pub const MAX_PASSAGE_TOKENS: usize = 24;
-
-/// A definition's tokens (the code tokenizer's, each once): those of its qualified name, then
-/// [`NAME_SEPARATOR`], then at most [`MAX_PASSAGE_TOKENS`] other tokens of its passage,
-/// space-separated (`session.request session request | method url sends one`: the code
-/// tokenizer drops `def` and `self`).
-pub fn definition_tokens(name: &str, passage: &str) -> String {
-    let mut out = String::with_capacity(name.len() + passage.len());
-    let mut kept = KeptTokens::default();
-    Tokenizer::Code.each_token(name, &mut |t| {
-        if kept.is_new(&out, t) {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            kept.push(&mut out, t);
-        }
-    });
-    out.push_str(NAME_SEPARATOR);
-    let names_end = out.len();
-    let mut passage_kept = 0;
-    Tokenizer::Code.each_token(passage, &mut |t| {
-        if passage_kept < MAX_PASSAGE_TOKENS && kept.is_new(&out, t) {
-            if out.len() > names_end {
-                out.push(' ');
-            }
-            kept.push(&mut out, t);
-            passage_kept += 1;
-        }
-    });
-    out
-}
-
-/// The tokens [`definition_tokens`] has written so far, each as a short key (its length and first
-/// bytes) and its place in the output: a new token is compared with the keys, and its text only
-/// with those whose key matches. Every token of a file's every definition passes here at build
-/// time, and splitting the output at each one to compare texts was most of the cost.
-#[derive(Default)]
-struct KeptTokens {
-    /// `(key, start, end)` of each token in the output.
-    tokens: Vec<(u64, usize, usize)>,
-}
-
-impl KeptTokens {
-    fn key(token: &str) -> u64 {
-        let bytes = token.as_bytes();
-        let mut first = [0u8; 8];
-        let n = bytes.len().min(7);
-        first[..n].copy_from_slice(&bytes[..n]);
-        u64::from_le_bytes(first) | (bytes.len() as u64) << 56
-    }
-
-    /// Whether `token` is not yet in `out` (and so should be written).
-    fn is_new(&self, out: &str, token: &str) -> bool {
-        let key = Self::key(token);
-        !self
-            .tokens
-            .iter()
-            .any(|&(k, start, end)| k == key && &out[start..end] == token)
-    }
-
-    /// Writes `token` at the end of `out` and remembers it.
-    fn push(&mut self, out: &mut String, token: &str) {
-        let start = out.len();
-        out.push_str(token);
-        self.tokens.push((Self::key(token), start, out.len()));
-    }
-}
-
-/// Definitions read per query to choose the hits' definitions, in the hits' order: a query's
-/// cost stays bounded when its hits are files of hundreds of definitions each (a test module),
-/// and the best hits are always refined (a file holds at most `index::outline::MAX_UNITS`, 400).
-pub const MAX_DEFINITIONS_READ: usize = 400;
-
-/// Hits whose definitions' passages are read, beyond their names.
-pub const PASSAGES_READ_HITS: usize = 2;
 
 /// One definition of a file: its position in the outline's documents and its lines, read from
 /// its locator once, when the outline is loaded.
 #[derive(Clone, Copy, Debug)]
-struct Definition {
-    at: usize,
-    first: u32,
-    last: u32,
-}
-
-/// The best-scoring of a file's `definitions`; ties go to the narrower definition (a method over
-/// the class that holds it); `None` when none scores.
-fn best_definition(
-    outline: &Corpus,
-    definitions: &[Definition],
-    words: &QueryWords,
-    passages: bool,
-) -> Option<Definition> {
-    let mut best: Option<(f64, Definition)> = None;
-    for &definition in definitions {
-        let score = words.definition_score(&outline.documents[definition.at], passages);
-        let span = definition.last - definition.first;
-        let better = best.is_none_or(|(s, b)| score > s || score == s && span < b.last - b.first);
-        if score > 0.0 && better {
-            best = Some((score, definition));
-        }
-    }
-    best.map(|(_, definition)| definition)
+pub struct Definition {
+    /// Position in the outline's documents.
+    pub at: usize,
+    pub first: u32,
+    pub last: u32,
 }
 
 /// The words of one file's definitions, for ranking the file ([`super::relevance`]): each token
@@ -381,7 +274,8 @@ impl Outline {
         Arc::ptr_eq(&self.loaded, loaded)
     }
 
-    fn corpus(&self) -> &Corpus {
+    /// The outline's documents (one per definition).
+    pub fn corpus(&self) -> &Corpus {
         match &*self.loaded {
             Loaded::Code(CodeFile::Partition(corpus)) => corpus,
             // `of` admits partitions only.
@@ -399,50 +293,24 @@ impl Outline {
         )
     }
 
+    /// The definitions of the file at `rel` (relative to the project), in order; `None` when the
+    /// outline holds none of it.
+    pub fn definitions_in(&self, rel: &str) -> Option<&[Definition]> {
+        self.by_file.get(rel).map(|file| &file.definitions[..])
+    }
+
     /// Whether this outline is the one built with `local` (the same build id).
     pub fn belongs_to(&self, local: &Corpus) -> bool {
         local.build_id.is_some() && local.build_id == self.corpus().build_id
-    }
-
-    /// Names each hit's best definition: its `symbol`, its `lines` and its passage as the
-    /// snippet. The hits come from the partition this outline [belongs to](Outline::belongs_to)
-    /// and `words` were looked up in it; a hit none of whose definitions holds a query word
-    /// keeps what the file-level ranking gave it. The first [`PASSAGES_READ_HITS`] hits are
-    /// judged by their definitions' names and passages, the others by names alone.
-    pub fn refine(&self, words: &QueryWords, root: &Path, hits: &mut [Hit]) {
-        let outline = self.corpus();
-        let mut budget = MAX_DEFINITIONS_READ;
-        for (position, hit) in hits.iter_mut().enumerate() {
-            let Some(FileDefinitions { definitions, .. }) =
-                self.by_file.get(relative(&hit.path, root))
-            else {
-                continue;
-            };
-            // Hits come best first: a later one past the budget keeps its file-level answer.
-            let Some(left) = budget.checked_sub(definitions.len()) else {
-                break;
-            };
-            budget = left;
-            // The best hits are worth reading the passages for (a question in other words than
-            // the code's is answered by a doc comment); the rest are named by names alone.
-            let best = best_definition(outline, definitions, words, position < PASSAGES_READ_HITS);
-            let Some(Definition { at, first, last }) = best else {
-                continue;
-            };
-            let unit = &outline.documents[at];
-            hit.symbol = Some(unit.title().to_owned());
-            hit.lines = Some((first, last));
-            if let Some(passage) = unit.passages().next() {
-                hit.snippet = passage.to_owned();
-            }
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recall::corpus::Document;
+    use crate::corpus::sidecars::NAME_SEPARATOR;
+    use crate::corpus::tokenize::Tokenizer;
+    use crate::recall::loaded::Document;
 
     #[test]
     fn identifiers_chosen_to_share_their_hashes_top_bits_still_spread_over_the_groups() {
@@ -534,106 +402,5 @@ mod tests {
             }
         );
         assert!(words.defines("f"));
-    }
-
-    /// The first writing of `definition_tokens`: each token compared with every one written, by
-    /// splitting the output.
-    fn definition_tokens_by_splitting(name: &str, passage: &str) -> String {
-        let mut out = String::new();
-        let holds = |out: &str, token: &str| out.split([' ', '|']).any(|t| t == token);
-        Tokenizer::Code.each_token(name, &mut |t| {
-            if !holds(&out, t) {
-                if !out.is_empty() {
-                    out.push(' ');
-                }
-                out.push_str(t);
-            }
-        });
-        out.push_str(NAME_SEPARATOR);
-        let names_end = out.len();
-        let mut kept = 0;
-        Tokenizer::Code.each_token(passage, &mut |t| {
-            if kept < MAX_PASSAGE_TOKENS && !holds(&out, t) {
-                if out.len() > names_end {
-                    out.push(' ');
-                }
-                out.push_str(t);
-                kept += 1;
-            }
-        });
-        out
-    }
-
-    #[test]
-    fn definition_tokens_keep_each_token_once_names_first() {
-        assert_eq!(
-            definition_tokens(
-                "Session.request",
-                "def request(self, method, url):\n    \"\"\"Sends one request.\"\"\""
-            ),
-            "session.request session request | method url sends one"
-        );
-        // Tokens sharing their first seven bytes and length are still told apart by their text.
-        assert_eq!(
-            definition_tokens("abcdefgx", "abcdefgy abcdefgx abcdefgy"),
-            "abcdefgx | abcdefgy"
-        );
-        // At most MAX_PASSAGE_TOKENS new tokens of the passage.
-        let passage: Vec<String> = (0..100).map(|i| format!("word{i}")).collect();
-        let tokens = definition_tokens("f", &passage.join(" "));
-        let (_, kept) = tokens.split_once(NAME_SEPARATOR).unwrap();
-        assert_eq!(kept.split(' ').count(), MAX_PASSAGE_TOKENS);
-    }
-
-    #[test]
-    fn definition_tokens_match_the_splitting_version_on_random_text() {
-        let mut state = 0x005e_ed0f_def1_u64;
-        // xorshift64: a fixed sequence, so a failure reproduces.
-        let mut below = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
-        let words = [
-            "get",
-            "getValue",
-            "get_value",
-            "value",
-            "Values",
-            "x",
-            "HTTPServer",
-            "server",
-            "a1",
-            "self",
-            "ab",
-            "abcdefgh",
-            "abcdefgi",
-            "é",
-            "parse_json",
-            "JSON",
-            "0x10",
-            "::",
-            ".",
-            "(",
-            "\n",
-            "\"\"\"",
-        ];
-        for _ in 0..2000 {
-            let mut text = |len: u64| {
-                let count = below(len);
-                let joiner = if below(2) == 0 { " " } else { "" };
-                (0..count)
-                    .map(|_| words[below(words.len() as u64) as usize])
-                    .collect::<Vec<_>>()
-                    .join(joiner)
-            };
-            let (name, passage) = (text(6), text(80));
-            assert_eq!(
-                definition_tokens(&name, &passage),
-                definition_tokens_by_splitting(&name, &passage),
-                "{name:?} / {passage:?}"
-            );
-        }
     }
 }

@@ -4,8 +4,9 @@
 //! Every formula keeps the reference's operation order so scores are bit-identical (Python floats
 //! are IEEE doubles, `math.log` is the C library's `log`, like `f64::ln`).
 
-use super::corpus::{Corpus, Document};
-use super::tokenize::Tokenizer;
+use super::loaded::{Corpus, Document};
+use crate::corpus::text::cut_chars;
+use crate::corpus::tokenize::Tokenizer;
 use std::collections::HashMap;
 
 /// BM25 term-frequency saturation.
@@ -187,14 +188,6 @@ fn passage_score(
     score
 }
 
-/// The first `max` code points of `s`.
-pub fn cut_chars(s: &str, max: usize) -> &str {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => &s[..i],
-        None => s,
-    }
-}
-
 /// Merges the per-partition top-`k` lists (in partition order) like the reference: a stable sort
 /// by (-rounded score, path, symbol or ""), then the first `k`.
 pub fn merge_partitions(mut hits: Vec<Hit>, k: usize) -> Vec<Hit> {
@@ -215,7 +208,7 @@ fn symbol_key(hit: &Hit) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recall::corpus::{Posting, PostingTable};
+    use crate::recall::loaded::{Posting, PostingTable};
 
     fn doc(path: &str, length: f64, passages: &[&str]) -> Document {
         let snippet = format!("stored {path}");

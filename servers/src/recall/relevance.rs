@@ -3,10 +3,10 @@
 //! the index files stay the reference's:
 //!
 //! - query words: a small English stopword list on top of the tokenizer's, and a light stemmer
-//!   whose variants are looked up among the index's own terms (`dropped` finds `drop`, `drops`);
-//!   a plain English word also finds the code's abbreviations of it (`documentation` → `doc`)
-//!   and, weighted lower, its synonyms from a small programming thesaurus (`delete` → `remove`,
-//!   [`super::thesaurus`]);
+//!   ([`super::words`]) whose variants are looked up among the index's own terms (`dropped`
+//!   finds `drop`, `drops`); a plain English word also finds the code's abbreviations of it
+//!   (`documentation` → `doc`) and, weighted lower, its synonyms from a small programming
+//!   thesaurus (`delete` → `remove`, [`super::thesaurus`]);
 //! - coverage: the share of the query's words (weighted by idf) a document holds, so a file with
 //!   every word beats one that repeats a single word many times;
 //! - definitions: a query word that names one of the file's definitions (the signatures its
@@ -22,13 +22,16 @@
 //! A hit names the definition that matched best as its `symbol`, has the project-relative path as
 //! its title, and a confidence from coverage and definitions (see [`tier`]).
 
-use super::corpus::{Corpus, Document, Posting};
+use super::loaded::{Corpus, Document, Posting};
 use super::outline::Outline;
-use super::rank::{cut_chars, Hit, B, K1, SNIPPET_CHARS};
+use super::rank::{Hit, B, K1, SNIPPET_CHARS};
 use super::thesaurus;
-use super::tokenize::Tokenizer;
+use super::words::{abbreviations, fnv1a, looks_like_identifier, stem, Fnv};
+use crate::corpus::sidecars::NAME_MARK;
+use crate::corpus::text::{cut_chars, definition_name, split_spaced};
+use crate::corpus::tokenize::Tokenizer;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::path::Path;
 
 /// English words that carry no meaning in a question about code, beyond the tokenizers' own
@@ -103,10 +106,6 @@ const SYNONYM_WEIGHT: f64 = 0.85;
 /// Synonyms looked up per plain query word, beyond its variants and abbreviations (the largest
 /// group's other words).
 pub const MAX_SYNONYMS: usize = 6;
-
-/// Shortest abbreviation looked up, and fewest letters it must leave off the word: `doc` for
-/// `document` (5 left), not `do` or `documen`.
-pub const MIN_ABBREVIATION: usize = 3;
 
 /// Documents of the first pass's best whose definitions' passages are read (each definition of
 /// the file, with the code outline); the others are re-scored by their stored definitions'
@@ -349,43 +348,6 @@ pub struct QueryWords {
     term_hashes: Vec<(u64, u64)>,
 }
 
-/// FNV-1a: the masks table holds a few dozen short terms and is looked up once per stored token
-/// of every definition considered, where SipHash's setup cost dominated. Its keys are the
-/// query's words and the index's terms, at most `MAX_QUERY_WORDS × (MAX_VARIANTS + 1)`, so
-/// there is no table to flood.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(FNV_OFFSET)
-    }
-}
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        self.0 = fnv1a_extend(self.0, bytes);
-    }
-}
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-fn fnv1a_extend(mut hash: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
-}
-
-/// The 64-bit FNV-1a hash of `token`: how the outline's tables of definition tokens
-/// ([`super::outline::DefinitionWords`]) name a token.
-pub(super) fn fnv1a(token: &str) -> u64 {
-    fnv1a_extend(FNV_OFFSET, token.as_bytes())
-}
-
 impl QueryWords {
     pub fn new(corpus: &Corpus, query: &str) -> QueryWords {
         let words = query_words(corpus, query);
@@ -422,7 +384,7 @@ impl QueryWords {
     /// share of the query's words naming it (its qualified name's parts: `Session.request` →
     /// `session`, `request`). With `passage`, also the share its passage (signature and doc
     /// comment) holds, the name's counted twice. `0.0` when it holds none. Read from the tokens
-    /// the builder stored as its second passage (`outline::definition_tokens`); a definition
+    /// the builder stored as its second passage (`sidecars::definition_tokens`); a definition
     /// without them (an outline of another writer) is tokenized here.
     pub fn definition_score(&self, definition: &Document, passage: bool) -> f64 {
         if self.words.is_empty() {
@@ -432,7 +394,7 @@ impl QueryWords {
         let stored = definition
             .passages()
             .nth(1)
-            .and_then(|t| split_spaced(t, super::outline::NAME_MARK));
+            .and_then(|t| split_spaced(t, NAME_MARK));
         match stored {
             Some((name_tokens, passage_tokens)) => {
                 name_tokens.split(' ').for_each(|t| names |= self.mask(t));
@@ -566,81 +528,6 @@ fn raw_words(query: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
-/// Whether a word of the question, as written, is an identifier rather than English: it has a
-/// capital letter (`Find`, `InitDefaultHelpCmd`, `HTTPAdapter`) or an underscore
-/// (`raise_for_status`), and at least three characters.
-pub fn looks_like_identifier(word: &str) -> bool {
-    word.len() >= 3 && word.bytes().any(|b| b.is_ascii_uppercase() || b == b'_')
-}
-
-/// The abbreviations looked up for a plain word: its prefixes of at least [`MIN_ABBREVIATION`]
-/// letters that leave at least that many off (`documentation` → `doc`, `docu`, ...,
-/// `documentat`; `environment` → `env`, ...; a word under six letters has none).
-pub fn abbreviations(word: &str) -> impl Iterator<Item = &str> {
-    let ends = if word.is_ascii() {
-        MIN_ABBREVIATION..word.len().saturating_sub(MIN_ABBREVIATION - 1)
-    } else {
-        0..0
-    };
-    ends.map(move |end| &word[..end])
-}
-
-/// A light English stemmer for matching a query word with the index's terms: plural `-s`/`-es`/
-/// `-ies`, `-ed`, `-ing` (undoubling a final consonant: `dropped` → `drop`), then a final `-y`
-/// after a consonant or a final `-e` (`parse`, `parsed`, `parses`, `parsing` → `pars`). Both sides go through it, so its stems need
-/// only agree with each other, not be words.
-pub fn stem(word: &str) -> &str {
-    let b = word.as_bytes();
-    if b.len() <= 3 || !b.iter().all(u8::is_ascii_lowercase) {
-        return word;
-    }
-    let mut w = word;
-    if let Some(s) = w
-        .strip_suffix("ies")
-        .or_else(|| w.strip_suffix("ied"))
-        .filter(|s| s.len() >= 2)
-    {
-        return s;
-    }
-    let mut verb = false;
-    if let Some(s) = w.strip_suffix("ing").filter(|s| s.len() >= 3) {
-        w = s;
-        verb = true;
-    } else if let Some(s) = w.strip_suffix("ed").filter(|s| s.len() >= 3) {
-        w = s;
-        verb = true;
-    } else if let Some(s) = w.strip_suffix("es").filter(|s| {
-        s.len() >= 3
-            && (s.ends_with('s') || s.ends_with('x') || s.ends_with("ch") || s.ends_with("sh"))
-    }) {
-        w = s;
-    } else if let Some(s) = w
-        .strip_suffix('s')
-        .filter(|s| s.len() >= 3 && !s.ends_with('s'))
-    {
-        w = s;
-    }
-    let wb = w.as_bytes();
-    if verb && wb.len() >= 4 {
-        let (last, before) = (wb[wb.len() - 1], wb[wb.len() - 2]);
-        if last == before && !matches!(last, b'l' | b's' | b'z') && !b"aeiou".contains(&last) {
-            w = &w[..w.len() - 1];
-        }
-    }
-    // `cookie` meets `cookies` (`cook`), as `entries` loses its `ies`.
-    if let Some(s) = w.strip_suffix("ie").filter(|s| s.len() >= 3) {
-        return s;
-    }
-    // `entry` meets `entries` (`entr`).
-    if let Some(s) = w
-        .strip_suffix('y')
-        .filter(|s| s.len() >= 3 && !s.ends_with(['a', 'e', 'o']))
-    {
-        return s;
-    }
-    w.strip_suffix('e').filter(|s| s.len() >= 3).unwrap_or(w)
-}
-
 /// What a document offers beyond its words: which query words name its definitions or its path,
 /// which its best definition passage holds, how many of the query's identifiers a definition is
 /// named exactly, the definition that names the most, and whether it is a test or generated file.
@@ -741,44 +628,6 @@ fn features(
         test_or_generated: code && is_test_or_generated(rel),
         example: code && is_example(rel),
     }
-}
-
-/// The name a passage's signature defines: the last identifier before its parameters, generics,
-/// body or value (`def load(path)` → `load`, `func (r *T) Name(x)` → `Name`, `pub struct
-/// Row<T>` → `Row`, `const f = (` → `f`, `function build_all` → `build_all`).
-pub fn definition_name(passage: &str) -> Option<&str> {
-    let signature = split_spaced(passage, '\u{2014}').map_or(passage, |(head, _)| head);
-    let mut head = signature;
-    // A Go method's receiver comes before its name.
-    if let Some(rest) = head.strip_prefix("func (") {
-        head = rest.split_once(')').map_or(rest, |(_, after)| after);
-    }
-    let end = head
-        .find(['(', '<', '{', '=', ':', '['])
-        .unwrap_or(head.len());
-    let head = head[..end].trim_end();
-    // Past the last character that is not part of an ASCII identifier (which may take several
-    // bytes: the name starts after all of them).
-    let start = head
-        .char_indices()
-        .rev()
-        .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    let name = &head[start..];
-    (!name.is_empty() && !name.as_bytes()[0].is_ascii_digit()).then_some(name)
-}
-
-/// `text` around the first `mark` with a space on each side: what `text.split_once(" — ")`
-/// gives for `'—'`, found by a byte search for the mark rather than by a substring searcher set
-/// up on every call, which cost more than the search itself on these short passages (run for
-/// every stored passage of every file re-scored, and every definition of a hit's file).
-pub(super) fn split_spaced(text: &str, mark: char) -> Option<(&str, &str)> {
-    let bytes = text.as_bytes();
-    text.match_indices(mark).find_map(|(at, found)| {
-        let end = at + found.len();
-        (at > 0 && bytes[at - 1] == b' ' && bytes.get(end) == Some(&b' '))
-            .then(|| (&text[..at - 1], &text[end + 1..]))
-    })
 }
 
 /// The words by which a query asks about tests.
@@ -901,29 +750,7 @@ fn snippet(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recall::corpus::PostingTable;
-
-    #[test]
-    fn the_stemmer_joins_the_forms_of_a_word() {
-        for group in [
-            &["drop", "drops", "dropped", "dropping"][..],
-            &["parse", "parsed", "parses", "parsing"],
-            &["match", "matches", "matched", "matching"],
-            &["call", "calls", "called"],
-            &["add", "adds", "added"],
-            &["entry", "entries"],
-            &["copy", "copies", "copied"],
-            &["cookie", "cookies"],
-        ] {
-            let stems: Vec<&str> = group.iter().map(|w| stem(w)).collect();
-            assert!(
-                stems.windows(2).all(|w| w[0] == w[1]),
-                "{group:?} → {stems:?}"
-            );
-        }
-        assert_eq!(stem("class"), "class");
-        assert_eq!(stem("NaN"), "NaN");
-    }
+    use crate::recall::loaded::PostingTable;
 
     /// A code file of the average length whose passages are `passages`.
     fn source(path: &str, passages: &[&str]) -> Document {
@@ -944,39 +771,6 @@ mod tests {
                 .map(|&(w, tf)| (w, vec![p(0, tf), p(1, tf)]))
                 .collect(),
         )
-    }
-
-    #[test]
-    fn abbreviations_are_the_prefixes_that_leave_a_word_behind() {
-        let all: Vec<&str> = abbreviations("documentation").collect();
-        assert_eq!(all.first(), Some(&"doc"));
-        assert_eq!(all.last(), Some(&"documentat"));
-        assert!(all.contains(&"docu"));
-        assert_eq!(
-            abbreviations("environ").collect::<Vec<_>>(),
-            ["env", "envi"]
-        );
-        // Under six letters a prefix leaves too little to be an abbreviation of it.
-        assert_eq!(abbreviations("parse").count(), 0);
-        assert_eq!(abbreviations("").count(), 0);
-        // Non-ASCII words are never cut inside a character: they have none.
-        assert_eq!(abbreviations("caf\u{e9}s\u{e9}rie").count(), 0);
-    }
-
-    #[test]
-    fn identifiers_are_words_with_a_capital_or_an_underscore() {
-        for word in [
-            "Find",
-            "InitDefaultHelpCmd",
-            "HTTPAdapter",
-            "raise_for_status",
-            "a_b",
-        ] {
-            assert!(looks_like_identifier(word), "{word}");
-        }
-        for word in ["find", "documentation", "IO", "_", "x9"] {
-            assert!(!looks_like_identifier(word), "{word}");
-        }
     }
 
     #[test]
@@ -1086,8 +880,9 @@ mod tests {
 
     #[test]
     fn with_the_outline_a_definition_past_the_stored_passages_names_its_file() {
-        use crate::recall::corpus::{CodeFile, Loaded};
-        use crate::recall::outline::{definition_tokens, Outline};
+        use crate::corpus::sidecars::definition_tokens;
+        use crate::recall::loaded::{CodeFile, Loaded};
+        use crate::recall::outline::Outline;
         use std::sync::Arc;
         // The code index stored only each file's first definition.
         let c = tied(
@@ -1141,63 +936,6 @@ mod tests {
         assert!(definitions.defines("retry_budget"));
         assert!(!definitions.defines("Policy"));
         assert!(outline.definitions_of("elsewhere.py").is_none());
-    }
-
-    #[test]
-    fn definition_names_come_from_signatures() {
-        let cases = [
-            ("def load(path) \u{2014} Load it.", Some("load")),
-            ("async def fetch(url)", Some("fetch")),
-            ("class Session(SessionRedirectMixin)", Some("Session")),
-            ("func (c *Command) Execute() error", Some("Execute")),
-            ("pub struct Row<T>", Some("Row")),
-            ("const handler = (req) =>", Some("handler")),
-            ("function build_all", Some("build_all")),
-            ("", None),
-            // Non-ASCII text (a hostile or foreign index's passages) never splits a character.
-            ("def \u{f1}ame(x)", Some("ame")),
-            ("def caf\u{e9}(x)", None),
-            ("\u{2014}\u{2014}", None),
-            ("func (\u{e9}", None),
-        ];
-        for (passage, name) in cases {
-            assert_eq!(definition_name(passage), name, "{passage}");
-        }
-    }
-
-    #[test]
-    fn split_spaced_is_split_once_on_the_spaced_mark() {
-        use crate::recall::outline::{NAME_MARK, NAME_SEPARATOR};
-        assert_eq!(NAME_SEPARATOR, format!(" {NAME_MARK} "));
-        let pieces = [
-            " ",
-            "|",
-            "\u{2014}",
-            "a",
-            "\u{e9}",
-            " | ",
-            " \u{2014} ",
-            "||",
-        ];
-        // Every string of up to four pieces.
-        let mut texts = vec![String::new()];
-        for _ in 0..4 {
-            let longer: Vec<String> = texts
-                .iter()
-                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
-                .collect();
-            texts.extend(longer);
-        }
-        texts.sort();
-        texts.dedup();
-        for text in &texts {
-            assert_eq!(split_spaced(text, '|'), text.split_once(" | "), "{text:?}");
-            assert_eq!(
-                split_spaced(text, '\u{2014}'),
-                text.split_once(" \u{2014} "),
-                "{text:?}"
-            );
-        }
     }
 
     #[test]

@@ -21,7 +21,8 @@
 //!   as `query_index` does and embeds its top [`PROMPT_HITS`] documents as resources.
 
 use super::load::Loaded;
-use super::{cap_snippet, corpus, is_python_whitespace, Recall, MAX_QUERY_CHARS, QUERY_MESSAGE};
+use super::{cap_snippet, loaded, Recall, MAX_QUERY_CHARS, QUERY_MESSAGE};
+use crate::corpus::text::{cut_chars, is_python_whitespace};
 use agentteams_mcp::sanitize::sanitize;
 use agentteams_mcp::server::{
     CallContext, Prompt, PromptArgument, PromptMessage, PromptOutput, PromptSet, ReadRequest,
@@ -87,7 +88,7 @@ fn ids_with_prefix(prefix: &str, count: usize) -> Vec<String> {
 
 /// `text` cut at [`MAX_DOCUMENT_CHARS`] code points, with a marker saying so.
 fn cap_document(text: String) -> String {
-    let cut = super::rank::cut_chars(&text, MAX_DOCUMENT_CHARS);
+    let cut = cut_chars(&text, MAX_DOCUMENT_CHARS);
     if cut.len() == text.len() {
         return text;
     }
@@ -97,7 +98,7 @@ fn cap_document(text: String) -> String {
 
 impl Recall {
     /// The text a memory resource sends for `doc`, cut and sanitised.
-    fn document_text(&self, doc: &corpus::Document) -> String {
+    fn document_text(&self, doc: &loaded::Document) -> String {
         let mut text = format!("{}\npath: {}\n", doc.title(), self.display_path(doc.path()));
         let mut passages = doc.passages().filter(|p| !p.is_empty()).peekable();
         if passages.peek().is_none() {

@@ -7,7 +7,7 @@
 //! both, and the reference, which reads only `memory-index.json`, never sees it). Two
 //! conventions make it a sidecar:
 //! - each document's `path` is its file's stored path with a line locator appended
-//!   ([`super::locator`]: `docs/guide.md#L12-L40`), and its `title` the section's heading path
+//!   ([`crate::corpus::locator`]: `docs/guide.md#L12-L40`), and its `title` the section's heading path
 //!   (`Guide › Install`);
 //! - its `index_build_id` is the memory index's. recall uses the sidecar only when the two match,
 //!   so a memory index rebuilt by the reference (or by an older builder) is ranked whole, never
@@ -15,14 +15,12 @@
 //!
 //! What this module does not do: split Markdown (`index::sections`) or score (`relevance`).
 
-use super::corpus::{Corpus, Document};
-use super::locator::parse_locator;
+use super::loaded::{Corpus, Document};
 use super::rank::Hit;
 use super::relevance;
+use crate::corpus::locator::parse_locator;
 use std::path::Path;
 
-/// The sidecar's file name, beside `memory-index.json` in a team dir's `references/`.
-pub const SECTIONS_FILE: &str = "memory-sections.json";
 /// Section hits ranked per file asked for: a file's several matching sections collapse into its
 /// best one, so more than `k` sections are needed to find `k` files.
 const SECTIONS_PER_HIT: usize = 4;

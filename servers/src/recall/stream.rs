@@ -16,10 +16,10 @@
 //! compact list instead, at any length. The rest (metadata) goes through the schema validator
 //! and the converter as a tree, with empty stand-ins for the two large members.
 
-use super::corpus::{CodeFile, Document, IndexKind, Loaded, Passages, Posting, PostingTable};
-use super::schema::{integral_number, validate_document};
-use super::tokenize::Tokenizer;
+use super::loaded::{CodeFile, Document, IndexKind, Loaded, Passages, Posting, PostingTable};
 use super::tree::{convert, document_from, validate};
+use crate::corpus::schema::{integral_number, validate_document};
+use crate::corpus::tokenize::Tokenizer;
 use agentteams_mcp::json::{Array, Key, Map, Reader, Token, Value};
 
 /// The file's validated contents, or `None` when the tree path must decide (see the module docs).

@@ -9,7 +9,7 @@
 //! that merely go together. A synonym found this way weighs less than the word as written
 //! ([`super::relevance`] weights it by `SYNONYM_WEIGHT`).
 
-use super::relevance::stem;
+use super::words::stem;
 use std::sync::OnceLock;
 
 /// The groups: each word of a group is a synonym of the others. Base forms; a question's word is

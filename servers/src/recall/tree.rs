@@ -1,14 +1,14 @@
 //! The tree path: a parsed index file validated against its schema and converted to the
-//! ranker's form ([`super::corpus`]). Also the converter the streaming path uses for each
+//! ranker's form ([`super::loaded`]). Also the converter the streaming path uses for each
 //! document it reads as a small tree, so both paths make the same documents.
 
-use super::corpus::{
+use super::loaded::{
     CodeFile, Corpus, Document, IndexKind, Loaded, Passages, Posting, PostingTable,
 };
-use super::schema::{
+use crate::corpus::schema::{
     integral, validate_code_index, validate_memory_index, CodeIndexFile, SchemaError,
 };
-use super::tokenize::{Tokenizer, NOTES_FORMAT};
+use crate::corpus::tokenize::{Tokenizer, NOTES_FORMAT};
 use agentteams_mcp::json::Value;
 use std::collections::HashMap;
 

@@ -255,7 +255,9 @@ impl<'a> Parser<'a> {
         }
         self.pos = end;
         let (from, to) = (self.toks[start].start(), self.toks[end - 1].end());
-        Ok(Expr::Raw(super::collapse_whitespace(&self.src[from..to])))
+        Ok(Expr::Raw(crate::corpus::text::collapse_whitespace(
+            &self.src[from..to],
+        )))
     }
 
     /// `expression`: a conditional expression, a lambda or a disjunction.
@@ -566,9 +568,9 @@ impl<'a> Parser<'a> {
                     Ok(c) => Ok(Expr::Const(c)),
                     // An f-string or a `\N{...}` escape: an operand like any other, printed as
                     // written.
-                    Err(Fail::Unsupported) => {
-                        Ok(Expr::Raw(super::collapse_whitespace(&parts.join(" "))))
-                    }
+                    Err(Fail::Unsupported) => Ok(Expr::Raw(
+                        crate::corpus::text::collapse_whitespace(&parts.join(" ")),
+                    )),
                     Err(Fail::Syntax) => Err(Fail::Syntax),
                 }
             }

@@ -1,5 +1,6 @@
-//! Where a team's indexes live (`TEAM_DIRS`) and the containment rule every file recall reads
-//! must pass: its path, symlinks resolved, lies inside the project root.
+//! Where a team's indexes live (`TEAM_DIRS`) and the containment rule every path recall reads or
+//! the index builder reads and writes must pass: the path, symlinks resolved, lies inside the
+//! project root.
 
 use crate::compat::Compat;
 use std::collections::VecDeque;

@@ -12,6 +12,10 @@ use agentteams_mcp::json::{Key, Map, Number, Value};
 use std::collections::HashSet;
 use std::fmt::{self, Write as _};
 
+/// Largest index file either side reads: recall before loading one, the builder before checking
+/// what it wrote (the Python standard library's code index is about 60 MB).
+pub const MAX_INDEX_FILE_BYTES: u64 = 512 * 1024 * 1024;
+
 /// Why a parsed index file is not a valid index: the JSON path of the offending value and the rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SchemaError {

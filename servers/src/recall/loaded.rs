@@ -2,7 +2,8 @@
 //! partition ([`Corpus`]), compact per byte of input whatever the file's shape. Both loading
 //! paths (`stream.rs` from tokens, `tree.rs` from a parsed tree) build it; nothing here reads files.
 
-use super::tokenize::Tokenizer;
+use crate::corpus::text::prefix_of;
+use crate::corpus::tokenize::Tokenizer;
 
 /// One document as the ranker needs it, in three allocations whatever its shape: its strings
 /// back to back in one buffer, the ends of its passages, and its entry in the corpus's array.
@@ -357,25 +358,6 @@ impl PostingTable {
     }
 }
 
-/// The first eight bytes of `term` as a big-endian number, zero-padded: ordering these numbers
-/// agrees with ordering the terms' bytes wherever the numbers differ.
-pub(crate) fn sort_prefix(term: &str) -> u64 {
-    prefix_of(term.as_bytes())
-}
-
-/// [`sort_prefix`] of bytes: a shorter term's bytes are shifted into place one at a time (a
-/// copy of a variable length would call `memcpy`, in the sort's hottest line).
-#[inline]
-fn prefix_of(bytes: &[u8]) -> u64 {
-    match bytes.first_chunk::<8>() {
-        Some(first) => u64::from_be_bytes(*first),
-        None => bytes
-            .iter()
-            .enumerate()
-            .fold(0, |prefix, (i, &b)| prefix | u64::from(b) << (56 - 8 * i)),
-    }
-}
-
 /// A memory index or one code partition: everything BM25 ranks over.
 #[derive(Debug)]
 pub struct Corpus {
@@ -558,7 +540,7 @@ mod tests {
         let pieces = [
             "a", "b", "ab", "abcdefgh", "\u{e9}", "\u{0}", "z", "abcdefg",
         ];
-        let mut next = crate::index::test_rng(0x9E37_79B9);
+        let mut next = crate::scratch::test_rng(0x9E37_79B9);
         for round in 0..300 {
             let terms: Vec<String> = (0..next() % 40)
                 .map(|_| {

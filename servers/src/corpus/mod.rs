@@ -1,0 +1,16 @@
+//! The index formats as one place states them, for the two sides that must agree on them: recall
+//! (which reads indexes) and the index builder (which writes them). Neither side's logic lives
+//! here, and nothing here imports `recall` or `index`.
+//!
+//! Module map: [`teamdir`] (where a team's indexes live, and the containment rule for every path
+//! either side opens), [`schema`] (the index files' shapes, validated), [`tokenize`] (the
+//! tokenizers both sides run), [`locator`] (the line locators the sidecars store), [`sidecars`]
+//! (our two files beside the reference's indexes), [`text`] (how both sides cut, split and order
+//! text).
+
+pub mod locator;
+pub mod schema;
+pub mod sidecars;
+pub mod teamdir;
+pub mod text;
+pub mod tokenize;
