@@ -685,4 +685,22 @@ mod tests {
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// Embedders calling the tool set directly get the engine's answer for an undeclared tool,
+    /// before any repository check.
+    #[test]
+    fn refs_and_grep_are_unknown_to_a_reference_tool_set_called_directly() {
+        let dir = std::env::temp_dir();
+        let server = GitRead::new(&dir)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .with_compat(Compat::Reference);
+        for name in ["git_refs", "git_grep"] {
+            let ctx = CallContext::detached(CancelToken::new());
+            let answer = server.call(name, &Map::new(), &ctx);
+            assert_eq!(
+                answer.err().map(|e| e.message().to_owned()),
+                Some(format!("unknown tool '{name}'"))
+            );
+        }
+    }
 }

@@ -7,7 +7,7 @@ use super::super::config_check::{Verdict, IGNORE_REVS_REFUSAL};
 use super::super::quirks;
 use super::args::{described, ref_message, revision, schema, string, with_path};
 use super::args::{named_rev, owned, rev_argument};
-use super::{GitTool, Run};
+use super::row::{GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::Map;
 use agentteams_mcp::server::Tool;

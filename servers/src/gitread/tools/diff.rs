@@ -7,7 +7,8 @@
 
 use super::args::{flag_rule, named_rev, owned, rev_argument};
 use super::args::{path_argument, ref_message, revision, schema, string, with_path};
-use super::{log_args, GitTool, Run};
+use super::log_args;
+use super::row::{GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::Map;
 use agentteams_mcp::server::Tool;

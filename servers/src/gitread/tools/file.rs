@@ -13,7 +13,7 @@ use super::super::page;
 use super::super::process::{Finished, Window};
 use super::super::sanitize;
 use super::args::{self, described, ref_message, schema, with_path, PATH_OUTSIDE};
-use super::{GitTool, Run};
+use super::row::{GitTool, Run};
 use agentteams_mcp::json::{Map, Value};
 use agentteams_mcp::server::Tool;
 use std::path::{Component, Path};

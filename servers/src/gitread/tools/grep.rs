@@ -36,7 +36,7 @@
 
 use super::super::quirks;
 use super::args::{self, ref_message, PATH_NOT_RELATIVE};
-use super::{GitTool, Run};
+use super::row::{GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::server::Tool;

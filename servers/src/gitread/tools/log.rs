@@ -5,7 +5,8 @@
 
 use super::args::{described, path_argument, ref_message, revision, schema, string, with_path};
 use super::args::{end_with, named_rev, owned};
-use super::{log_args, mistakes, GitTool, Run};
+use super::row::{GitTool, Run};
+use super::{log_args, mistakes};
 use crate::compat::Compat;
 use agentteams_mcp::json::{Map, Value};
 use agentteams_mcp::server::Tool;

@@ -10,7 +10,7 @@
 
 use super::super::invoke::GitError;
 use super::args::named_rev;
-use super::GitTool;
+use super::row::GitTool;
 use agentteams_mcp::json::{Map, Value};
 
 /// `value` (argument `field`) names no branch, tag or commit.
@@ -131,10 +131,7 @@ mod tests {
 
     #[test]
     fn git_messages_of_each_mistake_become_one_line_naming_the_argument() {
-        let diff = super::super::TABLE
-            .iter()
-            .find(|t| t.name == "git_diff")
-            .unwrap();
+        let diff = &super::super::diff::TOOL;
         let arguments = super::super::args::arguments(r#"{"base":"v1..nope","head":"HEAD~9"}"#);
         let explain = |stderr: &str| explain(&exited(stderr), diff, &arguments, || true);
         assert_eq!(

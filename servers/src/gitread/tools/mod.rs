@@ -13,84 +13,19 @@ mod log;
 mod log_args;
 pub mod mistakes;
 mod refs;
+mod row;
 mod show;
 mod status;
 
-use super::config_check::Verdict;
 use super::page;
 use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::server::Tool;
-use std::process::Command;
 
 pub use diff::GIT_DIFF;
 pub use file::GIT_FILE;
+pub use row::{GitTool, Run, NO_WORK_TREE};
 pub use show::GIT_SHOW;
-
-/// One gitread tool.
-pub struct GitTool {
-    pub name: &'static str,
-    /// The product's declaration; [`declarations`] adds `offset` and the output schema.
-    pub declare: fn() -> Tool,
-    /// The reference's exact declaration; `None`: product only (under `--compat reference`
-    /// neither listed nor served, as the reference answers for a tool it does not have).
-    pub reference: Option<fn() -> Tool>,
-    pub run: Run,
-    /// Its revision arguments, which [`mistakes`] names when git cannot resolve one.
-    pub revisions: &'static [&'static str],
-    /// What answers in place of an empty output (product only): a note saying why git printed
-    /// nothing, or the mistake the emptiness shows ([`mistakes::empty_range`]). A note is always
-    /// in parentheses: no line of these tools' git output starts with `(`, so it cannot be
-    /// mistaken for output; a client's text in it is quoted with `{:?}` so it stays one line.
-    pub empty_note: fn(&Map, Option<&str>) -> Result<String, String>,
-    /// `git_file`'s paging: `offset` counts bytes of the file's content, and a line range
-    /// continues by `start` (the output schema carries `next_start`).
-    pub by_line: bool,
-    /// Refused while the index is split ([`super::split_index`]): the command reads the index.
-    pub reads_index: bool,
-    /// Reads the work tree: in a bare repository it answers [`NO_WORK_TREE`] instead.
-    pub needs_work_tree: bool,
-    /// A refusal the config pre-flight's verdict makes for this tool.
-    pub refused_by: Option<fn(&Verdict) -> Option<&'static str>>,
-    /// A per-command correction of the invocation ([`super::quirks`]).
-    pub prepare: Option<fn(&mut Command)>,
-    /// An exit status that is an answer (the empty note), not a failure.
-    pub quiet_exit: Option<i32>,
-}
-
-/// A tool's subcommand argv (after the global options) from the mode, the arguments and the
-/// checked path (`None`: absent), or the message of the rule an argument breaks.
-pub type Argv = fn(Compat, &Map, Option<&str>) -> Result<Vec<String>, String>;
-
-/// How a call of a tool runs.
-pub enum Run {
-    /// One git process.
-    Git(Argv),
-    /// `git_file`'s entry lookup, then its blob ([`file`]; `GitRead::git_file`).
-    File,
-}
-
-impl GitTool {
-    /// The row every tool starts from: no paging by line, no refusal, no correction.
-    const PLAIN: GitTool = GitTool {
-        name: "",
-        declare: || Tool::read_only("", "", Value::Null),
-        reference: None,
-        run: Run::File,
-        revisions: &[],
-        empty_note: nothing_printed,
-        by_line: false,
-        reads_index: false,
-        needs_work_tree: false,
-        refused_by: None,
-        prepare: None,
-        quiet_exit: None,
-    };
-}
-
-/// The answer of a tool that reads the work tree, in a bare repository.
-pub const NO_WORK_TREE: &str =
-    "(no work tree: the project is a bare repository, so nothing is uncommitted)";
 
 /// Every tool, in the reference's order, then the product's own.
 pub const TABLE: [GitTool; 8] = [
@@ -103,11 +38,6 @@ pub const TABLE: [GitTool; 8] = [
     refs::TOOL,
     grep::TOOL,
 ];
-
-/// The note of a tool with nothing more to say.
-fn nothing_printed(_: &Map, _: Option<&str>) -> Result<String, String> {
-    Ok("(git printed nothing)".to_owned())
-}
 
 /// The row of tool `name` as `compat` serves it, or the reference's message for a tool it does
 /// not know.
@@ -187,7 +117,7 @@ fn with_offset(mut tool: Tool, description: &str) -> Tool {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::args::{arguments as args, flag_rule, ref_message};
     use super::blame::GIT_BLAME;
     use super::log::GIT_LOG;
@@ -200,7 +130,7 @@ pub(super) mod tests {
     /// every argument's description gives an example, and an argument has a default exactly
     /// when it is optional. Returns the tool's required arguments and properties.
     #[track_caller]
-    pub(in crate::gitread) fn assert_described_with_defaults(tool: &Tool) -> (Vec<&str>, &Map) {
+    fn assert_described_with_defaults(tool: &Tool) -> (Vec<&str>, &Map) {
         assert!(tool.description.contains("Use it"), "{}", tool.description);
         let required: Vec<&str> = tool
             .input_schema
@@ -446,5 +376,36 @@ pub(super) mod tests {
             subcommand("git_nope", &Map::new(), None),
             Err("unknown tool 'git_nope'".to_owned())
         );
+    }
+
+    /// The rule the product's other declarations are held to
+    /// (`product_declarations_describe_every_argument_and_default_every_optional_one`), for the
+    /// tools the reference does not have.
+    #[test]
+    fn refs_and_grep_declarations_describe_every_argument_and_default_every_optional_one() {
+        let product = declarations(Compat::Product);
+        let names: Vec<&str> = product.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(&names[6..], ["git_refs", "git_grep"]);
+        let reference = declarations(Compat::Reference);
+        assert!(!reference
+            .iter()
+            .any(|t| t.name == "git_refs" || t.name == "git_grep"));
+        for tool in &product[6..] {
+            let (required, properties) = assert_described_with_defaults(tool);
+            for argument in properties.keys() {
+                if !required.contains(&argument.as_str()) {
+                    assert!(
+                        tool.null_means_absent.iter().any(|n| n == argument),
+                        "{}.{argument}: null means absent",
+                        tool.name
+                    );
+                }
+                assert!(
+                    tool.argument_messages.iter().any(|(n, _)| n == argument),
+                    "{}.{argument} has its own message",
+                    tool.name
+                );
+            }
+        }
     }
 }

@@ -12,7 +12,7 @@
 //! tree, never the index, no attributes, no program.
 
 use super::args::{self, ref_message};
-use super::{GitTool, Run};
+use super::row::{GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::{obj, Map, Value};
 use agentteams_mcp::server::Tool;
@@ -259,69 +259,5 @@ mod tests {
             empty_note(&args(r#"{"contains":"v1.0"}"#)),
             "(no refs: no branch or tag contains v1.0)"
         );
-    }
-}
-
-#[cfg(test)]
-mod declaration_tests {
-    use super::super::tests::assert_described_with_defaults;
-    use crate::compat::Compat;
-
-    /// The rule the product's other declarations are held to
-    /// (`product_declarations_describe_every_argument_and_default_every_optional_one`), for the
-    /// tools the reference does not have.
-    #[test]
-    fn refs_and_grep_declarations_describe_every_argument_and_default_every_optional_one() {
-        let product = super::super::declarations(Compat::Product);
-        let names: Vec<&str> = product.iter().map(|t| t.name.as_str()).collect();
-        assert_eq!(&names[6..], ["git_refs", "git_grep"]);
-        let reference = super::super::declarations(Compat::Reference);
-        assert!(!reference
-            .iter()
-            .any(|t| t.name == "git_refs" || t.name == "git_grep"));
-        for tool in &product[6..] {
-            let (required, properties) = assert_described_with_defaults(tool);
-            for argument in properties.keys() {
-                if !required.contains(&argument.as_str()) {
-                    assert!(
-                        tool.null_means_absent.iter().any(|n| n == argument),
-                        "{}.{argument}: null means absent",
-                        tool.name
-                    );
-                }
-                assert!(
-                    tool.argument_messages.iter().any(|(n, _)| n == argument),
-                    "{}.{argument} has its own message",
-                    tool.name
-                );
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod compat_tests {
-    use super::super::super::GitRead;
-    use super::super::grep::GIT_GREP;
-    use crate::compat::Compat;
-    use agentteams_mcp::json::Map;
-    use agentteams_mcp::server::{CallContext, CancelToken, ToolSet};
-
-    /// Embedders calling the tool set directly get the engine's answer for an undeclared tool,
-    /// before any repository check.
-    #[test]
-    fn refs_and_grep_are_unknown_to_a_reference_tool_set_called_directly() {
-        let dir = std::env::temp_dir();
-        let server = GitRead::new(&dir)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .with_compat(Compat::Reference);
-        for name in [super::GIT_REFS, GIT_GREP] {
-            let ctx = CallContext::detached(CancelToken::new());
-            let answer = server.call(name, &Map::new(), &ctx);
-            assert_eq!(
-                answer.err().map(|e| e.message().to_owned()),
-                Some(format!("unknown tool '{name}'"))
-            );
-        }
     }
 }

@@ -3,7 +3,8 @@
 
 use super::args::{end_with, flag_rule, named_rev, owned, rev_argument};
 use super::args::{path_argument, ref_message, revision, schema, string, with_path};
-use super::{log_args, mistakes, GitTool, Run};
+use super::row::{GitTool, Run};
+use super::{log_args, mistakes};
 use crate::compat::Compat;
 use agentteams_mcp::json::Map;
 use agentteams_mcp::server::Tool;

@@ -3,7 +3,7 @@
 //! work tree, and says so.
 
 use super::args::{owned, schema, with_path};
-use super::{GitTool, Run};
+use super::row::{GitTool, Run};
 use crate::compat::Compat;
 use agentteams_mcp::json::Map;
 use agentteams_mcp::server::Tool;
