@@ -631,7 +631,9 @@ fn team_dirs_are_searched_in_order_and_each_index_independently() {
 #[test]
 fn tools_are_declared_as_the_reference_declares_them() {
     let project = Project::new("recall-decl");
-    let recall = Recall::new(&project.root).unwrap();
+    let recall = Recall::new(&project.root)
+        .unwrap()
+        .with_compat(Compat::Reference);
     let tools = recall.tools();
     assert_eq!(recall.server_name(), "agentteams-recall");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
@@ -648,6 +650,51 @@ fn tools_are_declared_as_the_reference_declares_them() {
         tools[1].description,
         "Query the team's code and API index. Read-only; never refreshes."
     );
+}
+
+/// By default the declarations teach within the catalogue's budget (1 KiB a tool): every
+/// argument described with an example, optional ones with their default, and the result's schema;
+/// the validation keywords stay the reference's.
+#[test]
+fn the_product_declarations_teach_within_a_kibibyte_a_tool() {
+    let project = Project::new("recall-decl-product");
+    let recall = Recall::new(&project.root).unwrap();
+    let reference = Recall::new(&project.root)
+        .unwrap()
+        .with_compat(Compat::Reference)
+        .tools();
+    let tools = recall.tools();
+    let mut bytes = 0;
+    for (tool, plain) in tools.iter().zip(&reference) {
+        assert!(tool.description.contains("Use it"), "{}", tool.description);
+        assert!(tool.output_schema.is_some(), "{}", tool.name);
+        let properties = tool.input_schema.get("properties").expect("properties");
+        let Value::Object(properties) = properties else {
+            panic!("{properties:?}")
+        };
+        for (name, property) in properties.iter() {
+            let text = property.get("description").and_then(Value::as_str);
+            assert!(text.is_some_and(|t| t.contains("e.g. ")), "{name}");
+            assert_eq!(property.get("default").is_some(), name != "query", "{name}");
+            let plain = plain.input_schema.get("properties").and_then(|p| p.get(name));
+            for keyword in ["type", "minimum", "maximum", "minLength", "maxLength", "enum"] {
+                assert_eq!(
+                    property.get(keyword),
+                    plain.and_then(|p| p.get(keyword)),
+                    "{name}"
+                );
+            }
+        }
+        // As tools/list sends it from 2025-06-18: name, title, description, both schemas and
+        // the four annotations (about 100 bytes).
+        bytes += 100
+            + json::to_string(&tool.input_schema).len()
+            + json::to_string(tool.output_schema.as_ref().unwrap()).len()
+            + tool.description.len()
+            + tool.name.len()
+            + tool.title.as_deref().map_or(0, str::len);
+    }
+    assert!(bytes <= 1024 * tools.len(), "{bytes} bytes");
 }
 
 #[test]

@@ -392,6 +392,71 @@ fn query_schema(with_kind: bool) -> Value {
     ])
 }
 
+/// `tool` as the product declares it: a description that says what a hit holds and when to use
+/// the tool, each argument described with an example and its default, and the result's schema;
+/// the validation keywords stay the reference's.
+fn teaching(mut tool: Tool) -> Tool {
+    let code = tool.name == "query_code";
+    tool.description = if code {
+        "Rank the team's code and API index for a question: the top k hits, each with path, \
+         symbol, lines, score, confidence and a snippet. Use it to find where something is \
+         implemented or documented before reading the file."
+    } else {
+        "Rank the team's memory documents for a question: the top k hits, each with doc_id, \
+         path, title, score, confidence and a snippet. Use it to find what the team decided or \
+         wrote down; recall://memory/{doc_id} reads one whole."
+    }
+    .to_owned();
+    let described = [
+        (
+            "query",
+            "What to look for, in words, e.g. \"session key rotation\".",
+            None,
+        ),
+        ("k", "How many hits, e.g. 5.", Some(Value::from(DEFAULT_K))),
+        (
+            "kind",
+            "Which part: local code, api modules, doc pages or all, e.g. \"local\".",
+            Some(Value::from("all")),
+        ),
+    ];
+    let properties = (tool.input_schema.as_object_mut())
+        .and_then(|schema| schema.get_mut("properties"))
+        .and_then(Value::as_object_mut);
+    if let Some(properties) = properties {
+        for (name, description, default) in described {
+            if let Some(Value::Object(property)) = properties.get_mut(name) {
+                property.insert("description", Value::from(description));
+                if let Some(default) = default {
+                    property.insert("default", default);
+                }
+            }
+        }
+    }
+    let typed = |kind: &str| obj([("type", Value::from(kind))]);
+    // Absent from the index: null. A hit's members are the description's.
+    let or_null = || {
+        obj([(
+            "type",
+            Value::from(vec![Value::from("string"), Value::from("null")]),
+        )])
+    };
+    let hits = obj([("type", Value::from("array")), ("items", typed("object"))]);
+    tool.output_schema = Some(obj([
+        ("type", Value::from("object")),
+        ("required", Value::from(vec![Value::from("hits")])),
+        (
+            "properties",
+            obj([
+                ("built_at", or_null()),
+                ("may_be_stale", typed("boolean")),
+                ("hits", hits),
+            ]),
+        ),
+    ]));
+    tool
+}
+
 impl ToolSet for Recall {
     fn server_name(&self) -> &str {
         "agentteams-recall"
@@ -402,25 +467,27 @@ impl ToolSet for Recall {
     }
 
     fn tools(&self) -> Vec<Tool> {
-        vec![
-            Tool::read_only(
-                "query_index",
-                "Query the team's memory index (documents). Read-only; never refreshes.",
-                query_schema(false),
-            )
-            .title("Query the memory index")
-            .argument_message("query", QUERY_MESSAGE)
-            .argument_message("k", K_MESSAGE),
-            Tool::read_only(
-                "query_code",
-                "Query the team's code and API index. Read-only; never refreshes.",
-                query_schema(true),
-            )
-            .title("Query the code index")
-            .argument_message("query", QUERY_MESSAGE)
-            .argument_message("k", K_MESSAGE)
-            .argument_message("kind", KIND_MESSAGE),
-        ]
+        let index = Tool::read_only(
+            "query_index",
+            "Query the team's memory index (documents). Read-only; never refreshes.",
+            query_schema(false),
+        )
+        .title("Query the memory index")
+        .argument_message("query", QUERY_MESSAGE)
+        .argument_message("k", K_MESSAGE);
+        let code = Tool::read_only(
+            "query_code",
+            "Query the team's code and API index. Read-only; never refreshes.",
+            query_schema(true),
+        )
+        .title("Query the code index")
+        .argument_message("query", QUERY_MESSAGE)
+        .argument_message("k", K_MESSAGE)
+        .argument_message("kind", KIND_MESSAGE);
+        match self.compat {
+            Compat::Reference => vec![index, code],
+            Compat::Product => vec![teaching(index), teaching(code)],
+        }
     }
 
     /// Product only: the reference serves tools alone.
