@@ -676,8 +676,18 @@ fn the_product_declarations_teach_within_a_kibibyte_a_tool() {
             let text = property.get("description").and_then(Value::as_str);
             assert!(text.is_some_and(|t| t.contains("e.g. ")), "{name}");
             assert_eq!(property.get("default").is_some(), name != "query", "{name}");
-            let plain = plain.input_schema.get("properties").and_then(|p| p.get(name));
-            for keyword in ["type", "minimum", "maximum", "minLength", "maxLength", "enum"] {
+            let plain = plain
+                .input_schema
+                .get("properties")
+                .and_then(|p| p.get(name));
+            for keyword in [
+                "type",
+                "minimum",
+                "maximum",
+                "minLength",
+                "maxLength",
+                "enum",
+            ] {
                 assert_eq!(
                     property.get(keyword),
                     plain.and_then(|p| p.get(keyword)),

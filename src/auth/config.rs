@@ -25,6 +25,7 @@
 //! at `metadata_url` (by default derived from an `http://` issuer); URLs fetched must be `http://`
 //! (no TLS in the workspace: point them at a loopback authorization server or a local TLS proxy).
 
+pub use super::scopes::MAX_SCOPE_ENTRIES;
 use super::scopes::{ScopeRule, ScopeRules};
 use crate::client::wire::HttpUrl;
 use crate::crypto::jwk::{Jwks, MAX_JWKS_BYTES};
@@ -39,8 +40,6 @@ use std::time::Duration;
 pub const MAX_CONFIG_BYTES: usize = 256 * 1024;
 /// The most authorization servers one resource trusts.
 pub const MAX_AUTHORIZATION_SERVERS: usize = 8;
-/// The most scope entries (required scopes, and per tool, resource and prompt lists together).
-pub const MAX_SCOPE_ENTRIES: usize = 1024;
 /// The longest scope token (RFC 6749 §3.3 `scope-token`).
 pub const MAX_SCOPE_BYTES: usize = 128;
 /// The longest URL (resource, issuer, endpoint) in the file.

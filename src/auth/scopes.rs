@@ -14,6 +14,10 @@
 
 use crate::server::reach::{Kind, Reach};
 
+/// The most scope entries (required scopes, and per tool, resource and prompt lists together),
+/// of one configuration or of the configuration and the policy file together.
+pub const MAX_SCOPE_ENTRIES: usize = 1024;
+
 /// Scopes for the items whose names a rule matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScopeRule {
@@ -65,7 +69,7 @@ pub struct ScopeRules {
 
 impl ScopeRules {
     /// Adds `other`'s requirements to these (rules only ever ask for more, so the union is what
-    /// both sources ask); at most `config::MAX_SCOPE_ENTRIES` scope entries in all.
+    /// both sources ask); at most [`MAX_SCOPE_ENTRIES`] scope entries in all.
     pub fn extend(&mut self, other: ScopeRules) -> Result<(), String> {
         let entries = |r: &ScopeRules| {
             r.required.len()
@@ -75,7 +79,7 @@ impl ScopeRules {
                     .map(|rule| rule.scopes.len())
                     .sum::<usize>()
         };
-        let limit = super::config::MAX_SCOPE_ENTRIES;
+        let limit = MAX_SCOPE_ENTRIES;
         if entries(self) + entries(&other) > limit {
             return Err(format!(
                 "more than {limit} scope entries in the auth configuration and the policy file together"
@@ -322,9 +326,7 @@ mod tests {
         let reach = reach::reach(&Fixture, "tools/call", Some(&call));
         assert!(both.needed(&reach).contains(&"history"));
         let many = ScopeRules {
-            required: (0..super::super::config::MAX_SCOPE_ENTRIES)
-                .map(|i| format!("s{i}"))
-                .collect(),
+            required: (0..MAX_SCOPE_ENTRIES).map(|i| format!("s{i}")).collect(),
             ..ScopeRules::default()
         };
         let err = rules().extend(many).unwrap_err();

@@ -24,6 +24,7 @@ pub(crate) mod block;
 pub mod der;
 pub mod ed25519;
 mod field;
+pub mod hmac;
 pub mod jwk;
 pub mod jws;
 pub mod jwt;
@@ -32,6 +33,7 @@ pub mod p256;
 pub mod p256_sign;
 pub mod private_key;
 pub mod rsa;
+pub mod sha256;
 pub mod sha512;
 
 use std::fmt;
@@ -76,7 +78,7 @@ impl HashAlg {
             h.finish().as_ref().to_vec()
         }
         match self {
-            HashAlg::Sha256 => run::<crate::sha256::Sha256>(parts),
+            HashAlg::Sha256 => run::<sha256::Sha256>(parts),
             HashAlg::Sha384 => run::<sha512::Sha384>(parts),
             HashAlg::Sha512 => run::<sha512::Sha512>(parts),
         }

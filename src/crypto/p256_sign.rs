@@ -44,8 +44,8 @@
 //! that no copy is left in registers, on the stack or in a moved-from place.
 
 use super::field::{u256_from_hex, U256};
+use super::hmac::HmacSha256;
 use super::{bignum, p256, Error};
-use crate::hmac::HmacSha256;
 use crate::sha256;
 use std::hint::black_box;
 use std::sync::OnceLock;

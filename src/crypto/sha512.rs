@@ -249,8 +249,8 @@ pub fn digest384(data: &[u8]) -> [u8; SHA384_LEN] {
 
 #[cfg(test)]
 mod tests {
+    use super::super::sha256::to_hex;
     use super::*;
-    use crate::sha256::to_hex;
 
     /// FIPS 180-4 examples (NIST "Example Algorithm Implementations"): the one-block "abc" and the
     /// two-block 896-bit message, plus the empty message.

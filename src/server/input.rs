@@ -27,6 +27,7 @@
 //! requests, nothing the client has not seen. A state can be replayed until it expires (the
 //! specification's "does not by themselves guarantee single-use"); tools here only read.
 
+pub use super::outbound::MAX_INPUT_REQUESTS_PER_CALL;
 use super::outbound::{check_capability, ClientRequestError};
 use crate::hmac::HmacSha256;
 use crate::json::{self, obj, Map, Value};
@@ -39,8 +40,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// Longest `requestState` accepted or issued, in bytes. A state that would be longer (a call that
 /// gathered many long answers) ends the call with an error result instead.
 pub const MAX_REQUEST_STATE_BYTES: usize = 64 * 1024;
-/// Most requests one call may make of the client over all its rounds (answered and open).
-pub const MAX_INPUT_REQUESTS_PER_CALL: usize = 8;
 /// Most entries of one retry's `inputResponses`.
 pub const MAX_INPUT_RESPONSES: usize = 16;
 /// How long a `requestState` is accepted after it was issued.

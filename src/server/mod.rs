@@ -15,6 +15,7 @@ mod prompt;
 pub mod reach;
 mod resource;
 mod revision;
+mod signal;
 mod tool;
 pub mod uri;
 

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::context::{CancelToken, Notify};
+use super::signal::{CancelToken, Notify};
 
 /// Most requests one session may have waiting for the client at once; more are refused at once
 /// (a call cannot make the session hold an unbounded table).
@@ -50,7 +50,7 @@ pub enum ClientRequestError {
     /// requests).
     InputRequired,
     /// 2026-07-28: the call already asked the client
-    /// [`MAX_INPUT_REQUESTS_PER_CALL`](super::MAX_INPUT_REQUESTS_PER_CALL) times.
+    /// [`MAX_INPUT_REQUESTS_PER_CALL`] times.
     TooManyInputRequests,
 }
 
@@ -79,13 +79,16 @@ impl fmt::Display for ClientRequestError {
             ClientRequestError::TooManyInputRequests => write!(
                 f,
                 "a call may ask the client at most {} times",
-                super::input::MAX_INPUT_REQUESTS_PER_CALL
+                MAX_INPUT_REQUESTS_PER_CALL
             ),
         }
     }
 }
 
 impl std::error::Error for ClientRequestError {}
+
+/// Most requests one call may make of the client over all its rounds (answered and open).
+pub const MAX_INPUT_REQUESTS_PER_CALL: usize = 8;
 
 /// Where one response is delivered.
 #[derive(Default)]

@@ -14,9 +14,9 @@
 //! );
 //! ```
 
-use crate::crypto::sha512::{Sha384, Sha512};
-use crate::crypto::Digest;
-use crate::sha256::Sha256;
+use super::sha256::Sha256;
+use super::sha512::{Sha384, Sha512};
+use super::Digest;
 
 /// HMAC over any of the library's hashes: a key prepared once (the inner and outer hash states are
 /// computed at [`new`](Hmac::new)), so each MAC costs only the message's blocks and two more.
@@ -98,8 +98,8 @@ pub const MIN_TAG_LEN: usize = 10;
 
 #[cfg(test)]
 mod tests {
+    use super::super::sha256::to_hex;
     use super::*;
-    use crate::sha256::to_hex;
 
     fn unhex(s: &str) -> Vec<u8> {
         (0..s.len())

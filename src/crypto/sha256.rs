@@ -16,7 +16,7 @@
 //! );
 //! ```
 
-use crate::crypto::block::BlockBuffer;
+use super::block::BlockBuffer;
 
 /// Length of a digest in bytes.
 pub const DIGEST_LEN: usize = 32;
@@ -89,7 +89,7 @@ impl Sha256 {
     }
 }
 
-impl crate::crypto::Digest for Sha256 {
+impl super::Digest for Sha256 {
     const BLOCK_LEN: usize = BLOCK_LEN;
     type Output = [u8; DIGEST_LEN];
 
