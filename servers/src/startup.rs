@@ -4,10 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// A path on one line, through the suite's sanitiser (a newline in a directory name escaped too).
-pub fn one_line(path: &Path) -> String {
-    agentteams_mcp::sanitize::sanitize_line(&path.display().to_string()).into_owned()
-}
+use agentteams_mcp::sanitize::path_line as one_line;
 
 /// Why a root cannot be a project directory at all.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -75,6 +75,12 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     escape(text, false, usize::MAX).0
 }
 
+/// A path as one line of a diagnostic: its display form through [`sanitize_line`] (a newline or a
+/// control character in a directory name escaped too).
+pub fn path_line(path: &std::path::Path) -> String {
+    sanitize_line(&path.display().to_string()).into_owned()
+}
+
 /// [`sanitize`] for text that must stay on one line (a diagnostic quoting a path): `\n`, `\t`
 /// and every `\r` are escaped too (`\x0a`, `\x09`, `\x0d`).
 pub fn sanitize_line(text: &str) -> Cow<'_, str> {

@@ -6,8 +6,8 @@
 //! and unknown keys are ignored by older gits, so the list is safe to pass to any supported git.
 
 use super::gate::{Gate, Refusal};
-use super::launch::{piped_in_own_group, Launcher};
-use super::process::{self, Finished, GroupKiller, RunError, Window};
+use super::launch::Launcher;
+use super::process::{self, piped_in_own_group, Finished, GroupKiller, RunError, Window};
 use super::quirks;
 use super::repo::Layout;
 use super::sanitize;

@@ -16,6 +16,7 @@
 //! and for any command the encoding cannot carry, git is started through the limit program.
 
 use super::memory::Limiter;
+use super::process::piped_in_own_group;
 use std::ffi::OsStr;
 use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
@@ -50,16 +51,6 @@ pub fn exec_helper() -> u8 {
     let error = command.stdin(Stdio::null()).exec();
     let _ = writeln!(std::io::stderr(), "git could not run: {error}");
     127
-}
-
-/// Stdio and process group of every process that becomes git: stdin from the null device, stdout
-/// and stderr piped, its own process group (so a timeout can kill whatever it started).
-pub fn piped_in_own_group(command: &mut Command) {
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command.process_group(0);
 }
 
 /// Starts git commands under the limit, through a spare helper when one can be used.

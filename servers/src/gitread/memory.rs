@@ -187,7 +187,7 @@ impl Limiter {
         if let Some(dir) = bare.get_current_dir() {
             command.current_dir(dir);
         }
-        super::launch::piped_in_own_group(&mut command);
+        super::process::piped_in_own_group(&mut command);
         command
     }
 

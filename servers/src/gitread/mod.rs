@@ -441,20 +441,20 @@ pub fn startup_refusal(root: &Path) -> Option<String> {
     if std::fs::symlink_metadata(&dot_git).is_ok() {
         return Some(format!(
             "{} cannot be followed (a dangling link?); {}",
-            crate::startup::one_line(&dot_git),
+            agentteams_mcp::sanitize::path_line(&dot_git),
             PASS_WORK_TREE
         ));
     }
     Some(match root.parent().and_then(repo::nearest_work_tree) {
         Some(top) => format!(
             "{} is inside the git work tree {}, not at its root; pass --root {}",
-            crate::startup::one_line(root),
-            crate::startup::one_line(&top),
-            crate::startup::one_line(&top)
+            agentteams_mcp::sanitize::path_line(root),
+            agentteams_mcp::sanitize::path_line(&top),
+            agentteams_mcp::sanitize::path_line(&top)
         ),
         None => format!(
             "{} is not in a git work tree (no .git in it or any folder above); {PASS_WORK_TREE}",
-            crate::startup::one_line(root)
+            agentteams_mcp::sanitize::path_line(root)
         ),
     })
 }
@@ -463,7 +463,7 @@ pub fn startup_refusal(root: &Path) -> Option<String> {
 /// tree that holds it, else the general advice.
 pub fn root_suggestion(path: &Path) -> String {
     match repo::nearest_work_tree(path) {
-        Some(top) => format!("pass --root {}", crate::startup::one_line(&top)),
+        Some(top) => format!("pass --root {}", agentteams_mcp::sanitize::path_line(&top)),
         None => PASS_WORK_TREE.to_owned(),
     }
 }

@@ -8,9 +8,20 @@ use agentteams_mcp::process_group::is_zombie;
 pub use agentteams_mcp::process_group::GroupKiller;
 use agentteams_mcp::server::CancelToken;
 use std::io::Read;
-use std::process::{Child, ExitStatus};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
+
+/// Stdio and process group of every process that becomes git: stdin from the null device, stdout
+/// and stderr piped, its own process group (so a timeout can kill whatever it started).
+pub fn piped_in_own_group(command: &mut Command) {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command.process_group(0);
+}
 
 /// How long one git process of a tool call may run (the reference's `TIMEOUT_SECONDS`).
 pub const TIMEOUT: Duration = Duration::from_secs(15);

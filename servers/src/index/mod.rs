@@ -177,7 +177,7 @@ pub fn run_cli(args: &[String]) -> i32 {
 /// when no team dir holds it), and a memory index built from one document or none.
 pub fn afterword(root: &Path, report: &BuildReport) -> Vec<String> {
     let mut lines = Vec::new();
-    let written = crate::startup::one_line(&report.team_dir.join("references"));
+    let written = agentteams_mcp::sanitize::path_line(&report.team_dir.join("references"));
     if report.team_dir == root {
         lines.push(format!(
             "index build: {written} is generated (no team dir such as .claude/agents exists, so it went in the project root); rebuild it rather than edit it, add references/ to .gitignore if it should not be committed, or pass --team-dir"
