@@ -96,7 +96,7 @@ pub fn exchange_with(
     let mut stream = stream::connect(request.url, tls, request.connect_timeout, deadline)
         .map_err(|e| match e {
             ConnectError::Resolve(why) => Failure::Resolve(why),
-            ConnectError::Timeout(_) => Failure::Timeout,
+            ConnectError::Timeout(_) | ConnectError::HandshakeTimeout(_) => Failure::Timeout,
             other => Failure::Connect(other.to_string()),
         })?;
     stream.set_write_timeout(Some(left()?)).map_err(io)?;

@@ -42,6 +42,8 @@ pub enum ConnectError {
     Connect(String),
     /// Nothing answered within the time allowed (given).
     Timeout(Duration),
+    /// The TLS handshake did not finish within the time allowed (given).
+    HandshakeTimeout(Duration),
     /// The TLS helper is missing or refused the server (its certificate, its protocol...).
     Tls(TlsError),
     /// An `https://` URL where only plain http is spoken.
@@ -55,6 +57,9 @@ impl fmt::Display for ConnectError {
             ConnectError::Connect(why) => f.write_str(why),
             ConnectError::Timeout(after) => {
                 write!(f, "no answer within {:.1} s", after.as_secs_f64())
+            }
+            ConnectError::HandshakeTimeout(after) => {
+                write!(f, "no TLS handshake within {:.1} s", after.as_secs_f64())
             }
             ConnectError::Tls(e) => write!(f, "{e}"),
             ConnectError::NoTls => f.write_str("https is not spoken here (plain http only)"),
@@ -81,7 +86,7 @@ pub fn connect(
         let timeout = limit();
         return match TlsStream::connect(config, &url.host, url.port, timeout) {
             Ok(stream) => Ok(Stream::Tls(stream)),
-            Err(TlsError::Timeout) => Err(ConnectError::Timeout(timeout)),
+            Err(TlsError::Timeout) => Err(ConnectError::HandshakeTimeout(timeout)),
             Err(e) => Err(ConnectError::Tls(e)),
         };
     }
