@@ -591,6 +591,170 @@ fn clean(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A stand-in helper: a shell script that ignores its arguments and runs `body`. Written to
+    /// a fresh folder; its path is absolute.
+    fn fake_helper(body: &str) -> TlsConfig {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "agentteams-tls-unit-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("helper");
+        let marker = dir.join("child");
+        let script = format!("#!/bin/sh\nmarker='{}'\n{body}\n", marker.display());
+        std::fs::write(&path, script).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        TlsConfig {
+            helper: Some(path),
+            ca_file: None,
+        }
+    }
+
+    /// Removes a [`fake_helper`]'s folder.
+    fn remove(config: &TlsConfig) {
+        if let Some(dir) = config.helper.as_ref().and_then(|p| p.parent()) {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+
+    /// Connects through `config`, retrying while another test's fork holds the fresh script
+    /// open for writing (ETXTBSY).
+    fn connect(config: &TlsConfig, timeout: Duration) -> Result<TlsStream, TlsError> {
+        for _ in 0..50 {
+            match TlsStream::connect(config, "localhost", 443, timeout) {
+                Err(TlsError::NoHelper(why)) if why.contains("busy") => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                other => return other,
+            }
+        }
+        panic!("the script stayed busy")
+    }
+
+    /// The pid the script wrote to its marker file (a process it left in its group).
+    fn marked_pid(config: &TlsConfig) -> u32 {
+        let marker = config.helper.as_ref().unwrap().with_file_name("child");
+        for _ in 0..250 {
+            if let Some(pid) = std::fs::read_to_string(&marker)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+            {
+                return pid;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("no marker")
+    }
+
+    fn gone(pid: u32) -> bool {
+        (0..250).any(|_| {
+            let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map(|s| !s.rsplit_once(')').is_some_and(|(_, r)| r.trim_start().starts_with('Z')))
+                .unwrap_or(false);
+            if alive {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            !alive
+        })
+    }
+
+    const VERIFIED: &str = "printf 'CONNECTION ESTABLISHED\\nVerification: OK\\n' >&2";
+
+    #[cfg(unix)]
+    #[test]
+    fn the_helpers_pipes_are_a_stream_with_timeouts_and_its_group_ends_with_it() {
+        if !Path::new("/proc/self/stat").exists() {
+            return;
+        }
+        // Echoes what it is given; leaves a background sleep in its group.
+        let echo = fake_helper(&format!(
+            "/bin/sleep 60 & echo $! > \"$marker\"\n{VERIFIED}\nexec /bin/cat"
+        ));
+        let mut stream = connect(&echo, Duration::from_secs(5)).unwrap();
+        let orphan = marked_pid(&echo);
+        assert!(stream.is_idle());
+        stream.set_read_timeout(Some(Duration::from_millis(50)));
+        let mut buf = [0u8; 16];
+        let quiet = stream.read(&mut buf).unwrap_err();
+        assert_eq!(quiet.kind(), ErrorKind::TimedOut);
+        stream.set_write_timeout(Some(Duration::from_secs(5)));
+        stream.write_all(b"hello").unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(5)));
+        let mut got = Vec::new();
+        while got.len() < 5 {
+            let n = stream.read(&mut buf).unwrap();
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(got, b"hello");
+        stream.write_all(b"x").unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!stream.is_idle(), "an unasked byte makes it unusable");
+
+        // Closed from another thread while a read waits without a timeout: the read ends.
+        let closer = stream.closer();
+        stream.set_read_timeout(None);
+        let waker = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            closer.close();
+        });
+        assert_eq!(stream.read(&mut buf).unwrap(), 0);
+        waker.join().unwrap();
+        assert!(gone(orphan), "the helper's group outlived the close");
+        drop(stream);
+
+        // Dropped: the group ends too.
+        let _ = std::fs::remove_file(echo.helper.as_ref().unwrap().with_file_name("child"));
+        let mut stream = connect(&echo, Duration::from_secs(5)).unwrap();
+        let orphan = marked_pid(&echo);
+        stream.write_all(b"x").unwrap();
+        drop(stream);
+        assert!(gone(orphan), "the helper's group outlived the drop");
+        remove(&echo);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_helper_that_stops_reading_or_never_finishes_is_cut_at_the_timeout() {
+        if !Path::new("/proc/self/stat").exists() {
+            return;
+        }
+        let deaf = fake_helper(&format!("{VERIFIED}\nexec /bin/sleep 60"));
+        let mut stream = connect(&deaf, Duration::from_secs(5)).unwrap();
+        stream.set_write_timeout(Some(Duration::from_millis(200)));
+        let big = vec![b'a'; 1 << 20];
+        let err = stream.write_all(&big).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::TimedOut);
+        assert!(!stream.is_idle());
+        assert_eq!(
+            stream.write(b"x").unwrap_err().kind(),
+            ErrorKind::BrokenPipe
+        );
+
+        let stalled = fake_helper("/bin/sleep 60 & echo $! > \"$marker\"\nexec /bin/sleep 60");
+        let err = connect(&stalled, Duration::from_millis(200)).unwrap_err();
+        assert_eq!(err, TlsError::Timeout);
+        assert!(gone(marked_pid(&stalled)), "a timed-out handshake left its group");
+
+        let refused = fake_helper(
+            "echo 'verify error:num=10:certificate has expired' >&2\necho '40:error:0A000086:SSL routines:f:certificate verify failed:x.c:1:' >&2\nexit 1",
+        );
+        let err = connect(&refused, Duration::from_secs(5)).unwrap_err();
+        assert!(
+            matches!(&err, TlsError::Refused(t) if t.contains("it has expired")),
+            "{err}"
+        );
+        for config in [deaf, stalled, refused] {
+            remove(&config);
+        }
+    }
 
     #[test]
     fn the_helper_is_found_at_a_fixed_path_or_named_absolutely() {
