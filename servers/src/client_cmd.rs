@@ -10,8 +10,8 @@ use agentteams_mcp::client::oauth::store::Store;
 use agentteams_mcp::client::oauth::{
     Grant, IdentityAssertion, OAuthConfig, Redirect, Registration,
 };
-use agentteams_mcp::client::trust::{self, Level, Policy};
 use agentteams_mcp::client::tls::TlsConfig;
+use agentteams_mcp::client::trust::{self, Level, Policy};
 use agentteams_mcp::client::{
     Answers, Client, ClientError, Completion, EraChoice, Event, Options, ServerInfo, ToolInfo,
     ToolResult,

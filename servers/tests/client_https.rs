@@ -9,7 +9,6 @@
 //! Skipped, saying why, where openssl or stunnel is missing (CI installs stunnel4).
 
 mod common;
-#[path = "../../tests/tls_support/mod.rs"]
 mod tls_support;
 
 use common::{serve_http, stderr, stdout};
@@ -110,7 +109,10 @@ fn a_verified_server_carries_calls_and_bad_certificates_are_refused_before_the_r
             text.contains("the server's certificate was refused") && text.contains(reason),
             "{cert}: {text}"
         );
-        assert!(helpers_for(tunnel.port(cert)).is_empty(), "{cert}: a helper survived");
+        assert!(
+            helpers_for(tunnel.port(cert)).is_empty(),
+            "{cert}: a helper survived"
+        );
     }
     // stunnel opens the backend connection only after a finished handshake: the refused
     // certificates' backend never saw a connection, let alone a byte of a request.
@@ -155,7 +157,11 @@ fn a_stalled_handshake_and_a_dripping_answer_end_at_their_timeouts() {
         "info",
     ]);
     assert_eq!(o.status.code(), Some(4), "{}", all(&o));
-    assert!(stderr(&o).contains("no answer to initialize"), "{}", all(&o));
+    assert!(
+        stderr(&o).contains("no answer to initialize"),
+        "{}",
+        all(&o)
+    );
     assert!(helpers_for(tunnel.port("good")).is_empty());
 }
 
@@ -173,7 +179,14 @@ fn the_token_travels_only_inside_the_stream_and_the_helper_gets_no_environment()
     let ca = pki.ca();
     let mut child = Command::new(BIN)
         .args(["client", "--url", &url, "--ca-file", ca.to_str().unwrap()])
-        .args(["--token-env", "MCP_TEST_TOKEN", "--era", "legacy", "--timeout", "60"])
+        .args([
+            "--token-env",
+            "MCP_TEST_TOKEN",
+            "--era",
+            "legacy",
+            "--timeout",
+            "60",
+        ])
         .args(["info"])
         .env("MCP_TEST_TOKEN", &token)
         .env("SSL_CERT_FILE", "/nonexistent/certs.pem")
@@ -192,11 +205,18 @@ fn the_token_travels_only_inside_the_stream_and_the_helper_gets_no_environment()
             .iter()
             .any(|c| String::from_utf8_lossy(c).contains(&format!("Bearer {token}")))
     });
-    assert!(processes_with(&token).is_empty(), "{:?}", processes_with(&token));
+    assert!(
+        processes_with(&token).is_empty(),
+        "{:?}",
+        processes_with(&token)
+    );
     let helpers = helpers_for(port);
     assert_eq!(helpers.len(), 1, "{helpers:?}");
     let (pid, line) = &helpers[0];
-    assert!(line.starts_with('/'), "the helper runs by absolute path: {line}");
+    assert!(
+        line.starts_with('/'),
+        "the helper runs by absolute path: {line}"
+    );
     let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
     assert!(environ.is_empty(), "{}", String::from_utf8_lossy(&environ));
     let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap();
@@ -216,7 +236,9 @@ fn the_token_travels_only_inside_the_stream_and_the_helper_gets_no_environment()
         text.contains("closed the connection without answering initialize"),
         "{text}"
     );
-    wait_for("a helper outlived the client", || helpers_for(port).is_empty());
+    wait_for("a helper outlived the client", || {
+        helpers_for(port).is_empty()
+    });
 }
 
 #[test]
@@ -235,9 +257,19 @@ fn https_without_a_usable_helper_is_one_line_and_http_keeps_working() {
         "{}",
         all(&o)
     );
-    let o = client(&["--url", "https://localhost:9/mcp", "--tls-helper", "openssl", "info"]);
+    let o = client(&[
+        "--url",
+        "https://localhost:9/mcp",
+        "--tls-helper",
+        "openssl",
+        "info",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", all(&o));
-    assert!(stderr(&o).contains("must be an absolute path"), "{}", all(&o));
+    assert!(
+        stderr(&o).contains("must be an absolute path"),
+        "{}",
+        all(&o)
+    );
     let o = Command::new(BIN)
         .args(["client", "--url", "https://localhost:9/mcp", "info"])
         .env("AGENTTEAMS_TLS_HELPER", "relative/openssl")
@@ -249,6 +281,12 @@ fn https_without_a_usable_helper_is_one_line_and_http_keeps_working() {
     // A helper that is not there does not matter to http.
     let (_server, port) = serve_http(&[], None, Stdio::null());
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let o = client(&["--url", &url, "--tls-helper", "/nonexistent/openssl", "tools"]);
+    let o = client(&[
+        "--url",
+        &url,
+        "--tls-helper",
+        "/nonexistent/openssl",
+        "tools",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", all(&o));
 }

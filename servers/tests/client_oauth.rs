@@ -13,7 +13,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-#[path = "../../tests/tls_support/mod.rs"]
+mod common;
 mod tls_support;
 
 const BIN: &str = env!("CARGO_BIN_EXE_agentteams-mcp");

@@ -93,12 +93,13 @@ pub fn exchange_with(
         ErrorKind::WouldBlock | ErrorKind::TimedOut => Failure::Timeout,
         _ => Failure::Io(e.to_string()),
     };
-    let mut stream = stream::connect(request.url, tls, request.connect_timeout, deadline)
-        .map_err(|e| match e {
+    let mut stream = stream::connect(request.url, tls, request.connect_timeout, deadline).map_err(
+        |e| match e {
             ConnectError::Resolve(why) => Failure::Resolve(why),
             ConnectError::Timeout(_) | ConnectError::HandshakeTimeout(_) => Failure::Timeout,
             other => Failure::Connect(other.to_string()),
-        })?;
+        },
+    )?;
     stream.set_write_timeout(Some(left()?)).map_err(io)?;
     stream.write_all(request.bytes).map_err(io)?;
     let mut chunk = vec![0u8; READ_CHUNK];

@@ -1,5 +1,6 @@
 //! Keep-alive for the HTTP client: the idle connections a transport holds to its one origin, so
-//! that sequential requests share a connection instead of paying a TCP handshake each.
+//! that sequential requests share a connection instead of paying a TCP handshake each (over
+//! https, a TLS helper's start and handshake).
 //!
 //! A connection goes back to the pool only after its whole response was read, when the server
 //! spoke HTTP/1.1 and did not say `Connection: close`; it is kept for at most [`IDLE_TIMEOUT`]

@@ -103,7 +103,9 @@ pub fn connect(
                 let _ = stream.set_nodelay(true);
                 return Ok(Stream::Tcp(stream));
             }
-            Err(e) if e.kind() == ErrorKind::TimedOut => last = Some(ConnectError::Timeout(timeout)),
+            Err(e) if e.kind() == ErrorKind::TimedOut => {
+                last = Some(ConnectError::Timeout(timeout))
+            }
             Err(e) => last = Some(ConnectError::Connect(e.to_string())),
         }
     }
@@ -143,7 +145,8 @@ impl Stream {
                     return false;
                 }
                 let mut probe = [0u8; 1];
-                let quiet = matches!(s.peek(&mut probe), Err(e) if e.kind() == ErrorKind::WouldBlock);
+                let quiet =
+                    matches!(s.peek(&mut probe), Err(e) if e.kind() == ErrorKind::WouldBlock);
                 s.set_nonblocking(false).is_ok() && quiet
             }
             Stream::Tls(s) => s.is_idle(),

@@ -278,7 +278,8 @@ impl TlsStream {
                 ))
             })?;
         let pid = child.id();
-        let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (stdin, stdout, stderr) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let child: Shared = Arc::new(Mutex::new(Some(child)));
         let (Some(stdin), Some(stdout), Some(stderr)) = (stdin, stdout, stderr) else {
             end(&child);
@@ -543,7 +544,10 @@ pub fn refusal(stderr: &str) -> String {
     let all = stderr.to_ascii_lowercase();
     let known = [
         ("connection refused", "the connection was refused"),
-        ("name or service not known", "the host name does not resolve"),
+        (
+            "name or service not known",
+            "the host name does not resolve",
+        ),
         ("nodename nor servname", "the host name does not resolve"),
         ("no address associated", "the host name does not resolve"),
         ("network is unreachable", "the network is unreachable"),
@@ -566,9 +570,9 @@ pub fn refusal(stderr: &str) -> String {
     }
     // The reason field of OpenSSL's last error line: `...:error:CODE:LIBRARY:FUNCTION:REASON:...`.
     let last = lines()
+        .rev()
         .filter_map(|l| l.split_once(":error:").map(|(_, r)| r))
-        .filter_map(|r| r.split(':').nth(3))
-        .last();
+        .find_map(|r| r.split(':').nth(3));
     match last {
         Some(reason) => format!("TLS: the handshake failed ({})", clean(reason)),
         None => match lines().rfind(|l| !l.is_empty()) {
@@ -657,7 +661,10 @@ mod tests {
     fn gone(pid: u32) -> bool {
         (0..250).any(|_| {
             let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .map(|s| !s.rsplit_once(')').is_some_and(|(_, r)| r.trim_start().starts_with('Z')))
+                .map(|s| {
+                    !s.rsplit_once(')')
+                        .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+                })
                 .unwrap_or(false);
             if alive {
                 std::thread::sleep(Duration::from_millis(20));
@@ -741,7 +748,10 @@ mod tests {
         let stalled = fake_helper("/bin/sleep 60 & echo $! > \"$marker\"\nexec /bin/sleep 60");
         let err = connect(&stalled, Duration::from_millis(200)).unwrap_err();
         assert_eq!(err, TlsError::Timeout);
-        assert!(gone(marked_pid(&stalled)), "a timed-out handshake left its group");
+        assert!(
+            gone(marked_pid(&stalled)),
+            "a timed-out handshake left its group"
+        );
 
         let refused = fake_helper(
             "echo 'verify error:num=10:certificate has expired' >&2\necho '40:error:0A000086:SSL routines:f:certificate verify failed:x.c:1:' >&2\nexit 1",
@@ -761,7 +771,10 @@ mod tests {
         let e = locate(None, &["/no/such/openssl", "/nor/here/openssl"]).unwrap_err();
         let text = e.to_string();
         assert!(text.contains("apt-get install openssl"), "{text}");
-        assert!(text.contains("/no/such/openssl, /nor/here/openssl"), "{text}");
+        assert!(
+            text.contains("/no/such/openssl, /nor/here/openssl"),
+            "{text}"
+        );
         assert!(matches!(
             locate(Some(Path::new("openssl")), &HELPER_PATHS),
             Err(TlsError::NoHelper(t)) if t.contains("absolute")
@@ -782,12 +795,16 @@ mod tests {
             helper: None,
             ca_file: Some("/tmp/ca.pem".into()),
         };
-        let args = helper_args(&config, "mcp.example.com", 8443).unwrap().join(" ");
+        let args = helper_args(&config, "mcp.example.com", 8443)
+            .unwrap()
+            .join(" ");
         assert_eq!(
             args,
             "s_client -connect mcp.example.com:8443 -servername mcp.example.com -verify_hostname mcp.example.com -verify_return_error -min_protocol TLSv1.2 -brief -nocommands -no_ign_eof -CAfile /tmp/ca.pem -no-CApath -no-CAstore"
         );
-        let args = helper_args(&TlsConfig::default(), "::1", 443).unwrap().join(" ");
+        let args = helper_args(&TlsConfig::default(), "::1", 443)
+            .unwrap()
+            .join(" ");
         assert!(args.starts_with("s_client -connect [::1]:443 -noservername -verify_ip ::1 "));
         assert!(!args.contains("CAfile"), "{args}");
         for bad in ["-CAfile=/x", "a b", "", ".x", "h\u{0}"] {
@@ -810,7 +827,11 @@ mod tests {
         for (num, text, why) in [
             (10, "certificate has expired", "expired"),
             (18, "self-signed certificate", "self-signed"),
-            (20, "unable to get local issuer certificate", "issuer is unknown"),
+            (
+                20,
+                "unable to get local issuer certificate",
+                "issuer is unknown",
+            ),
             (62, "hostname mismatch", "wrong host"),
             (64, "IP address mismatch", "wrong host"),
         ] {
@@ -820,7 +841,10 @@ mod tests {
         }
         let said = |text: &str| refusal(text);
         assert!(said("4017:error:8000006F:system library:BIO_connect:Connection refused:x.c:117:\nconnect:errno=111\n").contains("refused"));
-        assert!(said("40:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:x.c:350:\n").contains("does not speak TLS"));
+        assert!(said(
+            "40:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:x.c:350:\n"
+        )
+        .contains("does not speak TLS"));
         assert_eq!(
             said("40:error:0A000102:SSL routines:f:some new reason:x.c:1:\n"),
             "TLS: the handshake failed (some new reason)"

@@ -410,7 +410,10 @@ mod tests {
         assert_eq!((u.port, u.host_header()), (443, "Example.com".to_owned()));
         assert_eq!(u.to_string(), "https://example.com:443/mcp");
         let u = HttpUrl::parse_client("https://[::1]:8443").unwrap();
-        assert_eq!((u.host_header(), u.target.as_str()), ("[::1]:8443".into(), "/"));
+        assert_eq!(
+            (u.host_header(), u.target.as_str()),
+            ("[::1]:8443".into(), "/")
+        );
         assert!(!HttpUrl::parse_client("http://h:443/").unwrap().tls);
         for (url, why) in [
             ("ftp://x", "only http:// and https:// URLs"),

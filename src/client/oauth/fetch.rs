@@ -93,20 +93,21 @@ impl Fetcher {
             deadline,
             max_body: MAX_OAUTH_BODY_BYTES,
         };
-        let (head, body) = oneshot::exchange_with(&request, Some(&self.tls)).map_err(|e| match e {
-            Failure::Timeout => ClientError::Timeout {
-                method: what.to_owned(),
-                after: self.timeout,
-            },
-            Failure::Resolve(_) | Failure::Connect(_) => {
-                ClientError::Connect(format!("{what} ({target}): {e}"))
-            }
-            Failure::Io(_) | Failure::ClosedBeforeHead | Failure::Truncated(_) => {
-                ClientError::Closed(format!("{what} ({target}): {e}"))
-            }
-            Failure::Malformed(_) => ClientError::Protocol(format!("{what} ({target}): {e}")),
-            Failure::TooLarge(_) => ClientError::OAuth(format!("{what} ({target}): {e}")),
-        })?;
+        let (head, body) =
+            oneshot::exchange_with(&request, Some(&self.tls)).map_err(|e| match e {
+                Failure::Timeout => ClientError::Timeout {
+                    method: what.to_owned(),
+                    after: self.timeout,
+                },
+                Failure::Resolve(_) | Failure::Connect(_) => {
+                    ClientError::Connect(format!("{what} ({target}): {e}"))
+                }
+                Failure::Io(_) | Failure::ClosedBeforeHead | Failure::Truncated(_) => {
+                    ClientError::Closed(format!("{what} ({target}): {e}"))
+                }
+                Failure::Malformed(_) => ClientError::Protocol(format!("{what} ({target}): {e}")),
+                Failure::TooLarge(_) => ClientError::OAuth(format!("{what} ({target}): {e}")),
+            })?;
         Ok(Response { head, body })
     }
 }

@@ -3,14 +3,15 @@
 //! self-signed), and stunnel serving them in front of a plain TCP backend on loopback.
 //!
 //! openssl or stunnel missing: [`Tools::find`] says so on stderr and the test returns early (CI
-//! installs stunnel4; openssl is on every machine of this project's kind).
+//! installs stunnel4; openssl is on every machine of this project's kind). The including test
+//! crate declares `mod common` (for its `TempDir`).
 #![allow(dead_code)]
 
+use crate::common::TempDir;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -47,35 +48,10 @@ impl Tools {
             return None;
         };
         let Some(stunnel) = first(&STUNNEL_PATHS) else {
-            eprintln!(
-                "skipped {test}: no stunnel at {STUNNEL_PATHS:?} (apt-get install stunnel4)"
-            );
+            eprintln!("skipped {test}: no stunnel at {STUNNEL_PATHS:?} (apt-get install stunnel4)");
             return None;
         };
         Some(Tools { openssl, stunnel })
-    }
-}
-
-/// A temporary folder, removed when dropped.
-pub struct Scratch(pub PathBuf);
-
-impl Scratch {
-    pub fn new(label: &str) -> Scratch {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "agentteams-tls-{label}-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir.canonicalize().unwrap())
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -114,12 +90,12 @@ key self-signed
 
 /// A throwaway CA (`ca.pem`), an unrelated one (`other-ca.pem`) and the [`CERTS`].
 pub struct Pki {
-    pub dir: Scratch,
+    pub dir: TempDir,
 }
 
 impl Pki {
     pub fn make(tools: &Tools) -> Pki {
-        let dir = Scratch::new("pki");
+        let dir = TempDir::new("tls-pki");
         let out = Command::new("/bin/sh")
             .args(["-c", MAKE_PKI])
             .env("OPENSSL", &tools.openssl)
@@ -159,7 +135,7 @@ pub struct Tunnel {
     child: Child,
     ports: Vec<(String, u16)>,
     log: PathBuf,
-    _dir: Scratch,
+    _dir: TempDir,
 }
 
 impl Tunnel {
@@ -176,7 +152,7 @@ impl Tunnel {
 
     /// As [`Tunnel::start`], with each service's TLS port given: `(cert, backend, port)`.
     pub fn start_on(tools: &Tools, pki: &Pki, services: &[(&str, u16, u16)]) -> Tunnel {
-        let dir = Scratch::new("stunnel");
+        let dir = TempDir::new("tls-stunnel");
         let log = dir.0.join("stunnel.log");
         let mut conf = format!(
             "foreground = yes\npid =\ndebug = 5\noutput = {}\n",
@@ -329,7 +305,11 @@ pub fn processes_with(needle: &str) -> Vec<(u32, String)> {
         return found;
     };
     for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
             continue;
         };
         let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
