@@ -89,6 +89,38 @@ fn a_verified_server_carries_calls_and_bad_certificates_are_refused_before_the_r
     let o = client(&["--url", &by_ip, "--ca-file", ca, "info"]);
     assert_eq!(o.status.code(), Some(0), "{}", all(&o));
 
+    // Streams over https: an SSE reply with progress notifications, one the server breaks off
+    // and the client resumes with Last-Event-ID, and one carrying a request the client answers.
+    let streams: [(&str, &[&str], &str); 3] = [
+        (
+            "test_tool_with_progress",
+            &["--log-level", "debug"],
+            "progress: 50/100",
+        ),
+        ("test_reconnection", &[], ""),
+        (
+            "test_elicitation",
+            &["--answer-defaults", "--arg", "message=hi"],
+            "",
+        ),
+    ];
+    for (tool, extra, said) in streams {
+        let mut args = vec![
+            "--url",
+            &url,
+            "--ca-file",
+            ca,
+            "--era",
+            "legacy",
+            "call",
+            tool,
+        ];
+        args.extend_from_slice(extra);
+        let o = client(&args);
+        assert_eq!(o.status.code(), Some(0), "{tool}: {}", all(&o));
+        assert!(all(&o).contains(said), "{tool}: {}", all(&o));
+    }
+
     // The same certificate without --ca-file: the system's store does not know the test CA.
     let o = client(&["--url", &url, "info"]);
     assert_eq!(o.status.code(), Some(4), "{}", all(&o));
