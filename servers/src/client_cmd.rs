@@ -51,7 +51,7 @@ options:
   --json                    machine output: one JSON object on stdout
   --era auto|legacy|modern  protocol era (default auto: probe server/discover, else initialize)
   --timeout SECS            time allowed for each call (default 60)
-  --connect-timeout SECS    time allowed to connect over HTTP (default 10)
+  --connect-timeout SECS    time allowed to connect over HTTP, TLS handshake included (default 10)
   --token-file PATH         send the file's content as a bearer token (HTTP)
   --token-env VAR           send the variable's value as a bearer token (HTTP)
   --max-response-bytes N    cap on one message from the server (default 4194304)

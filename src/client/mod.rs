@@ -2,7 +2,8 @@
 //! list its tools and call them.
 //!
 //! Layers: [`core`] holds the protocol state and message mapping and does no I/O; [`stdio`] and
-//! [`http`] move messages ([`Transport`]); [`Client`] runs the lifecycle over any transport:
+//! [`http`] move messages ([`Transport`]), HTTP over [`stream`] (a socket, or for `https://` the
+//! pipes of the system's TLS client run by [`tls`]); [`Client`] runs the lifecycle over any transport:
 //! era detection (`server/discover`, then `initialize` as the fallback), pagination, one
 //! re-initialization when an HTTP session expires, and `notifications/cancelled` after a timeout.
 //! [`trust`] decides which of a server's tools may be used.
