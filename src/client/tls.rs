@@ -761,7 +761,15 @@ mod tests {
             matches!(&err, TlsError::Refused(t) if t.contains("it has expired")),
             "{err}"
         );
-        for config in [deaf, stalled, refused] {
+        // A server that closes an idle connection ends the helper: the pool must not take it.
+        let closing = fake_helper(&format!("{VERIFIED}\nexit 0"));
+        let mut stream = connect(&closing, Duration::from_secs(5)).unwrap();
+        let closed = (0..250).any(|_| {
+            std::thread::sleep(Duration::from_millis(20));
+            !stream.is_idle()
+        });
+        assert!(closed, "an ended helper still looks idle");
+        for config in [deaf, stalled, refused, closing] {
             remove(&config);
         }
     }
