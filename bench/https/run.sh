@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# What https through the TLS helper costs the client (examples/https_cost.rs): the conformance
-# server on loopback, stunnel with a throwaway CA's certificate in front of it, and the client
-# measured both ways on the same server, rounds interleaved.
+# What https through the TLS helper costs the client (servers/examples/https_cost.rs): the
+# conformance server on loopback, stunnel with a throwaway CA's certificate in front of it, and the
+# client measured both ways on the same server, rounds interleaved.
 #
 # Usage: bench/https/run.sh [ROUNDS] [SAMPLES]   (needs openssl and stunnel4; builds release)
 set -euo pipefail
@@ -11,7 +11,7 @@ pids=""
 trap 'for p in $pids; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 cd "$root"
 cargo build --release --offline -q -p agentteams-mcp-servers
-cargo build --release --offline -q -p agentteams-mcp --example https_cost
+cargo build --release --offline -q -p agentteams-mcp-servers --example https_cost
 bin=${CARGO_TARGET_DIR:-$root/target}/release
 stunnel=$(command -v stunnel4 || command -v stunnel || echo /usr/bin/stunnel4)
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

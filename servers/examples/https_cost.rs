@@ -4,8 +4,9 @@
 //! first); each round gives the median of its samples; the report gives the min and median over
 //! rounds of the paired ratios https/http.
 //!
-//! `cargo run --release --example https_cost -- HTTP_URL HTTPS_URL CA_FILE [ROUNDS] [SAMPLES]`
-//! (bench/https/run.sh starts the server and a TLS proxy and runs this).
+//! `cargo run --release -p agentteams-mcp-servers --example https_cost --
+//! HTTP_URL HTTPS_URL CA_FILE [ROUNDS] [SAMPLES]` (bench/https/run.sh starts the server and a TLS
+//! proxy and runs this).
 #![forbid(unsafe_code)]
 
 use agentteams_mcp::client::stream;
