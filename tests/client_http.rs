@@ -767,8 +767,25 @@ fn unreachable_servers_and_https_urls_fail_clearly() {
         ),
         other => panic!("{:?}", other.map(|_| ())),
     }
-    match Client::connect_http("https://example.com/mcp", Options::default()) {
-        Err(ClientError::Unsupported(m)) => assert!(m.contains("TLS"), "{m}"),
+    // https needs the TLS helper: one that is not there is a connection failure that names it.
+    let options = Options {
+        tls: agentteams_mcp::client::tls::TlsConfig {
+            helper: Some("/nonexistent/openssl".into()),
+            ca_file: None,
+        },
+        ..Options::default()
+    };
+    match Client::connect_http(&format!("https://127.0.0.1:{port}/mcp"), options) {
+        Err(ClientError::Connect(m)) => assert!(
+            m.contains("the TLS helper /nonexistent/openssl is not a file"),
+            "{m}"
+        ),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    match Client::connect_http("ftp://127.0.0.1/mcp", Options::default()) {
+        Err(ClientError::Unsupported(m)) => {
+            assert!(m.contains("only http:// and https:// URLs"), "{m}")
+        }
         other => panic!("{:?}", other.map(|_| ())),
     }
 }

@@ -10,6 +10,7 @@ use agentteams_mcp::client::oauth::store::Store;
 use agentteams_mcp::client::oauth::{
     Grant, IdentityAssertion, OAuthConfig, Redirect, Registration,
 };
+use agentteams_mcp::client::tls::TlsConfig;
 use agentteams_mcp::client::trust::{self, Level, Policy};
 use agentteams_mcp::client::{
     Answers, Client, ClientError, Completion, EraChoice, Event, Options, ServerInfo, ToolInfo,
@@ -50,10 +51,14 @@ options:
   --json                    machine output: one JSON object on stdout
   --era auto|legacy|modern  protocol era (default auto: probe server/discover, else initialize)
   --timeout SECS            time allowed for each call (default 60)
-  --connect-timeout SECS    time allowed to connect over HTTP (default 10)
+  --connect-timeout SECS    time allowed to connect over HTTP, TLS handshake included (default 10)
   --token-file PATH         send the file's content as a bearer token (HTTP)
   --token-env VAR           send the variable's value as a bearer token (HTTP)
   --max-response-bytes N    cap on one message from the server (default 4194304)
+  --ca-file PATH            https: trust only the CAs in this PEM file (default: the system's
+                            trust store); certificates are always verified
+  --tls-helper PATH         https: the openssl program to run (an absolute path; default
+                            $AGENTTEAMS_TLS_HELPER, else /usr/bin/openssl or /usr/local/bin/openssl)
   --log-level LEVEL         ask the server for log messages at LEVEL and above (printed to stderr)
   --project DIR             the project whose .agentteams/mcp-trust.json applies (default: .)
   --answer K=V              answer the server's form elicitations: accept, with field K set to V
@@ -276,7 +281,41 @@ fn options(args: &mut Args) -> Result<Options, UsageError> {
     };
     o.answers = answers(args)?;
     o.oauth = oauth_options(args)?;
+    o.tls = tls_options(args)?;
     Ok(o)
+}
+
+/// The environment variable naming the TLS helper when `--tls-helper` is not given.
+pub const TLS_HELPER_ENV: &str = "AGENTTEAMS_TLS_HELPER";
+
+/// `--ca-file` (made absolute: the helper runs in `/`) and `--tls-helper` (absolute, or
+/// [`TLS_HELPER_ENV`]).
+fn tls_options(args: &mut Args) -> Result<TlsConfig, UsageError> {
+    let mut tls = TlsConfig::default();
+    if let Some(path) = args.value("--ca-file")? {
+        let full = std::fs::canonicalize(&path)
+            .map_err(|e| UsageError(format!("--ca-file {path}: {e}")))?;
+        if !full.is_file() {
+            return Err(UsageError(format!("--ca-file {path}: not a file")));
+        }
+        tls.ca_file = Some(full);
+    }
+    let helper = match args.value("--tls-helper")? {
+        Some(path) => Some(("--tls-helper", path)),
+        None => std::env::var(TLS_HELPER_ENV)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .map(|v| (TLS_HELPER_ENV, v)),
+    };
+    if let Some((from, path)) = helper {
+        if !Path::new(&path).is_absolute() {
+            return Err(UsageError(format!(
+                "{from} must be an absolute path (the helper is never looked up in PATH), not {path:?}"
+            )));
+        }
+        tls.helper = Some(PathBuf::from(path));
+    }
+    Ok(tls)
 }
 
 /// A secret given by file or by environment variable (never on the command line, where other

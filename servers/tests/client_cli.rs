@@ -167,8 +167,30 @@ fn usage_errors_exit_2() {
             "goes with call",
         ),
         (
-            &["client", "--url", "https://example.com/mcp", "tools"][..],
-            "README.md, section \"TLS\"",
+            &["client", "--url", "ftp://example.com/mcp", "tools"][..],
+            "only http:// and https:// URLs",
+        ),
+        (
+            &[
+                "client",
+                "--url",
+                "https://example.com/mcp",
+                "--tls-helper",
+                "openssl",
+                "tools",
+            ][..],
+            "--tls-helper must be an absolute path",
+        ),
+        (
+            &[
+                "client",
+                "--url",
+                "https://example.com/mcp",
+                "--ca-file",
+                "/nonexistent/ca.pem",
+                "tools",
+            ][..],
+            "--ca-file /nonexistent/ca.pem",
         ),
         (
             &[

@@ -13,6 +13,9 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod common;
+mod tls_support;
+
 const BIN: &str = env!("CARGO_BIN_EXE_agentteams-mcp");
 
 /// What the fixture does wrong (all false: a well-behaved server).
@@ -61,6 +64,12 @@ impl Fixture {
     fn start(name: &str, knobs: Knobs) -> Fixture {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let origin = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+        Fixture::serve_as(name, knobs, listener, origin)
+    }
+
+    /// A fixture on `listener` whose URLs (the MCP endpoint, PRM, metadata) all start with
+    /// `origin`: a TLS proxy's https origin in front of it.
+    fn serve_as(name: &str, knobs: Knobs, listener: TcpListener, origin: String) -> Fixture {
         let state = Arc::new(Mutex::new(State {
             knobs,
             ..State::default()
@@ -722,4 +731,59 @@ fn a_browser_login_starts_the_browser_named_by_the_browser_variable() {
     assert!(http_get(&location, "").unwrap().contains("Logged in"));
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+#[test]
+fn the_whole_login_works_against_https_servers() {
+    let Some(tools) = tls_support::Tools::find("client_oauth over https") else {
+        return;
+    };
+    let pki = tls_support::Pki::make(&tools);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let backend = listener.local_addr().unwrap().port();
+    let port = tls_support::free_port();
+    let f = Fixture::serve_as(
+        "https",
+        Knobs::default(),
+        listener,
+        format!("https://localhost:{port}"),
+    );
+    let _tunnel = tls_support::Tunnel::start_on(&tools, &pki, &[("good", backend, port)]);
+    let ca = pki.ca();
+    let ca = ca.to_str().unwrap();
+
+    // Discovery (PRM, metadata), registration, authorization and token requests, then the call:
+    // every one over https to the same TLS origin; only the redirect stays on 127.0.0.1.
+    let o = f.client(&["--ca-file", ca, "--oauth", "call", "anything"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("called"), "{}", text(&o));
+    let authorize = f.requests("GET /authorize").remove(0);
+    assert!(
+        authorize.contains(&format!("resource=https%3A%2F%2Flocalhost%3A{port}%2Fmcp"))
+            && authorize.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A"),
+        "{authorize}"
+    );
+    for step in [
+        "GET /.well-known/oauth-protected-resource/mcp",
+        "GET /.well-known/oauth-authorization-server",
+        "POST /register",
+        "POST /token",
+    ] {
+        assert_eq!(f.requests(step).len(), 1, "{step}");
+    }
+
+    // The refresh goes over https too.
+    f.state.lock().unwrap().valid.clear();
+    let o = f.client(&["--ca-file", ca, "--oauth", "call", "anything"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let tokens = f.requests("POST /token");
+    assert!(tokens[1].contains("grant_type=refresh_token"), "{tokens:?}");
+
+    // Without the test CA the origin is not trusted: nothing at all is sent to it.
+    f.state.lock().unwrap().valid.clear();
+    let before = f.state.lock().unwrap().log.len();
+    let o = f.client(&["--oauth", "call", "anything"]);
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    assert!(text(&o).contains("issuer is unknown"), "{}", text(&o));
+    assert_eq!(f.state.lock().unwrap().log.len(), before);
 }

@@ -39,7 +39,7 @@ pub enum ClientError {
     Protocol(String),
     /// An HTTP status that carries no JSON-RPC error (`body` is the start of the body).
     Http { status: u16, body: String },
-    /// What was asked is outside what this client does (an https URL, a malformed URL).
+    /// What was asked is outside what this client does (a malformed URL, another scheme).
     Unsupported(String),
     /// HTTP 404 for a live session: the server ended it. The client re-initializes once and
     /// replays; callers see this only if the fresh session is refused too.

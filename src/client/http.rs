@@ -8,18 +8,22 @@
 //! half-read body. Event streams (the GET stream, resumptions) each get a connection of their own,
 //! closed when the stream ends. [`HttpTransport::exchange`] says when a request on a reused
 //! connection is sent again: only when the server cannot have received all of it.
+//!
+//! `https://` endpoints are the same code over the TLS helper's pipes ([`super::stream`],
+//! [`super::tls`]).
 
 use super::core::{self, Event, Incoming, Outgoing};
 use super::error::ClientError;
 use super::oauth::OAuth;
 use super::pool::{self, Pool, MAX_IDLE_CONNECTIONS};
 use super::sse::{SseEvent, SseParser};
+use super::stream::{self, Closer, ConnectError, Stream};
+use super::tls::TlsConfig;
 use super::wire::{self, BodyDecoder, HttpUrl, ResponseHead};
 use super::{Answers, Transport};
 use crate::json::{self, Value};
 use crate::server::Revision;
 use std::io::{ErrorKind, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -76,13 +80,15 @@ pub struct HttpTransport {
     pool: Arc<Pool>,
     /// When set, logs in: asked for the token before each POST and after each 401/403.
     oauth: Option<Arc<Mutex<OAuth>>>,
+    /// How `https://` connections are made.
+    tls: TlsConfig,
 }
 
 /// The standalone GET stream's reader thread and what stops it.
 struct ServerStream {
     stop: Arc<AtomicBool>,
-    /// The stream's current connection, shut down to wake the reader.
-    socket: Arc<Mutex<Option<TcpStream>>>,
+    /// Closes the stream's current connection, to wake the reader.
+    socket: Arc<Mutex<Option<Closer>>>,
     thread: JoinHandle<()>,
 }
 
@@ -90,7 +96,7 @@ impl ServerStream {
     fn stop(self) {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(socket) = self.socket.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = socket.shutdown(Shutdown::Both);
+            socket.close();
         }
         let _ = self.thread.join();
     }
@@ -104,7 +110,7 @@ impl HttpTransport {
         connect_timeout: Duration,
         max_message_bytes: usize,
     ) -> Result<HttpTransport, ClientError> {
-        let url = HttpUrl::parse(url)?;
+        let url = HttpUrl::parse_client(url)?;
         if let Some(t) = &token {
             if t.is_empty() || t.bytes().any(|b| !(0x21..=0x7e).contains(&b)) {
                 return Err(ClientError::Unsupported(
@@ -124,7 +130,14 @@ impl HttpTransport {
             server_stream: None,
             pool: Arc::new(Pool::default()),
             oauth: None,
+            tls: TlsConfig::default(),
         })
+    }
+
+    /// Makes `https://` connections as `tls` says (the helper, the trusted CAs).
+    pub fn with_tls(mut self, tls: TlsConfig) -> HttpTransport {
+        self.tls = tls;
+        self
     }
 
     /// Logs in with `oauth` when the server asks (and sends its stored token until then).
@@ -146,6 +159,7 @@ impl HttpTransport {
             server_stream: None,
             pool: Arc::clone(&self.pool),
             oauth: self.oauth.clone(),
+            tls: self.tls.clone(),
         }
     }
 
@@ -165,7 +179,7 @@ impl HttpTransport {
             return;
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let socket = Arc::new(Mutex::new(conn.stream.try_clone().ok()));
+        let socket = Arc::new(Mutex::new(conn.stream.closer()));
         conn.deadline = Instant::now() + SERVER_STREAM_LIFETIME;
         let follower = self.settings();
         let out = initialized.clone();
@@ -180,7 +194,7 @@ impl HttpTransport {
                     .unwrap_or_else(|e| e.into_inner())
                     .take();
                 if let Some(socket) = slot {
-                    let _ = socket.shutdown(Shutdown::Both);
+                    socket.close();
                 }
             });
         if let Ok(thread) = spawned {
@@ -202,7 +216,7 @@ impl HttpTransport {
         mut head: ResponseHead,
         mut conn: Conn,
         stop: &AtomicBool,
-        socket: &Mutex<Option<TcpStream>>,
+        socket: &Mutex<Option<Closer>>,
     ) {
         let mut parser = SseParser::new(self.max_message_bytes);
         let mut failures = 0;
@@ -257,10 +271,9 @@ impl HttpTransport {
                 conn.deadline = Instant::now() + SERVER_STREAM_LIFETIME;
                 let mut slot = socket.lock().unwrap_or_else(|e| e.into_inner());
                 if stop.load(Ordering::SeqCst) {
-                    let _ = conn.stream.shutdown(Shutdown::Both);
                     return;
                 }
-                *slot = conn.stream.try_clone().ok();
+                *slot = conn.stream.closer();
                 parser.new_stream();
                 break;
             }
@@ -291,43 +304,30 @@ impl HttpTransport {
         h
     }
 
+    /// A new connection to the endpoint: TCP, or the TLS helper for `https://`.
     fn open(&self, what: &str, timeout: Duration, deadline: Instant) -> Result<Conn, ClientError> {
-        let addrs: Vec<SocketAddr> = (self.url.host.as_str(), self.url.port)
-            .to_socket_addrs()
-            .map_err(|e| ClientError::Connect(format!("cannot resolve {}: {e}", self.url.host)))?
-            .collect();
-        let mut last = None;
-        for addr in addrs {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let limit = self.connect_timeout.min(left).max(Duration::from_millis(1));
-            match TcpStream::connect_timeout(&addr, limit) {
-                Ok(stream) => return Ok(self.wrap(stream, false, what, timeout, deadline)),
-                Err(e) => last = Some(e),
-            }
+        match stream::connect(&self.url, Some(&self.tls), self.connect_timeout, deadline) {
+            Ok(stream) => Ok(self.wrap(stream, false, what, timeout, deadline)),
+            Err(ConnectError::Resolve(why)) => Err(ClientError::Connect(format!(
+                "cannot resolve {}: {why}",
+                self.url.host
+            ))),
+            Err(e) => Err(ClientError::Connect(format!(
+                "cannot connect to {}: {e}",
+                self.url
+            ))),
         }
-        Err(ClientError::Connect(match last {
-            Some(e) if e.kind() == ErrorKind::TimedOut => format!(
-                "cannot connect to {}: no answer within {:.1} s",
-                self.url,
-                self.connect_timeout.as_secs_f64()
-            ),
-            Some(e) => format!("cannot connect to {}: {e}", self.url),
-            None => format!("cannot connect to {}: the host has no address", self.url),
-        }))
     }
 
     /// `stream` as the connection of the exchange `what`; `reused` when it came from the pool.
     fn wrap(
         &self,
-        stream: TcpStream,
+        stream: Stream,
         reused: bool,
         what: &str,
         timeout: Duration,
         deadline: Instant,
     ) -> Conn {
-        // A reply is one write on the server's side and one request here: without this, each
-        // request on a kept-alive connection waits out the peer's delayed ACK (Nagle).
-        let _ = stream.set_nodelay(true);
         Conn {
             stream,
             pending: Vec::new(),
@@ -726,7 +726,7 @@ fn base64(bytes: &[u8]) -> String {
 
 /// One connection, its unread bytes and the deadline of the call it serves.
 struct Conn {
-    stream: TcpStream,
+    stream: Stream,
     pending: Vec<u8>,
     what: String,
     timeout: Duration,
@@ -1021,7 +1021,7 @@ impl Transport for HttpTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::net::TcpListener;
+    use std::net::{Shutdown, TcpListener};
 
     /// `(connection number, request id)` of each request a test server received whole.
     type Arrivals = Vec<(usize, String)>;
@@ -1108,8 +1108,11 @@ mod tests {
         assert_eq!(transport.pool.idle_count(), 1);
         // Break the pooled connection so that it still looks open (nothing to read) but cannot
         // be written to: the next request's write fails, and the rule resends it.
-        let pooled = transport.pool.take().unwrap();
+        let Some(Stream::Tcp(pooled)) = transport.pool.take() else {
+            panic!("a pooled TCP connection")
+        };
         pooled.shutdown(Shutdown::Write).unwrap();
+        let pooled = Stream::Tcp(pooled);
         transport.pool.put(pooled, pool::IDLE_TIMEOUT);
         let reply = transport
             .request(&list_request(2), timeout, &mut |_| {})

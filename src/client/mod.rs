@@ -2,7 +2,8 @@
 //! list its tools and call them.
 //!
 //! Layers: [`core`] holds the protocol state and message mapping and does no I/O; [`stdio`] and
-//! [`http`] move messages ([`Transport`]); [`Client`] runs the lifecycle over any transport:
+//! [`http`] move messages ([`Transport`]), HTTP over [`stream`] (a socket, or for `https://` the
+//! pipes of the system's TLS client run by [`tls`]); [`Client`] runs the lifecycle over any transport:
 //! era detection (`server/discover`, then `initialize` as the fallback), pagination, one
 //! re-initialization when an HTTP session expires, and `notifications/cancelled` after a timeout.
 //! [`trust`] decides which of a server's tools may be used.
@@ -30,6 +31,8 @@ pub mod oneshot;
 pub mod pool;
 pub mod sse;
 pub mod stdio;
+pub mod stream;
+pub mod tls;
 pub mod trust;
 pub mod wire;
 
@@ -122,6 +125,8 @@ pub struct Options {
     pub answers: Answers,
     /// Log in with OAuth when an HTTP server asks (`None`: a 401 is an error).
     pub oauth: Option<oauth::OAuthConfig>,
+    /// How `https://` connections are made (MCP and OAuth requests alike).
+    pub tls: tls::TlsConfig,
 }
 
 impl Default for Options {
@@ -138,6 +143,7 @@ impl Default for Options {
             server_stderr: ServerStderr::default(),
             answers: Answers::default(),
             oauth: None,
+            tls: tls::TlsConfig::default(),
         }
     }
 }
@@ -162,18 +168,21 @@ impl Client {
         Client::connect(Box::new(transport), options)
     }
 
-    /// Connects to the Streamable HTTP endpoint at `url` (http:// only).
+    /// Connects to the Streamable HTTP endpoint at `url` (`http://`, or `https://` through the
+    /// TLS helper, [`tls`]).
     pub fn connect_http(url: &str, options: Options) -> Result<Client, ClientError> {
         let mut transport = http::HttpTransport::new(
             url,
             options.bearer_token.clone(),
             options.connect_timeout,
             options.max_response_bytes,
-        )?;
+        )?
+        .with_tls(options.tls.clone());
         if let Some(config) = &options.oauth {
             let fetcher = oauth::fetch::Fetcher {
                 connect_timeout: options.connect_timeout,
                 timeout: options.call_timeout,
+                tls: options.tls.clone(),
             };
             transport = transport.with_oauth(oauth::OAuth::new(url, config.clone(), fetcher)?);
         }

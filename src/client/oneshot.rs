@@ -8,11 +8,15 @@
 //! heads are skipped; a redirect is not followed (a `3xx` comes back as it is); the connection is
 //! closed after the answer. Not for MCP traffic: that goes through [`super::http`], which keeps
 //! connections alive and streams SSE.
+//!
+//! [`exchange`] speaks plain http only (the resource server's fetches); [`exchange_with`] speaks
+//! https too, through the TLS helper (the client's OAuth requests).
 
+use super::stream::{self, ConnectError};
+use super::tls::TlsConfig;
 use super::wire::{self, BodyDecoder, Framing, HttpUrl, ResponseHead};
 use std::fmt;
 use std::io::{ErrorKind, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 /// Bytes read from the socket per call.
@@ -69,8 +73,17 @@ impl fmt::Display for Failure {
     }
 }
 
-/// Sends `request` and reads its answer: the final head and the whole decoded body.
+/// Sends `request` over plain http and reads its answer: the final head and the whole decoded
+/// body. An `https://` URL is refused.
 pub fn exchange(request: &Request<'_>) -> Result<(ResponseHead, Vec<u8>), Failure> {
+    exchange_with(request, None)
+}
+
+/// As [`exchange`], and `https://` URLs go through the TLS helper configured by `tls`.
+pub fn exchange_with(
+    request: &Request<'_>,
+    tls: Option<&TlsConfig>,
+) -> Result<(ResponseHead, Vec<u8>), Failure> {
     let deadline = request.deadline;
     let left = || {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -80,8 +93,13 @@ pub fn exchange(request: &Request<'_>) -> Result<(ResponseHead, Vec<u8>), Failur
         ErrorKind::WouldBlock | ErrorKind::TimedOut => Failure::Timeout,
         _ => Failure::Io(e.to_string()),
     };
-    let mut stream = connect(request, &left)?;
-    let _ = stream.set_nodelay(true);
+    let mut stream = stream::connect(request.url, tls, request.connect_timeout, deadline).map_err(
+        |e| match e {
+            ConnectError::Resolve(why) => Failure::Resolve(why),
+            ConnectError::Timeout(_) | ConnectError::HandshakeTimeout(_) => Failure::Timeout,
+            other => Failure::Connect(other.to_string()),
+        },
+    )?;
     stream.set_write_timeout(Some(left()?)).map_err(io)?;
     stream.write_all(request.bytes).map_err(io)?;
     let mut chunk = vec![0u8; READ_CHUNK];
@@ -133,32 +151,27 @@ pub fn exchange(request: &Request<'_>) -> Result<(ResponseHead, Vec<u8>), Failur
     }
 }
 
-/// A connection to the first address of the host that accepts one within its share of time.
-fn connect(
-    request: &Request<'_>,
-    left: &dyn Fn() -> Result<Duration, Failure>,
-) -> Result<TcpStream, Failure> {
-    let url = request.url;
-    let addresses = (url.host.as_str(), url.port)
-        .to_socket_addrs()
-        .map_err(|e| Failure::Resolve(e.to_string()))?;
-    let mut last = None;
-    for address in addresses {
-        match TcpStream::connect_timeout(&address, request.connect_timeout.min(left()?)) {
-            Ok(stream) => return Ok(stream),
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(match last {
-        Some(e) => Failure::Connect(e.to_string()),
-        None => Failure::Resolve("the host resolves to no address".into()),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::net::TcpListener;
+
+    #[test]
+    fn plain_exchanges_refuse_https() {
+        let url = HttpUrl::parse_client("https://127.0.0.1:9/").unwrap();
+        let err = exchange(&Request {
+            url: &url,
+            bytes: b"GET / HTTP/1.1\r\n\r\n",
+            connect_timeout: Duration::from_secs(1),
+            deadline: Instant::now() + Duration::from_secs(1),
+            max_body: 10,
+        })
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot connect: https is not spoken here (plain http only)"
+        );
+    }
 
     /// Answers one connection with `reply` after reading the request.
     fn serve_once(reply: &'static [u8]) -> HttpUrl {

@@ -1,5 +1,6 @@
 //! Keep-alive for the HTTP client: the idle connections a transport holds to its one origin, so
-//! that sequential requests share a connection instead of paying a TCP handshake each.
+//! that sequential requests share a connection instead of paying a TCP handshake each (over
+//! https, a TLS helper's start and handshake).
 //!
 //! A connection goes back to the pool only after its whole response was read, when the server
 //! spoke HTTP/1.1 and did not say `Connection: close`; it is kept for at most [`IDLE_TIMEOUT`]
@@ -10,9 +11,8 @@
 //! Which failures on a reused connection may be retried is decided by the transport
 //! (`http.rs`), which owns the requests.
 
+use super::stream::Stream;
 use super::wire::ResponseHead;
-use std::io::ErrorKind;
-use std::net::TcpStream;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -37,18 +37,18 @@ pub struct Pool {
 
 #[derive(Debug)]
 struct Idle {
-    stream: TcpStream,
+    stream: Stream,
     expires: Instant,
 }
 
 impl Pool {
     /// The most recently used idle connection that is still open; expired and closed ones met on
     /// the way are dropped (closed).
-    pub fn take(&self) -> Option<TcpStream> {
+    pub fn take(&self) -> Option<Stream> {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
-        while let Some(entry) = idle.pop() {
-            if entry.expires > now && still_open(&entry.stream) {
+        while let Some(mut entry) = idle.pop() {
+            if entry.expires > now && entry.stream.is_idle() {
                 return Some(entry.stream);
             }
         }
@@ -57,7 +57,7 @@ impl Pool {
 
     /// Keeps `stream` for at most `keep_for` (capped at [`IDLE_TIMEOUT`]); when the pool is full
     /// the oldest idle connection is closed.
-    pub fn put(&self, stream: TcpStream, keep_for: Duration) {
+    pub fn put(&self, stream: Stream, keep_for: Duration) {
         let keep_for = keep_for.min(IDLE_TIMEOUT);
         if keep_for.is_zero() {
             return;
@@ -107,33 +107,22 @@ pub fn reusable_for(head: &ResponseHead) -> Option<Duration> {
     }
 }
 
-/// Whether an idle connection can carry a request: nothing is waiting to be read on it (an end of
-/// stream means the server closed it; a stray byte would be taken for the next response's).
-fn still_open(stream: &TcpStream) -> bool {
-    if stream.set_nonblocking(true).is_err() {
-        return false;
-    }
-    let mut probe = [0u8; 1];
-    let quiet = matches!(stream.peek(&mut probe), Err(e) if e.kind() == ErrorKind::WouldBlock);
-    stream.set_nonblocking(false).is_ok() && quiet
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::client::wire::parse_head;
-    use std::io::{Read, Write};
-    use std::net::TcpListener;
+    use std::io::{ErrorKind, Read, Write};
+    use std::net::{TcpListener, TcpStream};
 
     /// `count` connected pairs: (client side, server side).
-    fn pairs(count: usize) -> Vec<(TcpStream, TcpStream)> {
+    fn pairs(count: usize) -> Vec<(Stream, TcpStream)> {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         (0..count)
             .map(|_| {
                 let client = TcpStream::connect(addr).unwrap();
                 let (server, _) = listener.accept().unwrap();
-                (client, server)
+                (Stream::Tcp(client), server)
             })
             .collect()
     }
@@ -173,7 +162,10 @@ mod tests {
         assert!(servers[2].read(&mut [0u8; 1]).is_err(), "still open");
         // The most recently used comes back first.
         let last = servers.last().unwrap().peer_addr().unwrap();
-        assert_eq!(pool.take().unwrap().local_addr().unwrap(), last);
+        let Some(Stream::Tcp(taken)) = pool.take() else {
+            panic!("a TCP connection")
+        };
+        assert_eq!(taken.local_addr().unwrap(), last);
         assert_eq!(pool.idle_count(), MAX_IDLE_CONNECTIONS - 1);
         pool.clear();
         assert_eq!(pool.idle_count(), 0);
@@ -194,8 +186,8 @@ mod tests {
         stray_server.write_all(b"HTTP/1.1 200 OK\r\n").unwrap();
         std::thread::sleep(Duration::from_millis(50));
         // The closed one and the one with a stray byte are dropped; the quiet one is used.
-        let taken = pool.take().expect("the quiet connection");
-        assert!(still_open(&taken));
+        let mut taken = pool.take().expect("the quiet connection");
+        assert!(taken.is_idle());
         assert_eq!(pool.idle_count(), 0);
         assert!(closed_by_client(&mut stray_server));
     }

@@ -118,9 +118,9 @@ impl Level {
     }
 }
 
-/// The key a server is filed under: its canonical http URL, or `stdio:` and its command line.
+/// The key a server is filed under: its canonical http(s) URL, or `stdio:` and its command line.
 pub fn server_key_for_url(url: &str) -> Result<String, TrustError> {
-    HttpUrl::parse(url)
+    HttpUrl::parse_client(url)
         .map(|u| u.to_string())
         .map_err(|e| TrustError(e.to_string()))
 }

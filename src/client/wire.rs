@@ -1,4 +1,4 @@
-//! HTTP/1.1 on the client side, without I/O: `http://` URLs, request heads, and an incremental
+//! HTTP/1.1 on the client side, without I/O: `http://` and `https://` URLs, request heads, and an incremental
 //! response parser (head, then a body framed by Content-Length, chunked encoding or connection
 //! close) that says "complete", "need more" or what was wrong. Chunked bodies go through the
 //! server's decoder ([`crate::http::chunked`]).
@@ -16,9 +16,11 @@ pub const MAX_RESPONSE_HEADERS: usize = 128;
 /// The README section that explains reaching an https server through a local TLS proxy.
 pub const TLS_PROXY_HINT: &str = "see README.md, section \"TLS\"";
 
-/// A parsed `http://` URL.
+/// A parsed `http://` or `https://` URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpUrl {
+    /// `https://`: the connection goes through the TLS helper ([`super::tls`]).
+    pub tls: bool,
     /// Host as written, without brackets for IPv6.
     pub host: String,
     pub port: u16,
@@ -27,20 +29,31 @@ pub struct HttpUrl {
 }
 
 impl HttpUrl {
-    /// Parses `http://host[:port][/path][?query][#fragment]` (the fragment is dropped). https and
-    /// other schemes, user info and malformed authorities are refused with a message.
+    /// Parses `http://host[:port][/path][?query][#fragment]` (the fragment is dropped): the
+    /// plain-http URLs that the resource server's own fetches accept. https and other schemes,
+    /// user info and malformed authorities are refused with a message.
     pub fn parse(url: &str) -> Result<HttpUrl, ClientError> {
-        let bad = |why: &str| ClientError::Unsupported(format!("URL {url:?}: {why}"));
-        let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
-        if lower.starts_with("https://") {
+        let parsed = HttpUrl::parse_client(url)?;
+        if parsed.tls {
             return Err(ClientError::Unsupported(format!(
-                "URL {url:?}: https is not supported; this client speaks plain http only. Run a local TLS proxy and give its http://127.0.0.1 URL ({TLS_PROXY_HINT})"
+                "URL {url:?}: https is not supported here (plain http only). Run a local TLS proxy and give its http://127.0.0.1 URL ({TLS_PROXY_HINT})"
             )));
         }
-        if !lower.starts_with("http://") {
-            return Err(bad("only http:// URLs are supported"));
-        }
-        let rest = &url[7..];
+        Ok(parsed)
+    }
+
+    /// Parses an `http://` or `https://` URL (default ports 80 and 443) for the client, which
+    /// speaks https through the TLS helper; otherwise as [`HttpUrl::parse`].
+    pub fn parse_client(url: &str) -> Result<HttpUrl, ClientError> {
+        let bad = |why: &str| ClientError::Unsupported(format!("URL {url:?}: {why}"));
+        let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+        let (tls, rest) = if lower.starts_with("https://") {
+            (true, &url[8..])
+        } else if lower.starts_with("http://") {
+            (false, &url[7..])
+        } else {
+            return Err(bad("only http:// and https:// URLs are supported"));
+        };
         let rest = rest.split('#').next().unwrap_or("");
         let (authority, target) = match rest.find(['/', '?']) {
             Some(i) if rest.as_bytes()[i] == b'?' => (&rest[..i], format!("/{}", &rest[i..])),
@@ -72,7 +85,7 @@ impl HttpUrl {
             return Err(bad("the path holds spaces or control characters"));
         }
         let port = match port {
-            None | Some("") => 80,
+            None | Some("") => default_port(tls),
             Some(p) => p
                 .parse::<u16>()
                 .ok()
@@ -80,6 +93,7 @@ impl HttpUrl {
                 .ok_or_else(|| bad("the port must be a number from 1 to 65535"))?,
         };
         Ok(HttpUrl {
+            tls,
             host: host.to_owned(),
             port,
             target,
@@ -93,7 +107,7 @@ impl HttpUrl {
         } else {
             self.host.clone()
         };
-        if self.port == 80 {
+        if self.port == default_port(self.tls) {
             host
         } else {
             format!("{host}:{}", self.port)
@@ -109,7 +123,17 @@ impl fmt::Display for HttpUrl {
         } else {
             self.host.to_ascii_lowercase()
         };
-        write!(f, "http://{host}:{}{}", self.port, self.target)
+        let scheme = if self.tls { "https" } else { "http" };
+        write!(f, "{scheme}://{host}:{}{}", self.port, self.target)
+    }
+}
+
+/// The port a URL without one means.
+fn default_port(tls: bool) -> u16 {
+    if tls {
+        443
+    } else {
+        80
     }
 }
 
@@ -381,8 +405,18 @@ mod tests {
             https.to_string().contains("README.md, section \"TLS\""),
             "{https}"
         );
+        let u = HttpUrl::parse_client("HTTPS://Example.com/mcp").unwrap();
+        assert!(u.tls);
+        assert_eq!((u.port, u.host_header()), (443, "Example.com".to_owned()));
+        assert_eq!(u.to_string(), "https://example.com:443/mcp");
+        let u = HttpUrl::parse_client("https://[::1]:8443").unwrap();
+        assert_eq!(
+            (u.host_header(), u.target.as_str()),
+            ("[::1]:8443".into(), "/")
+        );
+        assert!(!HttpUrl::parse_client("http://h:443/").unwrap().tls);
         for (url, why) in [
-            ("ftp://x", "only http:// URLs"),
+            ("ftp://x", "only http:// and https:// URLs"),
             ("http://", "no host"),
             ("http://u:p@h/", "credentials in the URL"),
             ("http://h:0/", "port must be"),

@@ -5,6 +5,7 @@
 
 use super::super::error::ClientError;
 use super::super::oneshot::{self, Failure};
+use super::super::tls::TlsConfig;
 use super::super::wire::{self, HttpUrl, ResponseHead};
 use std::time::{Duration, Instant};
 
@@ -30,11 +31,12 @@ impl Response {
     }
 }
 
-/// How long an exchange may take.
-#[derive(Clone, Copy, Debug)]
+/// How long an exchange may take, and how `https://` is spoken.
+#[derive(Clone, Debug)]
 pub struct Fetcher {
     pub connect_timeout: Duration,
     pub timeout: Duration,
+    pub tls: TlsConfig,
 }
 
 /// What goes in a request body.
@@ -54,7 +56,7 @@ impl Fetcher {
         headers: &[(&str, String)],
         body: Body<'_>,
     ) -> Result<Response, ClientError> {
-        let target = HttpUrl::parse(url).map_err(|e| match e {
+        let target = HttpUrl::parse_client(url).map_err(|e| match e {
             ClientError::Unsupported(m) => ClientError::OAuth(format!("{what}: {m}")),
             other => other,
         })?;
@@ -91,20 +93,21 @@ impl Fetcher {
             deadline,
             max_body: MAX_OAUTH_BODY_BYTES,
         };
-        let (head, body) = oneshot::exchange(&request).map_err(|e| match e {
-            Failure::Timeout => ClientError::Timeout {
-                method: what.to_owned(),
-                after: self.timeout,
-            },
-            Failure::Resolve(_) | Failure::Connect(_) => {
-                ClientError::Connect(format!("{what} ({target}): {e}"))
-            }
-            Failure::Io(_) | Failure::ClosedBeforeHead | Failure::Truncated(_) => {
-                ClientError::Closed(format!("{what} ({target}): {e}"))
-            }
-            Failure::Malformed(_) => ClientError::Protocol(format!("{what} ({target}): {e}")),
-            Failure::TooLarge(_) => ClientError::OAuth(format!("{what} ({target}): {e}")),
-        })?;
+        let (head, body) =
+            oneshot::exchange_with(&request, Some(&self.tls)).map_err(|e| match e {
+                Failure::Timeout => ClientError::Timeout {
+                    method: what.to_owned(),
+                    after: self.timeout,
+                },
+                Failure::Resolve(_) | Failure::Connect(_) => {
+                    ClientError::Connect(format!("{what} ({target}): {e}"))
+                }
+                Failure::Io(_) | Failure::ClosedBeforeHead | Failure::Truncated(_) => {
+                    ClientError::Closed(format!("{what} ({target}): {e}"))
+                }
+                Failure::Malformed(_) => ClientError::Protocol(format!("{what} ({target}): {e}")),
+                Failure::TooLarge(_) => ClientError::OAuth(format!("{what} ({target}): {e}")),
+            })?;
         Ok(Response { head, body })
     }
 }
