@@ -45,6 +45,7 @@ pub mod jsonrpc;
 pub mod policy;
 pub mod process_group;
 pub mod project_file;
+pub mod random;
 pub mod regular_file;
 pub mod sanitize;
 pub mod schema;

@@ -15,7 +15,6 @@ use super::p256_sign::SigningKey;
 use crate::base64;
 use crate::json::{self, Map, Value};
 use std::fmt;
-use std::io::Read;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The `client_assertion_type` form parameter that goes with the assertion (RFC 7523 §2.2).
@@ -27,8 +26,6 @@ pub const ASSERTION_LIFETIME_SECS: u64 = 60;
 pub const JTI_BYTES: usize = 16;
 /// The longest client id or audience accepted, in bytes.
 pub const MAX_CLAIM_LEN: usize = 2048;
-/// The operating system's random source (Linux, macOS and the BSDs all have it).
-const RANDOM_SOURCE: &str = "/dev/urandom";
 
 /// Why an assertion was not made.
 #[derive(Debug)]
@@ -50,7 +47,7 @@ impl fmt::Display for AssertionError {
             AssertionError::Claim { claim, rule } => {
                 write!(f, "client assertion claim {claim}: {rule}")
             }
-            AssertionError::Random(e) => write!(f, "cannot read {RANDOM_SOURCE}: {e}"),
+            AssertionError::Random(e) => write!(f, "{e}"),
             AssertionError::Clock => f.write_str("the system clock is before 1970"),
         }
     }
@@ -131,10 +128,7 @@ pub fn client_assertion_at(
 
 /// [`JTI_BYTES`] bytes from the operating system's random source, base64url.
 pub fn random_jti() -> Result<String, AssertionError> {
-    let mut bytes = [0u8; JTI_BYTES];
-    std::fs::File::open(RANDOM_SOURCE)
-        .and_then(|mut source| source.read_exact(&mut bytes))
-        .map_err(AssertionError::Random)?;
+    let bytes: [u8; JTI_BYTES] = crate::random::array().map_err(AssertionError::Random)?;
     Ok(base64::encode_url(&bytes))
 }
 

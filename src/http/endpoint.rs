@@ -156,11 +156,11 @@ impl Endpoint {
         guard: Guard,
         sessions: Option<Sessions>,
         metadata: Option<ResourceMetadata>,
-    ) -> Endpoint {
-        let instance = random_instance();
+    ) -> std::io::Result<Endpoint> {
+        let instance = random_instance()?;
         let derived = format!("r{}", hex(&instance));
         let origin = Origin::new(&derived, instance).expect("hex digits make a replica name");
-        Endpoint {
+        Ok(Endpoint {
             engine,
             guard,
             sessions,
@@ -170,7 +170,7 @@ impl Endpoint {
             legacy_sse: false,
             resource_server: None,
             refused_hosts: std::sync::Mutex::new(Vec::new()),
-        }
+        })
     }
 
     /// Host and Origin ([`Guard::check_origin`]); the first refusal of each Host name (up to
@@ -990,19 +990,9 @@ fn primes(session: &Session) -> bool {
         .is_some_and(|r| r >= Revision::V2025_11_25)
 }
 
-/// [`INSTANCE_TAG_BYTES`] from the OS random source; failing that, from the clock and process id
-/// (the tag must differ between runs, not be secret).
-fn random_instance() -> [u8; INSTANCE_TAG_BYTES] {
-    use std::io::Read;
-    let mut bytes = [0u8; INSTANCE_TAG_BYTES];
-    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    if read.is_err() {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        bytes = (nanos ^ std::process::id().rotate_left(16)).to_be_bytes();
-    }
-    bytes
+/// [`INSTANCE_TAG_BYTES`] from the OS random source ([`crate::random`], which fails closed).
+fn random_instance() -> std::io::Result<[u8; INSTANCE_TAG_BYTES]> {
+    crate::random::array()
 }
 
 fn hex(bytes: &[u8]) -> String {

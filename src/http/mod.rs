@@ -168,7 +168,7 @@ pub fn bind(engine: Arc<Engine>, mut config: HttpConfig) -> io::Result<Server> {
         Some(key) => Some(Sealer::new(key, config.previous_session_key.clone())?),
         None => None,
     };
-    let mut endpoint = Endpoint::new(engine, guard, sessions, config.resource_metadata.clone())
+    let mut endpoint = Endpoint::new(engine, guard, sessions, config.resource_metadata.clone())?
         .with_sealer(sealer)
         .with_legacy_sse(config.legacy_sse)
         .with_resource_server(config.resource_server.clone());

@@ -34,7 +34,6 @@ use crate::server::Revision;
 use crate::sha256::{self, DIGEST_LEN};
 use std::collections::HashMap;
 use std::fmt;
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 use std::sync::Mutex;
@@ -277,7 +276,7 @@ pub struct Sealer {
     /// Ended sessions by nonce, with their expiry (after which the token fails anyway).
     revoked: Mutex<HashMap<[u8; NONCE_BYTES], u64>>,
     max_revoked: usize,
-    random: Mutex<File>,
+    random: crate::random::Source,
 }
 
 /// Now, in Unix seconds (a clock before 1970 reads as 0, which only makes tokens look young).
@@ -296,7 +295,7 @@ impl Sealer {
             lifetime: SEALED_SESSION_LIFETIME,
             revoked: Mutex::new(HashMap::new()),
             max_revoked: MAX_REVOKED_SESSIONS,
-            random: Mutex::new(File::open("/dev/urandom")?),
+            random: crate::random::Source::open()?,
         })
     }
 
@@ -317,10 +316,7 @@ impl Sealer {
     /// A fresh random nonce for a session about to be created.
     pub fn new_nonce(&self) -> io::Result<[u8; NONCE_BYTES]> {
         let mut nonce = [0u8; NONCE_BYTES];
-        self.random
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .read_exact(&mut nonce)?;
+        self.random.fill(&mut nonce)?;
         Ok(nonce)
     }
 

@@ -5,8 +5,7 @@ use super::limits::{MAX_SESSIONS, SESSION_IDLE_EXPIRY};
 use super::streams::StreamHub;
 use crate::server::Session;
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,17 +42,17 @@ impl Entry {
 /// Live sessions by id. Ids come from the OS random source, so they cannot be guessed.
 pub struct Sessions {
     table: Mutex<HashMap<String, Entry>>,
-    random: Mutex<File>,
+    random: crate::random::Source,
     max: usize,
     expiry: Duration,
 }
 
 impl Sessions {
-    /// Opens the OS random source (`/dev/urandom`; std has no CSPRNG of its own).
+    /// Opens the OS random source ([`crate::random`]).
     pub fn new() -> io::Result<Sessions> {
         Ok(Sessions {
             table: Mutex::new(HashMap::new()),
-            random: Mutex::new(File::open("/dev/urandom")?),
+            random: crate::random::Source::open()?,
             max: MAX_SESSIONS,
             expiry: SESSION_IDLE_EXPIRY,
         })
@@ -73,10 +72,7 @@ impl Sessions {
     /// A fresh id: [`SESSION_ID_BYTES`] random bytes as lower-case hex (visible ASCII).
     pub fn new_id(&self) -> io::Result<String> {
         let mut bytes = [0u8; SESSION_ID_BYTES];
-        self.random
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .read_exact(&mut bytes)?;
+        self.random.fill(&mut bytes)?;
         Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
     }
 

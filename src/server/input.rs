@@ -68,10 +68,7 @@ impl StateKey {
     /// A key of 32 bytes from the OS random source; `None` when it cannot be read (calls then
     /// cannot ask for input in the 2026-07-28 era, and say so).
     pub(crate) fn random() -> Option<StateKey> {
-        use std::io::Read;
-        let mut key = [0u8; 32];
-        let mut source = std::fs::File::open("/dev/urandom").ok()?;
-        source.read_exact(&mut key).ok()?;
+        let key: [u8; 32] = crate::random::array().ok()?;
         Some(StateKey::new(&key))
     }
 

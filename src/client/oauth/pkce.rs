@@ -2,7 +2,6 @@
 //! verifier, `state`), read from the operating system's random source.
 
 use crate::base64;
-use std::io::Read;
 
 /// Random bytes in a code verifier: 32 bytes make the 43-character verifier RFC 7636 §4.1
 /// recommends (256 bits of entropy).
@@ -11,12 +10,10 @@ pub const VERIFIER_BYTES: usize = 32;
 /// Random bytes in a `state` value.
 pub const STATE_BYTES: usize = 16;
 
-/// `n` bytes from `/dev/urandom` (std has no CSPRNG of its own).
+/// `n` bytes from the system random source ([`crate::random`]).
 pub fn random_bytes(n: usize) -> Result<Vec<u8>, String> {
     let mut bytes = vec![0u8; n];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| format!("cannot read the system random source /dev/urandom: {e}"))?;
+    crate::random::fill(&mut bytes).map_err(|e| e.to_string())?;
     Ok(bytes)
 }
 
