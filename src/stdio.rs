@@ -6,7 +6,9 @@
 //! ignored, `\r\n` tolerated, malformed JSON or invalid UTF-8 answered with -32700; the loop never
 //! stops on bad input. Requests run one at a time in arrival order, on whichever of two threads
 //! read them, and a call that runs long has the other thread read on meanwhile, so `ping` is
-//! answered and `notifications/cancelled` reaches the running call (see [`serve`]). At end of
+//! answered and `notifications/cancelled` reaches the running call (see [`serve`]); where the
+//! engine's wire answers in request order ([`crate::server::Wire::Minimal`]), such a reply waits
+//! for the replies to the requests read before it. At end of
 //! input, queued work gets [`EOF_GRACE`] to finish, then everything still running is cancelled
 //! and the function returns.
 
@@ -236,6 +238,7 @@ pub fn serve<R: Read + Send, W: Write + Send>(
     session.defer_listens();
     let shared = Shared {
         session,
+        in_order: session.engine().wire().answers_in_order(),
         writer: &writer,
         input: Mutex::new(LineReader::new(input)),
         turns: Mutex::new(Turns::default()),
@@ -273,8 +276,13 @@ pub fn serve<R: Read + Send, W: Write + Send>(
     }
 }
 
-/// A request waiting to run, with the token a cancellation reaches it by.
-type Queued = (Value, CancelToken);
+/// What waits its turn: a request with the token a cancellation reaches it by, or, where the
+/// engine's wire answers in request order, a reply the reader made itself (a parse error, a
+/// `ping`'s answer) that must not overtake the replies to requests read before it.
+enum Queued {
+    Request(Value, CancelToken),
+    Reply(Value),
+}
 
 /// Who does what, shared by the two serving threads.
 #[derive(Default)]
@@ -283,7 +291,7 @@ struct Turns {
     reading: bool,
     /// A request is being handled; requests run one at a time, in arrival order.
     running: bool,
-    /// Requests read while another ran, in arrival order.
+    /// Requests (and in-order replies) read while another ran, in arrival order.
     queue: VecDeque<Queued>,
     /// How many requests have begun running: a watcher that sees it unchanged for
     /// [`LOOKS_BEFORE_SLEEPING`] looks goes to sleep.
@@ -329,6 +337,8 @@ enum Next {
 
 struct Shared<'a, R, W> {
     session: &'a Session,
+    /// The engine's wire answers in request order ([`crate::server::Wire::answers_in_order`]).
+    in_order: bool,
     writer: &'a LineWriter<W>,
     input: Mutex<LineReader<R>>,
     turns: Mutex<Turns>,
@@ -420,21 +430,21 @@ impl<R: Read, W: Write + Send> Shared<'_, R, W> {
             self.changed.notify_all();
         }
         drop(turns);
-        let (message, cancel) = request;
-        if !cancel.is_cancelled() {
-            if let Some(reply) = self
-                .session
-                .handle_message_with(message, self.writer, cancel)
-            {
-                // The next request is already read: its reply can go out with this one (the
-                // reader writes what is held before it waits for input, a watcher when a call
-                // proves long).
-                let next_read = (self.input.try_lock()).is_ok_and(|lines| lines.has_line());
-                if next_read {
-                    self.writer.hold(&reply);
-                } else {
-                    self.writer.send(&reply);
-                }
+        let reply = match request {
+            Queued::Request(message, cancel) if !cancel.is_cancelled() => {
+                (self.session).handle_message_with(message, self.writer, cancel)
+            }
+            Queued::Request(..) => None,
+            Queued::Reply(reply) => Some(reply),
+        };
+        if let Some(reply) = reply {
+            // The next request is already read: its reply can go out with this one (the reader
+            // writes what is held before it waits for input, a watcher when a call proves long).
+            let next_read = (self.input.try_lock()).is_ok_and(|lines| lines.has_line());
+            if next_read {
+                self.writer.hold(&reply);
+            } else {
+                self.writer.send(&reply);
             }
         }
         let mut turns = self.lock();
@@ -452,19 +462,40 @@ impl<R: Read, W: Write + Send> Shared<'_, R, W> {
         let mut turns = self.lock();
         if !turns.running && turns.queue.is_empty() {
             turns.reading = false;
-            return self.run(turns, (message, CancelToken::new()));
+            return self.run(turns, Queued::Request(message, CancelToken::new()));
         }
         // Tracked before it waits, so that a cancellation read meanwhile is not lost.
         let cancel = self.session.track_request(&message);
-        while turns.queue.len() >= MAX_QUEUED_REQUESTS && turns.running {
-            turns.awaiting_finish = true;
-            turns = self.wait(turns);
-        }
-        turns.queue.push_back((message, cancel));
+        turns = self.room_in_queue(turns);
+        turns.queue.push_back(Queued::Request(message, cancel));
         // Stop reading: the runner takes the queue in order, then the input, unless its call
         // proves long, when a look takes the input again.
         turns.reading = false;
         turns
+    }
+
+    /// Waits (reading nothing more meanwhile) while the queue is full and a request runs.
+    fn room_in_queue<'g>(&'g self, mut turns: MutexGuard<'g, Turns>) -> MutexGuard<'g, Turns> {
+        while turns.queue.len() >= MAX_QUEUED_REQUESTS && turns.running {
+            turns.awaiting_finish = true;
+            turns = self.wait(turns);
+        }
+        turns
+    }
+
+    /// Writes a reply the reader made itself, unless the wire answers in request order and an
+    /// earlier request is still running or waiting: then it waits its turn behind them. (Only
+    /// the reader adds work, so nothing can start between the look and the write.)
+    fn answer(&self, reply: Value) {
+        if self.in_order {
+            let turns = self.lock();
+            if turns.running || !turns.queue.is_empty() {
+                let mut turns = self.room_in_queue(turns);
+                turns.queue.push_back(Queued::Reply(reply));
+                return;
+            }
+        }
+        self.writer.send(&reply);
     }
 
     /// Input ended: what is queued or running gets [`EOF_GRACE`], then is cancelled.
@@ -515,7 +546,7 @@ impl<R: Read, W: Write + Send> Shared<'_, R, W> {
                 Line::Overlong { blank: true } => continue,
                 Line::Overlong { blank: false } => {
                     let detail = format!("line longer than {MAX_LINE_BYTES} bytes");
-                    writer.send(&session.parse_error_reply(Some(&detail)));
+                    self.answer(session.parse_error_reply(Some(&detail)));
                     continue;
                 }
                 Line::Text(bytes) if bytes.iter().all(|&b| is_blank_byte(b)) => continue,
@@ -524,13 +555,13 @@ impl<R: Read, W: Write + Send> Shared<'_, R, W> {
             let message = match json::parse(&bytes) {
                 Ok(message) => message,
                 Err(e) => {
-                    writer.send(&session.parse_error_reply(Some(&e.to_string())));
+                    self.answer(session.parse_error_reply(Some(&e.to_string())));
                     continue;
                 }
             };
             if Session::is_urgent(&message) {
                 if let Some(reply) = session.handle_message(message) {
-                    writer.send(&reply);
+                    self.answer(reply);
                 }
                 continue;
             }

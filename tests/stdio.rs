@@ -25,18 +25,29 @@ impl ToolSet for Tools {
                 "Runs until cancelled.",
                 json::parse(br#"{"type":"object"}"#).unwrap(),
             ),
+            Tool::read_only(
+                "slow",
+                "Returns its arguments after a while.",
+                json::parse(br#"{"type":"object"}"#).unwrap(),
+            ),
         ]
     }
     fn call(&self, name: &str, args: &Map, ctx: &CallContext<'_>) -> Result<ToolOutput, ToolError> {
-        if name == "hang" {
-            ctx.cancel_token().wait_timeout(Duration::from_secs(60));
-        }
+        match name {
+            "hang" => ctx.cancel_token().wait_timeout(Duration::from_secs(60)),
+            "slow" => ctx.cancel_token().wait_timeout(Duration::from_millis(300)),
+            _ => false,
+        };
         Ok(ToolOutput::Value(Value::Object(args.clone())))
     }
 }
 
 fn run(input: &[u8]) -> Vec<String> {
-    let session = Session::new(Arc::new(Engine::new(Arc::new(Tools))));
+    run_on(Engine::new(Arc::new(Tools)), input)
+}
+
+fn run_on(engine: Engine, input: &[u8]) -> Vec<String> {
+    let session = Session::new(Arc::new(engine));
     let mut out = Vec::new();
     serve(&session, input, &mut out).unwrap();
     String::from_utf8(out)
@@ -58,6 +69,25 @@ fn one_compact_reply_per_request_in_order() {
             r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\n \"a\": \"x\\ny\"\n}"}]}}"#,
         ]
     );
+}
+
+/// The minimal wire's hosts may expect replies in request order: what the reader answers itself
+/// while a call runs (a ping, a parse error, an over-long line) waits for the call's reply.
+#[test]
+fn the_minimal_wire_answers_in_request_order_while_a_slow_call_runs() {
+    let mut input = Vec::new();
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n");
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\nnot json\n");
+    input.extend_from_slice(&vec![b'x'; MAX_LINE_BYTES]);
+    input.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n");
+    let engine = Engine::new(Arc::new(Tools)).with_wire(Wire::Minimal);
+    let out = run_on(engine, &input);
+    let ids: Vec<String> = out
+        .iter()
+        .map(|line| json::to_string(parsed(line).get("id").unwrap()))
+        .collect();
+    assert_eq!(ids, ["1", "2", "null", "null", "3"], "{out:?}");
+    assert_eq!(out[2], format!("{PARSE_ERROR}}}}}"));
 }
 
 #[test]

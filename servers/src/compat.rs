@@ -1,6 +1,7 @@
 //! `--compat`: whose texts the servers answer with. One setting for the whole binary, carried to
 //! every server through [`crate::ServeOptions`]; each server decides what it changes.
 
+use agentteams_mcp::server::Wire;
 use std::fmt;
 
 /// Which texts a server answers with.
@@ -10,7 +11,8 @@ pub enum Compat {
     #[default]
     Product,
     /// `--compat reference`: the reference implementation's exact texts, for hosts that depend on
-    /// them. Recall's missing-index messages, and gitread's tool declarations and empty answers.
+    /// them. Recall's missing-index messages and scores, gitread's tool declarations and answers,
+    /// and the reference's wire ([`Compat::wire`]).
     Reference,
 }
 
@@ -22,6 +24,15 @@ impl Compat {
     /// sets go through, so the reference's capabilities stay as they were (tools only).
     pub fn product_only<T: ?Sized>(self, set: &T) -> Option<&T> {
         (self == Compat::Product).then_some(set)
+    }
+
+    /// The engine's wire: the reference speaks the minimal one (tools only, loose params, replies
+    /// in request order; docs/compatibility.md).
+    pub fn wire(self) -> Wire {
+        match self {
+            Compat::Product => Wire::Full,
+            Compat::Reference => Wire::Minimal,
+        }
     }
 
     /// Parses the option's value; the error is the usage message.

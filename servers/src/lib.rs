@@ -253,6 +253,7 @@ pub fn build_engine(
         audit_log: options.audit_log.clone(),
         audit_full: options.audit_full,
         version: None,
+        wire: options.compat.wire(),
     };
     let mode = options.permission_mode.unwrap_or(PermissionMode::DEFAULT);
     let binding = governance::bind(toolset, &root, mode, transport, bind_options)

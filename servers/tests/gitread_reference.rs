@@ -52,6 +52,17 @@ fn tools_list_is_the_reference_catalogue() {
         ),
     ];
     assert_eq!(tools.len(), expected.len());
+    // Nothing else, although the session speaks 2025-06-18 (annotations, titles, output schemas).
+    assert_eq!(server.instructions(), "");
+    for tool in &tools {
+        let keys: Vec<&str> = tool
+            .as_object()
+            .expect("a tool")
+            .keys()
+            .map(|k| &**k)
+            .collect();
+        assert_eq!(keys, ["name", "description", "inputSchema"], "{tool}");
+    }
     for (tool, (name, description, schema)) in tools.iter().zip(expected) {
         assert_eq!(tool.get("name").and_then(Value::as_str), Some(name));
         assert_eq!(

@@ -8,7 +8,7 @@ use super::mode::PermissionMode;
 use super::scoped::{ScopedApproval, MAX_SCOPED_APPROVALS};
 use crate::audit::{self, AuditLog, RunInfo};
 use crate::policy::{Effect, Policy};
-use crate::server::{Engine, Session, ToolSet};
+use crate::server::{Engine, Session, ToolSet, Wire};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -32,6 +32,8 @@ pub struct BindOptions {
     pub audit_full: bool,
     /// `serverInfo.version` and the audit log's `version` (default: this library's version).
     pub version: Option<String>,
+    /// How much of the protocol the engine puts on the wire (default: all of it).
+    pub wire: Wire,
 }
 
 /// A tool set bound to a workspace: the engine every transport serves.
@@ -148,6 +150,7 @@ pub fn bind(
     let described = governance.describe();
     let mut engine = Engine::new(toolset.clone())
         .with_version(&version)
+        .with_wire(options.wire)
         .with_governance(governance);
     if let Some(path) = &options.audit_log {
         let info = RunInfo {

@@ -13,6 +13,7 @@ use super::outbound::{self, Pending};
 use super::resource::{self, NotificationSink, ResourceNotifier, MAX_PENDING_NOTIFICATIONS};
 use super::revision::Revision;
 use super::tool::{Tool, ToolOutput, ToolSet};
+use super::wire::Wire;
 use crate::audit::{AuditError, AuditLog, AuditedCall};
 use crate::governance::{Governance, Subject, Verdict};
 use crate::json::{obj, to_pretty_ascii_sorted, to_string, Map, Value};
@@ -72,6 +73,7 @@ pub struct Engine {
     /// `subscriptions/listen` requests holding their stream open now (at most
     /// [`MAX_LISTEN_STREAMS`]).
     open_listens: std::sync::atomic::AtomicUsize,
+    wire: Wire,
 }
 
 impl Engine {
@@ -93,7 +95,18 @@ impl Engine {
             notifier,
             state_key: OnceLock::new(),
             open_listens: Default::default(),
+            wire: Wire::default(),
         }
+    }
+
+    /// Puts `wire` on the wire ([`Wire::Full`] by default).
+    pub fn with_wire(mut self, wire: Wire) -> Engine {
+        self.wire = wire;
+        self
+    }
+
+    pub fn wire(&self) -> Wire {
+        self.wire
     }
 
     /// Seals every 2026-07-28 `requestState` with `key` instead of a random key of this process,
@@ -111,9 +124,13 @@ impl Engine {
     fn capabilities(&self, revision: Revision, modern: bool) -> Value {
         let mut m = Map::with_capacity(5);
         let off = || Value::from(false);
-        m.insert("tools", obj([("listChanged", off())]));
-        if !modern {
-            m.insert("logging", Value::Object(Map::new()));
+        if self.wire == Wire::Minimal {
+            m.insert("tools", Value::Object(Map::new()));
+        } else {
+            m.insert("tools", obj([("listChanged", off())]));
+            if !modern {
+                m.insert("logging", Value::Object(Map::new()));
+            }
         }
         let resources = self.toolset.resource_set();
         if let Some(set) = resources {
@@ -206,7 +223,7 @@ impl Engine {
         info.insert("version", Value::from(self.version.as_str()));
         if let (Some(title), true) = (
             self.toolset.server_title(),
-            revision.has_structured_output(),
+            self.wire.shape(revision).has_structured_output(),
         ) {
             info.insert("title", Value::from(title));
         }
@@ -504,7 +521,7 @@ impl Session {
     /// explanation in `data`.
     pub fn parse_error_reply(&self, detail: Option<&str>) -> Value {
         let mut error = RpcError::new(code::PARSE_ERROR, "parse error (or line over 1 MiB)");
-        if let Some(detail) = detail {
+        if let (Some(detail), Wire::Full) = (detail, self.engine.wire) {
             error = error.with_data(obj([("detail", Value::from(detail))]));
         }
         error_reply(None, &error, self.omit_unknown_id())
@@ -544,9 +561,7 @@ impl Session {
     }
 
     fn omit_unknown_id(&self) -> bool {
-        self.state()
-            .revision
-            .is_some_and(Revision::omits_unknown_id)
+        (self.state().revision).is_some_and(|r| self.engine.wire.shape(r).omits_unknown_id())
     }
 
     fn handle_batch(
@@ -607,7 +622,9 @@ impl Session {
                 self.on_notification(&method, params);
                 None
             }
-            Message::Request { id, method, params } if method == "subscriptions/listen" => {
+            Message::Request { id, method, params }
+                if method == "subscriptions/listen" && self.engine.wire == Wire::Full =>
+            {
                 let cancel = self.register(&to_string(&id), cancel);
                 let reply = self.listen(id, params, notify, cancel.clone());
                 reply.filter(|_| !cancel.is_cancelled())
@@ -676,9 +693,11 @@ impl Session {
         notify: &dyn Notify,
         cancel: CancelToken,
     ) -> Value {
+        let wire = self.engine.wire;
         let params = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
+            Some(v) if wire.means_empty(&v) => Map::new(),
             Some(_) => {
                 return error_reply(
                     Some(id),
@@ -695,7 +714,7 @@ impl Session {
         let modern_version = meta.and_then(|m| m.get(META_PROTOCOL_VERSION));
         let outcome = if method == "initialize" {
             self.initialize(&params)
-        } else if let (Some(version), Phase::New) = (modern_version, phase) {
+        } else if let (Some(version), Phase::New, Wire::Full) = (modern_version, phase, wire) {
             match modern_scope(&id, version, meta, notify, cancel) {
                 Ok(scope) => self.dispatch(method, params, &scope),
                 Err(e) => Err(e),
@@ -703,7 +722,7 @@ impl Session {
         } else {
             let scope = RequestScope {
                 id: &id,
-                revision: negotiated.unwrap_or(Revision::DEFAULT_LEGACY),
+                revision: wire.shape(negotiated.unwrap_or(Revision::DEFAULT_LEGACY)),
                 modern: false,
                 log_level: session_level,
                 notify,
@@ -725,12 +744,15 @@ impl Session {
                 .unwrap_or(Revision::LATEST_LEGACY),
             Some(_) => return Err(RpcError::invalid_params("protocolVersion must be a string")),
         };
+        let minimal = self.engine.wire == Wire::Minimal;
         {
             let mut state = self.state();
-            if state.phase != Phase::New {
-                return Err(RpcError::invalid_request("already initialized"));
+            match state.phase {
+                Phase::New => state.phase = Phase::Initialized,
+                // The minimal wire's hosts may say hello again: answered, and negotiated anew.
+                _ if minimal => {}
+                _ => return Err(RpcError::invalid_request("already initialized")),
             }
-            state.phase = Phase::Initialized;
             state.revision = Some(revision);
             state.client_info = params.get("clientInfo").cloned();
         }
@@ -743,7 +765,7 @@ impl Session {
         result.insert("protocolVersion", Value::from(revision.as_str()));
         result.insert("capabilities", self.engine.capabilities(revision, false));
         result.insert("serverInfo", self.engine.server_info(revision));
-        if let Some(instructions) = self.engine.toolset.instructions() {
+        if let (Some(instructions), false) = (self.engine.toolset.instructions(), minimal) {
             result.insert("instructions", Value::from(instructions));
         }
         Ok(Value::Object(result))
@@ -755,17 +777,18 @@ impl Session {
         params: Map,
         scope: &RequestScope<'_>,
     ) -> Result<Value, RpcError> {
+        let full = self.engine.wire == Wire::Full;
         let result = match (method, scope.modern) {
             ("ping", _) => Value::Object(Map::new()),
             ("tools/list", _) => self.tools_list(&params, scope)?,
             ("tools/call", _) => self.tools_call(params, scope)?,
             ("server/discover", true) => self.discover(),
-            ("server/discover", false) if self.state().phase == Phase::New => {
+            ("server/discover", false) if full && self.state().phase == Phase::New => {
                 return Err(RpcError::invalid_params(format!(
                     "server/discover needs params._meta with {META_PROTOCOL_VERSION} and {META_CLIENT_CAPABILITIES}"
                 )))
             }
-            ("logging/setLevel", false) => self.set_level(&params)?,
+            ("logging/setLevel", false) if full => self.set_level(&params)?,
             (_, modern) => match self.feature(method, params, scope, modern) {
                 Some(result) => result?,
                 None => return Err(RpcError::unknown_method(&Value::from(method))),
@@ -893,6 +916,8 @@ impl Session {
     fn tools_list(&self, params: &Map, scope: &RequestScope<'_>) -> Result<Value, RpcError> {
         match params.get("cursor") {
             None | Some(Value::Null) => {}
+            // One page, always: the minimal wire's hosts may send back any cursor.
+            Some(_) if self.engine.wire == Wire::Minimal => {}
             Some(_) => return Err(RpcError::invalid_params("invalid cursor")),
         }
         let tools: Vec<Value> = self
@@ -999,7 +1024,7 @@ impl Session {
             };
             // The arguments the tool would run with decide a scoped approval; they are checked
             // against the schema only once the call is admitted.
-            let arguments = tool_arguments(tool, params.remove("arguments"));
+            let arguments = tool_arguments(tool, params.remove("arguments"), self.engine.wire);
             let verdict =
                 (self.engine.governance).decide(tool, Subject::Call(arguments.as_ref().ok()));
             Ok(Admission::new(verdict, "tool", &name, (tool, arguments)))
@@ -1145,12 +1170,14 @@ impl Session {
     }
 }
 
-/// The arguments `tool` runs with: absent or `null` is `{}`, and the optional arguments the tool
-/// declares null-means-absent are dropped when `null`. Not an object: -32602.
-fn tool_arguments(tool: &Tool, arguments: Option<Value>) -> Result<Map, RpcError> {
+/// The arguments `tool` runs with: absent or `null` is `{}` (and, on the minimal wire, any falsy
+/// value), and the optional arguments the tool declares null-means-absent are dropped when `null`.
+/// Not an object: -32602.
+fn tool_arguments(tool: &Tool, arguments: Option<Value>, wire: Wire) -> Result<Map, RpcError> {
     let mut arguments = match arguments {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
+        Some(v) if wire.means_empty(&v) => Map::new(),
         Some(_) => return Err(RpcError::invalid_params("arguments must be an object")),
     };
     for field in &tool.null_means_absent {

@@ -18,6 +18,7 @@ mod revision;
 mod signal;
 mod tool;
 pub mod uri;
+mod wire;
 
 pub use context::{
     CallContext, CancelToken, DiscardNotifications, LogLevel, Notify, MAX_LOG_DATA_BYTES,
@@ -47,3 +48,4 @@ pub use resource::{
 };
 pub use revision::Revision;
 pub use tool::{Annotations, Tool, ToolError, ToolOutput, ToolSet};
+pub use wire::Wire;
