@@ -481,32 +481,95 @@ pub struct Metadata {
 pub fn parse_metadata(text: &str) -> Option<Metadata> {
     let metadata = text.replace("\r\n", "\n").replace('\r', "\n");
     let (headers, body) = metadata.split_once("\n\n").unwrap_or((&metadata, ""));
-    let header = |key: &str| -> Option<String> {
-        headers.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case(key).then(|| v.trim().to_owned())
-        })
-    };
-    let name = header("Name")?;
-    let version = header("Version").unwrap_or_default();
-    let mut doc_text: Vec<String> = ["Name", "Summary"]
+    let name = header_value(headers, "Name")?.trim().to_owned();
+    let version = header_value(headers, "Version")
+        .map(|v| v.trim().to_owned())
+        .unwrap_or_default();
+    // The reference's text, value for value: headers as `importlib.metadata` gives them, the
+    // body as it stands (trailing newlines and spaces kept, so both tools hash the same text).
+    let parts: Vec<String> = ["Name", "Summary"]
         .iter()
-        .filter_map(|k| header(k).filter(|v| !v.is_empty()))
+        .filter_map(|k| header_value(headers, k).filter(|v| !v.is_empty()))
         .collect();
-    let body = match body.trim_end_matches('\n') {
-        "" => header("Description").unwrap_or_default(),
+    let body = match body {
+        "" => header_value(headers, "Description").unwrap_or_default(),
         text => text.to_owned(),
     };
+    let mut doc_text = parts.join("\n");
     if !body.is_empty() {
-        doc_text.push(body);
+        doc_text = format!("{doc_text}\n{body}");
     }
-    let doc_text = doc_text.join("\n");
     let doc_text = crate::corpus::text::cut_chars(&doc_text, MAX_DOC_CHARS).to_owned();
     Some(Metadata {
         name,
         version,
         doc_text,
     })
+}
+
+/// Header `key` (matched without regard to ASCII case; the first one) as `importlib.metadata`
+/// gives it: the text after the colon with its leading spaces and tabs removed, continuation
+/// lines joined with newlines, and a folded value re-indented as its `Message` does
+/// (`textwrap.dedent` of eight spaces and the value).
+fn header_value(headers: &str, key: &str) -> Option<String> {
+    let mut lines = headers.split('\n');
+    let first = loop {
+        let line = lines.next()?;
+        if let Some((k, v)) = line.split_once(':') {
+            if k.eq_ignore_ascii_case(key) {
+                break v;
+            }
+        }
+    };
+    let mut value = first.trim_start_matches([' ', '\t']).to_owned();
+    for line in lines.take_while(|l| l.starts_with([' ', '\t'])) {
+        value.push('\n');
+        value.push_str(line);
+    }
+    let value = value.trim_end_matches(['\r', '\n']);
+    if !value.contains('\n') {
+        return Some(value.to_owned());
+    }
+    Some(dedent(&format!("        {value}")))
+}
+
+/// `textwrap.dedent`: lines of only spaces and tabs emptied, then the longest run of leading
+/// spaces and tabs common to the other lines removed from each.
+fn dedent(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| {
+            if l.trim_matches([' ', '\t']).is_empty() {
+                ""
+            } else {
+                l
+            }
+        })
+        .collect();
+    fn indent(line: &str) -> &str {
+        &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+    }
+    let mut margin: Option<&str> = None;
+    for line in lines.iter().filter(|l| !l.is_empty()) {
+        let this = indent(line);
+        margin = Some(match margin {
+            None => this,
+            Some(m) => {
+                let common = m
+                    .bytes()
+                    .zip(this.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                &m[..common]
+            }
+        });
+    }
+    let margin = margin.unwrap_or("");
+    let cut: Vec<&str> = lines
+        .iter()
+        .map(|l| l.strip_prefix(margin).unwrap_or(l))
+        .collect();
+    cut.join("\n")
 }
 
 /// The import names a `top_level.txt` declares (whitespace-separated). Public for the
@@ -816,7 +879,8 @@ pub fn api_modules(
                 out.push(ApiModule {
                     path: name.clone(),
                     symbol,
-                    text: format!("{signature}\n{doc}")
+                    // The reference hashes what `ast.get_docstring` gives: cleaned.
+                    text: format!("{signature}\n{}", super::passages::cleandoc(&doc))
                         .trim_matches(crate::corpus::text::is_python_whitespace)
                         .to_owned(),
                     signature: Some(signature),
@@ -1058,6 +1122,53 @@ fn manifest_text(root: &Path, path: &Path, budget: &ReadBudget) -> Result<Option
 mod tests {
     use super::*;
     use std::fs;
+
+    /// The text and `source_hash` the reference (CPython 3.11: `f"{sig}\n{ast.get_docstring(node)
+    /// or ''}".strip()`, and `importlib.metadata`'s Name, Summary and payload) gives, computed by
+    /// CPython and pinned here, so a refresh by either tool leaves the other's API partitions as
+    /// they are.
+    #[test]
+    fn api_texts_and_hashes_are_the_references() {
+        let source = "\ndef plain():\n    \"\"\"One line.\"\"\"\n\ndef indented(a, b=1):\n    \"\"\"Summary line.\n\n        Indented more.\n    Back to the margin.\n\tTab-indented line.\n\n    \"\"\"\n\nclass Tabs:\n\t\"\"\"First.\n\tSecond with\tinner tab.\n\t\tDeeper.\n\t\"\"\"\n\ndef blank_lines():\n    \"\"\"\n\n    Starts after blank lines.\n\n\n    \"\"\"\n\ndef none_at_all(x):\n    return x\n";
+        let expected = [
+            ("def plain()\nOne line.", "bc854c92cc4611984510616f8e4aaf8c8cd8052f2b973dcb5a4c3de18ac97226"),
+            (
+                "def indented(a, b=1)\nSummary line.\n\n    Indented more.\nBack to the margin.\n    Tab-indented line.",
+                "7a7da320925568dc30e42385e048d7e84be897deb3fb7c4b4d34b0c41b72f019",
+            ),
+            (
+                "class Tabs\nFirst.\nSecond with     inner tab.\n        Deeper.",
+                "e3f6966d5493768adc6152bfe0966a6accafa5a3b9a9c7edba4b4d374c6f3b26",
+            ),
+            (
+                "def blank_lines()\nStarts after blank lines.",
+                "5a92e3a525b2de0ac36e871cae573b0825ae173b16affd7142ecf51b253468ae",
+            ),
+            ("def none_at_all(x)", "eb7d05d71ecbdd87e5b0849f1c8eaa9d5960813a2affe32992783ac72927a8f2"),
+        ];
+        let definitions = super::super::passages::python_definitions(source, usize::MAX).unwrap();
+        assert_eq!(definitions.len(), expected.len());
+        for ((signature, doc), (text, hash)) in definitions.iter().zip(expected) {
+            let ours = format!("{signature}\n{}", super::super::passages::cleandoc(doc));
+            let ours = ours.trim_matches(crate::corpus::text::is_python_whitespace);
+            assert_eq!(ours, text);
+            assert_eq!(agentteams_mcp::sha256::hex_digest(ours.as_bytes()), hash);
+        }
+        let metadata = "Metadata-Version: 2.1\nName: Demo \nVersion: 1.0\nSummary:   A folded\n  summary line  \nAuthor: x\n\nLong text.  \n\n  indented\n\n";
+        let parsed = parse_metadata(metadata).unwrap();
+        assert_eq!(
+            parsed.doc_text,
+            "Demo \n      A folded\nsummary line  \nLong text.  \n\n  indented\n\n"
+        );
+        assert_eq!(
+            agentteams_mcp::sha256::hex_digest(parsed.doc_text.as_bytes()),
+            "700f2c5578663bb516d678d4ee3be0e63edb231f5a568515b7541351949d62b7"
+        );
+        assert_eq!(
+            (parsed.name.as_str(), parsed.version.as_str()),
+            ("Demo", "1.0")
+        );
+    }
 
     /// The budget of one build.
     fn one_build() -> ReadBudget {
@@ -1328,16 +1439,17 @@ mod tests {
                 )
             })
             .collect();
-        // Name order of the imports; `bare` has only its name; the description is cut.
+        // Name order of the imports; `bare` has only its name; the description is cut; PyYAML's
+        // body keeps its final newline, as the reference's does.
         assert_eq!(
             summary,
             [
                 ("bare", None, 4),
                 ("old", None, MAX_DOC_CHARS),
-                ("PyYAML", Some("6.0.1"), 41)
+                ("PyYAML", Some("6.0.1"), 42)
             ]
         );
-        assert_eq!(docs[2].text, "PyYAML\nYAML parser and emitter\nLong text.");
+        assert_eq!(docs[2].text, "PyYAML\nYAML parser and emitter\nLong text.\n");
         fs::remove_dir_all(&root).unwrap();
     }
 

@@ -34,6 +34,63 @@ pub fn python_definitions(text: &str, max: usize) -> Option<Vec<(String, String)
     python::module(text, max).map(|m| m.definitions)
 }
 
+/// A docstring as `ast.get_docstring` gives it (CPython 3.11's `inspect.cleandoc`): tabs
+/// expanded to columns of 8, the first line's leading whitespace removed, the smallest
+/// indentation of the other non-blank lines removed from each of them, and leading and trailing
+/// empty lines dropped. What the reference hashes for an `api-module` unit.
+pub fn cleandoc(doc: &str) -> String {
+    use crate::corpus::text::is_python_whitespace;
+    let expanded = expand_tabs(doc);
+    let mut lines: Vec<&str> = expanded.split('\n').collect();
+    let margin = (lines.iter().skip(1))
+        .filter_map(|line| {
+            let content = line.trim_start_matches(is_python_whitespace);
+            (!content.is_empty()).then(|| line.chars().count() - content.chars().count())
+        })
+        .min();
+    let mut cleaned: Vec<String> = Vec::with_capacity(lines.len());
+    if let Some(first) = lines.first_mut() {
+        *first = first.trim_start_matches(is_python_whitespace);
+    }
+    for (i, line) in lines.iter().enumerate() {
+        match (i, margin) {
+            (1.., Some(margin)) => cleaned.push(line.chars().skip(margin).collect()),
+            _ => cleaned.push((*line).to_owned()),
+        }
+    }
+    while cleaned.last().is_some_and(String::is_empty) {
+        cleaned.pop();
+    }
+    let leading = cleaned.iter().take_while(|l| l.is_empty()).count();
+    cleaned.drain(..leading);
+    cleaned.join("\n")
+}
+
+/// `str.expandtabs()`: each tab up to the next multiple of 8 columns, a column counted in code
+/// points from the last `\n` or `\r`.
+fn expand_tabs(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut column = 0usize;
+    for c in text.chars() {
+        match c {
+            '\t' => {
+                let spaces = 8 - column % 8;
+                out.extend(std::iter::repeat_n(' ', spaces));
+                column += spaces;
+            }
+            '\n' | '\r' => {
+                out.push(c);
+                column = 0;
+            }
+            _ => {
+                out.push(c);
+                column += 1;
+            }
+        }
+    }
+    out
+}
+
 /// The passages of `text` written in `language`.
 pub fn passages(text: &str, language: Option<&str>) -> Vec<String> {
     passages_and_imports(text, language).0
