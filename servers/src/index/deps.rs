@@ -1449,7 +1449,10 @@ mod tests {
                 ("PyYAML", Some("6.0.1"), 42)
             ]
         );
-        assert_eq!(docs[2].text, "PyYAML\nYAML parser and emitter\nLong text.\n");
+        assert_eq!(
+            docs[2].text,
+            "PyYAML\nYAML parser and emitter\nLong text.\n"
+        );
         fs::remove_dir_all(&root).unwrap();
     }
 

@@ -323,17 +323,32 @@ pub fn processes_with(needle: &str) -> Vec<(u32, String)> {
     found
 }
 
+/// What a child wrote on a stream, read on a thread as it comes.
+pub struct Collected {
+    text: Arc<Mutex<String>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Collected {
+    /// Everything the stream carried, once it has ended (the writer exited or closed it).
+    pub fn finished(self) -> String {
+        let _ = self.reader.join();
+        let text = self.text.lock().unwrap();
+        text.clone()
+    }
+}
+
 /// Reads a stream's lines into a shared buffer on a thread (a child's stderr, watched while it
 /// runs).
-pub fn collect(stream: impl Read + Send + 'static) -> Arc<Mutex<String>> {
+pub fn collect(stream: impl Read + Send + 'static) -> Collected {
     let text = Arc::new(Mutex::new(String::new()));
     let shared = Arc::clone(&text);
-    std::thread::spawn(move || {
+    let reader = std::thread::spawn(move || {
         for line in BufReader::new(stream).lines().map_while(Result::ok) {
             let mut text = shared.lock().unwrap();
             text.push_str(&line);
             text.push('\n');
         }
     });
-    text
+    Collected { text, reader }
 }
