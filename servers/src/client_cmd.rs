@@ -876,6 +876,12 @@ fn login_or_logout(
             "client",
         ));
     };
+    if options.oauth.is_none() {
+        // login and logout are OAuth whether or not an OAuth option was given: the defaults
+        // (the default token store among them) as `--oauth` alone sets them.
+        let defaults = oauth_options(&mut Args::new(vec!["--oauth".to_owned()]));
+        options.oauth = defaults.map_err(|e| usage(e, "client"))?;
+    }
     let config = options.oauth.get_or_insert_with(OAuthConfig::default);
     let Some(store) = config.store.clone() else {
         return Err(usage(

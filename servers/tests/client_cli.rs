@@ -1033,3 +1033,33 @@ fn a_schema_of_many_parameters_and_required_names_is_listed_in_linear_time() {
         "the last parameter is listed"
     );
 }
+
+/// `client --url URL login` and `logout` run as README.md and docs/client.md write them, with no
+/// OAuth option: the default token store (under HOME) is used.
+#[test]
+fn login_and_logout_as_documented_use_the_default_token_store() {
+    let home = project("default-store");
+    let url = "http://127.0.0.1:9/mcp";
+    let o = Command::new(BIN)
+        .args(["client", "--url", url, "logout"])
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let store = home.join(".config/agentteams-mcp/tokens.json");
+    assert_eq!(
+        stdout(&o).trim(),
+        format!("no stored login for {url} in {}", store.display())
+    );
+    // login reaches the server (none listens here): a connection failure, not a usage error.
+    let o = Command::new(BIN)
+        .args(["client", "--url", url, "--timeout", "5", "login"])
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&home);
+}
