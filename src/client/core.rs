@@ -7,7 +7,9 @@
 use super::error::ClientError;
 use crate::json::{obj, Map, Value};
 use crate::jsonrpc::{self, RpcError};
-use crate::server::Revision;
+use crate::server::revision::{
+    Revision, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
+};
 
 /// The legacy revision this client asks for in `initialize` (it accepts any legacy revision back).
 pub const REQUESTED_REVISION: Revision = Revision::LATEST_LEGACY;
@@ -15,11 +17,6 @@ pub const REQUESTED_REVISION: Revision = Revision::LATEST_LEGACY;
 /// Most pages of a list (`tools/list`, `resources/list`, `prompts/list`...) followed before giving
 /// up (a server whose cursors never end).
 pub const MAX_TOOL_PAGES: usize = 100;
-
-const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 /// Which era to speak.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

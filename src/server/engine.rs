@@ -11,7 +11,9 @@ use super::context::{CallContext, CancelToken, DiscardNotifications, LogLevel, N
 use super::input::{Round, StateKey};
 use super::outbound::{self, Pending};
 use super::resource::{self, NotificationSink, ResourceNotifier, MAX_PENDING_NOTIFICATIONS};
-use super::revision::Revision;
+use super::revision::{
+    Revision, META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO,
+};
 use super::tool::{Tool, ToolOutput, ToolSet};
 use super::wire::Wire;
 use crate::audit::{AuditError, AuditLog, AuditedCall};
@@ -50,11 +52,6 @@ pub const MAX_LOG_REASON_CHARS: usize = 200;
 /// Argument strings shorter than this are not removed from logged reasons (they would mangle the
 /// text and cannot carry a secret worth the name).
 const MIN_SCRUBBED_ARGUMENT_CHARS: usize = 4;
-
-const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// The shared, immutable part of serving one tool set: its tools and identity, the operator's
 /// governance (permission mode, tool policy, approvals) and the audit log.

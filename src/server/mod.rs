@@ -14,7 +14,7 @@ mod outbound;
 mod prompt;
 pub mod reach;
 mod resource;
-mod revision;
+pub mod revision;
 mod signal;
 mod tool;
 pub mod uri;

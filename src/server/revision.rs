@@ -2,6 +2,14 @@
 
 use std::fmt;
 
+/// The `_meta` keys a 2026-07-28 request or result carries, spelt once for the engine and the
+/// client.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
 /// A protocol revision. Ordered by date, so `rev >= Revision::V2025_06_18` asks "has this feature".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Revision {
