@@ -1,6 +1,6 @@
 //! Keeps README.md, SECURITY.md and the other documents true to the code.
 //!
-//! The documents read are README.md, SECURITY.md, docs/*.md, fuzz/README.md and every README.md
+//! The documents read are README.md, ARCHITECTURE.md, SECURITY.md, docs/*.md, fuzz/README.md and every README.md
 //! under bench/ (build output and fuzz corpora left out). The code read is every `.rs` file under
 //! src/, servers/, tests/, fuzz/, bench/ and examples/ (again without `target`, `corpus`,
 //! `artifacts` and hidden folders). Nothing else is consulted: no git, no network, no build
@@ -1603,6 +1603,7 @@ fn the_documents_name_only_what_the_code_has() {
 
     let mut docs: Vec<String> = vec![
         "README.md".into(),
+        "ARCHITECTURE.md".into(),
         "SECURITY.md".into(),
         "fuzz/README.md".into(),
     ];
