@@ -1,9 +1,10 @@
-//! Every `agentteams-mcp` command README.md and docs/ show runs as written: each is run (in an
-//! empty folder, with a scratch HOME, no input, for at most a few seconds) and must not be
-//! refused for an option, argument or subcommand the binary does not have. A document and the
+//! Every `agentteams-mcp` command README.md and docs/ show runs as written: each is run (in a
+//! scratch project, a git repository with its indexes built, with a scratch HOME, no input, for at
+//! most a few seconds) and must not be refused for an option, argument or subcommand the binary
+//! does not have; one that needs nothing outside that project must succeed. A document and the
 //! binary cannot drift apart unnoticed. Commands in a shell pipeline or with a substitution are
-//! left out (their shell does the work); a command that needs an outside service may fail for
-//! that reason, never for its words.
+//! left out (their shell does the work); a command that needs an outside service (a URL, a path
+//! or name the reader fills in) may fail for that reason, never for its words.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -122,11 +123,24 @@ fn words(line: &str) -> Vec<String> {
     out
 }
 
-/// Runs the binary with `args` in `dir`; its stderr after it ended or was ended.
-fn run(args: &[String], dir: &Path) -> String {
+/// How a documented command ended: its exit code (`None`: still running when ended, a server)
+/// and its stderr.
+struct Ran {
+    code: Option<i32>,
+    stderr: String,
+}
+
+/// Runs the binary with `args` in `dir`.
+fn run(args: &[String], dir: &Path) -> Ran {
+    // The documents assume the binary installed on PATH (README, Install).
+    let bin_dir = Path::new(BIN).parent().unwrap().to_path_buf();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![bin_dir];
+    dirs.extend(std::env::split_paths(&path));
     let mut child = Command::new(BIN)
         .args(args)
         .current_dir(dir)
+        .env("PATH", std::env::join_paths(dirs).unwrap())
         .env("HOME", dir)
         .env_remove("XDG_CONFIG_HOME")
         .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
@@ -142,39 +156,115 @@ fn run(args: &[String], dir: &Path) -> String {
         String::from_utf8_lossy(&text).into_owned()
     });
     let started = Instant::now();
-    while child.try_wait().unwrap().is_none() && started.elapsed() < RUN_FOR {
+    let mut code = None;
+    while started.elapsed() < RUN_FOR {
+        if let Some(status) = child.try_wait().unwrap() {
+            code = status.code();
+            break;
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = child.kill();
     let _ = child.wait();
-    reader.join().unwrap_or_default()
+    Ran {
+        code,
+        stderr: reader.join().unwrap_or_default(),
+    }
+}
+
+/// Whether `command` needs something outside this machine's scratch project to succeed: a server
+/// at a URL, or a placeholder the reader fills in (`FILE`, `/path/to/repo`, `/srv/...`).
+fn needs_outside(command: &str) -> bool {
+    let words = words(command);
+    // `logout` forgets a stored login: the URL only names it, nothing is reached.
+    if words.last().is_some_and(|w| w == "logout") {
+        return false;
+    }
+    words.iter().any(|w| {
+        let placeholder = w.len() > 1 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_');
+        placeholder
+            || w.starts_with("http")
+            || ["/path/", "/srv/", "/etc/", "/var/", "$"]
+                .iter()
+                .any(|p| w.contains(p))
+    })
+}
+
+/// A scratch project like the one the documents assume: a git repository with a commit, whose
+/// indexes the binary built.
+fn project(dir: &Path) {
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(ok, "git {args:?}");
+    };
+    std::fs::write(
+        dir.join("README.md"),
+        "# Notes
+
+Rotate the session key monthly.
+",
+    )
+    .unwrap();
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "README.md"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-qm",
+        "first",
+    ]);
+    let built = Command::new(BIN)
+        .args(["index", "build", "--root", "."])
+        .current_dir(dir)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(built, "index build");
 }
 
 #[test]
 fn every_documented_command_is_one_the_binary_takes() {
     let scratch = std::env::temp_dir().join(format!("documented-{}", std::process::id()));
     let mut checked = 0;
-    let mut refused = Vec::new();
+    let mut wrong = Vec::new();
     for doc in documents() {
         let text = std::fs::read_to_string(&doc).unwrap();
         for (line, command) in command_lines(&text) {
             let dir = scratch.join(checked.to_string());
             std::fs::create_dir_all(&dir).unwrap();
+            project(&dir);
             let args: Vec<String> = words(&command).into_iter().skip(1).collect();
-            let stderr = run(&args, &dir);
-            println!("{}:{line}: {command}", doc.display());
+            let ran = run(&args, &dir);
+            println!("{}:{line}: {command}: {:?}", doc.display(), ran.code);
             checked += 1;
-            if let Some(refusal) = REFUSALS.iter().find(|r| stderr.contains(*r)) {
-                let name = doc.file_name().unwrap().to_string_lossy();
-                refused.push(format!(
-                    "{name}:{line}: {command}\n  -> {refusal}: {stderr}"
+            let name = doc.file_name().unwrap().to_string_lossy().into_owned();
+            if let Some(refusal) = REFUSALS.iter().find(|r| ran.stderr.contains(*r)) {
+                wrong.push(format!(
+                    "{name}:{line}: {command}\n  -> {refusal}: {}",
+                    ran.stderr
+                ));
+            } else if !needs_outside(&command) && ran.code.is_some_and(|c| c != 0) {
+                // Needs nothing but the project: it must succeed (a server still running when
+                // ended counts as serving).
+                let code = ran.code.unwrap_or_default();
+                wrong.push(format!(
+                    "{name}:{line}: {command}\n  -> exit {code}: {}",
+                    ran.stderr
                 ));
             }
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
     assert!(checked >= 20, "only {checked} documented commands found");
-    assert!(refused.is_empty(), "{}", refused.join("\n"));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]
