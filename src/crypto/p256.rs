@@ -15,7 +15,7 @@ use super::field::{
     double_scalar_mul, u256_from_be, u256_from_hex, u256_to_be, Field, Group, U256,
 };
 use super::{der, Error};
-use crate::sha256;
+use crate::crypto::sha256;
 use std::sync::OnceLock;
 
 /// A P-256 signature in JOSE (RFC 7518 §3.4) and IEEE P1363 form is `r || s`, 32 bytes each.

@@ -46,7 +46,7 @@
 use super::field::{u256_from_hex, U256};
 use super::hmac::HmacSha256;
 use super::{bignum, p256, Error};
-use crate::sha256;
+use crate::crypto::sha256;
 use std::hint::black_box;
 use std::sync::OnceLock;
 
