@@ -62,7 +62,7 @@ const SERVERS: Rules = Rules {
 /// crate: a cycle all of whose files lie in these folders does not fail the test, any other does,
 /// and a folder listed here that has no cycle left fails it too, so the list only shrinks.
 const NOT_YET_CYCLE_FREE: [(&str, &[&str]); 2] = [
-    ("src", &["audit", "governance", "http", "json", "server"]),
+    ("src", &["audit", "governance", "http", "server"]),
     ("servers/src", &["gitread", "lib.rs", "startup.rs"]),
 ];
 
