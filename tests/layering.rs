@@ -63,7 +63,7 @@ const SERVERS: Rules = Rules {
 /// and a folder listed here that has no cycle left fails it too, so the list only shrinks.
 const NOT_YET_CYCLE_FREE: [(&str, &[&str]); 2] = [
     ("src", &["audit", "governance", "http", "server"]),
-    ("servers/src", &["gitread", "lib.rs", "startup.rs"]),
+    ("servers/src", &["lib.rs", "startup.rs"]),
 ];
 
 /// A file's module path from its path under `src/`: `lib.rs` → the crate root, `recall/mod.rs` →
