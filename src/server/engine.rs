@@ -15,7 +15,7 @@ use super::revision::Revision;
 use super::tool::{Tool, ToolOutput, ToolSet};
 use super::wire::Wire;
 use crate::audit::{AuditError, AuditLog, AuditedCall};
-use crate::governance::{Governance, Subject, Verdict};
+use crate::governance::decision::{Governance, Subject, Verdict};
 use crate::json::{obj, to_pretty_ascii_sorted, to_string, Map, Value};
 use crate::jsonrpc::{self, classify, code, error_reply, result_reply, Message, RpcError};
 use crate::policy::Policy;

@@ -4,7 +4,7 @@
 
 use super::{Admission, RequestScope, Session};
 use crate::declared::Declared;
-use crate::governance::{Basis, Subject, Verdict};
+use crate::governance::decision::{Basis, Subject, Verdict};
 use crate::json::{obj, Map, Value};
 use crate::jsonrpc::{self, RpcError};
 use crate::server::prompt::{
