@@ -26,9 +26,11 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
 mod features;
+mod limits;
 mod listen;
-pub use features::{MAX_COMPLETION_VALUES, MAX_READ_BYTES, PAGE_SIZE};
-pub use listen::{MAX_LISTENS_PER_SESSION, MAX_LISTEN_STREAMS};
+pub use limits::{
+    MAX_COMPLETION_VALUES, MAX_LISTENS_PER_SESSION, MAX_LISTEN_STREAMS, MAX_READ_BYTES, PAGE_SIZE,
+};
 
 /// A tool result's text is cut past this many bytes of UTF-8 (the reference's cap).
 pub const MAX_RESULT_TEXT_BYTES: usize = 65536;
@@ -855,7 +857,7 @@ impl Session {
                 Some(requested.map_err(audit_failure)?)
             }
         };
-        let admission = match features::contain(|| lookup(params)) {
+        let admission = match contain(|| lookup(params)) {
             Ok(admission) => admission,
             Err(e) => return record_outcome(audit, Err(e)),
         };
@@ -874,7 +876,7 @@ impl Session {
         if let Some(call) = &mut audit {
             call.started().map_err(audit_failure)?;
         }
-        let outcome = features::contain(|| run(admission.item));
+        let outcome = contain(|| run(admission.item));
         if let (Some(call), true) = (&mut audit, scope.cancel.is_cancelled()) {
             call.set_cancelled();
         }
@@ -1416,4 +1418,14 @@ fn success_result(output: ToolOutput, revision: Revision) -> Value {
         }
     }
     Value::Object(m)
+}
+
+/// Runs `f`, turning a panic in a server's code into -32603 (the session keeps serving).
+fn contain<T>(f: impl FnOnce() -> Result<T, RpcError>) -> Result<T, RpcError> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        Err(RpcError::new(
+            jsonrpc::code::INTERNAL_ERROR,
+            "internal error",
+        ))
+    })
 }
