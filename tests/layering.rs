@@ -58,11 +58,6 @@ const SERVERS: Rules = Rules {
     apart: &[("recall", "index")],
 };
 
-/// Folders whose files still import each other in a cycle (issue 34, item 1, not yet done), by
-/// crate: a cycle all of whose files lie in these folders does not fail the test, any other does,
-/// and a folder listed here that has no cycle left fails it too, so the list only shrinks.
-const NOT_YET_CYCLE_FREE: [(&str, &[&str]); 1] = [("src", &["http"])];
-
 /// A file's module path from its path under `src/`: `lib.rs` → the crate root, `recall/mod.rs` →
 /// `recall`, `index/passages/python.rs` → `index::passages::python`.
 fn module_of(file: &str) -> Vec<String> {
@@ -422,8 +417,7 @@ fn crate_files(src: &str) -> BTreeMap<String, String> {
     files
 }
 
-/// `violations`, less the cycles within [`NOT_YET_CYCLE_FREE`]'s folders for `krate`; fails on
-/// a listed folder that has no cycle left.
+/// Every rule `krate` breaks.
 fn checked(krate: &str, rules: &Rules) -> Vec<String> {
     let files = crate_files(krate);
     assert!(
@@ -431,38 +425,7 @@ fn checked(krate: &str, rules: &Rules) -> Vec<String> {
         "read only {} files of {krate}",
         files.len()
     );
-    let not_yet = NOT_YET_CYCLE_FREE
-        .iter()
-        .find(|(k, _)| *k == krate)
-        .map_or(&[][..], |(_, f)| f);
-    let within = |file: &str| not_yet.iter().any(|f| file.split('/').next() == Some(f));
-    let graph = imports(&files);
-    let mut known = BTreeSet::new();
-    for cycle in cycles(&graph) {
-        if cycle.iter().all(|f| within(f)) {
-            known.extend(
-                cycle
-                    .iter()
-                    .filter_map(|f| f.split('/').next())
-                    .map(str::to_owned),
-            );
-        }
-    }
-    let mut found: Vec<String> = violations(&files, rules)
-        .into_iter()
-        .filter(|v| {
-            let Some(cycle) = v.strip_prefix("import cycle: ") else {
-                return true;
-            };
-            !cycle.split(" -> ").all(within)
-        })
-        .collect();
-    for folder in not_yet.iter().filter(|f| !known.contains(**f)) {
-        found.push(format!(
-            "{krate}/{folder} has no import cycle left: take it off NOT_YET_CYCLE_FREE"
-        ));
-    }
-    found
+    violations(&files, rules)
 }
 
 #[test]
