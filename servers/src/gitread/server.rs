@@ -45,7 +45,8 @@ pub struct GitRead {
 
 impl GitRead {
     /// A server for the work tree at `root` whose git processes run under the process-wide
-    /// memory limit ([`set_process_limit`], else [`DEFAULT_GIT_MEMORY_LIMIT`]).
+    /// memory limit ([`set_process_limit`](super::set_process_limit), else
+    /// [`DEFAULT_GIT_MEMORY_LIMIT`](super::DEFAULT_GIT_MEMORY_LIMIT)).
     pub fn new(root: &Path) -> Result<GitRead, String> {
         GitRead::with_memory_limit(root, memory::process_limit())
     }
