@@ -81,7 +81,7 @@ pub fn recall_notice(root: &Path) -> Option<String> {
     use crate::corpus::teamdir::{find_team_dir, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
     let missing: Vec<&str> = [(MEMORY_MARKER, "memory index"), (CODE_MARKER, "code index")]
         .into_iter()
-        .filter(|(marker, _)| find_team_dir(root, marker, crate::Compat::Product).is_err())
+        .filter(|(marker, _)| find_team_dir(root, marker, crate::compat::Compat::Product).is_err())
         .map(|(_, what)| what)
         .collect();
     if missing.is_empty() {

@@ -26,13 +26,14 @@
 //! - **Failure is closed**: once a write fails the log refuses every later record, and the engine
 //!   refuses calls it cannot record.
 
-mod record;
+pub(crate) mod record;
 mod redact;
 mod verify;
 
-pub use record::{record_hash, rfc3339, FORMAT_VERSION, GENESIS, RUN_ID_LEN};
+pub use record::{record_hash, rfc3339, FORMAT_VERSION, GENESIS, MAX_RECORD_BYTES, RUN_ID_LEN};
 pub use redact::{
-    is_secret_key, looks_like_credential, summary, MAX_KEPT_DEPTH, MAX_KEPT_STRING_BYTES, REDACTED,
+    is_secret_key, looks_like_credential, summary, Mode, MAX_KEPT_DEPTH, MAX_KEPT_STRING_BYTES,
+    REDACTED,
 };
 pub use verify::{
     exit_code, verify_file, verify_reader, Problem, ProblemKind, Report, RunReport,
@@ -48,28 +49,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime};
-
-/// The longest record line (newline included). The writer summarises a call's arguments, result
-/// or error when a record would be longer, and the verifier reports longer lines as damaged.
-pub const MAX_RECORD_BYTES: usize = 4 * 1024 * 1024;
-
-/// How much is kept of a call's arguments, results and errors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// The default: secrets removed, long strings replaced by size and digest.
-    Redacted,
-    /// `--audit-full`: values kept as they were sent.
-    Full,
-}
-
-impl Mode {
-    fn as_str(self) -> &'static str {
-        match self {
-            Mode::Redacted => "redacted",
-            Mode::Full => "full",
-        }
-    }
-}
 
 /// What `run_started` records about the run.
 #[derive(Clone, Debug, Default)]

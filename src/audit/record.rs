@@ -7,6 +7,10 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// The longest record line (newline included). The writer summarises a call's arguments, result
+/// or error when a record would be longer, and the verifier reports longer lines as damaged.
+pub const MAX_RECORD_BYTES: usize = 4 * 1024 * 1024;
+
 /// The `prev` of a run's first record: there is no previous record in its chain.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 

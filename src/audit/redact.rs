@@ -13,9 +13,26 @@
 //! [`MAX_KEPT_DEPTH`] is summarised, so a record always parses back within the JSON parser's
 //! nesting limit and the walk's recursion stays shallow.
 
-use super::Mode;
 use crate::json::{self, Value};
 use crate::sha256;
+
+/// How much is kept of a call's arguments, results and errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The default: secrets removed, long strings replaced by size and digest.
+    Redacted,
+    /// `--audit-full`: values kept as they were sent.
+    Full,
+}
+
+impl Mode {
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            Mode::Redacted => "redacted",
+            Mode::Full => "full",
+        }
+    }
+}
 
 /// Strings longer than this (in bytes) are summarised in redacted mode.
 pub const MAX_KEPT_STRING_BYTES: usize = 256;

@@ -9,9 +9,9 @@
 //! it (everything after a break would fail too). A run without `run_completed` is reported apart:
 //! it is what a crash leaves, not necessarily tampering.
 
-use super::record::{self, FORMAT_VERSION, GENESIS};
-use super::MAX_RECORD_BYTES;
-use crate::governance::{Basis, PermissionMode};
+use super::record::{self, FORMAT_VERSION, GENESIS, MAX_RECORD_BYTES};
+use crate::governance::decision::Basis;
+use crate::governance::mode::PermissionMode;
 use crate::json::{self, Value};
 use crate::sha256;
 use std::collections::{HashMap, HashSet};

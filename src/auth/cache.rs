@@ -3,7 +3,7 @@
 //! introspection answer (active or not). An entry never outlives its lifetime nor the token's
 //! `exp`; when the table is full, expired entries go first, then the one closest to expiry.
 
-use super::Grant;
+use super::grant::Grant;
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};

@@ -6,7 +6,7 @@
 
 use super::config::Introspection;
 use super::fetch::Exchange;
-use super::{split_scopes, Grant};
+use super::grant::{split_scopes, Grant};
 use crate::json::{self, Value};
 use std::time::Duration;
 

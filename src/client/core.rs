@@ -885,7 +885,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage"}"#,
         )) {
             Incoming::Request { id, method, params } => {
-                let reply = crate::client::Answers::default().reply(id, &method, &params);
+                let reply = crate::client::answers::Answers::default().reply(id, &method, &params);
                 assert_eq!(
                     to_string(&reply),
                     r#"{"jsonrpc":"2.0","id":"s1","error":{"code":-32601,"message":"this client has no model to sample from (sampling is not supported)"}}"#

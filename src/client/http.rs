@@ -12,6 +12,7 @@
 //! `https://` endpoints are the same code over the TLS helper's pipes ([`super::stream`],
 //! [`super::tls`]).
 
+use super::answers::Answers;
 use super::core::{self, Event, Incoming, Outgoing};
 use super::error::ClientError;
 use super::oauth::OAuth;
@@ -19,8 +20,8 @@ use super::pool::{self, Pool, MAX_IDLE_CONNECTIONS};
 use super::sse::{SseEvent, SseParser};
 use super::stream::{self, Closer, ConnectError, Stream};
 use super::tls::TlsConfig;
+use super::transport::Transport;
 use super::wire::{self, BodyDecoder, HttpUrl, ResponseHead};
-use super::{Answers, Transport};
 use crate::json::{self, Value};
 use crate::server::Revision;
 use std::io::{ErrorKind, Read, Write};

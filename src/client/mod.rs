@@ -33,6 +33,7 @@ pub mod sse;
 pub mod stdio;
 pub mod stream;
 pub mod tls;
+mod transport;
 pub mod trust;
 pub mod wire;
 
@@ -48,6 +49,7 @@ pub const MAX_INPUT_ROUNDS: usize = 8;
 pub const MAX_INPUT_REQUESTS: usize = 16;
 pub use error::ClientError;
 pub use stdio::ServerStderr;
+pub use transport::Transport;
 
 use crate::json::{self, Map, Value};
 use std::time::Duration;
@@ -63,46 +65,6 @@ pub const DISCOVER_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Default cap on one message from the server (a JSON body, an SSE event or a stdio line).
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
-
-/// Moves messages to a server and back. Implemented by [`stdio::StdioTransport`] and
-/// [`http::HttpTransport`]; the protocol logic stays in [`Client`] and [`core`].
-pub trait Transport: Send {
-    /// Sends request `out` and returns the server's response to it (the whole JSON-RPC message),
-    /// passing notifications that arrive meanwhile to `on_event`. Fails with
-    /// [`ClientError::Timeout`] when no answer arrives within `timeout`.
-    fn request(
-        &mut self,
-        out: &Outgoing,
-        timeout: Duration,
-        on_event: &mut dyn FnMut(&Event),
-    ) -> Result<Value, ClientError>;
-
-    /// Sends a notification.
-    fn notify(&mut self, out: &Outgoing, timeout: Duration) -> Result<(), ClientError>;
-
-    /// Ends the conversation (stdio: close stdin, then kill; HTTP: DELETE the session).
-    fn close(&mut self) -> Result<(), ClientError>;
-
-    /// Forgets the session before a fresh `initialize` (HTTP); nothing for other transports.
-    fn reset_session(&mut self) {}
-
-    /// How to answer the server's requests (set once, before the handshake).
-    fn set_answers(&mut self, answers: Answers) {
-        let _ = answers;
-    }
-
-    /// The session the server assigned (HTTP legacy era), if any.
-    fn session_id(&self) -> Option<&str> {
-        None
-    }
-
-    /// Whether a request that timed out should be followed by `notifications/cancelled`.
-    /// Modern HTTP cancels by closing the response stream instead (which a timeout already did).
-    fn cancels_with_notification(&self, timed_out: &Outgoing) -> bool {
-        let _ = timed_out;
-        true
-    }
-}
 
 /// How to connect and what to ask for.
 #[derive(Clone, Debug)]

@@ -18,9 +18,10 @@
 //! (a child it left running, a helper it forgot): after the grace the whole group gets SIGTERM,
 //! then SIGKILL ([`crate::process_group`]).
 
+use super::answers::Answers;
 use super::core::{self, Event, Incoming, Outgoing};
 use super::error::ClientError;
-use super::{Answers, Transport};
+use super::transport::Transport;
 use crate::json::{self, Value};
 use crate::process_group::{self, Exit, GroupKiller};
 use crate::sanitize::sanitize;

@@ -261,7 +261,7 @@ mod tests {
             header.insert(name, Value::from("x"));
             assert_eq!(
                 jws::sign_es256(&header, b"{}", &key),
-                Err(crate::crypto::Error::Refused(format!(
+                Err(crate::crypto::error::Error::Refused(format!(
                     "header member {name} is the signer's to set"
                 )))
             );

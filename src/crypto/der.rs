@@ -12,23 +12,11 @@
 //! its own code, so nesting depth is fixed by the structure (at most three levels), and input
 //! larger than [`MAX_DER_LEN`] is refused before it is read.
 
-use super::{ed25519, p256, rsa, Error, PublicKey};
-
-/// The largest DER input read: an 8192-bit RSA SubjectPublicKeyInfo is about 1.1 KB.
-pub const MAX_DER_LEN: usize = 4096;
-
-/// The longest length field read, in bytes after the first: 2 bytes cover [`MAX_DER_LEN`].
-const MAX_LENGTH_BYTES: usize = 2;
-
-const TAG_INTEGER: u8 = 0x02;
-const TAG_BIT_STRING: u8 = 0x03;
-const TAG_NULL: u8 = 0x05;
-const TAG_OID: u8 = 0x06;
-const TAG_OCTET_STRING: u8 = 0x04;
-const TAG_SEQUENCE: u8 = 0x30;
-/// `[0]` and `[1]`, constructed (explicit tagging): ECPrivateKey's parameters and public key.
-const TAG_CONTEXT_0: u8 = 0xa0;
-const TAG_CONTEXT_1: u8 = 0xa1;
+pub use super::asn1::{parse_ecdsa_signature, parse_rsa_public_key, MAX_DER_LEN};
+use super::asn1::{Reader, TAG_CONTEXT_0, TAG_CONTEXT_1, TAG_NULL, TAG_OCTET_STRING, TAG_OID};
+use super::error::Error;
+use super::public_key::PublicKey;
+use super::{ed25519, p256, rsa};
 
 /// The length of a P-256 private key's OCTET STRING (RFC 5915 §3: ceiling(log2(n) / 8)).
 const P256_SCALAR_LEN: usize = 32;
@@ -41,137 +29,6 @@ const OID_EC_PUBLIC_KEY: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
 const OID_SECP256R1: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
 /// id-Ed25519, 1.3.101.112 (RFC 8410 §3).
 const OID_ED25519: &[u8] = &[0x2b, 0x65, 0x70];
-
-/// A cursor over DER bytes that reads one tag-length-value at a time.
-struct Reader<'a> {
-    input: &'a [u8],
-    what: &'static str,
-}
-
-impl<'a> Reader<'a> {
-    fn new(input: &'a [u8], what: &'static str) -> Result<Reader<'a>, Error> {
-        if input.len() > MAX_DER_LEN {
-            return Err(Error::malformed(what, "longer than the DER size limit"));
-        }
-        Ok(Reader { input, what })
-    }
-
-    fn err(&self, rule: &'static str) -> Error {
-        Error::malformed(self.what, rule)
-    }
-
-    /// The contents of the next value, which must carry `tag`.
-    fn read(&mut self, tag: u8) -> Result<&'a [u8], Error> {
-        let (&found, rest) = self.input.split_first().ok_or(self.err("ends early"))?;
-        if found != tag {
-            return Err(self.err("unexpected tag"));
-        }
-        let (&first, mut rest) = rest.split_first().ok_or(self.err("ends early"))?;
-        let len = if first < 0x80 {
-            usize::from(first)
-        } else {
-            let count = usize::from(first & 0x7f);
-            if count == 0 {
-                return Err(self.err("indefinite length (BER, not DER)"));
-            }
-            if count > MAX_LENGTH_BYTES || rest.len() < count {
-                return Err(self.err("length field too long"));
-            }
-            let (digits, after) = rest.split_at(count);
-            rest = after;
-            if digits[0] == 0 {
-                return Err(self.err("length not in the fewest bytes"));
-            }
-            let len = digits
-                .iter()
-                .fold(0usize, |acc, &d| (acc << 8) | usize::from(d));
-            if len < 0x80 {
-                return Err(self.err("long-form length below 128"));
-            }
-            len
-        };
-        if rest.len() < len {
-            return Err(self.err("length runs past the end"));
-        }
-        let (contents, after) = rest.split_at(len);
-        self.input = after;
-        Ok(contents)
-    }
-
-    /// A non-negative INTEGER's magnitude, without the sign byte.
-    fn read_unsigned(&mut self) -> Result<&'a [u8], Error> {
-        let contents = self.read(TAG_INTEGER)?;
-        match contents {
-            [] => Err(self.err("empty INTEGER")),
-            [first, ..] if first & 0x80 != 0 => Err(self.err("negative INTEGER")),
-            [0, second, ..] if second & 0x80 == 0 => {
-                Err(self.err("INTEGER not in the fewest bytes"))
-            }
-            [0, rest @ ..] => Ok(rest),
-            _ => Ok(contents),
-        }
-    }
-
-    /// A BIT STRING's bytes; one with unused bits has no meaning here.
-    fn read_bit_string(&mut self) -> Result<&'a [u8], Error> {
-        match self.read(TAG_BIT_STRING)? {
-            [0, bytes @ ..] => Ok(bytes),
-            [] => Err(self.err("empty BIT STRING")),
-            _ => Err(self.err("BIT STRING with unused bits")),
-        }
-    }
-
-    /// The tag of the next value, if any (for the OPTIONAL members of ECPrivateKey).
-    fn next_tag(&self) -> Option<u8> {
-        self.input.first().copied()
-    }
-
-    /// A nested reader over the contents of the next value, which must carry `tag`.
-    fn read_nested(&mut self, tag: u8) -> Result<Reader<'a>, Error> {
-        let contents = self.read(tag)?;
-        Ok(Reader {
-            input: contents,
-            what: self.what,
-        })
-    }
-
-    /// A nested reader over the contents of the next SEQUENCE.
-    fn read_sequence(&mut self) -> Result<Reader<'a>, Error> {
-        self.read_nested(TAG_SEQUENCE)
-    }
-
-    fn finish(&self) -> Result<(), Error> {
-        if self.input.is_empty() {
-            Ok(())
-        } else {
-            Err(self.err("trailing bytes"))
-        }
-    }
-}
-
-/// The two non-negative INTEGERs of a `SEQUENCE { INTEGER, INTEGER }`, as big-endian magnitudes.
-fn parse_integer_pair<'a>(
-    der: &'a [u8],
-    what: &'static str,
-) -> Result<(&'a [u8], &'a [u8]), Error> {
-    let mut outer = Reader::new(der, what)?;
-    let mut pair = outer.read_sequence()?;
-    outer.finish()?;
-    let first = pair.read_unsigned()?;
-    let second = pair.read_unsigned()?;
-    pair.finish()?;
-    Ok((first, second))
-}
-
-/// The big-endian magnitudes of `n` and `e` of a PKCS#1 RSAPublicKey.
-pub fn parse_rsa_public_key(der: &[u8]) -> Result<(&[u8], &[u8]), Error> {
-    parse_integer_pair(der, "RSAPublicKey")
-}
-
-/// The big-endian magnitudes of `r` and `s` of a DER ECDSA signature.
-pub fn parse_ecdsa_signature(der: &[u8]) -> Result<(&[u8], &[u8]), Error> {
-    parse_integer_pair(der, "ECDSA signature")
-}
 
 /// A SubjectPublicKeyInfo holding an RSA (rsaEncryption), P-256 (id-ecPublicKey with the
 /// secp256r1 parameter, uncompressed point) or Ed25519 key, checked as the key types require.
@@ -297,7 +154,7 @@ pub fn is_secp256r1_parameters(der: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crypto::from_hex;
+    use crate::crypto::hex::from_hex;
 
     fn sig(hex: &str) -> Result<(Vec<u8>, Vec<u8>), Error> {
         parse_ecdsa_signature(&from_hex(hex).unwrap()).map(|(r, s)| (r.to_vec(), s.to_vec()))

@@ -16,9 +16,10 @@
 //! Only public values are handled: the arithmetic (extended twisted Edwards coordinates over the
 //! Montgomery `Field`) is variable time by design and must not be reused for signing.
 
+use super::digest::Digest;
+use super::error::Error;
 use super::field::{double_scalar_mul, u256_from_hex, u256_from_le, Field, Group, U256};
 use super::sha512::Sha512;
-use super::{Digest, Error};
 use std::sync::OnceLock;
 
 /// The length of a public key: the compressed point A.
@@ -274,7 +275,7 @@ impl PublicKey {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crypto::from_hex;
+    use crate::crypto::hex::from_hex;
 
     /// RFC 8032 §7.1, TEST 1, 2, 3 and SHA(abc): public key, message, signature.
     const RFC8032: [(&str, &str, &str); 4] = [

@@ -122,7 +122,7 @@ pub(crate) fn double_scalar_mul<G: Group>(a: &U256, p: &G, b: &U256, q: &G) -> G
 /// Reads a 256-bit number from big-endian hex of up to 64 digits (for the curve constants).
 pub(crate) fn u256_from_hex(hex: &str) -> U256 {
     let padded = format!("{hex:0>64}");
-    let bytes = super::from_hex(&padded).expect("a hex constant");
+    let bytes = super::hex::from_hex(&padded).expect("a hex constant");
     u256_from_be(bytes.as_slice().try_into().expect("32 bytes"))
 }
 

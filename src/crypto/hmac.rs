@@ -14,9 +14,9 @@
 //! );
 //! ```
 
+use super::digest::Digest;
 use super::sha256::Sha256;
 use super::sha512::{Sha384, Sha512};
-use super::Digest;
 
 /// HMAC over any of the library's hashes: a key prepared once (the inner and outer hash states are
 /// computed at [`new`](Hmac::new)), so each MAC costs only the message's blocks and two more.

@@ -12,7 +12,9 @@
 //! malformed key of a known type fails the whole set, its error naming the member and the rule.
 //! Sets hold at most [`MAX_JWKS_KEYS`] keys and are read from at most [`MAX_JWKS_BYTES`] bytes.
 
-use super::{ed25519, p256, rsa, Error, PublicKey};
+use super::error::Error;
+use super::public_key::PublicKey;
+use super::{ed25519, p256, rsa};
 use crate::base64;
 use crate::json::{self, Limits, Map, Value};
 

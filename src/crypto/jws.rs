@@ -20,9 +20,11 @@
 //! - the payload is read only after the signature verifies; for [`verify`] it must be a JSON
 //!   object without duplicate member names.
 
+use super::error::Error;
+use super::hash_alg::HashAlg;
 use super::jwk::Jwks;
 use super::p256_sign::SigningKey;
-use super::{Error, HashAlg, PublicKey};
+use super::public_key::PublicKey;
 use crate::base64;
 use crate::json::{self, Limits, Map, Value};
 

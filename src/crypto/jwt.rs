@@ -18,7 +18,7 @@
 //! assert_eq!(token.scopes, ["repo:read", "memory:read"]);
 //! ```
 
-use super::Error;
+use super::error::Error;
 use crate::json::{Map, Value};
 
 /// Seconds of clock difference tolerated between the authorization server and this one.

@@ -18,6 +18,7 @@
 //! wrong, never a panic, and every size has a named bound (`rsa::MAX_MODULUS_BITS`,
 //! `der::MAX_DER_LEN`, `jwk::MAX_JWKS_KEYS`, `private_key::MAX_PRIVATE_KEY_BYTES`, ...).
 
+mod asn1;
 pub mod assertion;
 pub(crate) mod bignum;
 pub(crate) mod block;
@@ -36,121 +37,17 @@ pub mod rsa;
 pub mod sha256;
 pub mod sha512;
 
-use std::fmt;
+mod digest;
+mod error;
+mod hash_alg;
+mod hex;
+mod public_key;
 
-/// A streaming hash function HMAC and the signature schemes can be generic over.
-pub trait Digest: Clone {
-    /// The size of the block the compression function consumes, in bytes.
-    const BLOCK_LEN: usize;
-    /// The digest: a byte array of the function's output length.
-    type Output: AsRef<[u8]> + Copy;
-    fn new() -> Self;
-    fn update(&mut self, data: &[u8]);
-    fn finish(self) -> Self::Output;
-}
-
-/// The hash functions the JOSE signature algorithms name (RS256/PS256/ES256 use SHA-256, and so
-/// on), chosen at run time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HashAlg {
-    Sha256,
-    Sha384,
-    Sha512,
-}
-
-impl HashAlg {
-    /// The digest length in bytes.
-    pub fn output_len(self) -> usize {
-        match self {
-            HashAlg::Sha256 => 32,
-            HashAlg::Sha384 => 48,
-            HashAlg::Sha512 => 64,
-        }
-    }
-
-    /// The digest of the concatenation of `parts`.
-    pub fn digest_parts(self, parts: &[&[u8]]) -> Vec<u8> {
-        fn run<D: Digest>(parts: &[&[u8]]) -> Vec<u8> {
-            let mut h = D::new();
-            for part in parts {
-                h.update(part);
-            }
-            h.finish().as_ref().to_vec()
-        }
-        match self {
-            HashAlg::Sha256 => run::<sha256::Sha256>(parts),
-            HashAlg::Sha384 => run::<sha512::Sha384>(parts),
-            HashAlg::Sha512 => run::<sha512::Sha512>(parts),
-        }
-    }
-
-    pub fn digest(self, data: &[u8]) -> Vec<u8> {
-        self.digest_parts(&[data])
-    }
-}
-
-/// A public key of one of the supported types, as read from DER ([`der::parse_spki`]) or a JWK
-/// ([`jwk::Jwk`])
-///.
-#[derive(Clone, Debug)]
-pub enum PublicKey {
-    Rsa(rsa::PublicKey),
-    P256(p256::PublicKey),
-    Ed25519(ed25519::PublicKey),
-}
-
-/// Why a key, signature or token was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Error {
-    /// An encoding does not follow its format: `what` was being read, `rule` is what it broke.
-    Malformed {
-        what: &'static str,
-        rule: &'static str,
-    },
-    /// A well-formed key this module will not verify with (too small, too large, off the curve).
-    KeyRejected(&'static str),
-    /// An algorithm, key type or curve this module does not implement.
-    Unsupported(String),
-    /// A well-formed signature that does not verify with the key over the message.
-    BadSignature,
-    /// A token refused by the verification policy (an algorithm not accepted, `alg: none`, no key
-    /// for its `kid`); the text says which rule.
-    Refused(String),
-}
-
-impl Error {
-    pub(crate) const fn malformed(what: &'static str, rule: &'static str) -> Error {
-        Error::Malformed { what, rule }
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Malformed { what, rule } => write!(f, "malformed {what}: {rule}"),
-            Error::KeyRejected(why) => write!(f, "key rejected: {why}"),
-            Error::Unsupported(what) => write!(f, "unsupported {what}"),
-            Error::BadSignature => f.write_str("signature does not verify"),
-            Error::Refused(why) => write!(f, "token refused: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-/// Decodes lowercase or uppercase hexadecimal; `None` for an odd length or a non-hex byte. For
-/// tests and examples that carry vectors as hex.
-pub fn from_hex(text: &str) -> Option<Vec<u8>> {
-    let digit = |c: u8| (c as char).to_digit(16);
-    let bytes = text.as_bytes();
-    if bytes.len() % 2 != 0 {
-        return None;
-    }
-    bytes
-        .chunks_exact(2)
-        .map(|pair| Some((digit(pair[0])? * 16 + digit(pair[1])?) as u8))
-        .collect()
-}
+pub use digest::Digest;
+pub use error::Error;
+pub use hash_alg::HashAlg;
+pub use hex::from_hex;
+pub use public_key::PublicKey;
 
 #[cfg(test)]
 mod tests {

@@ -11,11 +11,12 @@
 //! on one doubling chain for `u1 G + u2 Q`, and the final comparison made without inverting Z. It
 //! must not be reused for signing.
 
+use super::asn1::parse_ecdsa_signature;
+use super::error::Error;
 use super::field::{
     double_scalar_mul, u256_from_be, u256_from_hex, u256_to_be, Field, Group, U256,
 };
-use super::{der, Error};
-use crate::sha256;
+use crate::crypto::sha256;
 use std::sync::OnceLock;
 
 /// A P-256 signature in JOSE (RFC 7518 §3.4) and IEEE P1363 form is `r || s`, 32 bytes each.
@@ -231,7 +232,7 @@ impl PublicKey {
 
     /// Verifies a DER `SEQUENCE { r INTEGER, s INTEGER }` signature (X.509, TLS).
     pub fn verify_der(&self, message: &[u8], signature: &[u8]) -> Result<(), Error> {
-        let (r, s) = der::parse_ecdsa_signature(signature)?;
+        let (r, s) = parse_ecdsa_signature(signature)?;
         self.verify_scalars(message, r, s)
     }
 
@@ -281,7 +282,7 @@ impl PublicKey {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crypto::from_hex;
+    use crate::crypto::hex::from_hex;
 
     fn arr(hex: &str) -> [u8; 32] {
         from_hex(hex).unwrap().try_into().unwrap()

@@ -43,10 +43,11 @@
 //! The key is overwritten when dropped, as a best effort: without unsafe code Rust cannot promise
 //! that no copy is left in registers, on the stack or in a moved-from place.
 
+use super::error::Error;
 use super::field::{u256_from_hex, U256};
 use super::hmac::HmacSha256;
-use super::{bignum, p256, Error};
-use crate::sha256;
+use super::{bignum, p256};
+use crate::crypto::sha256;
 use std::hint::black_box;
 use std::sync::OnceLock;
 
@@ -546,7 +547,7 @@ impl SigningKey {
 mod tests {
     use super::*;
     use crate::crypto::field::Field;
-    use crate::crypto::from_hex;
+    use crate::crypto::hex::from_hex;
 
     fn arr(hex: &str) -> [u8; 32] {
         from_hex(hex).unwrap().try_into().unwrap()

@@ -17,9 +17,10 @@
 //! - in every form `d` is in `[1, n-1]` and an included public key must match it
 //!   ([`SigningKey::from_scalar_and_public`]).
 
+use super::error::Error;
 use super::jwk::{coordinate, optional_string, required_bytes};
 use super::p256_sign::{SigningKey, SCALAR_LEN};
-use super::{der, p256, Error};
+use super::{der, p256};
 use crate::base64;
 use crate::json::{self, Limits, Map, Value};
 
@@ -221,7 +222,7 @@ pub fn public_jwk(key: &SigningKey, kid: Option<&str>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crypto::from_hex;
+    use crate::crypto::hex::from_hex;
     use crate::crypto::jwk::Jwk;
     use crate::crypto::p256_sign::shared_x;
     use std::path::Path;
@@ -351,7 +352,7 @@ mod tests {
         let published = Jwk::from_json(&public_jwk(&loaded.key, Some("k1"))).unwrap();
         assert_eq!(published.kid.as_deref(), Some("k1"));
         assert!(
-            matches!(published.key, crate::crypto::PublicKey::P256(ref k) if k == loaded.key.public_key())
+            matches!(published.key, crate::crypto::public_key::PublicKey::P256(ref k) if k == loaded.key.public_key())
         );
         let private = json::parse(forms[5].as_bytes()).unwrap();
         assert!(matches!(
@@ -600,7 +601,7 @@ mod tests {
                     let public = test.get("public").and_then(Value::as_str).unwrap();
                     let body: String = public.lines().filter(|l| !l.starts_with("-----")).collect();
                     let peer = base64::decode(&body).and_then(|der| match der::parse_spki(&der) {
-                        Ok(crate::crypto::PublicKey::P256(key)) => Some(key),
+                        Ok(crate::crypto::public_key::PublicKey::P256(key)) => Some(key),
                         _ => None,
                     });
                     (read_private_key(private.as_bytes()).map(|l| l.key), peer)
@@ -608,7 +609,7 @@ mod tests {
                     let peer = Jwk::from_json(test.get("public").unwrap())
                         .ok()
                         .and_then(|jwk| match jwk.key {
-                            crate::crypto::PublicKey::P256(key) => Some(key),
+                            crate::crypto::public_key::PublicKey::P256(key) => Some(key),
                             _ => None,
                         });
                     (from_jwk(test.get("private").unwrap()).map(|l| l.key), peer)

@@ -13,7 +13,8 @@
 //! public exponents from 3 to 2^[`MAX_EXPONENT_BITS`] - 1.
 
 use super::bignum::{limbs_from_be, limbs_to_be, Modulus};
-use super::{Error, HashAlg};
+use super::error::Error;
+use super::hash_alg::HashAlg;
 
 /// The smallest modulus accepted by default, in bits.
 pub const MIN_MODULUS_BITS: usize = 2048;

@@ -89,7 +89,7 @@ impl Sha256 {
     }
 }
 
-impl super::Digest for Sha256 {
+impl super::digest::Digest for Sha256 {
     const BLOCK_LEN: usize = BLOCK_LEN;
     type Output = [u8; DIGEST_LEN];
 

@@ -10,7 +10,7 @@
 //! ```
 
 use super::block::BlockBuffer;
-use super::Digest;
+use super::digest::Digest;
 
 /// Length of a SHA-512 digest in bytes.
 pub const SHA512_LEN: usize = 64;

@@ -8,9 +8,9 @@
 
 mod bind;
 pub mod canonical;
-mod decision;
+pub(crate) mod decision;
 pub mod live;
-mod mode;
+pub(crate) mod mode;
 pub mod presets;
 mod scoped;
 

@@ -31,7 +31,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 mod legacy_sse;
-pub use legacy_sse::{MESSAGES_PATH, SSE_PATH};
+
+/// Where the old transport's clients open their stream.
+pub const SSE_PATH: &str = "/sse";
+
+/// Where they POST their messages (`?sessionId=<id>`).
+pub const MESSAGES_PATH: &str = "/messages";
 
 /// The path MCP is served at.
 pub const MCP_PATH: &str = "/mcp";

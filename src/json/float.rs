@@ -181,7 +181,7 @@ const fn powers_of_five() -> [(u64, u64); TABLE_LEN] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::TestRng;
+    use crate::json::test_rng::TestRng;
 
     #[test]
     fn table_matches_reference_values() {

@@ -43,7 +43,10 @@ mod reader;
 mod scan;
 mod shortest;
 pub mod tape;
+#[cfg(test)]
+mod test_rng;
 mod text;
+mod value;
 mod write;
 
 pub use error::ParseError;
@@ -56,671 +59,8 @@ pub use write::{
     write_python_float, Sink,
 };
 
-/// An object's key: [`Text`], the type string values are held in too.
-pub type Key = Text;
-
-/// The longest key kept inline (see [`Text`]).
-pub const KEY_INLINE_CAPACITY: usize = TEXT_INLINE_CAPACITY;
-
+pub use value::{obj, Array, Key, Map, Number, Value, KEY_INLINE_CAPACITY};
 pub use write::write_ascii_string;
-
-use std::collections::hash_map::{Entry, HashMap};
-use std::ops::{Deref, DerefMut};
-
-/// A JSON value.
-#[derive(Clone, Debug, Default)]
-pub enum Value {
-    #[default]
-    Null,
-    Bool(bool),
-    Number(Number),
-    String(Text),
-    Array(Array),
-    Object(Map),
-}
-
-/// A JSON number, stored the way that keeps it exact.
-#[derive(Clone, Debug)]
-pub struct Number {
-    n: N,
-}
-
-#[derive(Clone, Debug)]
-enum N {
-    /// A non-negative integer that fits in u64.
-    PosInt(u64),
-    /// A negative integer that fits in i64.
-    NegInt(i64),
-    /// A finite float (the token had a fraction or exponent).
-    Float(f64),
-    /// A number no primitive holds exactly: its source text, already validated as a JSON number.
-    Verbatim(Box<str>),
-}
-
-impl Number {
-    /// Bytes of source text the number keeps (one no primitive holds exactly), else 0.
-    pub(crate) fn text_len(&self) -> usize {
-        match &self.n {
-            N::Verbatim(text) => text.len(),
-            _ => 0,
-        }
-    }
-
-    /// Whether the number was written as an integer (no fraction, no exponent).
-    #[inline]
-    pub fn is_integer_token(&self) -> bool {
-        match &self.n {
-            N::PosInt(_) | N::NegInt(_) => true,
-            N::Float(_) => false,
-            N::Verbatim(s) => !s.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')),
-        }
-    }
-
-    /// The value as u64 when it is an integer token in range.
-    #[inline]
-    pub fn as_u64(&self) -> Option<u64> {
-        match self.n {
-            N::PosInt(u) => Some(u),
-            _ => None,
-        }
-    }
-
-    /// The value as i64 when it is an integer token in range.
-    #[inline]
-    pub fn as_i64(&self) -> Option<i64> {
-        match self.n {
-            N::PosInt(u) => i64::try_from(u).ok(),
-            N::NegInt(i) => Some(i),
-            _ => None,
-        }
-    }
-
-    /// The value as f64 (nearest; infinite for a verbatim number beyond f64's range).
-    #[inline]
-    pub fn as_f64(&self) -> f64 {
-        match &self.n {
-            N::PosInt(u) => *u as f64,
-            N::NegInt(i) => *i as f64,
-            N::Float(f) => *f,
-            N::Verbatim(s) => s.parse().unwrap_or(f64::NAN),
-        }
-    }
-
-    /// A float number; `None` for NaN or infinity, which JSON cannot carry.
-    pub fn from_f64(f: f64) -> Option<Number> {
-        f.is_finite().then_some(Number { n: N::Float(f) })
-    }
-
-    /// True when this number came from (or is) a float token.
-    #[inline]
-    pub fn is_float(&self) -> bool {
-        matches!(self.n, N::Float(_))
-    }
-
-    /// The source text of a number no primitive holds exactly (`-0`, an integer beyond 64 bits,
-    /// a float beyond `f64`'s range), else `None`.
-    pub(crate) fn verbatim_text(&self) -> Option<&str> {
-        match &self.n {
-            N::Verbatim(text) => Some(text),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn verbatim(text: &str) -> Number {
-        Number {
-            n: N::Verbatim(text.into()),
-        }
-    }
-
-    pub(crate) fn float(f: f64) -> Number {
-        Number { n: N::Float(f) }
-    }
-}
-
-impl From<u64> for Number {
-    fn from(u: u64) -> Self {
-        Number { n: N::PosInt(u) }
-    }
-}
-
-impl From<i64> for Number {
-    fn from(i: i64) -> Self {
-        if i >= 0 {
-            Number {
-                n: N::PosInt(i as u64),
-            }
-        } else {
-            Number { n: N::NegInt(i) }
-        }
-    }
-}
-
-impl PartialEq for Number {
-    /// Numbers are equal when they denote the same value of the same kind (integer or float);
-    /// verbatim numbers compare by text.
-    fn eq(&self, other: &Self) -> bool {
-        match (&self.n, &other.n) {
-            (N::PosInt(a), N::PosInt(b)) => a == b,
-            (N::NegInt(a), N::NegInt(b)) => a == b,
-            (N::Float(a), N::Float(b)) => a == b,
-            (N::Verbatim(a), N::Verbatim(b)) => a == b,
-            _ => false,
-        }
-    }
-}
-
-/// A JSON array. A thin wrapper over `Vec<Value>` whose `Drop` does not recurse.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Array(Vec<Value>);
-
-impl Array {
-    pub fn new() -> Array {
-        Array(Vec::new())
-    }
-    /// Takes the elements out.
-    pub fn into_vec(mut self) -> Vec<Value> {
-        std::mem::take(&mut self.0)
-    }
-}
-
-impl From<Vec<Value>> for Array {
-    fn from(v: Vec<Value>) -> Self {
-        Array(v)
-    }
-}
-
-impl Deref for Array {
-    type Target = Vec<Value>;
-    fn deref(&self) -> &Vec<Value> {
-        &self.0
-    }
-}
-
-impl DerefMut for Array {
-    fn deref_mut(&mut self) -> &mut Vec<Value> {
-        &mut self.0
-    }
-}
-
-impl FromIterator<Value> for Array {
-    fn from_iter<I: IntoIterator<Item = Value>>(iter: I) -> Self {
-        Array(iter.into_iter().collect())
-    }
-}
-
-/// A JSON object: entries in insertion order, keyed by [`Key`]s (short ones without an allocation
-/// of their own). `Drop` does not recurse.
-#[derive(Clone, Debug, Default)]
-pub struct Map {
-    entries: Vec<(Key, Value)>,
-}
-
-impl Map {
-    pub fn new() -> Map {
-        Map::default()
-    }
-
-    pub fn with_capacity(n: usize) -> Map {
-        Map {
-            entries: Vec::with_capacity(n),
-        }
-    }
-
-    /// The value of `key`; with duplicate keys, the last one (as Python's `json` keeps).
-    pub fn get(&self, key: &str) -> Option<&Value> {
-        self.entries
-            .iter()
-            .rev()
-            .find(|(k, _)| k.as_bytes() == key.as_bytes())
-            .map(|(_, v)| v)
-    }
-
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
-        self.entries
-            .iter_mut()
-            .rev()
-            .find(|(k, _)| k.as_bytes() == key.as_bytes())
-            .map(|(_, v)| v)
-    }
-
-    pub fn contains_key(&self, key: &str) -> bool {
-        self.entries
-            .iter()
-            .any(|(k, _)| k.as_bytes() == key.as_bytes())
-    }
-
-    /// Sets `key`: replaces the value in place when present (keeping its position), else appends.
-    pub fn insert(&mut self, key: impl Into<Key>, value: Value) {
-        let key = key.into();
-        match self.entries.iter_mut().rev().find(|(k, _)| *k == key) {
-            Some((_, slot)) => *slot = value,
-            None => self.entries.push((key, value)),
-        }
-    }
-
-    /// Appends without looking for an existing key: a repeated key is kept, as the parser keeps
-    /// it. With [`Map::has_repeated_key`] once it is complete, an object is built and checked
-    /// for repeats in O(n log n), where `contains_key` or `insert` per key would be O(n²).
-    pub fn push(&mut self, key: impl Into<Key>, value: Value) {
-        self.entries.push((key.into(), value));
-    }
-
-    /// Whether some key appears more than once: compared pairwise for a few entries, else by
-    /// sorting references to the keys.
-    pub fn has_repeated_key(&self) -> bool {
-        const PAIRWISE_ENTRIES: usize = 16;
-        if self.entries.len() <= PAIRWISE_ENTRIES {
-            return (1..self.entries.len()).any(|i| {
-                let key = &self.entries[i].0;
-                self.entries[..i].iter().any(|(earlier, _)| earlier == key)
-            });
-        }
-        let mut keys: Vec<&[u8]> = self.entries.iter().map(|(k, _)| k.as_bytes()).collect();
-        keys.sort_unstable();
-        keys.windows(2).any(|pair| pair[0] == pair[1])
-    }
-
-    /// Appends without looking for an existing key (keeps duplicates).
-    #[cfg(test)]
-    pub(crate) fn push_unchecked(&mut self, key: Key, value: Value) {
-        self.entries.push((key, value));
-    }
-
-    /// The parser's constructor: entries as parsed, duplicates kept.
-    pub(crate) fn from_parsed_entries(entries: Vec<(Key, Value)>) -> Map {
-        Map { entries }
-    }
-
-    /// Removes every entry with `key`, returning the last value.
-    pub fn remove(&mut self, key: &str) -> Option<Value> {
-        let mut found = None;
-        let mut i = 0;
-        while i < self.entries.len() {
-            if self.entries[i].0.as_bytes() == key.as_bytes() {
-                found = Some(self.entries.remove(i).1);
-            } else {
-                i += 1;
-            }
-        }
-        found
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (&Key, &Value)> {
-        self.entries.iter().map(|(k, v)| (k, v))
-    }
-
-    pub fn keys(&self) -> impl Iterator<Item = &Key> {
-        self.entries.iter().map(|(k, _)| k)
-    }
-
-    pub fn values(&self) -> impl Iterator<Item = &Value> {
-        self.entries.iter().map(|(_, v)| v)
-    }
-
-    /// Takes the entries out, in order.
-    pub fn into_entries(mut self) -> Vec<(Key, Value)> {
-        std::mem::take(&mut self.entries)
-    }
-
-    pub(crate) fn entries(&self) -> &[(Key, Value)] {
-        &self.entries
-    }
-
-    /// Keys and values, mutable in place (the sanitiser rewrites keys).
-    pub(crate) fn entries_mut(&mut self) -> &mut [(Key, Value)] {
-        &mut self.entries
-    }
-}
-
-impl PartialEq for Map {
-    /// Maps are equal when they hold the same entries in the same order.
-    fn eq(&self, other: &Self) -> bool {
-        self.entries == other.entries
-    }
-}
-
-/// The map [`Map::insert`] of each entry in turn makes (a repeated key keeps its first place and
-/// takes its last value), in time linear in the entries: past a few entries the keys' places are
-/// kept in a hash table (std's, randomly keyed, so chosen keys cannot collide), since `insert`
-/// looks for the key among the entries so far, which made a record or an argument object of many
-/// members quadratic (a call's 90,000 argument keys took 26 s to log, a record of 300,000 members
-/// 189 s to verify).
-impl<K: Into<Key>> FromIterator<(K, Value)> for Map {
-    fn from_iter<I: IntoIterator<Item = (K, Value)>>(iter: I) -> Self {
-        const SCANNED_ENTRIES: usize = 16;
-        let mut m = Map::new();
-        let mut place: HashMap<Key, usize> = HashMap::new();
-        for (k, v) in iter {
-            let key = k.into();
-            if m.entries.len() < SCANNED_ENTRIES && place.is_empty() {
-                m.insert(key, v);
-                continue;
-            }
-            if place.is_empty() {
-                place.extend(
-                    m.entries
-                        .iter()
-                        .enumerate()
-                        .map(|(i, (k, _))| (k.clone(), i)),
-                );
-            }
-            match place.entry(key) {
-                Entry::Occupied(at) => m.entries[*at.get()].1 = v,
-                Entry::Vacant(slot) => {
-                    m.entries.push((slot.key().clone(), v));
-                    slot.insert(m.entries.len() - 1);
-                }
-            }
-        }
-        m
-    }
-}
-
-/// Children of a container waiting to be dropped: an array's elements or an object's entries.
-enum Pending {
-    Elements(Vec<Value>),
-    Entries(Vec<(Key, Value)>),
-}
-
-/// Drops `first` with constant call-stack depth: each child container's buffer is taken out of it;
-/// a buffer that holds further non-empty containers goes onto a heap stack to be emptied in turn,
-/// one that does not is dropped on the spot (its elements' own `Drop` finds nothing nested, so it
-/// cannot recurse further).
-///
-/// A buffer whose children hold no non-empty container (a ring of coordinate pairs) is dropped
-/// whole, after one pass that only reads: that pass fetches the children's buffers from memory
-/// side by side, where a pass that frees each child in turn waits for one fetch at a time (on
-/// canada.json's 56,045 pairs, most of the drop's time).
-fn drop_iteratively(first: Pending) {
-    let mut stack = vec![first];
-    while let Some(pending) = stack.pop() {
-        match pending {
-            Pending::Elements(values) => {
-                // `fold`, not `any`: no early exit, so the loads do not wait on each other.
-                if values
-                    .iter()
-                    .fold(false, |any, v| any | holds_non_empty_container(v))
-                {
-                    for value in values {
-                        set_aside(value, &mut stack);
-                    }
-                }
-            }
-            Pending::Entries(entries) => {
-                if entries
-                    .iter()
-                    .fold(false, |any, (_, v)| any | holds_non_empty_container(v))
-                {
-                    for (_, value) in entries {
-                        set_aside(value, &mut stack);
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Whether `value` is a container one of whose children is a non-empty container.
-#[inline]
-fn holds_non_empty_container(value: &Value) -> bool {
-    match value {
-        Value::Array(a) => a.0.iter().any(is_non_empty_container),
-        Value::Object(m) => m.entries.iter().any(|(_, v)| is_non_empty_container(v)),
-        _ => false,
-    }
-}
-
-/// Drops `value` now if it holds no non-empty container, else moves its buffer onto `stack`.
-#[inline]
-fn set_aside(value: Value, stack: &mut Vec<Pending>) {
-    match value {
-        Value::Array(mut a) => {
-            let elements = std::mem::take(&mut a.0);
-            if elements.iter().any(is_non_empty_container) {
-                stack.push(Pending::Elements(elements));
-            }
-        }
-        Value::Object(mut m) => {
-            let entries = std::mem::take(&mut m.entries);
-            if entries.iter().any(|(_, v)| is_non_empty_container(v)) {
-                stack.push(Pending::Entries(entries));
-            }
-        }
-        _ => {}
-    }
-}
-
-fn is_non_empty_container(value: &Value) -> bool {
-    match value {
-        Value::Array(a) => !a.0.is_empty(),
-        Value::Object(m) => !m.entries.is_empty(),
-        _ => false,
-    }
-}
-
-impl Drop for Array {
-    fn drop(&mut self) {
-        if self.0.iter().any(is_non_empty_container) {
-            drop_iteratively(Pending::Elements(std::mem::take(&mut self.0)));
-        }
-    }
-}
-
-impl Drop for Map {
-    fn drop(&mut self) {
-        if self.entries.iter().any(|(_, v)| is_non_empty_container(v)) {
-            drop_iteratively(Pending::Entries(std::mem::take(&mut self.entries)));
-        }
-    }
-}
-
-impl PartialEq for Value {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Value::Null, Value::Null) => true,
-            (Value::Bool(a), Value::Bool(b)) => a == b,
-            (Value::Number(a), Value::Number(b)) => a == b,
-            (Value::String(a), Value::String(b)) => a == b,
-            (Value::Array(a), Value::Array(b)) => a.0 == b.0,
-            (Value::Object(a), Value::Object(b)) => a == b,
-            _ => false,
-        }
-    }
-}
-
-impl Value {
-    #[inline]
-    pub fn is_null(&self) -> bool {
-        matches!(self, Value::Null)
-    }
-    #[inline]
-    pub fn as_str(&self) -> Option<&str> {
-        match self {
-            Value::String(s) => Some(s),
-            _ => None,
-        }
-    }
-    #[inline]
-    pub fn as_bool(&self) -> Option<bool> {
-        match self {
-            Value::Bool(b) => Some(*b),
-            _ => None,
-        }
-    }
-    #[inline]
-    pub fn as_number(&self) -> Option<&Number> {
-        match self {
-            Value::Number(n) => Some(n),
-            _ => None,
-        }
-    }
-    /// An integer token in u64 range.
-    #[inline]
-    pub fn as_u64(&self) -> Option<u64> {
-        self.as_number().and_then(Number::as_u64)
-    }
-    /// An integer token in i64 range.
-    #[inline]
-    pub fn as_i64(&self) -> Option<i64> {
-        self.as_number().and_then(Number::as_i64)
-    }
-    #[inline]
-    pub fn as_f64(&self) -> Option<f64> {
-        self.as_number().map(Number::as_f64)
-    }
-    #[inline]
-    pub fn as_array(&self) -> Option<&Array> {
-        match self {
-            Value::Array(a) => Some(a),
-            _ => None,
-        }
-    }
-    pub fn as_array_mut(&mut self) -> Option<&mut Array> {
-        match self {
-            Value::Array(a) => Some(a),
-            _ => None,
-        }
-    }
-    #[inline]
-    pub fn as_object(&self) -> Option<&Map> {
-        match self {
-            Value::Object(m) => Some(m),
-            _ => None,
-        }
-    }
-    pub fn as_object_mut(&mut self) -> Option<&mut Map> {
-        match self {
-            Value::Object(m) => Some(m),
-            _ => None,
-        }
-    }
-    /// The member `key` of an object; `None` for a missing key or a non-object.
-    pub fn get(&self, key: &str) -> Option<&Value> {
-        self.as_object().and_then(|m| m.get(key))
-    }
-    /// The JSON type name as JSON Schema spells it ("integer" for integer tokens).
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Number(n) if n.is_integer_token() => "integer",
-            Value::Number(_) => "number",
-            Value::String(_) => "string",
-            Value::Array(_) => "array",
-            Value::Object(_) => "object",
-        }
-    }
-}
-
-impl From<&str> for Value {
-    fn from(s: &str) -> Self {
-        Value::String(Text::from(s))
-    }
-}
-impl From<String> for Value {
-    fn from(s: String) -> Self {
-        Value::String(Text::from(s))
-    }
-}
-impl From<Text> for Value {
-    fn from(s: Text) -> Self {
-        Value::String(s)
-    }
-}
-impl From<bool> for Value {
-    fn from(b: bool) -> Self {
-        Value::Bool(b)
-    }
-}
-impl From<u64> for Value {
-    fn from(u: u64) -> Self {
-        Value::Number(u.into())
-    }
-}
-impl From<i64> for Value {
-    fn from(i: i64) -> Self {
-        Value::Number(i.into())
-    }
-}
-impl From<u32> for Value {
-    fn from(u: u32) -> Self {
-        Value::Number(u64::from(u).into())
-    }
-}
-impl From<i32> for Value {
-    fn from(i: i32) -> Self {
-        Value::Number(i64::from(i).into())
-    }
-}
-impl From<usize> for Value {
-    fn from(u: usize) -> Self {
-        Value::Number((u as u64).into())
-    }
-}
-impl From<f64> for Value {
-    /// A finite float; NaN and infinities become `null` (JSON cannot carry them).
-    fn from(f: f64) -> Self {
-        Number::from_f64(f).map_or(Value::Null, Value::Number)
-    }
-}
-impl From<Vec<Value>> for Value {
-    fn from(v: Vec<Value>) -> Self {
-        Value::Array(Array(v))
-    }
-}
-impl From<Map> for Value {
-    fn from(m: Map) -> Self {
-        Value::Object(m)
-    }
-}
-impl From<Array> for Value {
-    fn from(a: Array) -> Self {
-        Value::Array(a)
-    }
-}
-impl<T: Into<Value>> From<Option<T>> for Value {
-    fn from(o: Option<T>) -> Self {
-        o.map_or(Value::Null, Into::into)
-    }
-}
-
-/// Builds an object from `(key, value)` pairs, keeping their order.
-///
-/// ```
-/// use agentteams_mcp::json::{obj, Value};
-/// let v = obj([("a", Value::from(1u64)), ("b", "x".into())]);
-/// assert_eq!(agentteams_mcp::json::to_string(&v), r#"{"a":1,"b":"x"}"#);
-/// ```
-pub fn obj<K: Into<Key>, const LEN: usize>(pairs: [(K, Value); LEN]) -> Value {
-    let mut m = Map::with_capacity(LEN);
-    for (k, v) in pairs {
-        m.insert(k, v);
-    }
-    Value::Object(m)
-}
-
-/// A small deterministic generator (xorshift64*) for the randomised unit tests, so they need no
-/// crate and fail the same way every run.
-#[cfg(test)]
-pub(crate) struct TestRng(pub(crate) u64);
-
-#[cfg(test)]
-impl TestRng {
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
 
 impl std::fmt::Display for Value {
     /// The compact wire form.
@@ -732,6 +72,8 @@ impl std::fmt::Display for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use write::tests::{compact, py};
+    use write::{write_value, Style, ASCII_SEGMENT_BYTES, SHORT_NUMBER_ARRAY};
 
     #[test]
     fn dropping_deep_nesting_does_not_overflow_the_stack() {
@@ -847,5 +189,202 @@ mod tests {
             names,
             ["null", "boolean", "integer", "number", "string", "array", "object"]
         );
+    }
+
+    // The writers held to the parser: what they write reads back.
+    #[test]
+    fn sorted_compact_form_sorts_nested_members_by_code_point() {
+        let v = parse(br#"{"b":1,"a":{"\u00e9":[1.0,"\n"],"Z":null},"\u00e0":2}"#).unwrap();
+        // The bytes Python's json.dumps(v, sort_keys=True, separators=(",", ":"),
+        // ensure_ascii=False) writes for the same input.
+        assert_eq!(
+            to_string_sorted(&v),
+            "{\"a\":{\"Z\":null,\"\u{e9}\":[1.0,\"\\n\"]},\"b\":1,\"\u{e0}\":2}"
+        );
+    }
+
+    #[test]
+    fn integers_are_written_in_decimal() {
+        for n in [
+            0u64,
+            7,
+            10,
+            99,
+            100,
+            101,
+            12345,
+            99_999_999,
+            100_000_000,
+            100_000_001,
+            1_000_000_000_000_000,
+            9_999_999_999_999_999,
+            10_000_000_000_000_000,
+            99_999_999_999_999_999,
+            100_000_000_000_000_000,
+            10_000_000_000_000_000_000,
+            1 << 53,
+            u64::MAX,
+        ] {
+            assert_eq!(to_string(&Value::from(n)), n.to_string());
+            if let Ok(i) = i64::try_from(n) {
+                assert_eq!(to_string(&Value::from(-i)), (-i).to_string());
+            }
+        }
+        let v = parse(b"[-9223372036854775808, -1, 0, 18446744073709551615]").unwrap();
+        assert_eq!(
+            to_string(&v),
+            "[-9223372036854775808,-1,0,18446744073709551615]"
+        );
+    }
+
+    #[test]
+    fn written_floats_read_back_to_the_same_bits() {
+        let mut rng = crate::json::test_rng::TestRng(0x1234_5678_9ABC_DEF1);
+        for _ in 0..100_000 {
+            let f = f64::from_bits(rng.next());
+            if !f.is_finite() {
+                continue;
+            }
+            let text = py(f);
+            let back: f64 = text.parse().unwrap();
+            assert_eq!(back.to_bits(), f.to_bits(), "{text}");
+            assert_eq!(parse(text.as_bytes()).unwrap().as_f64(), Some(f), "{text}");
+        }
+    }
+
+    #[test]
+    fn pretty_matches_python_indent_1_sorted_ascii() {
+        let v = parse(
+            r#"{"b": [1, {"z": null, "N": true}], "a": "caf\u00e9 \ud83d\ude00\u007f/\"", "e": {}, "f": []}"#
+                .as_bytes(),
+        )
+        .unwrap();
+        let want = "{\n \"a\": \"caf\\u00e9 \\ud83d\\ude00\\u007f/\\\"\",\n \"b\": [\n  1,\n  {\n   \"N\": true,\n   \"z\": null\n  }\n ],\n \"e\": {},\n \"f\": []\n}";
+        assert_eq!(to_pretty_ascii_sorted(&v), want);
+    }
+
+    #[test]
+    fn compact_escapes_only_what_json_requires() {
+        let v = Value::from("a\"b\\c\n\u{1}\u{e9}\u{2028}");
+        assert_eq!(to_string(&v), "\"a\\\"b\\\\c\\n\\u0001\u{e9}\u{2028}\"");
+        let v = parse(br#"{"k":[1,2,{"x":[]}],"s":"t"}"#).unwrap();
+        assert_eq!(to_string(&v), r#"{"k":[1,2,{"x":[]}],"s":"t"}"#);
+    }
+
+    #[test]
+    fn arrays_of_numbers_are_written_like_any_array() {
+        let mut rng = crate::json::test_rng::TestRng(0x5DEE_CE66_D1CE_4E5B);
+        for len in (0..=SHORT_NUMBER_ARRAY + 2)
+            .cycle()
+            .take(40 * (SHORT_NUMBER_ARRAY + 3))
+        {
+            let elements: Vec<String> = (0..len)
+                .map(|i| match (rng.next() % 7, i) {
+                    // Now and then an element that is not a number: written the general way.
+                    (5, _) if rng.next() % 4 == 0 => "\"s\"".to_string(),
+                    (6, _) if rng.next() % 4 == 0 => "[1.5]".to_string(),
+                    (0, _) => (rng.next() as i64).to_string(),
+                    (1, _) => rng.next().to_string(),
+                    (2, _) => format!("{}", f64::from_bits(rng.next() >> 2)),
+                    (3, _) => "123456789012345678901234567890".to_string(),
+                    _ => format!("-{}.{}", rng.next() % 1000, rng.next() % 1_000_000),
+                })
+                .collect();
+            let text = format!("[{}]", elements.join(","));
+            let v = parse(text.as_bytes()).unwrap();
+            // Element by element, through the general path: the same text.
+            let one_by_one: Vec<String> = v.as_array().unwrap().iter().map(to_string).collect();
+            assert_eq!(compact(&v), format!("[{}]", one_by_one.join(",")), "{text}");
+            assert_eq!(parse(to_string(&v).as_bytes()).unwrap(), v, "{text}");
+        }
+        // An array that stops being numeric after its text has grown the buffer several times:
+        // what was laid out is dropped, and the general walk writes it.
+        for tail in [
+            "\"s\"",
+            "[1,\"s\"]",
+            "[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]",
+            "{}",
+        ] {
+            let numbers: Vec<String> = (0..200).map(|i| format!("{}.25", i * 7919)).collect();
+            let text = format!("[{},[1,2],{tail}]", numbers.join(","));
+            let v = parse(text.as_bytes()).unwrap();
+            let mut out = String::from("prefix");
+            write_compact(&v, &mut out);
+            assert_eq!(out, format!("prefix{text}"));
+            let mut bytes = b"prefix".to_vec();
+            write_compact(&v, &mut bytes);
+            assert_eq!(bytes, format!("prefix{text}").into_bytes());
+        }
+    }
+
+    #[test]
+    fn text_goes_on_in_a_string_from_the_first_non_ascii_string() {
+        // The first non-ASCII string as a value, as an object's first key and as a later one,
+        // alone, after numbers and deep inside, in both orders of members; and none at all.
+        let documents = [
+            r#""\u00e9""#,
+            r#"[1.5,[2,3],"x","caf\u00e9",{"k":"\u00e9"},[4.25]]"#,
+            r#"{"\u00e9":1,"a":[1.5,"b"],"c":"\u00e8"}"#,
+            r#"{"z":[0.1,0.2],"\u00e9":{"y":"\ud83d\ude00"},"a":null}"#,
+            r#"[[[[{"a":[{"b":[1,2,{"\u4e2d":"\u6587","x":"y"}]}]}]]],"tail",7]"#,
+            r#"{"a":{"b":{"c":[1.5e300,-0.0,"end"]}},"\u00e9":"\n\u0001"}"#,
+            r#"{"ascii":["only",1,2.5,{"x":[]},{}],"n":-12345678901234567890123}"#,
+            // Non-ASCII strings and keys (short, and longer than a key holds inline) in turn
+            // with ASCII ones, side by side and apart: the text goes back and forth.
+            r#"[{"\u00e9":1,"\u00fc":"\u00f6","a":2.5,"\u20ac\u20ac":[1,"x","\u00df"]},"ascii","\u00f1"]"#,
+            r#"{"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9":"\u00e9","k":"\u00e9\u00e9","long ascii key, longer than inline":"\u00e9"}"#,
+        ];
+        // Past the first non-ASCII string, ASCII text longer than a segment: strings, keys and
+        // numbers (the segment is full at each of them in turn), and non-ASCII now and then.
+        let long: Vec<String> = (0..3 * ASCII_SEGMENT_BYTES / 8)
+            .map(|i| match i % 500 {
+                0 => r#""\u00e9""#.to_owned(),
+                1 => format!(r#"{{"k{i}":[{i}.5,{i}],"\u00fc{i}":"x"}}"#),
+                _ if i % 3 == 0 => format!("{i}"),
+                _ => format!(r#""s{i}""#),
+            })
+            .collect();
+        let long = format!("[{}]", long.join(","));
+        assert!(long.len() > 2 * ASCII_SEGMENT_BYTES);
+        let documents = documents.iter().copied().chain([long.as_str()]);
+        for document in documents {
+            let v = parse(document.as_bytes()).unwrap();
+            for (style, text) in [
+                (Style::Compact, to_string(&v)),
+                (Style::CompactSorted, to_string_sorted(&v)),
+                (Style::PrettyAsciiSorted, to_pretty_ascii_sorted(&v)),
+            ] {
+                // Straight into a String, which never stops: the same text.
+                let mut direct = String::new();
+                write_value(&v, &mut direct, style);
+                assert_eq!(text, direct, "{document}");
+            }
+            assert_eq!(parse(to_string(&v).as_bytes()).unwrap(), v, "{document}");
+        }
+    }
+
+    #[test]
+    fn long_numeric_arrays_with_long_numbers_are_written_whole() {
+        // Thousands of numbers (the laid-out text grows its buffer many times), with numbers
+        // longer than a number's room and than a growth step (kept as their source text) at the
+        // start, in the middle and at the end, alone and in rows.
+        let huge = format!("1{}", "0".repeat(5_000));
+        let mut rng = crate::json::test_rng::TestRng(0x1F83_D9AB_FB41_BD6B);
+        let mut elements = vec![huge.clone()];
+        for i in 0..5_000 {
+            elements.push(match i % 1_000 {
+                500 => huge.clone(),
+                501 => format!("[{huge},-{huge},1.5]"),
+                _ if i % 3 == 0 => format!("[{},{}]", py(f64::from_bits(rng.next() >> 2)), i),
+                _ => py(-f64::from_bits(rng.next() >> 2)),
+            });
+        }
+        elements.push(huge);
+        let text = format!("[{}]", elements.join(","));
+        let v = parse(text.as_bytes()).unwrap();
+        assert_eq!(compact(&v), text);
+        let mut out = String::from("prefix");
+        write_compact(&v, &mut out);
+        assert_eq!(out, format!("prefix{text}"));
     }
 }

@@ -10,7 +10,8 @@
 use super::error::{Code, ParseError};
 use super::float::decimal_to_f64;
 use super::scan::find_string_stop;
-use super::{Array, Key, Map, Number, Text, Value};
+use super::text::Text;
+use super::value::{Array, Key, Map, Number, Value};
 use std::borrow::Cow;
 
 /// How deep arrays and objects may nest by default. Deeper input is an error, never a stack overflow.
@@ -1138,7 +1139,8 @@ fn integer_number(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::{KEY_INLINE_CAPACITY, TEXT_INLINE_CAPACITY};
+    use crate::json::text::INLINE_CAPACITY as TEXT_INLINE_CAPACITY;
+    use crate::json::value::KEY_INLINE_CAPACITY;
 
     fn err(input: &str) -> (String, usize, usize, usize) {
         let e = parse(input.as_bytes()).unwrap_err();
@@ -1269,8 +1271,8 @@ mod tests {
         }
         // At the edge: the same tree as without a limit; one byte less, the memory error.
         assert_eq!(
-            with(low).map(|v| crate::json::to_string(&v)),
-            parse(input.as_bytes()).map(|v| crate::json::to_string(&v))
+            with(low).map(|v| crate::json::write::to_string(&v)),
+            parse(input.as_bytes()).map(|v| crate::json::write::to_string(&v))
         );
         if low > 0 {
             let e = with(low - 1).unwrap_err();
@@ -1433,7 +1435,7 @@ mod tests {
         assert_eq!(a[6].as_f64(), Some(1.5));
         assert_eq!(a[8].as_f64(), Some(0.1));
         assert_eq!(
-            crate::json::to_string(&v),
+            crate::json::write::to_string(&v),
             "[0,-1,18446744073709551615,-9223372036854775808,18446744073709551616,-0,1.5,1e400,0.1]"
         );
     }
@@ -1536,14 +1538,14 @@ mod tests {
                         };
                         assert_eq!(string.as_str(), key, "{input}");
                         assert_eq!(string.is_inline(), key.len() <= TEXT_INLINE_CAPACITY);
-                        let text = crate::json::to_string(&v);
+                        let text = crate::json::write::to_string(&v);
                         let written = key.replace('\\', "\\\\").replace('"', "\\\"");
                         let expected = format!(
                             r#"{{"{written}":{count},"x":[{{"{written}":true}}],"s":"{written}"}}"#
                         );
                         assert_eq!(text, expected);
                         let mut bytes = Vec::new();
-                        crate::json::write_compact(&v, &mut bytes);
+                        crate::json::write::write_compact(&v, &mut bytes);
                         assert_eq!(bytes, expected.as_bytes());
                         assert_eq!(parse(text.as_bytes()).unwrap(), v, "{text}");
                     }
@@ -1562,7 +1564,7 @@ mod tests {
 
     #[test]
     fn floats_are_correctly_rounded_in_every_token_shape() {
-        let mut rng = crate::json::TestRng(0x2545_F491_4F6C_DD1D);
+        let mut rng = crate::json::test_rng::TestRng(0x2545_F491_4F6C_DD1D);
         let mut next = move || rng.next();
         for _ in 0..100_000 {
             let digits = |n: u64, r: u64| -> String {
@@ -1597,7 +1599,7 @@ mod tests {
                 "{text}"
             );
         } else {
-            assert_eq!(crate::json::to_string(&got), text, "{text}");
+            assert_eq!(crate::json::write::to_string(&got), text, "{text}");
         }
     }
 
@@ -1652,7 +1654,7 @@ mod tests {
         ] {
             let v = parse(text.as_bytes()).unwrap();
             assert_eq!((v.as_u64(), v.as_i64()), (None, None), "{text}");
-            assert_eq!(crate::json::to_string(&v), text);
+            assert_eq!(crate::json::write::to_string(&v), text);
         }
     }
 
@@ -1665,7 +1667,7 @@ mod tests {
 
     #[test]
     fn digit_runs_of_every_length_accumulate_like_one_digit_at_a_time() {
-        let mut rng = crate::json::TestRng(0x5851_F42D_4C95_7F2D);
+        let mut rng = crate::json::test_rng::TestRng(0x5851_F42D_4C95_7F2D);
         // Bytes that end a run: near misses on both sides of '0'..='9', and bytes whose lane
         // arithmetic carries or borrows into the next lane.
         let stops = [
@@ -1699,7 +1701,7 @@ mod tests {
 
     #[test]
     fn eight_digit_chunks_agree_with_one_digit_at_a_time() {
-        let mut rng = crate::json::TestRng(0x9E37_79B9_7F4A_7C15);
+        let mut rng = crate::json::test_rng::TestRng(0x9E37_79B9_7F4A_7C15);
         for _ in 0..200_000 {
             let mut chunk: [u8; 8] = format!("{:08}", rng.next() % 100_000_000)
                 .as_bytes()
@@ -1797,106 +1799,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// The document `input` rebuilt from the pull reader's tokens, which come from the scanner
-    /// one at a time, never through the tree loop's array-of-numbers shortcut; or its error.
-    fn tree_from_tokens(input: &[u8]) -> Result<Value, ParseError> {
-        use crate::json::{Reader, Token};
-        enum Open {
-            Array(Vec<Value>),
-            Object(Vec<(Key, Value)>, Option<Key>),
-        }
-        let mut reader = Reader::new(input);
-        let mut open: Vec<Open> = Vec::new();
-        let mut done = None;
-        while let Some(token) = reader.next()? {
-            let value = match token {
-                Token::BeginArray => {
-                    open.push(Open::Array(Vec::new()));
-                    continue;
-                }
-                Token::BeginObject => {
-                    open.push(Open::Object(Vec::new(), None));
-                    continue;
-                }
-                Token::Key(key) => {
-                    if let Some(Open::Object(_, pending)) = open.last_mut() {
-                        *pending = Some(Key::from(key));
-                    }
-                    continue;
-                }
-                Token::EndArray | Token::EndObject => match open.pop() {
-                    Some(Open::Array(values)) => Value::from(values),
-                    Some(Open::Object(entries, _)) => {
-                        Value::Object(Map::from_parsed_entries(entries))
-                    }
-                    None => unreachable!("the reader balances containers"),
-                },
-                Token::String(s) => Value::String(s.into()),
-                Token::Number(n) => Value::Number(n),
-                Token::Bool(b) => Value::Bool(b),
-                Token::Null => Value::Null,
-            };
-            match open.last_mut() {
-                Some(Open::Array(values)) => values.push(value),
-                Some(Open::Object(entries, pending)) => {
-                    entries.push((pending.take().expect("a key before its value"), value))
-                }
-                None => done = Some(value),
-            }
-        }
-        Ok(done.expect("a document has a value"))
-    }
-
-    #[test]
-    fn arrays_of_numbers_parse_like_any_other_array_even_when_broken() {
-        // Numeric arrays take the tree loop's shortcut; these documents, every prefix of them and
-        // every one-byte change, must give what the token-by-token reader gives: the same tree,
-        // or the same error at the same byte.
-        let documents = [
-            "[[-65.613616999999977,43.420273000000009],[-65.6,43.4]]",
-            "[1,2,3]",
-            "[1, 2 ,3 ]",
-            "[1,\"a\",2,[3,4],{\"k\":[5]},6]",
-            "[0,-0,1e5,-1.5E-3,12345678901234567890123,1e400]",
-            "{\"c\":[[1,2],[3,[4,5]],[6,7,8]],\"d\":[9]}",
-            "[[1,2],[],[3],[4,5,6,7,8,9,10,11,12]]",
-        ];
-        let replacements = b" ,]}[-+.0e\"x";
-        let mut checked = 0;
-        for document in documents {
-            let bytes = document.as_bytes();
-            let mut variants: Vec<Vec<u8>> =
-                (0..=bytes.len()).map(|end| bytes[..end].to_vec()).collect();
-            for at in 0..bytes.len() {
-                for &b in replacements {
-                    let mut changed = bytes.to_vec();
-                    changed[at] = b;
-                    variants.push(changed);
-                }
-                let mut removed = bytes.to_vec();
-                removed.remove(at);
-                variants.push(removed);
-            }
-            for variant in variants {
-                let text = String::from_utf8_lossy(&variant).into_owned();
-                let want = tree_from_tokens(&variant).map(|v| crate::json::to_string(&v));
-                let got = parse(&variant).map(|v| crate::json::to_string(&v));
-                match (&got, &want) {
-                    (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
-                    (Err(a), Err(b)) => {
-                        assert_eq!(
-                            (a.message(), a.offset()),
-                            (b.message(), b.offset()),
-                            "{text}"
-                        )
-                    }
-                    _ => panic!("{text}: parse {got:?}, reader {want:?}"),
-                }
-                checked += 1;
-            }
-        }
-        assert!(checked > 1000);
     }
 }

@@ -8,7 +8,7 @@
 
 use super::error::ParseError;
 use super::parse::{Limits, Scanner, Start};
-use super::{Number, Value};
+use super::value::{Number, Value};
 use std::borrow::Cow;
 
 /// One token of a JSON document.
@@ -215,7 +215,9 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::{parse, parse_with_limits, to_string};
+    use crate::json::parse::{parse, parse_with_limits};
+    use crate::json::value::{Key, Map};
+    use crate::json::write::to_string;
 
     /// The document rebuilt as compact text from tokens, taking every `whole_every`-th value
     /// with `read_value` (0: never), so both ways of reading are exercised.
@@ -432,5 +434,106 @@ mod tests {
         assert_eq!(reader.next(), Ok(Some(Token::EndArray)));
         assert_eq!(reader.read_value(), Ok(None));
         assert_eq!(reader.next(), Ok(None));
+    }
+
+    /// The document `input` rebuilt from the pull reader's tokens, which come from the scanner
+    /// one at a time, never through the tree loop's array-of-numbers shortcut; or its error.
+    fn tree_from_tokens(input: &[u8]) -> Result<Value, ParseError> {
+        use crate::json::reader::{Reader, Token};
+        enum Open {
+            Array(Vec<Value>),
+            Object(Vec<(Key, Value)>, Option<Key>),
+        }
+        let mut reader = Reader::new(input);
+        let mut open: Vec<Open> = Vec::new();
+        let mut done = None;
+        while let Some(token) = reader.next()? {
+            let value = match token {
+                Token::BeginArray => {
+                    open.push(Open::Array(Vec::new()));
+                    continue;
+                }
+                Token::BeginObject => {
+                    open.push(Open::Object(Vec::new(), None));
+                    continue;
+                }
+                Token::Key(key) => {
+                    if let Some(Open::Object(_, pending)) = open.last_mut() {
+                        *pending = Some(Key::from(key));
+                    }
+                    continue;
+                }
+                Token::EndArray | Token::EndObject => match open.pop() {
+                    Some(Open::Array(values)) => Value::from(values),
+                    Some(Open::Object(entries, _)) => {
+                        Value::Object(Map::from_parsed_entries(entries))
+                    }
+                    None => unreachable!("the reader balances containers"),
+                },
+                Token::String(s) => Value::String(s.into()),
+                Token::Number(n) => Value::Number(n),
+                Token::Bool(b) => Value::Bool(b),
+                Token::Null => Value::Null,
+            };
+            match open.last_mut() {
+                Some(Open::Array(values)) => values.push(value),
+                Some(Open::Object(entries, pending)) => {
+                    entries.push((pending.take().expect("a key before its value"), value))
+                }
+                None => done = Some(value),
+            }
+        }
+        Ok(done.expect("a document has a value"))
+    }
+
+    #[test]
+    fn arrays_of_numbers_parse_like_any_other_array_even_when_broken() {
+        // Numeric arrays take the tree loop's shortcut; these documents, every prefix of them and
+        // every one-byte change, must give what the token-by-token reader gives: the same tree,
+        // or the same error at the same byte.
+        let documents = [
+            "[[-65.613616999999977,43.420273000000009],[-65.6,43.4]]",
+            "[1,2,3]",
+            "[1, 2 ,3 ]",
+            "[1,\"a\",2,[3,4],{\"k\":[5]},6]",
+            "[0,-0,1e5,-1.5E-3,12345678901234567890123,1e400]",
+            "{\"c\":[[1,2],[3,[4,5]],[6,7,8]],\"d\":[9]}",
+            "[[1,2],[],[3],[4,5,6,7,8,9,10,11,12]]",
+        ];
+        let replacements = b" ,]}[-+.0e\"x";
+        let mut checked = 0;
+        for document in documents {
+            let bytes = document.as_bytes();
+            let mut variants: Vec<Vec<u8>> =
+                (0..=bytes.len()).map(|end| bytes[..end].to_vec()).collect();
+            for at in 0..bytes.len() {
+                for &b in replacements {
+                    let mut changed = bytes.to_vec();
+                    changed[at] = b;
+                    variants.push(changed);
+                }
+                let mut removed = bytes.to_vec();
+                removed.remove(at);
+                variants.push(removed);
+            }
+            for variant in variants {
+                let text = String::from_utf8_lossy(&variant).into_owned();
+                let want = tree_from_tokens(&variant).map(|v| crate::json::write::to_string(&v));
+                let got = parse(&variant).map(|v| crate::json::write::to_string(&v));
+                match (&got, &want) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+                    (Err(a), Err(b)) => {
+                        assert_eq!(
+                            (a.message(), a.offset()),
+                            (b.message(), b.offset()),
+                            "{text}"
+                        )
+                    }
+                    _ => panic!("{text}: parse {got:?}, reader {want:?}"),
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000);
     }
 }

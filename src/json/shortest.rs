@@ -399,7 +399,7 @@ fn schubfach(q: i32, c: u64, irregular: bool) -> Decimal {
 /// significands, integers of every size up to 2^53 and around it, and halfway ties (floats exactly
 /// between two 17-digit decimals, which must round to even).
 #[cfg(test)]
-pub(crate) fn awkward_floats(rng: &mut crate::json::TestRng, random: usize) -> Vec<f64> {
+pub(crate) fn awkward_floats(rng: &mut crate::json::test_rng::TestRng, random: usize) -> Vec<f64> {
     let mut values: Vec<f64> = (0..random)
         .map(|_| f64::from_bits(rng.next() % 0x7FF0_0000_0000_0000))
         .collect();
@@ -565,7 +565,7 @@ mod tests {
 
     #[test]
     fn one_product_agrees_with_exact_schubfach_wherever_it_decides() {
-        let mut rng = crate::json::TestRng(0x2F69_3C5E_A1B7_0D43);
+        let mut rng = crate::json::test_rng::TestRng(0x2F69_3C5E_A1B7_0D43);
         let samples = random_samples();
         let (mut decided, mut declined) = (0usize, 0usize);
         for f in awkward_floats(&mut rng, samples) {
@@ -633,7 +633,7 @@ mod tests {
 
     #[test]
     fn agrees_with_std_on_random_and_edge_floats() {
-        let mut rng = crate::json::TestRng(0x853C_49E6_748F_EA9B);
+        let mut rng = crate::json::test_rng::TestRng(0x853C_49E6_748F_EA9B);
         let samples = random_samples();
         let mut ties = 0;
         for f in awkward_floats(&mut rng, samples) {

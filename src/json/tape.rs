@@ -35,8 +35,9 @@
 
 use super::error::{Code, ParseError};
 use super::parse::{Limits, Scanner, Start, StringAt};
+use super::text::Text;
+use super::value::{Array, Key, Map, Number, Value, N};
 use super::write::{write_number, write_string, Sink};
-use super::{Array, Key, Map, Number, Text, Value, N};
 use std::ops::Range;
 
 /// The largest input a tape takes: its nodes address the input with 32-bit offsets.
@@ -673,7 +674,9 @@ impl<'t> Iterator for Members<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::{parse, parse_with_limits, to_string, TestRng, DEFAULT_MAX_DEPTH};
+    use crate::json::parse::{parse, parse_with_limits, DEFAULT_MAX_DEPTH};
+    use crate::json::test_rng::TestRng;
+    use crate::json::write::to_string;
 
     /// The tape of `input` against `parse`'s tree: the same decision, the same error at the same
     /// place, the same value and the same compact text.

@@ -18,7 +18,8 @@
 
 use super::scan::find_string_stop;
 use super::shortest::{shortest_decimal, Decimal, SMALLEST_LEADING};
-use super::{Key, Map, Number, Text, Value, N};
+use super::text::Text;
+use super::value::{Key, Map, Number, Value, N};
 
 /// Where the writers append text: a `String` (the ASCII they make is checked as UTF-8 on its way in,
 /// as safe Rust requires), or a `Vec<u8>` (nothing is checked; everything the writers append is
@@ -308,7 +309,7 @@ pub fn write_pretty_ascii_sorted(value: &Value, out: &mut impl Sink) {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum Style {
+pub(super) enum Style {
     Compact,
     CompactSorted,
     PrettyAsciiSorted,
@@ -356,7 +357,7 @@ fn newline_indent(out: &mut impl Append, depth: usize) {
     }
 }
 
-fn write_value(root: &Value, out: &mut impl Append, style: Style) {
+pub(super) fn write_value(root: &Value, out: &mut impl Append, style: Style) {
     let finished = Walk::new(root, style).run(out);
     debug_assert!(finished, "only an ASCII byte sink stops");
 }
@@ -366,7 +367,7 @@ fn write_value(root: &Value, out: &mut impl Append, style: Style) {
 /// appended from the cache, and not a second copy of a large document's text (on
 /// citm_catalog.json, whose first non-ASCII string is near its start, an unbounded buffer put
 /// the whole rest of the text in fresh memory a second time: +60% time in page faults).
-const ASCII_SEGMENT_BYTES: usize = 8 * 1024;
+pub(super) const ASCII_SEGMENT_BYTES: usize = 8 * 1024;
 
 /// `value` as text: written as bytes while its strings are ASCII (so that the ASCII the writer
 /// makes, numbers above all, is checked as UTF-8 once, with the whole text, a word at a time);
@@ -658,7 +659,7 @@ fn write_integer(negative: bool, magnitude: u64, out: &mut impl Append) {
 const TEN_TO_THE_16: u64 = 10_000_000_000_000_000;
 
 /// Most elements of an inner array [`write_numeric_array`] takes as a row of numbers.
-const SHORT_NUMBER_ARRAY: usize = 16;
+pub(super) const SHORT_NUMBER_ARRAY: usize = 16;
 
 fn is_number(value: &Value) -> bool {
     matches!(value, Value::Number(_))
@@ -997,12 +998,11 @@ fn digits_of_four_digit_lanes(fours: u64) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-    use crate::json::parse;
 
     /// `f` written into a `String` and into bytes: the same text.
-    fn py(f: f64) -> String {
+    pub(crate) fn py(f: f64) -> String {
         let mut s = String::new();
         write_python_float(f, &mut s);
         let mut bytes = b"x".to_vec();
@@ -1012,23 +1012,12 @@ mod tests {
     }
 
     /// The compact form written into a `String` and, after some text, into bytes: the same text.
-    fn compact(v: &Value) -> String {
+    pub(crate) fn compact(v: &Value) -> String {
         let text = to_string(v);
         let mut bytes = b"before".to_vec();
         write_compact(v, &mut bytes);
         assert_eq!(&bytes[6..], text.as_bytes());
         text
-    }
-
-    #[test]
-    fn sorted_compact_form_sorts_nested_members_by_code_point() {
-        let v = parse(br#"{"b":1,"a":{"\u00e9":[1.0,"\n"],"Z":null},"\u00e0":2}"#).unwrap();
-        // The bytes Python's json.dumps(v, sort_keys=True, separators=(",", ":"),
-        // ensure_ascii=False) writes for the same input.
-        assert_eq!(
-            to_string_sorted(&v),
-            "{\"a\":{\"Z\":null,\"\u{e9}\":[1.0,\"\\n\"]},\"b\":1,\"\u{e0}\":2}"
-        );
     }
 
     #[test]
@@ -1056,40 +1045,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn integers_are_written_in_decimal() {
-        for n in [
-            0u64,
-            7,
-            10,
-            99,
-            100,
-            101,
-            12345,
-            99_999_999,
-            100_000_000,
-            100_000_001,
-            1_000_000_000_000_000,
-            9_999_999_999_999_999,
-            10_000_000_000_000_000,
-            99_999_999_999_999_999,
-            100_000_000_000_000_000,
-            10_000_000_000_000_000_000,
-            1 << 53,
-            u64::MAX,
-        ] {
-            assert_eq!(to_string(&Value::from(n)), n.to_string());
-            if let Ok(i) = i64::try_from(n) {
-                assert_eq!(to_string(&Value::from(-i)), (-i).to_string());
-            }
-        }
-        let v = parse(b"[-9223372036854775808, -1, 0, 18446744073709551615]").unwrap();
-        assert_eq!(
-            to_string(&v),
-            "[-9223372036854775808,-1,0,18446744073709551615]"
-        );
-    }
-
     /// [`eight_digit_lanes`] as ASCII.
     fn eight_digits(n: u32) -> [u8; 8] {
         (eight_digit_lanes(n) + u64::from_le_bytes([b'0'; 8])).to_le_bytes()
@@ -1108,7 +1063,7 @@ mod tests {
         for n in [0, 1, 99_999_999, 10_000_000, 12_345_678] {
             assert_eq!(eight_digits(n), *format!("{n:08}").as_bytes());
         }
-        let mut rng = crate::json::TestRng(0x6A09_E667_F3BC_C908);
+        let mut rng = crate::json::test_rng::TestRng(0x6A09_E667_F3BC_C908);
         let tens = (0..16).map(|e| 10u64.pow(e));
         for n in tens
             .clone()
@@ -1196,7 +1151,7 @@ mod tests {
 
     #[test]
     fn the_fast_float_layout_matches_the_plain_one_byte_for_byte() {
-        let mut rng = crate::json::TestRng(0x0DDB_1A5E_5BAD_5EED);
+        let mut rng = crate::json::test_rng::TestRng(0x0DDB_1A5E_5BAD_5EED);
         let mut checked = 0;
         while checked < 200_000 {
             let bits = rng.next();
@@ -1228,157 +1183,6 @@ mod tests {
                 format!("[{},{}]", plain_python_repr(f), plain_python_repr(-f))
             );
         }
-    }
-
-    #[test]
-    fn written_floats_read_back_to_the_same_bits() {
-        let mut rng = crate::json::TestRng(0x1234_5678_9ABC_DEF1);
-        for _ in 0..100_000 {
-            let f = f64::from_bits(rng.next());
-            if !f.is_finite() {
-                continue;
-            }
-            let text = py(f);
-            let back: f64 = text.parse().unwrap();
-            assert_eq!(back.to_bits(), f.to_bits(), "{text}");
-            assert_eq!(parse(text.as_bytes()).unwrap().as_f64(), Some(f), "{text}");
-        }
-    }
-
-    #[test]
-    fn pretty_matches_python_indent_1_sorted_ascii() {
-        let v = parse(
-            r#"{"b": [1, {"z": null, "N": true}], "a": "caf\u00e9 \ud83d\ude00\u007f/\"", "e": {}, "f": []}"#
-                .as_bytes(),
-        )
-        .unwrap();
-        let want = "{\n \"a\": \"caf\\u00e9 \\ud83d\\ude00\\u007f/\\\"\",\n \"b\": [\n  1,\n  {\n   \"N\": true,\n   \"z\": null\n  }\n ],\n \"e\": {},\n \"f\": []\n}";
-        assert_eq!(to_pretty_ascii_sorted(&v), want);
-    }
-
-    #[test]
-    fn compact_escapes_only_what_json_requires() {
-        let v = Value::from("a\"b\\c\n\u{1}\u{e9}\u{2028}");
-        assert_eq!(to_string(&v), "\"a\\\"b\\\\c\\n\\u0001\u{e9}\u{2028}\"");
-        let v = parse(br#"{"k":[1,2,{"x":[]}],"s":"t"}"#).unwrap();
-        assert_eq!(to_string(&v), r#"{"k":[1,2,{"x":[]}],"s":"t"}"#);
-    }
-
-    #[test]
-    fn arrays_of_numbers_are_written_like_any_array() {
-        let mut rng = crate::json::TestRng(0x5DEE_CE66_D1CE_4E5B);
-        for len in (0..=SHORT_NUMBER_ARRAY + 2)
-            .cycle()
-            .take(40 * (SHORT_NUMBER_ARRAY + 3))
-        {
-            let elements: Vec<String> = (0..len)
-                .map(|i| match (rng.next() % 7, i) {
-                    // Now and then an element that is not a number: written the general way.
-                    (5, _) if rng.next() % 4 == 0 => "\"s\"".to_string(),
-                    (6, _) if rng.next() % 4 == 0 => "[1.5]".to_string(),
-                    (0, _) => (rng.next() as i64).to_string(),
-                    (1, _) => rng.next().to_string(),
-                    (2, _) => format!("{}", f64::from_bits(rng.next() >> 2)),
-                    (3, _) => "123456789012345678901234567890".to_string(),
-                    _ => format!("-{}.{}", rng.next() % 1000, rng.next() % 1_000_000),
-                })
-                .collect();
-            let text = format!("[{}]", elements.join(","));
-            let v = parse(text.as_bytes()).unwrap();
-            // Element by element, through the general path: the same text.
-            let one_by_one: Vec<String> = v.as_array().unwrap().iter().map(to_string).collect();
-            assert_eq!(compact(&v), format!("[{}]", one_by_one.join(",")), "{text}");
-            assert_eq!(parse(to_string(&v).as_bytes()).unwrap(), v, "{text}");
-        }
-        // An array that stops being numeric after its text has grown the buffer several times:
-        // what was laid out is dropped, and the general walk writes it.
-        for tail in [
-            "\"s\"",
-            "[1,\"s\"]",
-            "[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]",
-            "{}",
-        ] {
-            let numbers: Vec<String> = (0..200).map(|i| format!("{}.25", i * 7919)).collect();
-            let text = format!("[{},[1,2],{tail}]", numbers.join(","));
-            let v = parse(text.as_bytes()).unwrap();
-            let mut out = String::from("prefix");
-            write_compact(&v, &mut out);
-            assert_eq!(out, format!("prefix{text}"));
-            let mut bytes = b"prefix".to_vec();
-            write_compact(&v, &mut bytes);
-            assert_eq!(bytes, format!("prefix{text}").into_bytes());
-        }
-    }
-
-    #[test]
-    fn text_goes_on_in_a_string_from_the_first_non_ascii_string() {
-        // The first non-ASCII string as a value, as an object's first key and as a later one,
-        // alone, after numbers and deep inside, in both orders of members; and none at all.
-        let documents = [
-            r#""\u00e9""#,
-            r#"[1.5,[2,3],"x","caf\u00e9",{"k":"\u00e9"},[4.25]]"#,
-            r#"{"\u00e9":1,"a":[1.5,"b"],"c":"\u00e8"}"#,
-            r#"{"z":[0.1,0.2],"\u00e9":{"y":"\ud83d\ude00"},"a":null}"#,
-            r#"[[[[{"a":[{"b":[1,2,{"\u4e2d":"\u6587","x":"y"}]}]}]]],"tail",7]"#,
-            r#"{"a":{"b":{"c":[1.5e300,-0.0,"end"]}},"\u00e9":"\n\u0001"}"#,
-            r#"{"ascii":["only",1,2.5,{"x":[]},{}],"n":-12345678901234567890123}"#,
-            // Non-ASCII strings and keys (short, and longer than a key holds inline) in turn
-            // with ASCII ones, side by side and apart: the text goes back and forth.
-            r#"[{"\u00e9":1,"\u00fc":"\u00f6","a":2.5,"\u20ac\u20ac":[1,"x","\u00df"]},"ascii","\u00f1"]"#,
-            r#"{"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9":"\u00e9","k":"\u00e9\u00e9","long ascii key, longer than inline":"\u00e9"}"#,
-        ];
-        // Past the first non-ASCII string, ASCII text longer than a segment: strings, keys and
-        // numbers (the segment is full at each of them in turn), and non-ASCII now and then.
-        let long: Vec<String> = (0..3 * ASCII_SEGMENT_BYTES / 8)
-            .map(|i| match i % 500 {
-                0 => r#""\u00e9""#.to_owned(),
-                1 => format!(r#"{{"k{i}":[{i}.5,{i}],"\u00fc{i}":"x"}}"#),
-                _ if i % 3 == 0 => format!("{i}"),
-                _ => format!(r#""s{i}""#),
-            })
-            .collect();
-        let long = format!("[{}]", long.join(","));
-        assert!(long.len() > 2 * ASCII_SEGMENT_BYTES);
-        let documents = documents.iter().copied().chain([long.as_str()]);
-        for document in documents {
-            let v = parse(document.as_bytes()).unwrap();
-            for (style, text) in [
-                (Style::Compact, to_string(&v)),
-                (Style::CompactSorted, to_string_sorted(&v)),
-                (Style::PrettyAsciiSorted, to_pretty_ascii_sorted(&v)),
-            ] {
-                // Straight into a String, which never stops: the same text.
-                let mut direct = String::new();
-                write_value(&v, &mut direct, style);
-                assert_eq!(text, direct, "{document}");
-            }
-            assert_eq!(parse(to_string(&v).as_bytes()).unwrap(), v, "{document}");
-        }
-    }
-
-    #[test]
-    fn long_numeric_arrays_with_long_numbers_are_written_whole() {
-        // Thousands of numbers (the laid-out text grows its buffer many times), with numbers
-        // longer than a number's room and than a growth step (kept as their source text) at the
-        // start, in the middle and at the end, alone and in rows.
-        let huge = format!("1{}", "0".repeat(5_000));
-        let mut rng = crate::json::TestRng(0x1F83_D9AB_FB41_BD6B);
-        let mut elements = vec![huge.clone()];
-        for i in 0..5_000 {
-            elements.push(match i % 1_000 {
-                500 => huge.clone(),
-                501 => format!("[{huge},-{huge},1.5]"),
-                _ if i % 3 == 0 => format!("[{},{}]", py(f64::from_bits(rng.next() >> 2)), i),
-                _ => py(-f64::from_bits(rng.next() >> 2)),
-            });
-        }
-        elements.push(huge);
-        let text = format!("[{}]", elements.join(","));
-        let v = parse(text.as_bytes()).unwrap();
-        assert_eq!(compact(&v), text);
-        let mut out = String::from("prefix");
-        write_compact(&v, &mut out);
-        assert_eq!(out, format!("prefix{text}"));
     }
 
     #[test]

@@ -45,16 +45,8 @@ mod table;
 
 use crate::json::Value;
 use std::borrow::Cow;
+use table::Kind;
 pub use table::UNICODE_VERSION;
-
-/// What the table says of a code point at or above U+00A0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// Always escaped.
-    Escape,
-    /// A variation selector: kept once directly after a visible character, escaped elsewhere.
-    Selector,
-}
 
 /// The table's kind for `code`, or `None` for a character shown raw.
 fn lookup(code: u32) -> Option<Kind> {

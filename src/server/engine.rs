@@ -17,7 +17,7 @@ use super::revision::{
 use super::tool::{Tool, ToolOutput, ToolSet};
 use super::wire::Wire;
 use crate::audit::{AuditError, AuditLog, AuditedCall};
-use crate::governance::{Governance, Subject, Verdict};
+use crate::governance::decision::{Governance, Subject, Verdict};
 use crate::json::{obj, to_pretty_ascii_sorted, to_string, Map, Value};
 use crate::jsonrpc::{self, classify, code, error_reply, result_reply, Message, RpcError};
 use crate::policy::Policy;
@@ -28,9 +28,11 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
 mod features;
+mod limits;
 mod listen;
-pub use features::{MAX_COMPLETION_VALUES, MAX_READ_BYTES, PAGE_SIZE};
-pub use listen::{MAX_LISTENS_PER_SESSION, MAX_LISTEN_STREAMS};
+pub use limits::{
+    MAX_COMPLETION_VALUES, MAX_LISTENS_PER_SESSION, MAX_LISTEN_STREAMS, MAX_READ_BYTES, PAGE_SIZE,
+};
 
 /// A tool result's text is cut past this many bytes of UTF-8 (the reference's cap).
 pub const MAX_RESULT_TEXT_BYTES: usize = 65536;
@@ -852,7 +854,7 @@ impl Session {
                 Some(requested.map_err(audit_failure)?)
             }
         };
-        let admission = match features::contain(|| lookup(params)) {
+        let admission = match contain(|| lookup(params)) {
             Ok(admission) => admission,
             Err(e) => return record_outcome(audit, Err(e)),
         };
@@ -871,7 +873,7 @@ impl Session {
         if let Some(call) = &mut audit {
             call.started().map_err(audit_failure)?;
         }
-        let outcome = features::contain(|| run(admission.item));
+        let outcome = contain(|| run(admission.item));
         if let (Some(call), true) = (&mut audit, scope.cancel.is_cancelled()) {
             call.set_cancelled();
         }
@@ -1413,4 +1415,14 @@ fn success_result(output: ToolOutput, revision: Revision) -> Value {
         }
     }
     Value::Object(m)
+}
+
+/// Runs `f`, turning a panic in a server's code into -32603 (the session keeps serving).
+fn contain<T>(f: impl FnOnce() -> Result<T, RpcError>) -> Result<T, RpcError> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        Err(RpcError::new(
+            jsonrpc::code::INTERNAL_ERROR,
+            "internal error",
+        ))
+    })
 }

@@ -29,9 +29,11 @@
 //! (never an error) when a check refuses.
 
 use super::process::Window;
+use super::process::TIMEOUT;
+use super::repo;
 use super::sanitize::{sanitize, MAX_OUTPUT, TRUNCATION_MARKER};
+use super::server::{Checked, GitRead};
 use super::tools::{self, args, file};
-use super::{repo, Checked, GitRead, TIMEOUT};
 use agentteams_mcp::json::{Map, Value};
 use agentteams_mcp::server::{
     CallContext, CancelToken, Prompt, PromptArgument, PromptMessage, PromptOutput, PromptSet,

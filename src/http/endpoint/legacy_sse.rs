@@ -9,7 +9,7 @@
 //! event ids: the old transport has no resumption, and an `EventSource` that saw ids would come
 //! back with `Last-Event-ID` to open a new session.
 
-use super::{accepts, invalid_request, Endpoint, Live};
+use super::{accepts, invalid_request, Endpoint, Live, MESSAGES_PATH, SSE_PATH};
 use crate::http::limits::MAX_SESSION_ID_BYTES;
 use crate::http::request::RequestHead;
 use crate::http::response::Response;
@@ -19,12 +19,6 @@ use crate::http::streams::{StreamHub, STANDALONE_STREAM};
 use crate::json::{self, Value};
 use crate::server::{CancelToken, Notify, Session};
 use std::sync::Arc;
-
-/// Where the old transport's clients open their stream.
-pub const SSE_PATH: &str = "/sse";
-
-/// Where they POST their messages (`?sessionId=<id>`).
-pub const MESSAGES_PATH: &str = "/messages";
 
 /// Sends everything a call emits, and then its reply, on the session's stream.
 struct ToStream<'a>(&'a StreamHub);

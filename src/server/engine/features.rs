@@ -2,9 +2,10 @@
 //! envelopes around a server's [`ResourceSet`] and [`PromptSet`], under the same governance and
 //! audit as tool calls (see [`Session::governed`]).
 
+use super::limits::{MAX_COMPLETION_VALUES, MAX_READ_BYTES, PAGE_SIZE};
 use super::{Admission, RequestScope, Session};
 use crate::declared::Declared;
-use crate::governance::{Basis, Subject, Verdict};
+use crate::governance::decision::{Basis, Subject, Verdict};
 use crate::json::{obj, Map, Value};
 use crate::jsonrpc::{self, RpcError};
 use crate::server::prompt::{
@@ -13,19 +14,9 @@ use crate::server::prompt::{
 use crate::server::reach::{self, Found};
 use crate::server::resource::{ReadRequest, Resource, ResourceSet, ResourceTemplate};
 use crate::server::uri::{self, UriTemplate};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// Items per page of `resources/list`, `resources/templates/list` and `prompts/list`. The cursor
-/// of the next page is the decimal offset of its first item (clients treat it as opaque).
-pub const PAGE_SIZE: usize = 100;
 /// Longest cursor accepted, in bytes (an offset needs at most 20 digits).
 const MAX_CURSOR_BYTES: usize = 20;
-/// Most bytes one `resources/read` result may carry (text as is, binary as Base64); a larger
-/// read is refused with -32603 rather than held and sent.
-pub const MAX_READ_BYTES: usize = 8 << 20;
-/// Most values one completion returns (the protocol's own cap); `total` and `hasMore` tell the
-/// client there were more.
-pub const MAX_COMPLETION_VALUES: usize = 100;
 /// Longest partial value a completion request may carry, in bytes.
 const MAX_COMPLETION_INPUT_BYTES: usize = 4096;
 
@@ -518,16 +509,6 @@ fn context_arguments(context: Option<&Value>) -> Result<Vec<(String, String)>, R
         }
     }
     Ok(out)
-}
-
-/// Runs `f`, turning a panic in a server's code into -32603 (the session keeps serving).
-pub(super) fn contain<T>(f: impl FnOnce() -> Result<T, RpcError>) -> Result<T, RpcError> {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
-        Err(RpcError::new(
-            jsonrpc::code::INTERNAL_ERROR,
-            "internal error",
-        ))
-    })
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@
 //! Over the limit: -32600 naming it. A listen of a legacy session is -32601, as before
 //! `initialize` without the era's `_meta`.
 
+use super::limits::{MAX_LISTENS_PER_SESSION, MAX_LISTEN_STREAMS};
 use super::{modern_scope, Phase, Session, META_PROTOCOL_VERSION};
 use crate::json::{obj, to_string, Map, Value};
 use crate::jsonrpc::{error_reply, RpcError};
@@ -38,10 +39,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
-/// Most `subscriptions/listen` streams held open by their requests at once, per engine (HTTP).
-pub const MAX_LISTEN_STREAMS: usize = 64;
-/// Most deferred `subscriptions/listen` streams one session (a stdio process) keeps open.
-pub const MAX_LISTENS_PER_SESSION: usize = 8;
 /// How often a held stream looks at its cancellation while no notification comes.
 const LISTEN_POLL: Duration = Duration::from_millis(100);
 

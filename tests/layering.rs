@@ -1,37 +1,85 @@
-//! The layering of the servers crate's index code: `recall` (the query side) and `index` (the
-//! builder) both stand on `corpus` (the index formats), never on each other, and no two files of
-//! the three import each other, directly or through others; nor do any two files of gitread's
-//! tool table (`gitread/tools`, [`CYCLE_FREE`]).
+//! The layering of both crates, read from their sources: no file imports from a file that
+//! imports it, directly or through others, in `src/` (the library) or `servers/src/` (the
+//! servers); and a file imports only its own folder and the folders below its own in the declared
+//! order ([`LIBRARY`], [`SERVERS`]), never those above it.
 //!
 //! Read from the sources, not the compiler: every path a file names (`use` lines and paths in
 //! code alike, test modules included) that starts with `crate::`, `super::` or `self::`, or, in a
-//! folder's `mod.rs`, with one of its child modules, is resolved to the file of the longest module
-//! prefix it names. Comments and string literals are skipped. A failure names the files and the
-//! arrow or cycle, so the fix is one move of code to a lower file.
+//! module with children (`mod.rs`, `lib.rs`, `x.rs` beside `x/`), with one of its child modules,
+//! is resolved to the file of the longest module prefix it names (`crate::ITEM` of an item in the
+//! crate root: `lib.rs`). Comments and string literals are skipped. A re-export in a folder's
+//! `mod.rs` (`pub use child::X`) is an arrow from it to the child, so a child that uses its
+//! folder's items through `super::` closes a cycle: shared items live in a leaf both import. A
+//! failure names the files and the arrow or cycle, so the fix is one move of code to a lower
+//! file. `servers/src/main.rs` is a crate of its own (the binary) and is not read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// The folders of `servers/src` checked, and the layer order: a file may import its own folder's
-/// files and the folders listed after its own, never those before.
-const LAYERS: [&str; 3] = ["recall", "index", "corpus"];
+/// Which folders (first path segments under `src/`) stand above which.
+struct Rules {
+    /// Bottom up: a file may import its own folder and the folders listed before its own, never
+    /// those after. A folder not listed is held to no order (only to no cycles).
+    order: &'static [&'static str],
+    /// Folders that must not import each other at all (besides the order).
+    apart: &'static [(&'static str, &'static str)],
+}
 
-/// Folders outside the layers whose files must not import each other either, directly or through
-/// others (a table row's leaf under the table, the shared argument rules beside it).
-const CYCLE_FREE: [&str; 1] = ["gitread/tools"];
+/// The library's layers, bottom up. Left out until the arrows between them run one way (issue 34):
+/// `governance`, whose `bind` builds an engine (`server`) over an audit log (`audit`) while the
+/// engine holds the governance's decision and the verifier reads its bases and modes; and `auth`,
+/// `client` and `http`: `http` consults `auth`, `auth` fetches through `client` and trims a header
+/// with `http::request::trim_ows`, `client` reads responses with `http::chunked` and `http::limits`
+/// and names `server::Revision`.
+const LIBRARY: Rules = Rules {
+    order: &[
+        "json",
+        "base64",
+        "random",
+        "time",
+        "regular_file",
+        "process_group",
+        "project_file",
+        "confined_write",
+        "declared",
+        "sanitize",
+        "jsonrpc",
+        "schema",
+        "policy",
+        "crypto",
+        "audit",
+        "server",
+        "stdio",
+    ],
+    apart: &[],
+};
 
-/// Folders of one layer that must not import each other (besides the order above).
-const APART: [(&str, &str); 1] = [("recall", "index")];
+/// The servers' layers, bottom up: the shared leaves (`compat`, `regular_file`, `scratch`), then
+/// `corpus` (the index formats), `gitread`, and above them `index` (the builder) and `recall` (the
+/// query side), which never import each other. The commands (`cli`, `startup`, `*_cmd`) and the
+/// fixtures are left out while issue 34 reworks them (`index` still imports `startup`).
+const SERVERS: Rules = Rules {
+    order: &[
+        "compat",
+        "regular_file",
+        "scratch",
+        "corpus",
+        "gitread",
+        "index",
+        "recall",
+    ],
+    apart: &[("recall", "index")],
+};
 
-/// A file's module path from its path under `src/`: `recall/mod.rs` → `recall`,
-/// `index/passages/python.rs` → `index::passages::python`.
+/// A file's module path from its path under `src/`: `lib.rs` → the crate root, `recall/mod.rs` →
+/// `recall`, `index/passages/python.rs` → `index::passages::python`.
 fn module_of(file: &str) -> Vec<String> {
     let mut parts: Vec<String> = file
         .trim_end_matches(".rs")
         .split('/')
         .map(str::to_owned)
         .collect();
-    if parts.last().is_some_and(|p| p == "mod") {
+    if parts.last().is_some_and(|p| p == "mod") || parts == ["lib"] {
         parts.pop();
     }
     parts
@@ -179,7 +227,11 @@ fn read_path(tokens: &[&str], at: &mut usize, prefix: Vec<String>, paths: &mut V
 /// The module paths `file` names, each as written relative to the crate root.
 fn named_paths(file: &str, text: &str, modules: &BTreeSet<Vec<String>>) -> Vec<Vec<String>> {
     let module = module_of(file);
-    let is_folder = file.ends_with("mod.rs");
+    // A module with children (`lib.rs`, `x/mod.rs`, or `x.rs` beside a folder `x/`) may name
+    // them bare.
+    let is_folder = modules
+        .iter()
+        .any(|m| m.len() == module.len() + 1 && m.starts_with(&module));
     let code = code_only(text);
     let tokens = tokens(&code);
     // Inline modules open at this point (`mod tests {`), with the brace depth they opened at.
@@ -249,7 +301,8 @@ fn imports(files: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String
     for (file, text) in files {
         let mut targets = BTreeSet::new();
         for path in named_paths(file, text, &modules) {
-            let found = (1..=path.len())
+            // Down to the empty prefix: `crate::ITEM` names an item of the crate root's file.
+            let found = (0..=path.len())
                 .rev()
                 .find_map(|n| by_module.get(&path[..n]));
             if let Some(target) = found.filter(|t| *t != file) {
@@ -261,34 +314,59 @@ fn imports(files: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String
     graph
 }
 
-/// Every rule broken, one line each: an arrow against the layer order, and each cycle.
-fn violations(files: &BTreeMap<String, String>) -> Vec<String> {
+/// A file's folder for the layer order: the first segment of its path (`crypto/der.rs` →
+/// `crypto`, `random.rs` → `random`); `None` for the crate root, which declares every module and
+/// stands above them all.
+fn folder_of(file: &str) -> Option<&str> {
+    let first = file.split('/').next().unwrap_or("");
+    (first != "lib.rs").then(|| first.trim_end_matches(".rs"))
+}
+
+/// Every rule broken, one line each: an arrow against `rules`, and each import cycle.
+fn violations(files: &BTreeMap<String, String>, rules: &Rules) -> Vec<String> {
     let graph = imports(files);
-    let layer = |file: &str| {
-        let folder = file.split('/').next().unwrap_or("");
-        (LAYERS.iter().position(|l| *l == folder), folder.to_owned())
-    };
+    let rank = |file: &str| folder_of(file).and_then(|f| rules.order.iter().position(|l| *l == f));
     let mut found = Vec::new();
     for (file, targets) in &graph {
-        let (from, from_folder) = layer(file);
         for target in targets {
-            let (to, to_folder) = layer(target);
-            let apart = APART.iter().any(|&(a, b)| {
-                (a, b) == (from_folder.as_str(), to_folder.as_str())
-                    || (b, a) == (from_folder.as_str(), to_folder.as_str())
-            });
-            if from.is_some() && to.is_some() && (to < from || apart) {
+            let (from, to) = (folder_of(file), folder_of(target));
+            if from == to {
+                continue;
+            }
+            let apart = rules
+                .apart
+                .iter()
+                .any(|&(a, b)| [(Some(a), Some(b)), (Some(b), Some(a))].contains(&(from, to)));
+            let downward = match (rank(file), rank(target)) {
+                (Some(a), Some(b)) => b < a,
+                _ => true,
+            };
+            if apart || !downward {
                 found.push(format!(
-                    "{file} imports {target}: {from_folder} may not import {to_folder} (layers, top down: {LAYERS:?}; apart: {APART:?})"
+                    "{file} imports {target}: {} may not import {} (layers, bottom up: {:?}; apart: {:?})",
+                    from.unwrap_or(""),
+                    to.unwrap_or(""),
+                    rules.order,
+                    rules.apart
                 ));
             }
         }
     }
-    // Cycles: a depth-first walk; a target still on the walk's path closes one.
+    for cycle in cycles(&graph) {
+        found.push(format!("import cycle: {}", cycle.join(" -> ")));
+    }
+    found
+}
+
+/// Import cycles, each as the files on it, the first again at the end: a depth-first walk in
+/// which a target still on the walk's path closes one (so at least one cycle through every
+/// strongly connected group of files).
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     let mut done: BTreeSet<&str> = BTreeSet::new();
+    let mut found = Vec::new();
     for start in graph.keys() {
         let mut path: Vec<&str> = Vec::new();
-        cycle_walk(start, &graph, &mut path, &mut done, &mut found);
+        cycle_walk(start, graph, &mut path, &mut done, &mut found);
     }
     found
 }
@@ -298,15 +376,15 @@ fn cycle_walk<'g>(
     graph: &'g BTreeMap<String, BTreeSet<String>>,
     path: &mut Vec<&'g str>,
     done: &mut BTreeSet<&'g str>,
-    found: &mut Vec<String>,
+    found: &mut Vec<Vec<String>>,
 ) {
     if done.contains(file) {
         return;
     }
     if let Some(at) = path.iter().position(|f| *f == file) {
-        let mut cycle = path[at..].to_vec();
-        cycle.push(file);
-        found.push(format!("import cycle: {}", cycle.join(" -> ")));
+        let mut cycle: Vec<String> = path[at..].iter().map(|f| (*f).to_owned()).collect();
+        cycle.push(file.to_owned());
+        found.push(cycle);
         return;
     }
     path.push(file);
@@ -316,7 +394,6 @@ fn cycle_walk<'g>(
     path.pop();
     done.insert(file);
 }
-
 /// Every `.rs` file under `dir`, by its path relative to `src`.
 fn read_tree(src: &Path, dir: &Path, files: &mut BTreeMap<String, String>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -343,15 +420,36 @@ fn planted(files: &[(&str, &str)]) -> BTreeMap<String, String> {
         .collect()
 }
 
-#[test]
-fn recall_index_corpus_and_the_gitread_table_import_one_way_without_cycles() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// The `.rs` files of a crate's `src` (under the workspace root), by path under it, without the
+/// binary's `main.rs`.
+fn crate_files(src: &str) -> BTreeMap<String, String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(src);
     let mut files = BTreeMap::new();
-    for folder in LAYERS.iter().chain(&CYCLE_FREE) {
-        read_tree(&src, &src.join(folder), &mut files);
-    }
-    assert!(files.len() > 30, "read only {} files", files.len());
-    let found = violations(&files);
+    read_tree(&src, &src, &mut files);
+    files.remove("main.rs");
+    files
+}
+
+/// Every rule `krate` breaks.
+fn checked(krate: &str, rules: &Rules) -> Vec<String> {
+    let files = crate_files(krate);
+    assert!(
+        files.len() > 50,
+        "read only {} files of {krate}",
+        files.len()
+    );
+    violations(&files, rules)
+}
+
+#[test]
+fn the_library_imports_one_way_without_cycles() {
+    let found = checked("src", &LIBRARY);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn the_servers_import_one_way_without_cycles() {
+    let found = checked("servers/src", &SERVERS);
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
@@ -391,6 +489,19 @@ fn the_sources_are_read_as_the_compiler_resolves_them() {
         ("corpus/tokenize.rs", ""),
         ("corpus/sidecars.rs", ""),
         ("index/mod.rs", "fn h() { crate::corpus::text::cut(); }\n"),
+        // The crate root names its modules bare; `crate::ITEM` of a root item is the root.
+        (
+            "lib.rs",
+            "pub mod http;\npub use http::endpoint::Endpoint;\n",
+        ),
+        ("http/mod.rs", "fn f() -> crate::VERSION {}\n"),
+        // `x.rs` beside a folder `x/` names its children bare too.
+        ("http/endpoint.rs", "mod legacy;\nuse legacy::serve;\n"),
+        (
+            "http/endpoint/legacy.rs",
+            "use super::super::limits::MAX;\n",
+        ),
+        ("http/limits.rs", ""),
     ]);
     let graph = imports(&files);
     let of = |f: &str| graph[f].iter().map(String::as_str).collect::<Vec<_>>();
@@ -405,6 +516,11 @@ fn the_sources_are_read_as_the_compiler_resolves_them() {
         ["corpus/sidecars.rs", "corpus/tokenize.rs"]
     );
     assert_eq!(of("index/mod.rs"), ["corpus/text.rs"]);
+    // (`mod http;` declares; it names no path.)
+    assert_eq!(of("lib.rs"), ["http/endpoint.rs"]);
+    assert_eq!(of("http/mod.rs"), ["lib.rs"]);
+    assert_eq!(of("http/endpoint.rs"), ["http/endpoint/legacy.rs"]);
+    assert_eq!(of("http/endpoint/legacy.rs"), ["http/limits.rs"]);
 }
 
 #[test]
@@ -417,10 +533,21 @@ fn a_planted_cycle_or_arrow_against_the_layers_fails() {
             "use crate::recall::outline::Outline;\n",
         ),
     ]);
-    let found = violations(&cycle);
     assert_eq!(
-        found,
+        violations(&cycle, &SERVERS),
         ["import cycle: recall/outline.rs -> recall/relevance.rs -> recall/thesaurus.rs -> recall/outline.rs"]
+    );
+    // A folder's mod.rs re-exporting a child that uses an item of mod.rs through `super::`.
+    let parent_child = planted(&[
+        (
+            "json/mod.rs",
+            "mod parse;\npub use parse::parse;\npub enum Value {}\n",
+        ),
+        ("json/parse.rs", "use super::Value;\n"),
+    ]);
+    assert_eq!(
+        violations(&parent_child, &LIBRARY),
+        ["import cycle: json/mod.rs -> json/parse.rs -> json/mod.rs"]
     );
     let arrows = planted(&[
         ("corpus/text.rs", "use crate::recall::rank::cut_chars;\n"),
@@ -428,7 +555,7 @@ fn a_planted_cycle_or_arrow_against_the_layers_fails() {
         ("index/mod.rs", "pub fn test_rng() {}\n"),
         ("index/memory.rs", "use crate::recall::rank::Hit;\n"),
     ]);
-    let found = violations(&arrows);
+    let found = violations(&arrows, &SERVERS);
     assert_eq!(found.len(), 3, "{found:#?}");
     assert!(
         found[0].starts_with("corpus/text.rs imports recall/rank.rs"),
@@ -442,13 +569,23 @@ fn a_planted_cycle_or_arrow_against_the_layers_fails() {
         found[2].starts_with("recall/rank.rs imports index/mod.rs"),
         "{found:#?}"
     );
-    // Downward arrows and a file's own test module pass.
+    let library = planted(&[
+        ("json/mod.rs", "use crate::crypto::sha256;\n"),
+        ("crypto/sha256.rs", ""),
+    ]);
+    let found = violations(&library, &LIBRARY);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].starts_with("json/mod.rs imports crypto/sha256.rs"));
+    // Downward arrows, arrows from or to an unlisted folder or the root, and a file's own test
+    // module pass.
     let fine = planted(&[
         (
             "recall/rank.rs",
             "use crate::corpus::text::cut_chars;\nmod tests { use super::*; }\n",
         ),
-        ("corpus/text.rs", ""),
+        ("corpus/text.rs", "use crate::compat::Compat;\n"),
+        ("compat.rs", ""),
+        ("lib.rs", "pub use recall::rank;\n"),
     ]);
-    assert!(violations(&fine).is_empty());
+    assert!(violations(&fine, &SERVERS).is_empty());
 }
