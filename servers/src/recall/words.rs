@@ -31,9 +31,11 @@ pub fn abbreviations(word: &str) -> impl Iterator<Item = &str> {
 }
 
 /// A light English stemmer for matching a query word with the index's terms: plural `-s`/`-es`/
-/// `-ies`, `-ed`, `-ing` (undoubling a final consonant: `dropped` → `drop`), then a final `-y`
-/// after a consonant or a final `-e` (`parse`, `parsed`, `parses`, `parsing` → `pars`). Both sides go through it, so its stems need
-/// only agree with each other, not be words.
+/// `-ies`, `-ed`, `-ing` (undoubling a final consonant: `dropped` → `drop`), the noun's `-ion`
+/// after `t`, `s` or `x` (`rotation` → `rotat`, `connection` → `connect`), then a final `-y`
+/// after a consonant or a final `-e` (`parse`, `parsed`, `parses`, `parsing` → `pars`; `rotate`,
+/// `rotating`, `rotation` → `rotat`). Both sides go through it, so its stems need only agree
+/// with each other, not be words.
 pub fn stem(word: &str) -> &str {
     let b = word.as_bytes();
     if b.len() <= 3 || !b.iter().all(u8::is_ascii_lowercase) {
@@ -71,6 +73,14 @@ pub fn stem(word: &str) -> &str {
         if last == before && !matches!(last, b'l' | b's' | b'z') && !b"aeiou".contains(&last) {
             w = &w[..w.len() - 1];
         }
+    }
+    // `rotation` meets `rotate` and `rotating` (`rotat`), `connection` `connect`: only after the
+    // letters that end such verbs, so `region` keeps `reg` and `union` stays whole.
+    if let Some(s) = w
+        .strip_suffix("ion")
+        .filter(|s| s.len() >= 3 && s.ends_with(['t', 's', 'x']))
+    {
+        return s;
     }
     // `cookie` meets `cookies` (`cook`), as `entries` loses its `ies`.
     if let Some(s) = w.strip_suffix("ie").filter(|s| s.len() >= 3) {
@@ -146,6 +156,10 @@ mod tests {
             &["entry", "entries"],
             &["copy", "copies", "copied"],
             &["cookie", "cookies"],
+            &["rotate", "rotates", "rotated", "rotating", "rotation", "rotations"],
+            &["connect", "connects", "connected", "connecting", "connection", "connections"],
+            &["compress", "compressed", "compression"],
+            &["mention", "mentioned", "mentions"],
         ] {
             let stems: Vec<&str> = group.iter().map(|w| stem(w)).collect();
             assert!(
@@ -154,6 +168,9 @@ mod tests {
             );
         }
         assert_eq!(stem("class"), "class");
+        // `-ion` goes only after the letters that end such verbs.
+        assert_eq!(stem("region"), "region");
+        assert_eq!(stem("union"), "union");
         assert_eq!(stem("NaN"), "NaN");
     }
 
