@@ -31,11 +31,9 @@ pub fn abbreviations(word: &str) -> impl Iterator<Item = &str> {
 }
 
 /// A light English stemmer for matching a query word with the index's terms: plural `-s`/`-es`/
-/// `-ies`, `-ed`, `-ing` (undoubling a final consonant: `dropped` → `drop`), the noun's `-ion`
-/// after `t`, `s` or `x` (`rotation` → `rotat`, `connection` → `connect`), then a final `-y`
-/// after a consonant or a final `-e` (`parse`, `parsed`, `parses`, `parsing` → `pars`; `rotate`,
-/// `rotating`, `rotation` → `rotat`). Both sides go through it, so its stems need only agree
-/// with each other, not be words.
+/// `-ies`, `-ed`, `-ing` (undoubling a final consonant: `dropped` → `drop`), then a final `-y`
+/// after a consonant or a final `-e` (`parse`, `parsed`, `parses`, `parsing` → `pars`). Both sides go through it, so its stems need
+/// only agree with each other, not be words.
 pub fn stem(word: &str) -> &str {
     let b = word.as_bytes();
     if b.len() <= 3 || !b.iter().all(u8::is_ascii_lowercase) {
@@ -74,14 +72,6 @@ pub fn stem(word: &str) -> &str {
             w = &w[..w.len() - 1];
         }
     }
-    // `rotation` meets `rotate` and `rotating` (`rotat`), `connection` `connect`: only after the
-    // letters that end such verbs, so `region` keeps `reg` and `union` stays whole.
-    if let Some(s) = w
-        .strip_suffix("ion")
-        .filter(|s| s.len() >= 3 && s.ends_with(['t', 's', 'x']))
-    {
-        return s;
-    }
     // `cookie` meets `cookies` (`cook`), as `entries` loses its `ies`.
     if let Some(s) = w.strip_suffix("ie").filter(|s| s.len() >= 3) {
         return s;
@@ -94,6 +84,18 @@ pub fn stem(word: &str) -> &str {
         return s;
     }
     w.strip_suffix('e').filter(|s| s.len() >= 3).unwrap_or(w)
+}
+
+/// [`stem`], then a noun's `-ion` after `t`, `s` or `x`, so a verb meets its noun (`rotate`,
+/// `rotating`, `rotation`, `rotations` → `rotat`; `connection` → `connect`; `region` and
+/// `union` stay whole): the stemmer of prose (memory documents), whose headings name a topic by
+/// the noun a question asks about with the verb. Not for code, where such a noun is usually a
+/// concept of its own (`completion` is not `complete`), so it cost the code questions precision.
+pub fn prose_stem(word: &str) -> &str {
+    let w = stem(word);
+    w.strip_suffix("ion")
+        .filter(|s| s.len() >= 3 && s.ends_with(['t', 's', 'x']))
+        .unwrap_or(w)
 }
 
 /// FNV-1a as a [`Hasher`], for the ranker's tables of query terms: the masks table holds a few
@@ -156,10 +158,6 @@ mod tests {
             &["entry", "entries"],
             &["copy", "copies", "copied"],
             &["cookie", "cookies"],
-            &["rotate", "rotates", "rotated", "rotating", "rotation", "rotations"],
-            &["connect", "connects", "connected", "connecting", "connection", "connections"],
-            &["compress", "compressed", "compression"],
-            &["mention", "mentioned", "mentions"],
         ] {
             let stems: Vec<&str> = group.iter().map(|w| stem(w)).collect();
             assert!(
@@ -168,10 +166,29 @@ mod tests {
             );
         }
         assert_eq!(stem("class"), "class");
-        // `-ion` goes only after the letters that end such verbs.
-        assert_eq!(stem("region"), "region");
-        assert_eq!(stem("union"), "union");
         assert_eq!(stem("NaN"), "NaN");
+    }
+
+    #[test]
+    fn the_prose_stemmer_joins_a_verb_and_its_noun() {
+        for group in [
+            &["rotate", "rotates", "rotated", "rotating", "rotation", "rotations"][..],
+            &["connect", "connected", "connecting", "connection", "connections"],
+            &["compress", "compressed", "compression"],
+            &["mention", "mentioned", "mentions"],
+            &["drop", "dropped"],
+        ] {
+            let stems: Vec<&str> = group.iter().map(|w| prose_stem(w)).collect();
+            assert!(
+                stems.windows(2).all(|w| w[0] == w[1]),
+                "{group:?} → {stems:?}"
+            );
+        }
+        // `-ion` goes only after the letters that end such verbs; code keeps its nouns whole.
+        assert_eq!(prose_stem("region"), "region");
+        assert_eq!(prose_stem("union"), "union");
+        assert_eq!(prose_stem("ion"), "ion");
+        assert_eq!(stem("rotation"), "rotation");
     }
 
     #[test]
