@@ -172,8 +172,21 @@ mod tests {
     #[test]
     fn the_prose_stemmer_joins_a_verb_and_its_noun() {
         for group in [
-            &["rotate", "rotates", "rotated", "rotating", "rotation", "rotations"][..],
-            &["connect", "connected", "connecting", "connection", "connections"],
+            &[
+                "rotate",
+                "rotates",
+                "rotated",
+                "rotating",
+                "rotation",
+                "rotations",
+            ][..],
+            &[
+                "connect",
+                "connected",
+                "connecting",
+                "connection",
+                "connections",
+            ],
             &["compress", "compressed", "compression"],
             &["mention", "mentioned", "mentions"],
             &["drop", "dropped"],
