@@ -437,3 +437,96 @@ fn a_hostile_environment_is_built_promptly_and_reads_nothing_outside() {
         .read("references/code-index/api-modules.json")
         .contains("Sends a GET request."));
 }
+
+/// `may_be_stale` of one call's result.
+fn says_stale(server: &mut Server, tool: &str, arguments: &str) -> bool {
+    let (is_error, text) = server.call(tool, arguments);
+    assert!(!is_error, "{text}");
+    let result = json::parse(text.as_bytes()).unwrap();
+    result
+        .get("may_be_stale")
+        .and_then(Value::as_bool)
+        .unwrap_or_else(|| panic!("{text}"))
+}
+
+fn set_mtime(path: &Path, when: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+#[test]
+fn recall_says_may_be_stale_only_when_the_references_rules_could_find_the_index_stale() {
+    let project = python_project();
+    project.write(
+        "workSummaries/2026-10-01.md",
+        "# Monday\n\nThe widget reports were exported for every tenant of the store.\n",
+    );
+    assert!(project.index_build(&[]).status.success());
+    let root = &project.root;
+    let memory_sources = |extra: &[&str]| -> Vec<PathBuf> {
+        ["CHANGELOG.md", "README.md", "workSummaries/2026-10-01.md"]
+            .iter()
+            .chain(extra)
+            .map(|p| root.join(p))
+            .collect()
+    };
+    let memory = || read_json(&project, "references/memory-index.json");
+    let index = r#"{"query": "widget reports"}"#;
+    let local = r#"{"query": "load widgets", "kind": "local"}"#;
+    let mut server = Server::start(root);
+    // Built a moment ago: fresh by the reference's rules, and recall says so.
+    assert_eq!(memory_stale(&memory(), root, &memory_sources(&[])), None);
+    assert!(!says_stale(&mut server, "query_index", index));
+    assert!(!says_stale(&mut server, "query_code", local));
+    // The API partitions' rule needs every import and the environment: it cannot tell.
+    assert!(says_stale(
+        &mut server,
+        "query_code",
+        r#"{"query": "YAML parser", "kind": "doc"}"#
+    ));
+    assert!(says_stale(
+        &mut server,
+        "query_code",
+        r#"{"query": "load"}"#
+    ));
+    // The reference's recall always says true, and so does `--compat reference`.
+    let mut reference = Server::start_with(root, &["--compat", "reference"]);
+    assert!(says_stale(&mut reference, "query_index", index));
+    assert!(says_stale(&mut reference, "query_code", local));
+
+    // A source modified after built_at (the mtime rule), then set back before it.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+    for (source, tool, arguments) in [
+        ("README.md", "query_index", index),
+        ("workSummaries/2026-10-01.md", "query_index", index),
+        ("tool/report.py", "query_code", local),
+    ] {
+        set_mtime(&project.path(source), later);
+        assert!(says_stale(&mut server, tool, arguments), "{source}");
+        set_mtime(&project.path(source), long_ago);
+        assert!(!says_stale(&mut server, tool, arguments), "{source}");
+    }
+    assert_eq!(memory_stale(&memory(), root, &memory_sources(&[])), None);
+
+    // A new source in a folder the index reads: the reference's current source list holds it.
+    project.write(
+        "workSummaries/2026-10-02.md",
+        "# Tuesday\n\nThe widget store moved to the new tenant layout overnight.\n",
+    );
+    let with_new = memory_sources(&["workSummaries/2026-10-02.md"]);
+    assert!(memory_stale(&memory(), root, &with_new).is_some());
+    assert!(says_stale(&mut server, "query_index", index));
+    assert!(project.index_build(&[]).status.success());
+    assert_eq!(memory_stale(&memory(), root, &with_new), None);
+    assert!(!says_stale(&mut server, "query_index", index));
+
+    // A source removed: its hash cannot be read.
+    std::fs::remove_file(project.path("workSummaries/2026-10-02.md")).unwrap();
+    assert!(memory_stale(&memory(), root, &memory_sources(&[])).is_some());
+    assert!(says_stale(&mut server, "query_index", index));
+}

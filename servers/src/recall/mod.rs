@@ -21,6 +21,7 @@ pub mod refine;
 pub mod relevance;
 pub mod resources;
 pub mod sections;
+pub mod staleness;
 mod stream;
 pub mod thesaurus;
 mod tree;
@@ -177,8 +178,16 @@ impl Recall {
         let Loaded::Memory(corpus) = &*loaded else {
             return Err("memory index failed schema validation: not a memory index".into());
         };
+        let stale = self.compat == Compat::Reference
+            || staleness::may_be_stale(
+                &self.root,
+                &corpus.built_at,
+                corpus.documents.iter().map(|d| d.path()),
+                true,
+            );
         Ok(result(
             Value::from(corpus.built_at.as_str()),
+            stale,
             hits.iter().map(|h| self.hit_value(h, false)).collect(),
         ))
     }
@@ -211,6 +220,8 @@ impl Recall {
         // One partition at a time: each is loaded (or found in the cache), ranked and let go
         // before the next, so partitions beyond the cache's budget are never all resident.
         let mut built_at: Option<String> = None;
+        // The reference's mode says `true` always, as the reference does.
+        let mut stale = self.compat == Compat::Reference;
         let mut hits: Vec<Hit> = Vec::new();
         let outline = (self.compat == Compat::Product)
             .then(|| self.outline_of(&team))
@@ -220,6 +231,7 @@ impl Recall {
             // Confine before testing existence, so the answer never reveals which outside files exist.
             teamdir::confine(&self.root, &path)?;
             if !path.exists() {
+                stale = true;
                 continue;
             }
             let loaded = self.loader.load(&self.root, &path, IndexKind::Code)?;
@@ -236,6 +248,16 @@ impl Recall {
                     .as_deref()
                     .is_some_and(|s| allowed.contains(&s))
                 {
+                    // The API partitions' rule (a fresh dependency fingerprint) has no cheap
+                    // judge: `true`, as it cannot tell.
+                    stale = stale
+                        || corpus.source_kind.as_deref() != Some("local-script")
+                        || staleness::may_be_stale(
+                            &self.root,
+                            &corpus.built_at,
+                            corpus.documents.iter().map(|d| d.path()),
+                            false,
+                        );
                     match outline.as_deref().filter(|o| o.belongs_to(corpus)) {
                         Some(outline) => {
                             // The query's words are looked up once for both.
@@ -260,6 +282,7 @@ impl Recall {
         let hits = rank::merge_partitions(hits, k);
         Ok(result(
             built_at,
+            stale || partitions.is_empty(),
             hits.iter().map(|h| self.hit_value(h, true)).collect(),
         ))
     }
@@ -315,10 +338,10 @@ impl Recall {
     }
 }
 
-fn result(built_at: Value, hits: Vec<Value>) -> Value {
+fn result(built_at: Value, may_be_stale: bool, hits: Vec<Value>) -> Value {
     obj([
         ("built_at", built_at),
-        ("may_be_stale", Value::Bool(true)),
+        ("may_be_stale", Value::Bool(may_be_stale)),
         ("hits", Value::from(hits)),
     ])
 }
