@@ -156,7 +156,7 @@ fn hostile_ids_are_refused_by_the_index_not_the_file_system() {
 }
 
 #[test]
-fn completes_ids_labelled_with_their_titles_by_id_or_by_title() {
+fn completes_ids_from_the_index() {
     let project = project();
     let mut server = Server::start(&project.root);
     // A value is still an id of the template, labelled so a person can choose between them.
