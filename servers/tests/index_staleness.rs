@@ -530,3 +530,68 @@ fn recall_says_may_be_stale_only_when_the_references_rules_could_find_the_index_
     assert!(memory_stale(&memory(), root, &memory_sources(&[])).is_some());
     assert!(says_stale(&mut server, "query_index", index));
 }
+
+#[test]
+fn a_projects_docs_are_memory_sources_by_default_and_the_reference_still_finds_the_index_fresh() {
+    let project = python_project();
+    project.write(
+        "docs/guide/install.md",
+        "# Install\n\nInstall the widget tool with pip, then point it at the sprocket store path.\n",
+    );
+    project.write(
+        "docs/index.md",
+        "# Widget tool documentation\n\nWhat operators and tenants need to know about the widget tool.\n",
+    );
+    project.write(
+        "docs/node_modules/pkg/README.md",
+        "# Vendored\n\nA vendored package's readme, which is no documentation of this project.\n",
+    );
+    assert!(project.index_build(&[]).status.success());
+    let root = &project.root;
+    let memory = read_json(&project, "references/memory-index.json");
+    let paths = stored_paths(&memory);
+    assert_eq!(
+        paths,
+        [
+            "CHANGELOG.md",
+            "README.md",
+            "docs/guide/install.md",
+            "docs/index.md"
+        ]
+    );
+    // The reference's rules, with the reference's own source list (it has no docs/): fresh.
+    let reference_sources = [root.join("CHANGELOG.md"), root.join("README.md")];
+    assert_eq!(memory_stale(&memory, root, &reference_sources), None);
+    let mut server = Server::start(root);
+    let (_, text) = server.call("query_index", r#"{"query": "install with pip"}"#);
+    assert_eq!(str_field(&hits(&text)[0], "path"), "docs/guide/install.md");
+    // An edit of a docs page is still noticed by its hash rule.
+    project.write(
+        "docs/guide/install.md",
+        "# Install\n\nInstall the widget tool with uv now.\n",
+    );
+    assert!(memory_stale(&memory, root, &reference_sources).is_some());
+
+    // A project that already lists docs/ as an extra source gets each page once, where it
+    // listed it; one that excludes docs/ gets none.
+    for (description, want) in [
+        (
+            r#"{"memory_index_extra_dirs": ["docs"]}"#,
+            &[
+                "CHANGELOG.md",
+                "README.md",
+                "docs/guide/install.md",
+                "docs/index.md",
+            ][..],
+        ),
+        (
+            r#"{"memory_index_exclude": ["docs"]}"#,
+            &["CHANGELOG.md", "README.md"][..],
+        ),
+    ] {
+        project.write(".agentteams/brief.json", description);
+        assert!(project.index_build(&[]).status.success());
+        let memory = read_json(&project, "references/memory-index.json");
+        assert_eq!(stored_paths(&memory), want, "{description}");
+    }
+}
