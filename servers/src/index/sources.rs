@@ -363,7 +363,7 @@ pub fn memory_sources(root: &Path, description: &Description) -> Result<Vec<Path
     };
     let mut sources = Vec::new();
     sources.extend(scan_sub("workSummaries", true));
-    for name in ["CHANGELOG.md", "README.md", "build-team-plan.md"] {
+    for name in crate::corpus::sources::TOP_LEVEL_SOURCES {
         let path = root.join(name);
         if path.is_file() {
             sources.push(path);

@@ -54,6 +54,8 @@ pub const SNIPPET_MAX: usize = 400;
 /// `query_code`'s `kind` values, in the order messages list them.
 pub const KINDS: [&str; 4] = ["all", "local", "api", "doc"];
 
+/// The local partition's `source_kind`.
+const LOCAL_KIND: &str = "local-script";
 const QUERY_MESSAGE: &str = "query must be a non-empty string of at most 500 characters";
 const K_MESSAGE: &str = "k must be an integer from 1 to 20";
 const KIND_MESSAGE: &str = "kind must be one of all, local, api, doc";
@@ -182,6 +184,7 @@ impl Recall {
             || staleness::may_be_stale(
                 &self.root,
                 &corpus.built_at,
+                &corpus.built_at,
                 corpus.documents.iter().map(|d| d.path()),
                 true,
             );
@@ -200,9 +203,12 @@ impl Recall {
             &team.join(teamdir::CODE_MARKER),
             IndexKind::Code,
         )?;
-        let partitions: &[(String, String)] = match &*manifest {
-            Loaded::Code(CodeFile::Manifest { partitions, .. }) => partitions,
-            _ => &[],
+        let (partitions, last_build): (&[(String, String)], &str) = match &*manifest {
+            Loaded::Code(CodeFile::Manifest {
+                partitions,
+                built_at,
+            }) => (partitions, built_at),
+            _ => (&[], ""),
         };
         if partitions.len() > MAX_PARTITIONS {
             return Err(format!(
@@ -222,6 +228,9 @@ impl Recall {
         let mut built_at: Option<String> = None;
         // The reference's mode says `true` always, as the reference does.
         let mut stale = self.compat == Compat::Reference;
+        // `None` until the local partition is judged: with none, an answer cannot tell.
+        let mut local_stale: Option<bool> = None;
+        let mut needs_local = false;
         let mut hits: Vec<Hit> = Vec::new();
         let outline = (self.compat == Compat::Product)
             .then(|| self.outline_of(&team))
@@ -243,21 +252,27 @@ impl Recall {
                 built_at = Some(stamp.to_owned());
             }
             if let CodeFile::Partition(corpus) = file {
+                if !stale && corpus.source_kind.as_deref() == Some(LOCAL_KIND) {
+                    local_stale = Some(staleness::may_be_stale(
+                        &self.root,
+                        &corpus.built_at,
+                        last_build,
+                        corpus.documents.iter().map(|d| d.path()),
+                        false,
+                    ));
+                }
                 if corpus
                     .source_kind
                     .as_deref()
                     .is_some_and(|s| allowed.contains(&s))
                 {
-                    // The API partitions' rule (a fresh dependency fingerprint) has no cheap
-                    // judge: `true`, as it cannot tell.
-                    stale = stale
-                        || corpus.source_kind.as_deref() != Some("local-script")
-                        || staleness::may_be_stale(
-                            &self.root,
-                            &corpus.built_at,
-                            corpus.documents.iter().map(|d| d.path()),
-                            false,
-                        );
+                    // The local partition's staleness also decides the API partitions' (their
+                    // fingerprint holds its `.py` files' imports): judged once, after the loop.
+                    needs_local = true;
+                    if corpus.source_kind.as_deref() != Some(LOCAL_KIND) {
+                        stale =
+                            stale || staleness::dependencies_may_be_stale(&self.root, last_build);
+                    }
                     match outline.as_deref().filter(|o| o.belongs_to(corpus)) {
                         Some(outline) => {
                             // The query's words are looked up once for both.
@@ -282,7 +297,7 @@ impl Recall {
         let hits = rank::merge_partitions(hits, k);
         Ok(result(
             built_at,
-            stale || partitions.is_empty(),
+            stale || partitions.is_empty() || (needs_local && local_stale != Some(false)),
             hits.iter().map(|h| self.hit_value(h, true)).collect(),
         ))
     }

@@ -6,15 +6,19 @@
 //! a folder holding an indexed document (or, for the memory index, one of the project's top-level
 //! sources) changed after it. The reference compares each document's hash too: a file rewritten
 //! with an older mtime is not noticed here, a file touched but unchanged is (the reference's mtime
-//! rule says stale then as well). A new file in a folder that held no indexed document, and the
-//! API partitions' dependency fingerprint (every `.py` file's imports and the environment's
-//! metadata), cannot be judged cheaply: an answer drawing on an API partition says `true`, as does
-//! one over more than [`MAX_STALENESS_FILES`] documents.
+//! rule says stale then as well). A new file in a folder that held no indexed document is not
+//! noticed; an index over more than [`MAX_STALENESS_FILES`] documents says `true`.
+//!
+//! The API partitions' rule recomputes the dependency fingerprint (the manifests' text, every
+//! `.py` file's imports, the environment's distributions): [`dependencies_may_be_stale`] looks at
+//! the manifests' and the environments' times instead, and the imports are the local partition's.
 //!
 //! Cost: one resolution (an `lstat` per path component, [`teamdir::confine`]) and one `stat` per
-//! document, one `stat` per distinct folder, per answer; at most [`MAX_STALENESS_FILES`] files.
+//! document, one `stat` per distinct folder, per answer; at most [`MAX_STALENESS_FILES`] files;
+//! for the API partitions six manifests and each environment's `site-packages`.
 
 use crate::corpus::built_at::{built_after, is_stamp};
+use crate::corpus::sources::{DEPENDENCY_MANIFESTS, ENVIRONMENT_DIRS, TOP_LEVEL_SOURCES};
 use crate::corpus::teamdir::{self, TEAM_DIRS};
 use std::collections::BTreeSet;
 use std::os::unix::fs::MetadataExt;
@@ -24,26 +28,28 @@ use std::path::{Path, PathBuf};
 /// (a bound on the `stat` work per query: a few milliseconds on a warm cache).
 pub const MAX_STALENESS_FILES: usize = 2000;
 
-/// The memory index's sources that are single files at the project's root, whose appearance the
-/// folder check cannot see (the root folder also changes when a team dir is first written).
-pub const TOP_LEVEL_SOURCES: [&str; 3] = ["CHANGELOG.md", "README.md", "build-team-plan.md"];
+/// Entries of an environment's `lib` folder looked at for `python*` (a planted folder of
+/// millions of entries is not listed to its end).
+pub const MAX_ENVIRONMENT_ENTRIES: usize = 64;
 
 /// Whether an index of `built_at` over the documents at `paths` (as stored: relative to `root` or
-/// absolute) may be stale; `top_level` also checks [`TOP_LEVEL_SOURCES`]. `true` whenever it
+/// absolute) may be stale; `top_level` also checks [`TOP_LEVEL_SOURCES`]. Files are compared with
+/// `built_at` (the reference's rule), folders with `last_build`, the stamp of the build that last
+/// looked at them: a code partition whose content did not change keeps its older `built_at`
+/// (as the reference keeps it), so a file added beside its sources since, and looked at by a
+/// later build (a `__pycache__`, a note), must not make it stale for ever. `true` whenever it
 /// cannot tell: a stamp that does not parse, too many documents, a path outside the project.
 pub fn may_be_stale<'a>(
     root: &Path,
     built_at: &str,
+    last_build: &str,
     paths: impl ExactSizeIterator<Item = &'a str>,
     top_level: bool,
 ) -> bool {
-    if !is_stamp(built_at) || paths.len() > MAX_STALENESS_FILES {
+    if !is_stamp(built_at) || !is_stamp(last_build) || paths.len() > MAX_STALENESS_FILES {
         return true;
     }
-    let later = |path: &Path| match std::fs::metadata(path) {
-        Ok(meta) => !built_after(built_at, meta.mtime(), meta.mtime_nsec() as u32),
-        Err(_) => true,
-    };
+    let later = |path: &Path| later_than(built_at, path);
     let mut folders: BTreeSet<PathBuf> = BTreeSet::new();
     for stored in paths {
         // Resolved and confined first: the answer never depends on a file outside the project.
@@ -66,7 +72,7 @@ pub fn may_be_stale<'a>(
     // The root changes when a team dir or any top-level file appears: its sources are checked
     // by name instead.
     folders.remove(root);
-    if folders.iter().any(|f| later(f)) {
+    if folders.iter().any(|f| later_than(last_build, f)) {
         return true;
     }
     top_level
@@ -74,4 +80,45 @@ pub fn may_be_stale<'a>(
             let path = root.join(name);
             path.exists() && later(&path)
         })
+}
+
+/// Whether `path` was modified after `built_at` (or cannot be read: then it cannot tell).
+fn later_than(built_at: &str, path: &Path) -> bool {
+    match std::fs::metadata(path) {
+        Ok(meta) => !built_after(built_at, meta.mtime(), meta.mtime_nsec() as u32),
+        Err(_) => true,
+    }
+}
+
+/// Whether the API partitions may be stale by what file times show of their rule's inputs (a
+/// fresh dependency fingerprint) since `last_build` (the code index's last build, which computed
+/// it; a partition whose fingerprint did not change keeps an older `built_at`): a manifest of
+/// [`DEPENDENCY_MANIFESTS`] modified or added, or a project environment's `site-packages` folder
+/// changed (a distribution installed, removed or upgraded). The imports of the `.py` files are
+/// the local partition's part ([`may_be_stale`]), judged by the caller. An index built with
+/// `--python PATH` read another environment, which this does not see.
+pub fn dependencies_may_be_stale(root: &Path, last_build: &str) -> bool {
+    if !is_stamp(last_build) {
+        return true;
+    }
+    let built_at = last_build;
+    // Confined before anything is learnt of them, like every path recall opens.
+    let changed = |path: &Path| match teamdir::confine(root, path) {
+        Ok(inside) => inside.exists() && later_than(built_at, &inside),
+        Err(_) => true,
+    };
+    if DEPENDENCY_MANIFESTS.iter().any(|m| changed(&root.join(m))) {
+        return true;
+    }
+    ENVIRONMENT_DIRS.iter().any(|venv| {
+        let lib = root.join(venv).join("lib");
+        let Ok(entries) = std::fs::read_dir(&lib) else {
+            return false;
+        };
+        entries
+            .flatten()
+            .take(MAX_ENVIRONMENT_ENTRIES)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("python"))
+            .any(|e| changed(&e.path().join("site-packages")))
+    })
 }
