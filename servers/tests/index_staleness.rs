@@ -570,6 +570,32 @@ fn recall_says_may_be_stale_only_when_the_references_rules_could_find_the_index_
     std::fs::remove_file(project.path("workSummaries/2026-10-02.md")).unwrap();
     assert!(memory_stale(&memory(), root, &memory_sources(&[])).is_some());
     assert!(says_stale(&mut server, "query_index", index));
+    assert!(project.index_build(&[]).status.success());
+    assert!(!says_stale(&mut server, "query_index", index));
+
+    // An index naming a file outside the project, directly or through a link, learns nothing of
+    // it: recall cannot tell, and says so.
+    let outside = Project::new("staleness-outside-file");
+    let secret = outside.write("old.md", "# Old\n\nUnchanged for years.\n");
+    set_mtime(&secret, long_ago);
+    std::os::unix::fs::symlink(&secret, project.path("workSummaries/linked.md")).unwrap();
+    // Their folders as old as the file, so only where they lead can decide.
+    for folder in [outside.root.clone(), project.path("workSummaries")] {
+        std::fs::File::open(&folder)
+            .unwrap()
+            .set_modified(long_ago)
+            .unwrap();
+    }
+    let text = project.read("references/memory-index.json");
+    for planted in [secret.to_str().unwrap(), "workSummaries/linked.md"] {
+        let altered = text.replace(
+            "\"path\": \"README.md\"",
+            &format!("\"path\": {:?}", planted),
+        );
+        assert_ne!(altered, text);
+        project.write("references/memory-index.json", &altered);
+        assert!(says_stale(&mut server, "query_index", index), "{planted}");
+    }
 }
 
 #[test]
