@@ -263,8 +263,8 @@ pub fn build_engine(
     }
     let engine = binding.engine().clone();
     let tools = engine.tools();
+    let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
     if !tools.is_empty() && !tools.iter().any(|t| engine.is_listed(t)) {
-        let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         // The mode and presets are named when they are not the defaults that leave the policy
         // alone in charge.
         let mut rules = policy.describe();
@@ -273,6 +273,11 @@ pub fn build_engine(
         }
         rules.extend(engine.governance().presets().describe());
         note!("{}", startup::empty_policy_warning(name, &names, &rules));
+    } else if !tools.is_empty() {
+        // When nothing is left, the warning above already names every rule and tool.
+        for warning in startup::unmatched_rule_warnings(name, &names, &policy) {
+            note!("{warning}");
+        }
     }
     Ok(engine)
 }

@@ -1,9 +1,11 @@
 //! What a command checks before it starts work, and the lines it says on stderr when it does:
 //! the project root (refused with exit 2 and one line saying what to pass instead), recall's
-//! missing index, a tool policy that leaves nothing, and what a serving process serves.
+//! missing index, a tool policy that leaves nothing or has a rule matching no tool, and what a
+//! serving process serves.
 
 use std::path::{Path, PathBuf};
 
+use agentteams_mcp::policy::Policy;
 use agentteams_mcp::sanitize::path_line as one_line;
 
 /// Why a root cannot be a project directory at all.
@@ -103,6 +105,22 @@ pub fn empty_policy_warning(server: &str, tools: &[String], rules: &[String]) ->
         rules.join(", "),
         tools.join(", ")
     )
+}
+
+/// One warning per rule of `policy` whose pattern matches none of the server's `tools` (names):
+/// a misspelt name or another server's tool would otherwise allow or refuse nothing unnoticed.
+pub fn unmatched_rule_warnings(server: &str, tools: &[String], policy: &Policy) -> Vec<String> {
+    policy
+        .rules()
+        .iter()
+        .filter(|rule| !tools.iter().any(|t| rule.pattern.matches(t)))
+        .map(|rule| {
+            format!(
+                "[serve-mcp] warning: the tool policy's rule {rule} matches none of {server}'s tools ({}); check its spelling and the server it is for",
+                tools.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// How a serving process is reached, for [`serving_line`].

@@ -437,3 +437,228 @@ fn a_hostile_environment_is_built_promptly_and_reads_nothing_outside() {
         .read("references/code-index/api-modules.json")
         .contains("Sends a GET request."));
 }
+
+/// `may_be_stale` of one call's result.
+fn says_stale(server: &mut Server, tool: &str, arguments: &str) -> bool {
+    let (is_error, text) = server.call(tool, arguments);
+    assert!(!is_error, "{text}");
+    let result = json::parse(text.as_bytes()).unwrap();
+    result
+        .get("may_be_stale")
+        .and_then(Value::as_bool)
+        .unwrap_or_else(|| panic!("{text}"))
+}
+
+fn set_mtime(path: &Path, when: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+#[test]
+fn recall_says_may_be_stale_only_when_the_references_rules_could_find_the_index_stale() {
+    let project = python_project();
+    project.write(
+        "workSummaries/2026-10-01.md",
+        "# Monday\n\nThe widget reports were exported for every tenant of the store.\n",
+    );
+    assert!(project.index_build(&[]).status.success());
+    let root = &project.root;
+    let memory_sources = |extra: &[&str]| -> Vec<PathBuf> {
+        ["CHANGELOG.md", "README.md", "workSummaries/2026-10-01.md"]
+            .iter()
+            .chain(extra)
+            .map(|p| root.join(p))
+            .collect()
+    };
+    let memory = || read_json(&project, "references/memory-index.json");
+    let index = r#"{"query": "widget reports"}"#;
+    let local = r#"{"query": "load widgets", "kind": "local"}"#;
+    let mut server = Server::start(root);
+    // Built a moment ago: fresh by the reference's rules, and recall says so.
+    assert_eq!(memory_stale(&memory(), root, &memory_sources(&[])), None);
+    assert!(!says_stale(&mut server, "query_index", index));
+    assert!(!says_stale(&mut server, "query_code", local));
+    let doc = r#"{"query": "YAML parser", "kind": "doc"}"#;
+    let all = r#"{"query": "load"}"#;
+    assert!(!says_stale(&mut server, "query_code", doc));
+    assert!(!says_stale(&mut server, "query_code", all));
+    // The reference's recall always says true, and so does `--compat reference`.
+    let mut reference = Server::start_with(root, &["--compat", "reference"]);
+    assert!(says_stale(&mut reference, "query_index", index));
+    assert!(says_stale(&mut reference, "query_code", local));
+
+    // A source modified after built_at (the mtime rule), then set back before it.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+    for (source, tool, arguments) in [
+        ("README.md", "query_index", index),
+        ("workSummaries/2026-10-01.md", "query_index", index),
+        ("tool/report.py", "query_code", local),
+    ] {
+        set_mtime(&project.path(source), later);
+        assert!(says_stale(&mut server, tool, arguments), "{source}");
+        set_mtime(&project.path(source), long_ago);
+        assert!(!says_stale(&mut server, tool, arguments), "{source}");
+    }
+    assert_eq!(memory_stale(&memory(), root, &memory_sources(&[])), None);
+
+    // The API partitions' inputs: a manifest edited, a distribution installed (its folder
+    // appears in site-packages), a `.py` file's imports (the local partition's file).
+    set_mtime(&project.path("requirements.txt"), later);
+    assert!(says_stale(&mut server, "query_code", doc));
+    assert!(says_stale(&mut server, "query_code", all));
+    assert!(!says_stale(&mut server, "query_code", local));
+    set_mtime(&project.path("requirements.txt"), long_ago);
+    assert!(!says_stale(&mut server, "query_code", doc));
+    set_mtime(&project.path("tool/report.py"), later);
+    assert!(says_stale(&mut server, "query_code", doc));
+    set_mtime(&project.path("tool/report.py"), long_ago);
+    assert!(!says_stale(&mut server, "query_code", doc));
+    project.write(
+        ".venv/lib/python3.11/site-packages/attrs-23.1.0.dist-info/METADATA",
+        "Name: attrs\nVersion: 23.1.0\n",
+    );
+    assert!(says_stale(&mut server, "query_code", doc));
+    assert!(!says_stale(&mut server, "query_code", local));
+    assert!(project.index_build(&[]).status.success());
+    assert!(!says_stale(&mut server, "query_code", doc));
+    // A change no rule sees (a distribution nothing imports, Python's bytecode beside the
+    // sources) may be stale until the next build looks: that build keeps the partitions and
+    // their built_at (their content is the same), and they are fresh from then on.
+    project.write(
+        ".venv/lib/python3.11/site-packages/pytest-8.0.0.dist-info/METADATA",
+        "Name: pytest\nVersion: 8.0.0\n",
+    );
+    project.write("tool/__pycache__/report.cpython-311.pyc", "bytecode");
+    assert!(says_stale(&mut server, "query_code", doc));
+    assert!(says_stale(&mut server, "query_code", local));
+    let stamp = |name: &str| {
+        str_field(
+            &read_json(&project, &format!("references/code-index/{name}.json")),
+            "built_at",
+        )
+        .to_owned()
+    };
+    let kept = (stamp("api-docs"), stamp("local"));
+    assert!(project.index_build(&[]).status.success());
+    assert_eq!((stamp("api-docs"), stamp("local")), kept);
+    let installed = Dependencies {
+        external: AS_BUILT.external,
+        resolved: &["PyYAML==6.0.1", "attrs==23.1.0", "requests==2.31.0"],
+    };
+    assert_eq!(staleness(&project, root, &installed), Vec::<String>::new());
+    assert!(!says_stale(&mut server, "query_code", doc));
+    assert!(!says_stale(&mut server, "query_code", local));
+
+    // A new source in a folder the index reads: the reference's current source list holds it.
+    project.write(
+        "workSummaries/2026-10-02.md",
+        "# Tuesday\n\nThe widget store moved to the new tenant layout overnight.\n",
+    );
+    let with_new = memory_sources(&["workSummaries/2026-10-02.md"]);
+    assert!(memory_stale(&memory(), root, &with_new).is_some());
+    assert!(says_stale(&mut server, "query_index", index));
+    assert!(project.index_build(&[]).status.success());
+    assert_eq!(memory_stale(&memory(), root, &with_new), None);
+    assert!(!says_stale(&mut server, "query_index", index));
+
+    // A source removed: its hash cannot be read.
+    std::fs::remove_file(project.path("workSummaries/2026-10-02.md")).unwrap();
+    assert!(memory_stale(&memory(), root, &memory_sources(&[])).is_some());
+    assert!(says_stale(&mut server, "query_index", index));
+    assert!(project.index_build(&[]).status.success());
+    assert!(!says_stale(&mut server, "query_index", index));
+
+    // An index naming a file outside the project, directly or through a link, learns nothing of
+    // it: recall cannot tell, and says so.
+    let outside = Project::new("staleness-outside-file");
+    let secret = outside.write("old.md", "# Old\n\nUnchanged for years.\n");
+    set_mtime(&secret, long_ago);
+    std::os::unix::fs::symlink(&secret, project.path("workSummaries/linked.md")).unwrap();
+    // Their folders as old as the file, so only where they lead can decide.
+    for folder in [outside.root.clone(), project.path("workSummaries")] {
+        std::fs::File::open(&folder)
+            .unwrap()
+            .set_modified(long_ago)
+            .unwrap();
+    }
+    let text = project.read("references/memory-index.json");
+    for planted in [secret.to_str().unwrap(), "workSummaries/linked.md"] {
+        let altered = text.replace(
+            "\"path\": \"README.md\"",
+            &format!("\"path\": {:?}", planted),
+        );
+        assert_ne!(altered, text);
+        project.write("references/memory-index.json", &altered);
+        assert!(says_stale(&mut server, "query_index", index), "{planted}");
+    }
+}
+
+#[test]
+fn a_projects_docs_are_memory_sources_by_default_and_the_reference_still_finds_the_index_fresh() {
+    let project = python_project();
+    project.write(
+        "docs/guide/install.md",
+        "# Install\n\nInstall the widget tool with pip, then point it at the sprocket store path.\n",
+    );
+    project.write(
+        "docs/index.md",
+        "# Widget tool documentation\n\nWhat operators and tenants need to know about the widget tool.\n",
+    );
+    project.write(
+        "docs/node_modules/pkg/README.md",
+        "# Vendored\n\nA vendored package's readme, which is no documentation of this project.\n",
+    );
+    assert!(project.index_build(&[]).status.success());
+    let root = &project.root;
+    let memory = read_json(&project, "references/memory-index.json");
+    let paths = stored_paths(&memory);
+    assert_eq!(
+        paths,
+        [
+            "CHANGELOG.md",
+            "README.md",
+            "docs/guide/install.md",
+            "docs/index.md"
+        ]
+    );
+    // The reference's rules, with the reference's own source list (it has no docs/): fresh.
+    let reference_sources = [root.join("CHANGELOG.md"), root.join("README.md")];
+    assert_eq!(memory_stale(&memory, root, &reference_sources), None);
+    let mut server = Server::start(root);
+    let (_, text) = server.call("query_index", r#"{"query": "install with pip"}"#);
+    assert_eq!(str_field(&hits(&text)[0], "path"), "docs/guide/install.md");
+    // An edit of a docs page is still noticed by its hash rule.
+    project.write(
+        "docs/guide/install.md",
+        "# Install\n\nInstall the widget tool with uv now.\n",
+    );
+    assert!(memory_stale(&memory, root, &reference_sources).is_some());
+
+    // A project that already lists docs/ as an extra source gets each page once, where it
+    // listed it; one that excludes docs/ gets none.
+    for (description, want) in [
+        (
+            r#"{"memory_index_extra_dirs": ["docs"]}"#,
+            &[
+                "CHANGELOG.md",
+                "README.md",
+                "docs/guide/install.md",
+                "docs/index.md",
+            ][..],
+        ),
+        (
+            r#"{"memory_index_exclude": ["docs"]}"#,
+            &["CHANGELOG.md", "README.md"][..],
+        ),
+    ] {
+        project.write(".agentteams/brief.json", description);
+        assert!(project.index_build(&[]).status.success());
+        let memory = read_json(&project, "references/memory-index.json");
+        assert_eq!(stored_paths(&memory), want, "{description}");
+    }
+}

@@ -159,11 +159,34 @@ fn hostile_ids_are_refused_by_the_index_not_the_file_system() {
 fn completes_ids_from_the_index() {
     let project = project();
     let mut server = Server::start(&project.root);
-    assert_eq!(complete(&mut server, ""), ["0", "1", "2"]);
-    assert_eq!(complete(&mut server, "2"), ["2"]);
-    assert!(complete(&mut server, "3").is_empty());
+    // A value is still an id of the template, labelled so a person can choose between them.
+    assert_eq!(
+        complete(&mut server, ""),
+        ["0-widgets", "1-empty", "2-evil-31m"]
+    );
+    assert_eq!(complete(&mut server, "2"), ["2-evil-31m"]);
+    assert!(complete(&mut server, "4").is_empty());
     assert!(complete(&mut server, "../").is_empty());
     assert!(complete(&mut server, "01").is_empty());
+    // Typing the title finds its documents; typing on after the id narrows to it.
+    assert_eq!(complete(&mut server, "Wid"), ["0-widgets"]);
+    // Digits that name no id may be a title's.
+    assert_eq!(complete(&mut server, "31"), ["2-evil-31m"]);
+    assert_eq!(complete(&mut server, "evil 3"), ["2-evil-31m"]);
+    assert_eq!(complete(&mut server, "0-wid"), ["0-widgets"]);
+    assert!(complete(&mut server, "0-emp").is_empty());
+    assert!(complete(&mut server, "zebra").is_empty());
+    // What completion offers reads the document; a label that is not the document's (the
+    // index was rebuilt and ids moved) is refused, naming what the id is now.
+    let text = read(&mut server, "recall://memory/0-widgets").unwrap();
+    assert!(
+        text.starts_with("Widgets\npath: notes/widgets.md\n"),
+        "{text}"
+    );
+    let message = refused(&mut server, "recall://memory/0-empty");
+    assert!(message.contains("0-widgets"), "{message}");
+    refused(&mut server, "recall://memory/01-widgets");
+    refused(&mut server, "recall://memory/-widgets");
 }
 
 #[test]

@@ -131,7 +131,7 @@ fn a_long_file_is_ranked_by_its_sections_and_a_hit_names_its_lines() {
     let mut server = Server::start(&project.root);
 
     // The page's best section: its heading path and lines.
-    let eviction = query(&mut server, "cache eviction");
+    let eviction = query(&mut server, "eviction policy");
     let top = &eviction[0];
     assert_eq!(
         str_field(top, "path"),
@@ -283,4 +283,38 @@ fn numbers_and_identifier_parts_in_notes_are_found() {
     let mut reference = Server::start_with(&project.root, &["--compat", "reference"]);
     let hits = query(&mut reference, "model 404 3.9");
     assert!(hits.is_empty(), "{hits:?}");
+}
+
+/// A question in a verb's form finds the section named by its noun: "rotate" meets "Key
+/// rotation" (and "rotating"), the light stemmer's derivational forms (issue 33 item 8).
+#[test]
+fn a_question_finds_the_section_named_by_another_form_of_its_word() {
+    let project = Project::new("recall-rotation");
+    project.write(
+        "README.md",
+        "# Gateway\n\nThe gateway signs every session with a session key held by the server.\n",
+    );
+    project.write(
+        "docs_src/keys.md",
+        "# Keys\n\nThe keys the gateway holds, and how each of them is kept.\n\n\
+         ## Session key\n\nEach session key is derived from the server secret and the session id; \
+         the session key never leaves the server.\n\n\
+         ## Key rotation\n\nA scheduled rotation replaces the session key every day; the old key \
+         stays valid for one hour after the rotation.\n\n\
+         ## Signing key\n\nThe signing key is loaded from the vault when the gateway starts.\n",
+    );
+    project.build_indexes();
+    let mut server = Server::start(&project.root);
+    for question in [
+        "rotate session key",
+        "rotating session key",
+        "session key rotation",
+    ] {
+        let got = query(&mut server, question);
+        assert_eq!(
+            str_field(&got[0], "title"),
+            "Keys › Key rotation",
+            "{question}: {got:?}"
+        );
+    }
 }

@@ -202,6 +202,51 @@ fn a_policy_that_leaves_no_tool_is_warned_about() {
 }
 
 #[test]
+fn a_policy_rule_that_matches_no_tool_of_the_server_is_warned_about() {
+    let tree = work_tree();
+    let root = tree.root.to_str().unwrap();
+    // A rule naming another server's tool (or a misspelt one) would otherwise go unnoticed: the
+    // allowlist still serves `git_*`, and the deny rule has nothing to refuse.
+    let policy = tree.write(
+        "ops-policy.json",
+        r#"{"allow": ["git_*", "query_index"], "deny": ["git_blame"]}"#,
+    );
+    let o = run(&[
+        "--serve-mcp",
+        "gitread",
+        "--root",
+        root,
+        "--deny-tool",
+        "git_blam",
+        "--policy",
+        policy.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let tools = "git_log, git_show, git_diff, git_blame, git_status, git_file, git_refs, git_grep";
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "[serve-mcp] warning: the tool policy's rule allow \"query_index\" (policy file allow[1]) \
+             matches none of gitread's tools ({tools}); check its spelling and the server it is for\n\
+             [serve-mcp] warning: the tool policy's rule deny \"git_blam\" (--deny-tool) \
+             matches none of gitread's tools ({tools}); check its spelling and the server it is for\n"
+        )
+    );
+    // Every rule matching some tool: nothing to say.
+    let o = run(&[
+        "--serve-mcp",
+        "gitread",
+        "--root",
+        root,
+        "--allow-tool",
+        "git_*",
+        "--deny-tool",
+        "git_blame",
+    ]);
+    assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()));
+}
+
+#[test]
 fn usage_errors_are_one_line_with_a_pointer_to_help() {
     let cases: [(&[&str], &str); 8] = [
         (&[], "nothing to do: give --serve-mcp NAME"),

@@ -57,7 +57,9 @@ async def recall(client, mode):
     assert embedded and "sprocket" in embedded[0].text.lower(), f"{mode}: ask_team: {prompt.messages}"
     ids = (await client.complete(ResourceTemplateReference(type="ref/resource", uri="recall://memory/{id}"),
                                  {"name": "id", "value": ""})).completion.values
-    assert ids == ["0"], f"{mode}: id completion {ids}"
+    assert ids == ["0-sprocket-plan"], f"{mode}: id completion {ids}"
+    read = text_of((await client.read_resource(f"recall://memory/{ids[0]}")).contents)
+    assert read.startswith("Sprocket plan\n"), f"{mode}: read by the completed id: {read[:200]!r}"
 
 
 async def run(server, root, target, mode):

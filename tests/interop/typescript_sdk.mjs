@@ -120,7 +120,7 @@ async function recall(client, where) {
   const ids = (await client.complete({
     ref: { type: "ref/resource", uri: "recall://memory/{id}" }, argument: { name: "id", value: "" },
   })).completion.values;
-  assert.deepEqual(ids, ["0"], `${where}: id completion`);
+  assert.deepEqual(ids, ["0-sprocket-plan"], `${where}: id completion`);
 }
 
 async function conformance(client, where) {

@@ -12,15 +12,7 @@ use agentteams_mcp::sha256::{self, Sha256};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-/// The manifests whose text enters the fingerprint, in the reference's order.
-pub const DEPENDENCY_MANIFESTS: [&str; 6] = [
-    "pyproject.toml",
-    "requirements.txt",
-    "requirements-dev.txt",
-    "poetry.lock",
-    "Pipfile.lock",
-    "uv.lock",
-];
+pub use crate::corpus::sources::DEPENDENCY_MANIFESTS;
 
 /// Largest manifest hashed; a larger one (or one that is a link out of the project, a FIFO or
 /// a device) makes the fingerprint unknown (`null`, as the reference writes when collection
@@ -391,7 +383,7 @@ pub struct Environment {
 /// that order, confined to the project.
 pub fn environment_dirs(root: &Path) -> Vec<Environment> {
     let mut out = Vec::new();
-    for venv in [".venv", "venv"] {
+    for venv in crate::corpus::sources::ENVIRONMENT_DIRS {
         let lib = root.join(venv).join("lib");
         let Ok(entries) = std::fs::read_dir(&lib) else {
             continue;

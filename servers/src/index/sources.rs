@@ -6,7 +6,7 @@ use super::description::Description;
 use super::pattern::{glob, has_magic, FnPattern, GlobError};
 use crate::corpus::teamdir::resolve_lenient;
 use crate::gitread::GitRead;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::fmt;
 use std::fs;
@@ -23,6 +23,10 @@ pub const GIT_LISTING_TIMEOUT: Duration = Duration::from_secs(60);
 pub const MAX_SOURCE_BYTES: u64 = 16 * 1024 * 1024;
 /// Most files one build indexes (memory and code sources each).
 pub const MAX_SOURCE_FILES: usize = 200_000;
+
+/// The project's documentation folder, scanned recursively for `*.md` as a memory source by
+/// default (a product addition; `memory_index_exclude: ["docs"]` leaves it out).
+pub const DEFAULT_DOCS_DIR: &str = "docs";
 
 /// Directory names never indexed by the memory index's recursive scans.
 const MEMORY_SCRATCH_DIRS: [&str; 7] = [
@@ -331,7 +335,8 @@ impl Exclude {
 }
 
 /// The memory index's sources in the reference's order: `workSummaries/**/*.md`, the three top-level
-/// documents, `docs_src/*.md`, `references/**/*.md`, then each `memory_index_extra_dirs` entry;
+/// documents, `docs_src/*.md`, `references/**/*.md`, then (a product addition) `docs/**/*.md`
+/// less what an extra entry lists, then each `memory_index_extra_dirs` entry;
 /// scratch directories dropped from every scan but the top-level documents; then the
 /// `memory_index_exclude` matches dropped. Paths are under `root` (canonical); duplicates stay,
 /// as in the reference.
@@ -358,7 +363,7 @@ pub fn memory_sources(root: &Path, description: &Description) -> Result<Vec<Path
     };
     let mut sources = Vec::new();
     sources.extend(scan_sub("workSummaries", true));
-    for name in ["CHANGELOG.md", "README.md", "build-team-plan.md"] {
+    for name in crate::corpus::sources::TOP_LEVEL_SOURCES {
         let path = root.join(name);
         if path.is_file() {
             sources.push(path);
@@ -366,10 +371,7 @@ pub fn memory_sources(root: &Path, description: &Description) -> Result<Vec<Path
     }
     sources.extend(scan_sub("docs_src", false));
     sources.extend(scan_sub("references", true));
-    // Deliberate difference: the reference reads these built-in sources through any symlink;
-    // the product never indexes a file that resolves outside the project (it would copy its
-    // text into the index). Extra entries below get the reference's own realpath check.
-    sources.retain(|p| resolves_inside(p, root));
+    let mut extra = Vec::new();
     for raw in &description.memory_extra_dirs {
         let candidates =
             extra_candidates(root, "memory_index_extra_dirs", raw, |dir| scan(dir, true))?;
@@ -378,13 +380,28 @@ pub fn memory_sources(root: &Path, description: &Description) -> Result<Vec<Path
         } else {
             candidates
         };
-        sources.extend(candidates.into_iter().filter(|c| {
+        extra.extend(candidates.into_iter().filter(|c| {
             c.is_file() && c.extension() == Some(OsStr::new("md")) && resolves_inside(c, root)
         }));
-        if sources.len() >= MAX_SOURCE_FILES {
+        if sources.len() + extra.len() >= MAX_SOURCE_FILES {
             break;
         }
     }
+    // A product addition: the project's `docs/**/*.md` (`DEFAULT_DOCS_DIR`), which the reference
+    // does not read. Its staleness rules still find the index fresh (they hash the indexed
+    // documents and compare its own source list's mtimes). A page an extra entry lists comes
+    // once, where that entry puts it.
+    let listed: HashSet<&PathBuf> = extra.iter().collect();
+    let docs: Vec<PathBuf> = scan_sub(DEFAULT_DOCS_DIR, true)
+        .into_iter()
+        .filter(|p| !listed.contains(p))
+        .collect();
+    sources.extend(docs);
+    // Deliberate difference: the reference reads these built-in sources through any symlink;
+    // the product never indexes a file that resolves outside the project (it would copy its
+    // text into the index). Extra entries got the reference's own realpath check above.
+    sources.retain(|p| resolves_inside(p, root));
+    sources.extend(extra);
     let excludes: Vec<Exclude> = description
         .memory_exclude
         .iter()

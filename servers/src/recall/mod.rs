@@ -21,6 +21,7 @@ pub mod refine;
 pub mod relevance;
 pub mod resources;
 pub mod sections;
+pub mod staleness;
 mod stream;
 pub mod thesaurus;
 mod tree;
@@ -53,6 +54,8 @@ pub const SNIPPET_MAX: usize = 400;
 /// `query_code`'s `kind` values, in the order messages list them.
 pub const KINDS: [&str; 4] = ["all", "local", "api", "doc"];
 
+/// The local partition's `source_kind`.
+const LOCAL_KIND: &str = "local-script";
 const QUERY_MESSAGE: &str = "query must be a non-empty string of at most 500 characters";
 const K_MESSAGE: &str = "k must be an integer from 1 to 20";
 const KIND_MESSAGE: &str = "kind must be one of all, local, api, doc";
@@ -177,8 +180,17 @@ impl Recall {
         let Loaded::Memory(corpus) = &*loaded else {
             return Err("memory index failed schema validation: not a memory index".into());
         };
+        let stale = self.compat == Compat::Reference
+            || staleness::may_be_stale(
+                &self.root,
+                &corpus.built_at,
+                &corpus.built_at,
+                corpus.documents.iter().map(|d| d.path()),
+                true,
+            );
         Ok(result(
             Value::from(corpus.built_at.as_str()),
+            stale,
             hits.iter().map(|h| self.hit_value(h, false)).collect(),
         ))
     }
@@ -191,9 +203,12 @@ impl Recall {
             &team.join(teamdir::CODE_MARKER),
             IndexKind::Code,
         )?;
-        let partitions: &[(String, String)] = match &*manifest {
-            Loaded::Code(CodeFile::Manifest { partitions, .. }) => partitions,
-            _ => &[],
+        let (partitions, last_build): (&[(String, String)], &str) = match &*manifest {
+            Loaded::Code(CodeFile::Manifest {
+                partitions,
+                built_at,
+            }) => (partitions, built_at),
+            _ => (&[], ""),
         };
         if partitions.len() > MAX_PARTITIONS {
             return Err(format!(
@@ -211,6 +226,11 @@ impl Recall {
         // One partition at a time: each is loaded (or found in the cache), ranked and let go
         // before the next, so partitions beyond the cache's budget are never all resident.
         let mut built_at: Option<String> = None;
+        // The reference's mode says `true` always, as the reference does.
+        let mut stale = self.compat == Compat::Reference;
+        // `None` until the local partition is judged: with none, an answer cannot tell.
+        let mut local_stale: Option<bool> = None;
+        let mut needs_local = false;
         let mut hits: Vec<Hit> = Vec::new();
         let outline = (self.compat == Compat::Product)
             .then(|| self.outline_of(&team))
@@ -220,6 +240,7 @@ impl Recall {
             // Confine before testing existence, so the answer never reveals which outside files exist.
             teamdir::confine(&self.root, &path)?;
             if !path.exists() {
+                stale = true;
                 continue;
             }
             let loaded = self.loader.load(&self.root, &path, IndexKind::Code)?;
@@ -231,11 +252,27 @@ impl Recall {
                 built_at = Some(stamp.to_owned());
             }
             if let CodeFile::Partition(corpus) = file {
+                if !stale && corpus.source_kind.as_deref() == Some(LOCAL_KIND) {
+                    local_stale = Some(staleness::may_be_stale(
+                        &self.root,
+                        &corpus.built_at,
+                        last_build,
+                        corpus.documents.iter().map(|d| d.path()),
+                        false,
+                    ));
+                }
                 if corpus
                     .source_kind
                     .as_deref()
                     .is_some_and(|s| allowed.contains(&s))
                 {
+                    // The local partition's staleness also decides the API partitions' (their
+                    // fingerprint holds its `.py` files' imports): judged once, after the loop.
+                    needs_local = true;
+                    if corpus.source_kind.as_deref() != Some(LOCAL_KIND) {
+                        stale =
+                            stale || staleness::dependencies_may_be_stale(&self.root, last_build);
+                    }
                     match outline.as_deref().filter(|o| o.belongs_to(corpus)) {
                         Some(outline) => {
                             // The query's words are looked up once for both.
@@ -260,6 +297,7 @@ impl Recall {
         let hits = rank::merge_partitions(hits, k);
         Ok(result(
             built_at,
+            stale || partitions.is_empty() || (needs_local && local_stale != Some(false)),
             hits.iter().map(|h| self.hit_value(h, true)).collect(),
         ))
     }
@@ -315,10 +353,10 @@ impl Recall {
     }
 }
 
-fn result(built_at: Value, hits: Vec<Value>) -> Value {
+fn result(built_at: Value, may_be_stale: bool, hits: Vec<Value>) -> Value {
     obj([
         ("built_at", built_at),
-        ("may_be_stale", Value::Bool(true)),
+        ("may_be_stale", Value::Bool(may_be_stale)),
         ("hits", Value::from(hits)),
     ])
 }

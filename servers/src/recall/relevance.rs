@@ -4,7 +4,7 @@
 //!
 //! - query words: a small English stopword list on top of the tokenizer's, and a light stemmer
 //!   ([`super::words`]) whose variants are looked up among the index's own terms (`dropped`
-//!   finds `drop`, `drops`); a plain English word also finds the code's abbreviations of it
+//!   finds `drop`, `drops`; in memory documents also the noun, `rotate` → `rotation`); a plain English word also finds the code's abbreviations of it
 //!   (`documentation` → `doc`) and, weighted lower, its synonyms from a small programming
 //!   thesaurus (`delete` → `remove`, [`super::thesaurus`]);
 //! - coverage: the share of the query's words (weighted by idf) a document holds, so a file with
@@ -26,7 +26,7 @@ use super::loaded::{Corpus, Document, Posting};
 use super::outline::Outline;
 use super::rank::{Hit, B, K1, SNIPPET_CHARS};
 use super::thesaurus;
-use super::words::{abbreviations, fnv1a, looks_like_identifier, stem, Fnv};
+use super::words::{abbreviations, fnv1a, looks_like_identifier, prose_stem, stem, Fnv};
 use crate::corpus::sidecars::NAME_MARK;
 use crate::corpus::text::{cut_chars, definition_name, split_spaced};
 use crate::corpus::tokenize::Tokenizer;
@@ -461,19 +461,26 @@ fn query_words(corpus: &Corpus, query: &str) -> Vec<Word> {
         let df = df as f64;
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     };
+    // Prose names a topic by the noun a question asks about with the verb ("Key rotation",
+    // "rotate the key"); code keeps such nouns as concepts of their own.
+    let stemmer = if corpus.tokenizer == Tokenizer::Code {
+        stem
+    } else {
+        prose_stem
+    };
     let mut words = Vec::new();
     for word in seen {
         let mut variants: Vec<(String, f64, usize)> = Vec::new();
         if let Some((term, list)) = corpus.postings.get(&word) {
             variants.push((term.to_owned(), idf(list.len()), list.len()));
         }
-        let stem = stem(&word);
+        let stem = stemmer(&word);
         if stem.len() >= 3 {
             for (term, list) in corpus.postings.with_prefix(stem).take(MAX_PREFIX_SCAN) {
                 if variants.len() > MAX_VARIANTS {
                     break;
                 }
-                if term != word && self::stem(term) == stem {
+                if term != word && stemmer(term) == stem {
                     variants.push((
                         term.to_owned(),
                         VARIANT_WEIGHT * idf(list.len()),

@@ -3,8 +3,9 @@
 //! set, so the reference's capabilities stay as they were).
 //!
 //! - [`MEMORY_TEMPLATE`] `recall://memory/{id}`: one document of the memory index, `id` being
-//!   its `doc_id` as `query_index` returns it (its position in the index's `documents`). The id
-//!   is checked against the index, never used as a path: decimal digits only, no leading zero,
+//!   its `doc_id` as `query_index` returns it (its position in the index's `documents`),
+//!   optionally labelled (below). The id is checked against the index, never used as a path:
+//!   decimal digits only, no leading zero,
 //!   at most [`MAX_ID_DIGITS`] of them, below the index's document count. The text is what
 //!   recall already holds of the document (title, path as `query_index` shows it, then its
 //!   paragraphs, or the stored snippet when it has none), cut at [`MAX_DOCUMENT_CHARS`] code
@@ -12,9 +13,13 @@
 //! - Templates only, no `resources/list` entries: the engine calls `resources()` on every
 //!   listing and every lookup, so listing documents would load the index for each read; the
 //!   ids are found through `query_index` or completion instead.
-//! - Completion of `id`: the ids that start with the typed digits, shortest first, at most
-//!   [`MAX_COMPLETIONS`], computed from the document count (never a scan of the documents).
-//!   Anything else, or an index that does not load, completes to nothing (never an error). The
+//! - Completion of `id`: MCP completion values are bare strings that become the argument, so
+//!   each value is an id a person can choose by: the doc_id, `-`, and its title's label
+//!   (`12-key-rotation`); a read accepts the doc_id alone or with the document's own label, and
+//!   refuses another label (the index was rebuilt and the id moved). Typed digits complete the
+//!   ids that start with them, shortest first; typed words the documents whose title has a word
+//!   starting with them; at most [`MAX_COMPLETIONS`] (see [`complete_ids`]). An index that does
+//!   not load completes to nothing (never an error). The
 //!   engine completes only prompt and template arguments, so `query_code`'s `kind` (a tool
 //!   argument, already an `enum` in its schema) has no completion.
 //! - The prompt [`ASK_TEAM`] (argument `question`, the rules of `query`) ranks the memory index
@@ -44,6 +49,86 @@ pub const MAX_ID_DIGITS: usize = 20;
 pub const MAX_COMPLETIONS: usize = 100;
 /// Documents the prompt embeds.
 pub const PROMPT_HITS: usize = 5;
+/// Most characters of a title a completed id's label keeps (`12-key-rotation`).
+pub const MAX_LABEL_CHARS: usize = 40;
+/// Longest typed value completion looks at; a longer one completes to nothing.
+pub const MAX_COMPLETION_INPUT: usize = 200;
+
+/// A document's label: its title's ASCII letters (lower case) and digits, every other run one
+/// `-`, at most [`MAX_LABEL_CHARS`]; safe in a URI as it is, and never a control character.
+fn label(title: &str) -> String {
+    let mut out = String::new();
+    for c in title.chars() {
+        if out.len() >= MAX_LABEL_CHARS {
+            break;
+        }
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    out
+}
+
+/// The id completion offers for document `index`: the doc_id, then `-` and its title's label.
+fn labelled_id(index: usize, title: &str) -> String {
+    match label(title) {
+        l if l.is_empty() => index.to_string(),
+        l => format!("{index}-{l}"),
+    }
+}
+
+/// An id as read: the doc_id's text and the label after the first `-`, if there is one.
+fn split_id(id: &str) -> (&str, Option<&str>) {
+    match id.split_once('-') {
+        Some((number, label)) => (number, Some(label)),
+        None => (id, None),
+    }
+}
+
+/// The completion of a typed `value` over `titles` (in doc_id order): digits complete as ids
+/// ([`ids_with_prefix`]), digits then `-` narrow to that id when its label starts with what
+/// follows; anything else, or digits naming no id, finds the documents whose label has a word
+/// starting with it (`key rot` → `12-key-rotation`), in index order; each as [`labelled_id`].
+fn complete_ids(value: &str, titles: &[&str]) -> Vec<String> {
+    let labelled = |i: usize| labelled_id(i, titles[i]);
+    let (number, typed_label) = split_id(value);
+    if value.is_empty() || value.starts_with(|c: char| c.is_ascii_digit()) {
+        let ids: Vec<String> = match typed_label {
+            None => ids_with_prefix(number, titles.len())
+                .iter()
+                .filter_map(|id| id.parse().ok())
+                .map(labelled)
+                .collect(),
+            Some(typed) => document_index(number, titles.len())
+                .filter(|&i| label(titles[i]).starts_with(&label(typed)))
+                .map(labelled)
+                .into_iter()
+                .collect(),
+        };
+        // Digits that name no id may be a title's (`2.0`).
+        if !ids.is_empty() {
+            return ids;
+        }
+    }
+    let key = label(value);
+    if key.is_empty() {
+        return Vec::new();
+    }
+    let word_start = format!("-{key}");
+    (0..titles.len())
+        .filter(|&i| {
+            let l = label(titles[i]);
+            l.starts_with(&key) || l.contains(&word_start)
+        })
+        .take(MAX_COMPLETIONS)
+        .map(labelled)
+        .collect()
+}
 
 /// The position `id` names in an index of `count` documents, if it names one in canonical form.
 fn document_index(id: &str, count: usize) -> Option<usize> {
@@ -125,7 +210,8 @@ impl Recall {
             return Err(RequestError::not_found(uri));
         };
         let count = corpus.documents.len();
-        let index = document_index(id, count).ok_or_else(|| {
+        let (number, typed_label) = split_id(id);
+        let index = document_index(number, count).ok_or_else(|| {
             RequestError::invalid(format!(
                 "no memory document {}: an id is a doc_id query_index returns, a whole number \
                  from 0 to {} in this index",
@@ -133,7 +219,17 @@ impl Recall {
                 count.saturating_sub(1)
             ))
         })?;
-        let text = self.document_text(&corpus.documents[index]);
+        let doc = &corpus.documents[index];
+        // A label is how a person chose the id: one that is not the document's means the index
+        // changed since, and the id may now name another document.
+        if typed_label.is_some_and(|typed| typed != label(doc.title())) {
+            return Err(RequestError::invalid(format!(
+                "no memory document {}: document {index} is now {} (the index was rebuilt since?)",
+                agentteams_mcp::server::uri::quote(id),
+                labelled_id(index, doc.title())
+            )));
+        }
+        let text = self.document_text(doc);
         Ok(ResourceContents::text(uri, text).mime_type("text/plain"))
     }
 }
@@ -149,7 +245,9 @@ impl ResourceSet for Recall {
             .title("Memory document")
             .description(
                 "One document of the team's memory index: id is a doc_id that query_index \
-                 returns. Its title, path and paragraphs, sanitised, at most 20000 characters.",
+                 returns, alone or labelled with its title as completion offers it \
+                 (12-key-rotation). Its title, path and paragraphs, sanitised, at most 20000 \
+                 characters.",
             )
             .mime_type("text/plain")]
     }
@@ -175,11 +273,14 @@ impl ResourceSet for Recall {
         value: &str,
         _context: &[(String, String)],
     ) -> Vec<String> {
-        if template.name != MEMORY_NAME || argument != "id" || value.len() > MAX_ID_DIGITS {
+        if template.name != MEMORY_NAME || argument != "id" || value.len() > MAX_COMPLETION_INPUT {
             return Vec::new();
         }
         match self.memory().as_deref() {
-            Ok(Loaded::Memory(corpus)) => ids_with_prefix(value, corpus.documents.len()),
+            Ok(Loaded::Memory(corpus)) => {
+                let titles: Vec<&str> = corpus.documents.iter().map(|d| d.title()).collect();
+                complete_ids(value, &titles)
+            }
             _ => Vec::new(),
         }
     }
@@ -278,6 +379,40 @@ mod tests {
         assert!(ids_with_prefix("x", 50).is_empty());
         assert_eq!(ids_with_prefix("1", usize::MAX).len(), MAX_COMPLETIONS);
         assert_eq!(ids_with_prefix("", 1000).len(), MAX_COMPLETIONS);
+    }
+
+    #[test]
+    fn completion_offers_ids_labelled_with_titles_by_id_or_by_title_word() {
+        let titles = [
+            "Guide › Key rotation",
+            "Keys",
+            "Ünïcode only",
+            "",
+            "Release 2.0",
+        ];
+        assert_eq!(
+            complete_ids("", &titles),
+            [
+                "0-guide-key-rotation",
+                "1-keys",
+                "2-n-code-only",
+                "3",
+                "4-release-2-0"
+            ]
+        );
+        assert_eq!(
+            complete_ids("key", &titles),
+            ["0-guide-key-rotation", "1-keys"]
+        );
+        assert_eq!(complete_ids("Key rot", &titles), ["0-guide-key-rotation"]);
+        assert_eq!(complete_ids("2", &titles), ["2-n-code-only"]);
+        assert_eq!(complete_ids("2.0", &titles), ["4-release-2-0"]);
+        assert_eq!(complete_ids("1-k", &titles), ["1-keys"]);
+        assert!(complete_ids("1-x", &titles).is_empty());
+        assert!(complete_ids("otation", &titles).is_empty());
+        assert!(complete_ids("--", &titles).is_empty());
+        assert_eq!(label(&"word ".repeat(40)).len(), MAX_LABEL_CHARS - 1);
+        assert_eq!(label("\u{1b}[31m red"), "31m-red");
     }
 
     #[test]

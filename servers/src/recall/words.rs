@@ -86,6 +86,18 @@ pub fn stem(word: &str) -> &str {
     w.strip_suffix('e').filter(|s| s.len() >= 3).unwrap_or(w)
 }
 
+/// [`stem`], then a noun's `-ion` after `t`, `s` or `x`, so a verb meets its noun (`rotate`,
+/// `rotating`, `rotation`, `rotations` → `rotat`; `connection` → `connect`; `region` and
+/// `union` stay whole): the stemmer of prose (memory documents), whose headings name a topic by
+/// the noun a question asks about with the verb. Not for code, where such a noun is usually a
+/// concept of its own (`completion` is not `complete`), so it cost the code questions precision.
+pub fn prose_stem(word: &str) -> &str {
+    let w = stem(word);
+    w.strip_suffix("ion")
+        .filter(|s| s.len() >= 3 && s.ends_with(['t', 's', 'x']))
+        .unwrap_or(w)
+}
+
 /// FNV-1a as a [`Hasher`], for the ranker's tables of query terms: the masks table holds a few
 /// dozen short terms and is looked up once per stored token of every definition considered,
 /// where SipHash's setup cost dominated. Its keys are the query's words and the index's terms,
@@ -135,9 +147,19 @@ pub fn fnv1a(token: &str) -> u64 {
 mod tests {
     use super::*;
 
+    fn assert_each_group_has_one_stem(stemmer: fn(&str) -> &str, groups: &[&[&str]]) {
+        for group in groups {
+            let stems: Vec<&str> = group.iter().map(|w| stemmer(w)).collect();
+            assert!(
+                stems.windows(2).all(|w| w[0] == w[1]),
+                "{group:?} → {stems:?}"
+            );
+        }
+    }
+
     #[test]
     fn the_stemmer_joins_the_forms_of_a_word() {
-        for group in [
+        let groups = &[
             &["drop", "drops", "dropped", "dropping"][..],
             &["parse", "parsed", "parses", "parsing"],
             &["match", "matches", "matched", "matching"],
@@ -146,15 +168,40 @@ mod tests {
             &["entry", "entries"],
             &["copy", "copies", "copied"],
             &["cookie", "cookies"],
-        ] {
-            let stems: Vec<&str> = group.iter().map(|w| stem(w)).collect();
-            assert!(
-                stems.windows(2).all(|w| w[0] == w[1]),
-                "{group:?} → {stems:?}"
-            );
-        }
+        ];
+        assert_each_group_has_one_stem(stem, groups);
         assert_eq!(stem("class"), "class");
         assert_eq!(stem("NaN"), "NaN");
+    }
+
+    #[test]
+    fn the_prose_stemmer_joins_a_verb_and_its_noun() {
+        let groups = &[
+            &[
+                "rotate",
+                "rotates",
+                "rotated",
+                "rotating",
+                "rotation",
+                "rotations",
+            ][..],
+            &[
+                "connect",
+                "connected",
+                "connecting",
+                "connection",
+                "connections",
+            ],
+            &["compress", "compressed", "compression"],
+            &["mention", "mentioned", "mentions"],
+            &["drop", "dropped"],
+        ];
+        assert_each_group_has_one_stem(prose_stem, groups);
+        // `-ion` goes only after the letters that end such verbs; code keeps its nouns whole.
+        assert_eq!(prose_stem("region"), "region");
+        assert_eq!(prose_stem("union"), "union");
+        assert_eq!(prose_stem("ion"), "ion");
+        assert_eq!(stem("rotation"), "rotation");
     }
 
     #[test]
