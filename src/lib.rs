@@ -42,6 +42,7 @@ pub mod governance;
 pub mod http;
 pub mod json;
 pub mod jsonrpc;
+pub mod plural;
 pub mod policy;
 pub mod process_group;
 pub mod project_file;

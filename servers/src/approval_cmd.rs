@@ -6,7 +6,7 @@
 //! holds the file or changed it meanwhile. Everything printed from the file passes through the
 //! sanitiser: the file is the project's, and anyone who can write the project can write it.
 
-use crate::cli::{Args, UsageError};
+use crate::cli::{unknown_command, usage_line, Args, UsageError, PREFIX};
 use agentteams_mcp::governance::presets::APPROVALS_PATH;
 use agentteams_mcp::governance::{call_digest, Preset, PresetEffect, PresetsError, PresetsFile};
 use agentteams_mcp::json::{self, Value};
@@ -59,15 +59,12 @@ fn say(to_stderr: bool, line: &str) {
 }
 
 fn usage(e: UsageError) -> u8 {
-    say(
-        true,
-        &format!("agentteams-mcp approval: {e}; see agentteams-mcp approval --help"),
-    );
+    say(true, &usage_line(Some("approval"), &e));
     EXIT_USAGE
 }
 
 fn failed(e: &PresetsError) -> u8 {
-    say(true, &format!("agentteams-mcp approval: {e}"));
+    say(true, &format!("{PREFIX}approval: {e}"));
     if e.is_retryable() {
         EXIT_RETRY
     } else {
@@ -134,6 +131,9 @@ fn approvals_path(args: &mut Args) -> Result<(PathBuf, PathBuf), UsageError> {
     Ok((root, path))
 }
 
+/// The subcommands, as the help lists them.
+const VERBS: [&str; 5] = ["grant", "deny", "revoke", "list", "digest"];
+
 fn command(verb: Option<&str>, args: &mut Args) -> Result<u8, UsageError> {
     match verb {
         Some("grant") => edit(args, PresetEffect::Grant),
@@ -141,9 +141,7 @@ fn command(verb: Option<&str>, args: &mut Args) -> Result<u8, UsageError> {
         Some("revoke") => revoke(args),
         Some("list") => list(args),
         Some("digest") => digest(args),
-        Some(other) => Err(UsageError(format!(
-            "unknown approval command {other:?}; give grant, deny, revoke, list or digest"
-        ))),
+        Some(other) => Err(unknown_command(other, &VERBS, None)),
         None => Err(UsageError(
             "give an approval command: grant, deny, revoke, list or digest".into(),
         )),
@@ -180,7 +178,7 @@ fn edit(args: &mut Args, effect: PresetEffect) -> Result<u8, UsageError> {
     };
     if let Some(server) = server {
         if let Err(message) = check_tool(&server, &root, &preset.pattern) {
-            say(true, &format!("agentteams-mcp approval: {message}"));
+            say(true, &format!("{PREFIX}approval: {message}"));
             return Ok(EXIT_USAGE);
         }
     }
@@ -251,7 +249,7 @@ fn revoke(args: &mut Args) -> Result<u8, UsageError> {
             Ok(EXIT_OK)
         }
         Err(e) if e.is_not_found() => {
-            say(true, &format!("agentteams-mcp approval: {e}"));
+            say(true, &format!("{PREFIX}approval: {e}"));
             Ok(EXIT_RETRY)
         }
         Err(e) => Ok(failed(&e)),
@@ -326,7 +324,7 @@ fn digest(args: &mut Args) -> Result<u8, UsageError> {
         Err(e) => {
             say(
                 true,
-                &format!("agentteams-mcp approval: this call cannot be approved by digest: {e}"),
+                &format!("{PREFIX}approval: this call cannot be approved by digest: {e}"),
             );
             Ok(EXIT_USAGE)
         }

@@ -5,7 +5,7 @@
 //! refused by the trust policy, audit findings); 2 usage error or unusable policy file; 3 the
 //! server requires authorization; 4 the server could not be reached or misbehaved.
 
-use crate::cli::{Args, UsageError};
+use crate::cli::{unknown_command, usage_line, Args, UsageError, PREFIX};
 use agentteams_mcp::client::oauth::store::Store;
 use agentteams_mcp::client::oauth::{
     Grant, IdentityAssertion, OAuthConfig, Redirect, Registration,
@@ -393,7 +393,7 @@ fn open_browser(url: &str) {
         .spawn();
     if let Err(e) = started {
         err!(
-            "agentteams-mcp client: cannot start $BROWSER ({}): {e}",
+            "{PREFIX}client: cannot start $BROWSER ({}): {e}",
             browser.to_string_lossy()
         );
     }
@@ -502,7 +502,7 @@ fn oauth_options(args: &mut Args) -> Result<Option<OAuthConfig>, UsageError> {
         config.login_timeout = seconds(&mut one, "--login-timeout", config.login_timeout)?;
     }
     config.show_url = Arc::new(|url: &str| {
-        err!("Open this URL in a browser to log in (this command waits for the redirect):\n{url}");
+        err!("{PREFIX}client: open this URL in a browser to log in (this command waits for the redirect):\n{url}");
         open_browser(url);
     });
     Ok(Some(config))
@@ -580,7 +580,7 @@ fn split_json_arguments(argv: Vec<String>) -> Vec<String> {
 
 /// A usage error of `agentteams-mcp <command>`: one line and where the help is.
 fn usage(e: UsageError, command: &str) -> u8 {
-    err!("agentteams-mcp {command}: {e}; see agentteams-mcp {command} --help");
+    err!("{}", usage_line(Some(command), &e));
     EXIT_USAGE
 }
 
@@ -594,7 +594,7 @@ fn report(e: &ClientError, json_out: bool) -> u8 {
         }
         err!("{}", machine_json(obj([("error", Value::Object(err))])));
     } else {
-        err!("agentteams-mcp client: {e}");
+        err!("{PREFIX}client: {e}");
     }
     exit_code(e)
 }
@@ -675,6 +675,20 @@ enum Verb {
 
 const VERBS: &str =
     "info, tools, call TOOL, resources, read URI, prompts, prompt NAME, complete, login or logout";
+
+/// The words of [`VERBS`], for a mistyped one's hint.
+const VERB_NAMES: [&str; 10] = [
+    "info",
+    "tools",
+    "call",
+    "resources",
+    "read",
+    "prompts",
+    "prompt",
+    "complete",
+    "login",
+    "logout",
+];
 
 /// `KEY=VALUE` pairs given to `option`, split at the first `=`.
 fn key_values(option: &str, given: Vec<String>) -> Result<Vec<(String, String)>, UsageError> {
@@ -767,11 +781,7 @@ fn verb(
                 context: key_values("--arg", pairs)?,
             }
         }
-        other => {
-            return Err(UsageError(format!(
-                "unknown client command {other:?}; give {VERBS}"
-            )))
-        }
+        other => return Err(unknown_command(other, &VERB_NAMES, None)),
     })
 }
 
@@ -806,7 +816,7 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
         let decision = policy.decide(&key, tool);
         if !decision.allowed {
             err!(
-                "agentteams-mcp client: tool {tool} of {key} is refused by the trust policy ({}); see `agentteams-mcp trust`",
+                "{PREFIX}client: tool {tool} of {key} is refused by the trust policy ({}); see `agentteams-mcp trust`",
                 decision.reason
             );
             return Err(EXIT_TOOL_ERROR);
@@ -857,7 +867,7 @@ fn client_command(args: &mut Args) -> Outcome<u8> {
         }
     };
     if let Err(e) = client.close() {
-        err!("agentteams-mcp client: closing: {e}");
+        err!("{PREFIX}client: closing: {e}");
     }
     Ok(code)
 }
@@ -1335,9 +1345,11 @@ fn print_completion(c: &Completion, json_out: bool) -> u8 {
     0
 }
 
+/// The subcommands of `trust`.
+const TRUST_VERBS: [&str; 6] = ["list", "inspect", "allow", "deny", "revoke", "audit"];
+
 /// `agentteams-mcp trust ...`: the arguments after `trust`.
 pub fn run_trust(mut argv: Vec<String>) -> u8 {
-    const VERBS: [&str; 6] = ["list", "inspect", "allow", "deny", "revoke", "audit"];
     let options_part = argv.iter().take_while(|a| *a != "--");
     if options_part.clone().any(|a| a == "--help" || a == "-h") {
         out!("{TRUST_USAGE}");
@@ -1345,17 +1357,17 @@ pub fn run_trust(mut argv: Vec<String>) -> u8 {
     }
     let verb = match options_part
         .clone()
-        .position(|a| VERBS.contains(&a.as_str()))
+        .position(|a| TRUST_VERBS.contains(&a.as_str()))
     {
         Some(i) => argv.remove(i),
         None => {
-            let message = match options_part.clone().find(|a| !a.starts_with('-')) {
-                Some(other) => format!(
-                    "unknown trust command {other:?}; give list, inspect, allow, deny, revoke or audit"
+            let error = match options_part.clone().find(|a| !a.starts_with('-')) {
+                Some(other) => unknown_command(other, &TRUST_VERBS, None),
+                None => UsageError(
+                    "give a trust command: list, inspect, allow, deny, revoke or audit".into(),
                 ),
-                None => "give a trust command: list, inspect, allow, deny, revoke or audit".into(),
             };
-            return usage(UsageError(message), "trust");
+            return usage(error, "trust");
         }
     };
     let mut args = Args::new(argv);
@@ -1452,7 +1464,7 @@ fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
                 _ => policy.revoke(&key, &tools),
             };
             if let Err(e) = edit {
-                err!("agentteams-mcp trust: {e}");
+                err!("{PREFIX}trust: {e}");
                 return Ok(if verb == "revoke" {
                     EXIT_TOOL_ERROR
                 } else {
@@ -1460,7 +1472,7 @@ fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
                 });
             }
             policy.save(&root).map_err(|e| {
-                err!("agentteams-mcp trust: {e}");
+                err!("{PREFIX}trust: {e}");
                 EXIT_USAGE
             })?;
             let entry = policy.server(&key);
@@ -1494,9 +1506,7 @@ fn trust_command(args: &mut Args, verb: &str) -> Outcome<u8> {
             }
             Ok(print_tools(&tools, &policy, &key, json_out))
         }
-        other => Err(fail(UsageError(format!(
-            "unknown trust command {other:?}; give list, inspect, allow, deny, revoke or audit"
-        )))),
+        other => Err(fail(unknown_command(other, &TRUST_VERBS, None))),
     }
 }
 

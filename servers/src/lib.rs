@@ -34,6 +34,7 @@ use agentteams_mcp::audit;
 use agentteams_mcp::governance::{self, BindOptions, PermissionMode, ScopedApproval};
 use agentteams_mcp::policy::Policy;
 use agentteams_mcp::server::{Engine, Session, ToolSet};
+use cli::PREFIX;
 pub use compat::Compat;
 use startup::Transport;
 use std::io::IsTerminal;
@@ -64,10 +65,11 @@ pub fn toolset_with(name: &str, root: &Path, compat: Compat) -> Result<Arc<dyn T
     }
 }
 
-/// The reference's message for a name not in [`SERVERS`].
+/// The reference's message for a name not in [`SERVERS`] (without its `[serve-mcp] ` prefix:
+/// whoever prints it puts its own).
 pub fn unknown_server(name: &str) -> String {
     format!(
-        "[serve-mcp] unknown server {}; choose from {}",
+        "unknown server {}; choose from {}",
         agentteams_mcp::jsonrpc::py_repr(&name.into()),
         SERVERS.join(", ")
     )
@@ -78,11 +80,11 @@ pub fn resolve_root(root: Option<&Path>) -> Result<PathBuf, String> {
     let given = match root {
         Some(r) => r.to_path_buf(),
         None => std::env::current_dir()
-            .map_err(|e| format!("[serve-mcp] cannot read the current directory: {e}"))?,
+            .map_err(|e| format!("cannot read the current directory: {e}"))?,
     };
     given.canonicalize().map_err(|e| {
         format!(
-            "[serve-mcp] cannot use {} as the project root: {e}",
+            "cannot use {} as the project root: {e}",
             given.display()
         )
     })
@@ -153,7 +155,7 @@ pub fn run_server_with(name: &str, root: &Path, options: &ServeOptions) -> i32 {
     let engine = match build_engine(name, root, options, "stdio") {
         Ok(e) => e,
         Err(e) => {
-            note!("{e}");
+            note!("{PREFIX}{e}");
             return 2;
         }
     };
@@ -164,7 +166,7 @@ pub fn run_server_with(name: &str, root: &Path, options: &ServeOptions) -> i32 {
     match agentteams_mcp::stdio::serve(&session, std::io::stdin(), std::io::stdout()) {
         Ok(()) => complete_audit(session.engine()),
         Err(e) => {
-            note!("[serve-mcp] stdio failed: {e}");
+            note!("{PREFIX}stdio failed: {e}");
             1
         }
     }
@@ -184,7 +186,7 @@ pub fn run_http_server(
     let engine = match build_engine(name, root, options, "http") {
         Ok(e) => e,
         Err(e) => {
-            note!("{e}");
+            note!("{PREFIX}{e}");
             return 2;
         }
     };
@@ -201,7 +203,7 @@ pub fn run_http_server(
             std::thread::spawn(move || {
                 // Anything read is discarded: stdin is only the supervisor's lifeline here.
                 let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
-                note!("[serve-mcp] stdin closed; stopping");
+                note!("{PREFIX}stdin closed; stopping");
                 stopper.stop();
             });
         }
@@ -209,16 +211,16 @@ pub fn run_http_server(
     match served {
         Ok(()) => complete_audit(&engine),
         Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
-            note!("[serve-mcp] {e}");
+            note!("{PREFIX}{e}");
             2
         }
         // Only binding fails this way; the error names the address.
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
-            note!("[serve-mcp] {e}; another program is listening there: choose another port with --port N (--port 0 takes any free one)");
+            note!("{PREFIX}{e}; another program is listening there: choose another port with --port N (--port 0 takes any free one)");
             1
         }
         Err(e) => {
-            note!("[serve-mcp] HTTP failed: {e}");
+            note!("{PREFIX}HTTP failed: {e}");
             1
         }
     }
@@ -226,7 +228,8 @@ pub fn run_http_server(
 
 /// The engine serving `name` for the project at `root` under the options' governance and audit
 /// log, built by the library's one binding call ([`governance::bind`]) that stdio, HTTP and
-/// embedders share; `transport` is what the audit log's `run_started` record names.
+/// embedders share; `transport` is what the audit log's `run_started` record names. An error is
+/// the one line to print after [`cli::PREFIX`].
 pub fn build_engine(
     name: &str,
     root: &Path,
@@ -235,11 +238,11 @@ pub fn build_engine(
 ) -> Result<Arc<Engine>, String> {
     let root = startup::checked_root(name, root)?;
     let toolset = toolset_with(name, &root, options.compat)?;
-    let policy = options.policy().map_err(|e| format!("[serve-mcp] {e}"))?;
+    let policy = options.policy()?;
     let scoped = options
         .approve_scoped
         .iter()
-        .map(|text| ScopedApproval::parse(text).map_err(|e| format!("[serve-mcp] {e}")))
+        .map(|text| ScopedApproval::parse(text).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
     if name == "recall" {
         if let Some(notice) = startup::recall_notice(&root) {
@@ -257,9 +260,9 @@ pub fn build_engine(
     };
     let mode = options.permission_mode.unwrap_or(PermissionMode::DEFAULT);
     let binding = governance::bind(toolset, &root, mode, transport, bind_options)
-        .map_err(|e| format!("[serve-mcp] {e}"))?;
+        .map_err(|e| e.to_string())?;
     for warning in binding.warnings() {
-        note!("{warning}");
+        note!("{PREFIX}{warning}");
     }
     let engine = binding.engine().clone();
     let tools = engine.tools();
@@ -290,11 +293,11 @@ fn complete_audit(engine: &Engine) -> i32 {
     };
     match log.complete_run() {
         Ok(head) => {
-            note!("[audit] run {} completed; head {head}", log.run_id());
+            note!("{PREFIX}audit: run {} completed; head {head}", log.run_id());
             0
         }
         Err(e) => {
-            note!("[audit] {e}");
+            note!("{PREFIX}audit: {e}");
             1
         }
     }
@@ -307,7 +310,7 @@ pub fn verify_audit_log(path: &Path, ci: bool) -> i32 {
     match audit::verify_file(path) {
         Ok(report) if !report.is_audit_log() => {
             note!(
-                "[audit] {} is not an audit log: {}",
+                "{PREFIX}audit: {} is not an audit log: {}",
                 path.display(),
                 report.not_an_audit_log()
             );
@@ -323,7 +326,7 @@ pub fn verify_audit_log(path: &Path, ci: bool) -> i32 {
             audit::exit_code(&report, ci)
         }
         Err(e) => {
-            note!("[audit] cannot read {}: {e}", path.display());
+            note!("{PREFIX}audit: cannot read {}: {e}", path.display());
             2
         }
     }

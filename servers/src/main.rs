@@ -8,19 +8,20 @@ use agentteams_mcp::http::limits;
 use agentteams_mcp::http::sealed::SessionKey;
 use agentteams_mcp::http::streams::is_replica_name;
 use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
-use agentteams_mcp_servers::cli::{self, Args, UsageError};
+use agentteams_mcp_servers::cli::{self, unknown_command, usage_line, Args, UsageError, PREFIX};
 use agentteams_mcp_servers::client_cmd;
 use agentteams_mcp_servers::gitread::{self, MemoryLimit};
 use agentteams_mcp_servers::{
-    run_http_server, run_server_with, verify_audit_log, ServeOptions, FIXTURES, SERVERS,
+    run_http_server, run_server_with, verify_audit_log, Compat, ServeOptions, FIXTURES, SERVERS,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-const USAGE: &str = "\
+/// The help's first part; [`usage`] adds the servers, the options and the limits.
+const USAGE_COMMANDS: &str = "\
 usage:
-  agentteams-mcp --serve-mcp NAME [--root DIR]   serve NAME over stdio (NAME: gitread, recall)
+  agentteams-mcp --serve-mcp NAME [--root DIR]   serve NAME over stdio (NAME: a server below)
   agentteams-mcp --serve-mcp NAME --http [--bind ADDR] [--port N]
                  [--auth-token-file F | --auth-config FILE]
                  [--stateless | --session-key-file F [--previous-session-key-file F]]
@@ -30,12 +31,14 @@ usage:
   agentteams-mcp index build [--root DIR] [--team-dir DIR] [--description FILE]
                  [--framework NAME] [--python PATH]
                                                  build the indexes recall reads (index --help)
-  agentteams-mcp audit verify FILE [--ci]         check an audit log's hash chains
+  agentteams-mcp audit verify FILE [--ci]         check an audit log's hash chains (audit --help)
   agentteams-mcp client ...                      call an MCP server by hand (client --help)
   agentteams-mcp trust ...                       manage .agentteams/mcp-trust.json (trust --help)
   agentteams-mcp approval ...                    manage .agentteams/approvals.json (approval --help)
-  agentteams-mcp --help | --version
+  agentteams-mcp --help | --version";
 
+/// The help after the servers: the serve command's options, limits and exit codes.
+const USAGE_OPTIONS: &str = "\
 options:
   --root DIR, --project DIR   the project the server works on (default: the current directory)
   --permission-mode MODE      read-only, prompt (the default), allow or danger-full-access: how
@@ -52,7 +55,6 @@ options:
   --policy FILE               more rules from a JSON file {\"allow\": [...], \"deny\": [...]}
   --audit-log FILE            append a hash-chained record of every tool call to FILE
   --audit-full                keep argument and result values in the audit log (default: redacted)
-  --ci                        audit verify: also fail on a run without run_completed
   --bind ADDR                 HTTP address (default 127.0.0.1; any other needs a token)
   --port N                    HTTP port (default 7330)
   --auth-token-file F         require `Authorization: Bearer <token>`, token read from F
@@ -90,10 +92,51 @@ heads 16 KiB; a head must arrive within 10 s, a body within 30 s; idle connectio
 wait 15 s). docs/deploy.md sizes a deployment.
 
 exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server, unusable
-root (gitread: not the top of a git work tree), permission mode, approvals, policy or audit log
-index build: 0 built; 1 the build failed; 2 usage error or unusable root
-audit verify: 0 intact; 1 tampered (with --ci: any problem, a run without run_completed too);
+root (gitread: not the top of a git work tree), permission mode, approvals, policy or audit log;
+each command's help gives its own";
+
+/// What `--serve-mcp` serves, one line each for the help: every name in [`SERVERS`] and
+/// [`FIXTURES`].
+const SERVER_LINES: &[(&str, &str)] = &[
+    ("gitread", "the project's git history, files, blame and search, read-only"),
+    (
+        "recall",
+        "search the project's notes and code in the indexes `index build` writes",
+    ),
+    (
+        "conformance",
+        "test fixture: the tools the MCP conformance suite calls",
+    ),
+    (
+        "governed",
+        "test fixture: tools that declare they change data, for governance tests",
+    ),
+];
+
+/// The global `--help`.
+fn usage() -> String {
+    let servers: Vec<String> = SERVER_LINES
+        .iter()
+        .map(|(name, what)| format!("  {name:<12} {what}"))
+        .collect();
+    format!(
+        "{USAGE_COMMANDS}\n\nservers (--serve-mcp NAME):\n{}\n\n{USAGE_OPTIONS}",
+        servers.join("\n")
+    )
+}
+
+const AUDIT_USAGE: &str = "\
+usage: agentteams-mcp audit verify FILE [--ci]
+
+  verify FILE   check the hash chains of FILE, an audit log --audit-log wrote: print each run's
+                state, records and head hash, then the verdict (docs/audit.md)
+  --ci          also fail on a run without run_completed (a server that did not stop cleanly)
+
+exit codes: 0 intact; 1 tampered (with --ci: any problem, a run without run_completed too);
 2 usage error, unreadable file or not an audit log";
+
+/// The commands the first argument may name (`--serve-mcp NAME` apart), in the help's order.
+const COMMANDS: &[&str] = &["index", "audit", "client", "trust", "approval"];
 
 fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).collect();
@@ -115,22 +158,47 @@ fn main() -> ExitCode {
                 raw[1..].to_vec(),
             ))
         }
+        Some("audit") => return ExitCode::from(run_audit(&raw[1..])),
         _ => {}
     }
     let args = Args::new(raw);
     let code = match run(args) {
         Ok(code) => code,
-        Err(UsageError(message)) => {
-            eprintln!("agentteams-mcp: {message}; see agentteams-mcp --help");
+        Err(e) => {
+            eprintln!("{}", usage_line(None, &e));
             2
         }
     };
     ExitCode::from(code)
 }
 
+/// `agentteams-mcp audit ...`: the arguments after `audit`.
+fn run_audit(raw: &[String]) -> u8 {
+    let mut args = Args::new(raw.to_vec());
+    if args.flag("--help") || args.flag("-h") {
+        println!("{AUDIT_USAGE}");
+        return 0;
+    }
+    let ci = args.flag("--ci");
+    let parsed = match args.positional().as_deref() {
+        Some("verify") => args
+            .positional()
+            .ok_or_else(|| UsageError("audit verify needs a FILE".into())),
+        Some(other) => Err(unknown_command(other, &["verify"], None)),
+        None => Err(UsageError("give an audit command: verify FILE [--ci]".into())),
+    };
+    match parsed.and_then(|file| args.finish().map(|()| file)) {
+        Ok(file) => verify_audit_log(Path::new(&file), ci) as u8,
+        Err(e) => {
+            eprintln!("{}", usage_line(Some("audit"), &e));
+            2
+        }
+    }
+}
+
 fn run(mut args: Args) -> Result<u8, UsageError> {
     if args.flag("--help") || args.flag("-h") {
-        println!("{USAGE}");
+        println!("{}", usage());
         return Ok(0);
     }
     if args.flag("--version") || args.flag("-V") {
@@ -163,7 +231,12 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
         }
         finish(args)?;
         if !SERVERS.contains(&name.as_str()) && !FIXTURES.contains(&name.as_str()) {
-            eprintln!("{}", agentteams_mcp_servers::unknown_server(&name));
+            // The one line the reference itself prints, in its words under --compat reference.
+            let prefix = match options.compat {
+                Compat::Reference => "[serve-mcp] ",
+                Compat::Product => PREFIX,
+            };
+            eprintln!("{prefix}{}", agentteams_mcp_servers::unknown_server(&name));
             return Ok(2);
         }
         let root = root.map_or_else(|| PathBuf::from("."), PathBuf::from);
@@ -173,24 +246,20 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
         };
         return Ok(code as u8);
     }
-    if args.first_left() == Some("audit") {
-        args.positional();
-        if args.positional().as_deref() != Some("verify") {
-            return Err(UsageError(
-                "audit: expected `audit verify FILE [--ci]`".into(),
-            ));
-        }
-        let ci = args.flag("--ci");
-        let file = args
-            .positional()
-            .ok_or_else(|| UsageError("audit verify needs a FILE".into()))?;
-        finish(args)?;
-        return Ok(verify_audit_log(Path::new(&file), ci) as u8);
-    }
-    // Options of the serve command without --serve-mcp: say what is missing; anything else is
-    // named.
+    // Options of the serve command without --serve-mcp: say what is missing; a word that is no
+    // command gets the one it may stand for; anything else is named.
     match args.first_left() {
-        Some(first) if !OPTIONS.contains(&option_name(first)) => Err(unrecognised(first)),
+        Some(first) if first.starts_with('-') && !OPTIONS.contains(&option_name(first)) => {
+            Err(unrecognised(first))
+        }
+        Some(first) if !first.starts_with('-') && SERVERS.contains(&first) => {
+            Err(unrecognised(first))
+        }
+        Some(first) if !first.starts_with('-') => Err(unknown_command(
+            first,
+            COMMANDS,
+            Some("--serve-mcp NAME"),
+        )),
         _ => Err(UsageError("nothing to do: give --serve-mcp NAME".into())),
     }
 }
@@ -212,8 +281,7 @@ fn permission_mode(args: &mut Args) -> Result<Option<PermissionMode>, UsageError
     }
 }
 
-/// Every option the top-level command reads (the subcommands `index`, `client` and `trust` have
-/// their own).
+/// Every option the top-level command reads (each of [`COMMANDS`] has its own).
 const OPTIONS: &[&str] = &[
     "--serve-mcp",
     "--root",
@@ -227,7 +295,6 @@ const OPTIONS: &[&str] = &[
     "--policy",
     "--audit-log",
     "--audit-full",
-    "--ci",
     "--http",
     "--bind",
     "--port",
@@ -264,7 +331,7 @@ fn finish(args: Args) -> Result<(), UsageError> {
 /// The usage error for an argument nothing reads, with the option or command it may stand for.
 fn unrecognised(arg: &str) -> UsageError {
     if arg.starts_with('-') {
-        let hint = closest_option(option_name(arg))
+        let hint = cli::closest(option_name(arg), OPTIONS)
             .map(|o| format!(" (did you mean {o}?)"))
             .unwrap_or_default();
         return UsageError(format!("unknown option {arg}{hint}"));
@@ -277,40 +344,6 @@ fn unrecognised(arg: &str) -> UsageError {
     UsageError(format!("unexpected argument {arg}"))
 }
 
-/// The option `given` most likely stands for: one it begins (`--serve` for `--serve-mcp`), else
-/// one at most two edits away.
-fn closest_option(given: &str) -> Option<&'static str> {
-    if given.len() >= 4 {
-        let mut starting = OPTIONS.iter().filter(|o| o.starts_with(given));
-        if let (Some(only), None) = (starting.next(), starting.next()) {
-            return Some(only);
-        }
-    }
-    OPTIONS
-        .iter()
-        .map(|o| (edit_distance(given, o), *o))
-        .filter(|(d, _)| *d <= 2)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, o)| o)
-}
-
-/// Levenshtein distance in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
 
 /// Refuses an `--allow-origin` that no browser's Origin header can ever equal: an origin is
 /// `scheme://host[:port]`, with nothing after the authority.
@@ -518,9 +551,17 @@ fn http_config(
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_help_has_a_line_for_every_server_and_fixture() {
+        let listed: Vec<&str> = SERVER_LINES.iter().map(|(name, _)| *name).collect();
+        let served: Vec<&str> = SERVERS.iter().chain(FIXTURES).copied().collect();
+        assert_eq!(listed, served);
+    }
+
     /// `--help` states the limits; this keeps its numbers those of the constants.
     #[test]
     fn the_help_names_the_limits_as_they_are() {
+        let usage = usage();
         use agentteams_mcp::http::limits::*;
         let stated = [
             format!("{MAX_CONNECTIONS} connections"),
@@ -544,17 +585,8 @@ mod tests {
             format!("(1 to {MAX_CONNECTIONS}, the default)"),
         ];
         for text in stated {
-            assert!(USAGE.contains(&text), "--help lacks {text:?}");
+            assert!(usage.contains(&text), "--help lacks {text:?}");
         }
-    }
-
-    #[test]
-    fn near_misses_name_the_option() {
-        assert_eq!(closest_option("--serve"), Some("--serve-mcp"));
-        assert_eq!(closest_option("--allow-tools"), Some("--allow-tool"));
-        assert_eq!(closest_option("--roto"), Some("--root"));
-        assert_eq!(closest_option("--frobnicate"), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]

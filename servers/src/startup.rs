@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::cli::PREFIX;
 use agentteams_mcp::policy::Policy;
 use agentteams_mcp::sanitize::path_line as one_line;
 
@@ -53,12 +54,13 @@ pub fn directory_suggestion(error: &NotADirectory) -> String {
 const PASS_PROJECT: &str = "pass --root with the project's directory";
 
 /// The root server `name` serves, checked before serving: a directory, and for gitread the top
-/// of a git work tree. The error is the one line the process prints before exiting 2.
+/// of a git work tree. The error is the one line the process prints (after [`PREFIX`]) before
+/// exiting 2.
 pub fn checked_root(name: &str, given: &Path) -> Result<PathBuf, String> {
-    let refuse = |what: String, instead: String| format!("[serve-mcp] {what}; {instead}");
+    let refuse = |what: String, instead: String| format!("{what}; {instead}");
     match project_dir(given) {
         Ok(root) if name == "gitread" => match crate::gitread::startup_refusal(&root) {
-            Some(why) => Err(format!("[serve-mcp] {why}")),
+            Some(why) => Err(why),
             None => Ok(root),
         },
         Ok(root) => Ok(root),
@@ -90,7 +92,7 @@ pub fn recall_notice(root: &Path) -> Option<String> {
         return None;
     }
     Some(format!(
-        "[serve-mcp] recall: no {} under {} (looked in {}); serving anyway, its tools answer once `agentteams-mcp index build --root {}` has run",
+        "{PREFIX}recall: no {} under {} (looked in {}); serving anyway, its tools answer once `agentteams-mcp index build --root {}` has run",
         missing.join(" and no "),
         one_line(root),
         TEAM_DIRS.join(", "),
@@ -101,7 +103,7 @@ pub fn recall_notice(root: &Path) -> Option<String> {
 /// The warning when the policy leaves none of the server's `tools` (names) to serve.
 pub fn empty_policy_warning(server: &str, tools: &[String], rules: &[String]) -> String {
     format!(
-        "[serve-mcp] warning: the tool policy ({}) leaves none of {server}'s tools ({}); tools/list will be empty",
+        "{PREFIX}warning: the tool policy ({}) leaves none of {server}'s tools ({}); tools/list will be empty",
         rules.join(", "),
         tools.join(", ")
     )
@@ -116,7 +118,7 @@ pub fn unmatched_rule_warnings(server: &str, tools: &[String], policy: &Policy) 
         .filter(|rule| !tools.iter().any(|t| rule.pattern.matches(t)))
         .map(|rule| {
             format!(
-                "[serve-mcp] warning: the tool policy's rule {rule} matches none of {server}'s tools ({}); check its spelling and the server it is for",
+                "{PREFIX}warning: the tool policy's rule {rule} matches none of {server}'s tools ({}); check its spelling and the server it is for",
                 tools.join(", ")
             )
         })
@@ -138,13 +140,13 @@ pub fn serving_line(name: &str, root: &Path, transport: Transport) -> String {
     let root = one_line(root);
     match transport {
         Transport::Stdio => format!(
-            "[serve-mcp] serving {name} for {root} over stdio: an MCP client speaks JSON-RPC on stdin and stdout; press Ctrl-D to stop (Ctrl-C at once)"
+            "{PREFIX}serving {name} for {root} over stdio: an MCP client speaks JSON-RPC on stdin and stdout; press Ctrl-D to stop (Ctrl-C at once)"
         ),
         Transport::Http { until_stdin_closes: false } => format!(
-            "[serve-mcp] serving {name} for {root} over HTTP at the address below; press Ctrl-C to stop"
+            "{PREFIX}serving {name} for {root} over HTTP at the address below; press Ctrl-C to stop"
         ),
         Transport::Http { until_stdin_closes: true } => format!(
-            "[serve-mcp] serving {name} for {root} over HTTP at the address below; press Ctrl-D to stop (Ctrl-C at once)"
+            "{PREFIX}serving {name} for {root} over HTTP at the address below; press Ctrl-D to stop (Ctrl-C at once)"
         ),
     }
 }
@@ -158,11 +160,11 @@ mod tests {
         let root = Path::new("/p");
         assert_eq!(
             serving_line("gitread", root, Transport::Stdio),
-            "[serve-mcp] serving gitread for /p over stdio: an MCP client speaks JSON-RPC on stdin and stdout; press Ctrl-D to stop (Ctrl-C at once)"
+            "agentteams-mcp: serving gitread for /p over stdio: an MCP client speaks JSON-RPC on stdin and stdout; press Ctrl-D to stop (Ctrl-C at once)"
         );
         assert_eq!(
             serving_line("recall", root, Transport::Http { until_stdin_closes: false }),
-            "[serve-mcp] serving recall for /p over HTTP at the address below; press Ctrl-C to stop"
+            "agentteams-mcp: serving recall for /p over HTTP at the address below; press Ctrl-C to stop"
         );
         assert!(serving_line(
             "recall",

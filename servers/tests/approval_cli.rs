@@ -276,7 +276,7 @@ fn unknown_tool_names_are_refused_when_they_can_be_checked() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "agentteams-mcp approval: \"wirte_note\" is not a tool of governed (read_note, write_note, append_note); check the spelling, or leave out --server to file it unchecked\n"
+        "agentteams-mcp: approval: \"wirte_note\" is not a tool of governed (read_note, write_note, append_note); check the spelling, or leave out --server to file it unchecked\n"
     );
     let o = check(&["deny", "fs_*"]);
     assert_eq!(o.status.code(), Some(2));
@@ -362,7 +362,7 @@ fn help_and_usage_errors() {
             &[][..],
             "give an approval command: grant, deny, revoke, list or digest",
         ),
-        (&["grnat", "x"][..], "unknown approval command \"grnat\""),
+        (&["grnat", "x"][..], "unknown command grnat (did you mean grant?)"),
         (
             &["grant", "--reason", "r"][..],
             "approval grant needs a TOOL",

@@ -237,7 +237,7 @@ fn a_served_run_is_policed_recorded_and_verifies() {
     assert!(
         served
             .stderr
-            .contains(&format!("[audit] run {run} completed; head {head}")),
+            .contains(&format!("agentteams-mcp: audit: run {run} completed; head {head}")),
         "{}",
         served.stderr
     );

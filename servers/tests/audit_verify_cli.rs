@@ -52,7 +52,7 @@ fn an_intact_log_verifies_with_exit_0_in_both_modes() {
         let out = stdout(&o);
         assert!(out.contains("intact, completed"), "{out}");
         assert!(
-            out.trim_end().ends_with("OK: 5 lines, 1 runs, 0 problems"),
+            out.trim_end().ends_with("OK: 5 lines, 1 run, 0 problems"),
             "{out}"
         );
     }
@@ -146,16 +146,16 @@ fn a_run_without_run_completed_fails_only_in_ci_mode() {
 fn a_missing_file_exits_2() {
     let o = verify(Path::new("/nonexistent/agentteams/audit.log"), true);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).starts_with("[audit] cannot read "));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("agentteams-mcp: audit: cannot read "));
 }
 
 #[test]
 fn audit_usage_errors_exit_2() {
     for (args, message) in [
-        (&["audit"][..], "expected `audit verify FILE [--ci]`"),
+        (&["audit"][..], "give an audit command: verify FILE [--ci]"),
         (
             &["audit", "check", "x"][..],
-            "expected `audit verify FILE [--ci]`",
+            "unknown command check; give verify",
         ),
         (&["audit", "verify"][..], "audit verify needs a FILE"),
         (&["audit", "verify", "a", "b"][..], "unexpected argument b"),
@@ -190,7 +190,7 @@ fn a_file_that_is_not_an_audit_log_exits_2_and_says_so() {
             assert_eq!(
                 String::from_utf8_lossy(&o.stderr),
                 format!(
-                    "[audit] {} is not an audit log: none of its {lines} lines is an audit record \
+                    "agentteams-mcp: audit: {} is not an audit log: none of its {lines} lines is an audit record \
                      (a JSON object with a 32-hex-digit \"run\", as --audit-log writes)\n",
                     path.display()
                 )
@@ -213,7 +213,7 @@ fn one_audit_record_among_other_lines_is_tampering_not_a_foreign_file() {
     assert!(
         stdout(&o)
             .trim_end()
-            .ends_with("TAMPERED: 4 lines, 1 runs, 4 problems"),
+            .ends_with("TAMPERED: 4 lines, 1 run, 4 problems"),
         "{}",
         stdout(&o)
     );

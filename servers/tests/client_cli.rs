@@ -138,7 +138,7 @@ fn usage_errors_exit_2() {
         (&["client", "tools"][..], "which server?"),
         (
             &["client", "--url", "http://127.0.0.1:9/mcp", "bogus"][..],
-            "unknown client command \"bogus\"",
+            "unknown command bogus; give info, tools, call, resources, read, prompts, prompt, complete, login or logout",
         ),
         (
             &["client", "--url", "http://127.0.0.1:9/mcp", "call"][..],
@@ -210,7 +210,7 @@ fn usage_errors_exit_2() {
             &["trust", "allow", "--server", "k", "--level", "untrusted"][..],
             "--level must be trusted or verified",
         ),
-        (&["trust", "frobnicate"][..], "unknown trust command"),
+        (&["trust", "frobnicate"][..], "unknown command frobnicate; give list, inspect"),
     ] {
         let o = run(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -956,13 +956,13 @@ fn a_refused_token_is_told_apart_from_a_missing_one() {
     let o = run(&["client", "--url", &url, "tools"]);
     assert_eq!(
         stderr(&o),
-        "agentteams-mcp client: server requires authorization (HTTP 401, WWW-Authenticate: Bearer realm=\"mcp\"); give a bearer token with --token-file or --token-env\n"
+        "agentteams-mcp: client: server requires authorization (HTTP 401, WWW-Authenticate: Bearer realm=\"mcp\"); give a bearer token with --token-file or --token-env\n"
     );
     let o = tools_with_token_file(&url, &wrong);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert_eq!(
         stderr(&o),
-        "agentteams-mcp client: the server refused the bearer token (HTTP 401, WWW-Authenticate: Bearer realm=\"mcp\", error=\"invalid_token\"); check that --token-file or --token-env gives the token the server expects\n"
+        "agentteams-mcp: client: the server refused the bearer token (HTTP 401, WWW-Authenticate: Bearer realm=\"mcp\", error=\"invalid_token\"); check that --token-file or --token-env gives the token the server expects\n"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

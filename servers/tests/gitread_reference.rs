@@ -573,7 +573,7 @@ fn a_launch_below_the_root_is_refused_at_startup() {
     assert_eq!(
         assert_refused_at_startup(&f.root.join("sub")),
         format!(
-            "[serve-mcp] {root}/sub is inside the git work tree {root}, not at its root; pass --root {root}\n",
+            "agentteams-mcp: {root}/sub is inside the git work tree {root}, not at its root; pass --root {root}\n",
             root = f.root.display()
         )
     );

@@ -112,7 +112,7 @@ fn modes_that_need_a_person_and_contradictions_stop_the_start_with_one_line() {
     std::fs::write(dir.0.join(".agentteams/approvals.json"), "{").unwrap();
     let (code, err) = exit_of(&[], &dir.0);
     assert_eq!(code, Some(2));
-    assert!(err.starts_with("[serve-mcp] approvals: "), "{err}");
+    assert!(err.starts_with("agentteams-mcp: approvals: "), "{err}");
 }
 
 #[test]

@@ -188,7 +188,7 @@ fn a_log_of_many_tiny_bad_lines_is_verified_in_bounded_memory() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(took < Duration::from_secs(60), "took {took:?}");
     let last = out.lines().last().unwrap_or_default();
-    assert_eq!(last, "TAMPERED: 2000001 lines, 1 runs, 2000001 problems");
+    assert_eq!(last, "TAMPERED: 2000001 lines, 1 run, 2000001 problems");
     assert!(out.contains("more problems not listed"), "{last}");
     assert!(out.lines().count() < 2_000, "every problem was listed");
 }

@@ -314,7 +314,7 @@ fn a_port_in_use_names_the_address_and_suggests_port() {
     assert_eq!(
         String::from_utf8_lossy(&o.stderr),
         format!(
-            "[serve-mcp] cannot listen on 127.0.0.1:{port}: Address already in use (os error 98); \
+            "agentteams-mcp: cannot listen on 127.0.0.1:{port}: Address already in use (os error 98); \
              another program is listening there: choose another port with --port N \
              (--port 0 takes any free one)\n"
         )

@@ -214,11 +214,11 @@ fn extra_dirs_that_bring_nothing_in_are_warned_about_by_name() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let warnings: Vec<&str> = stderr
         .lines()
-        .filter(|l| l.starts_with("index build: warning: "))
+        .filter(|l| l.starts_with("agentteams-mcp: index build: warning: "))
         .collect();
     let warning = |field: &str, entry: &str, why: &str| {
         format!(
-            "index build: warning: project description {}: {field} entry {entry:?}: {why}; nothing is indexed from it",
+            "agentteams-mcp: index build: warning: project description {}: {field} entry {entry:?}: {why}; nothing is indexed from it",
             brief.display()
         )
     };

@@ -75,7 +75,7 @@ fn gitread_refuses_an_unusable_root_at_startup_over_stdio_and_http() {
     ];
     for (root, message) in cases {
         let root = root.to_str().unwrap();
-        let line = format!("[serve-mcp] {message}");
+        let line = format!("agentteams-mcp: {message}");
         let stdio = run(&["--serve-mcp", "gitread", "--root", root]);
         assert_refused(&stdio, &line, root);
         let http = run(&[
@@ -140,7 +140,7 @@ fn recall_without_an_index_starts_says_so_once_and_serves() {
     assert_eq!(
         stderr(&out),
         format!(
-            "[serve-mcp] recall: no memory index and no code index under {root} (looked in ., \
+            "agentteams-mcp: recall: no memory index and no code index under {root} (looked in ., \
              .claude/agents, .github/agents, .goose, .codex/agents, .goose/recipes); serving \
              anyway, its tools answer once `agentteams-mcp index build --root {root}` has run\n"
         )
@@ -160,7 +160,7 @@ fn recall_refuses_a_root_that_is_not_a_directory() {
     assert_refused(
         &o,
         &format!(
-            "[serve-mcp] {} is a file, not a directory; pass --root {}",
+            "agentteams-mcp: {} is a file, not a directory; pass --root {}",
             file.display(),
             project.root.display()
         ),
@@ -169,7 +169,7 @@ fn recall_refuses_a_root_that_is_not_a_directory() {
     let o = run(&["--serve-mcp", "recall", "--root", "/nonexistent"]);
     assert_refused(
         &o,
-        "[serve-mcp] /nonexistent does not exist; pass --root with the project's directory",
+        "agentteams-mcp: /nonexistent does not exist; pass --root with the project's directory",
         "missing",
     );
 }
@@ -192,7 +192,7 @@ fn a_policy_that_leaves_no_tool_is_warned_about() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         stderr(&o),
-        "[serve-mcp] warning: the tool policy (allow \"query_*\" (--allow-tool)) leaves none of \
+        "agentteams-mcp: warning: the tool policy (allow \"query_*\" (--allow-tool)) leaves none of \
          gitread's tools (git_log, git_show, git_diff, git_blame, git_status, git_file, git_refs, \
          git_grep); tools/list will be \
          empty\n"
@@ -226,9 +226,9 @@ fn a_policy_rule_that_matches_no_tool_of_the_server_is_warned_about() {
     assert_eq!(
         stderr(&o),
         format!(
-            "[serve-mcp] warning: the tool policy's rule allow \"query_index\" (policy file allow[1]) \
+            "agentteams-mcp: warning: the tool policy's rule allow \"query_index\" (policy file allow[1]) \
              matches none of gitread's tools ({tools}); check its spelling and the server it is for\n\
-             [serve-mcp] warning: the tool policy's rule deny \"git_blam\" (--deny-tool) \
+             agentteams-mcp: warning: the tool policy's rule deny \"git_blam\" (--deny-tool) \
              matches none of gitread's tools ({tools}); check its spelling and the server it is for\n"
         )
     );
@@ -290,23 +290,23 @@ fn client_and_trust_usage_errors_are_one_line_with_a_pointer_to_their_help() {
     let cases: [(&[&str], &str); 5] = [
         (
             &["client", "--bogus", "tools"],
-            "agentteams-mcp client: unknown option --bogus",
+            "agentteams-mcp: client: unknown option --bogus",
         ),
         (
             &["client", "tools"],
-            "agentteams-mcp client: which server? give --url URL or, last, -- COMMAND [ARGS...]",
+            "agentteams-mcp: client: which server? give --url URL or, last, -- COMMAND [ARGS...]",
         ),
         (
             &["client", "--url", "http://127.0.0.1:9/mcp", "--era", "x", "tools"],
-            "agentteams-mcp client: --era must be auto, legacy or modern, not \"x\"",
+            "agentteams-mcp: client: --era must be auto, legacy or modern, not \"x\"",
         ),
         (
             &["trust"],
-            "agentteams-mcp trust: give a trust command: list, inspect, allow, deny, revoke or audit",
+            "agentteams-mcp: trust: give a trust command: list, inspect, allow, deny, revoke or audit",
         ),
         (
             &["trust", "inspect"],
-            "agentteams-mcp trust: which server? give --url URL or, last, -- COMMAND [ARGS...]",
+            "agentteams-mcp: trust: which server? give --url URL or, last, -- COMMAND [ARGS...]",
         ),
     ];
     for (args, message) in cases {
@@ -325,13 +325,13 @@ fn index_build_exit_codes_and_what_it_says() {
     let o = run(&["index", "build", "--root", "/nonexistent"]);
     assert_refused(
         &o,
-        "agentteams-mcp index build: /nonexistent does not exist; pass --root with the project's directory",
+        "agentteams-mcp: index build: /nonexistent does not exist; pass --root with the project's directory",
         "missing root",
     );
     let o = run(&["index", "build", "--bogus"]);
     assert_refused(
         &o,
-        "agentteams-mcp index: unexpected argument \"--bogus\"; see agentteams-mcp index --help",
+        "agentteams-mcp: index: unknown option --bogus; see agentteams-mcp index --help",
         "usage",
     );
 
@@ -344,7 +344,7 @@ fn index_build_exit_codes_and_what_it_says() {
     let err = stderr(&o);
     assert!(
         err.contains(&format!(
-            "\nindex build: {references} is generated (no team dir such as .claude/agents exists, \
+            "\nagentteams-mcp: index build: {references} is generated (no team dir such as .claude/agents exists, \
              so it went in the project root); rebuild it rather than edit it, add references/ to \
              .gitignore if it should not be committed, or pass --team-dir\n"
         )),
@@ -352,7 +352,7 @@ fn index_build_exit_codes_and_what_it_says() {
     );
     assert!(
         err.ends_with(
-            "\nindex build: warning: the memory index found 1 source; list the folders of the \
+            "\nagentteams-mcp: index build: warning: the memory index found 1 source; list the folders of the \
              project's notes in memory_index_extra_dirs of the project description \
              (.agentteams/brief.json, or --description FILE)\n"
         ),
@@ -372,7 +372,7 @@ fn index_build_exit_codes_and_what_it_says() {
         .to_string();
     assert!(
         stderr(&o).ends_with(&format!(
-            "\nindex build: {references} is generated; rebuild it rather than edit it\n"
+            "\nagentteams-mcp: index build: {references} is generated; rebuild it rather than edit it\n"
         )),
         "{}",
         stderr(&o)

@@ -13,6 +13,7 @@ use super::record::{self, FORMAT_VERSION, GENESIS, MAX_RECORD_BYTES};
 use crate::governance::decision::Basis;
 use crate::governance::mode::PermissionMode;
 use crate::json::{self, Value};
+use crate::plural::{counted, noun_for};
 use crate::sha256;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -204,8 +205,9 @@ impl fmt::Display for Report {
         if self.unlisted > 0 {
             writeln!(
                 f,
-                "... and {} more problems not listed (the first {MAX_LISTED_PROBLEMS} are)",
-                self.unlisted
+                "... and {} more {} not listed (the first {MAX_LISTED_PROBLEMS} are)",
+                self.unlisted,
+                noun_for(self.unlisted as u64, "problem")
             )?;
         }
         for run in &self.runs {
@@ -216,8 +218,12 @@ impl fmt::Display for Report {
             };
             writeln!(
                 f,
-                "run {}: {state}; {} records checked on lines {}..{}; head {}",
-                run.run, run.records, run.first_line, run.last_line, run.head
+                "run {}: {state}; {} checked on lines {}..{}; head {}",
+                run.run,
+                counted(run.records, "record"),
+                run.first_line,
+                run.last_line,
+                run.head
             )?;
         }
         let verdict = if self.is_clean() {
@@ -229,10 +235,10 @@ impl fmt::Display for Report {
         };
         write!(
             f,
-            "{verdict}: {} lines, {} runs, {} problems",
-            self.lines,
-            self.runs.len(),
-            self.problems.len() + self.unlisted
+            "{verdict}: {}, {}, {}",
+            counted(self.lines as u64, "line"),
+            counted(self.runs.len() as u64, "run"),
+            counted((self.problems.len() + self.unlisted) as u64, "problem")
         )
     }
 }
@@ -243,9 +249,12 @@ pub const NOT_AN_AUDIT_LOG: &str = "NOT AN AUDIT LOG";
 impl Report {
     /// Why a file is not an audit log ([`Report::is_audit_log`]), for the report and the CLI.
     pub fn not_an_audit_log(&self) -> String {
+        let lines = match self.lines {
+            1 => "its one line is not".to_owned(),
+            n => format!("none of its {n} lines is"),
+        };
         format!(
-            "none of its {} lines is an audit record (a JSON object with a 32-hex-digit \"run\", as --audit-log writes)",
-            self.lines
+            "{lines} an audit record (a JSON object with a 32-hex-digit \"run\", as --audit-log writes)"
         )
     }
 }

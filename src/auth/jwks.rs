@@ -121,7 +121,7 @@ impl KeyCache {
                 }
                 Err(why) => {
                     eprintln!(
-                        "[auth] key set of issuer {} not fetched: {why}{}",
+                        "agentteams-mcp: auth: key set of issuer {} not fetched: {why}{}",
                         self.issuer,
                         if state.keys.is_some() {
                             " (keeping the keys held)"

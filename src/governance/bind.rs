@@ -143,7 +143,7 @@ pub fn bind(
     let mut warnings = Vec::new();
     if mode == PermissionMode::DangerFullAccess {
         warnings.push(format!(
-            "[governance] permission mode danger-full-access: every tool of {} runs for any client, including tools that change data; only deny rules and deny presets refuse",
+            "governance: permission mode danger-full-access: every tool of {} runs for any client, including tools that change data; only deny rules and deny presets refuse",
             toolset.server_name()
         ));
     }

@@ -200,7 +200,7 @@ impl Endpoint {
             if logged.len() < MAX_LOGGED_HOSTS && !logged.contains(&shown) {
                 logged.push(shown.to_string());
                 eprintln!(
-                    "[http] refused Host {shown:?} (403): not a name this server serves; if a \
+                    "agentteams-mcp: http: refused Host {shown:?} (403): not a name this server serves; if a \
                      proxy forwards it, start with --allow-host {name} (each name is logged \
                      once, the first {MAX_LOGGED_HOSTS})"
                 );

@@ -206,7 +206,7 @@ pub fn serve_until(
     // Ignore a closed stderr: the address line is for people and scripts, not a requirement.
     let _ = writeln!(
         io::stderr(),
-        "[serve-mcp] Streamable HTTP on http://{}{MCP_PATH}",
+        "agentteams-mcp: Streamable HTTP on http://{}{MCP_PATH}",
         server.local_addr()?
     );
     server.run()

@@ -30,7 +30,9 @@ use crate::corpus::schema::{
 };
 use crate::corpus::sidecars::{OUTLINE_FILE, SECTIONS_FILE};
 use crate::corpus::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
+use crate::cli::{closest, unknown_command, usage_line, UsageError, PREFIX};
 use agentteams_mcp::json::{self, Reader, Token, Value};
+use agentteams_mcp::plural::{counted, noun_for};
 use stamp::Stamp;
 use std::io::IsTerminal;
 use std::os::unix::fs::MetadataExt;
@@ -59,7 +61,9 @@ const USAGE: &str =
                         anything
   --git-memory-limit SIZE
                         address space the `git ls-files` listing may use: 1G (the default),
-                        512M, a number of bytes (at least 64M), or none";
+                        512M, a number of bytes (at least 64M), or none
+
+exit codes: 0 built; 1 the build failed; 2 usage error or unusable root";
 
 /// What `index build` was asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,7 +108,7 @@ pub fn run_cli(args: &[String]) -> i32 {
     let options = match git_memory_limit(args).and_then(|rest| parse_args(&rest)) {
         Ok(parsed) => parsed,
         Err(message) => {
-            eprintln!("agentteams-mcp index: {message}; see agentteams-mcp index --help");
+            eprintln!("{}", usage_line(Some("index"), &UsageError(message)));
             return 2;
         }
     };
@@ -113,7 +117,7 @@ pub fn run_cli(args: &[String]) -> i32 {
         Ok(root) => root,
         Err(e) => {
             eprintln!(
-                "agentteams-mcp index build: {e}; {}",
+                "{PREFIX}index build: {e}; {}",
                 crate::startup::directory_suggestion(&e)
             );
             return 2;
@@ -123,7 +127,8 @@ pub fn run_cli(args: &[String]) -> i32 {
     let show_progress = std::io::stderr().is_terminal();
     let mut progress = |done: usize, total: usize| {
         if show_progress && (done % PROGRESS_EVERY == 0 || done == total) {
-            eprint!("\rindex build: code index: {done}/{total} files");
+            let files = noun_for(total as u64, "file");
+            eprint!("\r{PREFIX}index build: code index: {done}/{total} {files}");
             if done == total {
                 eprintln!();
             }
@@ -132,19 +137,20 @@ pub fn run_cli(args: &[String]) -> i32 {
     match build(&options, &mut progress) {
         Ok(report) => {
             let secs = started.elapsed().as_secs_f64();
+            let n = |count: usize, noun: &str| counted(count as u64, noun);
             eprintln!(
-                "index build: memory index: {} sources, {} documents, {} terms; {} sections",
-                report.memory_sources,
-                report.memory_documents,
-                report.memory_terms,
-                report.memory_sections
+                "{PREFIX}index build: memory index: {}, {}, {}; {}",
+                n(report.memory_sources, "source"),
+                n(report.memory_documents, "document"),
+                n(report.memory_terms, "term"),
+                n(report.memory_sections, "section")
             );
             eprintln!(
-                "index build: code index: {} files, {} documents, {} terms, {} definitions ({})",
-                report.code_files,
-                report.code_documents,
-                report.code_terms,
-                report.code_definitions,
+                "{PREFIX}index build: code index: {}, {}, {}, {} ({})",
+                n(report.code_files, "file"),
+                n(report.code_documents, "document"),
+                n(report.code_terms, "term"),
+                n(report.code_definitions, "definition"),
                 if report.rewritten.is_empty() {
                     "no partition changed".to_owned()
                 } else {
@@ -152,7 +158,7 @@ pub fn run_cli(args: &[String]) -> i32 {
                 }
             );
             eprintln!(
-                "index build: wrote {} in {secs:.2} s ({:.1} MB of source, {:.1} MB/s)",
+                "{PREFIX}index build: wrote {} in {secs:.2} s ({:.1} MB of source, {:.1} MB/s)",
                 report.team_dir.join("references").display(),
                 report.source_bytes as f64 / 1e6,
                 report.source_bytes as f64 / 1e6 / secs.max(1e-9)
@@ -165,7 +171,7 @@ pub fn run_cli(args: &[String]) -> i32 {
         Err(message) => {
             // The message can quote a path or text from the project.
             eprintln!(
-                "agentteams-mcp index build: {}",
+                "{PREFIX}index build: {}",
                 agentteams_mcp::sanitize::sanitize(&message)
             );
             1
@@ -180,18 +186,17 @@ pub fn afterword(root: &Path, report: &BuildReport) -> Vec<String> {
     let written = agentteams_mcp::sanitize::path_line(&report.team_dir.join("references"));
     if report.team_dir == root {
         lines.push(format!(
-            "index build: {written} is generated (no team dir such as .claude/agents exists, so it went in the project root); rebuild it rather than edit it, add references/ to .gitignore if it should not be committed, or pass --team-dir"
+            "{PREFIX}index build: {written} is generated (no team dir such as .claude/agents exists, so it went in the project root); rebuild it rather than edit it, add references/ to .gitignore if it should not be committed, or pass --team-dir"
         ));
     } else {
         lines.push(format!(
-            "index build: {written} is generated; rebuild it rather than edit it"
+            "{PREFIX}index build: {written} is generated; rebuild it rather than edit it"
         ));
     }
     if report.memory_sources <= 1 {
         lines.push(format!(
-            "index build: warning: the memory index found {} source{}; list the folders of the project's notes in memory_index_extra_dirs of the project description (.agentteams/brief.json, or --description FILE)",
-            report.memory_sources,
-            if report.memory_sources == 1 { "" } else { "s" }
+            "{PREFIX}index build: warning: the memory index found {}; list the folders of the project's notes in memory_index_extra_dirs of the project description (.agentteams/brief.json, or --description FILE)",
+            counted(report.memory_sources as u64, "source")
         ));
     }
     lines
@@ -230,12 +235,22 @@ fn git_memory_limit(args: &[String]) -> Result<Vec<String>, String> {
     Ok(rest)
 }
 
+/// The options of `index build` (besides `--git-memory-limit`), for a mistyped one's hint.
+const OPTIONS: [&str; 6] = [
+    "--root",
+    "--team-dir",
+    "--description",
+    "--framework",
+    "--python",
+    crate::gitread::MEMORY_LIMIT_OPTION,
+];
+
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut iter = args.iter();
     match iter.next().map(String::as_str) {
         Some("build") => {}
-        Some(other) => return Err(format!("unknown command {other:?} (expected build)")),
-        None => return Err("missing command (expected build)".into()),
+        Some(other) => return Err(unknown_command(other, &["build"], None).0),
+        None => return Err("give an index command: build".into()),
     }
     let mut root = None;
     let mut team = None;
@@ -249,7 +264,13 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--description" => &mut description,
             "--framework" => &mut framework,
             "--python" => &mut python,
-            other => return Err(format!("unexpected argument {other:?}")),
+            other if other.starts_with('-') => {
+                let hint = closest(other, &OPTIONS)
+                    .map(|o| format!(" (did you mean {o}?)"))
+                    .unwrap_or_default();
+                return Err(format!("unknown option {other}{hint}"));
+            }
+            other => return Err(format!("unexpected argument {other}")),
         };
         if slot.is_some() {
             return Err(format!("{arg} given twice"));
@@ -343,7 +364,7 @@ pub fn build(
         for unused in sources::unused_extra_dirs(&root, &description) {
             let warning = format!("project description {}: {unused}", file.display());
             note!(
-                "index build: warning: {}",
+                "{PREFIX}index build: warning: {}",
                 agentteams_mcp::sanitize::sanitize(&warning)
             );
         }
@@ -421,7 +442,7 @@ pub fn build(
         Err(e) => {
             let warning = format!("{e}; the API partitions' dependency_fingerprint is null");
             note!(
-                "index build: warning: {}",
+                "{PREFIX}index build: warning: {}",
                 agentteams_mcp::sanitize::sanitize(&warning)
             );
             None
@@ -488,7 +509,7 @@ pub fn build(
             Some(_) => "",
         };
         note!(
-            "index build: warning: stopped reading the project's environment and dependency \
+            "{PREFIX}index build: warning: stopped reading the project's environment and dependency \
              manifests at MAX_ENVIRONMENT_BYTES ({} bytes): the API partitions are \
              incomplete{fingerprint}",
             budget::MAX_ENVIRONMENT_BYTES

@@ -255,7 +255,7 @@ pub fn http_request(
 }
 
 /// The port of the address line an HTTP server prints first on stderr
-/// (`[serve-mcp] Streamable HTTP on http://127.0.0.1:N/mcp`).
+/// (`agentteams-mcp: Streamable HTTP on http://127.0.0.1:N/mcp`).
 pub fn port_in_address_line(line: &str) -> u16 {
     line.trim()
         .rsplit(':')
