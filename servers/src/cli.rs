@@ -122,6 +122,18 @@ impl Args {
 /// line about one part names it next (`agentteams-mcp: audit: ...`).
 pub const PREFIX: &str = "agentteams-mcp: ";
 
+/// Writes `line` and a newline to stdout, or to stderr when `to_stderr`. A reader that went
+/// away (`--help | head -1`, a host that closed stderr) is no reason to fail, where `println!`
+/// would panic: the exit code still says how the command went.
+pub fn say(to_stderr: bool, line: &str) {
+    use std::io::Write;
+    let _ = if to_stderr {
+        writeln!(std::io::stderr().lock(), "{line}")
+    } else {
+        writeln!(std::io::stdout().lock(), "{line}")
+    };
+}
+
 /// A usage error of `agentteams-mcp COMMAND` (`None`: the top level) as the one line it prints,
 /// with where the help is.
 pub fn usage_line(command: Option<&str>, e: &UsageError) -> String {

@@ -319,9 +319,9 @@ pub fn verify_audit_log(path: &Path, ci: bool) -> i32 {
         Ok(report) => {
             // Run ids and the reasons for a malformed record quote the log, which anyone who
             // tampered with it wrote.
-            println!(
-                "{}",
-                agentteams_mcp::sanitize::sanitize(&report.to_string())
+            cli::say(
+                false,
+                &agentteams_mcp::sanitize::sanitize(&report.to_string()),
             );
             audit::exit_code(&report, ci)
         }

@@ -8,7 +8,7 @@ use agentteams_mcp::http::limits;
 use agentteams_mcp::http::sealed::SessionKey;
 use agentteams_mcp::http::streams::is_replica_name;
 use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
-use agentteams_mcp_servers::cli::{self, unknown_command, usage_line, Args, UsageError, PREFIX};
+use agentteams_mcp_servers::cli::{self, say, unknown_command, usage_line, Args, UsageError, PREFIX};
 use agentteams_mcp_servers::client_cmd;
 use agentteams_mcp_servers::gitread::{self, MemoryLimit};
 use agentteams_mcp_servers::{
@@ -165,7 +165,7 @@ fn main() -> ExitCode {
     let code = match run(args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("{}", usage_line(None, &e));
+            say(true, &usage_line(None, &e));
             2
         }
     };
@@ -176,7 +176,7 @@ fn main() -> ExitCode {
 fn run_audit(raw: &[String]) -> u8 {
     let mut args = Args::new(raw.to_vec());
     if args.flag("--help") || args.flag("-h") {
-        println!("{AUDIT_USAGE}");
+        say(false, AUDIT_USAGE);
         return 0;
     }
     let ci = args.flag("--ci");
@@ -190,7 +190,7 @@ fn run_audit(raw: &[String]) -> u8 {
     match parsed.and_then(|file| args.finish().map(|()| file)) {
         Ok(file) => verify_audit_log(Path::new(&file), ci) as u8,
         Err(e) => {
-            eprintln!("{}", usage_line(Some("audit"), &e));
+            say(true, &usage_line(Some("audit"), &e));
             2
         }
     }
@@ -198,11 +198,11 @@ fn run_audit(raw: &[String]) -> u8 {
 
 fn run(mut args: Args) -> Result<u8, UsageError> {
     if args.flag("--help") || args.flag("-h") {
-        println!("{}", usage());
+        say(false, &usage());
         return Ok(0);
     }
     if args.flag("--version") || args.flag("-V") {
-        println!("agentteams-mcp {}", env!("CARGO_PKG_VERSION"));
+        say(false, &format!("agentteams-mcp {}", env!("CARGO_PKG_VERSION")));
         return Ok(0);
     }
     if let Some(name) = args.value("--serve-mcp")? {
@@ -236,7 +236,7 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
                 Compat::Reference => "[serve-mcp] ",
                 Compat::Product => PREFIX,
             };
-            eprintln!("{prefix}{}", agentteams_mcp_servers::unknown_server(&name));
+            say(true, &format!("{prefix}{}", agentteams_mcp_servers::unknown_server(&name)));
             return Ok(2);
         }
         let root = root.map_or_else(|| PathBuf::from("."), PathBuf::from);

@@ -102,6 +102,8 @@ fn grant_deny_list_and_revoke_keep_a_readable_file() {
     let o = p.run(&["revoke", "append_*"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).starts_with("revoked the grant preset \"append_*\""));
+    let o = p.run(&["list"]);
+    assert!(stdout(&o).lines().next().unwrap().ends_with("approvals.json (1 preset)"));
     let o = p.run(&["revoke", "append_*"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no preset has the pattern \"append_*\""));

@@ -186,3 +186,43 @@ fn every_message_starts_with_the_binary_name() {
     }
     std::fs::remove_dir_all(&scratch).unwrap();
 }
+
+/// `agentteams-mcp --help | head -1`: a reader that went away ends nothing in a panic (exit
+/// 101); the exit code still says how the command went.
+#[test]
+fn a_closed_output_pipe_is_no_panic() {
+    let closed = || {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        writer
+    };
+    for (args, code) in [
+        (&["--help"][..], 0),
+        (&["--version"], 0),
+        (&["audit", "--help"], 0),
+        (&["index", "--help"], 0),
+        (&["approval", "--help"], 0),
+        (&["client", "--help"], 0),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+            .args(args)
+            .stdout(closed())
+            .output()
+            .expect("the binary runs");
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {}", stderr(&o));
+    }
+    for (args, code) in [
+        (&["indx"][..], 2),
+        (&["index", "bulid"], 2),
+        (&["audit"], 2),
+        (&["--serve-mcp", "nope"], 2),
+        (&["--serve-mcp", "gitread", "--root", "/nonexistent"], 2),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+            .args(args)
+            .stderr(closed())
+            .output()
+            .expect("the binary runs");
+        assert_eq!(o.status.code(), Some(code), "{args:?}");
+    }
+}

@@ -30,11 +30,11 @@ use crate::corpus::schema::{
 };
 use crate::corpus::sidecars::{OUTLINE_FILE, SECTIONS_FILE};
 use crate::corpus::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
-use crate::cli::{closest, unknown_command, usage_line, UsageError, PREFIX};
+use crate::cli::{closest, say, unknown_command, usage_line, UsageError, PREFIX};
 use agentteams_mcp::json::{self, Reader, Token, Value};
 use agentteams_mcp::plural::{counted, noun_for};
 use stamp::Stamp;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -102,13 +102,13 @@ pub struct BuildReport {
 /// Runs `index ...` with the arguments after `index`; returns the exit status (2 for usage errors).
 pub fn run_cli(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{USAGE}");
+        say(false, USAGE);
         return 0;
     }
     let options = match git_memory_limit(args).and_then(|rest| parse_args(&rest)) {
         Ok(parsed) => parsed,
         Err(message) => {
-            eprintln!("{}", usage_line(Some("index"), &UsageError(message)));
+            say(true, &usage_line(Some("index"), &UsageError(message)));
             return 2;
         }
     };
@@ -116,7 +116,7 @@ pub fn run_cli(args: &[String]) -> i32 {
     let root = match crate::startup::project_dir(&options.root) {
         Ok(root) => root,
         Err(e) => {
-            eprintln!(
+            note!(
                 "{PREFIX}index build: {e}; {}",
                 crate::startup::directory_suggestion(&e)
             );
@@ -128,9 +128,12 @@ pub fn run_cli(args: &[String]) -> i32 {
     let mut progress = |done: usize, total: usize| {
         if show_progress && (done % PROGRESS_EVERY == 0 || done == total) {
             let files = noun_for(total as u64, "file");
-            eprint!("\r{PREFIX}index build: code index: {done}/{total} {files}");
+            let _ = write!(
+                std::io::stderr(),
+                "\r{PREFIX}index build: code index: {done}/{total} {files}"
+            );
             if done == total {
-                eprintln!();
+                note!("");
             }
         }
     };
@@ -138,14 +141,14 @@ pub fn run_cli(args: &[String]) -> i32 {
         Ok(report) => {
             let secs = started.elapsed().as_secs_f64();
             let n = |count: usize, noun: &str| counted(count as u64, noun);
-            eprintln!(
+            note!(
                 "{PREFIX}index build: memory index: {}, {}, {}; {}",
                 n(report.memory_sources, "source"),
                 n(report.memory_documents, "document"),
                 n(report.memory_terms, "term"),
                 n(report.memory_sections, "section")
             );
-            eprintln!(
+            note!(
                 "{PREFIX}index build: code index: {}, {}, {}, {} ({})",
                 n(report.code_files, "file"),
                 n(report.code_documents, "document"),
@@ -157,20 +160,20 @@ pub fn run_cli(args: &[String]) -> i32 {
                     format!("rewrote {}", report.rewritten.join(", "))
                 }
             );
-            eprintln!(
+            note!(
                 "{PREFIX}index build: wrote {} in {secs:.2} s ({:.1} MB of source, {:.1} MB/s)",
                 report.team_dir.join("references").display(),
                 report.source_bytes as f64 / 1e6,
                 report.source_bytes as f64 / 1e6 / secs.max(1e-9)
             );
             for line in afterword(&root, &report) {
-                eprintln!("{line}");
+                note!("{line}");
             }
             0
         }
         Err(message) => {
             // The message can quote a path or text from the project.
-            eprintln!(
+            note!(
                 "{PREFIX}index build: {}",
                 agentteams_mcp::sanitize::sanitize(&message)
             );
