@@ -146,20 +146,14 @@ pub fn usage_line(command: Option<&str>, e: &UsageError) -> String {
 }
 
 /// The usage error for `given` where one of `commands` was expected: the one it most likely
-/// stands for, else the list to choose from (`also` is another choice, named last).
-pub fn unknown_command(given: &str, commands: &[&str], also: Option<&str>) -> UsageError {
+/// stands for, else what to give instead (`give`, or the commands).
+pub fn unknown_command(given: &str, commands: &[&str], give: Option<&str>) -> UsageError {
     match closest(given, commands) {
-        Some(command) => UsageError(format!(
-            "unknown command {given} (did you mean {command}?)"
+        Some(command) => UsageError(format!("unknown command {given} (did you mean {command}?)")),
+        None => UsageError(format!(
+            "unknown command {given}; give {}",
+            give.map_or_else(|| one_of(commands), str::to_owned)
         )),
-        None => {
-            let mut choices: Vec<&str> = commands.to_vec();
-            choices.extend(also);
-            UsageError(format!(
-                "unknown command {given}; give {}",
-                one_of(&choices)
-            ))
-        }
     }
 }
 
@@ -306,8 +300,12 @@ mod tests {
             "unknown command indx (did you mean index?)"
         );
         assert_eq!(
-            unknown_command("zzzzzz", &commands, Some("--serve-mcp NAME")).0,
-            "unknown command zzzzzz; give index, audit, client or --serve-mcp NAME"
+            unknown_command("zzzzzz", &commands, None).0,
+            "unknown command zzzzzz; give index, audit or client"
+        );
+        assert_eq!(
+            unknown_command("zzzzzz", &commands, Some("index or --serve-mcp NAME")).0,
+            "unknown command zzzzzz; give index or --serve-mcp NAME"
         );
     }
 

@@ -17,6 +17,7 @@ use agentteams_mcp::client::{
     ToolResult,
 };
 use agentteams_mcp::json::{self, obj, Map, Value};
+use agentteams_mcp::plural::counted;
 use agentteams_mcp::sanitize::{sanitize, sanitize_value};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -547,7 +548,7 @@ fn project(args: &mut Args) -> Result<PathBuf, UsageError> {
 
 fn load_policy(root: &std::path::Path) -> Outcome<Policy> {
     Policy::load(root).map_err(|e| {
-        err!("agentteams-mcp: trust policy: {e}");
+        err!("{PREFIX}trust policy: {e}");
         EXIT_USAGE
     })
 }
@@ -781,7 +782,7 @@ fn verb(
                 context: key_values("--arg", pairs)?,
             }
         }
-        other => return Err(unknown_command(other, &VERB_NAMES, None)),
+        other => return Err(unknown_command(other, &VERB_NAMES, Some(VERBS))),
     })
 }
 
@@ -1121,9 +1122,9 @@ fn print_block(block: &Value) {
     match kind {
         "text" => out!("{}", text_field(block, "text")),
         "image" | "audio" => out!(
-            "[{kind} {}, {} bytes of base64]",
+            "[{kind} {}, {} of base64]",
             text_field(block, "mimeType"),
-            text_field(block, "data").len()
+            counted(text_field(block, "data").len() as u64, "byte")
         ),
         "resource" => {
             let r = block.get("resource").cloned().unwrap_or_default();
@@ -1146,10 +1147,10 @@ fn print_contents(contents: &Value) {
             .and_then(Value::as_str)
             .unwrap_or("unknown type");
         match agentteams_mcp::base64::decode(blob) {
-            Some(bytes) => out!("[binary {mime}, {} bytes]", bytes.len()),
+            Some(bytes) => out!("[binary {mime}, {}]", counted(bytes.len() as u64, "byte")),
             None => out!(
-                "[binary {mime}, {} characters of invalid Base64]",
-                blob.len()
+                "[binary {mime}, {} of invalid Base64]",
+                counted(blob.len() as u64, "character")
             ),
         }
     }

@@ -82,12 +82,9 @@ pub fn resolve_root(root: Option<&Path>) -> Result<PathBuf, String> {
         None => std::env::current_dir()
             .map_err(|e| format!("cannot read the current directory: {e}"))?,
     };
-    given.canonicalize().map_err(|e| {
-        format!(
-            "cannot use {} as the project root: {e}",
-            given.display()
-        )
-    })
+    given
+        .canonicalize()
+        .map_err(|e| format!("cannot use {} as the project root: {e}", given.display()))
 }
 
 /// The operator's governance settings for a served run: permission mode, tool policy, approvals

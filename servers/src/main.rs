@@ -8,7 +8,9 @@ use agentteams_mcp::http::limits;
 use agentteams_mcp::http::sealed::SessionKey;
 use agentteams_mcp::http::streams::is_replica_name;
 use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
-use agentteams_mcp_servers::cli::{self, say, unknown_command, usage_line, Args, UsageError, PREFIX};
+use agentteams_mcp_servers::cli::{
+    self, say, unknown_command, usage_line, Args, UsageError, PREFIX,
+};
 use agentteams_mcp_servers::client_cmd;
 use agentteams_mcp_servers::gitread::{self, MemoryLimit};
 use agentteams_mcp_servers::{
@@ -98,7 +100,10 @@ each command's help gives its own";
 /// What `--serve-mcp` serves, one line each for the help: every name in [`SERVERS`] and
 /// [`FIXTURES`].
 const SERVER_LINES: &[(&str, &str)] = &[
-    ("gitread", "the project's git history, files, blame and search, read-only"),
+    (
+        "gitread",
+        "the project's git history, files, blame and search, read-only",
+    ),
     (
         "recall",
         "search the project's notes and code in the indexes `index build` writes",
@@ -185,7 +190,9 @@ fn run_audit(raw: &[String]) -> u8 {
             .positional()
             .ok_or_else(|| UsageError("audit verify needs a FILE".into())),
         Some(other) => Err(unknown_command(other, &["verify"], None)),
-        None => Err(UsageError("give an audit command: verify FILE [--ci]".into())),
+        None => Err(UsageError(
+            "give an audit command: verify FILE [--ci]".into(),
+        )),
     };
     match parsed.and_then(|file| args.finish().map(|()| file)) {
         Ok(file) => verify_audit_log(Path::new(&file), ci) as u8,
@@ -202,7 +209,10 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
         return Ok(0);
     }
     if args.flag("--version") || args.flag("-V") {
-        say(false, &format!("agentteams-mcp {}", env!("CARGO_PKG_VERSION")));
+        say(
+            false,
+            &format!("agentteams-mcp {}", env!("CARGO_PKG_VERSION")),
+        );
         return Ok(0);
     }
     if let Some(name) = args.value("--serve-mcp")? {
@@ -236,7 +246,10 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
                 Compat::Reference => "[serve-mcp] ",
                 Compat::Product => PREFIX,
             };
-            say(true, &format!("{prefix}{}", agentteams_mcp_servers::unknown_server(&name)));
+            say(
+                true,
+                &format!("{prefix}{}", agentteams_mcp_servers::unknown_server(&name)),
+            );
             return Ok(2);
         }
         let root = root.map_or_else(|| PathBuf::from("."), PathBuf::from);
@@ -255,11 +268,15 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
         Some(first) if !first.starts_with('-') && SERVERS.contains(&first) => {
             Err(unrecognised(first))
         }
-        Some(first) if !first.starts_with('-') => Err(unknown_command(
-            first,
-            COMMANDS,
-            Some("--serve-mcp NAME"),
-        )),
+        Some(first) if !first.starts_with('-') => {
+            let mut choices = COMMANDS.to_vec();
+            choices.push("--serve-mcp NAME");
+            Err(unknown_command(
+                first,
+                COMMANDS,
+                Some(&cli::one_of(&choices)),
+            ))
+        }
         _ => Err(UsageError("nothing to do: give --serve-mcp NAME".into())),
     }
 }
@@ -343,7 +360,6 @@ fn unrecognised(arg: &str) -> UsageError {
     }
     UsageError(format!("unexpected argument {arg}"))
 }
-
 
 /// Refuses an `--allow-origin` that no browser's Origin header can ever equal: an origin is
 /// `scheme://host[:port]`, with nothing after the authority.

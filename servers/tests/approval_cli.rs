@@ -103,7 +103,11 @@ fn grant_deny_list_and_revoke_keep_a_readable_file() {
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).starts_with("revoked the grant preset \"append_*\""));
     let o = p.run(&["list"]);
-    assert!(stdout(&o).lines().next().unwrap().ends_with("approvals.json (1 preset)"));
+    assert!(stdout(&o)
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("approvals.json (1 preset)"));
     let o = p.run(&["revoke", "append_*"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no preset has the pattern \"append_*\""));
@@ -364,7 +368,10 @@ fn help_and_usage_errors() {
             &[][..],
             "give an approval command: grant, deny, revoke, list or digest",
         ),
-        (&["grnat", "x"][..], "unknown command grnat (did you mean grant?)"),
+        (
+            &["grnat", "x"][..],
+            "unknown command grnat (did you mean grant?)",
+        ),
         (
             &["grant", "--reason", "r"][..],
             "approval grant needs a TOOL",

@@ -235,9 +235,9 @@ fn a_served_run_is_policed_recorded_and_verifies() {
     let head = str_of(recs.last().unwrap(), "hash").unwrap();
     let run = str_of(started, "run").unwrap();
     assert!(
-        served
-            .stderr
-            .contains(&format!("agentteams-mcp: audit: run {run} completed; head {head}")),
+        served.stderr.contains(&format!(
+            "agentteams-mcp: audit: run {run} completed; head {head}"
+        )),
         "{}",
         served.stderr
     );

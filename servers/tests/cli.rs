@@ -86,8 +86,7 @@ fn every_subcommand_prints_its_own_short_help() {
         assert_eq!(stderr(&o), "", "{args:?}");
         let help = String::from_utf8_lossy(&o.stdout);
         assert!(
-            help.starts_with("usage:")
-                && help.contains(&format!("agentteams-mcp {} ", args[0])),
+            help.starts_with("usage:") && help.contains(&format!("agentteams-mcp {} ", args[0])),
             "{args:?} printed no usage of its own:\n{help}"
         );
         // Options only the serve command reads: the global help's, not a subcommand's.
@@ -107,15 +106,42 @@ fn every_subcommand_prints_its_own_short_help() {
 #[test]
 fn a_mistyped_command_is_refused_with_the_command_it_may_stand_for() {
     let cases: [(&[&str], &str); 10] = [
-        (&["indx", "build"], "agentteams-mcp: unknown command indx (did you mean index?)"),
-        (&["clinet", "tools"], "agentteams-mcp: unknown command clinet (did you mean client?)"),
-        (&["adit", "verify", "x"], "agentteams-mcp: unknown command adit (did you mean audit?)"),
-        (&["turst", "list"], "agentteams-mcp: unknown command turst (did you mean trust?)"),
-        (&["aproval", "list"], "agentteams-mcp: unknown command aproval (did you mean approval?)"),
-        (&["index", "bulid"], "agentteams-mcp: index: unknown command bulid (did you mean build?)"),
-        (&["audit", "verfy", "x"], "agentteams-mcp: audit: unknown command verfy (did you mean verify?)"),
-        (&["trust", "lst"], "agentteams-mcp: trust: unknown command lst (did you mean list?)"),
-        (&["approval", "grnat", "x"], "agentteams-mcp: approval: unknown command grnat (did you mean grant?)"),
+        (
+            &["indx", "build"],
+            "agentteams-mcp: unknown command indx (did you mean index?)",
+        ),
+        (
+            &["clinet", "tools"],
+            "agentteams-mcp: unknown command clinet (did you mean client?)",
+        ),
+        (
+            &["adit", "verify", "x"],
+            "agentteams-mcp: unknown command adit (did you mean audit?)",
+        ),
+        (
+            &["turst", "list"],
+            "agentteams-mcp: unknown command turst (did you mean trust?)",
+        ),
+        (
+            &["aproval", "list"],
+            "agentteams-mcp: unknown command aproval (did you mean approval?)",
+        ),
+        (
+            &["index", "bulid"],
+            "agentteams-mcp: index: unknown command bulid (did you mean build?)",
+        ),
+        (
+            &["audit", "verfy", "x"],
+            "agentteams-mcp: audit: unknown command verfy (did you mean verify?)",
+        ),
+        (
+            &["trust", "lst"],
+            "agentteams-mcp: trust: unknown command lst (did you mean list?)",
+        ),
+        (
+            &["approval", "grnat", "x"],
+            "agentteams-mcp: approval: unknown command grnat (did you mean grant?)",
+        ),
         (
             &["client", "--url", "http://127.0.0.1:9/mcp", "tols"],
             "agentteams-mcp: client: unknown command tols (did you mean tools?)",
@@ -150,7 +176,11 @@ fn the_help_lists_every_server_serve_mcp_accepts() {
         );
         // Each one listed is one --serve-mcp accepts (none is refused as unknown).
         let o = agentteams(&["--serve-mcp", name, "--root", "/nonexistent"]);
-        assert!(!stderr(&o).contains("unknown server"), "{name}: {}", stderr(&o));
+        assert!(
+            !stderr(&o).contains("unknown server"),
+            "{name}: {}",
+            stderr(&o)
+        );
     }
 }
 

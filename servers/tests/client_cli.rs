@@ -138,7 +138,7 @@ fn usage_errors_exit_2() {
         (&["client", "tools"][..], "which server?"),
         (
             &["client", "--url", "http://127.0.0.1:9/mcp", "bogus"][..],
-            "unknown command bogus; give info, tools, call, resources, read, prompts, prompt, complete, login or logout",
+            "unknown command bogus; give info, tools, call TOOL, resources, read URI, prompts, prompt NAME, complete, login or logout",
         ),
         (
             &["client", "--url", "http://127.0.0.1:9/mcp", "call"][..],

@@ -457,7 +457,10 @@ fn a_key_server_down_fails_closed_with_503_and_is_asked_again_after_the_interval
     assert_eq!(down.status, 503, "{}", down.body);
     assert!(down.headers.contains("Retry-After: 5"), "{}", down.headers);
     assert!(down.body.contains("could not be fetched"), "{}", down.body);
-    let line = stderr_line_with(&mut served.server, "agentteams-mcp: auth: key set of issuer");
+    let line = stderr_line_with(
+        &mut served.server,
+        "agentteams-mcp: auth: key set of issuer",
+    );
     assert!(
         line.contains("status 503") && !line.contains(&good),
         "{line}"
@@ -664,7 +667,10 @@ fn introspection_down_or_slow_fails_closed_with_503() {
         "{}",
         down.body
     );
-    let line = stderr_line_with(&mut served.server, "agentteams-mcp: auth: token introspection failed");
+    let line = stderr_line_with(
+        &mut served.server,
+        "agentteams-mcp: auth: token introspection failed",
+    );
     assert!(!line.contains("opaque-active-2"), "{line}");
     auth.behaviour
         .introspection_down

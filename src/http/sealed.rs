@@ -143,7 +143,8 @@ impl fmt::Display for KeyError {
             }
             KeyError::Length(path, n) => write!(
                 f,
-                "{path}: session key has {n} bytes, needs {MIN_KEY_BYTES} to {MAX_KEY_BYTES}; {MAKE}"
+                "{path}: session key has {}, needs {MIN_KEY_BYTES} to {MAX_KEY_BYTES}; {MAKE}",
+                crate::plural::counted(*n as u64, "byte")
             ),
         }
     }

@@ -25,12 +25,12 @@ pub mod sections;
 pub mod sources;
 pub mod stamp;
 
+use crate::cli::{closest, say, unknown_command, usage_line, UsageError, PREFIX};
 use crate::corpus::schema::{
     validate_code_index, validate_memory_index, CodeIndexFile, MAX_INDEX_FILE_BYTES,
 };
 use crate::corpus::sidecars::{OUTLINE_FILE, SECTIONS_FILE};
 use crate::corpus::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
-use crate::cli::{closest, say, unknown_command, usage_line, UsageError, PREFIX};
 use agentteams_mcp::json::{self, Reader, Token, Value};
 use agentteams_mcp::plural::{counted, noun_for};
 use stamp::Stamp;
