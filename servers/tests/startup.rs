@@ -342,6 +342,11 @@ fn index_build_exit_codes_and_what_it_says() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let references = project.path("references").display().to_string();
     let err = stderr(&o);
+    // Counts of one read singular.
+    assert!(
+        err.starts_with("agentteams-mcp: index build: memory index: 1 source, 1 document, "),
+        "{err}"
+    );
     assert!(
         err.contains(&format!(
             "\nagentteams-mcp: index build: {references} is generated (no team dir such as .claude/agents exists, \
