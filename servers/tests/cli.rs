@@ -37,7 +37,8 @@ fn unknown_server_names_the_choices_and_exits_2() {
     );
     for name in agentteams_mcp_servers::SERVERS {
         assert!(err.contains(name), "{err}");
-    }    // The reference's own line, prefix and all, under --compat reference.
+    }
+    // The reference's own line, prefix and all, under --compat reference.
     let o = agentteams(&["--serve-mcp", "nope", "--compat", "reference"]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
