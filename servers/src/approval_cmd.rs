@@ -6,12 +6,13 @@
 //! holds the file or changed it meanwhile. Everything printed from the file passes through the
 //! sanitiser: the file is the project's, and anyone who can write the project can write it.
 
-use crate::cli::{self, unknown_command, usage_line, Args, UsageError, PREFIX};
+use crate::cli::{unknown_command, Args, UsageError};
 use agentteams_mcp::governance::presets::APPROVALS_PATH;
 use agentteams_mcp::governance::{call_digest, Preset, PresetEffect, PresetsError, PresetsFile};
 use agentteams_mcp::json::{self, Value};
 use agentteams_mcp::policy::Pattern;
 use agentteams_mcp::sanitize::sanitize_line;
+use agentteams_mcp::voice::{self, usage_line, PREFIX};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -50,7 +51,7 @@ const EXIT_USAGE: u8 = 2;
 /// Writes one line to stdout or stderr, sanitised and kept on one line. A closed stream is no
 /// reason to fail.
 fn say(to_stderr: bool, line: &str) {
-    cli::say(to_stderr, &sanitize_line(line));
+    voice::say(to_stderr, &sanitize_line(line));
 }
 
 fn usage(e: UsageError) -> u8 {
@@ -70,7 +71,7 @@ fn failed(e: &PresetsError) -> u8 {
 /// `agentteams-mcp approval ...`: the arguments after `approval`. Returns the exit code.
 pub fn run_approval(argv: Vec<String>) -> u8 {
     if argv.iter().any(|a| a == "--help" || a == "-h") {
-        cli::say(false, APPROVAL_USAGE);
+        voice::say(false, APPROVAL_USAGE);
         return EXIT_OK;
     }
     let (verb, rest) = split_verb(argv);
@@ -268,7 +269,7 @@ fn list(args: &mut Args) -> Result<u8, UsageError> {
     let state = if !file.existed() {
         "no file: no presets".to_owned()
     } else {
-        agentteams_mcp::plural::counted(presets.len() as u64, "preset")
+        agentteams_mcp::voice::counted(presets.len() as u64, "preset")
     };
     say(false, &format!("approvals: {} ({state})", path.display()));
     for p in presets {

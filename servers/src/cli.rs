@@ -2,6 +2,7 @@
 //! error for anything left unrecognised. Written here because the workspace takes no crates.
 
 use crate::compat::Compat;
+use agentteams_mcp::voice;
 use std::fmt;
 
 /// A usage error: what was wrong with the command line.
@@ -118,87 +119,10 @@ impl Args {
     }
 }
 
-/// What every line the binary says on stderr starts with, so an operator can grep one word; a
-/// line about one part names it next (`agentteams-mcp: audit: ...`).
-pub const PREFIX: &str = "agentteams-mcp: ";
-
-/// Writes `line` and a newline to stdout, or to stderr when `to_stderr`. A reader that went
-/// away (`--help | head -1`, a host that closed stderr) is no reason to fail, where `println!`
-/// would panic: the exit code still says how the command went.
-pub fn say(to_stderr: bool, line: &str) {
-    use std::io::Write;
-    let _ = if to_stderr {
-        writeln!(std::io::stderr().lock(), "{line}")
-    } else {
-        writeln!(std::io::stdout().lock(), "{line}")
-    };
-}
-
-/// A usage error of `agentteams-mcp COMMAND` (`None`: the top level) as the one line it prints,
-/// with where the help is.
-pub fn usage_line(command: Option<&str>, e: &UsageError) -> String {
-    match command {
-        Some(command) => {
-            format!("{PREFIX}{command}: {e}; see agentteams-mcp {command} --help")
-        }
-        None => format!("{PREFIX}{e}; see agentteams-mcp --help"),
-    }
-}
-
-/// The usage error for `given` where one of `commands` was expected: the one it most likely
-/// stands for, else what to give instead (`give`, or the commands).
+/// The usage error for `given` where one of `commands` was expected
+/// ([`voice::unknown_command`]).
 pub fn unknown_command(given: &str, commands: &[&str], give: Option<&str>) -> UsageError {
-    match closest(given, commands) {
-        Some(command) => UsageError(format!("unknown command {given} (did you mean {command}?)")),
-        None => UsageError(format!(
-            "unknown command {given}; give {}",
-            give.map_or_else(|| one_of(commands), str::to_owned)
-        )),
-    }
-}
-
-/// `a, b or c`.
-pub fn one_of(choices: &[&str]) -> String {
-    match choices.split_last() {
-        None => String::new(),
-        Some((last, [])) => (*last).to_owned(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-    }
-}
-
-/// The choice `given` most likely stands for: one it begins (`--serve` for `--serve-mcp`), else
-/// the nearest at most two edits away.
-pub fn closest<'a>(given: &str, choices: &[&'a str]) -> Option<&'a str> {
-    if given.len() >= 4 {
-        let mut starting = choices.iter().filter(|c| c.starts_with(given));
-        if let (Some(only), None) = (starting.next(), starting.next()) {
-            return Some(only);
-        }
-    }
-    choices
-        .iter()
-        .map(|c| (edit_distance(given, c), *c))
-        .filter(|(d, _)| *d <= 2)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-/// Levenshtein distance in characters.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
+    UsageError(voice::unknown_command(given, commands, give))
 }
 
 /// The serve option `--compat MODE` (at most once): [`Compat::Product`] when absent; any mode but
@@ -283,29 +207,6 @@ mod tests {
                 .unwrap_err()
                 .0,
             "--compat given more than once"
-        );
-    }
-
-    #[test]
-    fn near_misses_name_the_choice() {
-        let options = ["--serve-mcp", "--allow-tool", "--root"];
-        assert_eq!(closest("--serve", &options), Some("--serve-mcp"));
-        assert_eq!(closest("--allow-tools", &options), Some("--allow-tool"));
-        assert_eq!(closest("--roto", &options), Some("--root"));
-        assert_eq!(closest("--frobnicate", &options), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        let commands = ["index", "audit", "client"];
-        assert_eq!(
-            unknown_command("indx", &commands, None).0,
-            "unknown command indx (did you mean index?)"
-        );
-        assert_eq!(
-            unknown_command("zzzzzz", &commands, None).0,
-            "unknown command zzzzzz; give index, audit or client"
-        );
-        assert_eq!(
-            unknown_command("zzzzzz", &commands, Some("index or --serve-mcp NAME")).0,
-            "unknown command zzzzzz; give index or --serve-mcp NAME"
         );
     }
 

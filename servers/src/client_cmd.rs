@@ -5,7 +5,7 @@
 //! refused by the trust policy, audit findings); 2 usage error or unusable policy file; 3 the
 //! server requires authorization; 4 the server could not be reached or misbehaved.
 
-use crate::cli::{unknown_command, usage_line, Args, UsageError, PREFIX};
+use crate::cli::{unknown_command, Args, UsageError};
 use agentteams_mcp::client::oauth::store::Store;
 use agentteams_mcp::client::oauth::{
     Grant, IdentityAssertion, OAuthConfig, Redirect, Registration,
@@ -17,8 +17,8 @@ use agentteams_mcp::client::{
     ToolResult,
 };
 use agentteams_mcp::json::{self, obj, Map, Value};
-use agentteams_mcp::plural::counted;
 use agentteams_mcp::sanitize::{sanitize, sanitize_value};
+use agentteams_mcp::voice::{counted, usage_line, PREFIX};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

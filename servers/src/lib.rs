@@ -34,7 +34,7 @@ use agentteams_mcp::audit;
 use agentteams_mcp::governance::{self, BindOptions, PermissionMode, ScopedApproval};
 use agentteams_mcp::policy::Policy;
 use agentteams_mcp::server::{Engine, Session, ToolSet};
-use cli::PREFIX;
+use agentteams_mcp::voice::PREFIX;
 pub use compat::Compat;
 use startup::Transport;
 use std::io::IsTerminal;
@@ -226,7 +226,7 @@ pub fn run_http_server(
 /// The engine serving `name` for the project at `root` under the options' governance and audit
 /// log, built by the library's one binding call ([`governance::bind`]) that stdio, HTTP and
 /// embedders share; `transport` is what the audit log's `run_started` record names. An error is
-/// the one line to print after [`cli::PREFIX`].
+/// the one line to print after [`PREFIX`].
 pub fn build_engine(
     name: &str,
     root: &Path,
@@ -316,7 +316,7 @@ pub fn verify_audit_log(path: &Path, ci: bool) -> i32 {
         Ok(report) => {
             // Run ids and the reasons for a malformed record quote the log, which anyone who
             // tampered with it wrote.
-            cli::say(
+            agentteams_mcp::voice::say(
                 false,
                 &agentteams_mcp::sanitize::sanitize(&report.to_string()),
             );

@@ -8,9 +8,8 @@ use agentteams_mcp::http::limits;
 use agentteams_mcp::http::sealed::SessionKey;
 use agentteams_mcp::http::streams::is_replica_name;
 use agentteams_mcp::http::{HttpConfig, Token, DEFAULT_PORT, TOKEN_ENV_VAR};
-use agentteams_mcp_servers::cli::{
-    self, say, unknown_command, usage_line, Args, UsageError, PREFIX,
-};
+use agentteams_mcp::voice::{self, say, usage_line, PREFIX};
+use agentteams_mcp_servers::cli::{self, unknown_command, Args, UsageError};
 use agentteams_mcp_servers::client_cmd;
 use agentteams_mcp_servers::gitread::{self, MemoryLimit};
 use agentteams_mcp_servers::{
@@ -274,7 +273,7 @@ fn run(mut args: Args) -> Result<u8, UsageError> {
             Err(unknown_command(
                 first,
                 COMMANDS,
-                Some(&cli::one_of(&choices)),
+                Some(&voice::one_of(&choices)),
             ))
         }
         _ => Err(UsageError("nothing to do: give --serve-mcp NAME".into())),
@@ -348,7 +347,7 @@ fn finish(args: Args) -> Result<(), UsageError> {
 /// The usage error for an argument nothing reads, with the option or command it may stand for.
 fn unrecognised(arg: &str) -> UsageError {
     if arg.starts_with('-') {
-        let hint = cli::closest(option_name(arg), OPTIONS)
+        let hint = voice::closest(option_name(arg), OPTIONS)
             .map(|o| format!(" (did you mean {o}?)"))
             .unwrap_or_default();
         return UsageError(format!("unknown option {arg}{hint}"));

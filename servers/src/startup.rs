@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::PREFIX;
 use agentteams_mcp::policy::Policy;
 use agentteams_mcp::sanitize::path_line as one_line;
+use agentteams_mcp::voice::PREFIX;
 
 /// Why a root cannot be a project directory at all.
 #[derive(Clone, Debug, PartialEq, Eq)]

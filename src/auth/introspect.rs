@@ -76,7 +76,13 @@ impl Introspector {
     /// The grant `token` carries, as the endpoint answers now (`now_secs`: Unix seconds).
     pub fn check(&self, token: &str, now_secs: u64) -> Result<Grant, Refusal> {
         let answer = self.ask(token).map_err(|why| {
-            eprintln!("agentteams-mcp: auth: token introspection failed: {why}");
+            crate::voice::say(
+                true,
+                &format!(
+                    "{}auth: token introspection failed: {why}",
+                    crate::voice::PREFIX
+                ),
+            );
             Refusal::Unavailable(format!("token introspection failed: {why}"))
         })?;
         self.judge(&answer, now_secs).map_err(Refusal::Invalid)

@@ -120,14 +120,18 @@ impl KeyCache {
                     state.last_error = None;
                 }
                 Err(why) => {
-                    eprintln!(
-                        "agentteams-mcp: auth: key set of issuer {} not fetched: {why}{}",
-                        self.issuer,
-                        if state.keys.is_some() {
-                            " (keeping the keys held)"
-                        } else {
-                            ""
-                        }
+                    let kept = if state.keys.is_some() {
+                        " (keeping the keys held)"
+                    } else {
+                        ""
+                    };
+                    crate::voice::say(
+                        true,
+                        &format!(
+                            "{}auth: key set of issuer {} not fetched: {why}{kept}",
+                            crate::voice::PREFIX,
+                            self.issuer
+                        ),
                     );
                     state.last_error = Some(why);
                 }

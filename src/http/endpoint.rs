@@ -199,10 +199,14 @@ impl Endpoint {
             let mut logged = self.refused_hosts.lock().unwrap_or_else(|e| e.into_inner());
             if logged.len() < MAX_LOGGED_HOSTS && !logged.contains(&shown) {
                 logged.push(shown.to_string());
-                eprintln!(
-                    "agentteams-mcp: http: refused Host {shown:?} (403): not a name this server serves; if a \
-                     proxy forwards it, start with --allow-host {name} (each name is logged \
-                     once, the first {MAX_LOGGED_HOSTS})"
+                crate::voice::say(
+                    true,
+                    &format!(
+                        "{}http: refused Host {shown:?} (403): not a name this server serves; if \
+                         a proxy forwards it, start with --allow-host {name} (each name is \
+                         logged once, the first {MAX_LOGGED_HOSTS})",
+                        crate::voice::PREFIX
+                    ),
                 );
             }
         }

@@ -206,7 +206,8 @@ pub fn serve_until(
     // Ignore a closed stderr: the address line is for people and scripts, not a requirement.
     let _ = writeln!(
         io::stderr(),
-        "agentteams-mcp: Streamable HTTP on http://{}{MCP_PATH}",
+        "{}Streamable HTTP on http://{}{MCP_PATH}",
+        crate::voice::PREFIX,
         server.local_addr()?
     );
     server.run()

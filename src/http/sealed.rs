@@ -144,7 +144,7 @@ impl fmt::Display for KeyError {
             KeyError::Length(path, n) => write!(
                 f,
                 "{path}: session key has {}, needs {MIN_KEY_BYTES} to {MAX_KEY_BYTES}; {MAKE}",
-                crate::plural::counted(*n as u64, "byte")
+                crate::voice::counted(*n as u64, "byte")
             ),
         }
     }

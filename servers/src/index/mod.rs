@@ -25,14 +25,13 @@ pub mod sections;
 pub mod sources;
 pub mod stamp;
 
-use crate::cli::{closest, say, unknown_command, usage_line, UsageError, PREFIX};
 use crate::corpus::schema::{
     validate_code_index, validate_memory_index, CodeIndexFile, MAX_INDEX_FILE_BYTES,
 };
 use crate::corpus::sidecars::{OUTLINE_FILE, SECTIONS_FILE};
 use crate::corpus::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
 use agentteams_mcp::json::{self, Reader, Token, Value};
-use agentteams_mcp::plural::{counted, noun_for};
+use agentteams_mcp::voice::{closest, counted, noun_for, say, unknown_command, usage_line, PREFIX};
 use stamp::Stamp;
 use std::io::{IsTerminal, Write as _};
 use std::os::unix::fs::MetadataExt;
@@ -108,7 +107,7 @@ pub fn run_cli(args: &[String]) -> i32 {
     let options = match git_memory_limit(args).and_then(|rest| parse_args(&rest)) {
         Ok(parsed) => parsed,
         Err(message) => {
-            say(true, &usage_line(Some("index"), &UsageError(message)));
+            say(true, &usage_line(Some("index"), &message));
             return 2;
         }
     };
@@ -252,7 +251,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut iter = args.iter();
     match iter.next().map(String::as_str) {
         Some("build") => {}
-        Some(other) => return Err(unknown_command(other, &["build"], None).0),
+        Some(other) => return Err(unknown_command(other, &["build"], None)),
         None => return Err("give an index command: build".into()),
     }
     let mut root = None;
