@@ -71,13 +71,7 @@ pub fn inspect(root: &Path) -> Result<Layout, RepoError> {
         let target = read_pointer(&dot_git, "gitdir: ")?;
         canonical(&root.join(target))?
     };
-    let common_dir = match fs::symlink_metadata(git_dir.join("commondir")) {
-        Ok(_) => {
-            let target = read_pointer(&git_dir.join("commondir"), "")?;
-            canonical(&git_dir.join(target))?
-        }
-        Err(_) => git_dir.clone(),
-    };
+    let common_dir = common_dir_of(&git_dir)?;
     refuse_alternates(&common_dir)?;
     let layout = Layout {
         git_dir,
@@ -89,6 +83,17 @@ pub fn inspect(root: &Path) -> Result<Layout, RepoError> {
         return Err(RepoError::Outside);
     }
     Ok(layout)
+}
+
+/// The common dir of `git_dir`: where its `commondir` file points, else the git dir itself.
+fn common_dir_of(git_dir: &Path) -> Result<PathBuf, RepoError> {
+    match fs::symlink_metadata(git_dir.join("commondir")) {
+        Ok(_) => {
+            let target = read_pointer(&git_dir.join("commondir"), "")?;
+            canonical(&git_dir.join(target))
+        }
+        Err(_) => Ok(git_dir.to_path_buf()),
+    }
 }
 
 /// No alternates: a repository that borrows objects from elsewhere is refused.
@@ -134,13 +139,7 @@ fn is_bare_root(root: &Path) -> bool {
 /// no alternates.
 fn bare(root: &Path) -> Result<Layout, RepoError> {
     let git_dir = root.to_path_buf();
-    let common_dir = match fs::symlink_metadata(git_dir.join("commondir")) {
-        Ok(_) => {
-            let target = read_pointer(&git_dir.join("commondir"), "")?;
-            canonical(&git_dir.join(target))?
-        }
-        Err(_) => git_dir.clone(),
-    };
+    let common_dir = common_dir_of(&git_dir)?;
     refuse_alternates(&common_dir)?;
     if !common_dir.starts_with(root) {
         return Err(RepoError::Outside);
