@@ -2,7 +2,7 @@
 //! page and parsed in its own format (JSON with the project's parser; TOML and YAML with a strict
 //! reader of exactly the shapes the page uses, which refuses anything else), must configure both
 //! servers under their own names with the binary's absolute path, and each entry is then started
-//! as written (the placeholders replaced by the built binary and a fixture repository whose index
+//! as written (the page's example paths replaced by the built binary and a fixture repository whose index
 //! was built by the page's own `index build` command) and must answer `initialize` and
 //! `tools/list`. A snippet that stops parsing, names a flag or server the binary lacks, or loses
 //! one of the two servers fails here.
@@ -16,10 +16,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_agentteams-mcp");
-/// The page's placeholder for the binary's absolute path.
-const BINARY_PLACEHOLDER: &str = "/usr/local/bin/agentteams-mcp";
-/// The page's placeholder for the project's absolute path.
-const ROOT_PLACEHOLDER: &str = "/path/to/repo";
+/// The install path docs/hosts.md writes for the binary.
+const DOC_BINARY_PATH: &str = "/usr/local/bin/agentteams-mcp";
+/// The example project path docs/hosts.md writes for the repository.
+const DOC_ROOT_PATH: &str = "/path/to/repo";
 /// The servers every host's configuration must start.
 const SERVERS: [&str; 2] = ["gitread", "recall"];
 /// The hosts the page must configure, by their section titles.
@@ -316,15 +316,15 @@ fn fixture() -> TempDir {
     dir
 }
 
-/// `args` with the root placeholder replaced by `root`.
+/// `args` with the page's example project path replaced by `root`.
 fn placed(args: &[String], root: &Path) -> Vec<String> {
     let root = root.to_str().unwrap();
     args.iter()
-        .map(|a| a.replace(ROOT_PLACEHOLDER, root))
+        .map(|a| a.replace(DOC_ROOT_PATH, root))
         .collect()
 }
 
-/// Starts `entry` as a host would (the placeholder binary being the built one), asks
+/// Starts `entry` as a host would (the page's install path standing for the built binary), asks
 /// `initialize` and `tools/list`, closes its input; the replies and its stderr.
 fn start(entry: &Entry, root: &Path) -> (Vec<Value>, String) {
     let mut child = Command::new(BIN)
@@ -384,7 +384,7 @@ fn every_host_configuration_starts_both_servers_as_written() {
     let root = project.path.to_str().unwrap();
 
     // The page's own index command builds recall's index.
-    let build = format!("agentteams-mcp index build --root {ROOT_PLACEHOLDER}");
+    let build = format!("agentteams-mcp index build --root {DOC_ROOT_PATH}");
     let documented = blocks
         .iter()
         .any(|b| b.lang == "sh" && b.text.lines().any(|l| l.trim() == build));
@@ -428,14 +428,14 @@ fn every_host_configuration_starts_both_servers_as_written() {
         }
         for entry in &entries {
             let label = format!("{host} / {}", entry.name);
-            if entry.command != BINARY_PLACEHOLDER {
+            if entry.command != DOC_BINARY_PATH {
                 failures.push(format!(
-                    "{label}: command `{}` is not {BINARY_PLACEHOLDER}",
+                    "{label}: command `{}` is not {DOC_BINARY_PATH}",
                     entry.command
                 ));
                 continue;
             }
-            let serves = ["--serve-mcp", &entry.name, "--root", ROOT_PLACEHOLDER];
+            let serves = ["--serve-mcp", &entry.name, "--root", DOC_ROOT_PATH];
             if !entry.args.starts_with(&serves.map(str::to_owned)) {
                 failures.push(format!(
                     "{label}: args {:?} do not start with {serves:?}",
