@@ -7,25 +7,14 @@ mod common;
 
 use agentteams_mcp::json::{self, Value};
 use common::{http_post, listed_tool_names, records, Host};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 const POLICY_DENIED: i64 = -32001;
 const BIN: &str = env!("CARGO_BIN_EXE_agentteams-mcp");
 
 /// A temporary project directory.
 type Dir = common::TempDir;
-
-/// A server process, killed and reaped when dropped.
-struct Served(Child);
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn host(root: &Path, extra: &[&str]) -> Host {
     let mut host = Host::start("governed", root, extra);
@@ -183,30 +172,10 @@ fn presets_from_the_project_and_deny_under_every_mode() {
     }
 }
 
-/// Starts the fixture over HTTP; returns the process and its port (read past any warning lines).
-fn http_server(root: &Path, extra: &[&str]) -> (Served, u16) {
-    let mut child = Command::new(BIN)
-        .args(["--serve-mcp", "governed", "--http", "--port", "0", "--root"])
-        .arg(root)
-        .args(extra)
-        .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let served = Served(child);
-    loop {
-        let mut line = String::new();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "the server printed no address"
-        );
-        if line.contains("/mcp") {
-            return (served, common::port_in_address_line(&line));
-        }
-    }
+/// Starts the fixture over HTTP; returns the process and its port.
+fn http_server(root: &Path, extra: &[&str]) -> (common::HttpServer, u16) {
+    let root = root.to_str().unwrap();
+    common::serve_http_as(&["governed", "--root", root], extra, None, Stdio::null())
 }
 
 #[test]

@@ -282,7 +282,8 @@ pub fn serve_http(extra: &[&str], env_token: Option<&str>, stdin: Stdio) -> (Htt
 }
 
 /// Starts `--serve-mcp` `server` (its name and own arguments) over HTTP on a free port with
-/// `extra` arguments; returns the process and the port it printed.
+/// `extra` arguments; returns the process and the port of the address line it printed (read
+/// past any warning lines).
 pub fn serve_http_as(
     server: &[&str],
     extra: &[&str],
@@ -303,11 +304,17 @@ pub fn serve_http_as(
         command.env("AGENTTEAMS_MCP_AUTH_TOKEN", token);
     }
     let mut child = command.spawn().expect("the binary runs");
-    let mut line = String::new();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    stderr.read_line(&mut line).unwrap();
-    let port = port_in_address_line(&line);
-    (HttpServer(child, stderr), port)
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut server = HttpServer(child, stderr);
+    // Warnings (an unmatched policy rule, a loose file mode) may come before the address.
+    loop {
+        let mut line = String::new();
+        let read = server.1.read_line(&mut line).unwrap();
+        assert!(read > 0, "the server printed no address");
+        if line.trim_end().ends_with("/mcp") {
+            return (server, port_in_address_line(&line));
+        }
+    }
 }
 
 /// The `Mcp-Session-Id` of an HTTP response.
