@@ -1,12 +1,12 @@
-# Sourced by conformance/run.sh and tests/interop/http.sh: builds the binary and starts the conformance fixture server
+# Sourced by conformance/run.sh and tests/interop/http.sh: builds the fixtures' binary and starts its conformance fixture server
 # over Streamable HTTP on a free loopback port. Sets $url (a localhost URL: the suite's
 # DNS-rebinding scenario expects that host name to be accepted) and stops the server on exit.
 # Needs $root (the checkout). $FIXTURE_EXTRA_ARGS, if set, is added to the server's arguments.
 
-cargo build --quiet --offline --manifest-path "$root/Cargo.toml" -p agentteams-mcp-servers
+cargo build --quiet --offline --manifest-path "$root/Cargo.toml" -p agentteams-mcp-fixtures
 fixture_log=$(mktemp)
 # shellcheck disable=SC2086 # the extra arguments are words
-"$root/target/debug/agentteams-mcp" --serve-mcp conformance --http --port 0 ${FIXTURE_EXTRA_ARGS:-} \
+"$root/target/debug/agentteams-mcp-fixtures" --serve-mcp conformance --http --port 0 ${FIXTURE_EXTRA_ARGS:-} \
     2>"$fixture_log" &
 fixture_pid=$!
 trap 'kill "$fixture_pid" 2>/dev/null; rm -f "$fixture_log"' EXIT INT TERM

@@ -56,8 +56,8 @@ const LIBRARY: Rules = Rules {
 
 /// The servers' layers, bottom up: the shared leaves (`compat`, `regular_file`, `scratch`), then
 /// `corpus` (the index formats), `gitread`, and above them `index` (the builder) and `recall` (the
-/// query side), which never import each other. The commands (`cli`, `startup`, `*_cmd`) and the
-/// fixtures are left out while issue 34 reworks them (`index` still imports `startup`).
+/// query side), which never import each other; then `catalogue` (builds a server by name from
+/// explicit settings) and the commands over it, the argument reader and start-up checks first.
 const SERVERS: Rules = Rules {
     order: &[
         "compat",
@@ -67,6 +67,13 @@ const SERVERS: Rules = Rules {
         "gitread",
         "index",
         "recall",
+        "catalogue",
+        "cli",
+        "startup",
+        "index_cmd",
+        "client_cmd",
+        "approval_cmd",
+        "command",
     ],
     apart: &[("recall", "index")],
 };

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Before/after benchmark of two builds of agentteams-mcp over Streamable HTTP: requests/s and p99
+"""Before/after benchmark of two builds of agentteams-mcp-fixtures (the product's HTTP stack serving the
+conformance fixture) over Streamable HTTP: requests/s and p99
 of the conformance fixture's `test_simple_text` (legacy sessions, JSON replies), measured by
 bench/http/src/bin/http_load.rs (keep-alive connections, one session each, every reply checked;
 any failed reply aborts). Rounds alternate A B / B A; the server is pinned to CPU 0 and the load

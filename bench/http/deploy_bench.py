@@ -18,14 +18,14 @@ import argparse, json, os, shutil, socket, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-BIN = os.path.join(ROOT, "target", "release", "agentteams-mcp")
+BIN = os.path.join(ROOT, "target", "release", "agentteams-mcp-fixtures")
 sys.path.insert(0, HERE)
 from run import wait_listening  # noqa: E402  (the peers benchmark's, beside this script)
 
 
 def build(work):
     subprocess.run(["cargo", "build", "--release", "--offline", "--quiet", "-p",
-                    "agentteams-mcp-servers"], cwd=ROOT, check=True)
+                    "agentteams-mcp-fixtures"], cwd=ROOT, check=True)
     # The load generator is std-only: compiled alone, without the bench crate's registry peers.
     load = os.path.join(work, "http-load")
     subprocess.run(["rustc", "-O", "--edition", "2021", "-o", load,

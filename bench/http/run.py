@@ -26,12 +26,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 RELEASE = os.path.join(HERE, "target", "release")
 LOAD = os.path.join(RELEASE, "http-load")
-OURS = os.path.join(ROOT, "target", "release", "agentteams-mcp")
+OURS = os.path.join(ROOT, "target", "release", "agentteams-mcp-fixtures")
 
 
 def build():
     subprocess.run(["cargo", "build", "--release", "--quiet", "--offline", "-p",
-                    "agentteams-mcp-servers"], cwd=ROOT, check=True)
+                    "agentteams-mcp-fixtures"], cwd=ROOT, check=True)
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=HERE, check=True)
 
 

@@ -10,7 +10,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/https-cost.XXXXXX")
 pids=""
 trap 'for p in $pids; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 cd "$root"
-cargo build --release --offline -q -p agentteams-mcp-servers
+cargo build --release --offline -q -p agentteams-mcp-fixtures
 cargo build --release --offline -q -p agentteams-mcp-servers --example https_cost
 bin=${CARGO_TARGET_DIR:-$root/target}/release
 stunnel=$(command -v stunnel4 || command -v stunnel || echo /usr/bin/stunnel4)
@@ -29,7 +29,7 @@ port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); 
 )
 http_port=$(port)
 tls_port=$(port)
-"$bin/agentteams-mcp" --serve-mcp conformance --http --port "$http_port" 2>/dev/null &
+"$bin/agentteams-mcp-fixtures" --serve-mcp conformance --http --port "$http_port" 2>/dev/null &
 pids="$pids $!"
 cat > "$work/stunnel.conf" <<CONF
 foreground = yes

@@ -6,6 +6,7 @@
 //! holds the file or changed it meanwhile. Everything printed from the file passes through the
 //! sanitiser: the file is the project's, and anyone who can write the project can write it.
 
+use crate::catalogue::{Catalogue, Settings};
 use crate::cli::{unknown_command, Args, UsageError};
 use agentteams_mcp::governance::presets::APPROVALS_PATH;
 use agentteams_mcp::governance::{call_digest, Preset, PresetEffect, PresetsError, PresetsFile};
@@ -69,14 +70,14 @@ fn failed(e: &PresetsError) -> u8 {
 }
 
 /// `agentteams-mcp approval ...`: the arguments after `approval`. Returns the exit code.
-pub fn run_approval(argv: Vec<String>) -> u8 {
+pub fn run_approval(argv: Vec<String>, catalogue: Catalogue) -> u8 {
     if argv.iter().any(|a| a == "--help" || a == "-h") {
         voice::say(false, APPROVAL_USAGE);
         return EXIT_OK;
     }
     let (verb, rest) = split_verb(argv);
     let mut args = Args::new(rest);
-    match command(verb.as_deref(), &mut args) {
+    match command(verb.as_deref(), &mut args, catalogue) {
         Ok(code) => code,
         Err(e) => usage(e),
     }
@@ -130,10 +131,10 @@ fn approvals_path(args: &mut Args) -> Result<(PathBuf, PathBuf), UsageError> {
 /// The subcommands, as the help lists them.
 const VERBS: [&str; 5] = ["grant", "deny", "revoke", "list", "digest"];
 
-fn command(verb: Option<&str>, args: &mut Args) -> Result<u8, UsageError> {
+fn command(verb: Option<&str>, args: &mut Args, catalogue: Catalogue) -> Result<u8, UsageError> {
     match verb {
-        Some("grant") => edit(args, PresetEffect::Grant),
-        Some("deny") => edit(args, PresetEffect::Deny),
+        Some("grant") => edit(args, PresetEffect::Grant, catalogue),
+        Some("deny") => edit(args, PresetEffect::Deny, catalogue),
         Some("revoke") => revoke(args),
         Some("list") => list(args),
         Some("digest") => digest(args),
@@ -148,7 +149,7 @@ fn finish(args: &mut Args) -> Result<(), UsageError> {
     std::mem::replace(args, Args::new(Vec::new())).finish()
 }
 
-fn edit(args: &mut Args, effect: PresetEffect) -> Result<u8, UsageError> {
+fn edit(args: &mut Args, effect: PresetEffect, catalogue: Catalogue) -> Result<u8, UsageError> {
     let verb = effect.as_str();
     let (root, path) = approvals_path(args)?;
     let reason = args.value("--reason")?;
@@ -173,7 +174,7 @@ fn edit(args: &mut Args, effect: PresetEffect) -> Result<u8, UsageError> {
         Err(e) => return Ok(failed(&e)),
     };
     if let Some(server) = server {
-        if let Err(message) = check_tool(&server, &root, &preset.pattern) {
+        if let Err(message) = check_tool(catalogue, &server, &root, &preset.pattern) {
             say(true, &format!("{PREFIX}approval: {message}"));
             return Ok(EXIT_USAGE);
         }
@@ -195,12 +196,17 @@ fn edit(args: &mut Args, effect: PresetEffect) -> Result<u8, UsageError> {
 }
 
 /// Checks `pattern` against the tools server `name` serves for the project at `root`.
-fn check_tool(name: &str, root: &Path, pattern: &Pattern) -> Result<(), String> {
-    if !crate::SERVERS.contains(&name) && !crate::FIXTURES.contains(&name) {
-        return Err(crate::unknown_server(name));
+fn check_tool(
+    catalogue: Catalogue,
+    name: &str,
+    root: &Path,
+    pattern: &Pattern,
+) -> Result<(), String> {
+    if !catalogue.contains(name) {
+        return Err(catalogue.unknown(name));
     }
     let root = crate::startup::checked_root(name, root)?;
-    let tools = crate::toolset(name, &root)?.tools();
+    let tools = catalogue.build(name, &root, &Settings::default())?.tools();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     if names.iter().any(|n| pattern.matches(n)) {
         return Ok(());

@@ -111,9 +111,21 @@ impl Args {
 
     /// Fails if anything was not consumed.
     pub fn finish(self) -> Result<(), UsageError> {
+        self.finish_among(&[])
+    }
+
+    /// Fails if anything was not consumed; an unknown option gets the one of `options` it may
+    /// stand for.
+    pub fn finish_among(self, options: &[&str]) -> Result<(), UsageError> {
         match self.items.first() {
             None => Ok(()),
-            Some(a) if a.starts_with('-') => Err(UsageError(format!("unknown option {a}"))),
+            Some(a) if a.starts_with('-') => {
+                let name = a.split_once('=').map_or(a.as_str(), |(name, _)| name);
+                let hint = voice::closest(name, options)
+                    .map(|o| format!(" (did you mean {o}?)"))
+                    .unwrap_or_default();
+                Err(UsageError(format!("unknown option {a}{hint}")))
+            }
             Some(a) => Err(UsageError(format!("unexpected argument {a}"))),
         }
     }

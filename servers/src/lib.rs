@@ -1,7 +1,7 @@
 //! The agentteams MCP servers and the registry the `agentteams-mcp` binary serves them from.
 //!
 //! Each server is a [`ToolSet`]; the protocol, transports, policy and audit all live in the
-//! `agentteams-mcp` library. [`SERVERS`], [`toolset`] and [`run_server`] are the API that
+//! `agentteams-mcp` library. [`Catalogue::PRODUCT`], [`toolset`] and [`run_server`] are the API that
 //! agentteams vendors.
 
 #![forbid(unsafe_code)]
@@ -16,14 +16,15 @@ macro_rules! note {
 }
 
 pub mod approval_cmd;
+pub mod catalogue;
 pub mod cli;
 pub mod client_cmd;
+pub mod command;
 pub mod compat;
-pub mod conformance;
 pub mod corpus;
 pub mod gitread;
-pub mod governed;
 pub mod index;
+pub mod index_cmd;
 pub mod recall;
 pub mod regular_file;
 #[cfg(test)]
@@ -35,44 +36,26 @@ use agentteams_mcp::governance::{self, BindOptions, PermissionMode, ScopedApprov
 use agentteams_mcp::policy::Policy;
 use agentteams_mcp::server::{Engine, Session, ToolSet};
 use agentteams_mcp::voice::PREFIX;
+pub use catalogue::{Catalogue, Settings};
 pub use compat::Compat;
 use startup::Transport;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The servers this binary can serve, as `--serve-mcp` names them.
-pub const SERVERS: &[&str] = &["gitread", "recall"];
-
-/// Test fixtures `--serve-mcp` also accepts (never listed as servers): `conformance` holds the
-/// tools the official MCP conformance suite calls; `governed` has tools that declare they change
-/// data (and change nothing), for governance tests.
-pub const FIXTURES: &[&str] = &["conformance", "governed"];
-
-/// Builds the tool set of server `name` for the project at `root` (already resolved).
+/// Builds the tool set of server `name` (one of [`Catalogue::PRODUCT`]) for the project at
+/// `root` (already resolved).
 pub fn toolset(name: &str, root: &Path) -> Result<Arc<dyn ToolSet>, String> {
-    toolset_with(name, root, Compat::default())
+    toolset_with(name, root, &Settings::default())
 }
 
-/// [`toolset`] answering with the texts `compat` chooses.
-pub fn toolset_with(name: &str, root: &Path, compat: Compat) -> Result<Arc<dyn ToolSet>, String> {
-    match name {
-        "gitread" => Ok(Arc::new(gitread::GitRead::new(root)?.with_compat(compat))),
-        "recall" => Ok(Arc::new(recall::Recall::new(root)?.with_compat(compat))),
-        "conformance" => Ok(Arc::new(conformance::Conformance::default())),
-        "governed" => Ok(Arc::new(governed::Governed)),
-        _ => Err(unknown_server(name)),
-    }
-}
-
-/// The reference's message for a name not in [`SERVERS`] (without its `[serve-mcp] ` prefix:
-/// whoever prints it puts its own).
-pub fn unknown_server(name: &str) -> String {
-    format!(
-        "unknown server {}; choose from {}",
-        agentteams_mcp::jsonrpc::py_repr(&name.into()),
-        SERVERS.join(", ")
-    )
+/// [`toolset`] built with `settings` (the texts, how git runs).
+pub fn toolset_with(
+    name: &str,
+    root: &Path,
+    settings: &Settings,
+) -> Result<Arc<dyn ToolSet>, String> {
+    Catalogue::PRODUCT.build(name, root, settings)
 }
 
 /// The project root as the reference resolves it: absolute, symlinks resolved.
@@ -110,8 +93,10 @@ pub struct ServeOptions {
     /// `--until-stdin-closes` (HTTP): stop cleanly, completing the audit run, when stdin reaches
     /// end of input (std has no signal handling, so a killed server cannot record its end).
     pub http_until_stdin_closes: bool,
-    /// `--compat`: the product's texts (default) or the reference's.
-    pub compat: Compat,
+    /// What the server is built with: `--compat`, `--git-memory-limit`, the exec helper.
+    pub settings: Settings,
+    /// The servers `--serve-mcp` may name.
+    pub catalogue: Catalogue,
 }
 
 impl ServeOptions {
@@ -234,7 +219,7 @@ pub fn build_engine(
     transport: &str,
 ) -> Result<Arc<Engine>, String> {
     let root = startup::checked_root(name, root)?;
-    let toolset = toolset_with(name, &root, options.compat)?;
+    let toolset = options.catalogue.build(name, &root, &options.settings)?;
     let policy = options.policy()?;
     let scoped = options
         .approve_scoped
@@ -253,7 +238,7 @@ pub fn build_engine(
         audit_log: options.audit_log.clone(),
         audit_full: options.audit_full,
         version: None,
-        wire: options.compat.wire(),
+        wire: options.settings.compat.wire(),
     };
     let mode = options.permission_mode.unwrap_or(PermissionMode::DEFAULT);
     let binding = governance::bind(toolset, &root, mode, transport, bind_options)

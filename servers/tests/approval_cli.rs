@@ -35,8 +35,13 @@ impl Project {
     }
 }
 
+/// `approval ARGS` by the binary that serves the `--server` it names (the governed fixture's).
 fn approval(project: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+    let server = args
+        .windows(2)
+        .find(|w| w[0] == "--server")
+        .map_or("", |w| w[1]);
+    Command::new(common::binary_for(server))
         .arg("approval")
         .args(args)
         .arg("--project")

@@ -3,6 +3,7 @@
 mod common;
 
 use common::stderr;
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn agentteams(args: &[&str]) -> Output {
@@ -35,8 +36,11 @@ fn unknown_server_names_the_choices_and_exits_2() {
         err.starts_with("agentteams-mcp: unknown server 'nope'; choose from "),
         "{err}"
     );
-    for name in agentteams_mcp_servers::SERVERS {
+    for name in agentteams_mcp_servers::Catalogue::PRODUCT.names() {
         assert!(err.contains(name), "{err}");
+    }
+    for fixture in common::FIXTURE_SERVERS {
+        assert!(!err.contains(fixture), "{err}");
     }
     // The reference's own line, prefix and all, under --compat reference.
     let o = agentteams(&["--serve-mcp", "nope", "--compat", "reference"]);
@@ -173,10 +177,7 @@ fn a_mistyped_command_is_refused_with_the_command_it_may_stand_for() {
 #[test]
 fn the_help_lists_every_server_serve_mcp_accepts() {
     let help = global_help();
-    let names = agentteams_mcp_servers::SERVERS
-        .iter()
-        .chain(agentteams_mcp_servers::FIXTURES);
-    for name in names {
+    for name in agentteams_mcp_servers::Catalogue::PRODUCT.names() {
         assert!(
             help.lines().any(|l| l.starts_with(&format!("  {name} "))),
             "--help has no line for {name}:\n{help}"
@@ -188,6 +189,24 @@ fn the_help_lists_every_server_serve_mcp_accepts() {
             "{name}: {}",
             stderr(&o)
         );
+    }
+}
+
+/// The test fixtures are no product's: `--serve-mcp` refuses them, and only the fixtures' own
+/// binary serves them.
+#[test]
+fn the_product_serves_no_fixture() {
+    assert!(!global_help().contains("fixture"));
+    for name in common::FIXTURE_SERVERS {
+        let o = agentteams(&["--serve-mcp", name]);
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        assert!(
+            stderr(&o).starts_with(&format!("agentteams-mcp: unknown server '{name}'")),
+            "{name}: {}",
+            stderr(&o)
+        );
+        let mut served = common::Host::start(name, Path::new("."), &[]);
+        served.initialize("2025-06-18");
     }
 }
 

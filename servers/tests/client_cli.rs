@@ -402,39 +402,11 @@ fn this_projects_servers_answer_the_client_over_stdio() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A server process this test started; killed when dropped.
-struct HttpServer(std::process::Child);
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `agentteams-mcp --serve-mcp ARGS... --http --port 0`; returns it and the URL it printed.
-fn serve_http(args: &[&str]) -> (HttpServer, String) {
-    use std::io::BufRead;
-    let mut child = Command::new(BIN)
-        .args(["--serve-mcp"])
-        .args(args)
-        .args(["--http", "--port", "0"])
-        .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut line = String::new();
-    std::io::BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_owned();
-    (HttpServer(child), url)
+/// Starts `--serve-mcp ARGS... --http --port 0` (by the binary that serves it); returns it and
+/// its URL.
+fn serve_http(args: &[&str]) -> (common::HttpServer, String) {
+    let (server, port) = common::serve_http_as(args, &[], None, std::process::Stdio::null());
+    (server, format!("http://127.0.0.1:{port}/mcp"))
 }
 
 #[test]
@@ -509,7 +481,7 @@ const GUARD_TOKEN: &str = "client-cli-token-0123456789";
 /// Starts the conformance server over HTTP guarded by [`GUARD_TOKEN`] (written to `dir/token`),
 /// and checks that a client without a token is told to give one (exit 3). Returns the server,
 /// its URL and the token file.
-fn serve_guarded(dir: &Path) -> (HttpServer, String, PathBuf) {
+fn serve_guarded(dir: &Path) -> (common::HttpServer, String, PathBuf) {
     let token = dir.join("token");
     std::fs::write(&token, format!("{GUARD_TOKEN}\n")).unwrap();
     let owner_only = std::os::unix::fs::PermissionsExt::from_mode(0o600);
@@ -980,7 +952,13 @@ fn answer_flags_let_a_server_elicit_through_the_command() {
         ];
         all.extend_from_slice(flags);
         all.extend_from_slice(&["call", "test_elicitation_sep1034_defaults"]);
-        all.extend_from_slice(&["--", BIN, "--serve-mcp", "conformance"]);
+        let fixtures = common::fixtures();
+        all.extend_from_slice(&[
+            "--",
+            fixtures.to_str().unwrap(),
+            "--serve-mcp",
+            "conformance",
+        ]);
         run(&all)
     };
     let o = call(&["--answer", "age=41", "--answer", "name=Ann"]);

@@ -9,7 +9,7 @@ use std::process::Stdio;
 
 fn fixture() -> Vec<String> {
     vec![
-        env!("CARGO_BIN_EXE_agentteams-mcp").to_owned(),
+        common::fixtures().to_str().unwrap().to_owned(),
         "--serve-mcp".to_owned(),
         "conformance".to_owned(),
     ]

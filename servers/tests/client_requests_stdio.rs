@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 fn start() -> Host {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+    let mut command = Command::new(common::fixtures());
     command.args(["--serve-mcp", "conformance"]);
     Host::spawn(command)
 }

@@ -4,12 +4,15 @@
 
 mod common;
 use agentteams_mcp::json::{self, Value};
-use agentteams_mcp_servers::conformance::RED_PIXEL_PNG;
 use common::{serve_http, stderr, stdout, TempDir};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_agentteams-mcp");
+
+/// The 1×1 red PNG the fixture's image answers carry, in Base64.
+const RED_PIXEL_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
 
 /// Where the client finds the fixture.
 enum Server {
@@ -28,7 +31,8 @@ fn client(dir: &Path, server: &Server, era: &str, args: &[&str]) -> Output {
     }
     command.args(args);
     if let Server::Stdio = server {
-        command.args(["--", BIN, "--serve-mcp", "conformance"]);
+        command.arg("--").arg(common::fixtures());
+        command.args(["--serve-mcp", "conformance"]);
     }
     command.output().expect("the binary runs")
 }

@@ -40,7 +40,7 @@ fn every_declared_schema_is_checked_in_full() {
         Host::start("gitread", dir.path(), &["--compat", "reference"]),
         Host::start("recall", dir.path(), &[]),
     ];
-    let mut fixture = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+    let mut fixture = Command::new(common::fixtures());
     fixture.args(["--serve-mcp", "conformance"]);
     hosts.push(Host::spawn(fixture));
     let mut seen = 0;
@@ -56,7 +56,7 @@ fn every_declared_schema_is_checked_in_full() {
 
 #[test]
 fn the_2020_12_tool_keeps_its_keywords_and_checks_its_ref() {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+    let mut command = Command::new(common::fixtures());
     command.args(["--serve-mcp", "conformance"]);
     let mut host = Host::spawn(command);
     host.initialize("2025-11-25");

@@ -7,7 +7,7 @@ use common::Host;
 use std::process::Command;
 
 fn start(extra: &[&str]) -> Host {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+    let mut command = Command::new(common::fixtures());
     command.args(["--serve-mcp", "conformance"]).args(extra);
     Host::spawn(command)
 }

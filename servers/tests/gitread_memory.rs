@@ -258,7 +258,7 @@ fn the_limit_option_is_validated_and_none_runs_git_unlimited() {
                 "1G",
                 "--git-memory-limit=2G",
             ][..],
-            "--git-memory-limit given twice",
+            "--git-memory-limit given more than once",
         ),
     ] {
         let out = Command::new(binary)

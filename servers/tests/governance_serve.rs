@@ -11,7 +11,6 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 const POLICY_DENIED: i64 = -32001;
-const BIN: &str = env!("CARGO_BIN_EXE_agentteams-mcp");
 
 /// A temporary project directory.
 type Dir = common::TempDir;
@@ -42,7 +41,7 @@ fn listed(host: &mut Host) -> Vec<String> {
 }
 
 fn exit_of(args: &[&str], root: &Path) -> (Option<i32>, String) {
-    let o = Command::new(BIN)
+    let o = Command::new(common::fixtures())
         .args(["--serve-mcp", "governed", "--root"])
         .arg(root)
         .args(args)
@@ -58,7 +57,10 @@ fn exit_of(args: &[&str], root: &Path) -> (Option<i32>, String) {
 
 /// Runs the binary with `args` and returns its stdout; fails the test unless it exits 0.
 fn run_ok(args: &[&str]) -> String {
-    let o = Command::new(BIN).args(args).output().unwrap();
+    let o = Command::new(common::fixtures())
+        .args(args)
+        .output()
+        .unwrap();
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{args:?}: {out}{err}");

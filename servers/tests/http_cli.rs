@@ -42,7 +42,7 @@ fn the_token_comes_from_a_file_or_the_environment() {
     // A token file group or others may read is refused like a session key file.
     let mode = |m: u32| std::os::unix::fs::PermissionsExt::from_mode(m);
     std::fs::set_permissions(&file, mode(0o640)).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+    let o = Command::new(common::fixtures())
         .args(["--serve-mcp", "conformance", "--http", "--port", "0"])
         .args(["--auth-token-file", file.to_str().unwrap()])
         .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
@@ -68,7 +68,7 @@ fn the_token_comes_from_a_file_or_the_environment() {
 #[test]
 fn unsafe_or_malformed_http_setups_exit_2() {
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        Command::new(common::fixtures())
             .args(args)
             .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")
             .output()
@@ -290,7 +290,7 @@ fn closing_stdin_stops_the_server_and_completes_its_audit_run() {
 
 #[test]
 fn until_stdin_closes_needs_http() {
-    let out = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+    let out = Command::new(common::fixtures())
         .args(["--serve-mcp", "conformance", "--until-stdin-closes"])
         .output()
         .unwrap();
@@ -302,7 +302,7 @@ fn until_stdin_closes_needs_http() {
 fn a_port_in_use_names_the_address_and_suggests_port() {
     let taken = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
     let port = taken.local_addr().unwrap().port();
-    let o = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+    let o = Command::new(common::fixtures())
         .args(["--serve-mcp", "conformance", "--http", "--port"])
         .arg(port.to_string())
         .env_remove("AGENTTEAMS_MCP_AUTH_TOKEN")

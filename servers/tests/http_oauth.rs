@@ -890,7 +890,7 @@ fn configuration_errors_stop_the_start_naming_the_field() {
     let path = dir.path().join("auth.json");
     let run = |text: &str, extra: &[&str]| {
         std::fs::write(&path, text).unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        let out = std::process::Command::new(common::fixtures())
             .args([
                 "--serve-mcp",
                 "conformance",
@@ -977,7 +977,7 @@ fn the_policy_file_maps_scopes_beside_the_auth_configuration() {
             r#"{"resource": "https://m.example/mcp", "authorization_servers": [{"issuer": "http://127.0.0.1:1"}]}"#,
         )
         .unwrap();
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+        let mut command = std::process::Command::new(common::fixtures());
         command.args([
             "--serve-mcp",
             "conformance",

@@ -241,7 +241,7 @@ fn max_connections_lowers_the_cap_and_refuses_what_it_cannot_serve() {
         std::thread::sleep(Duration::from_millis(20));
     }
     for bad in ["0", "1025", "many"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        let out = Command::new(common::fixtures())
             .args(["--serve-mcp", "conformance", "--http", "--port", "0"])
             .args(["--max-connections", bad])
             .stdin(Stdio::null())

@@ -236,7 +236,7 @@ fn unusable_key_files_stop_startup_with_one_line_and_exit_2() {
         ),
     ];
     for (args, message) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"))
+        let out = Command::new(common::fixtures())
             .args(["--serve-mcp", "conformance", "--http", "--port", "0"])
             .args(&args)
             .stdin(Stdio::null())

@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 const CAPABILITIES: &str = r#"{"elicitation":{},"sampling":{},"roots":{}}"#;
 
 fn start() -> Host {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+    let mut command = Command::new(common::fixtures());
     command.args(["--serve-mcp", "conformance"]);
     Host::spawn(command)
 }

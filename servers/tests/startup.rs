@@ -265,12 +265,12 @@ fn usage_errors_are_one_line_with_a_pointer_to_help() {
         ),
         (&["--serve-mcp", "gitread", "--frobnicate"], "unknown option --frobnicate"),
         (
-            &["--serve-mcp", "conformance", "--http", "--allow-origin", "app.example.com"],
+            &["--serve-mcp", "gitread", "--http", "--allow-origin", "app.example.com"],
             "--allow-origin needs a whole origin, scheme and host, such as \
              https://app.example.com; \"app.example.com\" can never match a browser's Origin header",
         ),
         (
-            &["--serve-mcp", "conformance", "--http", "--allow-origin=https://a.example/x"],
+            &["--serve-mcp", "gitread", "--http", "--allow-origin=https://a.example/x"],
             "--allow-origin needs a whole origin, scheme and host, such as \
              https://app.example.com; \"https://a.example/x\" can never match a browser's Origin header",
         ),

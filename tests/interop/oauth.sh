@@ -7,7 +7,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/venv.sh"
-cargo build --quiet --offline --manifest-path "$root/Cargo.toml" -p agentteams-mcp-servers
+cargo build --quiet --offline --manifest-path "$root/Cargo.toml" -p agentteams-mcp-fixtures
 for alg in RS256 PS256 ES256 EdDSA; do
-    "$venv/bin/python" "$here/python_sdk_oauth.py" "$root/target/debug/agentteams-mcp" "$alg"
+    "$venv/bin/python" "$here/python_sdk_oauth.py" "$root/target/debug/agentteams-mcp-fixtures" "$alg"
 done

@@ -1,10 +1,13 @@
 # Sourced by the interop scripts that drive gitread and recall over stdio and HTTP (needs $root,
-# the checkout): builds the release binary ($bin), makes a scratch folder ($work, removed on exit
+# the checkout): builds the release binary ($bin) and the fixtures' ($fixtures_bin), makes a scratch folder ($work, removed on exit
 # with every server `serve` started) holding the fixture repository of fixture_repo.sh ($repo) and
 # a project whose indexes hold one memory note, the sprocket plan ($project), and defines
-# `serve NAME [ROOT]`, which starts NAME over Streamable HTTP on a free port and sets $url.
-cargo build --release --offline -p agentteams-mcp-servers --manifest-path "$root/Cargo.toml"
+# `serve NAME [ROOT]`, which starts NAME over Streamable HTTP on a free port and sets $url (the
+# conformance fixture from the fixtures' binary).
+cargo build --release --offline -p agentteams-mcp-servers -p agentteams-mcp-fixtures \
+    --manifest-path "$root/Cargo.toml"
 bin="$root/target/release/agentteams-mcp"
+fixtures_bin="$root/target/release/agentteams-mcp-fixtures"
 work="$(mktemp -d)"
 pids=()
 cleanup() {
@@ -25,7 +28,9 @@ printf '# Sprocket plan\n\nSprockets mesh with gears; the plan covers sprocket s
 
 serve() {
     local log="$work/$1.log"
-    "$bin" --serve-mcp "$1" ${2:+--root "$2"} --http --port 0 2>"$log" &
+    local server="$bin"
+    [ "$1" = conformance ] && server="$fixtures_bin"
+    "$server" --serve-mcp "$1" ${2:+--root "$2"} --http --port 0 2>"$log" &
     pids+=("$!")
     url=""
     for _ in $(seq 1 100); do

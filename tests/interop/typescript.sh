@@ -26,7 +26,7 @@ serve gitread "$repo"
 serve recall "$project"
 "$node" "$here/typescript_sdk.mjs" "$sdk_dir" recall "$project" "stdio:$bin" "$url"
 serve conformance
-"$node" "$here/typescript_sdk.mjs" "$sdk_dir" conformance - "stdio:$bin" "$url"
+"$node" "$here/typescript_sdk.mjs" "$sdk_dir" conformance - "stdio:$fixtures_bin" "$url"
 
 # The checks must be able to fail: expect a path the fixture does not have.
 sed 's/\["big.txt"\], `${where}: path completion at HEAD`/["bigger.txt"], `${where}: path completion at HEAD`/' \

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Before/after benchmark of the HTTP client's keep-alive: sequential tool calls from two builds'
-clients against one server (BRANCH_BIN serving the conformance fixture over Streamable HTTP,
-pinned to CPU 0; every client pinned to CPU 1).
+clients against one server (--server, a build of agentteams-mcp-fixtures, by default the checkout's
+release build, serving the conformance fixture over Streamable HTTP, pinned to CPU 0; every client
+pinned to CPU 1).
 
 Two measures per round, each run for both builds in the same round, order alternating A B / B A:
 - library: `calls` (calls.rs beside this script, built against each build's library) makes
@@ -12,11 +13,11 @@ Prints every round, then the min and median of the paired ratios after/before (a
 is faster).
 
 Usage: client_ab.py BASE_BIN BRANCH_BIN BASE_CALLS BRANCH_CALLS [--rounds 8] [--calls 2000]
-       [--invocations 100] [--no-pin]
+       [--invocations 100] [--no-pin] [--server FIXTURES_BIN]
 (--no-pin: no taskset; on a machine busy with other work, a pinned call waits for its one CPU at
 every hand-off between client and server, and that wait is what gets measured.)
 """
-import argparse, json, re, statistics, subprocess, time
+import argparse, json, os, re, statistics, subprocess, time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("base")
@@ -27,6 +28,8 @@ parser.add_argument("--rounds", type=int, default=8)
 parser.add_argument("--calls", type=int, default=2000)
 parser.add_argument("--invocations", type=int, default=100)
 parser.add_argument("--no-pin", action="store_true")
+parser.add_argument("--server", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                    "..", "..", "..", "target", "release", "agentteams-mcp-fixtures"))
 args = parser.parse_args()
 
 
@@ -35,7 +38,7 @@ def pinned(cpu, argv):
 
 EXPECTED = "This is a simple text response for testing."
 
-server = subprocess.Popen(pinned(0, [args.branch, "--serve-mcp", "conformance", "--http", "--port", "0"]),
+server = subprocess.Popen(pinned(0, [args.server, "--serve-mcp", "conformance", "--http", "--port", "0"]),
                           stderr=subprocess.PIPE, text=True)
 line = server.stderr.readline()
 url = re.search(r"http://127\.0\.0\.1:\d+/mcp", line).group(0)

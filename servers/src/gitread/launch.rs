@@ -11,9 +11,10 @@
 //! on a thread after the call; a call that finds none (calls in parallel, or right after another)
 //! starts git through the limit program directly, as it would without a helper.
 //!
-//! Only a binary that implements the helper mode registers itself ([`set_exec_helper`], done by
-//! `agentteams-mcp`'s `main`), and the helper path is proven at start like the limit; otherwise,
-//! and for any command the encoding cannot carry, git is started through the limit program.
+//! Only a binary that implements the helper mode names itself as the helper
+//! ([`GitSettings::exec_helper`](super::GitSettings), which `agentteams-mcp`'s command sets), and
+//! the helper path is proven at start like the limit; otherwise, and for any command the encoding
+//! cannot carry, git is started through the limit program.
 
 use super::memory::Limiter;
 use super::process::piped_in_own_group;
@@ -23,19 +24,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// The hidden argument that runs `agentteams-mcp` as the exec helper.
 pub const EXEC_HELPER_FLAG: &str = "--gitread-exec-helper";
-
-/// The program that implements the helper mode, registered once by the binary.
-static EXEC_HELPER: OnceLock<PathBuf> = OnceLock::new();
-
-/// Registers `program` (the running binary, which must handle [`EXEC_HELPER_FLAG`] by calling
-/// [`exec_helper`]) as the exec helper for servers built later.
-pub fn set_exec_helper(program: PathBuf) {
-    let _ = EXEC_HELPER.set(program);
-}
 
 /// The helper mode: reads one command from stdin and `exec`s it with stdin from the null device,
 /// keeping stdout, stderr, pid and limits. Returns an exit code only when there is nothing to run
@@ -63,10 +55,10 @@ pub struct Launcher {
 }
 
 impl Launcher {
-    /// A launcher for `limiter` (none: git runs unlimited, started directly), using the
-    /// registered helper if it proves to run commands under the limit.
-    pub fn new(limiter: Option<Limiter>) -> Launcher {
-        let helper = limiter.as_ref().and(EXEC_HELPER.get()).cloned();
+    /// A launcher for `limiter` (none: git runs unlimited, started directly), using `helper` (a
+    /// program implementing [`EXEC_HELPER_FLAG`]) if it proves to run commands under the limit.
+    pub fn new(limiter: Option<Limiter>, helper: Option<&Path>) -> Launcher {
+        let helper = limiter.as_ref().and(helper).map(Path::to_path_buf);
         let mut launcher = Launcher {
             limiter,
             helper,

@@ -18,7 +18,6 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
 /// Address space each git process may use, unless `--git-memory-limit` says otherwise.
 pub const DEFAULT_GIT_MEMORY_LIMIT: u64 = 1 << 30;
@@ -104,20 +103,6 @@ impl fmt::Display for MemoryLimit {
         }
         write!(f, "{bytes} bytes")
     }
-}
-
-/// The process-wide limit, set once from the command line before any server is built.
-static PROCESS_LIMIT: OnceLock<MemoryLimit> = OnceLock::new();
-
-/// Sets the limit every later [`super::GitRead::new`] uses (the binary serves one project per
-/// process; `--git-memory-limit` is read once). A second call keeps the first value.
-pub fn set_process_limit(limit: MemoryLimit) {
-    let _ = PROCESS_LIMIT.set(limit);
-}
-
-/// The limit set by [`set_process_limit`], else the default.
-pub fn process_limit() -> MemoryLimit {
-    PROCESS_LIMIT.get().copied().unwrap_or_default()
 }
 
 /// How a limit is applied: a program placed before git, with its arguments.

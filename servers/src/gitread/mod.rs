@@ -29,9 +29,9 @@ mod tools;
 
 pub use gate::{MAX_CONCURRENT_GIT, MAX_QUEUED_GIT, QUEUE_WAIT};
 pub use invoke::GIT_ENV;
-pub use launch::{exec_helper, set_exec_helper, EXEC_HELPER_FLAG};
+pub use launch::{exec_helper, EXEC_HELPER_FLAG};
 pub use memory::{
-    set_process_limit, MemoryLimit, DEFAULT_GIT_MEMORY_LIMIT, MIN_GIT_MEMORY_LIMIT, NO_MECHANISM,
+    MemoryLimit, DEFAULT_GIT_MEMORY_LIMIT, MIN_GIT_MEMORY_LIMIT, NO_MECHANISM,
     OPTION as MEMORY_LIMIT_OPTION,
 };
 pub use process::TIMEOUT;
@@ -40,7 +40,7 @@ pub use resources::{
     MAX_REFS_LISTED, MAX_RESOURCE_BYTES, REVIEW_DIFF,
 };
 pub use sanitize::{sanitize, MAX_OUTPUT, TRUNCATION_MARKER};
-pub use server::GitRead;
+pub use server::{GitRead, GitSettings};
 
 use std::path::Path;
 

@@ -43,25 +43,35 @@ pub struct GitRead {
     pub(super) compat: Compat,
 }
 
-impl GitRead {
-    /// A server for the work tree at `root` whose git processes run under the process-wide
-    /// memory limit ([`set_process_limit`](super::set_process_limit), else
+/// How gitread starts git, as the command line says: passed to [`GitRead::with_settings`], never
+/// held in a global, so two servers in one process can differ.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GitSettings {
+    /// The address space each git process may use (`--git-memory-limit`; default
     /// [`DEFAULT_GIT_MEMORY_LIMIT`](super::DEFAULT_GIT_MEMORY_LIMIT)).
+    pub memory_limit: MemoryLimit,
+    /// The running binary, when it implements the exec-helper mode
+    /// ([`EXEC_HELPER_FLAG`](super::EXEC_HELPER_FLAG)) that spares git calls the limit's cost.
+    pub exec_helper: Option<PathBuf>,
+}
+
+impl GitRead {
+    /// A server for the work tree at `root` under the default [`GitSettings`].
     pub fn new(root: &Path) -> Result<GitRead, String> {
-        GitRead::with_memory_limit(root, memory::process_limit())
+        GitRead::with_settings(root, &GitSettings::default())
     }
 
     /// A server for the work tree at `root`. Resolves git once (from `AGENTTEAMS_GIT` or `PATH`),
-    /// the mechanism that applies `limit` to every git process, and checks git's version under
-    /// it; a missing or too old git, or no mechanism for a limit, does not stop the server, it
-    /// makes every call return an error saying so. Fails only when `AGENTTEAMS_GIT` is not an
-    /// absolute path.
-    pub fn with_memory_limit(root: &Path, limit: MemoryLimit) -> Result<GitRead, String> {
+    /// the mechanism that applies the settings' memory limit to every git process, and checks
+    /// git's version under it; a missing or too old git, or no mechanism for a limit, does not
+    /// stop the server, it makes every call return an error saying so. Fails only when
+    /// `AGENTTEAMS_GIT` is not an absolute path.
+    pub fn with_settings(root: &Path, settings: &GitSettings) -> Result<GitRead, String> {
         let git = Git::locate()?;
         let killer = GroupKiller::locate();
         let git = match git {
             Some(git) => {
-                launcher(limit).and_then(|launcher| checked_version(git, launcher, &killer))
+                launcher(settings).and_then(|launcher| checked_version(git, launcher, &killer))
             }
             None => Err("git could not run: no git executable found on PATH".to_owned()),
         };
@@ -390,13 +400,14 @@ fn log_cache(ctx: &CallContext<'_>, cache: &str, hit: bool) {
     );
 }
 
-/// What starts git under `limit`, through a mechanism proven to apply it; [`NO_MECHANISM`] when
-/// none does.
-fn launcher(limit: MemoryLimit) -> Result<launch::Launcher, String> {
-    match limit {
-        MemoryLimit::Unlimited => Ok(launch::Launcher::new(None)),
+/// What starts git under the settings' limit, through a mechanism proven to apply it;
+/// [`NO_MECHANISM`] when none does.
+fn launcher(settings: &GitSettings) -> Result<launch::Launcher, String> {
+    let helper = settings.exec_helper.as_deref();
+    match settings.memory_limit {
+        MemoryLimit::Unlimited => Ok(launch::Launcher::new(None, helper)),
         MemoryLimit::Bytes(bytes) => memory::Limiter::locate(bytes)
-            .map(|limiter| launch::Launcher::new(Some(limiter)))
+            .map(|limiter| launch::Launcher::new(Some(limiter), helper))
             .ok_or_else(|| NO_MECHANISM.to_owned()),
     }
 }

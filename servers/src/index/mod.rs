@@ -31,38 +31,10 @@ use crate::corpus::schema::{
 use crate::corpus::sidecars::{OUTLINE_FILE, SECTIONS_FILE};
 use crate::corpus::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
 use agentteams_mcp::json::{self, Reader, Token, Value};
-use agentteams_mcp::voice::{closest, counted, noun_for, say, unknown_command, usage_line, PREFIX};
+use agentteams_mcp::voice::PREFIX;
 use stamp::Stamp;
-use std::io::{IsTerminal, Write as _};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
-
-const USAGE: &str =
-    "usage: agentteams-mcp index build [--root DIR] [--team-dir DIR] [--description FILE]
-                                 [--framework NAME] [--python PATH] [--git-memory-limit SIZE]
-
-  --root DIR            the project to index (default: the current directory)
-  --team-dir DIR        where references/ is written, relative to the root unless absolute
-                        (default: the team dir that already holds an index, else the first of
-                        .claude/agents, .github/agents, .goose, .codex/agents, .goose/recipes that
-                        exists, else the root)
-  --description FILE    the project description (JSON) to take project_name,
-                        memory_index_extra_dirs, memory_index_exclude and code_index_extra_dirs
-                        from, relative to the root unless absolute (default:
-                        <root>/.agentteams/brief.json, else <team dir>/_build-description.json,
-                        else none: the project name is the root directory's name)
-  --framework NAME      the framework recorded in the indexes (default: the description's
-                        \"framework\" string, else empty)
-  --python PATH         the Python interpreter whose environment the API partitions read
-                        (its sys.path, asked once, from /, with -E -s, for at most 10 s);
-                        default: the project's .venv and venv folders, read without running
-                        anything
-  --git-memory-limit SIZE
-                        address space the `git ls-files` listing may use: 1G (the default),
-                        512M, a number of bytes (at least 64M), or none
-
-exit codes: 0 built; 1 the build failed; 2 usage error or unusable root";
 
 /// What `index build` was asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,10 +46,9 @@ pub struct Options {
     /// The Python interpreter to ask for its environment (`--python`); else the project's
     /// `.venv`/`venv` folders are read, and nothing is run.
     pub python: Option<PathBuf>,
+    /// How git lists the project's files (`--git-memory-limit`, the exec helper).
+    pub git: crate::gitread::GitSettings,
 }
-
-/// Files between two progress lines on a terminal.
-const PROGRESS_EVERY: usize = 100;
 
 /// What one build did, for the summary line and for tests.
 #[derive(Debug)]
@@ -96,205 +67,6 @@ pub struct BuildReport {
     pub source_bytes: u64,
     /// Partitions whose content changed and were rewritten.
     pub rewritten: Vec<&'static str>,
-}
-
-/// Runs `index ...` with the arguments after `index`; returns the exit status (2 for usage errors).
-pub fn run_cli(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        say(false, USAGE);
-        return 0;
-    }
-    let options = match git_memory_limit(args).and_then(|rest| parse_args(&rest)) {
-        Ok(parsed) => parsed,
-        Err(message) => {
-            say(true, &usage_line(Some("index"), &message));
-            return 2;
-        }
-    };
-    // An unusable root is the same mistake, and the same exit, as for --serve-mcp.
-    let root = match crate::startup::project_dir(&options.root) {
-        Ok(root) => root,
-        Err(e) => {
-            note!(
-                "{PREFIX}index build: {e}; {}",
-                crate::startup::directory_suggestion(&e)
-            );
-            return 2;
-        }
-    };
-    let started = Instant::now();
-    let show_progress = std::io::stderr().is_terminal();
-    let mut progress = |done: usize, total: usize| {
-        if show_progress && (done % PROGRESS_EVERY == 0 || done == total) {
-            let files = noun_for(total as u64, "file");
-            let _ = write!(
-                std::io::stderr(),
-                "\r{PREFIX}index build: code index: {done}/{total} {files}"
-            );
-            if done == total {
-                note!("");
-            }
-        }
-    };
-    match build(&options, &mut progress) {
-        Ok(report) => {
-            let secs = started.elapsed().as_secs_f64();
-            let n = |count: usize, noun: &str| counted(count as u64, noun);
-            note!(
-                "{PREFIX}index build: memory index: {}, {}, {}; {}",
-                n(report.memory_sources, "source"),
-                n(report.memory_documents, "document"),
-                n(report.memory_terms, "term"),
-                n(report.memory_sections, "section")
-            );
-            note!(
-                "{PREFIX}index build: code index: {}, {}, {}, {} ({})",
-                n(report.code_files, "file"),
-                n(report.code_documents, "document"),
-                n(report.code_terms, "term"),
-                n(report.code_definitions, "definition"),
-                if report.rewritten.is_empty() {
-                    "no partition changed".to_owned()
-                } else {
-                    format!("rewrote {}", report.rewritten.join(", "))
-                }
-            );
-            note!(
-                "{PREFIX}index build: wrote {} in {secs:.2} s ({:.1} MB of source, {:.1} MB/s)",
-                report.team_dir.join("references").display(),
-                report.source_bytes as f64 / 1e6,
-                report.source_bytes as f64 / 1e6 / secs.max(1e-9)
-            );
-            for line in afterword(&root, &report) {
-                note!("{line}");
-            }
-            0
-        }
-        Err(message) => {
-            // The message can quote a path or text from the project.
-            note!(
-                "{PREFIX}index build: {}",
-                agentteams_mcp::sanitize::sanitize(&message)
-            );
-            1
-        }
-    }
-}
-
-/// What a user should know after a build: that `references/` is generated (and where it went
-/// when no team dir holds it), and a memory index built from one document or none.
-pub fn afterword(root: &Path, report: &BuildReport) -> Vec<String> {
-    let mut lines = Vec::new();
-    let written = agentteams_mcp::sanitize::path_line(&report.team_dir.join("references"));
-    if report.team_dir == root {
-        lines.push(format!(
-            "{PREFIX}index build: {written} is generated (no team dir such as .claude/agents exists, so it went in the project root); rebuild it rather than edit it, add references/ to .gitignore if it should not be committed, or pass --team-dir"
-        ));
-    } else {
-        lines.push(format!(
-            "{PREFIX}index build: {written} is generated; rebuild it rather than edit it"
-        ));
-    }
-    if report.memory_sources <= 1 {
-        lines.push(format!(
-            "{PREFIX}index build: warning: the memory index found {}; list the folders of the project's notes in memory_index_extra_dirs of the project description (.agentteams/brief.json, or --description FILE)",
-            counted(report.memory_sources as u64, "source")
-        ));
-    }
-    lines
-}
-
-/// Applies `--git-memory-limit SIZE` (or `=SIZE`, at most once) to gitread's listing; returns
-/// the other arguments.
-fn git_memory_limit(args: &[String]) -> Result<Vec<String>, String> {
-    let option = crate::gitread::MEMORY_LIMIT_OPTION;
-    let prefix = format!("{option}=");
-    let mut rest = Vec::with_capacity(args.len());
-    let mut value = None;
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        let given = match arg.strip_prefix(&prefix) {
-            Some(v) => Some(v.to_owned()),
-            None if arg == option => Some(
-                iter.next()
-                    .ok_or_else(|| format!("{option} needs a value"))?
-                    .clone(),
-            ),
-            None => None,
-        };
-        match given {
-            Some(v) => {
-                if value.replace(v).is_some() {
-                    return Err(format!("{option} given twice"));
-                }
-            }
-            None => rest.push(arg.clone()),
-        }
-    }
-    if let Some(v) = value {
-        crate::gitread::set_process_limit(crate::gitread::MemoryLimit::parse(&v)?);
-    }
-    Ok(rest)
-}
-
-/// The options of `index build` (besides `--git-memory-limit`), for a mistyped one's hint.
-const OPTIONS: [&str; 6] = [
-    "--root",
-    "--team-dir",
-    "--description",
-    "--framework",
-    "--python",
-    crate::gitread::MEMORY_LIMIT_OPTION,
-];
-
-fn parse_args(args: &[String]) -> Result<Options, String> {
-    let mut iter = args.iter();
-    match iter.next().map(String::as_str) {
-        Some("build") => {}
-        Some(other) => return Err(unknown_command(other, &["build"], None)),
-        None => return Err("give an index command: build".into()),
-    }
-    let mut root = None;
-    let mut team = None;
-    let mut description = None;
-    let mut framework = None;
-    let mut python = None;
-    while let Some(arg) = iter.next() {
-        let slot = match arg.as_str() {
-            "--root" => &mut root,
-            "--team-dir" => &mut team,
-            "--description" => &mut description,
-            "--framework" => &mut framework,
-            "--python" => &mut python,
-            other if other.starts_with('-') => {
-                let hint = closest(other, &OPTIONS)
-                    .map(|o| format!(" (did you mean {o}?)"))
-                    .unwrap_or_default();
-                return Err(format!("unknown option {other}{hint}"));
-            }
-            other => return Err(format!("unexpected argument {other}")),
-        };
-        if slot.is_some() {
-            return Err(format!("{arg} given twice"));
-        }
-        *slot = Some(
-            iter.next()
-                .ok_or_else(|| format!("{arg} needs a value"))?
-                .clone(),
-        );
-    }
-    let root = match root {
-        Some(r) => PathBuf::from(r),
-        None => std::env::current_dir()
-            .map_err(|e| format!("cannot read the current directory: {e}"))?,
-    };
-    Ok(Options {
-        root,
-        team_dir: team.map(PathBuf::from),
-        description: description.map(PathBuf::from),
-        framework,
-        python: python.map(PathBuf::from),
-    })
 }
 
 /// The team dir to write to when none is given: one that already holds an index (so a rebuild
@@ -372,7 +144,8 @@ pub fn build(
         }
     }
     let memory_paths = sources::memory_sources(&root, &description).map_err(in_description)?;
-    let code_paths = sources::code_sources(&root, &description).map_err(in_description)?;
+    let code_paths =
+        sources::code_sources(&root, &description, &options.git).map_err(in_description)?;
 
     // `references/` and `code-index/` may be symlinks in a hostile repository: resolved and
     // confined before anything is created or written, and the writes go to the resolved paths.
@@ -643,55 +416,5 @@ mod tests {
         ] {
             assert_eq!(read(other), None, "{other}");
         }
-    }
-
-    fn args(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn usage_errors_exit_2() {
-        assert_eq!(run_cli(&args(&[])), 2);
-        assert_eq!(run_cli(&args(&["rebuild"])), 2);
-        assert_eq!(run_cli(&args(&["build", "--root"])), 2);
-        assert_eq!(run_cli(&args(&["build", "--bogus", "x"])), 2);
-        assert_eq!(run_cli(&args(&["build", "--root", "a", "--root", "b"])), 2);
-        assert_eq!(run_cli(&args(&["build", "--framework"])), 2);
-        assert_eq!(
-            run_cli(&args(&[
-                "build",
-                "--description",
-                "a",
-                "--description",
-                "b"
-            ])),
-            2
-        );
-    }
-
-    #[test]
-    fn arguments_parse() {
-        let options = parse_args(&args(&[
-            "build",
-            "--team-dir",
-            "t",
-            "--root",
-            "/r",
-            "--framework",
-            "claude",
-            "--description",
-            "d.json",
-        ]))
-        .unwrap();
-        assert_eq!(
-            options,
-            Options {
-                root: PathBuf::from("/r"),
-                team_dir: Some(PathBuf::from("t")),
-                description: Some(PathBuf::from("d.json")),
-                framework: Some("claude".into()),
-                python: None,
-            }
-        );
     }
 }

@@ -5,7 +5,7 @@
 use super::description::Description;
 use super::pattern::{glob, has_magic, FnPattern, GlobError};
 use crate::corpus::teamdir::resolve_lenient;
-use crate::gitread::GitRead;
+use crate::gitread::{GitRead, GitSettings};
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::fmt;
@@ -424,8 +424,12 @@ pub fn memory_sources(root: &Path, description: &Description) -> Result<Vec<Path
 /// and unique: `git ls-files -co --exclude-standard` when the root is a plain git work tree, else
 /// a pruned walk, plus each `code_index_extra_dirs` entry (a glob, or a directory scanned
 /// recursively for code suffixes; realpaths must stay inside the root).
-pub fn code_sources(root: &Path, description: &Description) -> Result<Vec<PathBuf>, SourceError> {
-    let listed = git_listing(root).unwrap_or_else(|| walk_code(root));
+pub fn code_sources(
+    root: &Path,
+    description: &Description,
+    git: &GitSettings,
+) -> Result<Vec<PathBuf>, SourceError> {
+    let listed = git_listing(root, git).unwrap_or_else(|| walk_code(root));
     let mut dirs_inside = HashMap::new();
     let mut rel: Vec<PathBuf> = listed
         .into_iter()
@@ -494,8 +498,8 @@ fn walk_code(root: &Path) -> Vec<PathBuf> {
 /// filter drivers are refused), the same hardened invocation and process control. `None` when the
 /// root is no such work tree, git is missing, refuses, fails, times out or lists more than
 /// [`MAX_GIT_LISTING_BYTES`]: the caller walks the tree instead.
-fn git_listing(root: &Path) -> Option<Vec<PathBuf>> {
-    let gitread = GitRead::new(root).ok()?;
+fn git_listing(root: &Path, git: &GitSettings) -> Option<Vec<PathBuf>> {
+    let gitread = GitRead::with_settings(root, git).ok()?;
     let listing = gitread
         .list_files(GIT_LISTING_TIMEOUT, MAX_GIT_LISTING_BYTES)
         .ok()?;
@@ -656,7 +660,7 @@ mod tests {
             ["inside/i.md", "alias/i.md"],
             "links and `..` leading out of the root are refused"
         );
-        let code = code_sources(&tree.0, &description).unwrap();
+        let code = code_sources(&tree.0, &description, &GitSettings::default()).unwrap();
         let code: Vec<String> = code
             .iter()
             .map(|p| p.to_string_lossy().into_owned())
@@ -692,7 +696,7 @@ mod tests {
         let none = Description::default();
         let memory = memory_sources(&tree.0, &none).unwrap();
         assert_eq!(tree.relative(memory), ["references/kept.md"]);
-        let code = code_sources(&tree.0, &none).unwrap();
+        let code = code_sources(&tree.0, &none, &GitSettings::default()).unwrap();
         assert_eq!(code, ["src/alias.py", "src/kept.py"].map(PathBuf::from));
     }
 
@@ -710,7 +714,7 @@ mod tests {
         }
         // `tools` is walked already (no git here); the extra entries add nothing new twice.
         let description = described(&[], &[], &["tools", "tools/*.PY", "tools/*.py"]);
-        let code = code_sources(&tree.0, &description).unwrap();
+        let code = code_sources(&tree.0, &description, &GitSettings::default()).unwrap();
         assert_eq!(
             code,
             [
@@ -734,7 +738,9 @@ mod tests {
         );
         let description = described(&[], &[], &["x**"]);
         assert_eq!(
-            code_sources(&tree.0, &description).unwrap_err().field,
+            code_sources(&tree.0, &description, &GitSettings::default())
+                .unwrap_err()
+                .field,
             "code_index_extra_dirs"
         );
     }

@@ -9,6 +9,60 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
+/// The product's binary.
+pub const PRODUCT: &str = env!("CARGO_BIN_EXE_agentteams-mcp");
+
+/// The servers only `agentteams-mcp-fixtures` offers.
+pub const FIXTURE_SERVERS: [&str; 2] = ["conformance", "governed"];
+
+/// `agentteams-mcp-fixtures`: the product's command line with the conformance and governed
+/// fixtures, built beside the product by the workspace's `cargo test` (another package's binary
+/// has no `CARGO_BIN_EXE_` here). A missing copy, or one older than a source file of the
+/// workspace, fails the test with the command that builds it: no test runs the product's code as
+/// it was before the last edit.
+pub fn fixtures() -> std::path::PathBuf {
+    static CHECKED: std::sync::OnceLock<Result<std::path::PathBuf, String>> =
+        std::sync::OnceLock::new();
+    let checked = CHECKED.get_or_init(|| {
+        let fixtures = Path::new(PRODUCT).with_file_name("agentteams-mcp-fixtures");
+        let build =
+            "cargo build --offline -p agentteams-mcp-fixtures (cargo test --workspace builds it)";
+        let built = std::fs::metadata(&fixtures)
+            .and_then(|m| m.modified())
+            .map_err(|_| format!("{} is missing: {build}", fixtures.display()))?;
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut folders: Vec<std::path::PathBuf> = ["src", "servers/src", "fixtures/src"]
+            .iter()
+            .map(|f| workspace.join(f))
+            .collect();
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+                let path = entry.path();
+                let Ok(meta) = entry.metadata() else { continue };
+                if meta.is_dir() {
+                    folders.push(path);
+                } else if meta.modified().is_ok_and(|m| m > built) {
+                    return Err(format!(
+                        "{} is older than {}: {build}",
+                        fixtures.display(),
+                        path.display()
+                    ));
+                }
+            }
+        }
+        Ok(fixtures)
+    });
+    checked.clone().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The binary that serves `server`: the fixtures' for a fixture, else the product.
+pub fn binary_for(server: &str) -> std::path::PathBuf {
+    match FIXTURE_SERVERS.contains(&server) {
+        true => fixtures(),
+        false => PRODUCT.into(),
+    }
+}
+
 /// How long a test waits for one reply before it fails (a hang, not a performance check).
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -21,7 +75,7 @@ pub struct Host {
 impl Host {
     /// Starts `agentteams-mcp --serve-mcp SERVER --root ROOT` with `extra` arguments.
     pub fn start(server: &str, root: &Path, extra: &[&str]) -> Host {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+        let mut command = Command::new(binary_for(server));
         command
             .arg("--serve-mcp")
             .arg(server)
@@ -175,7 +229,7 @@ pub fn listed_tool_names(reply: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Runs the binary with `args`, stdin closed, under an address-space limit of `kib` KiB
+/// Runs the binary serving the `--serve-mcp` server `args` name ([`binary_for`]) with `args`, stdin closed, under an address-space limit of `kib` KiB
 /// (`ulimit -v`) and killed after `secs` seconds (coreutils `timeout`), so a hang or an unbounded
 /// read fails the test instead of stalling or exhausting the machine; returns its output and how
 /// long it took.
@@ -184,14 +238,17 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
+    let args: Vec<S> = args.into_iter().collect();
+    let named = args.windows(2).find(|w| w[0].as_ref() == "--serve-mcp");
+    let server = named.map_or("", |w| w[1].as_ref().to_str().unwrap_or(""));
     let started = std::time::Instant::now();
     let output = Command::new("sh")
         .arg("-c")
         .arg("ulimit -v \"$0\" && t=\"$1\" && shift && exec timeout \"$t\" \"$@\"")
         .arg(kib.to_string())
         .arg(secs.to_string())
-        .arg(env!("CARGO_BIN_EXE_agentteams-mcp"))
-        .args(args)
+        .arg(binary_for(server))
+        .args(&args)
         .stdin(Stdio::null())
         .output()
         .expect("the binary runs");
@@ -290,7 +347,7 @@ pub fn serve_http_as(
     env_token: Option<&str>,
     stdin: Stdio,
 ) -> (HttpServer, u16) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agentteams-mcp"));
+    let mut command = Command::new(binary_for(server[0]));
     command
         .arg("--serve-mcp")
         .args(server)
