@@ -1,5 +1,5 @@
 //! An embedder's write tool governed end to end: one `write_file` tool that really writes, bound
-//! to a workspace with [`governance::bind`] (one call: tool set, root, permission mode, transport)
+//! to a workspace with [`bind::bind`] (one call: tool set, root, permission mode, transport)
 //! and driven through `handle_message`; the same binding serves stdio.
 //!
 //! `cargo run --example governed_write` walks through the model in a temporary workspace:
@@ -12,10 +12,10 @@
 
 #![forbid(unsafe_code)]
 
+use agentteams_mcp::bind::{self, BindOptions};
 use agentteams_mcp::confined_write;
 use agentteams_mcp::governance::{
-    self, call_digest, BindOptions, PermissionMode, Preset, PresetEffect, PresetsFile,
-    ScopedApproval,
+    call_digest, PermissionMode, Preset, PresetEffect, PresetsFile, ScopedApproval,
 };
 use agentteams_mcp::json::{self, Map, Value};
 use agentteams_mcp::server::{
@@ -100,11 +100,11 @@ fn outcome(reply: &Value) -> String {
     }
 }
 
-fn bound(root: &Path, mode: PermissionMode, options: BindOptions) -> governance::Binding {
+fn bound(root: &Path, mode: PermissionMode, options: BindOptions) -> bind::Binding {
     let tools = Arc::new(Files {
         root: root.to_owned(),
     });
-    governance::bind(tools, root, mode, "embedded", options).unwrap_or_else(|e| {
+    bind::bind(tools, root, mode, "embedded", options).unwrap_or_else(|e| {
         eprintln!("cannot bind: {e}");
         std::process::exit(2)
     })

@@ -6,7 +6,7 @@
 //! the governance the engine applies ([`policy`], [`governance`]: tool policy, permission modes,
 //! approval presets, scoped approvals; it decides from [`declared`] types only), [`server`] (the
 //! transport-agnostic engine and the [`server::ToolSet`] trait servers implement), then
-//! [`governance::bind`] (the one call that builds an engine for a workspace) and the transports
+//! [`bind::bind`] (the one call that builds an engine for a workspace) and the transports
 //! ([`stdio`], [`http`]). Beside them, [`crypto`] verifies signed tokens (JWS with RSA, ECDSA P-256
 //! and Ed25519 keys from JWK Sets) on the digests of [`sha256`] and [`hmac`], for [`auth`], the
 //! OAuth resource server the HTTP transport consults in OAuth mode (token validation, key sets,
@@ -32,6 +32,7 @@ macro_rules! one_line_error {
 pub mod audit;
 pub mod auth;
 pub mod base64;
+pub mod bind;
 pub mod client;
 pub mod confined_write;
 pub mod crypto;

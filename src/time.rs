@@ -1,5 +1,8 @@
 //! UTC calendar fields of a Unix timestamp, for the timestamps this project writes (std has no
-//! calendar). Formatting stays with each format's owner (audit records, index `built_at`).
+//! calendar), and the RFC 3339 form the logs share (audit records, the access log, approvals).
+//! Other formats stay with their owner (index `built_at`).
+
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A moment's UTC date and time of day, to the second.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,9 +45,39 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
+/// `time` formatted as RFC 3339 in UTC with milliseconds, e.g. `2026-11-29T20:55:06.123Z`.
+pub fn rfc3339(time: SystemTime) -> String {
+    let since_epoch = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let t = utc_fields(since_epoch.as_secs() as i64);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.year,
+        t.month,
+        t.day,
+        t.hour,
+        t.minute,
+        t.second,
+        since_epoch.subsec_millis()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn timestamps_are_rfc3339_utc() {
+        let at = |secs: u64, millis: u64| {
+            rfc3339(UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_millis(millis))
+        };
+        assert_eq!(at(0, 0), "1970-01-01T00:00:00.000Z");
+        // `date -u -d @951782400` = 2000-02-29 (a 400-year leap day).
+        assert_eq!(at(951_782_400, 5), "2000-02-29T00:00:00.005Z");
+        assert_eq!(at(1_796_063_706, 123), "2026-11-30T18:35:06.123Z");
+        assert_eq!(at(4_107_542_399, 999), "2100-02-28T23:59:59.999Z");
+        assert_eq!(at(4_107_542_400, 0), "2100-03-01T00:00:00.000Z");
+    }
 
     fn f(secs: i64) -> (i64, u32, u32, u32, u32, u32) {
         let u = utc_fields(secs);

@@ -4,7 +4,8 @@
 
 mod audit_support;
 use agentteams_mcp::audit::{self, record_hash, Problem, ProblemKind};
-use agentteams_mcp::governance::{bind, call_digest, BindOptions, PermissionMode, ScopedApproval};
+use agentteams_mcp::bind::{bind, BindOptions};
+use agentteams_mcp::governance::{call_digest, PermissionMode, ScopedApproval};
 use agentteams_mcp::json::{self, Value};
 use audit_support::fixture::{call, Tools};
 use audit_support::{records, str_of, TempDir};
@@ -218,10 +219,7 @@ fn a_presets_change_is_recorded_and_its_form_checked() {
 }
 
 /// An engine over the fixture's tools under `allow`, logging to `log`.
-fn audited_allow(
-    root: &std::path::Path,
-    log: &std::path::Path,
-) -> agentteams_mcp::governance::Binding {
+fn audited_allow(root: &std::path::Path, log: &std::path::Path) -> agentteams_mcp::bind::Binding {
     let options = BindOptions {
         audit_log: Some(log.to_owned()),
         ..BindOptions::default()

@@ -3,9 +3,10 @@
 //! sneak a write through.
 
 mod audit_support;
+use agentteams_mcp::bind::{bind, BindOptions};
 use agentteams_mcp::governance::{
-    bind, call_digest, Basis, BindOptions, Governance, PermissionMode, Preset, PresetEffect,
-    Presets, ScopedApproval, Subject,
+    call_digest, Basis, Governance, PermissionMode, Preset, PresetEffect, Presets, ScopedApproval,
+    Subject,
 };
 use agentteams_mcp::json::{self, Map, Value};
 use agentteams_mcp::policy::Policy;
@@ -532,11 +533,11 @@ fn bind_checks_scoped_approvals_and_mode_combinations() {
         .is_ok()
     };
     assert!(transport(
-        &"a".repeat(agentteams_mcp::governance::MAX_TRANSPORT_NAME_CHARS)
+        &"a".repeat(agentteams_mcp::bind::MAX_TRANSPORT_NAME_CHARS)
     ));
-    assert!(!transport(&"a".repeat(
-        agentteams_mcp::governance::MAX_TRANSPORT_NAME_CHARS + 1
-    )));
+    assert!(!transport(
+        &"a".repeat(agentteams_mcp::bind::MAX_TRANSPORT_NAME_CHARS + 1)
+    ));
     let one = ScopedApproval::parse(&format!("fs_write:{}", "0".repeat(64))).unwrap();
     let max = agentteams_mcp::governance::MAX_SCOPED_APPROVALS;
     assert!(bound(

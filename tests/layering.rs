@@ -25,11 +25,12 @@ struct Rules {
     apart: &'static [(&'static str, &'static str)],
 }
 
-/// The library's layers, bottom up. Left out until the arrows between them run one way (issue 34):
-/// `governance`, whose `bind` builds an engine (`server`) over an audit log (`audit`) while the
-/// engine holds the governance's decision and the verifier reads its bases and modes; and `auth`,
-/// `client` and `http`: `http` consults `auth`, `auth` fetches through `client` and trims a header
-/// with `http::request::trim_ows`, `client` reads responses with `http::chunked` and `http::limits`
+/// The library's layers, bottom up: the leaves, the message checks, then `governance` (the
+/// decision) under `audit` (whose records and verifier name its bases and modes), the engine
+/// (`server`), `bind` (which builds a governed, audited engine for a workspace) and the stdio
+/// transport. Left out until the arrows between them run one way (issue 34): `auth`, `client` and
+/// `http`: `http` consults `auth`, `auth` fetches through `client` and trims a header with
+/// `http::request::trim_ows`, `client` reads responses with `http::chunked` and `http::limits`
 /// and names `server::Revision`.
 const LIBRARY: Rules = Rules {
     order: &[
@@ -47,8 +48,10 @@ const LIBRARY: Rules = Rules {
         "schema",
         "policy",
         "crypto",
+        "governance",
         "audit",
         "server",
+        "bind",
         "stdio",
     ],
     apart: &[],

@@ -3,14 +3,17 @@
 conformance fixture) over Streamable HTTP: requests/s and p99
 of the conformance fixture's `test_simple_text` (legacy sessions, JSON replies), measured by
 bench/http/src/bin/http_load.rs (keep-alive connections, one session each, every reply checked;
-any failed reply aborts). Rounds alternate A B / B A; the server is pinned to CPU 0 and the load
-generator to CPU 1 (taskset); the report gives each round and the min and median of the paired
-ratios B/A.
+any failed reply aborts). Rounds alternate A B / B A (bench/ab.py); the server is pinned to CPU 0
+and the load generator to CPU 1 (taskset); the report gives each round and the min and median of
+the paired ratios B/A.
 
 Usage: bench/http/ab.py BASE_BIN BRANCH_BIN HTTP_LOAD_BIN [--rounds 6] [--conns 8] [--secs 3]
 (build the load generator alone: rustc -O bench/http/src/bin/http_load.rs -o http-load).
 """
-import argparse, json, socket, statistics, subprocess, time
+import argparse, json, os, socket, subprocess, sys, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ab import alternate, paired, report  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("base")
@@ -42,14 +45,14 @@ def run(name, port):
     return result
 
 
-ratios = []
-for i in range(args.rounds):
-    order = ["base", "branch"] if i % 2 == 0 else ["branch", "base"]
-    res = {name: run(name, 7600 + 2 * i + k) for k, name in enumerate(order)}
-    ratio = res["branch"]["rps"] / res["base"]["rps"]
-    ratios.append(ratio)
+def show(i, order, res):
     print(f"round {i + 1} {'/'.join(order)}: base {res['base']['rps']} rps p99 "
           f"{res['base']['p99_ms']} ms, branch {res['branch']['rps']} rps p99 "
-          f"{res['branch']['p99_ms']} ms, ratio {ratio:.3f}", flush=True)
-print(f"conns {args.conns}: branch/base rps ratio min {min(ratios):.3f} "
-      f"median {statistics.median(ratios):.3f}")
+          f"{res['branch']['p99_ms']} ms, ratio {res['branch']['rps'] / res['base']['rps']:.3f}",
+          flush=True)
+
+
+results = alternate(args.rounds, [("base", lambda i: run("base", 7600 + 2 * i)),
+                                  ("branch", lambda i: run("branch", 7601 + 2 * i))], show)
+print(report(f"conns {args.conns}: branch/base rps",
+             paired(results["base"], results["branch"], key=lambda r: r["rps"])))

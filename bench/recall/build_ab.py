@@ -2,7 +2,7 @@
 """`index build` speed of two binaries on one project, alternated, with their outputs compared.
 
 Builds the project (one kept by `bench.py --keep`) fresh with binary A and binary B in rounds of
-A B / B A order, so the machine's load falls on both alike; each build's wall and CPU time
+A B / B A order (bench/ab.py), so the machine's load falls on both alike; each build's wall and CPU time
 (user + system of the child, from wait4) is recorded. Every build's index files are compared,
 `built_at` and the build ids that follow from it aside, with the first build's: the two binaries
 must write the same bytes, so a faster build that writes something else fails here.
@@ -17,6 +17,9 @@ usage: build_ab.py ROOT BIN_A BIN_B [--rounds 5] [--cpu N]
 """
 import argparse, hashlib, os, re, shutil, statistics, subprocess, sys, time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from ab import alternate, paired, report  # noqa: E402
 
 # The members whose values change with the time of the build.
 STAMPED = re.compile(rb'"(built_at|index_build_id|build_id)": "[^"]*"')
@@ -64,21 +67,24 @@ def main():
     root = Path(args.root)
     references = root / "references"
     md_mb = sum(p.stat().st_size for p in (references / "modules").glob("*.md")) / 1e6
-    times = {"a": [], "b": []}
-    expected = None
-    for r in range(args.rounds):
-        order = ("a", "b") if r % 2 == 0 else ("b", "a")
-        for side in order:
-            clear(references)
-            wall, cpu, src_mb = build(getattr(args, side), root, args.cpu)
-            got = digest_of_outputs(references)
-            if expected is None:
-                expected = got
-            elif got != expected:
-                diff = sorted(k for k in set(got) | set(expected) if got.get(k) != expected.get(k))
-                sys.exit(f"round {r} binary {side}: output differs from the first build in {diff}")
-            times[side].append((wall, cpu))
-            print(f"round {r} {side}: {wall:.2f} s wall, {cpu:.2f} s CPU", flush=True)
+    expected = {}
+
+    def measure(side, r):
+        clear(references)
+        wall, cpu, src_mb = build(getattr(args, side), root, args.cpu)
+        got = digest_of_outputs(references)
+        expected.setdefault("digests", got)
+        if got != expected["digests"]:
+            first = expected["digests"]
+            diff = sorted(k for k in set(got) | set(first) if got.get(k) != first.get(k))
+            sys.exit(f"round {r} binary {side}: output differs from the first build in {diff}")
+        expected["src_mb"] = src_mb
+        print(f"round {r} {side}: {wall:.2f} s wall, {cpu:.2f} s CPU", flush=True)
+        return wall, cpu
+
+    times = alternate(args.rounds, [("a", lambda r: measure("a", r)), ("b", lambda r: measure("b", r))])
+    src_mb = expected["src_mb"]
+    expected = expected["digests"]
     mb = src_mb + md_mb
     print(f"{mb:.1f} MB of source (code {src_mb:.1f} + markdown {md_mb:.1f}); outputs identical "
           f"({len(expected)} files, {2 * args.rounds} builds)")
@@ -90,8 +96,7 @@ def main():
               f"CPU median {statistics.median(cpus):.2f} s ({mb / statistics.median(cpus):.1f} MB/s), "
               f"min {min(cpus):.2f} s ({mb / min(cpus):.1f} MB/s)")
     for i, what in ((0, "wall"), (1, "CPU")):
-        ratios = [b[i] / a[i] for a, b in zip(times["a"], times["b"])]
-        print(f"B/A {what}: median of paired ratios {statistics.median(ratios):.3f}, min {min(ratios):.3f}")
+        print(report(f"B/A {what}", paired(times["a"], times["b"], key=lambda t, i=i: t[i])))
 
 
 if __name__ == "__main__":

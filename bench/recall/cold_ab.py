@@ -4,7 +4,7 @@
 Each pair runs `recall_bench once query ROOT TOOL QUERY` (a new process whose new `Recall` answers
 its first call: read, parse, validate, convert, rank; timed inside the process) with the BEFORE
 binary and with the AFTER binary, in an order that alternates from pair to pair (A B, B A, ...), so
-that a slow phase of a shared machine hits both sides. Every reply's time is taken only if the
+that a slow phase of a shared machine hits both sides (bench/ab.py). Every reply's time is taken only if the
 process succeeded. Reports each side's min and median (ms) and the min and median of the paired
 ratios before / after (above 1.00x the after build is faster).
 
@@ -22,6 +22,8 @@ import argparse, statistics, subprocess, sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from ab import alternate, paired, report  # noqa: E402
 from bench import index_files, make_queries  # noqa: E402
 
 
@@ -56,32 +58,24 @@ def main():
     root = Path(args.root)
     mem_q, code_q = make_queries(root, 1)
     query = code_q[0] if args.tool == "query_code" else mem_q[0]
-    before, after = [], []
     # One warm-up of each (the index files into the page cache), not counted.
     cold_ms(args.before, root, args.tool, query, args.cpu)
     cold_ms(args.after, root, args.tool, query, args.cpu)
     files = index_files(root, args.tool)
-    # (list, thunk) per run of a round, in the order of even rounds; odd rounds reverse it.
-    runs = [(before, lambda: cold_ms(args.before, root, args.tool, query, args.cpu)),
-            (after, lambda: cold_ms(args.after, root, args.tool, query, args.cpu))]
-    before_parse, after_parse = [], []
+    runs = [("before", lambda i: cold_ms(args.before, root, args.tool, query, args.cpu)),
+            ("after", lambda i: cold_ms(args.after, root, args.tool, query, args.cpu))]
     if args.parse_too:
-        runs.insert(1, (before_parse, lambda: parse_ms(args.before, files, args.cpu)))
-        runs.append((after_parse, lambda: parse_ms(args.after, files, args.cpu)))
-    for i in range(args.pairs):
-        for times, run in (runs if i % 2 == 0 else reversed(runs)):
-            times.append(run())
-    ratios = sorted(b / a for b, a in zip(before, after))
+        runs.insert(1, ("before parse", lambda i: parse_ms(args.before, files, args.cpu)))
+        runs.append(("after parse", lambda i: parse_ms(args.after, files, args.cpu)))
+    t = alternate(args.pairs, runs)
     print(f"{args.tool} cold first query, {args.pairs} alternated pairs, query {query!r}:")
-    print(f"  before: min {min(before):.1f} ms, median {statistics.median(before):.1f} ms")
-    print(f"  after:  min {min(after):.1f} ms, median {statistics.median(after):.1f} ms")
-    print(f"  before / after: min {ratios[0]:.2f}x, median {statistics.median(ratios):.2f}x of paired ratios")
-    for name, queries, parses in (("before", before, before_parse), ("after", after, after_parse)):
-        if not parses:
-            continue
-        own = sorted(q / p for q, p in zip(queries, parses))
+    for name in ("before", "after"):
+        print(f"  {name}: min {min(t[name]):.1f} ms, median {statistics.median(t[name]):.1f} ms")
+    print("  " + report("before / after", paired(t["after"], t["before"])))
+    for name in ("before", "after") if args.parse_too else ():
+        parses = t[f"{name} parse"]
         print(f"  {name}: parse alone min {min(parses):.1f} ms, median {statistics.median(parses):.1f} ms; "
-              f"first query / parse alone: min {own[0]:.2f}x, median {statistics.median(own):.2f}x of paired ratios")
+              + report("first query / parse alone", paired(parses, t[name])))
 
 
 if __name__ == "__main__":

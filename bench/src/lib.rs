@@ -24,10 +24,6 @@ pub const DATA_IN_CRATE: &str = "data";
 /// The JSON libraries compared, in the order of the reports' columns; ours is first.
 pub const LIBRARIES: [&str; 3] = ["agentteams_mcp::json", "serde_json", "sonic-rs"];
 
-/// Our flat document type, which `json_isolated --ours tape` measures in the first column in
-/// place of the `Value` tree.
-pub const OURS_TAPE: &str = "agentteams_mcp::json::Tape";
-
 /// Prints the head of the report's table (the rows are `| file | operation | MB/s ×3 | ratio ×2 |`).
 pub fn print_table_head() {
     print_table_head_for(LIBRARIES);

@@ -64,6 +64,7 @@ fn fixture() -> &'static Fixture {
             description: None,
             framework: None,
             python: None,
+            git: Default::default(),
         };
         build(&options, &mut |_, _| {}).expect("the fixture's indexes build");
         let root = std::fs::canonicalize(&root).unwrap();

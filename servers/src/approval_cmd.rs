@@ -168,7 +168,7 @@ fn edit(args: &mut Args, effect: PresetEffect, catalogue: Catalogue) -> Result<u
         .or_else(|| std::env::var("USER").ok())
         .or_else(|| std::env::var("LOGNAME").ok())
         .unwrap_or_else(|| "unknown".to_owned());
-    let added_at = agentteams_mcp::audit::rfc3339(std::time::SystemTime::now());
+    let added_at = agentteams_mcp::time::rfc3339(std::time::SystemTime::now());
     let preset = match Preset::new(effect, &tool, &reason, &by, &added_at) {
         Ok(p) => p,
         Err(e) => return Ok(failed(&e)),

@@ -32,7 +32,8 @@ mod scratch;
 pub mod startup;
 
 use agentteams_mcp::audit;
-use agentteams_mcp::governance::{self, BindOptions, PermissionMode, ScopedApproval};
+use agentteams_mcp::bind::{self, BindOptions};
+use agentteams_mcp::governance::{PermissionMode, ScopedApproval};
 use agentteams_mcp::policy::Policy;
 use agentteams_mcp::server::{Engine, Session, ToolSet};
 use agentteams_mcp::voice::PREFIX;
@@ -209,7 +210,7 @@ pub fn run_http_server(
 }
 
 /// The engine serving `name` for the project at `root` under the options' governance and audit
-/// log, built by the library's one binding call ([`governance::bind`]) that stdio, HTTP and
+/// log, built by the library's one binding call ([`bind::bind`]) that stdio, HTTP and
 /// embedders share; `transport` is what the audit log's `run_started` record names. An error is
 /// the one line to print after [`PREFIX`].
 pub fn build_engine(
@@ -241,8 +242,8 @@ pub fn build_engine(
         wire: options.settings.compat.wire(),
     };
     let mode = options.permission_mode.unwrap_or(PermissionMode::DEFAULT);
-    let binding = governance::bind(toolset, &root, mode, transport, bind_options)
-        .map_err(|e| e.to_string())?;
+    let binding =
+        bind::bind(toolset, &root, mode, transport, bind_options).map_err(|e| e.to_string())?;
     for warning in binding.warnings() {
         note!("{PREFIX}{warning}");
     }

@@ -30,7 +30,8 @@ pub(crate) mod record;
 mod redact;
 mod verify;
 
-pub use record::{record_hash, rfc3339, FORMAT_VERSION, GENESIS, MAX_RECORD_BYTES, RUN_ID_LEN};
+pub use crate::time::rfc3339;
+pub use record::{record_hash, FORMAT_VERSION, GENESIS, MAX_RECORD_BYTES, RUN_ID_LEN};
 pub use redact::{
     is_secret_key, looks_like_credential, summary, Mode, MAX_KEPT_DEPTH, MAX_KEPT_STRING_BYTES,
     REDACTED,
@@ -347,7 +348,7 @@ impl AuditLog {
         record.insert("v", Value::from(FORMAT_VERSION));
         record.insert("run", Value::from(self.run.as_str()));
         record.insert("seq", Value::from(chain.next_seq));
-        record.insert("time", Value::from(record::rfc3339(SystemTime::now())));
+        record.insert("time", Value::from(rfc3339(SystemTime::now())));
         record.insert("event", Value::from(event));
         record.insert("prev", Value::from(chain.prev.as_str()));
         for (key, value) in fields {

@@ -53,22 +53,6 @@ pub fn seal(mut record: Value, canonical: &str) -> (String, String) {
     (line, hash)
 }
 
-/// `time` formatted as RFC 3339 in UTC with milliseconds, e.g. `2026-11-29T20:55:06.123Z`.
-pub fn rfc3339(time: SystemTime) -> String {
-    let since_epoch = time.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let t = crate::time::utc_fields(since_epoch.as_secs() as i64);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        t.year,
-        t.month,
-        t.day,
-        t.hour,
-        t.minute,
-        t.second,
-        since_epoch.subsec_millis()
-    )
-}
-
 /// A fresh run id: 128 bits, hexadecimal. Unique across processes and runs without coordination:
 /// it digests the OS-seeded keys of two `RandomState`s, the pid, the time and a process counter.
 pub fn new_run_id() -> String {
@@ -97,20 +81,6 @@ pub fn is_run_id(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn timestamps_are_rfc3339_utc() {
-        let at = |secs: u64, millis: u64| {
-            rfc3339(UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_millis(millis))
-        };
-        assert_eq!(at(0, 0), "1970-01-01T00:00:00.000Z");
-        // `date -u -d @951782400` = 2000-02-29 (a 400-year leap day).
-        assert_eq!(at(951_782_400, 5), "2000-02-29T00:00:00.005Z");
-        assert_eq!(at(1_796_063_706, 123), "2026-11-30T18:35:06.123Z");
-        assert_eq!(at(4_107_542_399, 999), "2100-02-28T23:59:59.999Z");
-        assert_eq!(at(4_107_542_400, 0), "2100-03-01T00:00:00.000Z");
-    }
 
     #[test]
     fn run_ids_are_distinct_hex() {

@@ -306,7 +306,7 @@ impl State {
                 "*",
                 &format!("more than {MAX_DENIES_SEEN} deny presets came and went while serving; every tool is refused until the server restarts"),
                 "agentteams-mcp",
-                &crate::audit::record::rfc3339(SystemTime::now()),
+                &crate::time::rfc3339(SystemTime::now()),
             )
             .expect("a valid preset");
             self.denies_seen = vec![everything];

@@ -1,12 +1,11 @@
 //! Governance for tool sets that may change data: permission modes, approval presets (followed
-//! while serving), scoped approvals by call digest, and the one call that binds a tool set to a workspace under them.
+//! while serving), scoped approvals by call digest, and the decision they make together.
 //!
 //! The engine applies the [`Governance`] it is built with to every `tools/list` and `tools/call`,
-//! whatever the transport; [`bind`] is how an embedder (and the `agentteams-mcp` binary) builds
-//! that engine. The model, the approvals file and the digest's canonical form are documented in
+//! whatever the transport; [`crate::bind`] is how an embedder (and the `agentteams-mcp` binary)
+//! builds that engine. The model, the approvals file and the digest's canonical form are documented in
 //! docs/approvals.md.
 
-mod bind;
 pub mod canonical;
 pub(crate) mod decision;
 pub mod live;
@@ -14,7 +13,6 @@ pub(crate) mod mode;
 pub mod presets;
 mod scoped;
 
-pub use bind::{bind, BindError, BindOptions, Binding, MAX_TRANSPORT_NAME_CHARS};
 pub use canonical::{call_digest, canonical_call, CanonicalError};
 pub use decision::{Basis, Governance, PresetsSource, Subject, Verdict};
 pub use live::{InForce, LivePresets, PresetsLocation};

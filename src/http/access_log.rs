@@ -66,7 +66,7 @@ impl<'a> Entry<'a> {
     /// The JSON line (without its newline) for a request answered at `now`.
     pub fn line(&self, now: SystemTime) -> String {
         // The audit log's time format, so the two logs line up.
-        let time = crate::audit::rfc3339(now);
+        let time = crate::time::rfc3339(now);
         let path = self.target.split('?').next().unwrap_or_default();
         let mut m = Map::with_capacity(7);
         m.insert("time", Value::from(time.as_str()));
@@ -175,7 +175,7 @@ impl LogWriter {
             let notice = obj([
                 (
                     "time",
-                    Value::from(crate::audit::rfc3339(SystemTime::now()).as_str()),
+                    Value::from(crate::time::rfc3339(SystemTime::now()).as_str()),
                 ),
                 (
                     "dropped_lines",

@@ -26,8 +26,6 @@ pub(crate) enum Code {
     DepthLimitExceeded(usize),
     /// The tree would take more than `Limits::max_tree_bytes`.
     TreeLimitExceeded(usize),
-    /// The input is longer than a [`Tape`](super::Tape) takes.
-    InputTooLarge(usize),
 }
 
 /// A JSON syntax error with its position in the input.
@@ -93,14 +91,9 @@ impl ParseError {
         matches!(self.0.code, Code::DepthLimitExceeded(_))
     }
     /// True when the tree would take more memory than the limit allows
-    /// ([`Limits::max_tree_bytes`](super::Limits::max_tree_bytes)), or the input is longer than a
-    /// [`Tape`](super::Tape) takes ([`MAX_TAPE_INPUT_BYTES`](super::tape::MAX_TAPE_INPUT_BYTES)):
-    /// the input may be valid JSON.
+    /// ([`Limits::max_tree_bytes`](super::Limits::max_tree_bytes)): the input may be valid JSON.
     pub fn is_memory_limit(&self) -> bool {
-        matches!(
-            self.0.code,
-            Code::TreeLimitExceeded(_) | Code::InputTooLarge(_)
-        )
+        matches!(self.0.code, Code::TreeLimitExceeded(_))
     }
     /// The message without the position.
     pub fn message(&self) -> String {
@@ -130,9 +123,6 @@ impl ParseError {
             Code::InvalidUtf8 => "invalid UTF-8".into(),
             Code::DepthLimitExceeded(limit) => {
                 format!("nesting deeper than the limit of {limit} levels")
-            }
-            Code::InputTooLarge(limit) => {
-                format!("the input is longer than the limit of {limit} bytes")
             }
             Code::TreeLimitExceeded(limit) => {
                 format!(

@@ -3,9 +3,7 @@
 //! This module is the only JSON implementation in the project: every transport, index file and tool
 //! result goes through it. It is not a serialisation framework (there is no derive, no typed
 //! deserialisation); callers walk a [`Value`], or, for a large document they convert into their own
-//! structures, pull its tokens with a [`Reader`] (same grammar, limits and errors as [`parse`]),
-//! or, for a document they only read, parse it into a [`Tape`]: one array of nodes that borrows
-//! the input, with no allocation per container or string (the same decisions and errors again).
+//! structures, pull its tokens with a [`Reader`] (same grammar, limits and errors as [`parse`]).
 //!
 //! Design points:
 //! - Nothing recurses on nesting depth: the parser keeps an explicit stack, the writers walk with an
@@ -42,7 +40,6 @@ mod parse;
 mod reader;
 mod scan;
 mod shortest;
-pub mod tape;
 #[cfg(test)]
 mod test_rng;
 mod text;
@@ -52,7 +49,6 @@ mod write;
 pub use error::ParseError;
 pub use parse::{parse, parse_with_limits, Limits, DEFAULT_MAX_DEPTH};
 pub use reader::{Reader, Token};
-pub use tape::Tape;
 pub use text::{Text, INLINE_CAPACITY as TEXT_INLINE_CAPACITY};
 pub use write::{
     to_pretty_ascii_sorted, to_string, to_string_sorted, write_compact, write_pretty_ascii_sorted,

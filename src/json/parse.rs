@@ -180,7 +180,7 @@ enum Frame {
 }
 
 /// How a value begins: a container just opened, or a whole scalar (a string as the caller's
-/// string reader gives it: borrowed text for the tree and the reader, a place for the tape).
+/// string reader gives it: borrowed text for the tree and the reader).
 pub(super) enum Start<S> {
     Array,
     Object,
@@ -190,15 +190,7 @@ pub(super) enum Start<S> {
     Null,
 }
 
-/// Where the tape's reading of a string put its text.
-pub(super) enum StringAt {
-    /// In the input (the string had no escapes).
-    Input(std::ops::Range<usize>),
-    /// On the end of the tape's buffer of decoded text.
-    Decoded(std::ops::Range<usize>),
-}
-
-/// The lexical layer the tree parser, the pull reader and the tape stand on: a position in the input,
+/// The lexical layer the tree parser and the pull reader stand on: a position in the input,
 /// the token scanners, and the punctuation rules between tokens (each with the error it reports).
 pub(super) struct Scanner<'a> {
     input: &'a [u8],
@@ -714,46 +706,12 @@ impl<'a> Scanner<'a> {
         result
     }
 
-    /// Reads a string starting at the opening quote for the tape: where its text is, in the
-    /// input when it has no escapes, else decoded onto the end of `decoded`, `room` making room
-    /// there before each piece of text is added (see [`Scanner::decode_escaped`]).
-    #[inline]
-    pub(super) fn parse_string_into(
-        &mut self,
-        decoded: &mut String,
-        room: impl FnMut(&mut String, usize) -> Result<(), Code>,
-    ) -> Result<StringAt, ParseError> {
-        let start = self.pos + 1;
-        let i = find_string_stop(self.input, start);
-        if self.input.get(i) == Some(&b'"') {
-            self.text_of(start, i)
-                .map_err(|bad| self.error_at(Code::InvalidUtf8, bad))?;
-            self.pos = i + 1;
-            return Ok(StringAt::Input(start..i));
-        }
-        let from = decoded.len();
-        self.decode_escaped(start, i, decoded, room)?;
-        Ok(StringAt::Decoded(from..decoded.len()))
-    }
-
-    /// The input's position: the byte after the last token read.
-    #[inline]
-    pub(super) fn position(&self) -> usize {
-        self.pos
-    }
-
-    /// The whole input as text, when it is all UTF-8; else the offset of its first bad byte.
-    pub(super) fn whole_text(&self) -> Result<&'a str, usize> {
-        self.text
-            .ok_or_else(|| std::str::from_utf8(self.input).map_or_else(|e| e.valid_up_to(), |_| 0))
-    }
-
     /// [`Scanner::parse_string_with_escapes`]'s loop, decoding onto the end of `decoded`. A bad
     /// UTF-8 byte is reported only at the closing quote, so that any other error of the string
     /// comes first, as it always has. Before each piece of text (a plain run, or one escape's
     /// character) is added, `room(decoded, its length)` makes room for it: its error stops the
-    /// string there, at the piece's first byte (the memory limit: the tape's, and the tree's when
-    /// it counts one; otherwise `room` makes none and lets `decoded` grow as a `String` does).
+    /// string there, at the piece's first byte (the memory limit of a tree that counts one;
+    /// otherwise `room` makes none and lets `decoded` grow as a `String` does).
     fn decode_escaped(
         &mut self,
         start: usize,

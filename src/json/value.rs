@@ -1,5 +1,5 @@
 //! The JSON document tree: [`Value`], its [`Number`], [`Array`] and [`Map`], and the conversions
-//! into it. The leaf the parser, the reader, the tape and the writers build or walk.
+//! into it. The leaf the parser, the reader and the writers build or walk.
 
 use super::text::{Text, INLINE_CAPACITY as TEXT_INLINE_CAPACITY};
 use std::collections::hash_map::{Entry, HashMap};

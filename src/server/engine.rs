@@ -159,7 +159,7 @@ impl Engine {
     }
 
     /// The operator's whole governance: permission mode, policy, approval presets and scoped
-    /// approvals (replacing any policy set before). [`crate::governance::bind`] builds engines
+    /// approvals (replacing any policy set before). [`crate::bind::bind`] builds engines
     /// this way.
     pub fn with_governance(mut self, governance: Governance) -> Engine {
         self.governance = governance;

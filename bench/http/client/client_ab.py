@@ -17,7 +17,10 @@ Usage: client_ab.py BASE_BIN BRANCH_BIN BASE_CALLS BRANCH_CALLS [--rounds 8] [--
 (--no-pin: no taskset; on a machine busy with other work, a pinned call waits for its one CPU at
 every hand-off between client and server, and that wait is what gets measured.)
 """
-import argparse, json, os, re, statistics, subprocess, time
+import argparse, json, os, re, subprocess, sys, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from ab import alternate, paired, report  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("base")
@@ -62,20 +65,20 @@ def command(which):
     return (time.perf_counter() - start) * 1000 / args.invocations
 
 
-ratios = {"library": [], "command": []}
+def show(i, order, m):
+    print(f"round {i + 1} {'/'.join(order)}: library base {m['base library']:.0f} calls/s, branch "
+          f"{m['branch library']:.0f} calls/s; command base {m['base command']:.2f} ms, branch "
+          f"{m['branch command']:.2f} ms", flush=True)
+
+
 try:
-    for i in range(args.rounds):
-        order = ["base", "branch"] if i % 2 == 0 else ["branch", "base"]
-        lib = {which: library(which) for which in order}
-        cmd = {which: command(which) for which in order}
-        ratios["library"].append(lib["branch"] / lib["base"])
-        ratios["command"].append(cmd["base"] / cmd["branch"])
-        print(f"round {i + 1} {'/'.join(order)}: library base {lib['base']:.0f} calls/s, branch "
-              f"{lib['branch']:.0f} calls/s; command base {cmd['base']:.2f} ms, branch "
-              f"{cmd['branch']:.2f} ms", flush=True)
+    runs = [(f"{which} {what}", lambda i, f=f, which=which: f(which))
+            for what, f in (("library", library), ("command", command))
+            for which in ("base", "branch")]
+    m = alternate(args.rounds, runs, show)
 finally:
     server.terminate()
     server.wait()
-for name, r in ratios.items():
-    print(f"{name}: after/before speed, min {min(r):.3f}, median {statistics.median(r):.3f} "
-          f"over {len(r)} rounds")
+# Speed: calls/s for the library, the inverse of ms per run for the command.
+print(report("library: after/before speed", paired(m["base library"], m["branch library"])))
+print(report("command: after/before speed", paired(m["branch command"], m["base command"])))

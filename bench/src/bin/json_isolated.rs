@@ -28,18 +28,13 @@
 //! Run pinned to one CPU; the child processes inherit the pinning:
 //! `taskset -c 1 target/release/json_isolated --rounds 12 --data DIR`.
 //!
-//! `--ours tape` measures our flat document type, [`agentteams_mcp::json::Tape`] (parsed into
-//! one node array; written from it), in the first column in place of the `Value` tree: the
-//! like-for-like peer of sonic-rs's arena-held `Value`. A tape borrows its input, so each timed
-//! parse copies the input first (timed), as a document owning its text would.
-//!
 //! Usage: `json_isolated [--rounds N] [--repeats N] [--data DIR] [--only parse|serialize]
-//! [--ours tree|tape] [FILE...]`
+//! [FILE...]`
 //! (DIR holds `corpus/`, as for the main driver).
 
 use agentteams_mcp_bench::{
     median, paired_ratios, print_table_head_for, DATA_IN_CRATE, DEFAULT_FILES, LIBRARIES,
-    OURS_TAPE, ROTATING_ORDERS as ORDERS,
+    ROTATING_ORDERS as ORDERS,
 };
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -57,8 +52,7 @@ struct Options {
     data: PathBuf,
     files: Vec<String>,
     operations: Vec<&'static str>,
-    /// The libraries of the report's columns: ours (the `Value` tree, or with `--ours tape`
-    /// the flat [`agentteams_mcp::json::Tape`]), serde_json, sonic-rs.
+    /// The libraries of the report's columns: ours (the `Value` tree), serde_json, sonic-rs.
     libraries: [&'static str; 3],
 }
 
@@ -84,11 +78,6 @@ fn options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         match arg.as_str() {
             "--rounds" => opts.rounds = number("--rounds", args.next())?,
             "--repeats" => opts.repeats = number("--repeats", args.next())?,
-            "--ours" => match args.next().as_deref() {
-                Some("tree") => opts.libraries[0] = LIBRARIES[0],
-                Some("tape") => opts.libraries[0] = OURS_TAPE,
-                _ => return Err("--ours needs tree or tape".into()),
-            },
             "--data" => opts.data = args.next().ok_or("--data needs a folder")?.into(),
             "--only" => {
                 let op = args.next().ok_or("--only needs parse or serialize")?;
@@ -207,22 +196,6 @@ fn child(mut args: impl Iterator<Item = String>) -> Result<Duration, String> {
             |b| agentteams_mcp::json::parse(b).map_err(|e| e.to_string()),
             agentteams_mcp::json::to_string,
         )?,
-        // The tape borrows its input; each timed run first copies the input, as a document
-        // that owns its text would, so that no side is timed without the copy of its strings.
-        (OURS_TAPE, "parse") => time_parse(
-            repeats,
-            &bytes,
-            |b| {
-                let owned = b.to_vec();
-                let tape = agentteams_mcp::json::Tape::parse(&owned).map_err(|e| e.to_string())?;
-                drop(black_box(tape));
-                Ok(owned)
-            },
-            |owned| match agentteams_mcp::json::Tape::parse(owned) {
-                Ok(tape) => tape.root().to_string(),
-                Err(e) => e.to_string(),
-            },
-        )?,
         ("serde_json", "parse") => time_parse(
             repeats,
             &bytes,
@@ -238,10 +211,6 @@ fn child(mut args: impl Iterator<Item = String>) -> Result<Duration, String> {
         ("agentteams_mcp::json", "serialize") => {
             let v = agentteams_mcp::json::parse(&bytes).map_err(|e| e.to_string())?;
             time_write(repeats, || agentteams_mcp::json::to_string(black_box(&v)))
-        }
-        (OURS_TAPE, "serialize") => {
-            let tape = agentteams_mcp::json::Tape::parse(&bytes).map_err(|e| e.to_string())?;
-            time_write(repeats, || black_box(&tape).root().to_string())
         }
         ("serde_json", "serialize") => {
             let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;

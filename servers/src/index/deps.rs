@@ -8,6 +8,7 @@
 
 use super::budget::{ReadBudget, MAX_ENVIRONMENT_BYTES};
 use crate::corpus::teamdir::confine;
+use agentteams_mcp::json::{self, Value};
 use agentteams_mcp::sha256::{self, Sha256};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -18,6 +19,22 @@ pub use crate::corpus::sources::DEPENDENCY_MANIFESTS;
 /// a device) makes the fingerprint unknown (`null`, as the reference writes when collection
 /// fails) rather than be read whole.
 pub const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Most memory the tree of one JSON manifest (`package.json`, `direct_url.json`) may take: a real
+/// one needs a few KiB; a hostile `[0,0,...]` as long as a manifest may be stops here instead of
+/// taking 32 bytes a value.
+pub const MAX_MANIFEST_TREE_BYTES: usize = 64 * 1024 * 1024;
+
+/// `text` as a JSON object, its tree at most [`MAX_MANIFEST_TREE_BYTES`]; `None` for anything else.
+pub fn json_manifest(text: &str) -> Option<Value> {
+    let limits = json::Limits {
+        max_tree_bytes: MAX_MANIFEST_TREE_BYTES,
+        ..json::Limits::default()
+    };
+    json::parse_with_limits(text.as_bytes(), limits)
+        .ok()
+        .filter(|value| value.as_object().is_some())
+}
 
 /// Largest `METADATA`/`PKG-INFO`, `top_level.txt` or `RECORD` read from a distribution; a larger
 /// file is treated as absent.
@@ -954,8 +971,7 @@ pub const MAX_EDITABLE_DEPTH: usize = 8;
 /// The path may still climb (`/a/../..`): its caller confines it. Public for the
 /// `index_manifests` fuzz target.
 pub fn editable_source(text: &str) -> Option<PathBuf> {
-    let tape = agentteams_mcp::json::Tape::parse(text.as_bytes()).ok()?;
-    let value = tape.root();
+    let value = json_manifest(text)?;
     let editable = value.get("dir_info")?.get("editable")?.as_bool()?;
     let url = value.get("url")?.as_str()?;
     let path = url.strip_prefix("file://")?;
@@ -1113,6 +1129,31 @@ fn manifest_text(root: &Path, path: &Path, budget: &ReadBudget) -> Result<Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_manifest_is_an_object_and_its_tree_is_bounded() {
+        let object = json_manifest(r#"{"url": "file:///src", "a": {"b": 1}}"#).unwrap();
+        assert_eq!(
+            object.get("url").and_then(Value::as_str),
+            Some("file:///src")
+        );
+        for not_an_object in ["[1]", "\"x\"", "3", "", "{", "nonsense"] {
+            assert!(json_manifest(not_an_object).is_none(), "{not_an_object}");
+        }
+        // As long as a manifest may be, every value the smallest: its tree would take 32 bytes a
+        // value, 16 times the text, so the parse stops at the limit instead.
+        let flood = format!(
+            "{{\"a\": [{}0]}}",
+            "0,".repeat(MAX_MANIFEST_BYTES as usize / 2 - 8)
+        );
+        let limits = json::Limits {
+            max_tree_bytes: MAX_MANIFEST_TREE_BYTES,
+            ..json::Limits::default()
+        };
+        let error = json::parse_with_limits(flood.as_bytes(), limits).unwrap_err();
+        assert!(error.is_memory_limit(), "{error}");
+        assert!(json_manifest(&flood).is_none());
+    }
     use std::fs;
 
     /// The text and `source_hash` the reference (CPython 3.11: `f"{sig}\n{ast.get_docstring(node)

@@ -20,13 +20,12 @@
 
 use super::budget::ReadBudget;
 use super::deps::{
-    ApiDoc, ApiModule, Provenance, MAX_API_FILES, MAX_API_FILE_BYTES, MAX_API_SYMBOLS,
-    MAX_DOC_CHARS,
+    json_manifest, ApiDoc, ApiModule, Provenance, MAX_API_FILES, MAX_API_FILE_BYTES,
+    MAX_API_SYMBOLS, MAX_DOC_CHARS,
 };
 use super::outline::{outline, Unit};
 use crate::corpus::teamdir::confine;
 use crate::corpus::text::cut_chars;
-use agentteams_mcp::json::Tape;
 use std::path::{Path, PathBuf};
 
 /// Direct dependencies read per ecosystem.
@@ -582,22 +581,12 @@ fn is_npm_name(name: &str) -> bool {
     }
 }
 
-/// A `package.json` as a tape, when it is a JSON object. Its fields are only looked up, so no
-/// tree is built: a hostile file of 8 MiB of `[0,0,...]` is a node array of 64 MiB, not a tree
-/// of twice that in four million allocations.
-fn json_object(text: &str) -> Option<Tape<'_>> {
-    Tape::parse(text.as_bytes())
-        .ok()
-        .filter(|tape| tape.root().type_name() == "object")
-}
-
 /// The valid package names among a `package.json`'s dependencies of every kind, sorted, without
 /// repeats (none when it is not a JSON object). Public for the `index_manifests` fuzz target.
 pub fn npm_dependencies(manifest: &str) -> Vec<String> {
-    let Some(manifest) = json_object(manifest) else {
+    let Some(manifest) = json_manifest(manifest) else {
         return Vec::new();
     };
-    let manifest = manifest.root();
     let mut names: Vec<String> = Vec::new();
     for field in [
         "dependencies",
@@ -605,10 +594,10 @@ pub fn npm_dependencies(manifest: &str) -> Vec<String> {
         "peerDependencies",
         "optionalDependencies",
     ] {
-        if let Some(map) = manifest.get(field) {
+        if let Some(map) = manifest.get(field).and_then(|v| v.as_object()) {
             names.extend(
-                map.members()
-                    .map(|(k, _)| k.to_owned())
+                map.keys()
+                    .map(|k| k.as_str().to_owned())
                     .filter(|n| is_npm_name(n)),
             );
         }
@@ -633,13 +622,13 @@ fn npm_packages(root: &Path, budget: &ReadBudget) -> Vec<Package> {
         };
         let text = file_inside(&dir, Path::new("package.json"))
             .and_then(|f| budget.read_text_at_most(&f, MAX_MANIFEST_BYTES));
-        let Some(meta) = text.as_deref().and_then(json_object) else {
+        let Some(meta) = text.as_deref().and_then(json_manifest) else {
             if budget.spent() {
                 return out;
             }
             continue;
         };
-        let field = |key: &str| meta.root().get(key)?.as_str().map(str::to_owned);
+        let field = |key: &str| meta.get(key)?.as_str().map(str::to_owned);
         let entry = ["types", "typings"]
             .iter()
             .find_map(|k| field(k))

@@ -2,11 +2,10 @@
 //! workspace root under a permission mode, named for its transport; stdio, HTTP and
 //! `handle_message` all serve that same engine, so no transport can decide differently.
 
-use super::decision::Governance;
-use super::live::{LivePresets, PresetsLocation};
-use super::mode::PermissionMode;
-use super::scoped::{ScopedApproval, MAX_SCOPED_APPROVALS};
 use crate::audit::{self, AuditLog, RunInfo};
+use crate::governance::{
+    Governance, LivePresets, PermissionMode, PresetsLocation, ScopedApproval, MAX_SCOPED_APPROVALS,
+};
 use crate::policy::{Effect, Policy};
 use crate::server::{Engine, Session, ToolSet, Wire};
 use std::path::{Path, PathBuf};
