@@ -41,6 +41,7 @@ pub use crypto::{hmac, sha256};
 pub mod declared;
 pub mod governance;
 pub mod http;
+pub mod http1;
 pub mod json;
 pub mod jsonrpc;
 pub mod policy;

@@ -98,6 +98,15 @@ pub fn noun_for(n: u64, noun: &str) -> String {
     }
 }
 
+/// The first `max` characters of `s`, then `…` when it was longer: another party's text quoted
+/// in a message, never whole.
+pub fn shortened(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,8 @@
 use agentteams_mcp::client::core::{self, Incoming};
 use agentteams_mcp::client::Answers;
 use agentteams_mcp::client::sse::SseParser;
-use agentteams_mcp::client::wire::{self, BodyDecoder};
+use agentteams_mcp::http1::limits::MAX_RESPONSE_HEAD_BYTES;
+use agentteams_mcp::http1::response::{self as wire, BodyDecoder};
 use agentteams_mcp::json;
 use libfuzzer_sys::fuzz_target;
 
@@ -16,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(Some((head, used))) = wire::parse_head(data) else {
         return;
     };
-    assert!(used <= data.len() && used <= wire::MAX_RESPONSE_HEAD_BYTES);
+    assert!(used <= data.len() && used <= MAX_RESPONSE_HEAD_BYTES);
     let Ok(framing) = head.framing() else {
         return;
     };

@@ -2,7 +2,7 @@
 //! and the same outcome however the input is split; plus encode → decode round trips.
 #![no_main]
 
-use agentteams_mcp::http::chunked::{encode_chunk, ChunkedDecoder, LAST_CHUNK};
+use agentteams_mcp::http1::chunked::{encode_chunk, ChunkedDecoder, LAST_CHUNK};
 use agentteams_mcp::http::limits::MAX_BODY_BYTES;
 use libfuzzer_sys::fuzz_target;
 

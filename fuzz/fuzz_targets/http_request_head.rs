@@ -4,7 +4,7 @@
 #![no_main]
 
 use agentteams_mcp::http::limits::{MAX_HEADERS, MAX_HEAD_BYTES, MAX_REQUEST_LINE};
-use agentteams_mcp::http::request::{parse_head, BodyLength, Status};
+use agentteams_mcp::http1::request::{parse_head, BodyLength, Status};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

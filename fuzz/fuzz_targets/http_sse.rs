@@ -3,7 +3,7 @@
 //! parser; and the chunk-framed form must decode to the same event bytes.
 #![no_main]
 
-use agentteams_mcp::http::chunked::ChunkedDecoder;
+use agentteams_mcp::http1::chunked::ChunkedDecoder;
 use agentteams_mcp::http::sse::{encode_event, encode_last_event};
 use libfuzzer_sys::fuzz_target;
 

@@ -11,8 +11,8 @@
 
 use agentteams_mcp::client::stream;
 use agentteams_mcp::client::tls::TlsConfig;
-use agentteams_mcp::client::wire::HttpUrl;
 use agentteams_mcp::client::{Client, Options};
+use agentteams_mcp::http1::url::HttpUrl;
 use agentteams_mcp::json::Map;
 use std::time::{Duration, Instant};
 

@@ -27,9 +27,9 @@
 
 pub use super::scopes::MAX_SCOPE_ENTRIES;
 use super::scopes::{ScopeRule, ScopeRules};
-use crate::client::wire::HttpUrl;
 use crate::crypto::jwk::{Jwks, MAX_JWKS_BYTES};
 use crate::crypto::jws::{shown, Algorithm};
+use crate::http1::url::HttpUrl;
 use crate::json::{self, Map, Value};
 use std::fmt;
 use std::path::Path;
@@ -635,7 +635,7 @@ fn read_scopes(value: &Value) -> Result<ScopeRules, ConfigError> {
         for (name, list) in map.iter() {
             let field = format!("scopes.{kind}.{}", shown(name));
             let rule = ScopeRule::new(name, scope_list(&field, list, &mut count)?)
-                .map_err(|rule| error(&field, rule))?;
+                .map_err(|rule| error(&field, rule.to_string()))?;
             slot.push(rule);
         }
     }

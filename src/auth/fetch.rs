@@ -7,8 +7,33 @@
 //! cut off at the deadline or the cap.
 
 use crate::client::oneshot::{self, Failure};
-use crate::client::wire::{self, HttpUrl};
+use crate::http1::url::HttpUrl;
+use std::fmt;
 use std::time::{Duration, Instant};
+
+/// Why an exchange brought no answer, naming the URL.
+#[derive(Debug)]
+pub struct FetchError {
+    url: String,
+    timeout: Duration,
+    failure: Failure,
+}
+
+impl fmt::Display for FetchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.failure {
+            Failure::Timeout => write!(
+                f,
+                "{}: no complete answer within {} ms",
+                self.url,
+                self.timeout.as_millis()
+            ),
+            failure => write!(f, "{}: {failure}", self.url),
+        }
+    }
+}
+
+impl std::error::Error for FetchError {}
 
 /// A response: its status and whole body.
 #[derive(Debug)]
@@ -31,15 +56,12 @@ pub struct Exchange<'a> {
 
 impl Exchange<'_> {
     /// Runs the exchange ([`oneshot::exchange`]); the error says what failed, naming the URL.
-    pub fn run(self) -> Result<Answer, String> {
-        let mut headers = self.headers;
-        headers.push(("Connection", "close".into()));
-        headers.push(("Content-Length", self.body.len().to_string()));
-        let mut bytes = wire::request_head(self.method, self.url, &headers);
-        bytes.extend_from_slice(self.body);
+    pub fn run(self) -> Result<Answer, FetchError> {
         let request = oneshot::Request {
+            method: self.method,
             url: self.url,
-            bytes: &bytes,
+            headers: &self.headers,
+            body: self.body,
             connect_timeout: self.timeout,
             deadline: Instant::now() + self.timeout,
             max_body: self.max_body,
@@ -49,12 +71,11 @@ impl Exchange<'_> {
                 status: head.status,
                 body,
             }),
-            Err(Failure::Timeout) => Err(format!(
-                "{}: no complete answer within {} ms",
-                self.url,
-                self.timeout.as_millis()
-            )),
-            Err(e) => Err(format!("{}: {e}", self.url)),
+            Err(failure) => Err(FetchError {
+                url: self.url.to_string(),
+                timeout: self.timeout,
+                failure,
+            }),
         }
     }
 }
@@ -90,6 +111,7 @@ mod tests {
             max_body,
         }
         .run()
+        .map_err(|e| e.to_string())
     }
 
     #[test]

@@ -102,7 +102,8 @@ impl Introspector {
             timeout: self.timeout,
             max_body: MAX_INTROSPECTION_BYTES,
         }
-        .run()?;
+        .run()
+        .map_err(|e| e.to_string())?;
         if answer.status != 200 {
             return Err(format!(
                 "{}: status {}",
@@ -186,7 +187,7 @@ impl Introspector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::wire::HttpUrl;
+    use crate::http1::url::HttpUrl;
 
     fn introspector() -> Introspector {
         Introspector::new(

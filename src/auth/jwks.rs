@@ -9,8 +9,8 @@
 
 use super::config::{KeySource, DEFAULT_FETCH_TIMEOUT_MS};
 use super::fetch::Exchange;
-use crate::client::wire::HttpUrl;
 use crate::crypto::jwk::{Jwks, MAX_JWKS_BYTES};
+use crate::http1::url::HttpUrl;
 use crate::json::{self, Value};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -206,7 +206,8 @@ fn get(url: &HttpUrl, timeout: Duration, max_body: usize) -> Result<Vec<u8>, Str
         timeout,
         max_body,
     }
-    .run()?;
+    .run()
+    .map_err(|e| e.to_string())?;
     if answer.status != 200 {
         return Err(format!("{url}: status {}", answer.status));
     }

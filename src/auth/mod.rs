@@ -149,7 +149,7 @@ pub fn bearer_token(header: &[u8]) -> Result<&str, Failure> {
     if !scheme.eq_ignore_ascii_case(b"bearer") {
         return Err(Failure::NoToken);
     }
-    let token = crate::http::request::trim_ows(rest);
+    let token = crate::http1::request::trim_ows(rest);
     if token.is_empty() {
         return Err(Failure::Malformed("Bearer without a token".into()));
     }

@@ -13,6 +13,7 @@
 //! a use of it asks for.
 
 use crate::server::reach::{Kind, Reach};
+use std::fmt;
 
 /// The most scope entries (required scopes, and per tool, resource and prompt lists together),
 /// of one configuration or of the configuration and the policy file together.
@@ -30,16 +31,16 @@ pub struct ScopeRule {
 impl ScopeRule {
     /// A rule for `pattern` (a name, or a prefix followed by `*`); the error says why a pattern
     /// is refused.
-    pub fn new(pattern: &str, scopes: Vec<String>) -> Result<ScopeRule, String> {
+    pub fn new(pattern: &str, scopes: Vec<String>) -> Result<ScopeRule, ScopeError> {
         let (name, prefix) = match pattern.strip_suffix('*') {
             Some(stem) => (stem, true),
             None => (pattern, false),
         };
         if name.contains('*') {
-            return Err("* may only end a name (a prefix match)".into());
+            return Err(ScopeError::StarInside);
         }
         if name.is_empty() && !prefix {
-            return Err("an empty name matches nothing".into());
+            return Err(ScopeError::EmptyName);
         }
         Ok(ScopeRule {
             name: name.to_owned(),
@@ -57,6 +58,32 @@ impl ScopeRule {
     }
 }
 
+/// Why a scope rule, or a union of rules, was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScopeError {
+    /// A `*` before the end of a name.
+    StarInside,
+    /// An empty name without `*`.
+    EmptyName,
+    /// More than [`MAX_SCOPE_ENTRIES`] scope entries from both sources together.
+    TooManyEntries,
+}
+
+impl fmt::Display for ScopeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScopeError::StarInside => f.write_str("* may only end a name (a prefix match)"),
+            ScopeError::EmptyName => f.write_str("an empty name matches nothing"),
+            ScopeError::TooManyEntries => write!(
+                f,
+                "more than {MAX_SCOPE_ENTRIES} scope entries in the auth configuration and the policy file together"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ScopeError {}
+
 /// The scope requirements of one server.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ScopeRules {
@@ -70,7 +97,7 @@ pub struct ScopeRules {
 impl ScopeRules {
     /// Adds `other`'s requirements to these (rules only ever ask for more, so the union is what
     /// both sources ask); at most [`MAX_SCOPE_ENTRIES`] scope entries in all.
-    pub fn extend(&mut self, other: ScopeRules) -> Result<(), String> {
+    pub fn extend(&mut self, other: ScopeRules) -> Result<(), ScopeError> {
         let entries = |r: &ScopeRules| {
             r.required.len()
                 + [&r.tools, &r.resources, &r.prompts]
@@ -79,11 +106,8 @@ impl ScopeRules {
                     .map(|rule| rule.scopes.len())
                     .sum::<usize>()
         };
-        let limit = MAX_SCOPE_ENTRIES;
-        if entries(self) + entries(&other) > limit {
-            return Err(format!(
-                "more than {limit} scope entries in the auth configuration and the policy file together"
-            ));
+        if entries(self) + entries(&other) > MAX_SCOPE_ENTRIES {
+            return Err(ScopeError::TooManyEntries);
         }
         for scope in other.required {
             if !self.required.contains(&scope) {
@@ -330,6 +354,7 @@ mod tests {
             ..ScopeRules::default()
         };
         let err = rules().extend(many).unwrap_err();
-        assert!(err.contains("scope entries"), "{err}");
+        assert_eq!(err, ScopeError::TooManyEntries);
+        assert!(err.to_string().contains("scope entries"), "{err}");
     }
 }

@@ -1,6 +1,7 @@
 //! The client's error type: every way a call to an MCP server can fail, each carrying what the
 //! server said or what the client saw.
 
+use crate::http1::url::UrlError;
 use crate::json::Value;
 use crate::jsonrpc::RpcError;
 use std::fmt;
@@ -115,6 +116,13 @@ impl fmt::Display for ClientError {
 }
 
 impl std::error::Error for ClientError {}
+
+/// A URL the client cannot use: its words, as an unsupported request.
+impl From<UrlError> for ClientError {
+    fn from(e: UrlError) -> ClientError {
+        ClientError::Unsupported(e.to_string())
+    }
+}
 
 #[cfg(test)]
 mod tests {

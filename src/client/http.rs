@@ -21,9 +21,11 @@ use super::sse::{SseEvent, SseParser};
 use super::stream::{self, Closer, ConnectError, Stream};
 use super::tls::TlsConfig;
 use super::transport::Transport;
-use super::wire::{self, BodyDecoder, HttpUrl, ResponseHead};
+use crate::http1::response::{self as wire, BodyDecoder, ResponseHead};
+use crate::http1::url::HttpUrl;
 use crate::json::{self, Value};
 use crate::server::Revision;
+use crate::voice::shortened;
 use std::io::{ErrorKind, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -478,7 +480,7 @@ impl HttpTransport {
             ClientError::Protocol(format!(
                 "server answered {} with invalid JSON ({e}): {}",
                 out.method,
-                wire::truncate(&String::from_utf8_lossy(&body), 120)
+                shortened(&String::from_utf8_lossy(&body), 120)
             ))
         })?;
         let messages = match parsed {
@@ -649,7 +651,7 @@ fn sse_message(
         ClientError::Protocol(format!(
             "server sent an SSE event for {} that is not JSON ({e}): {}",
             out.method,
-            wire::truncate(&event.data, 120)
+            shortened(&event.data, 120)
         ))
     })?;
     Ok(match core::classify(message) {
@@ -950,7 +952,7 @@ impl Transport for HttpTransport {
                 }
                 Err(ClientError::Http {
                     status,
-                    body: wire::truncate(String::from_utf8_lossy(&body).trim(), 200),
+                    body: shortened(String::from_utf8_lossy(&body).trim(), 200),
                 })
             }
         }
@@ -971,7 +973,7 @@ impl Transport for HttpTransport {
         conn.release(&self.pool);
         Err(ClientError::Http {
             status: head.status,
-            body: wire::truncate(String::from_utf8_lossy(&body).trim(), 200),
+            body: shortened(String::from_utf8_lossy(&body).trim(), 200),
         })
     }
 

@@ -35,7 +35,6 @@ pub mod stream;
 pub mod tls;
 mod transport;
 pub mod trust;
-pub mod wire;
 
 pub use self::core::{Completion, EraChoice, Event, Outgoing, ServerInfo, ToolInfo, ToolResult};
 pub use answers::{Answers, MAX_ELICITATION_FIELDS};

@@ -14,7 +14,8 @@
 
 use super::stream::{self, ConnectError};
 use super::tls::TlsConfig;
-use super::wire::{self, BodyDecoder, Framing, HttpUrl, ResponseHead};
+use crate::http1::response::{self, BodyDecoder, Framing, ResponseHead, WireError};
+use crate::http1::url::HttpUrl;
 use std::fmt;
 use std::io::{ErrorKind, Read, Write};
 use std::time::{Duration, Instant};
@@ -24,15 +25,33 @@ const READ_CHUNK: usize = 16 * 1024;
 
 /// What one exchange sends, and its bounds.
 pub struct Request<'a> {
+    pub method: &'a str,
     pub url: &'a HttpUrl,
-    /// The whole request: head (with `Connection: close`) and body.
-    pub bytes: &'a [u8],
+    /// Header lines besides `Host`, `Connection` and `Content-Length`, which the exchange writes;
+    /// values must be free of CR and LF.
+    pub headers: &'a [(&'a str, String)],
+    pub body: &'a [u8],
     /// The longest wait for one connection attempt (each address of the host in turn).
     pub connect_timeout: Duration,
     /// When the whole exchange must be over.
     pub deadline: Instant,
     /// The largest body accepted.
     pub max_body: usize,
+}
+
+impl Request<'_> {
+    /// The request as sent: its head, with `Connection: close` and, when there is a body or the
+    /// method is `POST`, its `Content-Length`, then the body.
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut headers = self.headers.to_vec();
+        headers.push(("Connection", "close".into()));
+        if !self.body.is_empty() || self.method == "POST" {
+            headers.push(("Content-Length", self.body.len().to_string()));
+        }
+        let mut bytes = response::request_head(self.method, self.url, &headers);
+        bytes.extend_from_slice(self.body);
+        bytes
+    }
 }
 
 /// Why an exchange brought no answer.
@@ -49,9 +68,9 @@ pub enum Failure {
     /// The connection closed before a whole head.
     ClosedBeforeHead,
     /// The connection closed in the middle of the body.
-    Truncated(String),
+    Truncated(WireError),
     /// A malformed head, framing or chunked body.
-    Malformed(String),
+    Malformed(WireError),
     /// The body is larger than the cap (given).
     TooLarge(usize),
 }
@@ -62,9 +81,8 @@ impl fmt::Display for Failure {
             Failure::Resolve(why) => write!(f, "cannot resolve the host: {why}"),
             Failure::Connect(why) => write!(f, "cannot connect: {why}"),
             Failure::Timeout => f.write_str("no complete answer in time"),
-            Failure::Io(why) | Failure::Truncated(why) | Failure::Malformed(why) => {
-                f.write_str(why)
-            }
+            Failure::Io(why) => f.write_str(why),
+            Failure::Truncated(e) | Failure::Malformed(e) => e.fmt(f),
             Failure::ClosedBeforeHead => {
                 f.write_str("the server closed the connection without answering")
             }
@@ -101,7 +119,7 @@ pub fn exchange_with(
         },
     )?;
     stream.set_write_timeout(Some(left()?)).map_err(io)?;
-    stream.write_all(request.bytes).map_err(io)?;
+    stream.write_all(&request.to_bytes()).map_err(io)?;
     let mut chunk = vec![0u8; READ_CHUNK];
     let mut read = |into: &mut Vec<u8>| -> Result<usize, Failure> {
         stream.set_read_timeout(Some(left()?)).map_err(io)?;
@@ -111,7 +129,7 @@ pub fn exchange_with(
     };
     let mut buffer = Vec::new();
     let (head, used) = loop {
-        match wire::parse_head(&buffer).map_err(|e| Failure::Malformed(e.0))? {
+        match response::parse_head(&buffer).map_err(Failure::Malformed)? {
             Some((head, used)) if (100..200).contains(&head.status) => {
                 buffer.drain(..used);
             }
@@ -123,7 +141,7 @@ pub fn exchange_with(
             }
         }
     };
-    let framing = head.framing().map_err(|e| Failure::Malformed(e.0))?;
+    let framing = head.framing().map_err(Failure::Malformed)?;
     if matches!(framing, Framing::Length(n) if n > request.max_body as u64) {
         return Err(Failure::TooLarge(request.max_body));
     }
@@ -135,7 +153,7 @@ pub fn exchange_with(
         while offset < pending.len() && !decoder.is_done() {
             offset += decoder
                 .feed(&pending[offset..], &mut body)
-                .map_err(|e| Failure::Malformed(e.0))?;
+                .map_err(Failure::Malformed)?;
             if body.len() > request.max_body {
                 return Err(Failure::TooLarge(request.max_body));
             }
@@ -145,7 +163,7 @@ pub fn exchange_with(
         }
         pending.clear();
         if read(&mut pending)? == 0 {
-            decoder.at_eof().map_err(|e| Failure::Truncated(e.0))?;
+            decoder.at_eof().map_err(Failure::Truncated)?;
             return Ok((head, body));
         }
     }
@@ -160,8 +178,10 @@ mod tests {
     fn plain_exchanges_refuse_https() {
         let url = HttpUrl::parse_client("https://127.0.0.1:9/").unwrap();
         let err = exchange(&Request {
+            method: "GET",
             url: &url,
-            bytes: b"GET / HTTP/1.1\r\n\r\n",
+            headers: &[],
+            body: b"",
             connect_timeout: Duration::from_secs(1),
             deadline: Instant::now() + Duration::from_secs(1),
             max_body: 10,
@@ -187,8 +207,10 @@ mod tests {
 
     fn run(url: &HttpUrl, max_body: usize) -> Result<(ResponseHead, Vec<u8>), Failure> {
         exchange(&Request {
+            method: "GET",
             url,
-            bytes: b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            headers: &[],
+            body: b"",
             connect_timeout: Duration::from_secs(2),
             deadline: Instant::now() + Duration::from_secs(2),
             max_body,

@@ -12,7 +12,7 @@
 //! (`http.rs`), which owns the requests.
 
 use super::stream::Stream;
-use super::wire::ResponseHead;
+use crate::http1::response::ResponseHead;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -110,7 +110,7 @@ pub fn reusable_for(head: &ResponseHead) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::wire::parse_head;
+    use crate::http1::response::parse_head;
     use std::io::{ErrorKind, Read, Write};
     use std::net::{TcpListener, TcpStream};
 

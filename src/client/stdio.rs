@@ -394,7 +394,7 @@ fn read_loop(stdout: impl std::io::Read, max: usize, found: SyncSender<FromChild
                 Ok(v) => FromChild::Message(v),
                 Err(e) => FromChild::Bad(format!(
                     "server wrote a line to stdout that is not JSON ({e}): {}",
-                    super::wire::truncate(&String::from_utf8_lossy(&bytes), 120)
+                    crate::voice::shortened(&String::from_utf8_lossy(&bytes), 120)
                 )),
             },
         };

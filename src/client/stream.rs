@@ -3,7 +3,7 @@
 //! the one-shot exchange, the pool) reads, writes, times out and closes it without knowing which.
 
 use super::tls::{self, TlsConfig, TlsError, TlsStream};
-use super::wire::HttpUrl;
+use crate::http1::url::HttpUrl;
 use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};

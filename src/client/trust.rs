@@ -24,7 +24,7 @@
 //! a word prefix ending in `*`; tool names split into words at `_ - . /`, spaces and
 //! lower-to-upper case changes (`writeFile` → `write`, `file`).
 
-use super::wire::HttpUrl;
+use crate::http1::url::HttpUrl;
 use crate::json::{self, Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

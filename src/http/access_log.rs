@@ -15,7 +15,7 @@
 //! [`MAX_LINE_BYTES`] whatever a request holds. Lines reach stderr through a [`LogWriter`], so
 //! a destination that stops reading delays no request by more than [`WRITE_WAIT`] once.
 
-use super::request::RequestHead;
+use crate::http1::request::RequestHead;
 use crate::json::{self, obj, Map, Value};
 use crate::sanitize::sanitize_line_within;
 use crate::sha256;

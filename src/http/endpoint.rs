@@ -11,7 +11,6 @@
 
 use super::guard::{Denial, Guard};
 use super::limits::{MAX_SESSION_ID_BYTES, SSE_KEEPALIVE_INTERVAL, SSE_RETRY, STOP_POLL};
-use super::request::{trim_ows, RequestHead};
 use super::response::Response;
 use super::sealed::{self, capability, Refusal, Sealer};
 use super::server::{Exchange, Handler, Request};
@@ -22,6 +21,7 @@ use super::streams::{
     STANDALONE_STREAM,
 };
 use crate::auth::{Failure, Grant, ResourceServer};
+use crate::http1::request::{trim_ows, RequestHead};
 use crate::json::{self, Value};
 use crate::jsonrpc::{code, error_reply, is_request, RpcError};
 use crate::server::{
@@ -1165,7 +1165,7 @@ fn is_json_content(head: &RequestHead<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::request::{parse_head, Status};
+    use crate::http1::request::{parse_head, Status};
 
     fn with_head<T>(headers: &str, f: impl FnOnce(&RequestHead<'_>) -> T) -> T {
         let buf = format!("POST /mcp HTTP/1.1\r\n{headers}\r\n");

@@ -1,7 +1,7 @@
 //! Who may talk to the endpoint: Host and Origin checks against DNS rebinding, and bearer-token
 //! authentication compared in constant time.
 
-use super::request::RequestHead;
+use crate::http1::request::RequestHead;
 use std::fmt;
 use std::io::{self, Read};
 use std::path::Path;
@@ -25,21 +25,52 @@ impl fmt::Debug for Token {
     }
 }
 
+/// Shortest static token accepted: guessing one of 16 visible characters is out of reach.
+pub const MIN_TOKEN_BYTES: usize = 16;
+
+/// Why a static token was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenError {
+    /// Shorter than [`MIN_TOKEN_BYTES`].
+    TooShort,
+    /// Longer than [`MAX_TOKEN_BYTES`].
+    TooLong,
+    /// A space, control character or non-ASCII byte.
+    NotVisibleAscii,
+}
+
+impl fmt::Display for TokenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenError::TooShort => {
+                write!(
+                    f,
+                    "auth token must be at least {MIN_TOKEN_BYTES} characters"
+                )
+            }
+            TokenError::TooLong => write!(f, "auth token must be at most {MAX_TOKEN_BYTES} bytes"),
+            TokenError::NotVisibleAscii => {
+                f.write_str("auth token must be visible ASCII without spaces")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TokenError {}
+
 impl Token {
-    /// Accepts a token of 16 to [`MAX_TOKEN_BYTES`] visible ASCII characters (RFC 6750 `b64token`
-    /// is a subset), surrounding whitespace trimmed.
-    pub fn new(text: &str) -> Result<Token, String> {
+    /// Accepts a token of [`MIN_TOKEN_BYTES`] to [`MAX_TOKEN_BYTES`] visible ASCII characters
+    /// (RFC 6750 `b64token` is a subset), surrounding whitespace trimmed.
+    pub fn new(text: &str) -> Result<Token, TokenError> {
         let text = text.trim();
-        if text.len() < 16 {
-            return Err("auth token must be at least 16 characters".into());
+        if text.len() < MIN_TOKEN_BYTES {
+            return Err(TokenError::TooShort);
         }
         if text.len() > MAX_TOKEN_BYTES {
-            return Err(format!(
-                "auth token must be at most {MAX_TOKEN_BYTES} bytes"
-            ));
+            return Err(TokenError::TooLong);
         }
         if !text.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err("auth token must be visible ASCII without spaces".into());
+            return Err(TokenError::NotVisibleAscii);
         }
         Ok(Token(text.to_owned()))
     }
@@ -183,7 +214,7 @@ impl Guard {
         };
         let credentials = match presented.iter().position(|&b| b == b' ') {
             Some(space) if presented[..space].eq_ignore_ascii_case(b"bearer") => {
-                super::request::trim_ows(&presented[space + 1..])
+                crate::http1::request::trim_ows(&presented[space + 1..])
             }
             _ => return Err(Denial::BadToken),
         };
@@ -266,7 +297,7 @@ pub fn read_token_text(path: &Path, max: usize) -> io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::request::{parse_head, Status};
+    use crate::http1::request::{parse_head, Status};
 
     fn check(guard: &Guard, headers: &str) -> Result<(), Denial> {
         let buf = format!("POST /mcp HTTP/1.1\r\n{headers}\r\n");

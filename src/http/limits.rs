@@ -3,25 +3,11 @@
 //! Each limit turns hostile or broken input into a clear status code (or a closed connection)
 //! instead of unbounded memory, threads or time.
 
+pub use crate::http1::limits::{
+    MAX_BODY_BYTES, MAX_CHUNK_LINE, MAX_HEADERS, MAX_HEAD_BYTES, MAX_REQUEST_LINE,
+    MAX_TRAILER_BYTES,
+};
 use std::time::Duration;
-
-/// Longest request line (`METHOD target HTTP/1.1`) without its CRLF; longer → 414.
-pub const MAX_REQUEST_LINE: usize = 8 * 1024;
-
-/// Largest request head (request line, headers, final blank line); larger → 431.
-pub const MAX_HEAD_BYTES: usize = 16 * 1024;
-
-/// Most header fields in one request; more → 431.
-pub const MAX_HEADERS: usize = 64;
-
-/// Largest request body, sent with Content-Length or chunked; larger → 413 and the connection closes.
-pub const MAX_BODY_BYTES: usize = 1024 * 1024;
-
-/// Longest chunk-size line of a chunked body (hex size plus extensions) without its CRLF.
-pub const MAX_CHUNK_LINE: usize = 1024;
-
-/// Largest trailer section after the last chunk (trailers are read and discarded).
-pub const MAX_TRAILER_BYTES: usize = 4 * 1024;
 
 /// Most connections open at once; the next one gets 503 and is closed.
 pub const MAX_CONNECTIONS: usize = 1024;

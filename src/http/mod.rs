@@ -7,12 +7,10 @@
 //! [`sessions`] and [`endpoint`] (MCP over it). No TLS: run behind a TLS-terminating proxy.
 
 pub mod access_log;
-pub mod chunked;
 pub mod endpoint;
 pub mod guard;
 pub mod limits;
 pub mod pool;
-pub mod request;
 pub mod response;
 pub mod sealed;
 pub mod server;

@@ -6,15 +6,15 @@
 //! next request; anything that cannot be read that way closes the connection.
 
 use super::access_log;
-use super::chunked::{encode_chunk, ChunkedDecoder, LAST_CHUNK};
 use super::limits::{
     BODY_TIMEOUT, DISCONNECT_POLL, HEAD_TIMEOUT, IDLE_TIMEOUT, MAX_BODY_BYTES, MAX_CONNECTIONS,
     MAX_HEAD_BYTES, READ_CHUNK, SHUTDOWN_DRAIN, STOP_POLL, WATCHER_STACK_BYTES, WRITE_TIMEOUT,
 };
 use super::pool::Pool;
-use super::request::{parse_head, BodyLength, RequestHead, Status};
 use super::response::Response;
 use super::sse;
+use crate::http1::chunked::{encode_chunk, ChunkedDecoder, LAST_CHUNK};
+use crate::http1::request::{parse_head, BodyLength, RequestHead, Status};
 use crate::server::CancelToken;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};

@@ -3,8 +3,8 @@
 //! Each JSON-RPC message becomes one `message` event; each event travels in one HTTP chunk, so a
 //! reader never sees half an event and the connection stays reusable after the stream ends.
 
-use super::chunked::{encode_chunk, LAST_CHUNK};
 use super::response::write_head;
+use crate::http1::chunked::{encode_chunk, LAST_CHUNK};
 use std::time::Duration;
 
 /// The head of an SSE reply (never Content-Length; no proxy buffering). `chunked`: the body is
@@ -93,7 +93,7 @@ pub fn encode_last_event(data: &str, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::chunked::ChunkedDecoder;
+    use crate::http1::chunked::ChunkedDecoder;
 
     #[test]
     fn one_line_payload_is_one_data_line() {

@@ -6,7 +6,9 @@
 use super::super::error::ClientError;
 use super::super::oneshot::{self, Failure};
 use super::super::tls::TlsConfig;
-use super::super::wire::{self, HttpUrl, ResponseHead};
+use crate::http1::response::ResponseHead;
+use crate::http1::url::HttpUrl;
+use crate::voice::shortened;
 use std::time::{Duration, Instant};
 
 /// Largest body read from an authorization server or metadata endpoint (metadata documents,
@@ -27,7 +29,7 @@ impl Response {
 
     /// The start of the body as text, for error messages.
     pub fn quote(&self) -> String {
-        wire::truncate(&String::from_utf8_lossy(&self.body), 200)
+        shortened(&String::from_utf8_lossy(&self.body), 200)
     }
 }
 
@@ -56,13 +58,10 @@ impl Fetcher {
         headers: &[(&str, String)],
         body: Body<'_>,
     ) -> Result<Response, ClientError> {
-        let target = HttpUrl::parse_client(url).map_err(|e| match e {
-            ClientError::Unsupported(m) => ClientError::OAuth(format!("{what}: {m}")),
-            other => other,
-        })?;
+        let target =
+            HttpUrl::parse_client(url).map_err(|e| ClientError::OAuth(format!("{what}: {e}")))?;
         let deadline = Instant::now() + self.timeout;
         let mut all: Vec<(&str, String)> = vec![
-            ("Connection", "close".into()),
             ("Accept", "application/json".into()),
             (
                 "User-Agent",
@@ -81,14 +80,11 @@ impl Fetcher {
                 text
             }
         };
-        if method == "POST" {
-            all.push(("Content-Length", payload.len().to_string()));
-        }
-        let mut bytes = wire::request_head(method, &target, &all);
-        bytes.extend_from_slice(payload.as_bytes());
         let request = oneshot::Request {
+            method,
             url: &target,
-            bytes: &bytes,
+            headers: &all,
+            body: payload.as_bytes(),
             connect_timeout: self.connect_timeout,
             deadline,
             max_body: MAX_OAUTH_BODY_BYTES,

@@ -665,7 +665,7 @@ impl OAuth {
                     .ok_or_else(|| {
                         oauth_err(format!(
                             "the authorization endpoint redirected to {}, not to this client's redirect URI {redirect_uri}; refusing to follow",
-                            super::wire::truncate(location, 200)
+                            crate::voice::shortened(location, 200)
                         ))
                     })?;
                 check(query)?
@@ -892,7 +892,7 @@ fn token_response(
                 let error = d.get("error")?.as_str()?.to_owned();
                 let desc = d.get("error_description").and_then(Value::as_str);
                 Some(match desc {
-                    Some(desc) => format!("{error} ({})", super::wire::truncate(desc, 200)),
+                    Some(desc) => format!("{error} ({})", crate::voice::shortened(desc, 200)),
                     None => error,
                 })
             })
@@ -948,7 +948,7 @@ fn refused(status: u16, header: Option<&str>, why: &str) -> ClientError {
     ClientError::OAuth(format!(
         "HTTP {status}{}: {why}",
         header
-            .map(|h| format!(" (WWW-Authenticate: {})", super::wire::truncate(h, 200)))
+            .map(|h| format!(" (WWW-Authenticate: {})", crate::voice::shortened(h, 200)))
             .unwrap_or_default()
     ))
 }

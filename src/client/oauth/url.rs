@@ -175,7 +175,7 @@ impl fmt::Display for Url {
 }
 
 fn truncate(text: &str) -> String {
-    super::super::wire::truncate(text, 120)
+    crate::voice::shortened(text, 120)
 }
 
 /// `application/x-www-form-urlencoded` of `pairs` (unreserved characters kept, space as `%20`,

@@ -11,11 +11,11 @@
 
 use super::{accepts, invalid_request, Endpoint, Live, MESSAGES_PATH, SSE_PATH};
 use crate::http::limits::MAX_SESSION_ID_BYTES;
-use crate::http::request::RequestHead;
 use crate::http::response::Response;
 use crate::http::server::Exchange;
 use crate::http::sse;
 use crate::http::streams::{StreamHub, STANDALONE_STREAM};
+use crate::http1::request::RequestHead;
 use crate::json::{self, Value};
 use crate::server::{CancelToken, Notify, Session};
 use std::sync::Arc;

@@ -1,141 +1,13 @@
-//! HTTP/1.1 on the client side, without I/O: `http://` and `https://` URLs, request heads, and an incremental
-//! response parser (head, then a body framed by Content-Length, chunked encoding or connection
-//! close) that says "complete", "need more" or what was wrong. Chunked bodies go through the
-//! server's decoder ([`crate::http::chunked`]).
+//! The client's side of HTTP/1.1, without I/O: request heads, and an incremental response parser
+//! (head, then a body framed by Content-Length, chunked encoding or connection close) that says
+//! "complete", "need more" or what was wrong ([`WireError`]). Chunked bodies go through the same
+//! decoder the server reads requests with ([`super::chunked`]).
 
-use super::error::ClientError;
-use crate::http::chunked::ChunkedDecoder;
+use super::chunked::{ChunkError, ChunkedDecoder};
+use super::limits::{MAX_RESPONSE_HEADERS, MAX_RESPONSE_HEAD_BYTES};
+use super::url::HttpUrl;
+use crate::voice::shortened;
 use std::fmt;
-
-/// Largest response head accepted (status line, headers, blank line).
-pub const MAX_RESPONSE_HEAD_BYTES: usize = 64 * 1024;
-
-/// Most header fields in one response.
-pub const MAX_RESPONSE_HEADERS: usize = 128;
-
-/// The README section that explains reaching an https server through a local TLS proxy.
-pub const TLS_PROXY_HINT: &str = "see README.md, section \"TLS\"";
-
-/// A parsed `http://` or `https://` URL.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HttpUrl {
-    /// `https://`: the connection goes through the TLS helper ([`super::tls`]).
-    pub tls: bool,
-    /// Host as written, without brackets for IPv6.
-    pub host: String,
-    pub port: u16,
-    /// Path and query, starting with `/`.
-    pub target: String,
-}
-
-impl HttpUrl {
-    /// Parses `http://host[:port][/path][?query][#fragment]` (the fragment is dropped): the
-    /// plain-http URLs that the resource server's own fetches accept. https and other schemes,
-    /// user info and malformed authorities are refused with a message.
-    pub fn parse(url: &str) -> Result<HttpUrl, ClientError> {
-        let parsed = HttpUrl::parse_client(url)?;
-        if parsed.tls {
-            return Err(ClientError::Unsupported(format!(
-                "URL {url:?}: https is not supported here (plain http only). Run a local TLS proxy and give its http://127.0.0.1 URL ({TLS_PROXY_HINT})"
-            )));
-        }
-        Ok(parsed)
-    }
-
-    /// Parses an `http://` or `https://` URL (default ports 80 and 443) for the client, which
-    /// speaks https through the TLS helper; otherwise as [`HttpUrl::parse`].
-    pub fn parse_client(url: &str) -> Result<HttpUrl, ClientError> {
-        let bad = |why: &str| ClientError::Unsupported(format!("URL {url:?}: {why}"));
-        let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
-        let (tls, rest) = if lower.starts_with("https://") {
-            (true, &url[8..])
-        } else if lower.starts_with("http://") {
-            (false, &url[7..])
-        } else {
-            return Err(bad("only http:// and https:// URLs are supported"));
-        };
-        let rest = rest.split('#').next().unwrap_or("");
-        let (authority, target) = match rest.find(['/', '?']) {
-            Some(i) if rest.as_bytes()[i] == b'?' => (&rest[..i], format!("/{}", &rest[i..])),
-            Some(i) => (&rest[..i], rest[i..].to_owned()),
-            None => (rest, "/".to_owned()),
-        };
-        if authority.contains('@') {
-            return Err(bad(
-                "credentials in the URL are not supported; give a bearer token with --token-file or --token-env",
-            ));
-        }
-        let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-            let end = v6.find(']').ok_or_else(|| bad("unclosed [ in the host"))?;
-            let port = match &v6[end + 1..] {
-                "" => None,
-                p => Some(p.strip_prefix(':').ok_or_else(|| bad("junk after ]"))?),
-            };
-            (&v6[..end], port)
-        } else {
-            match authority.rsplit_once(':') {
-                Some((h, p)) => (h, Some(p)),
-                None => (authority, None),
-            }
-        };
-        if host.is_empty() {
-            return Err(bad("no host"));
-        }
-        if target.bytes().any(|b| b <= b' ' || b == 0x7f) {
-            return Err(bad("the path holds spaces or control characters"));
-        }
-        let port = match port {
-            None | Some("") => default_port(tls),
-            Some(p) => p
-                .parse::<u16>()
-                .ok()
-                .filter(|&p| p != 0)
-                .ok_or_else(|| bad("the port must be a number from 1 to 65535"))?,
-        };
-        Ok(HttpUrl {
-            tls,
-            host: host.to_owned(),
-            port,
-            target,
-        })
-    }
-
-    /// The `Host` header value.
-    pub fn host_header(&self) -> String {
-        let host = if self.host.contains(':') {
-            format!("[{}]", self.host)
-        } else {
-            self.host.clone()
-        };
-        if self.port == default_port(self.tls) {
-            host
-        } else {
-            format!("{host}:{}", self.port)
-        }
-    }
-}
-
-impl fmt::Display for HttpUrl {
-    /// The canonical form: scheme, host, explicit port, target.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let host = if self.host.contains(':') {
-            format!("[{}]", self.host)
-        } else {
-            self.host.to_ascii_lowercase()
-        };
-        let scheme = if self.tls { "https" } else { "http" };
-        write!(f, "{scheme}://{host}:{}{}", self.port, self.target)
-    }
-}
-
-/// The port a URL without one means.
-fn default_port(tls: bool) -> u16 {
-    if tls {
-        443
-    } else {
-        80
-    }
-}
 
 /// Builds a request head (ending in the blank line). Header values must already be free of CR/LF.
 pub fn request_head(method: &str, url: &HttpUrl, headers: &[(&str, String)]) -> Vec<u8> {
@@ -154,15 +26,55 @@ pub fn request_head(method: &str, url: &HttpUrl, headers: &[(&str, String)]) -> 
     out.into_bytes()
 }
 
-/// A malformed or oversized response.
+/// A malformed or oversized response: what was wrong, with the text it quotes already cut short.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WireError(pub String);
+pub enum WireError {
+    /// The head is larger than [`MAX_RESPONSE_HEAD_BYTES`].
+    HeadTooLarge,
+    HeadNotUtf8,
+    /// The status line, shortened.
+    NotHttp(String),
+    /// The status code as given.
+    BadStatus(String),
+    /// The header line, shortened.
+    MalformedHeader(String),
+    /// More than [`MAX_RESPONSE_HEADERS`] headers.
+    TooManyHeaders,
+    /// The Content-Length value as given.
+    BadContentLength(String),
+    ConflictingContentLength,
+    /// The connection closed before a delimited body ended.
+    ClosedMidBody,
+    Chunked(ChunkError),
+}
 
 impl fmt::Display for WireError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            WireError::HeadTooLarge => {
+                write!(
+                    f,
+                    "response head larger than {MAX_RESPONSE_HEAD_BYTES} bytes"
+                )
+            }
+            WireError::HeadNotUtf8 => f.write_str("response head is not UTF-8"),
+            WireError::NotHttp(line) => write!(f, "not an HTTP/1.x status line: {line:?}"),
+            WireError::BadStatus(code) => write!(f, "bad status code {code:?}"),
+            WireError::MalformedHeader(line) => write!(f, "malformed header line {line:?}"),
+            WireError::TooManyHeaders => {
+                write!(f, "more than {MAX_RESPONSE_HEADERS} response headers")
+            }
+            WireError::BadContentLength(v) => write!(f, "Content-Length {v:?} is not a number"),
+            WireError::ConflictingContentLength => {
+                f.write_str("conflicting Content-Length headers")
+            }
+            WireError::ClosedMidBody => f.write_str("connection closed in the middle of the body"),
+            WireError::Chunked(e) => write!(f, "chunked body: {e}"),
+        }
     }
 }
+
+impl std::error::Error for WireError {}
 
 /// The status line and headers of a response.
 #[derive(Clone, Debug)]
@@ -225,9 +137,9 @@ impl ResponseHead {
                 let n = v
                     .trim()
                     .parse::<u64>()
-                    .map_err(|_| WireError(format!("Content-Length {v:?} is not a number")))?;
+                    .map_err(|_| WireError::BadContentLength(v.clone()))?;
                 if lengths.any(|(_, other)| other.trim() != v.trim()) {
-                    return Err(WireError("conflicting Content-Length headers".into()));
+                    return Err(WireError::ConflictingContentLength);
                 }
                 Ok(Framing::Length(n))
             }
@@ -249,46 +161,34 @@ pub enum Framing {
 pub fn parse_head(buf: &[u8]) -> Result<Option<(ResponseHead, usize)>, WireError> {
     let end = match find(buf, b"\r\n\r\n") {
         Some(i) => i + 4,
-        None if buf.len() > MAX_RESPONSE_HEAD_BYTES => {
-            return Err(WireError(format!(
-                "response head larger than {MAX_RESPONSE_HEAD_BYTES} bytes"
-            )))
-        }
+        None if buf.len() > MAX_RESPONSE_HEAD_BYTES => return Err(WireError::HeadTooLarge),
         None => return Ok(None),
     };
     if end > MAX_RESPONSE_HEAD_BYTES {
-        return Err(WireError(format!(
-            "response head larger than {MAX_RESPONSE_HEAD_BYTES} bytes"
-        )));
+        return Err(WireError::HeadTooLarge);
     }
-    let text = std::str::from_utf8(&buf[..end - 4])
-        .map_err(|_| WireError("response head is not UTF-8".into()))?;
+    let text = std::str::from_utf8(&buf[..end - 4]).map_err(|_| WireError::HeadNotUtf8)?;
     let mut lines = text.split("\r\n");
     let status_line = lines.next().unwrap_or("");
     let mut parts = status_line.splitn(3, ' ');
     let version = parts.next().unwrap_or("");
     let code = parts.next().unwrap_or("");
     if !version.starts_with("HTTP/1.") || code.len() != 3 {
-        return Err(WireError(format!(
-            "not an HTTP/1.x status line: {:?}",
-            truncate(status_line, 80)
-        )));
+        return Err(WireError::NotHttp(shortened(status_line, 80)));
     }
     let status = code
         .parse::<u16>()
         .ok()
         .filter(|s| (100..600).contains(s))
-        .ok_or_else(|| WireError(format!("bad status code {code:?}")))?;
+        .ok_or_else(|| WireError::BadStatus(code.to_owned()))?;
     let mut headers = Vec::new();
     for line in lines {
         let (name, value) = line
             .split_once(':')
             .filter(|(n, _)| !n.is_empty() && !n.contains([' ', '\t']))
-            .ok_or_else(|| WireError(format!("malformed header line {:?}", truncate(line, 80))))?;
+            .ok_or_else(|| WireError::MalformedHeader(shortened(line, 80)))?;
         if headers.len() == MAX_RESPONSE_HEADERS {
-            return Err(WireError(format!(
-                "more than {MAX_RESPONSE_HEADERS} response headers"
-            )));
+            return Err(WireError::TooManyHeaders);
         }
         headers.push((name.to_owned(), value.trim().to_owned()));
     }
@@ -305,14 +205,6 @@ pub fn parse_head(buf: &[u8]) -> Result<Option<(ResponseHead, usize)>, WireError
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
-}
-
-/// The first `max` characters of `s` (for quoting server text in messages).
-pub fn truncate(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
-    }
 }
 
 /// Decodes a response body as it arrives.
@@ -352,9 +244,7 @@ impl BodyDecoder {
         if self.is_done() || self.framing == Framing::UntilClose {
             Ok(())
         } else {
-            Err(WireError(
-                "connection closed in the middle of the body".into(),
-            ))
+            Err(WireError::ClosedMidBody)
         }
     }
 
@@ -373,10 +263,7 @@ impl BodyDecoder {
                 self.left -= take as u64;
                 Ok(take)
             }
-            Framing::Chunked => self
-                .chunked
-                .decode(input, out)
-                .map_err(|e| WireError(format!("chunked body: {e}"))),
+            Framing::Chunked => self.chunked.decode(input, out).map_err(WireError::Chunked),
         }
     }
 }
@@ -384,50 +271,7 @@ impl BodyDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::limits::MAX_CHUNK_LINE;
-
-    #[test]
-    fn urls() {
-        let u = HttpUrl::parse("http://localhost:8080/mcp?x=1#frag").unwrap();
-        assert_eq!(
-            (u.host.as_str(), u.port, u.target.as_str()),
-            ("localhost", 8080, "/mcp?x=1")
-        );
-        assert_eq!(u.host_header(), "localhost:8080");
-        assert_eq!(u.to_string(), "http://localhost:8080/mcp?x=1");
-        let u = HttpUrl::parse("HTTP://[::1]/").unwrap();
-        assert_eq!((u.host.as_str(), u.port), ("::1", 80));
-        assert_eq!(u.host_header(), "[::1]");
-        assert_eq!(HttpUrl::parse("http://h").unwrap().target, "/");
-        assert_eq!(HttpUrl::parse("http://h?q").unwrap().target, "/?q");
-        let https = HttpUrl::parse("https://example.com/mcp").unwrap_err();
-        assert!(
-            https.to_string().contains("README.md, section \"TLS\""),
-            "{https}"
-        );
-        let u = HttpUrl::parse_client("HTTPS://Example.com/mcp").unwrap();
-        assert!(u.tls);
-        assert_eq!((u.port, u.host_header()), (443, "Example.com".to_owned()));
-        assert_eq!(u.to_string(), "https://example.com:443/mcp");
-        let u = HttpUrl::parse_client("https://[::1]:8443").unwrap();
-        assert_eq!(
-            (u.host_header(), u.target.as_str()),
-            ("[::1]:8443".into(), "/")
-        );
-        assert!(!HttpUrl::parse_client("http://h:443/").unwrap().tls);
-        for (url, why) in [
-            ("ftp://x", "only http:// and https:// URLs"),
-            ("http://", "no host"),
-            ("http://u:p@h/", "credentials in the URL"),
-            ("http://h:0/", "port must be"),
-            ("http://h:99999/", "port must be"),
-            ("http://[::1/", "unclosed ["),
-            ("http://h/a b", "spaces or control"),
-        ] {
-            let e = HttpUrl::parse(url).unwrap_err().to_string();
-            assert!(e.contains(why), "{url}: {e}");
-        }
-    }
+    use crate::http1::limits::MAX_CHUNK_LINE;
 
     #[test]
     fn head_needs_more_then_parses() {
@@ -449,7 +293,7 @@ mod tests {
         let mut big = b"HTTP/1.1 200 OK\r\nX: ".to_vec();
         big.resize(MAX_RESPONSE_HEAD_BYTES + 1, b'a');
         let e = parse_head(&big).unwrap_err();
-        assert!(e.0.contains("larger than"), "{e}");
+        assert!(e.to_string().contains("larger than"), "{e}");
         let (h, _) =
             parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n")
                 .unwrap()
