@@ -156,6 +156,10 @@ fn a7_filters_are_refused_in_every_variant() {
         "required",
     ];
     for variant in variants {
+        // The include variants name a file of the work tree, which a bare twin leaves behind.
+        if on_bare_root() && variant.starts_with("include") {
+            continue;
+        }
         let f = Fixture::new("a7");
         let filter = format!(
             "[filter \"x\"]\n\tclean = {c}\n\tsmudge = {c}\n\tprocess = {c}\n",
@@ -551,12 +555,21 @@ fn p3_gitfile_redirects_never_read_another_repository() {
 fn p4_commondir_never_borrows_another_repository() {
     let f = Fixture::new("p4");
     let outside = f.outside_repo();
-    // Relative to the git dir, as git resolves it.
-    write(&f.root.join(".git/commondir"), "../../outside/.git\n");
-    let mut server = f.server();
-    let replies = server.sweep();
-    assert_sweep_refused(&replies, "outside the project");
-    f.assert_no_secret(&texts(&replies, &server));
+    // Relative to the git dir, as git resolves it (from a bare twin it names another place), and
+    // absolute.
+    let absolute = format!("{}\n", outside.join(".git").display());
+    let relative = "../../outside/.git\n".to_owned();
+    let forms = match on_bare_root() {
+        true => vec![absolute],
+        false => vec![relative, absolute],
+    };
+    for form in forms {
+        write(&f.root.join(".git/commondir"), &form);
+        let mut server = f.server();
+        let replies = server.sweep();
+        assert_sweep_refused(&replies, "outside the project");
+        f.assert_no_secret(&texts(&replies, &server));
+    }
     assert!(outside.exists());
 }
 
@@ -570,7 +583,10 @@ fn p5_symlinks_never_lead_out() {
     let mut server = f.server();
     let mut replies = server.sweep();
     let link = server.call("git_log", r#"{"path":"link/secret.txt"}"#);
-    link.assert_error_contains("path must be inside the project and outside .git");
+    // A bare root has no work tree to hold the links: the path is a tree path of no commit.
+    if !on_bare_root() {
+        link.assert_error_contains("path must be inside the project and outside .git");
+    }
     replies.push(link);
     f.assert_no_secret(&texts(&replies, &server));
 
@@ -996,6 +1012,11 @@ fn p16_special_and_oversized_files_in_the_git_dir_are_refused() {
         std::fs::remove_file(&planted).expect("remove the plant");
         if variant != "fifo-object" && variant != "fifo-head" {
             write(&planted, &format!("{head}\n"));
+        }
+        // The same server serves again once the plant is gone; a bare twin is a copy made at
+        // start, so that run takes a fresh copy.
+        if on_bare_root() {
+            server = f.server();
         }
         assert_sweep_served(&server.sweep());
     }

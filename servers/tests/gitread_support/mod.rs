@@ -137,6 +137,17 @@ pub fn make_executable(path: &Path) {
 /// The base fixture of GIT-THREATS.md §1 plus the outside world an attack aims at:
 /// `<tmp>/repo` (two commits on a.txt, untracked new.txt), a canary program, a secret file and
 /// an outside repository whose commit subject holds the secret token.
+/// Set (to anything) to serve every [`Fixture::server`] from a bare twin of the planted
+/// repository: `.ci/run` runs the hostile-repository suites once more this way.
+pub const BARE_ROOT_ENV: &str = "AGENTTEAMS_TEST_BARE_ROOT";
+
+/// Whether this run serves bare twins ([`BARE_ROOT_ENV`]). A test whose vector exists only in a
+/// work tree (the index, work-tree files and links, paths relative to the work tree) says so and
+/// checks it only in work-tree runs.
+pub fn on_bare_root() -> bool {
+    std::env::var_os(BARE_ROOT_ENV).is_some()
+}
+
 pub struct Fixture {
     pub tmp: TempDir,
     pub root: PathBuf,
@@ -311,12 +322,49 @@ impl Fixture {
     }
 
     pub fn server(&self) -> Server {
-        Server::start(&self.root, &[])
+        Server::start(&self.served_root(), &[])
     }
 
     /// The server with `--compat reference`: the reference's exact declarations and answers.
     pub fn reference_server(&self) -> Server {
-        Server::start_with_args(&self.root, &["--compat", "reference"])
+        Server::start_with_args(&self.served_root(), &["--compat", "reference"])
+    }
+
+    /// The root [`Fixture::server`] serves: the work tree, or with [`BARE_ROOT_ENV`] set, a bare
+    /// twin of the repository made now, after the test planted its vectors ([`Fixture::bare_twin`]).
+    /// A `.git` that is not a directory (a gitfile, a link, a FIFO: a work tree's pointer, which a
+    /// bare repository has no place for) is served as the work tree it is.
+    pub fn served_root(&self) -> PathBuf {
+        let dot_git = std::fs::symlink_metadata(self.root.join(".git"));
+        match on_bare_root() && dot_git.is_ok_and(|m| m.is_dir()) {
+            true => self.bare_twin(),
+            false => self.root.clone(),
+        }
+    }
+
+    /// The repository as a bare mirror (`twin.git` beside the work tree), with everything planted
+    /// in its git directory: `.git` copied as it is (`cp -a`: links stay links, FIFOs FIFOs) and
+    /// `core.bare` made true by editing the config's text, so no git runs on the hostile copy
+    /// before the server does. What was planted in the work tree has no place in a bare root and
+    /// stays behind.
+    pub fn bare_twin(&self) -> PathBuf {
+        let twin = self.tmp.join("twin.git");
+        let _ = std::fs::remove_dir_all(&twin);
+        let copied = Command::new("cp")
+            .arg("-a")
+            .arg(self.root.join(".git"))
+            .arg(&twin)
+            .status()
+            .expect("cp runs");
+        assert!(copied.success(), "the git directory copies");
+        let config = twin.join("config");
+        let text = std::fs::read_to_string(&config).expect("the copy has a config");
+        let bare = match text.contains("\tbare = false") {
+            true => text.replacen("\tbare = false", "\tbare = true", 1),
+            false => format!("{text}[core]\n\tbare = true\n"),
+        };
+        std::fs::write(&config, bare).expect("the copy's config is written");
+        twin
     }
 }
 
