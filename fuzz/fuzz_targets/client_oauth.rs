@@ -6,7 +6,8 @@
 #![no_main]
 
 use agentteams_mcp::client::oauth::discovery::{AuthServerMetadata, Challenge, ResourceMetadata};
-use agentteams_mcp::client::oauth::url::{form_encode, parse_query, Url};
+use agentteams_mcp::http1::form::{form_encode, parse_query};
+use agentteams_mcp::http1::url::Url;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -15,16 +16,16 @@ fuzz_target!(|data: &[u8]| {
     };
     let challenge = Challenge::parse(text);
     let _ = challenge.insufficient_scope();
-    let server = Url::parse("http://127.0.0.1:3000/mcp").unwrap();
-    if let Ok(url) = Url::parse(text) {
-        let printed = url.to_string();
-        assert_eq!(Url::parse(&printed).as_ref(), Ok(&url), "{printed}");
+    let server = Url::parse_identifier("http://127.0.0.1:3000/mcp").unwrap();
+    if let Ok(url) = Url::parse_identifier(text) {
+        let printed = url.identifier();
+        assert_eq!(Url::parse_identifier(&printed).as_ref(), Ok(&url), "{printed}");
         if url.covers(&server) {
             assert_eq!(url.origin(), server.origin());
         }
         let _ = url.well_known_inserted("oauth-authorization-server");
         let _ = url.well_known_appended("openid-configuration");
-        let _ = url.with_query(&[("state", text)]);
+        let _ = url.with_query(&form_encode(&[("state", text)]));
     }
     if let Some(pairs) = parse_query(text) {
         let borrowed: Vec<(&str, &str)> = pairs
@@ -35,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(prm) = ResourceMetadata::parse(data, "fuzz", &server) {
         assert!(!prm.authorization_servers.is_empty());
-        assert!(Url::parse(&prm.resource).unwrap().covers(&server));
+        assert!(Url::parse_identifier(&prm.resource).unwrap().covers(&server));
     }
     if let Ok(meta) = AuthServerMetadata::parse(data, "fuzz", Some("http://as.example")) {
         assert_eq!(meta.issuer.trim_end_matches('/'), "http://as.example");

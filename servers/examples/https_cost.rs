@@ -12,7 +12,7 @@
 use agentteams_mcp::client::stream;
 use agentteams_mcp::client::tls::TlsConfig;
 use agentteams_mcp::client::{Client, Options};
-use agentteams_mcp::http1::url::HttpUrl;
+use agentteams_mcp::http1::url::Url;
 use agentteams_mcp::json::Map;
 use std::time::{Duration, Instant};
 
@@ -44,7 +44,7 @@ fn per_request(url: &str, options: &Options, samples: usize) -> f64 {
 
 /// The median time to open a connection and close it again, in microseconds.
 fn per_connection(url: &str, tls: &TlsConfig, samples: usize) -> f64 {
-    let url = HttpUrl::parse_client(url).expect("a URL");
+    let url = Url::parse_client(url).expect("a URL");
     let timeout = Duration::from_secs(10);
     let times = (0..samples)
         .map(|_| {

@@ -487,7 +487,7 @@ fn oauth_options(args: &mut Args) -> Result<Option<OAuthConfig>, UsageError> {
     }
     if let Some(url) = &config.client_metadata_url {
         if !url.starts_with("https://")
-            || agentteams_mcp::client::oauth::url::Url::parse(url).is_err()
+            || agentteams_mcp::http1::url::Url::parse_identifier(url).is_err()
         {
             return Err(UsageError(format!(
                 "--client-metadata-url must be an https URL, not {url:?}"
@@ -900,9 +900,9 @@ fn login_or_logout(
             "client",
         ));
     };
-    let key = agentteams_mcp::client::oauth::url::Url::parse(url)
-        .map_err(|e| usage(UsageError(e), "client"))?
-        .to_string();
+    let key = agentteams_mcp::http1::url::Url::parse_identifier(url)
+        .map_err(|e| usage(UsageError(e.to_string()), "client"))?
+        .identifier();
     let removed = store
         .remove(&key)
         .map_err(|e| report(&ClientError::OAuth(e), json_out))?;

@@ -29,7 +29,7 @@ pub use super::scopes::MAX_SCOPE_ENTRIES;
 use super::scopes::{ScopeRule, ScopeRules};
 use crate::crypto::jwk::{Jwks, MAX_JWKS_BYTES};
 use crate::crypto::jws::{shown, Algorithm};
-use crate::http1::url::HttpUrl;
+use crate::http1::url::Url;
 use crate::json::{self, Map, Value};
 use std::fmt;
 use std::path::Path;
@@ -108,9 +108,9 @@ pub enum KeySource {
     /// Read from `jwks_file` when the configuration loaded.
     Fixed(Arc<Jwks>),
     /// Fetched from `jwks_uri`.
-    Url(HttpUrl),
+    Url(Url),
     /// `jwks_uri` read from the RFC 8414 metadata document at this URL, then fetched.
-    Metadata(HttpUrl),
+    Metadata(Url),
     /// None: the issuer's tokens are introspected (opaque tokens only).
     None,
 }
@@ -126,7 +126,7 @@ pub struct Issuer {
 /// RFC 7662 token introspection with HTTP Basic client authentication.
 #[derive(Clone)]
 pub struct Introspection {
-    pub endpoint: HttpUrl,
+    pub endpoint: Url,
     pub client_id: String,
     pub client_secret: String,
 }
@@ -428,7 +428,7 @@ fn canonical_resource(url: &str) -> Result<String, ConfigError> {
 }
 
 /// An `http://` URL this server will fetch.
-fn fetchable(field: &str, url: &str) -> Result<HttpUrl, ConfigError> {
+fn fetchable(field: &str, url: &str) -> Result<Url, ConfigError> {
     check_url(field, url)?;
     if url.starts_with("https://") {
         return Err(error(
@@ -436,7 +436,7 @@ fn fetchable(field: &str, url: &str) -> Result<HttpUrl, ConfigError> {
             "must be http:// (no TLS here: use a loopback authorization server or a local TLS proxy, or give jwks_file)",
         ));
     }
-    HttpUrl::parse(url).map_err(|e| error(field, e.to_string()))
+    Url::parse(url).map_err(|e| error(field, e.to_string()))
 }
 
 /// Where RFC 8414 §3.1 puts an issuer's metadata: the well-known path inserted before its path.

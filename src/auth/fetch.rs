@@ -7,7 +7,7 @@
 //! cut off at the deadline or the cap.
 
 use crate::client::oneshot::{self, Failure};
-use crate::http1::url::HttpUrl;
+use crate::http1::url::Url;
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -45,7 +45,7 @@ pub struct Answer {
 /// What one exchange sends.
 pub struct Exchange<'a> {
     pub method: &'a str,
-    pub url: &'a HttpUrl,
+    pub url: &'a Url,
     /// Extra header lines; values must be free of CR and LF.
     pub headers: Vec<(&'a str, String)>,
     pub body: &'a [u8],
@@ -87,7 +87,7 @@ mod tests {
     use std::net::TcpListener;
 
     /// A server that answers one connection with `reply` (after reading the request head).
-    fn serve_once(reply: Vec<u8>, pause: Duration) -> HttpUrl {
+    fn serve_once(reply: Vec<u8>, pause: Duration) -> Url {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         std::thread::spawn(move || {
@@ -98,10 +98,10 @@ mod tests {
             let _ = s.write_all(&reply);
             std::thread::sleep(Duration::from_millis(200));
         });
-        HttpUrl::parse(&format!("http://127.0.0.1:{port}/x")).unwrap()
+        Url::parse(&format!("http://127.0.0.1:{port}/x")).unwrap()
     }
 
-    fn get(url: &HttpUrl, timeout_ms: u64, max_body: usize) -> Result<Answer, String> {
+    fn get(url: &Url, timeout_ms: u64, max_body: usize) -> Result<Answer, String> {
         Exchange {
             method: "GET",
             url,
@@ -167,7 +167,7 @@ mod tests {
         let closed = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = closed.local_addr().unwrap().port();
         drop(closed);
-        let url = HttpUrl::parse(&format!("http://127.0.0.1:{port}/")).unwrap();
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/")).unwrap();
         let err = get(&url, 2000, 100).unwrap_err();
         assert!(
             err.starts_with(&format!("http://127.0.0.1:{port}/: cannot connect")),

@@ -187,12 +187,12 @@ impl Introspector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http1::url::HttpUrl;
+    use crate::http1::url::Url;
 
     fn introspector() -> Introspector {
         Introspector::new(
             Introspection {
-                endpoint: HttpUrl::parse("http://127.0.0.1:1/introspect").unwrap(),
+                endpoint: Url::parse("http://127.0.0.1:1/introspect").unwrap(),
                 client_id: "rs one".into(),
                 client_secret: "p&ss:word".into(),
             },

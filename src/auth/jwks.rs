@@ -10,7 +10,7 @@
 use super::config::{KeySource, DEFAULT_FETCH_TIMEOUT_MS};
 use super::fetch::Exchange;
 use crate::crypto::jwk::{Jwks, MAX_JWKS_BYTES};
-use crate::http1::url::HttpUrl;
+use crate::http1::url::Url;
 use crate::json::{self, Value};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -48,7 +48,7 @@ struct State {
     fetched_at: Option<Instant>,
     last_attempt: Option<Instant>,
     /// The `jwks_uri` the metadata named, once read.
-    discovered: Option<HttpUrl>,
+    discovered: Option<Url>,
     last_error: Option<String>,
     fetches: u64,
 }
@@ -151,8 +151,8 @@ impl KeyCache {
     fn fetch(
         &self,
         state: &mut State,
-        url: Option<&HttpUrl>,
-        metadata: Option<&HttpUrl>,
+        url: Option<&Url>,
+        metadata: Option<&Url>,
     ) -> Result<Jwks, String> {
         let jwks_url = match (url, metadata, &state.discovered) {
             (Some(url), _, _) => url.clone(),
@@ -176,7 +176,7 @@ impl KeyCache {
 
     /// The `jwks_uri` of the RFC 8414 metadata at `url`, whose `issuer` must be this issuer
     /// (RFC 8414 §3.3: metadata naming another issuer is not to be used).
-    fn discover(&self, url: &HttpUrl) -> Result<HttpUrl, String> {
+    fn discover(&self, url: &Url) -> Result<Url, String> {
         let body = get(url, self.refresh.timeout, MAX_METADATA_BYTES)?;
         let document =
             json::parse(&body).map_err(|e| format!("{url}: metadata is not JSON: {e}"))?;
@@ -190,14 +190,14 @@ impl KeyCache {
             .get("jwks_uri")
             .and_then(Value::as_str)
             .ok_or_else(|| format!("{url}: the metadata has no jwks_uri"))?;
-        HttpUrl::parse(jwks_uri).map_err(|e| {
+        Url::parse(jwks_uri).map_err(|e| {
             format!("{url}: its jwks_uri cannot be fetched ({e}); give jwks_uri or jwks_file in the auth config")
         })
     }
 }
 
 /// GETs `url` and returns the body of a 200 answer.
-fn get(url: &HttpUrl, timeout: Duration, max_body: usize) -> Result<Vec<u8>, String> {
+fn get(url: &Url, timeout: Duration, max_body: usize) -> Result<Vec<u8>, String> {
     let answer = Exchange {
         method: "GET",
         url,
@@ -269,7 +269,7 @@ mod tests {
     #[test]
     fn unknown_kids_refetch_at_most_once_per_interval() {
         let (port, hits, _) = key_server("http://as");
-        let url = HttpUrl::parse(&format!("http://127.0.0.1:{port}/jwks")).unwrap();
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/jwks")).unwrap();
         let cache = KeyCache::new("http://as", KeySource::Url(url), refresh(60_000));
         let now = Instant::now();
         assert_eq!(cache.keys_for(Some("k1"), now).unwrap().keys().len(), 1);
@@ -291,7 +291,7 @@ mod tests {
     #[test]
     fn metadata_is_read_once_and_a_server_down_fails_closed_then_keeps_old_keys() {
         let (port, hits, up) = key_server("http://as");
-        let meta = HttpUrl::parse(&format!("http://127.0.0.1:{port}/meta")).unwrap();
+        let meta = Url::parse(&format!("http://127.0.0.1:{port}/meta")).unwrap();
         let cache = KeyCache::new(
             "http://as",
             KeySource::Metadata(meta.clone()),

@@ -22,7 +22,7 @@ use super::stream::{self, Closer, ConnectError, Stream};
 use super::tls::TlsConfig;
 use super::transport::Transport;
 use crate::http1::response::{self as wire, BodyDecoder, ResponseHead};
-use crate::http1::url::HttpUrl;
+use crate::http1::url::Url;
 use crate::json::{self, Value};
 use crate::server::Revision;
 use crate::voice::shortened;
@@ -68,7 +68,7 @@ pub const DELETE_OK_STATUSES: [u16; 5] = [200, 202, 204, 404, 405];
 
 /// A Streamable HTTP endpoint and the session held with it.
 pub struct HttpTransport {
-    url: HttpUrl,
+    url: Url,
     token: Option<String>,
     session_id: Option<String>,
     /// The revision of the last message sent, for the headers of GET and DELETE.
@@ -113,7 +113,7 @@ impl HttpTransport {
         connect_timeout: Duration,
         max_message_bytes: usize,
     ) -> Result<HttpTransport, ClientError> {
-        let url = HttpUrl::parse_client(url)?;
+        let url = Url::parse_client(url)?;
         if let Some(t) = &token {
             if t.is_empty() || t.bytes().any(|b| !(0x21..=0x7e).contains(&b)) {
                 return Err(ClientError::Unsupported(

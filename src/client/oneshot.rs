@@ -15,7 +15,7 @@
 use super::stream::{self, ConnectError};
 use super::tls::TlsConfig;
 use crate::http1::response::{self, BodyDecoder, Framing, ResponseHead, WireError};
-use crate::http1::url::HttpUrl;
+use crate::http1::url::Url;
 use std::fmt;
 use std::io::{ErrorKind, Read, Write};
 use std::time::{Duration, Instant};
@@ -26,7 +26,7 @@ const READ_CHUNK: usize = 16 * 1024;
 /// What one exchange sends, and its bounds.
 pub struct Request<'a> {
     pub method: &'a str,
-    pub url: &'a HttpUrl,
+    pub url: &'a Url,
     /// Header lines besides `Host`, `Connection` and `Content-Length`, which the exchange writes;
     /// values must be free of CR and LF.
     pub headers: &'a [(&'a str, String)],
@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn plain_exchanges_refuse_https() {
-        let url = HttpUrl::parse_client("https://127.0.0.1:9/").unwrap();
+        let url = Url::parse_client("https://127.0.0.1:9/").unwrap();
         let err = exchange(&Request {
             method: "GET",
             url: &url,
@@ -194,7 +194,7 @@ mod tests {
     }
 
     /// Answers one connection with `reply` after reading the request.
-    fn serve_once(reply: &'static [u8]) -> HttpUrl {
+    fn serve_once(reply: &'static [u8]) -> Url {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         std::thread::spawn(move || {
@@ -202,10 +202,10 @@ mod tests {
             let _ = s.read(&mut [0u8; 4096]);
             let _ = s.write_all(reply);
         });
-        HttpUrl::parse(&format!("http://127.0.0.1:{port}/")).unwrap()
+        Url::parse(&format!("http://127.0.0.1:{port}/")).unwrap()
     }
 
-    fn run(url: &HttpUrl, max_body: usize) -> Result<(ResponseHead, Vec<u8>), Failure> {
+    fn run(url: &Url, max_body: usize) -> Result<(ResponseHead, Vec<u8>), Failure> {
         exchange(&Request {
             method: "GET",
             url,

@@ -3,7 +3,7 @@
 //! the one-shot exchange, the pool) reads, writes, times out and closes it without knowing which.
 
 use super::tls::{self, TlsConfig, TlsError, TlsStream};
-use crate::http1::url::HttpUrl;
+use crate::http1::url::Url;
 use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
@@ -71,7 +71,7 @@ impl fmt::Display for ConnectError {
 /// for `https://` (with `tls`; without, [`ConnectError::NoTls`]). Each attempt gets at most
 /// `attempt`, and none outlasts `deadline`.
 pub fn connect(
-    url: &HttpUrl,
+    url: &Url,
     tls: Option<&TlsConfig>,
     attempt: Duration,
     deadline: Instant,

@@ -24,7 +24,7 @@
 //! a word prefix ending in `*`; tool names split into words at `_ - . /`, spaces and
 //! lower-to-upper case changes (`writeFile` → `write`, `file`).
 
-use crate::http1::url::HttpUrl;
+use crate::http1::url::Url;
 use crate::json::{self, Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -120,7 +120,7 @@ impl Level {
 
 /// The key a server is filed under: its canonical http(s) URL, or `stdio:` and its command line.
 pub fn server_key_for_url(url: &str) -> Result<String, TrustError> {
-    HttpUrl::parse_client(url)
+    Url::parse_client(url)
         .map(|u| u.to_string())
         .map_err(|e| TrustError(e.to_string()))
 }

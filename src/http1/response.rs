@@ -5,15 +5,15 @@
 
 use super::chunked::{ChunkError, ChunkedDecoder};
 use super::limits::{MAX_RESPONSE_HEADERS, MAX_RESPONSE_HEAD_BYTES};
-use super::url::HttpUrl;
+use super::url::Url;
 use crate::voice::shortened;
 use std::fmt;
 
 /// Builds a request head (ending in the blank line). Header values must already be free of CR/LF.
-pub fn request_head(method: &str, url: &HttpUrl, headers: &[(&str, String)]) -> Vec<u8> {
+pub fn request_head(method: &str, url: &Url, headers: &[(&str, String)]) -> Vec<u8> {
     let mut out = format!(
         "{method} {} HTTP/1.1\r\nHost: {}\r\n",
-        url.target,
+        url.target(),
         url.host_header()
     );
     for (name, value) in headers {

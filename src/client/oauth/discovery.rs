@@ -5,7 +5,7 @@
 
 use super::super::error::ClientError;
 use super::fetch::{Body, Fetcher, Response};
-use super::url::Url;
+use crate::http1::url::Url;
 use crate::json::{self, Value};
 
 /// Longest `WWW-Authenticate` value read (the transport's head cap bounds it too).
@@ -108,11 +108,12 @@ impl ResourceMetadata {
         let doc = object(body, "protected resource metadata", from)?;
         let resource = string_member(&doc, "resource", from)?
             .ok_or_else(|| format!("protected resource metadata at {from} has no \"resource\""))?;
-        let parsed = Url::parse(&resource)
+        let parsed = Url::parse_identifier(&resource)
             .map_err(|e| format!("protected resource metadata at {from}: resource: {e}"))?;
         if !parsed.covers(server) {
             return Err(format!(
-                "protected resource metadata at {from} is for resource {resource}, not for this server ({server}); refusing to log in (RFC 9728 §3.3)"
+                "protected resource metadata at {from} is for resource {resource}, not for this server ({}); refusing to log in (RFC 9728 §3.3)",
+                server.identifier()
             ));
         }
         let authorization_servers =
@@ -168,7 +169,7 @@ impl AuthServerMetadata {
         let endpoint = |name: &str| -> Result<Option<String>, String> {
             let value = string_member(&doc, name, from)?;
             if let Some(v) = &value {
-                Url::parse(v)
+                Url::parse_identifier(v)
                     .map_err(|e| format!("authorization server metadata at {from}: {name}: {e}"))?;
             }
             Ok(value)
@@ -264,7 +265,7 @@ pub fn discover(
         }
         None => (server.origin(), None),
     };
-    let issuer_url = Url::parse(&issuer)
+    let issuer_url = Url::parse_identifier(&issuer)
         .map_err(|e| ClientError::OAuth(format!("authorization server: {e}")))?;
     let mut candidates = vec![issuer_url.well_known_inserted("oauth-authorization-server")];
     candidates.push(issuer_url.well_known_inserted("openid-configuration"));
@@ -305,7 +306,7 @@ fn resource_metadata(
 ) -> Result<Option<ResourceMetadata>, ClientError> {
     let mut candidates = Vec::new();
     if let Some(url) = &challenge.resource_metadata {
-        Url::parse(url)
+        Url::parse_identifier(url)
             .map_err(|e| ClientError::OAuth(format!("resource_metadata in the challenge: {e}")))?;
         candidates.push(url.clone());
     }
@@ -425,7 +426,7 @@ mod tests {
 
     #[test]
     fn resource_metadata_must_name_this_server() {
-        let server = Url::parse("http://localhost:3000/mcp").unwrap();
+        let server = Url::parse_identifier("http://localhost:3000/mcp").unwrap();
         let ok = br#"{"resource":"http://localhost:3000/mcp","authorization_servers":["http://as"],"scopes_supported":["a"]}"#;
         let prm = ResourceMetadata::parse(ok, "u", &server).unwrap();
         assert_eq!(prm.scopes_supported, Some(vec!["a".to_owned()]));

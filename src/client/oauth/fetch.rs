@@ -7,7 +7,7 @@ use super::super::error::ClientError;
 use super::super::oneshot::{self, Failure};
 use super::super::tls::TlsConfig;
 use crate::http1::response::ResponseHead;
-use crate::http1::url::HttpUrl;
+use crate::http1::url::Url;
 use crate::voice::shortened;
 use std::time::{Duration, Instant};
 
@@ -59,7 +59,7 @@ impl Fetcher {
         body: Body<'_>,
     ) -> Result<Response, ClientError> {
         let target =
-            HttpUrl::parse_client(url).map_err(|e| ClientError::OAuth(format!("{what}: {e}")))?;
+            Url::parse_client(url).map_err(|e| ClientError::OAuth(format!("{what}: {e}")))?;
         let deadline = Instant::now() + self.timeout;
         let mut all: Vec<(&str, String)> = vec![
             ("Accept", "application/json".into()),

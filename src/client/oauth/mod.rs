@@ -12,11 +12,12 @@ pub mod fetch;
 pub mod loopback;
 pub mod pkce;
 pub mod store;
-pub mod url;
 
 use super::error::ClientError;
 use crate::base64;
 use crate::crypto::{assertion, private_key};
+use crate::http1::form::{self, form_encode};
+use crate::http1::url::Url;
 use crate::json::{self, Map, Value};
 use discovery::{AuthServerMetadata, Challenge, Discovered};
 use fetch::{Body, Fetcher};
@@ -24,7 +25,6 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use store::{Entry, Store};
-use url::{form_encode, Url};
 
 /// Step-up authorizations (403 `insufficient_scope`) in a row before the client gives up: a
 /// server that keeps asking for scope it never accepts must not loop the login forever.
@@ -173,7 +173,7 @@ impl Default for OAuthConfig {
 /// The OAuth state of one connection to one MCP server.
 pub struct OAuth {
     config: OAuthConfig,
-    server: url::Url,
+    server: Url,
     fetcher: Fetcher,
     entry: Option<Entry>,
     /// Scope asked for in the last login (step-up adds to it).
@@ -186,7 +186,7 @@ pub struct OAuth {
 impl fmt::Debug for OAuth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OAuth")
-            .field("server", &self.server.to_string())
+            .field("server", &self.server.identifier())
             .field("entry", &self.entry)
             .finish()
     }
@@ -209,9 +209,9 @@ impl OAuth {
         config: OAuthConfig,
         fetcher: Fetcher,
     ) -> Result<OAuth, ClientError> {
-        let server = Url::parse(server_url).map_err(oauth_err)?;
+        let server = Url::parse_identifier(server_url).map_err(|e| oauth_err(e.to_string()))?;
         let entry = match &config.store {
-            Some(store) => store.find(&server.to_string()).map_err(oauth_err)?,
+            Some(store) => store.find(&server.identifier()).map_err(oauth_err)?,
             None => None,
         };
         Ok(OAuth {
@@ -236,7 +236,7 @@ impl OAuth {
 
     /// The canonical server URL logins are stored under.
     pub fn server_key(&self) -> String {
-        self.server.to_string()
+        self.server.identifier()
     }
 
     /// The transport's one hook. Before a request (`challenge` `None`): the token to send,
@@ -329,7 +329,7 @@ impl OAuth {
         let resource = found
             .resource
             .as_ref()
-            .map_or_else(|| self.server.to_string(), |r| r.resource.clone());
+            .map_or_else(|| self.server.identifier(), |r| r.resource.clone());
         let mut scope = scope.or_else(|| {
             found
                 .resource
@@ -403,7 +403,7 @@ impl OAuth {
             form,
         )?;
         let entry = Entry {
-            server: self.server.to_string(),
+            server: self.server.identifier(),
             issuer: found.server.issuer.clone(),
             token_endpoint: found.server.token_endpoint.clone(),
             resource: Some(resource),
@@ -626,7 +626,7 @@ impl OAuth {
                 meta.issuer
             ))
         })?;
-        let endpoint_url = Url::parse(endpoint).map_err(oauth_err)?;
+        let endpoint_url = Url::parse_identifier(endpoint).map_err(|e| oauth_err(e.to_string()))?;
         let pkce = pkce::Pkce::new().map_err(oauth_err)?;
         let state = pkce::random_text(pkce::STATE_BYTES).map_err(oauth_err)?;
         let redirect_uri = listener.redirect_uri.clone();
@@ -642,7 +642,7 @@ impl OAuth {
         if let Some(s) = scope {
             params.push(("scope", s));
         }
-        let request = endpoint_url.with_query(&params);
+        let request = endpoint_url.with_query(&form_encode(&params));
         let check = |query: &str| callback_code(query, &state, meta);
         let code = match self.config.redirect {
             Redirect::FollowImmediate => {
@@ -734,7 +734,7 @@ fn callback_code(
     state: &str,
     meta: &AuthServerMetadata,
 ) -> Result<String, ClientError> {
-    let pairs = url::parse_query(query).ok_or_else(|| {
+    let pairs = form::parse_query(query).ok_or_else(|| {
         oauth_err("the authorization response is not a valid query string".into())
     })?;
     let get = |k: &str| {
@@ -820,8 +820,8 @@ fn token_request(
             // RFC 6749 §2.3.1: both parts form-encoded before Base64.
             let pair = format!(
                 "{}:{}",
-                url::percent_encode(auth.client_id),
-                url::percent_encode(secret)
+                form::percent_encode(auth.client_id),
+                form::percent_encode(secret)
             );
             headers.push((
                 "Authorization",
