@@ -5,7 +5,7 @@
 
 use agentteams_mcp::client::core::{self, Incoming};
 use agentteams_mcp::client::Answers;
-use agentteams_mcp::client::sse::SseParser;
+use agentteams_mcp::http1::sse::SseParser;
 use agentteams_mcp::http1::limits::MAX_RESPONSE_HEAD_BYTES;
 use agentteams_mcp::http1::response::{self as wire, BodyDecoder};
 use agentteams_mcp::json;

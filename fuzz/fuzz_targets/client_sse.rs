@@ -2,7 +2,7 @@
 //! (events, last event id, retry), and never keep an event over its cap.
 #![no_main]
 
-use agentteams_mcp::client::sse::SseParser;
+use agentteams_mcp::http1::sse::SseParser;
 use libfuzzer_sys::fuzz_target;
 
 const CAP: usize = 256;

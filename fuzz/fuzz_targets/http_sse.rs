@@ -4,7 +4,7 @@
 #![no_main]
 
 use agentteams_mcp::http1::chunked::ChunkedDecoder;
-use agentteams_mcp::http::sse::{encode_event, encode_last_event};
+use agentteams_mcp::http1::sse::{encode_event, encode_last_event};
 use libfuzzer_sys::fuzz_target;
 
 /// (event type, data) of each event in an SSE stream (HTML Living Standard §9.2.6).

@@ -29,7 +29,6 @@ pub mod http;
 pub mod oauth;
 pub mod oneshot;
 pub mod pool;
-pub mod sse;
 pub mod stdio;
 pub mod stream;
 pub mod tls;

@@ -15,13 +15,13 @@ use super::response::Response;
 use super::sealed::{self, capability, Refusal, Sealer};
 use super::server::{Exchange, Handler, Request};
 use super::sessions::{Live, Sessions};
-use super::sse;
 use super::streams::{
     parse_event_id, EndReason, Next, Origin, ResumeRefusal, StreamHub, INSTANCE_TAG_BYTES,
     STANDALONE_STREAM,
 };
 use crate::auth::{Failure, Grant, ResourceServer};
 use crate::http1::request::{trim_ows, RequestHead};
+use crate::http1::sse;
 use crate::json::{self, Value};
 use crate::jsonrpc::{code, error_reply, is_request, RpcError};
 use crate::server::{

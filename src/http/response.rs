@@ -5,7 +5,7 @@
 
 use crate::json::{self, Value};
 
-/// A response with a complete body (every response except SSE streams, see [`super::sse`]).
+/// A response with a complete body (every response except SSE streams, see [`super::sse`] and [`crate::http1::sse`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Response {
     pub status: u16,

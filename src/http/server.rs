@@ -12,9 +12,10 @@ use super::limits::{
 };
 use super::pool::Pool;
 use super::response::Response;
-use super::sse;
+use super::sse::stream_head;
 use crate::http1::chunked::{encode_chunk, ChunkedDecoder, LAST_CHUNK};
 use crate::http1::request::{parse_head, BodyLength, RequestHead, Status};
+use crate::http1::sse;
 use crate::server::CancelToken;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -125,7 +126,7 @@ impl<'a> Exchange<'a> {
     pub fn send_sse(&self, event: &[u8]) -> bool {
         let mut state = self.lock();
         let mut out = match state.phase {
-            Phase::Pending => sse::stream_head(self.keep_alive, self.chunked),
+            Phase::Pending => stream_head(self.keep_alive, self.chunked),
             Phase::Streaming => Vec::new(),
             Phase::Done => return false,
         };

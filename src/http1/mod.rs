@@ -5,11 +5,13 @@
 //! [`limits`] (every bound the codec holds), [`request`] (request heads: the server reads them),
 //! [`response`] (request heads written and responses read: the client), [`chunked`] (chunked
 //! bodies both ways), [`url`] (`http://` and `https://` URLs, for connecting and for OAuth's
-//! identifiers alike), [`form`] (form-encoded bodies and queries).
+//! identifiers alike), [`form`] (form-encoded bodies and queries), [`sse`] (the event-stream
+//! format, written and parsed).
 
 pub mod chunked;
 pub mod form;
 pub mod limits;
 pub mod request;
 pub mod response;
+pub mod sse;
 pub mod url;
