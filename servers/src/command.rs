@@ -372,108 +372,143 @@ fn bind_address(bind: &str) -> Result<std::net::IpAddr, UsageError> {
     })
 }
 
+/// The HTTP options as given, each read once, before any is checked against another.
+struct HttpOptions {
+    http: bool,
+    bind: Option<String>,
+    port: Option<String>,
+    token_file: Option<String>,
+    auth_config: Option<String>,
+    stateless: bool,
+    max_connections: Option<String>,
+    access_log: bool,
+    key_file: Option<String>,
+    previous_key_file: Option<String>,
+    replica_name: Option<String>,
+    legacy_sse: bool,
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
+}
+
+impl HttpOptions {
+    fn read(args: &mut Args) -> Result<HttpOptions, UsageError> {
+        Ok(HttpOptions {
+            http: args.flag("--http"),
+            bind: args.value("--bind")?,
+            port: args.value("--port")?,
+            token_file: args.value("--auth-token-file")?,
+            auth_config: args.value("--auth-config")?,
+            stateless: args.flag("--stateless"),
+            max_connections: args.value("--max-connections")?,
+            access_log: args.flag("--access-log"),
+            key_file: args.value("--session-key-file")?,
+            previous_key_file: args.value("--previous-session-key-file")?,
+            replica_name: args.value("--replica-name")?,
+            legacy_sse: args.flag("--legacy-sse"),
+            allowed_hosts: args.values("--allow-host")?,
+            allowed_origins: args.values("--allow-origin")?,
+        })
+    }
+
+    /// Whether any HTTP option besides `--http` was given.
+    fn any_given(&self) -> bool {
+        self.bind.is_some()
+            || self.port.is_some()
+            || self.token_file.is_some()
+            || self.auth_config.is_some()
+            || self.stateless
+            || self.key_file.is_some()
+            || self.max_connections.is_some()
+            || self.access_log
+            || self.previous_key_file.is_some()
+            || self.replica_name.is_some()
+            || self.legacy_sse
+            || !self.allowed_hosts.is_empty()
+            || !self.allowed_origins.is_empty()
+    }
+
+    /// Refuses the combinations that contradict each other or could never work.
+    fn check_combinations(&self) -> Result<(), UsageError> {
+        let refuse = |text: &str| Err(UsageError(text.into()));
+        if self.auth_config.is_some()
+            && (self.token_file.is_some() || std::env::var(TOKEN_ENV_VAR).is_ok())
+        {
+            return Err(UsageError(format!(
+                "--auth-config makes the server check OAuth access tokens; --auth-token-file (or {TOKEN_ENV_VAR}) a static token: give one"
+            )));
+        }
+        if self.auth_config.is_some() && self.legacy_sse {
+            return refuse("--legacy-sse is not served in OAuth mode (--auth-config): its messages would escape the scope checks");
+        }
+        if self.stateless && self.legacy_sse {
+            return refuse(
+                "--legacy-sse keeps a session per stream; --stateless keeps none: give one",
+            );
+        }
+        if self.stateless && self.key_file.is_some() {
+            return refuse(
+                "--stateless keeps no sessions; --session-key-file seals them: give one",
+            );
+        }
+        if let Some(name) = self.replica_name.as_deref().filter(|n| !is_replica_name(n)) {
+            return Err(UsageError(format!(
+                "--replica-name needs 1 to {} of A-Z a-z 0-9 _ -, not {name:?}",
+                limits::MAX_REPLICA_NAME_BYTES
+            )));
+        }
+        if self.previous_key_file.is_some() && self.key_file.is_none() {
+            return refuse(
+                "--previous-session-key-file needs --session-key-file (the key that seals)",
+            );
+        }
+        Ok(())
+    }
+}
+
 /// The HTTP options when `--http` is given (`None`: serve stdio; HTTP options without `--http`
 /// are a usage error). The token never comes from argv, which other local users can read.
 fn http_config(
     args: &mut Args,
     policy_file: Option<&Path>,
 ) -> Result<Option<HttpConfig>, UsageError> {
-    let http = args.flag("--http");
-    let bind = args.value("--bind")?;
-    let port = args.value("--port")?;
-    let token_file = args.value("--auth-token-file")?;
-    let auth_config = args.value("--auth-config")?;
-    let stateless = args.flag("--stateless");
-    let max_connections = args.value("--max-connections")?;
-    let access_log = args.flag("--access-log");
-    let key_file = args.value("--session-key-file")?;
-    let previous_key_file = args.value("--previous-session-key-file")?;
-    let replica_name = args.value("--replica-name")?;
-    let legacy_sse = args.flag("--legacy-sse");
-    let allowed_hosts = args.values("--allow-host")?;
-    let allowed_origins = args.values("--allow-origin")?;
-    for origin in &allowed_origins {
+    let options = HttpOptions::read(args)?;
+    for origin in &options.allowed_origins {
         check_origin(origin)?;
     }
-    if !http {
-        let given = bind.is_some()
-            || port.is_some()
-            || token_file.is_some()
-            || auth_config.is_some()
-            || stateless
-            || key_file.is_some()
-            || max_connections.is_some()
-            || access_log
-            || previous_key_file.is_some()
-            || replica_name.is_some()
-            || legacy_sse
-            || !allowed_hosts.is_empty()
-            || !allowed_origins.is_empty();
-        return match given {
+    if !options.http {
+        return match options.any_given() {
             true => Err(UsageError("HTTP options need --http".into())),
             false => Ok(None),
         };
     }
-    if auth_config.is_some() && (token_file.is_some() || std::env::var(TOKEN_ENV_VAR).is_ok()) {
-        return Err(UsageError(format!(
-            "--auth-config makes the server check OAuth access tokens; --auth-token-file (or {TOKEN_ENV_VAR}) a static token: give one"
-        )));
-    }
-    if auth_config.is_some() && legacy_sse {
-        return Err(UsageError(
-            "--legacy-sse is not served in OAuth mode (--auth-config): its messages would escape the scope checks".into(),
-        ));
-    }
-    if stateless && legacy_sse {
-        return Err(UsageError(
-            "--legacy-sse keeps a session per stream; --stateless keeps none: give one".into(),
-        ));
-    }
-    if stateless && key_file.is_some() {
-        return Err(UsageError(
-            "--stateless keeps no sessions; --session-key-file seals them: give one".into(),
-        ));
-    }
-    if let Some(name) = replica_name.as_deref().filter(|n| !is_replica_name(n)) {
-        return Err(UsageError(format!(
-            "--replica-name needs 1 to {} of A-Z a-z 0-9 _ -, not {name:?}",
-            limits::MAX_REPLICA_NAME_BYTES
-        )));
-    }
-    if previous_key_file.is_some() && key_file.is_none() {
-        return Err(UsageError(
-            "--previous-session-key-file needs --session-key-file (the key that seals)".into(),
-        ));
-    }
+    options.check_combinations()?;
     let read_key = |option: &str, file: Option<String>| match file {
         None => Ok(None),
         Some(file) => SessionKey::from_file(Path::new(&file))
             .map(Some)
             .map_err(|e| UsageError(format!("{option}: {e}"))),
     };
-    let session_key = read_key("--session-key-file", key_file)?;
-    let previous_session_key = read_key("--previous-session-key-file", previous_key_file)?;
     let mut config = HttpConfig {
-        session_key,
-        previous_session_key,
-        replica_name,
-        legacy_sse,
-        access_log,
-        stateless,
-        allowed_hosts,
-        allowed_origins,
+        session_key: read_key("--session-key-file", options.key_file)?,
+        previous_session_key: read_key("--previous-session-key-file", options.previous_key_file)?,
+        replica_name: options.replica_name,
+        legacy_sse: options.legacy_sse,
+        access_log: options.access_log,
+        stateless: options.stateless,
+        allowed_hosts: options.allowed_hosts,
+        allowed_origins: options.allowed_origins,
         ..HttpConfig::default()
     };
-    if let Some(bind) = bind {
+    if let Some(bind) = options.bind {
         config.bind = bind_address(&bind)?;
     }
-    config.port = match port {
+    config.port = match options.port {
         None => DEFAULT_PORT,
         Some(p) => p
             .parse()
             .map_err(|_| UsageError(format!("--port needs a number 0-65535, not {p:?}")))?,
     };
-    if let Some(n) = max_connections {
+    if let Some(n) = options.max_connections {
         config.max_connections = n
             .parse()
             .ok()
@@ -485,8 +520,15 @@ fn http_config(
                 ))
             })?;
     }
-    config.auth_token = match (token_file, std::env::var(TOKEN_ENV_VAR)) {
-        (Some(file), _) => Some(Token::from_file(std::path::Path::new(&file)).map_err(|e| {
+    config.auth_token = static_token(options.token_file)?;
+    config.resource_server = resource_server(options.auth_config, policy_file)?;
+    Ok(Some(config))
+}
+
+/// The static bearer token: from `--auth-token-file`, else from the environment, else none.
+fn static_token(token_file: Option<String>) -> Result<Option<Token>, UsageError> {
+    match (token_file, std::env::var(TOKEN_ENV_VAR)) {
+        (Some(file), _) => Token::from_file(Path::new(&file)).map(Some).map_err(|e| {
             // A token it read and refused is named with its path already; a file it could
             // not open is not.
             let named = e.kind() == std::io::ErrorKind::InvalidData;
@@ -496,14 +538,21 @@ fn http_config(
                 format!("{file}: ")
             };
             UsageError(format!("--auth-token-file: {path}{e}"))
-        })?),
-        (None, Ok(text)) => {
-            Some(Token::new(&text).map_err(|e| UsageError(format!("{TOKEN_ENV_VAR}: {e}")))?)
-        }
-        (None, Err(_)) => None,
-    };
-    // The policy file may map tools, resources and prompts to scopes too; only a resource
-    // server checks them, so a policy asking for scopes without one is a mistake, said at start.
+        }),
+        (None, Ok(text)) => Token::new(&text)
+            .map(Some)
+            .map_err(|e| UsageError(format!("{TOKEN_ENV_VAR}: {e}"))),
+        (None, Err(_)) => Ok(None),
+    }
+}
+
+/// The OAuth resource server `--auth-config` describes, with the scopes the policy file maps
+/// added. The policy file may map tools, resources and prompts to scopes; only a resource server
+/// checks them, so a policy asking for scopes without one is a mistake, said at start.
+fn resource_server(
+    auth_config: Option<String>,
+    policy_file: Option<&Path>,
+) -> Result<Option<Arc<ResourceServer>>, UsageError> {
     let policy_scopes = match policy_file {
         Some(file) => {
             let mut policy = agentteams_mcp::policy::Policy::new();
@@ -527,16 +576,13 @@ fn http_config(
                     .extend(rules)
                     .map_err(|e| UsageError(format!("policy file {shown}: {e}")))?;
             }
-            config.resource_server = Some(Arc::new(ResourceServer::new(parsed)));
+            Ok(Some(Arc::new(ResourceServer::new(parsed))))
         }
-        (None, Some(_)) => {
-            return Err(UsageError(
-                "the policy file maps scopes, which only an OAuth resource server checks: add --auth-config FILE, or remove \"scopes\" from the policy file".into(),
-            ))
-        }
-        (None, None) => {}
+        (None, Some(_)) => Err(UsageError(
+            "the policy file maps scopes, which only an OAuth resource server checks: add --auth-config FILE, or remove \"scopes\" from the policy file".into(),
+        )),
+        (None, None) => Ok(None),
     }
-    Ok(Some(config))
 }
 
 #[cfg(test)]
