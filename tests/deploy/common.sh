@@ -39,11 +39,14 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# The binary under test.
+# The binary under test (its client), and the fixtures' binary beside it, whose conformance
+# fixture the replicas serve (the product's --serve-mcp offers gitread and recall only).
 bin=${AGENTTEAMS_MCP_BIN:-$root/target/debug/agentteams-mcp}
+fixtures_bin=$(dirname "$bin")/agentteams-mcp-fixtures
 if [ -z "${AGENTTEAMS_MCP_BIN:-}" ]; then
-    (cd "$root" && cargo build --offline -q -p agentteams-mcp-servers)
+    (cd "$root" && cargo build --offline -q -p agentteams-mcp-servers -p agentteams-mcp-fixtures)
 fi
+[ -x "$fixtures_bin" ] || fail "no fixtures binary beside $bin: cargo build -p agentteams-mcp-fixtures"
 
 # make_ca: a throwaway CA and a server certificate for localhost and 127.0.0.1, signed by it, in
 # $work/tls (ca.pem, server.pem, server.key); and a second, unrelated CA (other-ca.pem) whose
@@ -79,7 +82,7 @@ start_replicas() {
     while [ "$i" -le "$1" ]; do
         log=$work/replica-$i.log
         : > "$log" # exists before the replica's shell opens it, so the wait below can read it
-        "$bin" --serve-mcp conformance --http --port 0 --session-key-file "$work/session.key" \
+        "$fixtures_bin" --serve-mcp conformance --http --port 0 --session-key-file "$work/session.key" \
             --replica-name "r$i" --access-log --allow-host localhost 2> "$log" &
         pid=$!
         pids="$pids $pid"
