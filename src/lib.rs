@@ -39,6 +39,7 @@ pub mod crypto;
 /// SHA-256 and HMAC live with the other hashes in [`crypto`]; these paths stay for embedders.
 pub use crypto::{hmac, sha256};
 pub mod declared;
+pub mod file_identity;
 pub mod governance;
 pub mod http;
 pub mod http1;

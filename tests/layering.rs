@@ -39,6 +39,7 @@ const LIBRARY: Rules = Rules {
         "time",
         "voice",
         "regular_file",
+        "file_identity",
         "process_group",
         "project_file",
         "confined_write",

@@ -96,10 +96,22 @@ pub fn run(raw: Vec<String>, exec_helper: Option<PathBuf>) -> u8 {
                 n(report.code_documents, "document"),
                 n(report.code_terms, "term"),
                 n(report.code_definitions, "definition"),
-                if report.rewritten.is_empty() {
-                    "no partition changed".to_owned()
-                } else {
-                    format!("rewrote {}", report.rewritten.join(", "))
+                {
+                    let rewrote = if report.rewritten.is_empty() {
+                        "no partition changed".to_owned()
+                    } else {
+                        format!("rewrote {}", report.rewritten.join(", "))
+                    };
+                    if report.cache_used {
+                        let read = report.code_sources.saturating_sub(report.code_files_reused);
+                        format!(
+                            "{rewrote}; {} unchanged since the last build, {} read",
+                            n(report.code_files_reused, "file"),
+                            n(read, "file")
+                        )
+                    } else {
+                        rewrote
+                    }
                 }
             );
             note!(

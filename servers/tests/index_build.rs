@@ -285,7 +285,7 @@ fn rebuilding_unchanged_sources_keeps_partitions_byte_identical() {
     // A changed source rewrites the local partition only.
     project.write("tools/new_tool.py", "def fresh(): pass\n");
     let out = project.index_build(&[]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("rewrote local)"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("(rewrote local;"));
     assert_ne!(project.read("references/code-index/local.json"), local);
     assert_eq!(project.read("references/code-index/api-docs.json"), api);
     // Same content but a passage an older builder rendered differently: brought up to date.
@@ -294,7 +294,7 @@ fn rebuilding_unchanged_sources_keeps_partitions_byte_identical() {
     assert_ne!(stale, current);
     project.write("references/code-index/local.json", &stale);
     let out = project.index_build(&[]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("rewrote local)"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("(rewrote local;"));
     assert!(project
         .read("references/code-index/local.json")
         .contains("def fresh()"));
@@ -429,6 +429,73 @@ fn links_a_repository_plants_never_redirect_the_builders_writes() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("resolves outside the project"), "{stderr}");
     assert_eq!(std::fs::read_dir(&team).unwrap().count(), 0);
+}
+
+#[test]
+fn a_planted_foreign_or_damaged_build_cache_means_reading_every_file() {
+    let outside = Project::new("index-cache-outside");
+    outside.write("victim.bin", "precious");
+    let victim = outside.path("victim.bin");
+    let project = fixture();
+    let cache = project.path("references/code-build-cache.bin");
+    // Files older than the cache's racy window, so a good cache would serve them all.
+    std::thread::sleep(std::time::Duration::from_millis(1_100));
+    project.build_indexes();
+    let good = std::fs::read(&cache).unwrap();
+    // The same cache in another project with the same files: another root, so foreign.
+    let twin = fixture();
+    std::fs::create_dir_all(twin.path("references")).unwrap();
+    std::fs::write(twin.path("references/code-build-cache.bin"), &good).unwrap();
+    let plants: [(&str, &dyn Fn()); 5] = [
+        ("garbage", &|| {
+            std::fs::write(&cache, b"not a cache at all").unwrap()
+        }),
+        ("truncated", &|| {
+            std::fs::write(&cache, &good[..good.len() / 2]).unwrap()
+        }),
+        ("another binary's", &|| {
+            // The builder's identity follows the 30-byte magic line: another inode.
+            let mut other = good.clone();
+            other[30 + 8] ^= 1;
+            std::fs::write(&cache, other).unwrap();
+        }),
+        ("a link out of the project", &|| {
+            std::os::unix::fs::symlink(&victim, &cache).unwrap()
+        }),
+        ("a FIFO", &|| {
+            let made = std::process::Command::new("mkfifo")
+                .arg(&cache)
+                .status()
+                .unwrap();
+            assert!(made.success());
+        }),
+    ];
+    for (what, plant) in plants {
+        let _ = std::fs::remove_file(&cache);
+        plant();
+        let out = project.index_build(&[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{what}: {stderr}");
+        // Nothing taken from a cache this build did not write: every file read.
+        assert!(
+            !stderr.contains("unchanged since the last build"),
+            "{what}: {stderr}"
+        );
+        let damaged = stderr.contains("build cache") && stderr.contains("is damaged");
+        assert_eq!(damaged, what == "truncated", "{what}: {stderr}");
+        assert!(
+            std::fs::symlink_metadata(&cache).unwrap().is_file(),
+            "{what}"
+        );
+        assert_eq!(outside.read("victim.bin"), "precious", "{what}");
+    }
+    let out = twin.index_build(&[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && !stderr.contains("unchanged since"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("damaged"), "{stderr}");
 }
 
 #[test]

@@ -201,15 +201,33 @@ fn read_json(project: &Project, rel: &str) -> Value {
     json::parse(project.read(rel).as_bytes()).unwrap()
 }
 
+/// The reference's code sources as its fallback walk finds them: its suffixes (.py, .sh,
+/// .bash), absolute, in folders not starting with a dot (and not the generated `references/`).
+fn reference_code_sources(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let (path, name) = (entry.path(), entry.file_name());
+            let name = name.to_string_lossy();
+            if entry.file_type().unwrap().is_dir() {
+                if !name.starts_with('.') && name != "references" {
+                    pending.push(path);
+                }
+            } else if [".py", ".sh", ".bash"].iter().any(|s| name.ends_with(s)) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// Every rule on every file, from the root and from another directory: the reasons any is stale.
 fn staleness(project: &Project, elsewhere: &Path, deps: &Dependencies<'_>) -> Vec<String> {
     let root = &project.root;
     let memory_sources = [root.join("CHANGELOG.md"), root.join("README.md")];
-    // The reference's code sources: its suffixes (.py, .sh, .bash), absolute.
-    let code_sources: Vec<PathBuf> = ["scripts/run.sh", "tool/__init__.py", "tool/report.py"]
-        .iter()
-        .map(|p| root.join(p))
-        .collect();
+    let code_sources = reference_code_sources(root);
     let fresh = expected_fingerprint(project, deps);
     let mut reasons = Vec::new();
     let memory = read_json(project, "references/memory-index.json");
@@ -288,7 +306,7 @@ fn the_rules_notice_changes_and_a_rebuild_makes_the_indexes_fresh_again() {
     project.write("tool/__init__.py", &text);
     assert!(!staleness(&project, &elsewhere.root, &without_attrs).is_empty());
     let out = project.index_build(&[]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("rewrote local)"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("(rewrote local;"));
     assert_eq!(
         staleness(&project, &elsewhere.root, &without_attrs),
         Vec::<String>::new()
@@ -661,4 +679,166 @@ fn a_projects_docs_are_memory_sources_by_default_and_the_reference_still_finds_t
         let memory = read_json(&project, "references/memory-index.json");
         assert_eq!(stored_paths(&memory), want, "{description}");
     }
+}
+
+/// The index files a build writes, each with its `built_at` and `index_build_id` values (and
+/// the manifest's per partition) replaced by a placeholder: what must be byte-identical between
+/// an incremental build and a full one.
+fn outputs_without_stamps(project: &Project) -> Vec<(String, String)> {
+    let files = [
+        "references/memory-index.json",
+        "references/memory-sections.json",
+        "references/code-outline.json",
+        "references/code-index/manifest.json",
+        "references/code-index/local.json",
+        "references/code-index/api-docs.json",
+        "references/code-index/api-modules.json",
+    ];
+    files
+        .iter()
+        .map(|rel| {
+            let mut text = project.read(rel);
+            let value = read_json(project, rel);
+            let mut stamps = Vec::new();
+            let mut pending = vec![&value];
+            while let Some(v) = pending.pop() {
+                if let Some(map) = v.as_object() {
+                    for (key, member) in map.iter() {
+                        if let ("built_at" | "index_build_id", Some(s)) =
+                            (key.as_str(), member.as_str())
+                        {
+                            stamps.push(s.to_owned());
+                        }
+                        pending.push(member);
+                    }
+                }
+            }
+            for stamp in stamps {
+                text = text.replace(&stamp, "STAMP");
+            }
+            (rel.to_string(), text)
+        })
+        .collect()
+}
+
+/// The `(unchanged, read)` counts of a build's summary ("N files unchanged since the last build,
+/// M files read").
+fn reuse_counts(out: &std::process::Output) -> (usize, usize) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains(" unchanged since the last build"))
+        .unwrap_or_else(|| panic!("no reuse counts in {stderr}"));
+    let clause = &line[line.rfind("; ").unwrap()..];
+    let numbers: Vec<usize> = clause
+        .split_whitespace()
+        .filter_map(|w| w.replace(',', "").parse().ok())
+        .collect();
+    (numbers[0], numbers[1])
+}
+
+#[test]
+fn an_incremental_rebuild_after_every_kind_of_change_equals_a_full_build_and_is_fresh() {
+    let project = python_project();
+    let elsewhere = Project::new("staleness-incremental");
+    for i in 0..12 {
+        project.write(
+            &format!("tool/same_{i}.py"),
+            &format!("def same_{i}(x):\n    \"\"\"Adds {i}.\"\"\"\n    return x + {i}\n"),
+        );
+    }
+    for name in ["renamed", "linked", "fifo", "mode", "deleted", "emptied"] {
+        project.write(
+            &format!("tool/{name}.py"),
+            &format!("def {name}_thing(): pass\n"),
+        );
+    }
+    // Older than the cache's racy window, so every file can be taken from the cache.
+    let settle = || std::thread::sleep(std::time::Duration::from_millis(1_100));
+    settle();
+    let first = project.index_build(&[]);
+    assert!(first.status.success());
+
+    // Nothing changed: every file is taken from the cache, and the partition and the outline
+    // are not written.
+    let before = project.snapshot();
+    let (unchanged, read) = reuse_counts(&project.index_build(&[]));
+    assert_eq!(read, 0, "{unchanged} unchanged");
+    let after = project.snapshot();
+    for kept in [
+        "references/code-index/local.json",
+        "references/code-outline.json",
+    ] {
+        assert_eq!(
+            before.get(Path::new(kept)),
+            after.get(Path::new(kept)),
+            "{kept}"
+        );
+    }
+
+    // Every kind of change at once.
+    let tool = project.path("tool");
+    project.write(
+        "tool/report.py",
+        &format!(
+            "{}\ndef report_more(rows):\n    return rows\n",
+            project.read("tool/report.py")
+        ),
+    );
+    project.write(
+        "tool/added.py",
+        "def added_thing(widget):\n    return widget\n",
+    );
+    std::fs::remove_file(tool.join("deleted.py")).unwrap();
+    std::fs::rename(tool.join("renamed.py"), tool.join("renamed_to.py")).unwrap();
+    let mode = tool.join("mode.py");
+    std::fs::set_permissions(&mode, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::remove_file(tool.join("linked.py")).unwrap();
+    std::os::unix::fs::symlink("same_1.py", tool.join("linked.py")).unwrap();
+    std::fs::remove_file(tool.join("fifo.py")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(tool.join("fifo.py"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    project.write("tool/emptied.py", "");
+    // A dependency upgraded in the virtual environment.
+    project.write(
+        ".venv/lib/python3.11/site-packages/requests-2.31.0.dist-info/METADATA",
+        "Name: requests\nVersion: 2.32.0\n",
+    );
+    settle();
+    let (unchanged, read) = reuse_counts(&project.index_build(&[]));
+    // Read: the edited, added, renamed, re-moded, linked and emptied files (a FIFO is no
+    // source: only regular files and links to them are).
+    assert_eq!(read, 6, "{unchanged} unchanged");
+    let upgraded = Dependencies {
+        external: AS_BUILT.external,
+        resolved: &["PyYAML==6.0.1", "requests==2.32.0"],
+    };
+    assert_eq!(
+        staleness(&project, &elsewhere.root, &upgraded),
+        Vec::<String>::new()
+    );
+    let incremental = outputs_without_stamps(&project);
+
+    // A full build of the same tree: the cache removed, every file read.
+    std::fs::remove_file(project.path("references/code-build-cache.bin")).unwrap();
+    let full = project.index_build(&[]);
+    let stderr = String::from_utf8_lossy(&full.stderr);
+    assert!(
+        full.status.success() && !stderr.contains("unchanged since"),
+        "{stderr}"
+    );
+    for ((name, a), (_, b)) in incremental.iter().zip(outputs_without_stamps(&project)) {
+        assert!(
+            *a == b,
+            "{name} differs between the incremental and the full build"
+        );
+    }
+    // And the cache the full build wrote serves the next build.
+    settle();
+    let (unchanged, read) = reuse_counts(&project.index_build(&[]));
+    assert_eq!(read, 0, "{unchanged} unchanged");
 }

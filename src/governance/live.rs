@@ -15,13 +15,13 @@
 use super::presets::{
     describe_preset, Preset, PresetEffect, Presets, PresetsError, PresetsFile, MAX_PRESETS,
 };
+use crate::file_identity::FileIdentity;
 use crate::json::{Map, Value};
 use std::fmt;
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 /// A file modified less than this long ago is read again at the next decision even if its
 /// identity looks unchanged: a timestamp's granularity can hide a second write made within it.
@@ -204,20 +204,7 @@ fn first(list: &[Held], name: &str) -> Option<String> {
 enum Stat {
     Missing,
     Failed(io::ErrorKind),
-    Present(Identity),
-}
-
-/// A file's identity: a rename over it changes the device or inode, a write in place the length
-/// or the times (`ctime` too, which no one can set back).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Identity {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    mode: u32,
-    /// Seconds and nanoseconds.
-    mtime: (i64, i64),
-    ctime: (i64, i64),
+    Present(FileIdentity),
 }
 
 /// One `stat` (not following a link: a link is refused when read).
@@ -225,14 +212,7 @@ fn stat(path: &Path) -> Stat {
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Stat::Missing,
         Err(e) => Stat::Failed(e.kind()),
-        Ok(m) => Stat::Present(Identity {
-            dev: m.dev(),
-            ino: m.ino(),
-            len: m.size(),
-            mode: m.mode(),
-            mtime: (m.mtime(), m.mtime_nsec()),
-            ctime: (m.ctime(), m.ctime_nsec()),
-        }),
+        Ok(m) => Stat::Present(FileIdentity::of(&m)),
     }
 }
 
@@ -243,12 +223,7 @@ fn settled(stat: Stat) -> bool {
     let Stat::Present(id) = stat else {
         return true;
     };
-    let Ok(now) = SystemTime::now().duration_since(UNIX_EPOCH) else {
-        return false;
-    };
-    let latest = id.mtime.max(id.ctime).0;
-    i64::try_from(now.as_secs())
-        .is_ok_and(|now| now.saturating_sub(latest) > PRESETS_SETTLE_TIME.as_secs() as i64)
+    id.is_settled(SystemTime::now(), PRESETS_SETTLE_TIME)
 }
 
 type Recorder = Box<dyn Fn(&InForce) + Send + Sync>;

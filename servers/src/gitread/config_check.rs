@@ -15,7 +15,7 @@
 use super::invoke::{Runner, CANCELLED};
 use super::process::TIMEOUT;
 use super::repo::Layout;
-use super::stamp::Stamp;
+use super::stamp::{Stamp, RACY_WINDOW};
 use agentteams_mcp::server::CancelToken;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -102,9 +102,10 @@ impl ConfigCheck {
                 .into_iter()
                 .map(|p| (p.clone(), Stamp::followed(&p)))
                 .collect();
-            let settled = stamped
-                .iter()
-                .all(|(_, s)| s.as_ref().is_none_or(|s| s.is_settled(started)));
+            let settled = stamped.iter().all(|(_, s)| {
+                s.as_ref()
+                    .is_none_or(|s| s.is_settled(started, RACY_WINDOW))
+            });
             settled.then_some(stamped)
         });
         *self.lock() = files.map(|files| Cached {

@@ -25,7 +25,7 @@
 //! residual risks) nor against hard links, which no archive or clone can make to a file outside.
 
 use super::repo::Layout;
-use super::stamp::Stamp;
+use super::stamp::{Stamp, RACY_WINDOW};
 use crate::regular_file;
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -74,11 +74,11 @@ impl Listing {
     }
 
     fn is_settled(&self, started: SystemTime) -> bool {
-        self.stamp.is_settled(started)
+        self.stamp.is_settled(started, RACY_WINDOW)
             && self
                 .watched
                 .iter()
-                .all(|(_, stamp)| stamp.is_settled(started))
+                .all(|(_, stamp)| stamp.is_settled(started, RACY_WINDOW))
     }
 }
 

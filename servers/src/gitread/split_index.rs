@@ -23,7 +23,7 @@
 //! and of the git dir (whose stamp changes when a `sharedindex.*` file comes or goes) once both
 //! are older than the racy window, so an unchanged repository costs two `stat`s, no listing.
 
-use super::stamp::Stamp;
+use super::stamp::{Stamp, RACY_WINDOW};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -77,8 +77,10 @@ impl SplitIndexCheck {
                 let split = has_shared_index_files(git_dir)
                     && links_shared_index(&path)
                         .ok_or_else(|| UNREADABLE_INDEX_REFUSAL.to_owned())?;
-                let settled = index.is_settled(started)
-                    && identity.1.is_some_and(|dir| dir.is_settled(started));
+                let settled = index.is_settled(started, RACY_WINDOW)
+                    && identity
+                        .1
+                        .is_some_and(|dir| dir.is_settled(started, RACY_WINDOW));
                 if settled
                     && (Stamp::followed(&path), Stamp::unfollowed(git_dir))
                         == (Some(index), identity.1)

@@ -5,18 +5,20 @@
 //! imports, `api-modules` from their public definitions; both with the reference's dependency
 //! fingerprint), and the manifest; all in the reference's formats.
 
+use super::build_cache;
+use super::build_cache::{BuildCache, CachedFile, Contribution, Identity, Outputs, ToEncode};
 use super::deps::{ApiDoc, ApiModule, Provenance};
 use super::memory::write_postings;
 use super::outline;
 use super::passages;
-use super::postings::Postings;
+use super::postings::{KnownTerms, Postings};
 use super::pyjson::PyJson;
 use super::sources::{language_for, mtime, read_text};
 use super::stamp::Stamp;
 use crate::corpus::tokenize::Tokenizer;
 use agentteams_mcp::json::{obj, Value};
 use agentteams_mcp::sha256;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 /// The partitions written, as `(name, source_kind)`, in manifest (sorted) order.
@@ -69,10 +71,8 @@ const PREPARED_AHEAD: usize = 4;
 struct Prepared {
     text: String,
     doc: CodeDoc,
-    /// Its path relative to the root, and its definitions at every level, which the counting
-    /// thread lays out as the outline's documents ([`outline_documents`]): that thread would
-    /// otherwise wait for this one.
-    rel: String,
+    /// Its definitions at every level, which the counting thread lays out as the outline's
+    /// documents ([`outline_documents`]): that thread would otherwise wait for this one.
     definitions: Vec<outline::Unit>,
     /// A `.py` file's absolute imports (what the reference's fingerprint reads).
     imports: Vec<String>,
@@ -103,7 +103,6 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
     };
     Some(Prepared {
         definitions: outline::outline(&text, language),
-        rel: rel.to_string_lossy().into_owned(),
         text,
         doc,
         imports,
@@ -115,6 +114,107 @@ pub struct Local {
     pub partition: Partition,
     pub outline: Outline,
     pub imports: BTreeSet<String>,
+    /// Per source, in order, what the next build's cache keeps of it.
+    pub files: Vec<FileRow>,
+    /// How the partition's content (and so the outline's) compares with what the previous
+    /// build's cache describes.
+    pub changed: Change,
+    /// Sources taken from the previous build's cache rather than read.
+    pub reused: usize,
+}
+
+/// How a built `local` partition compares with the one the previous build's cache describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Change {
+    /// Every source gave what it gave then: the same content.
+    Same,
+    /// No cache, or one that could not say: compare the files.
+    Unknown,
+    /// A source was added, removed or changed in a way the partition shows.
+    Differs,
+}
+
+/// One source of the `local` partition, as the build cache keeps it.
+pub struct FileRow {
+    pub rel: String,
+    /// `None`: not to be cached (racy, or gone before it could be looked at).
+    pub identity: Option<Identity>,
+    pub imports: Vec<String>,
+    pub read: FileRead,
+}
+
+/// What a source gave the partition.
+pub enum FileRead {
+    /// Not read as text (unreadable, too large, not UTF-8, not a regular file).
+    Unreadable,
+    /// Read, and no code tokens in it: counted in `source_count`, no document.
+    Empty {
+        source_hash: String,
+        source_mtime: f64,
+    },
+    /// The partition's document `doc`, with its terms as `(number in the partition's postings,
+    /// tf)` and its definitions' places in the outline.
+    Document {
+        doc: usize,
+        terms: Vec<(u32, u32)>,
+        outline: std::ops::Range<usize>,
+    },
+}
+
+impl Local {
+    /// The build cache to write after this build (`build_cache`), whose outputs were `outputs`.
+    pub fn cache_bytes(&self, builder: &Identity, root: &str, outputs: &Outputs) -> Vec<u8> {
+        let terms = self
+            .partition
+            .postings
+            .terms
+            .iter()
+            .map(|(t, _)| t.as_str());
+        let mut writer = build_cache::Writer::new(builder, root, outputs, terms, 1 << 20);
+        let mut body = Vec::new();
+        for row in &self.files {
+            body.clear();
+            let body = match &row.read {
+                FileRead::Unreadable => None,
+                FileRead::Empty {
+                    source_hash,
+                    source_mtime,
+                } => {
+                    ToEncode {
+                        snippet: "",
+                        passages: &[],
+                        source_hash,
+                        source_mtime: *source_mtime,
+                        length: 0,
+                        entries: &[],
+                        outline: &[],
+                    }
+                    .encode(&mut body);
+                    Some(body.as_slice())
+                }
+                FileRead::Document {
+                    doc,
+                    terms,
+                    outline,
+                } => {
+                    let d = &self.partition.docs[*doc];
+                    ToEncode {
+                        snippet: &d.snippet,
+                        passages: &d.passages,
+                        source_hash: &d.source_hash,
+                        source_mtime: d.source_mtime,
+                        length: d.length,
+                        entries: terms,
+                        outline: &self.outline.documents[outline.clone()],
+                    }
+                    .encode(&mut body);
+                    Some(body.as_slice())
+                }
+            };
+            writer.file(&row.rel, row.identity.as_ref(), &row.imports, body);
+        }
+        writer.finish()
+    }
 }
 
 /// The code outline (`references/code-outline.json`, [`crate::recall::outline`]): one document
@@ -262,75 +362,289 @@ fn outline_documents(rel: &str, units: Vec<outline::Unit>) -> Vec<String> {
         .collect()
 }
 
+/// What the reading thread hands the counting thread for one source.
+enum Gathered {
+    /// Read now (`None`: not as text), with the identity it had just before.
+    Read(Option<Box<Prepared>>, Option<Identity>),
+    /// Unchanged since the previous build (the cache holds it with this identity).
+    Cached(Identity),
+}
+
 /// Builds the `local` partition over `sources` (paths relative to `root`, sorted), and collects
 /// the absolute imports of its `.py` files. `progress` is called after each file with the number
-/// done.
+/// done. A source whose identity is the one `previous` (the last build's cache) holds is taken
+/// from there instead of being read; the result is the same as reading it.
 ///
-/// Two stages: a second thread reads each file and makes its passages, snippet, hash, mtime and
-/// definitions (`prepare`) up to [`PREPARED_AHEAD`] files ahead, while this thread counts the
-/// postings, which must see the files in order, and lays out the outline's documents (the two
-/// threads' shares of the work are about even on the Python standard library). The output is the same as one thread's; if no thread can be
-/// started, this thread does both.
+/// Two stages: a second thread looks at each file and reads it and makes its passages, snippet,
+/// hash, mtime and definitions (`prepare`) up to [`PREPARED_AHEAD`] files ahead, while this
+/// thread counts the postings, which must see the files in order, and lays out the outline's
+/// documents (the two threads' shares of the work are about even on the Python standard
+/// library). The output is the same as one thread's; if no thread can be started, this thread
+/// does both.
 pub fn build_local(
     root: &Path,
     sources: &[PathBuf],
     stamp: &Stamp,
+    previous: Option<&BuildCache<'_>>,
     progress: &mut dyn FnMut(usize),
 ) -> Local {
-    let mut partition = Partition::empty("local-script", stamp);
-    let mut outline = Outline {
-        documents: Vec::new(),
-        source_count: 0,
+    let start = std::time::SystemTime::now();
+    let cached: HashMap<&str, usize> = previous.map_or_else(HashMap::new, |p| {
+        p.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.rel, i))
+            .collect()
+    });
+    let known_rel = |rel: &Path| rel.to_str().and_then(|r| cached.get(r).copied());
+    let mut local = Local {
+        partition: Partition::empty("local-script", stamp),
+        outline: Outline {
+            documents: Vec::new(),
+            source_count: 0,
+        },
+        imports: BTreeSet::new(),
+        files: Vec::with_capacity(sources.len()),
+        changed: if previous.is_some() {
+            Change::Same
+        } else {
+            Change::Unknown
+        },
+        reused: 0,
     };
-    let mut imports = BTreeSet::new();
-    let mut take = |done: usize, prepared: Option<Prepared>| {
+    // The previous build's term table, decoded when the first cached document needs it; `None`
+    // inside when it cannot be, and then every file is read.
+    let previous_terms = previous.map(|p| p.terms().ok());
+    let mut known: Option<Option<KnownTerms<'_>>> = None;
+    // Which of the previous build's files are still sources.
+    let mut still_listed = vec![false; previous.map_or(0, |p| p.files.len())];
+    let mut take = |done: usize, gathered: Gathered| {
         progress(done + 1);
-        let Some(Prepared {
-            text,
-            mut doc,
-            rel,
-            definitions,
-            imports: found,
-        }) = prepared
-        else {
-            return;
+        let rel = &sources[done];
+        let before = known_rel(rel).zip(previous).map(|(number, p)| {
+            still_listed[number] = true;
+            &p.files[number]
+        });
+        let (prepared, identity) = match gathered {
+            Gathered::Cached(identity) => {
+                let file = before.expect("a cached file is in the cache");
+                let known = known.get_or_insert_with(|| {
+                    previous_terms
+                        .clone()
+                        .flatten()
+                        .map(|t| local.partition.postings.known_terms(t))
+                });
+                if let Some(known) = known {
+                    if local.add_cached(root, rel, file, identity, known) {
+                        local.reused += 1;
+                        return;
+                    }
+                }
+                // A damaged entry: read the file as if it were new.
+                (prepare(root, rel), Some(identity))
+            }
+            Gathered::Read(prepared, identity) => (prepared.map(|p| *p), identity),
         };
-        imports.extend(found);
-        partition.source_count += 1;
-        doc.length = partition.postings.add(&text, Tokenizer::Code);
-        if doc.length > 0 {
-            outline.source_count += 1;
-            outline
-                .documents
-                .extend(outline_documents(&rel, definitions));
-            partition.docs.push(doc);
+        let identity = identity.filter(|i| i.is_settled(start));
+        local.add_read(rel, prepared, identity);
+        if previous.is_some() {
+            let now = &local.files.last().expect("just added").read;
+            local.changed = local
+                .changed
+                .max(compare(before, now, &local.partition.docs));
         }
     };
     std::thread::scope(|scope| {
+        let gather = |rel: &PathBuf| {
+            let identity = Identity::of(&root.join(rel));
+            match (known_rel(rel), identity) {
+                (Some(number), Some(identity))
+                    if previous.is_some_and(|p| p.files[number].identity == Some(identity)) =>
+                {
+                    Gathered::Cached(identity)
+                }
+                _ => Gathered::Read(prepare(root, rel).map(Box::new), identity),
+            }
+        };
         let (send, receive) = std::sync::mpsc::sync_channel(PREPARED_AHEAD);
         let reader = std::thread::Builder::new()
             .name("index-read".into())
             .spawn_scoped(scope, move || {
                 for rel in sources {
-                    if send.send(prepare(root, rel)).is_err() {
+                    if send.send(gather(rel)).is_err() {
                         return;
                     }
                 }
             });
         if reader.is_ok() {
-            for (done, prepared) in receive.iter().enumerate() {
-                take(done, prepared);
+            for (done, gathered) in receive.iter().enumerate() {
+                take(done, gathered);
             }
         } else {
             for (done, rel) in sources.iter().enumerate() {
-                take(done, prepare(root, rel));
+                take(done, gather(rel));
             }
         }
     });
-    Local {
-        partition,
-        outline,
-        imports,
+    // A file gone since that it read as text took a part of the partition with it.
+    if let Some(p) = previous {
+        let gone = p.files.iter().zip(&still_listed);
+        if gone
+            .into_iter()
+            .any(|(f, listed)| !listed && f.body.is_some())
+        {
+            local.changed = Change::Differs;
+        }
+    }
+    local
+}
+
+/// How what a file gave the partition now (`now`; `docs` are the partition's documents)
+/// compares with what it gave the build the cache describes (`before`; `None`: not a source
+/// then). A file that gives no document compares by whether it was read, since that is all the
+/// partition shows of it (`source_count`).
+fn compare(before: Option<&CachedFile<'_>>, now: &FileRead, docs: &[CodeDoc]) -> Change {
+    let Some(before) = before else {
+        return match now {
+            FileRead::Unreadable => Change::Same,
+            _ => Change::Differs,
+        };
+    };
+    let before = match before.body.map(Contribution::decode) {
+        None => None,
+        Some(Ok(c)) => Some(c),
+        Some(Err(_)) => return Change::Unknown,
+    };
+    let same = match (before, now) {
+        (None, FileRead::Unreadable) => true,
+        (Some(b), FileRead::Empty { .. }) => b.length == 0,
+        (Some(b), FileRead::Document { doc, .. }) => {
+            let d = &docs[*doc];
+            b.length != 0 && b.source_hash == d.source_hash && b.source_mtime == d.source_mtime
+        }
+        _ => false,
+    };
+    if same {
+        Change::Same
+    } else {
+        Change::Differs
+    }
+}
+
+impl Local {
+    /// Adds a file read now (`None`: not as text).
+    fn add_read(&mut self, rel: &Path, prepared: Option<Prepared>, identity: Option<Identity>) {
+        let rel_text = rel.to_string_lossy().into_owned();
+        let Some(Prepared {
+            text,
+            mut doc,
+            definitions,
+            imports: found,
+        }) = prepared
+        else {
+            self.files.push(FileRow {
+                rel: rel_text,
+                identity,
+                imports: Vec::new(),
+                read: FileRead::Unreadable,
+            });
+            return;
+        };
+        self.imports.extend(found.iter().cloned());
+        self.partition.source_count += 1;
+        let mut terms = Vec::new();
+        doc.length = self
+            .partition
+            .postings
+            .add_noting(&text, Tokenizer::Code, &mut terms);
+        let read = if doc.length > 0 {
+            self.outline.source_count += 1;
+            let first = self.outline.documents.len();
+            self.outline
+                .documents
+                .extend(outline_documents(&rel_text, definitions));
+            self.partition.docs.push(doc);
+            FileRead::Document {
+                doc: self.partition.docs.len() - 1,
+                terms,
+                outline: first..self.outline.documents.len(),
+            }
+        } else {
+            FileRead::Empty {
+                source_hash: doc.source_hash,
+                source_mtime: doc.source_mtime,
+            }
+        };
+        self.files.push(FileRow {
+            rel: rel_text,
+            identity,
+            imports: found,
+            read,
+        });
+    }
+
+    /// Adds a file from the previous build's cache; false (nothing added) when its entry does not
+    /// decode or its terms do not add up.
+    fn add_cached(
+        &mut self,
+        root: &Path,
+        rel: &Path,
+        file: &CachedFile<'_>,
+        identity: Identity,
+        known: &mut KnownTerms<'_>,
+    ) -> bool {
+        let imports: Vec<String> = file.imports.iter().map(|i| i.to_string()).collect();
+        let read = match file.body.map(Contribution::decode) {
+            None => FileRead::Unreadable,
+            Some(Err(_)) => return false,
+            Some(Ok(c)) => {
+                let mut terms = Vec::new();
+                let postings = &mut self.partition.postings;
+                match postings.add_known(c.length, &c.entries, known, &mut terms) {
+                    None => return false,
+                    Some(0) => FileRead::Empty {
+                        source_hash: c.source_hash.to_owned(),
+                        source_mtime: c.source_mtime,
+                    },
+                    Some(length) => {
+                        self.outline.source_count += 1;
+                        let first = self.outline.documents.len();
+                        self.outline
+                            .documents
+                            .extend(c.outline.iter().map(|d| d.to_string()));
+                        let absolute = root.join(rel);
+                        self.partition.docs.push(CodeDoc {
+                            path: absolute.to_string_lossy().into_owned(),
+                            language: language_for(rel),
+                            length,
+                            snippet: c.snippet.to_owned(),
+                            passages: c.passages.iter().map(|p| p.to_string()).collect(),
+                            source_hash: c.source_hash.to_owned(),
+                            source_mtime: c.source_mtime,
+                            symbol: None,
+                            signature: None,
+                            provenance: None,
+                        });
+                        FileRead::Document {
+                            doc: self.partition.docs.len() - 1,
+                            terms,
+                            outline: first..self.outline.documents.len(),
+                        }
+                    }
+                }
+            }
+        };
+        if !matches!(read, FileRead::Unreadable) {
+            self.partition.source_count += 1;
+            self.imports.extend(imports.iter().cloned());
+        }
+        self.files.push(FileRow {
+            rel: rel.to_string_lossy().into_owned(),
+            identity: Some(identity),
+            imports,
+            read,
+        });
+        true
     }
 }
 
@@ -506,19 +820,14 @@ impl Partition {
 
     /// The manifest's entry for this partition as written at `built_at`.
     pub fn manifest_entry(&self, built_at: &str) -> Value {
-        obj([
-            ("source_kind", Value::from(self.source_kind)),
-            ("N", Value::from(self.docs.len())),
-            ("source_count", Value::from(self.source_count)),
-            ("built_at", Value::from(built_at)),
-            ("source_fingerprint", Value::from(self.source_fingerprint())),
-            (
-                "dependency_fingerprint",
-                self.dependency_fingerprint
-                    .as_deref()
-                    .map_or(Value::Null, Value::from),
-            ),
-        ])
+        manifest_entry(
+            self.source_kind,
+            self.docs.len() as u64,
+            self.source_count as u64,
+            built_at,
+            &self.source_fingerprint(),
+            self.dependency_fingerprint.as_deref(),
+        )
     }
 
     fn write_document(&self, w: &mut PyJson, doc_id: usize, doc: &CodeDoc, norm: f64) {
@@ -567,6 +876,28 @@ impl Partition {
         w.float(norm);
         w.end_object();
     }
+}
+
+/// A partition's entry in the manifest (without `file`, which the manifest adds).
+pub fn manifest_entry(
+    source_kind: &str,
+    documents: u64,
+    source_count: u64,
+    built_at: &str,
+    source_fingerprint: &str,
+    dependency_fingerprint: Option<&str>,
+) -> Value {
+    obj([
+        ("source_kind", Value::from(source_kind)),
+        ("N", Value::from(documents)),
+        ("source_count", Value::from(source_count)),
+        ("built_at", Value::from(built_at)),
+        ("source_fingerprint", Value::from(source_fingerprint)),
+        (
+            "dependency_fingerprint",
+            dependency_fingerprint.map_or(Value::Null, Value::from),
+        ),
+    ])
 }
 
 /// A unit's `provenance` object, keys sorted, in the reference's shape for its kind.
@@ -674,7 +1005,7 @@ mod tests {
         };
         let Local {
             partition, imports, ..
-        } = build_local(&dir, &sources, &stamp, &mut |_| {});
+        } = build_local(&dir, &sources, &stamp, None, &mut |_| {});
         assert_eq!((partition.docs.len(), partition.source_count), (2, 3));
         // Absolute paths, as the reference stores them; every absolute import, at any depth.
         assert_eq!(

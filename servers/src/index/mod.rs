@@ -9,6 +9,7 @@
 
 pub mod atomic;
 pub mod budget;
+pub mod build_cache;
 pub mod clock;
 pub mod code;
 pub mod deps;
@@ -33,6 +34,7 @@ use crate::corpus::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
 use agentteams_mcp::json::{self, Reader, Token, Value};
 use agentteams_mcp::voice::PREFIX;
 use stamp::Stamp;
+use std::collections::BTreeSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -67,6 +69,11 @@ pub struct BuildReport {
     pub source_bytes: u64,
     /// Partitions whose content changed and were rewritten.
     pub rewritten: Vec<&'static str>,
+    /// Code sources listed, and those taken from the previous build's cache (`cache_used`)
+    /// rather than read.
+    pub code_sources: usize,
+    pub code_files_reused: usize,
+    pub cache_used: bool,
 }
 
 /// The team dir to write to when none is given: one that already holds an index (so a rebuild
@@ -185,13 +192,65 @@ pub fn build(
     )?;
 
     let total = code_paths.len();
-    let code::Local {
-        partition: local,
-        outline,
-        imports,
-    } = code::build_local(&root, &code_paths, &stamp, &mut |done| {
-        progress(done, total)
+    // The previous build's cache, if this binary wrote it for this root; without an identity of
+    // its own, the builder neither reads nor writes one.
+    let builder = std::env::current_exe()
+        .ok()
+        .and_then(|exe| build_cache::Identity::of(&exe));
+    let cache_path = references.join(build_cache::BUILD_CACHE_FILE);
+    let root_text = root.to_string_lossy().into_owned();
+    let cache_bytes = builder
+        .as_ref()
+        .and_then(|_| previous_file(&cache_path, build_cache::MAX_BUILD_CACHE_BYTES));
+    let previous = builder
+        .as_ref()
+        .zip(cache_bytes.as_deref())
+        .and_then(|(builder, bytes)| {
+            match build_cache::BuildCache::parse(bytes, builder, &root_text) {
+                Ok(cache) => Some(cache),
+                Err(e @ build_cache::CacheError::Damaged(_)) => {
+                    let warning = format!(
+                        "the build cache {} is {e}; every file is read",
+                        cache_path.display()
+                    );
+                    note!(
+                        "{PREFIX}index build: warning: {}",
+                        agentteams_mcp::sanitize::sanitize(&warning)
+                    );
+                    None
+                }
+                Err(build_cache::CacheError::Foreign) => None,
+            }
+        });
+    let outline_path = references.join(OUTLINE_FILE);
+    let local_path = code_dir.join("local.json");
+    // Nothing the `local` partition depends on changed: it and the outline stay as they are.
+    let kept = previous.as_ref().filter(|cache| {
+        outputs_unchanged(cache, &stamp, &local_path, &outline_path)
+            && sources_unchanged(cache, &root, &code_paths)
     });
+    let built = match kept {
+        Some(_) => {
+            progress(total, total);
+            None
+        }
+        None => Some(code::build_local(
+            &root,
+            &code_paths,
+            &stamp,
+            previous.as_ref(),
+            &mut |done| progress(done, total),
+        )),
+    };
+    let imports: BTreeSet<String> = match (&built, kept) {
+        (Some(local), _) => local.imports.clone(),
+        (None, Some(cache)) => cache
+            .files
+            .iter()
+            .flat_map(|f| f.imports.iter().map(|i| i.to_string()))
+            .collect(),
+        (None, None) => BTreeSet::new(),
+    };
     let (mut source_bytes, mut newest) = (0, (0, 0));
     for meta in code_paths
         .iter()
@@ -223,16 +282,41 @@ pub fn build(
             None
         }
     };
+    let (code_files, code_documents, code_definitions, code_terms) = match (&built, kept) {
+        (Some(local), _) => (
+            local.partition.source_count,
+            local.partition.docs.len(),
+            local.outline.definition_count(),
+            local.partition.postings.terms.len(),
+        ),
+        (None, Some(cache)) => {
+            let o = &cache.outputs;
+            let n = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+            (
+                n(o.source_count),
+                n(o.documents),
+                n(o.definitions),
+                n(o.terms),
+            )
+        }
+        (None, None) => (0, 0, 0, 0),
+    };
     let mut report = BuildReport {
         team_dir: team_dir.clone(),
         memory_sources: memory.source_count,
         memory_documents: memory.docs.len(),
         memory_sections: sections.docs.len(),
         memory_terms: memory.postings.terms.len(),
-        code_files: local.source_count,
-        code_documents: local.docs.len(),
-        code_definitions: outline.definition_count(),
-        code_terms: local.postings.terms.len(),
+        code_files,
+        code_documents,
+        code_definitions,
+        code_terms,
+        code_sources: total,
+        code_files_reused: match (&built, kept) {
+            (Some(local), _) => local.reused,
+            (None, _) => total,
+        },
+        cache_used: previous.is_some(),
         source_bytes,
         rewritten: Vec::new(),
     };
@@ -240,7 +324,23 @@ pub fn build(
     for (name, kind) in code::PARTITIONS {
         let api;
         let partition = match kind {
-            "local-script" => &local,
+            "local-script" => {
+                let entry = match (&built, kept) {
+                    (Some(local), _) => write_local(
+                        &references,
+                        &code_dir,
+                        local,
+                        &stamp,
+                        newest,
+                        previous.as_ref(),
+                        &mut report,
+                    )?,
+                    (None, Some(cache)) => kept_entry(&cache.outputs),
+                    (None, None) => unreachable!("the partition is either built or kept"),
+                };
+                on_disk.push((name, entry));
+                continue;
+            }
             "api-doc" => {
                 let mut docs = deps::api_docs(&root, &imports, &distributions);
                 docs.extend(ecosystems::api_docs(&packages));
@@ -254,27 +354,9 @@ pub fn build(
                 &api
             }
         };
-        // Only the local partition's freshness depends on the sources' mtimes (§9).
-        let newest = (kind == "local-script").then_some(newest);
-        let (entry, rewritten) = write_partition(&code_dir, name, partition, newest)?;
+        let (entry, rewritten) = write_partition(&code_dir, name, partition, None, true)?;
         if rewritten {
             report.rewritten.push(name);
-        }
-        if kind == "local-script" {
-            // The outline names the `local` partition as it is on disk: rewritten now, or kept
-            // with the `built_at` of the build that wrote it.
-            let built_at = entry.get("built_at").and_then(Value::as_str);
-            let built_at = built_at.unwrap_or(&stamp.built_at);
-            let text = outline.to_json(
-                &stamp,
-                &local.source_fingerprint(),
-                &local.build_id_at(built_at),
-            );
-            if cfg!(debug_assertions) {
-                // As for the partitions: the test suite (debug) re-reads it, release builds do not.
-                check_own_output(&text, OUTLINE_FILE, |v| validate_code_index(v).map(|_| ()))?;
-            }
-            atomic::write_atomic(&references.join(OUTLINE_FILE), text.as_bytes())?;
         }
         on_disk.push((name, entry));
     }
@@ -290,12 +372,143 @@ pub fn build(
             budget::MAX_ENVIRONMENT_BYTES
         );
     }
+    let local_entry = on_disk
+        .iter()
+        .find(|(n, _)| *n == "local")
+        .map(|(_, e)| e.clone());
     let manifest = code::manifest_json(on_disk, &stamp);
     check_own_output(&manifest, "manifest.json", |v| {
         validate_code_index(v).map(|_| ())
     })?;
     atomic::write_atomic(&code_dir.join("manifest.json"), manifest.as_bytes())?;
+    if let (Some(local), Some(builder)) = (&built, &builder) {
+        // Last: a build that stopped before here leaves the old cache, whose outputs no longer
+        // match the files, so the next build reads every file that changed since it.
+        if let Some(outputs) = local_entry
+            .and_then(|entry| written_outputs(local, &entry, &stamp, &local_path, &outline_path))
+        {
+            let bytes = local.cache_bytes(builder, &root_text, &outputs);
+            atomic::write_atomic(&cache_path, &bytes)?;
+        }
+    }
     Ok(report)
+}
+
+/// Whether `local.json` and the outline are as the cached build left them, for the same stamp.
+fn outputs_unchanged(
+    cache: &build_cache::BuildCache<'_>,
+    stamp: &Stamp,
+    local: &Path,
+    outline: &Path,
+) -> bool {
+    let o = &cache.outputs;
+    o.project_name == stamp.project_name
+        && o.framework == stamp.framework
+        && build_cache::Identity::of(local) == Some(o.local)
+        && build_cache::Identity::of(outline) == Some(o.outline)
+}
+
+/// Whether the sources are the cached ones, in order, each with the identity it had.
+fn sources_unchanged(
+    cache: &build_cache::BuildCache<'_>,
+    root: &Path,
+    sources: &[PathBuf],
+) -> bool {
+    sources.len() == cache.files.len()
+        && sources.iter().zip(&cache.files).all(|(rel, file)| {
+            rel.to_str() == Some(file.rel)
+                && file.identity.is_some()
+                && build_cache::Identity::of(&root.join(rel)) == file.identity
+        })
+}
+
+/// The manifest entry of a `local` partition kept as the cached build wrote it.
+fn kept_entry(o: &build_cache::Outputs) -> Value {
+    code::manifest_entry(
+        "local-script",
+        o.documents,
+        o.source_count,
+        &o.built_at,
+        &o.source_fingerprint,
+        None,
+    )
+}
+
+/// Writes the `local` partition and the outline, unless the cache shows the partition's content
+/// is what is on disk (then both stay, the outline rewritten only if it is not the one that
+/// build wrote); returns the partition's manifest entry.
+fn write_local(
+    references: &Path,
+    code_dir: &Path,
+    local: &code::Local,
+    stamp: &Stamp,
+    newest: (i64, u32),
+    previous: Option<&build_cache::BuildCache<'_>>,
+    report: &mut BuildReport,
+) -> Result<Value, String> {
+    let partition = &local.partition;
+    let outline_path = references.join(OUTLINE_FILE);
+    let same_content = previous.filter(|cache| {
+        local.changed == code::Change::Same
+            && cache.outputs.project_name == stamp.project_name
+            && cache.outputs.framework == stamp.framework
+            && build_cache::Identity::of(&code_dir.join("local.json")) == Some(cache.outputs.local)
+            && clock::built_after(&cache.outputs.built_at, newest.0, newest.1)
+    });
+    let (entry, rewritten) = match same_content {
+        Some(cache) => {
+            if build_cache::Identity::of(&outline_path) == Some(cache.outputs.outline) {
+                return Ok(partition.manifest_entry(&cache.outputs.built_at));
+            }
+            (partition.manifest_entry(&cache.outputs.built_at), false)
+        }
+        // When the cache shows the content changed, the old file need not be read to compare.
+        None => {
+            let compare = local.changed != code::Change::Differs;
+            write_partition(code_dir, "local", partition, Some(newest), compare)?
+        }
+    };
+    if rewritten {
+        report.rewritten.push("local");
+    }
+    // The outline names the `local` partition as it is on disk: rewritten now, or kept with the
+    // `built_at` of the build that wrote it.
+    let built_at = entry.get("built_at").and_then(Value::as_str);
+    let built_at = built_at.unwrap_or(&stamp.built_at);
+    let text = local.outline.to_json(
+        stamp,
+        &partition.source_fingerprint(),
+        &partition.build_id_at(built_at),
+    );
+    if cfg!(debug_assertions) {
+        // As for the partitions: the test suite (debug) re-reads it, release builds do not.
+        check_own_output(&text, OUTLINE_FILE, |v| validate_code_index(v).map(|_| ()))?;
+    }
+    atomic::write_atomic(&outline_path, text.as_bytes())?;
+    Ok(entry)
+}
+
+/// What the cache records of this build's `local.json` and outline, as they are on disk now.
+fn written_outputs(
+    local: &code::Local,
+    entry: &Value,
+    stamp: &Stamp,
+    local_path: &Path,
+    outline_path: &Path,
+) -> Option<build_cache::Outputs> {
+    let partition = &local.partition;
+    Some(build_cache::Outputs {
+        local: build_cache::Identity::of(local_path)?,
+        outline: build_cache::Identity::of(outline_path)?,
+        built_at: entry.get("built_at")?.as_str()?.to_owned(),
+        documents: partition.docs.len() as u64,
+        source_count: partition.source_count as u64,
+        source_fingerprint: entry.get("source_fingerprint")?.as_str()?.to_owned(),
+        terms: partition.postings.terms.len() as u64,
+        definitions: local.outline.definition_count() as u64,
+        project_name: stamp.project_name.clone(),
+        framework: stamp.framework.clone(),
+    })
 }
 
 /// Parses what the builder is about to write and validates it with recall's validator: a
@@ -327,9 +540,13 @@ fn write_partition(
     name: &str,
     partition: &code::Partition,
     newest_source: Option<(i64, u32)>,
+    compare: bool,
 ) -> Result<(Value, bool), String> {
     let path = dir.join(format!("{name}.json"));
-    if let Some(previous) = previous_file(&path) {
+    let previous = compare
+        .then(|| previous_file(&path, MAX_INDEX_FILE_BYTES))
+        .flatten();
+    if let Some(previous) = previous {
         if let Some(built_at) = top_level_string(&previous, "built_at") {
             let fresh = newest_source.is_none_or(|(s, n)| clock::built_after(&built_at, s, n));
             if fresh && partition.to_json_at(&built_at).as_bytes() == previous.as_slice() {
@@ -353,12 +570,12 @@ fn write_partition(
 }
 
 /// The bytes of the file at `path` if it is a regular file (not a link: recall would refuse to
-/// follow one out of the project) of at most `MAX_INDEX_FILE_BYTES`.
-fn previous_file(path: &Path) -> Option<Vec<u8>> {
+/// follow one out of the project) of at most `limit` bytes.
+fn previous_file(path: &Path, limit: u64) -> Option<Vec<u8>> {
     if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
         return None;
     }
-    crate::regular_file::read_at_most(path, MAX_INDEX_FILE_BYTES)
+    crate::regular_file::read_at_most(path, limit)
         .ok()
         .flatten()
 }

@@ -211,6 +211,17 @@ fn start_of(terms: &[CountedTerm], n: usize) -> usize {
     }
 }
 
+/// The terms an earlier build numbered ([`Postings::known_terms`]) and, once met, each one's
+/// number in the table being built.
+pub struct KnownTerms<'t> {
+    terms: Vec<&'t str>,
+    /// Per known term, its number in [`Postings::terms`], or `u32::MAX` until first met.
+    here: Vec<u32>,
+    /// Per known term, the last document (plus one) that named it: a term named twice in one
+    /// document is a damaged cache.
+    seen_in: Vec<u32>,
+}
+
 /// A term and its entries, `(doc, tf)` in document order.
 pub type TermEntries = (String, Vec<(u32, u32)>);
 
@@ -256,10 +267,20 @@ impl Postings {
     /// Tokenizes `text` as the next document; returns its token count. A document with no tokens
     /// is not added (callers skip it) and 0 is returned.
     pub fn add(&mut self, text: &str, tokenizer: Tokenizer) -> u64 {
+        self.add_noting(text, tokenizer, &mut Vec::new())
+    }
+
+    /// [`Postings::add`], noting the document's terms as [`Postings::add_counted_noting`] does.
+    pub fn add_noting(
+        &mut self,
+        text: &str,
+        tokenizer: Tokenizer,
+        noted: &mut Vec<(u32, u32)>,
+    ) -> u64 {
         let empty = self.document_terms();
         let mut counted = std::mem::replace(&mut self.counted, empty);
         counted.count(text, tokenizer);
-        let length = self.add_counted(&counted);
+        let length = self.add_counted_noting(&counted, noted);
         self.counted = counted;
         length
     }
@@ -268,28 +289,98 @@ impl Postings {
     /// next one: one lookup per distinct term. Returns its token count; a document with no
     /// tokens is not added and 0 is returned.
     pub fn add_counted(&mut self, counted: &DocumentTerms) -> u64 {
+        self.add_counted_noting(counted, &mut Vec::new())
+    }
+
+    /// [`Postings::add_counted`], and appends the document's terms to `noted` as `(term number,
+    /// tf)` in first-occurrence order (the number is the term's place in [`Postings::terms`]),
+    /// which is what the build cache keeps of a document.
+    pub fn add_counted_noting(
+        &mut self,
+        counted: &DocumentTerms,
+        noted: &mut Vec<(u32, u32)>,
+    ) -> u64 {
         if counted.length == 0 {
             return 0;
         }
         let doc = self.lengths.len() as u32;
         for (text, hash, tf) in counted.each() {
-            let Postings {
-                slots,
-                hashes,
-                terms,
-                ..
-            } = self;
-            let found =
-                slots.find_or_claim(hash, terms.len(), |n| hashes[n], |n| terms[n].0 == text);
-            let id = found.unwrap_or_else(|| {
-                terms.push((text.to_owned(), Vec::new()));
-                hashes.push(hash);
-                terms.len() - 1
-            });
-            terms[id].1.push((doc, tf));
+            let id = self.term_number(text, hash);
+            self.terms[id].1.push((doc, tf));
+            noted.push((id as u32, tf));
         }
         self.lengths.push(counted.length);
         counted.length
+    }
+
+    /// The number of `text` (hashed `hash` with this table's key) in [`Postings::terms`], added
+    /// with no entries if it is new.
+    fn term_number(&mut self, text: &str, hash: u64) -> usize {
+        let Postings {
+            slots,
+            hashes,
+            terms,
+            ..
+        } = self;
+        let found = slots.find_or_claim(hash, terms.len(), |n| hashes[n], |n| terms[n].0 == text);
+        found.unwrap_or_else(|| {
+            terms.push((text.to_owned(), Vec::new()));
+            hashes.push(hash);
+            terms.len() - 1
+        })
+    }
+
+    /// A table of the terms an earlier build numbered (`terms`, by number), for documents added
+    /// with [`Postings::add_known`]: each term is hashed and looked up here at most once.
+    pub fn known_terms<'t>(&self, terms: Vec<&'t str>) -> KnownTerms<'t> {
+        KnownTerms {
+            here: vec![u32::MAX; terms.len()],
+            seen_in: vec![0; terms.len()],
+            terms,
+        }
+    }
+
+    /// Adds, as the next document, one an earlier build counted: `length` tokens and `entries`,
+    /// `(number in known, tf)` in first-occurrence order. Gives the postings [`Postings::add`]
+    /// would give for the same text. Appends the entries as numbered here to `noted`. `None`
+    /// when an entry names a number `known` does not have (a damaged cache; the caller then reads
+    /// the file instead), in which case nothing was added.
+    pub fn add_known(
+        &mut self,
+        length: u64,
+        entries: &[(u32, u32)],
+        known: &mut KnownTerms<'_>,
+        noted: &mut Vec<(u32, u32)>,
+    ) -> Option<u64> {
+        // What counting gives: each term once, each at least once, the counts summing to the
+        // length. A cache that says otherwise is refused before anything is added.
+        let doc = self.lengths.len() as u32;
+        let mut sum = 0u64;
+        for &(n, tf) in entries {
+            let seen = known.seen_in.get_mut(n as usize)?;
+            if tf == 0 || *seen == doc + 1 {
+                return None;
+            }
+            *seen = doc + 1;
+            sum += u64::from(tf);
+        }
+        if sum != length {
+            return None;
+        }
+        if length == 0 {
+            return Some(0);
+        }
+        for &(n, tf) in entries {
+            let slot = &mut known.here[n as usize];
+            if *slot == u32::MAX {
+                let text = known.terms[n as usize];
+                *slot = self.term_number(text, term_hash(&self.state, text)) as u32;
+            }
+            self.terms[*slot as usize].1.push((doc, tf));
+            noted.push((*slot, tf));
+        }
+        self.lengths.push(length);
+        Some(length)
     }
 
     /// Number of documents added.
@@ -325,6 +416,54 @@ impl Postings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn documents_counted_before_give_the_postings_of_counting_them_again() {
+        let docs = ["gear bolt gear", "nut", "bolt washer gear washer"];
+        let mut counted = Postings::new();
+        let mut noted = Vec::new();
+        let mut per_doc = Vec::new();
+        for d in docs {
+            noted.clear();
+            let length = counted.add_noting(d, Tokenizer::Prose, &mut noted);
+            per_doc.push((length, noted.clone()));
+        }
+        let table: Vec<String> = counted.terms.iter().map(|(t, _)| t.clone()).collect();
+        let mut again = Postings::new();
+        let mut known = again.known_terms(table.iter().map(String::as_str).collect());
+        // The second document from the cache, the others counted: the same postings.
+        let mut sink = Vec::new();
+        again.add_noting(docs[0], Tokenizer::Prose, &mut sink);
+        let (length, entries) = &per_doc[1];
+        assert_eq!(
+            again.add_known(*length, entries, &mut known, &mut sink),
+            Some(*length)
+        );
+        again.add_noting(docs[2], Tokenizer::Prose, &mut sink);
+        assert_eq!(again.terms, counted.terms);
+        assert_eq!(again.lengths, counted.lengths);
+    }
+
+    #[test]
+    fn a_cached_document_whose_terms_do_not_add_up_is_refused_and_adds_nothing() {
+        let mut postings = Postings::new();
+        let table = ["gear", "bolt"];
+        let mut noted = Vec::new();
+        for (length, entries) in [
+            (3, vec![(0, 2), (2, 1)]), // a number the table does not have
+            (3, vec![(0, 2), (0, 1)]), // a term twice
+            (3, vec![(0, 2), (1, 0)]), // a count of zero
+            (4, vec![(0, 2), (1, 1)]), // counts that do not sum to the length
+            (2, vec![]),               // a length with no terms
+        ] {
+            let mut known = postings.known_terms(table.to_vec());
+            assert_eq!(
+                postings.add_known(length, &entries, &mut known, &mut noted),
+                None
+            );
+            assert!(postings.terms.is_empty() && postings.lengths.is_empty() && noted.is_empty());
+        }
+    }
 
     #[test]
     fn postings_keep_first_seen_order_and_doc_order() {

@@ -1,0 +1,597 @@
+//! The build cache (`references/code-build-cache.bin`, ours, beside the outline): what each
+//! source file gave the `local` partition and the outline at the last build, keyed by the file's
+//! identity, so a rebuild reads, tokenizes and parses only the files whose identity changed, and
+//! a rebuild in which nothing changed keeps the partition and the outline without writing them.
+//!
+//! Not for recall, which never reads it, and not a format anyone else reads: it is bound to the
+//! binary that wrote it (the executable's identity) and to the project root, and anything else
+//! (missing, foreign, older, damaged, larger than [`MAX_BUILD_CACHE_BYTES`]) means a full build.
+//! Nothing in it is trusted beyond what it would have let a full build compute from the same
+//! files: a file whose identity (device, inode, size, mode, modification and change times, and
+//! the link's own inode) differs is read again, counts are checked against the bytes that remain
+//! before anything is allocated for them, and a document whose terms do not add up
+//! ([`super::postings::Postings::add_known`]) is read again.
+
+use agentteams_mcp::file_identity::FileIdentity;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+/// The cache's file name, in a team dir's `references/`.
+pub const BUILD_CACHE_FILE: &str = "code-build-cache.bin";
+
+/// Largest cache read: it holds about what the partition's documents and the outline hold.
+pub const MAX_BUILD_CACHE_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// The first bytes of the file; the last two digits are the layout's version.
+const MAGIC: &[u8] = b"agentteams-mcp build cache 01\n";
+
+/// A file changed less than this long before the build started is not cached: a change made in
+/// the same clock tick as the build's look at it could leave every part of its identity as it
+/// was (git calls such entries "racy").
+pub const RACY_WINDOW: Duration = Duration::from_secs(1);
+
+/// What changes when a source's content may have: the identity of the file it names (links
+/// followed) and the inode of the path itself, so a file replaced by a link to it is a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Identity {
+    file: FileIdentity,
+    link_ino: u64,
+}
+
+impl Identity {
+    pub fn of(path: &Path) -> Option<Identity> {
+        let link = FileIdentity::unfollowed(path)?;
+        let file = if link.mode & 0o170000 == 0o120000 {
+            FileIdentity::followed(path)?
+        } else {
+            link
+        };
+        Some(Identity {
+            file,
+            link_ino: link.ino,
+        })
+    }
+
+    /// Whether the file changed more than [`RACY_WINDOW`] before `started`: only then may the
+    /// next build take it from the cache on its identity alone.
+    pub fn is_settled(&self, started: SystemTime) -> bool {
+        self.file.is_settled(started, RACY_WINDOW)
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        let f = &self.file;
+        for n in [f.dev, f.ino, self.link_ino, f.len, u64::from(f.mode)] {
+            put_u64(out, n);
+        }
+        for (s, n) in [f.mtime, f.ctime] {
+            put_u64(out, s as u64);
+            put_u64(out, n as u64);
+        }
+    }
+
+    fn read(r: &mut Reader<'_>) -> Result<Identity, CacheError> {
+        let [dev, ino, link_ino, len, mode] = [r.u64()?, r.u64()?, r.u64()?, r.u64()?, r.u64()?];
+        let mut time = || Ok::<_, CacheError>((r.u64()? as i64, r.u64()? as i64));
+        let (mtime, ctime) = (time()?, time()?);
+        Ok(Identity {
+            file: FileIdentity {
+                dev,
+                ino,
+                len,
+                mode: u32::try_from(mode).map_err(|_| CacheError::Damaged("mode"))?,
+                mtime,
+                ctime,
+            },
+            link_ino,
+        })
+    }
+}
+
+/// Why a cache was not used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheError {
+    /// Not written by this binary for this root (or not a cache at all).
+    Foreign,
+    /// Ends early or holds something impossible; names the part.
+    Damaged(&'static str),
+}
+
+impl std::fmt::Display for CacheError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CacheError::Foreign => {
+                f.write_str("written by another build of agentteams-mcp or for another root")
+            }
+            CacheError::Damaged(part) => write!(f, "damaged ({part})"),
+        }
+    }
+}
+
+/// What the cache says about the build that wrote it: enough to keep its `local` partition and
+/// outline when nothing changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outputs {
+    /// The identities of `local.json` and the outline as that build left them.
+    pub local: Identity,
+    pub outline: Identity,
+    /// `local.json`'s `built_at`, `N`, `source_count` and `source_fingerprint`, and the figures
+    /// of the build report.
+    pub built_at: String,
+    pub documents: u64,
+    pub source_count: u64,
+    pub source_fingerprint: String,
+    pub terms: u64,
+    pub definitions: u64,
+    /// The stamp's project name and framework, which the partition's header carries.
+    pub project_name: String,
+    pub framework: String,
+}
+
+/// One source file as the cache holds it.
+pub struct CachedFile<'a> {
+    pub rel: &'a str,
+    /// `None`: it changed too close to that build ([`Identity::is_settled`]) to be taken from the
+    /// cache; its contribution still says what that build read.
+    pub identity: Option<Identity>,
+    pub imports: Vec<&'a str>,
+    /// What it gave the partition, encoded ([`Contribution::decode`]); `None`: it could not be
+    /// read as text.
+    pub body: Option<&'a [u8]>,
+}
+
+/// What one readable file gave the partition and the outline.
+pub struct Contribution<'a> {
+    pub snippet: &'a str,
+    pub passages: Vec<&'a str>,
+    pub source_hash: &'a str,
+    pub source_mtime: f64,
+    pub length: u64,
+    /// `(term number, tf)` in first-occurrence order; numbers index [`BuildCache::terms`].
+    pub entries: Vec<(u32, u32)>,
+    /// The outline's documents, each as `Outline` keeps them.
+    pub outline: Vec<&'a str>,
+}
+
+/// A contribution to encode, its strings owned by the build: the fields of [`Contribution`].
+pub struct ToEncode<'b> {
+    pub snippet: &'b str,
+    pub passages: &'b [String],
+    pub source_hash: &'b str,
+    pub source_mtime: f64,
+    pub length: u64,
+    pub entries: &'b [(u32, u32)],
+    pub outline: &'b [String],
+}
+
+impl ToEncode<'_> {
+    /// Appends the encoding [`Contribution::decode`] reads.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        put_str(out, self.snippet);
+        put_len(out, self.passages.len());
+        for p in self.passages {
+            put_str(out, p);
+        }
+        put_str(out, self.source_hash);
+        put_u64(out, self.source_mtime.to_bits());
+        put_u64(out, self.length);
+        put_len(out, self.entries.len());
+        for &(n, tf) in self.entries {
+            put_varint(out, u64::from(n));
+            put_varint(out, u64::from(tf));
+        }
+        put_len(out, self.outline.len());
+        for d in self.outline {
+            put_str(out, d);
+        }
+    }
+}
+
+impl<'a> Contribution<'a> {
+    pub fn decode(body: &'a [u8]) -> Result<Contribution<'a>, CacheError> {
+        let mut r = Reader { bytes: body, at: 0 };
+        let snippet = r.str()?;
+        let passages = r.strs()?;
+        let source_hash = r.str()?;
+        let source_mtime = f64::from_bits(r.u64()?);
+        let length = r.u64()?;
+        // Two varints of at least a byte each.
+        let count = r.count(2)?;
+        let mut entries = Vec::with_capacity(count);
+        for _ in 0..count {
+            let n = u32::try_from(r.varint()?).map_err(|_| CacheError::Damaged("term number"))?;
+            let tf = u32::try_from(r.varint()?).map_err(|_| CacheError::Damaged("tf"))?;
+            entries.push((n, tf));
+        }
+        let outline = r.strs()?;
+        if r.at != body.len() || !(source_mtime.is_finite() && source_mtime >= 0.0) {
+            return Err(CacheError::Damaged("document"));
+        }
+        Ok(Contribution {
+            snippet,
+            passages,
+            source_hash,
+            source_mtime,
+            length,
+            entries,
+            outline,
+        })
+    }
+}
+
+/// A cache read back: borrowed from its bytes.
+pub struct BuildCache<'a> {
+    pub outputs: Outputs,
+    pub files: Vec<CachedFile<'a>>,
+    /// The term table's bytes, decoded on demand ([`BuildCache::terms`]): a build with nothing
+    /// changed never needs it.
+    terms: &'a [u8],
+}
+
+impl<'a> BuildCache<'a> {
+    /// Reads `bytes` as a cache written by the binary whose identity is `builder` for `root`.
+    pub fn parse(bytes: &'a [u8], builder: &Identity, root: &str) -> Result<Self, CacheError> {
+        let mut r = Reader { bytes, at: 0 };
+        if !bytes.starts_with(MAGIC) {
+            return Err(CacheError::Foreign);
+        }
+        r.at = MAGIC.len();
+        if Identity::read(&mut r)? != *builder || r.str()? != root {
+            return Err(CacheError::Foreign);
+        }
+        let outputs = Outputs {
+            local: Identity::read(&mut r)?,
+            outline: Identity::read(&mut r)?,
+            built_at: r.str()?.to_owned(),
+            documents: r.u64()?,
+            source_count: r.u64()?,
+            source_fingerprint: r.str()?.to_owned(),
+            terms: r.u64()?,
+            definitions: r.u64()?,
+            project_name: r.str()?.to_owned(),
+            framework: r.str()?.to_owned(),
+        };
+        let terms_len = r.u64()?;
+        let terms = r.bytes(terms_len)?;
+        // A path, an identity flag, imports and a body flag: at least 25 bytes each.
+        let count = r.count(25)?;
+        let mut files = Vec::with_capacity(count);
+        for _ in 0..count {
+            let rel = r.str()?;
+            let identity = match r.u64()? {
+                0 => None,
+                1 => Some(Identity::read(&mut r)?),
+                _ => return Err(CacheError::Damaged("identity flag")),
+            };
+            let imports = r.strs()?;
+            let body = match r.u64()? {
+                0 => None,
+                n => Some(r.bytes(n - 1)?),
+            };
+            files.push(CachedFile {
+                rel,
+                identity,
+                imports,
+                body,
+            });
+        }
+        if r.at != bytes.len() {
+            return Err(CacheError::Damaged("trailing bytes"));
+        }
+        Ok(BuildCache {
+            outputs,
+            files,
+            terms,
+        })
+    }
+
+    /// The term table: term numbers index it.
+    pub fn terms(&self) -> Result<Vec<&'a str>, CacheError> {
+        Reader {
+            bytes: self.terms,
+            at: 0,
+        }
+        .strs_to_end()
+    }
+}
+
+/// Writes a cache. Its parts, in the order [`BuildCache::parse`] reads them.
+pub struct Writer {
+    out: Vec<u8>,
+    files: usize,
+    files_at: usize,
+}
+
+impl Writer {
+    /// Starts a cache for `root`, written by the binary `builder`, after a build whose outputs
+    /// are `outputs`, with its term table (`terms`, by number).
+    pub fn new<'t>(
+        builder: &Identity,
+        root: &str,
+        outputs: &Outputs,
+        terms: impl Iterator<Item = &'t str>,
+        capacity: usize,
+    ) -> Writer {
+        let mut out = Vec::with_capacity(capacity);
+        out.extend_from_slice(MAGIC);
+        builder.write(&mut out);
+        put_str(&mut out, root);
+        outputs.local.write(&mut out);
+        outputs.outline.write(&mut out);
+        put_str(&mut out, &outputs.built_at);
+        put_u64(&mut out, outputs.documents);
+        put_u64(&mut out, outputs.source_count);
+        put_str(&mut out, &outputs.source_fingerprint);
+        put_u64(&mut out, outputs.terms);
+        put_u64(&mut out, outputs.definitions);
+        put_str(&mut out, &outputs.project_name);
+        put_str(&mut out, &outputs.framework);
+        let len_at = out.len();
+        put_u64(&mut out, 0);
+        for term in terms {
+            put_str(&mut out, term);
+        }
+        let terms_len = (out.len() - len_at - 8) as u64;
+        out[len_at..len_at + 8].copy_from_slice(&terms_len.to_le_bytes());
+        let files_at = out.len();
+        put_u64(&mut out, 0);
+        Writer {
+            out,
+            files: 0,
+            files_at,
+        }
+    }
+
+    /// Adds a file: its path relative to the root, identity, imports and encoded contribution
+    /// (`None`: not read as text).
+    pub fn file(
+        &mut self,
+        rel: &str,
+        identity: Option<&Identity>,
+        imports: &[String],
+        body: Option<&[u8]>,
+    ) {
+        put_str(&mut self.out, rel);
+        match identity {
+            None => put_u64(&mut self.out, 0),
+            Some(identity) => {
+                put_u64(&mut self.out, 1);
+                identity.write(&mut self.out);
+            }
+        }
+        put_len(&mut self.out, imports.len());
+        for i in imports {
+            put_str(&mut self.out, i);
+        }
+        match body {
+            None => put_u64(&mut self.out, 0),
+            Some(body) => {
+                put_u64(&mut self.out, body.len() as u64 + 1);
+                self.out.extend_from_slice(body);
+            }
+        }
+        self.files += 1;
+    }
+
+    pub fn finish(mut self) -> Vec<u8> {
+        let at = self.files_at;
+        self.out[at..at + 8].copy_from_slice(&(self.files as u64).to_le_bytes());
+        self.out
+    }
+}
+
+fn put_u64(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(&n.to_le_bytes());
+}
+
+fn put_len(out: &mut Vec<u8>, n: usize) {
+    put_u64(out, n as u64);
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// LEB128: seven bits a byte, low first (term numbers and counts are mostly small).
+fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Reads the cache's primitives, every one bounded by the bytes that remain.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn bytes(&mut self, n: u64) -> Result<&'a [u8], CacheError> {
+        let left = self.bytes.len() - self.at;
+        let n = usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= left)
+            .ok_or(CacheError::Damaged("ends early"))?;
+        let slice = &self.bytes[self.at..self.at + n];
+        self.at += n;
+        Ok(slice)
+    }
+
+    fn u64(&mut self) -> Result<u64, CacheError> {
+        let b = self.bytes(8)?;
+        Ok(u64::from_le_bytes(b.try_into().expect("eight bytes")))
+    }
+
+    fn varint(&mut self) -> Result<u64, CacheError> {
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.bytes(1)?[0];
+            n |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(n);
+            }
+        }
+        Err(CacheError::Damaged("varint"))
+    }
+
+    fn str(&mut self) -> Result<&'a str, CacheError> {
+        let n = self.varint()?;
+        std::str::from_utf8(self.bytes(n)?).map_err(|_| CacheError::Damaged("not UTF-8"))
+    }
+
+    /// A count of items of at least `min_bytes` each: refused if the bytes left cannot hold
+    /// them, so a count never sizes an allocation the file does not back.
+    fn count(&mut self, min_bytes: usize) -> Result<usize, CacheError> {
+        let n = self.u64()?;
+        let left = (self.bytes.len() - self.at) / min_bytes;
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= left)
+            .ok_or(CacheError::Damaged("count"))
+    }
+
+    fn strs(&mut self) -> Result<Vec<&'a str>, CacheError> {
+        let n = self.count(1)?;
+        (0..n).map(|_| self.str()).collect()
+    }
+
+    fn strs_to_end(&mut self) -> Result<Vec<&'a str>, CacheError> {
+        let mut all = Vec::new();
+        while self.at < self.bytes.len() {
+            all.push(self.str()?);
+        }
+        Ok(all)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(n: u64) -> Identity {
+        Identity {
+            file: FileIdentity {
+                dev: 1,
+                ino: n,
+                len: 10 * n,
+                mode: 0o100644,
+                mtime: (1_700_000_000, 5),
+                ctime: (1_700_000_000, 6),
+            },
+            link_ino: n,
+        }
+    }
+
+    fn outputs() -> Outputs {
+        Outputs {
+            local: identity(90),
+            outline: identity(91),
+            built_at: "2026-12-07T10:00:00Z".into(),
+            documents: 1,
+            source_count: 2,
+            source_fingerprint: "f".repeat(64),
+            terms: 2,
+            definitions: 1,
+            project_name: "Gears".into(),
+            framework: "claude".into(),
+        }
+    }
+
+    fn sample() -> Vec<u8> {
+        let mut w = Writer::new(
+            &identity(7),
+            "/p",
+            &outputs(),
+            ["alpha", "beta"].into_iter(),
+            0,
+        );
+        let mut body = Vec::new();
+        ToEncode {
+            snippet: "snip",
+            passages: &["def a()".into()],
+            source_hash: &"0".repeat(64),
+            source_mtime: 1.5,
+            length: 3,
+            entries: &[(0, 2), (1, 1)],
+            outline: &["\"length\": 0}".into()],
+        }
+        .encode(&mut body);
+        w.file("a.py", Some(&identity(1)), &["os".into()], Some(&body));
+        w.file("b.sh", None, &[], None);
+        w.finish()
+    }
+
+    #[test]
+    fn a_cache_reads_back_what_was_written() {
+        let bytes = sample();
+        let cache = BuildCache::parse(&bytes, &identity(7), "/p").unwrap();
+        assert_eq!(cache.outputs, outputs());
+        assert_eq!(cache.terms().unwrap(), ["alpha", "beta"]);
+        assert_eq!(cache.files.len(), 2);
+        assert_eq!(
+            (cache.files[0].rel, cache.files[0].identity),
+            ("a.py", Some(identity(1)))
+        );
+        assert_eq!(cache.files[1].identity, None);
+        assert_eq!(cache.files[0].imports, ["os"]);
+        let doc = Contribution::decode(cache.files[0].body.unwrap()).unwrap();
+        assert_eq!(
+            (doc.snippet, doc.passages.as_slice(), doc.length),
+            ("snip", &["def a()"][..], 3)
+        );
+        assert_eq!(
+            (doc.entries.as_slice(), doc.source_mtime),
+            (&[(0, 2), (1, 1)][..], 1.5)
+        );
+        assert_eq!(doc.outline, ["\"length\": 0}"]);
+        assert!(cache.files[1].body.is_none());
+    }
+
+    #[test]
+    fn another_builder_or_root_makes_the_cache_foreign() {
+        let bytes = sample();
+        for (builder, root) in [(identity(8), "/p"), (identity(7), "/q")] {
+            assert_eq!(
+                BuildCache::parse(&bytes, &builder, root).err(),
+                Some(CacheError::Foreign)
+            );
+        }
+        assert_eq!(
+            BuildCache::parse(b"{\"json\": true}", &identity(7), "/p").err(),
+            Some(CacheError::Foreign)
+        );
+    }
+
+    #[test]
+    fn every_truncation_and_a_flipped_byte_anywhere_are_refused_or_read_without_panic() {
+        let bytes = sample();
+        for end in 0..bytes.len() {
+            assert!(
+                BuildCache::parse(&bytes[..end], &identity(7), "/p").is_err(),
+                "{end}"
+            );
+        }
+        // Every byte changed: a parse either fails or reads something whose documents decode or
+        // fail; nothing panics and no count allocates beyond the file.
+        for at in MAGIC.len()..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0xff;
+            if let Ok(cache) = BuildCache::parse(&bad, &identity(7), "/p") {
+                let _ = cache.terms();
+                for f in &cache.files {
+                    if let Some(body) = f.body {
+                        let _ = Contribution::decode(body);
+                    }
+                }
+            }
+        }
+        // A count far beyond the file is refused before anything is allocated for it.
+        let mut r = Reader {
+            bytes: &[0xff; 8],
+            at: 0,
+        };
+        assert_eq!(r.count(1), Err(CacheError::Damaged("count")));
+    }
+}
