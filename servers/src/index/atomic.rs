@@ -8,6 +8,17 @@ use std::path::Path;
 
 /// Replaces `path` with `bytes` atomically (`<name>.tmp` in the same folder, fsync, rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    write_atomic_streamed(path, |file| file.write_all(bytes), |_| Ok(()))
+}
+
+/// Replaces `path` atomically with what `write` writes (through a buffer) into `<name>.tmp` in
+/// the same folder; once it is on disk, `check` may read the temporary file (its path) and
+/// refuse it, which leaves `path` as it was; else it is renamed over `path`.
+pub fn write_atomic_streamed(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    check: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<(), String> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -21,24 +32,31 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
             _ => {}
         }
-        let mut file = fs::OpenOptions::new()
+        let file = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()
+        let mut buffered = std::io::BufWriter::with_capacity(WRITE_BUFFER_BYTES, file);
+        write(&mut buffered)?;
+        buffered
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?
+            .sync_all()
     })();
     // The rename replaces a target that is a symlink itself, not the file it points to.
     let result = match written {
-        Ok(()) => {
+        Ok(()) => check(&tmp).and_then(|()| {
             fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
-        }
+        }),
         Err(e) => Err(format!("cannot write {}: {e}", tmp.display())),
     };
     result.inspect_err(|_| {
         let _ = fs::remove_file(&tmp);
     })
 }
+
+/// What the writer gathers before each write call.
+const WRITE_BUFFER_BYTES: usize = 256 * 1024;
 
 #[cfg(test)]
 mod tests {
@@ -66,6 +84,18 @@ mod tests {
             .unwrap()
             .is_symlink());
         assert_eq!(fs::read_to_string(dir.join("z.json")).unwrap(), "zed");
+        // A check that refuses what was written leaves the target as it was, and no temporary.
+        let refused = write_atomic_streamed(
+            &target,
+            |w| w.write_all(b"bad"),
+            |tmp| {
+                assert_eq!(fs::read(tmp).unwrap(), b"bad");
+                Err("refused".into())
+            },
+        );
+        assert_eq!(refused, Err("refused".into()));
+        assert_eq!(fs::read_to_string(&target).unwrap(), "newer");
+        assert!(!dir.join("x.json.tmp").exists());
         let err = write_atomic(&dir.join("missing/y.json"), b"z").unwrap_err();
         assert!(err.starts_with("cannot write "), "{err}");
         // A directory at the temporary name is left as it is, and the message names it.

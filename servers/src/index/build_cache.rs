@@ -219,22 +219,94 @@ impl<'a> Contribution<'a> {
 }
 
 /// A cache read back: borrowed from its bytes.
+///
+/// The file is two parts: the head (magic, its length, the builder, the root, the outputs and a
+/// row per file: path, identity, imports, body length) and the tail (the term table, then each
+/// file's body in row order). A build that finds nothing changed reads the head alone
+/// ([`read_head`]).
 pub struct BuildCache<'a> {
     pub outputs: Outputs,
     pub files: Vec<CachedFile<'a>>,
-    /// The term table's bytes, decoded on demand ([`BuildCache::terms`]): a build with nothing
-    /// changed never needs it.
+    /// The term table's bytes, decoded on demand ([`BuildCache::terms`]).
     terms: &'a [u8],
 }
 
+/// The bytes of the file at `path` up to the end of its head: the magic, the head's length,
+/// the head. `None` when it is not a regular file or not a cache whose head is within
+/// [`MAX_BUILD_CACHE_BYTES`]. Opened without following a link and without blocking.
+pub fn read_head(path: &Path) -> Option<(std::fs::File, Vec<u8>)> {
+    use std::io::Read;
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let mut file = agentteams_mcp::regular_file::open(path).ok()?;
+    let mut bytes = vec![0u8; MAGIC.len() + 8];
+    file.read_exact(&mut bytes).ok()?;
+    if !bytes.starts_with(MAGIC) {
+        return None;
+    }
+    let head_len = u64::from_le_bytes(bytes[MAGIC.len()..].try_into().ok()?);
+    if head_len > MAX_BUILD_CACHE_BYTES {
+        return None;
+    }
+    let wanted = bytes.len() + head_len as usize;
+    (&mut file).take(head_len).read_to_end(&mut bytes).ok()?;
+    (bytes.len() == wanted).then_some((file, bytes))
+}
+
+/// Appends the rest of the file (`file`, read by [`read_head`] up to there) to `bytes`, within
+/// [`MAX_BUILD_CACHE_BYTES`] in all; false when it is larger or cannot be read.
+pub fn read_tail(mut file: std::fs::File, bytes: &mut Vec<u8>) -> bool {
+    use std::io::Read;
+    let left = MAX_BUILD_CACHE_BYTES.saturating_sub(bytes.len() as u64);
+    let before = bytes.len();
+    (&mut file).take(left + 1).read_to_end(bytes).is_ok() && bytes.len() - before <= left as usize
+}
+
 impl<'a> BuildCache<'a> {
-    /// Reads `bytes` as a cache written by the binary whose identity is `builder` for `root`.
+    /// Reads `bytes` (the whole file) as a cache written by the binary whose identity is
+    /// `builder` for `root`.
     pub fn parse(bytes: &'a [u8], builder: &Identity, root: &str) -> Result<Self, CacheError> {
-        let mut r = Reader { bytes, at: 0 };
+        let (mut cache, body_lens, tail_at) = BuildCache::parse_head(bytes, builder, root)?;
+        let mut r = Reader { bytes, at: tail_at };
+        let terms_len = r.u64()?;
+        cache.terms = r.bytes(terms_len)?;
+        for (file, len) in cache.files.iter_mut().zip(body_lens) {
+            file.body = match len {
+                0 => None,
+                n => Some(r.bytes(n - 1)?),
+            };
+        }
+        if r.at != bytes.len() {
+            return Err(CacheError::Damaged("trailing bytes"));
+        }
+        Ok(cache)
+    }
+
+    /// Reads the head of `bytes`: every file's row but no bodies or terms, each file's body length
+    /// (plus one; 0: none), and where the tail starts.
+    pub fn parse_head(
+        bytes: &'a [u8],
+        builder: &Identity,
+        root: &str,
+    ) -> Result<(Self, Vec<u64>, usize), CacheError> {
         if !bytes.starts_with(MAGIC) {
             return Err(CacheError::Foreign);
         }
-        r.at = MAGIC.len();
+        let mut r = Reader {
+            bytes,
+            at: MAGIC.len(),
+        };
+        let head_len = r.u64()?;
+        let tail_at = usize::try_from(head_len)
+            .ok()
+            .and_then(|n| r.at.checked_add(n))
+            .filter(|&end| end <= bytes.len())
+            .ok_or(CacheError::Damaged("ends early"))?;
+        let mut r = Reader {
+            bytes: &bytes[..tail_at],
+            at: r.at,
+        };
         if Identity::read(&mut r)? != *builder || r.str()? != root {
             return Err(CacheError::Foreign);
         }
@@ -250,11 +322,10 @@ impl<'a> BuildCache<'a> {
             project_name: r.str()?.to_owned(),
             framework: r.str()?.to_owned(),
         };
-        let terms_len = r.u64()?;
-        let terms = r.bytes(terms_len)?;
-        // A path, an identity flag, imports and a body flag: at least 25 bytes each.
+        // A path, an identity flag, imports and a body length: at least 25 bytes each.
         let count = r.count(25)?;
         let mut files = Vec::with_capacity(count);
+        let mut body_lens = Vec::with_capacity(count);
         for _ in 0..count {
             let rel = r.str()?;
             let identity = match r.u64()? {
@@ -263,25 +334,23 @@ impl<'a> BuildCache<'a> {
                 _ => return Err(CacheError::Damaged("identity flag")),
             };
             let imports = r.strs()?;
-            let body = match r.u64()? {
-                0 => None,
-                n => Some(r.bytes(n - 1)?),
-            };
+            body_lens.push(r.u64()?);
             files.push(CachedFile {
                 rel,
                 identity,
                 imports,
-                body,
+                body: None,
             });
         }
-        if r.at != bytes.len() {
-            return Err(CacheError::Damaged("trailing bytes"));
+        if r.at != tail_at {
+            return Err(CacheError::Damaged("head length"));
         }
-        Ok(BuildCache {
+        let cache = BuildCache {
             outputs,
             files,
-            terms,
-        })
+            terms: &[],
+        };
+        Ok((cache, body_lens, tail_at))
     }
 
     /// The term table: term numbers index it.
@@ -294,9 +363,11 @@ impl<'a> BuildCache<'a> {
     }
 }
 
-/// Writes a cache. Its parts, in the order [`BuildCache::parse`] reads them.
+/// Writes a cache: its head and its tail gathered apart, then put together
+/// ([`Writer::write_to`]).
 pub struct Writer {
-    out: Vec<u8>,
+    head: Vec<u8>,
+    tail: Vec<u8>,
     files: usize,
     files_at: usize,
 }
@@ -309,40 +380,39 @@ impl Writer {
         root: &str,
         outputs: &Outputs,
         terms: impl Iterator<Item = &'t str>,
-        capacity: usize,
     ) -> Writer {
-        let mut out = Vec::with_capacity(capacity);
-        out.extend_from_slice(MAGIC);
-        builder.write(&mut out);
-        put_str(&mut out, root);
-        outputs.local.write(&mut out);
-        outputs.outline.write(&mut out);
-        put_str(&mut out, &outputs.built_at);
-        put_u64(&mut out, outputs.documents);
-        put_u64(&mut out, outputs.source_count);
-        put_str(&mut out, &outputs.source_fingerprint);
-        put_u64(&mut out, outputs.terms);
-        put_u64(&mut out, outputs.definitions);
-        put_str(&mut out, &outputs.project_name);
-        put_str(&mut out, &outputs.framework);
-        let len_at = out.len();
-        put_u64(&mut out, 0);
+        let mut head = Vec::with_capacity(1 << 20);
+        builder.write(&mut head);
+        put_str(&mut head, root);
+        outputs.local.write(&mut head);
+        outputs.outline.write(&mut head);
+        put_str(&mut head, &outputs.built_at);
+        put_u64(&mut head, outputs.documents);
+        put_u64(&mut head, outputs.source_count);
+        put_str(&mut head, &outputs.source_fingerprint);
+        put_u64(&mut head, outputs.terms);
+        put_u64(&mut head, outputs.definitions);
+        put_str(&mut head, &outputs.project_name);
+        put_str(&mut head, &outputs.framework);
+        let files_at = head.len();
+        put_u64(&mut head, 0);
+        let mut tail = Vec::with_capacity(1 << 20);
+        put_u64(&mut tail, 0);
         for term in terms {
-            put_str(&mut out, term);
+            put_str(&mut tail, term);
         }
-        let terms_len = (out.len() - len_at - 8) as u64;
-        out[len_at..len_at + 8].copy_from_slice(&terms_len.to_le_bytes());
-        let files_at = out.len();
-        put_u64(&mut out, 0);
+        let terms_len = (tail.len() - 8) as u64;
+        tail[..8].copy_from_slice(&terms_len.to_le_bytes());
         Writer {
-            out,
+            head,
+            tail,
             files: 0,
             files_at,
         }
     }
 
-    /// Adds a file: its path relative to the root, identity, imports and encoded contribution
-    /// (`None`: not read as text).
+    /// Adds a file: its path relative to the root, identity (`None`: not to be trusted next
+    /// time), imports and encoded contribution (`None`: not read as text).
     pub fn file(
         &mut self,
         rel: &str,
@@ -350,32 +420,44 @@ impl Writer {
         imports: &[String],
         body: Option<&[u8]>,
     ) {
-        put_str(&mut self.out, rel);
+        let head = &mut self.head;
+        put_str(head, rel);
         match identity {
-            None => put_u64(&mut self.out, 0),
+            None => put_u64(head, 0),
             Some(identity) => {
-                put_u64(&mut self.out, 1);
-                identity.write(&mut self.out);
+                put_u64(head, 1);
+                identity.write(head);
             }
         }
-        put_len(&mut self.out, imports.len());
+        put_len(head, imports.len());
         for i in imports {
-            put_str(&mut self.out, i);
+            put_str(head, i);
         }
         match body {
-            None => put_u64(&mut self.out, 0),
+            None => put_u64(head, 0),
             Some(body) => {
-                put_u64(&mut self.out, body.len() as u64 + 1);
-                self.out.extend_from_slice(body);
+                put_u64(head, body.len() as u64 + 1);
+                self.tail.extend_from_slice(body);
             }
         }
         self.files += 1;
     }
 
-    pub fn finish(mut self) -> Vec<u8> {
+    /// Writes the cache: magic, the head's length, the head, the tail.
+    pub fn write_to(mut self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let at = self.files_at;
-        self.out[at..at + 8].copy_from_slice(&(self.files as u64).to_le_bytes());
-        self.out
+        self.head[at..at + 8].copy_from_slice(&(self.files as u64).to_le_bytes());
+        out.write_all(MAGIC)?;
+        out.write_all(&(self.head.len() as u64).to_le_bytes())?;
+        out.write_all(&self.head)?;
+        out.write_all(&self.tail)
+    }
+
+    #[cfg(test)]
+    fn finish(self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_to(&mut out).unwrap();
+        out
     }
 }
 
@@ -505,7 +587,6 @@ mod tests {
             "/p",
             &outputs(),
             ["alpha", "beta"].into_iter(),
-            0,
         );
         let mut body = Vec::new();
         ToEncode {

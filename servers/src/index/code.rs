@@ -163,14 +163,19 @@ pub enum FileRead {
 
 impl Local {
     /// The build cache to write after this build (`build_cache`), whose outputs were `outputs`.
-    pub fn cache_bytes(&self, builder: &Identity, root: &str, outputs: &Outputs) -> Vec<u8> {
+    pub fn cache_writer(
+        &self,
+        builder: &Identity,
+        root: &str,
+        outputs: &Outputs,
+    ) -> build_cache::Writer {
         let terms = self
             .partition
             .postings
             .terms
             .iter()
             .map(|(t, _)| t.as_str());
-        let mut writer = build_cache::Writer::new(builder, root, outputs, terms, 1 << 20);
+        let mut writer = build_cache::Writer::new(builder, root, outputs, terms);
         let mut body = Vec::new();
         for row in &self.files {
             body.clear();
@@ -213,7 +218,7 @@ impl Local {
             };
             writer.file(&row.rel, row.identity.as_ref(), &row.imports, body);
         }
-        writer.finish()
+        writer
     }
 }
 
@@ -241,6 +246,24 @@ impl Outline {
             None,
             1024 + self.documents.iter().map(|d| d.len() + 24).sum::<usize>(),
         );
+        self.write_json(&mut w, stamp, source_fingerprint, build_id);
+        w.finish()
+    }
+
+    /// [`Outline::to_json`] streamed into `sink`.
+    pub fn write_to(
+        &self,
+        sink: &mut dyn std::io::Write,
+        stamp: &Stamp,
+        source_fingerprint: &str,
+        build_id: &str,
+    ) -> std::io::Result<()> {
+        let mut w = PyJson::streaming(None, sink);
+        self.write_json(&mut w, stamp, source_fingerprint, build_id);
+        w.finish_streaming()
+    }
+
+    fn write_json(&self, w: &mut PyJson, stamp: &Stamp, source_fingerprint: &str, build_id: &str) {
         w.begin_object();
         w.key("N");
         w.int(self.documents.len() as u64);
@@ -281,19 +304,19 @@ impl Outline {
             self.source_count,
             source_fingerprint,
             "local-script",
-        )
+        );
     }
 }
 
 /// A partition file's members from `project_name` on (keys sorted), its closing brace and the
 /// final newline.
 fn finish_partition(
-    mut w: PyJson,
+    w: &mut PyJson,
     project_name: &str,
     source_count: usize,
     source_fingerprint: &str,
     source_kind: &str,
-) -> String {
+) {
     w.key("project_name");
     w.string(project_name);
     w.key("source_count");
@@ -309,9 +332,7 @@ fn finish_partition(
     w.key("vector_runtime_mode");
     w.string(VECTOR_MODE);
     w.end_object();
-    let mut text = w.finish();
-    text.push('\n');
-    text
+    w.raw("\n");
 }
 
 /// Code points of a definition's passage in the outline (what a hit shows as its snippet).
@@ -774,9 +795,22 @@ impl Partition {
 
     /// The file's bytes with the given `built_at` and `index_build_id`.
     fn to_json_with(&self, built_at: &str, build_id: &str) -> String {
+        let mut w = PyJson::new(Some(2), 4096 + self.postings.terms.len() * 64);
+        self.write_json(&mut w, built_at, build_id);
+        w.finish()
+    }
+
+    /// [`Partition::to_json`] streamed into `sink`.
+    pub fn write_to(&self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let built_at = &self.stamp.built_at;
+        let mut w = PyJson::streaming(Some(2), sink);
+        self.write_json(&mut w, built_at, &self.build_id_at(built_at));
+        w.finish_streaming()
+    }
+
+    fn write_json(&self, w: &mut PyJson, built_at: &str, build_id: &str) {
         let fingerprint = self.source_fingerprint();
         let norms = self.postings.vector_norms();
-        let mut w = PyJson::new(Some(2), 4096 + self.postings.terms.len() * 64);
         w.begin_object();
         w.key("N");
         w.int(self.docs.len() as u64);
@@ -794,7 +828,7 @@ impl Partition {
         w.begin_array();
         for (doc_id, doc) in self.docs.iter().enumerate() {
             w.element();
-            self.write_document(&mut w, doc_id, doc, norms[doc_id]);
+            self.write_document(w, doc_id, doc, norms[doc_id]);
         }
         w.end_array();
         w.key("fallback_policy");
@@ -808,14 +842,14 @@ impl Partition {
         w.key("index_write_owner");
         w.string(WRITE_OWNER);
         w.key("postings");
-        write_postings(&mut w, &self.postings, true);
+        write_postings(w, &self.postings, true);
         finish_partition(
             w,
             &self.stamp.project_name,
             self.source_count,
             &fingerprint,
             self.source_kind,
-        )
+        );
     }
 
     /// The manifest's entry for this partition as written at `built_at`.

@@ -419,10 +419,7 @@ pub fn write_postings(w: &mut PyJson, postings: &Postings, sorted: bool) {
         let (term, entries) = &postings.terms[i];
         w.key(term);
         w.begin_array();
-        for &(doc, tf) in entries {
-            w.element();
-            w.int_object(&[("doc_id", u64::from(doc)), ("tf", u64::from(tf))]);
-        }
+        w.int_pair_elements(("doc_id", "tf"), entries);
         w.end_array();
     }
     w.end_object();

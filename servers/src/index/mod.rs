@@ -199,36 +199,56 @@ pub fn build(
         .and_then(|exe| build_cache::Identity::of(&exe));
     let cache_path = references.join(build_cache::BUILD_CACHE_FILE);
     let root_text = root.to_string_lossy().into_owned();
-    let cache_bytes = builder
-        .as_ref()
-        .and_then(|_| previous_file(&cache_path, build_cache::MAX_BUILD_CACHE_BYTES));
+    let outline_path = references.join(OUTLINE_FILE);
+    let local_path = code_dir.join("local.json");
+    let damaged = |e: &build_cache::CacheError| {
+        let warning = format!(
+            "the build cache {} is {e}; every file is read",
+            cache_path.display()
+        );
+        note!(
+            "{PREFIX}index build: warning: {}",
+            agentteams_mcp::sanitize::sanitize(&warning)
+        );
+    };
+    // Its head first: when nothing the `local` partition depends on changed, the partition and
+    // the outline stay as they are and the rest of the cache is not read.
+    let mut cache_bytes = Vec::new();
+    let mut kept: Option<Kept> = None;
+    if let Some((builder, (file, head))) = builder.as_ref().zip(build_cache::read_head(&cache_path))
+    {
+        match build_cache::BuildCache::parse_head(&head, builder, &root_text) {
+            Ok((cache, _, _)) => {
+                if outputs_unchanged(&cache, &stamp, &local_path, &outline_path)
+                    && sources_unchanged(&cache, &root, &code_paths)
+                {
+                    kept = Some(Kept::from(&cache));
+                }
+            }
+            Err(e @ build_cache::CacheError::Damaged(_)) => damaged(&e),
+            Err(build_cache::CacheError::Foreign) => {}
+        }
+        if kept.is_none() {
+            cache_bytes = head;
+            if !build_cache::read_tail(file, &mut cache_bytes) {
+                cache_bytes.clear();
+            }
+        }
+    }
     let previous = builder
         .as_ref()
-        .zip(cache_bytes.as_deref())
-        .and_then(|(builder, bytes)| {
-            match build_cache::BuildCache::parse(bytes, builder, &root_text) {
+        .filter(|_| kept.is_none() && !cache_bytes.is_empty())
+        .and_then(|builder| {
+            match build_cache::BuildCache::parse(&cache_bytes, builder, &root_text) {
                 Ok(cache) => Some(cache),
                 Err(e @ build_cache::CacheError::Damaged(_)) => {
-                    let warning = format!(
-                        "the build cache {} is {e}; every file is read",
-                        cache_path.display()
-                    );
-                    note!(
-                        "{PREFIX}index build: warning: {}",
-                        agentteams_mcp::sanitize::sanitize(&warning)
-                    );
+                    damaged(&e);
                     None
                 }
                 Err(build_cache::CacheError::Foreign) => None,
             }
         });
-    let outline_path = references.join(OUTLINE_FILE);
-    let local_path = code_dir.join("local.json");
-    // Nothing the `local` partition depends on changed: it and the outline stay as they are.
-    let kept = previous.as_ref().filter(|cache| {
-        outputs_unchanged(cache, &stamp, &local_path, &outline_path)
-            && sources_unchanged(cache, &root, &code_paths)
-    });
+    let kept = kept.as_ref();
     let built = match kept {
         Some(_) => {
             progress(total, total);
@@ -244,11 +264,7 @@ pub fn build(
     };
     let imports: BTreeSet<String> = match (&built, kept) {
         (Some(local), _) => local.imports.clone(),
-        (None, Some(cache)) => cache
-            .files
-            .iter()
-            .flat_map(|f| f.imports.iter().map(|i| i.to_string()))
-            .collect(),
+        (None, Some(kept)) => kept.imports.clone(),
         (None, None) => BTreeSet::new(),
     };
     let (mut source_bytes, mut newest) = (0, (0, 0));
@@ -289,8 +305,8 @@ pub fn build(
             local.outline.definition_count(),
             local.partition.postings.terms.len(),
         ),
-        (None, Some(cache)) => {
-            let o = &cache.outputs;
+        (None, Some(kept)) => {
+            let o = &kept.outputs;
             let n = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
             (
                 n(o.source_count),
@@ -316,7 +332,7 @@ pub fn build(
             (Some(local), _) => local.reused,
             (None, _) => total,
         },
-        cache_used: previous.is_some(),
+        cache_used: previous.is_some() || kept.is_some(),
         source_bytes,
         rewritten: Vec::new(),
     };
@@ -335,7 +351,7 @@ pub fn build(
                         previous.as_ref(),
                         &mut report,
                     )?,
-                    (None, Some(cache)) => kept_entry(&cache.outputs),
+                    (None, Some(kept)) => kept_entry(&kept.outputs),
                     (None, None) => unreachable!("the partition is either built or kept"),
                 };
                 on_disk.push((name, entry));
@@ -387,11 +403,32 @@ pub fn build(
         if let Some(outputs) = local_entry
             .and_then(|entry| written_outputs(local, &entry, &stamp, &local_path, &outline_path))
         {
-            let bytes = local.cache_bytes(builder, &root_text, &outputs);
-            atomic::write_atomic(&cache_path, &bytes)?;
+            let writer = local.cache_writer(builder, &root_text, &outputs);
+            atomic::write_atomic_streamed(&cache_path, |sink| writer.write_to(sink), |_| Ok(()))?;
         }
     }
     Ok(report)
+}
+
+/// What a build that keeps the `local` partition needs of the cache: its outputs and the
+/// imports of its sources.
+struct Kept {
+    outputs: build_cache::Outputs,
+    imports: BTreeSet<String>,
+}
+
+impl Kept {
+    fn from(cache: &build_cache::BuildCache<'_>) -> Kept {
+        let imports: BTreeSet<&str> = cache
+            .files
+            .iter()
+            .flat_map(|f| f.imports.iter().copied())
+            .collect();
+        Kept {
+            outputs: cache.outputs.clone(),
+            imports: imports.into_iter().map(str::to_owned).collect(),
+        }
+    }
 }
 
 /// Whether `local.json` and the outline are as the cached build left them, for the same stamp.
@@ -475,16 +512,19 @@ fn write_local(
     // `built_at` of the build that wrote it.
     let built_at = entry.get("built_at").and_then(Value::as_str);
     let built_at = built_at.unwrap_or(&stamp.built_at);
-    let text = local.outline.to_json(
-        stamp,
-        &partition.source_fingerprint(),
-        &partition.build_id_at(built_at),
+    let (fingerprint, build_id) = (
+        partition.source_fingerprint(),
+        partition.build_id_at(built_at),
     );
-    if cfg!(debug_assertions) {
-        // As for the partitions: the test suite (debug) re-reads it, release builds do not.
-        check_own_output(&text, OUTLINE_FILE, |v| validate_code_index(v).map(|_| ()))?;
-    }
-    atomic::write_atomic(&outline_path, text.as_bytes())?;
+    atomic::write_atomic_streamed(
+        &outline_path,
+        |sink| local.outline.write_to(sink, stamp, &fingerprint, &build_id),
+        |written| {
+            check_written(written, OUTLINE_FILE, |v| {
+                validate_code_index(v).map(|_| ())
+            })
+        },
+    )?;
     Ok(entry)
 }
 
@@ -524,6 +564,23 @@ fn check_own_output(
     Ok(value)
 }
 
+/// In debug builds (the test suite), reads back a file just written and validates it as
+/// [`check_own_output`] does; release builds do not re-read their own output.
+fn check_written(
+    written: &Path,
+    name: &str,
+    validate: impl Fn(&Value) -> Result<(), crate::corpus::schema::SchemaError>,
+) -> Result<(), String> {
+    if cfg!(debug_assertions) {
+        let bytes = std::fs::read(written)
+            .map_err(|e| format!("internal error: cannot read back {name}: {e}"))?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| format!("internal error: {name} is not UTF-8"))?;
+        check_own_output(&text, name, validate)?;
+    }
+    Ok(())
+}
+
 /// Writes `partition` as `<name>.json` in `dir`, unless the file there already holds exactly
 /// what this build would write, `built_at` (and the build id derived from it) apart, and its
 /// `built_at` is later than `newest_source` if given (seconds, nanoseconds: the newest
@@ -554,18 +611,18 @@ fn write_partition(
             }
         }
     }
-    let text = partition.to_json();
-    if cfg!(debug_assertions) {
-        // Release builds skip re-reading their own output; the test suite (debug) checks it.
-        check_own_output(&text, name, |v| match validate_code_index(v)? {
-            CodeIndexFile::Partition => Ok(()),
-            CodeIndexFile::Manifest => Err(crate::corpus::schema::SchemaError {
-                path: "$".into(),
-                rule: "is a manifest, not a partition".into(),
-            }),
-        })?;
-    }
-    atomic::write_atomic(&path, text.as_bytes())?;
+    let check = |v: &Value| match validate_code_index(v)? {
+        CodeIndexFile::Partition => Ok(()),
+        CodeIndexFile::Manifest => Err(crate::corpus::schema::SchemaError {
+            path: "$".into(),
+            rule: "is a manifest, not a partition".into(),
+        }),
+    };
+    atomic::write_atomic_streamed(
+        &path,
+        |sink| partition.write_to(sink),
+        |written| check_written(written, name, check),
+    )?;
     Ok((partition.manifest_entry(&partition.stamp.built_at), true))
 }
 

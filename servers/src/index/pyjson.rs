@@ -7,20 +7,121 @@
 
 use agentteams_mcp::json::{write_ascii_string, write_python_float, Value};
 
-/// The writer. `indent: None` is Python's default single-line layout.
-pub struct PyJson {
+/// Output a streaming writer gathers before handing it to its sink: large enough that a write
+/// call costs little per byte, small enough that a 200 MB index never sits whole in memory.
+const STREAM_CHUNK_BYTES: usize = 1 << 20;
+
+/// Appends `n` in decimal: digits by hand, not `fmt` (postings write millions of numbers).
+fn push_u64(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+}
+
+fn push_u32(out: &mut String, n: u32) {
+    push_u64(out, u64::from(n));
+}
+
+/// The writer. `indent: None` is Python's default single-line layout. It writes into a string
+/// ([`PyJson::new`], [`PyJson::finish`]) or streams into a sink ([`PyJson::streaming`],
+/// [`PyJson::finish_streaming`]).
+pub struct PyJson<'w> {
     out: String,
     indent: Option<usize>,
     /// Per open container: true until its first member is written.
     empty: Vec<bool>,
+    /// Where a streaming writer sends its output, chunk by chunk, and the first error it met
+    /// (after which nothing more is sent).
+    sink: Option<&'w mut dyn std::io::Write>,
+    failed: Option<std::io::Error>,
+    /// The layout [`PyJson::int_pair_elements`] last worked out.
+    pairs: Option<PairLayout>,
 }
 
-impl PyJson {
-    pub fn new(indent: Option<usize>, capacity: usize) -> PyJson {
+/// The constant pieces of one `{a: n, b: m}` element of an array at `depth`.
+struct PairLayout {
+    depth: usize,
+    names: (String, String),
+    /// Before the first element; before each later one (separator, `lead`, `open`); between
+    /// the numbers; after the second.
+    lead: String,
+    open: String,
+    next: String,
+    middle: String,
+    close: String,
+}
+
+impl PairLayout {
+    /// Works the pieces out with a scratch writer of the same layout.
+    fn new(indent: Option<usize>, depth: usize, names: (&str, &str)) -> PairLayout {
+        let piece = |write: &dyn Fn(&mut PyJson)| {
+            let mut scratch = PyJson::new(indent, 64);
+            write(&mut scratch);
+            scratch.out
+        };
+        let separator = |w: &mut PyJson| {
+            w.out.push(',');
+            if w.indent.is_none() {
+                w.out.push(' ');
+            }
+        };
+        let lead = piece(&|w| w.newline(depth));
+        let open = piece(&|w| {
+            w.out.push('{');
+            w.newline(depth + 1);
+            w.string(names.0);
+            w.out.push_str(": ");
+        });
+        let middle = piece(&|w| {
+            separator(w);
+            w.newline(depth + 1);
+            w.string(names.1);
+            w.out.push_str(": ");
+        });
+        let close = piece(&|w| {
+            w.newline(depth);
+            w.out.push('}');
+        });
+        let next = format!("{}{lead}{open}", piece(&|w| separator(w)));
+        PairLayout {
+            depth,
+            names: (names.0.to_owned(), names.1.to_owned()),
+            lead,
+            open,
+            next,
+            middle,
+            close,
+        }
+    }
+}
+
+impl<'w> PyJson<'w> {
+    pub fn new(indent: Option<usize>, capacity: usize) -> PyJson<'w> {
         PyJson {
             out: String::with_capacity(capacity),
             indent,
             empty: Vec::new(),
+            sink: None,
+            failed: None,
+            pairs: None,
+        }
+    }
+
+    /// A writer that sends its output to `sink` as it goes.
+    pub fn streaming(indent: Option<usize>, sink: &'w mut dyn std::io::Write) -> PyJson<'w> {
+        PyJson {
+            out: String::with_capacity(STREAM_CHUNK_BYTES + 64 * 1024),
+            sink: Some(sink),
+            ..PyJson::new(indent, 0)
         }
     }
 
@@ -28,8 +129,32 @@ impl PyJson {
         self.out
     }
 
+    /// Sends what remains to the sink; the first error any write met.
+    pub fn finish_streaming(mut self) -> std::io::Result<()> {
+        self.send();
+        match self.failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Hands the output gathered so far to the sink, if there is one.
+    fn send(&mut self) {
+        if let Some(sink) = self.sink.as_mut() {
+            if self.failed.is_none() {
+                if let Err(e) = sink.write_all(self.out.as_bytes()) {
+                    self.failed = Some(e);
+                }
+            }
+            self.out.clear();
+        }
+    }
+
     /// Separator and indentation before an array element or an object key.
     fn member(&mut self) {
+        if self.sink.is_some() && self.out.len() >= STREAM_CHUNK_BYTES {
+            self.send();
+        }
         if let Some(first) = self.empty.last_mut() {
             if *first {
                 *first = false;
@@ -120,21 +245,7 @@ impl PyJson {
     }
 
     pub fn int(&mut self, n: u64) {
-        // Postings write two integers each, millions in all: digits by hand, not `fmt`.
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut rest = n;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (rest % 10) as u8;
-            rest /= 10;
-            if rest == 0 {
-                break;
-            }
-        }
-        for &d in &digits[at..] {
-            self.out.push(char::from(d));
-        }
+        push_u64(&mut self.out, n);
     }
 
     pub fn float(&mut self, f: f64) {
@@ -145,28 +256,56 @@ impl PyJson {
         self.out.push_str("null");
     }
 
-    /// An object of integer members, as `begin_object`, then `key` and `int` for each member,
-    /// then `end_object` write it, without their bookkeeping per call (a posting is one such
-    /// object, and an index holds millions).
-    pub fn int_object(&mut self, members: &[(&str, u64)]) {
+    /// The elements of the array being written, one object `{names.0: a, names.1: b}` per
+    /// pair, as `element`, `begin_object`, `key`, `int` and `end_object` would write them: the
+    /// layout of one element is worked out once, then each is its constant pieces and two
+    /// numbers (a posting is one such object, and an index holds millions).
+    pub fn int_pair_elements(&mut self, names: (&str, &str), pairs: &[(u32, u32)]) {
+        let Some(&first) = self.empty.last() else {
+            return;
+        };
+        if pairs.is_empty() {
+            return;
+        }
         let depth = self.empty.len();
-        self.out.push('{');
-        for (i, &(key, value)) in members.iter().enumerate() {
+        let fresh = self
+            .pairs
+            .as_ref()
+            .is_some_and(|p| p.depth == depth && p.names.0 == names.0 && p.names.1 == names.1);
+        if !fresh {
+            self.pairs = Some(PairLayout::new(self.indent, depth, names));
+        }
+        let pieces = self.pairs.take().expect("just made");
+        let PairLayout {
+            lead,
+            open,
+            middle,
+            close,
+            next,
+            ..
+        } = &pieces;
+        if first {
+            self.out.push_str(lead);
+            self.out.push_str(open);
+        } else {
+            self.out.push_str(next);
+        }
+        if let Some(flag) = self.empty.last_mut() {
+            *flag = false;
+        }
+        for (i, &(a, b)) in pairs.iter().enumerate() {
             if i > 0 {
-                self.out.push(',');
-                if self.indent.is_none() {
-                    self.out.push(' ');
+                if self.sink.is_some() && self.out.len() >= STREAM_CHUNK_BYTES {
+                    self.send();
                 }
+                self.out.push_str(next);
             }
-            self.newline(depth + 1);
-            self.string(key);
-            self.out.push_str(": ");
-            self.int(value);
+            push_u32(&mut self.out, a);
+            self.out.push_str(middle);
+            push_u32(&mut self.out, b);
+            self.out.push_str(close);
         }
-        if !members.is_empty() {
-            self.newline(depth);
-        }
-        self.out.push('}');
+        self.pairs = Some(pieces);
     }
 
     /// Writes `json`, already laid out by another writer of the same layout, as it is.
@@ -208,6 +347,54 @@ impl PyJson {
 mod tests {
     use super::*;
     use agentteams_mcp::json::parse;
+
+    #[test]
+    fn streaming_writes_exactly_what_the_string_writer_gives_across_chunks() {
+        let write = |w: &mut PyJson| {
+            w.begin_object();
+            w.key("items");
+            w.begin_array();
+            for i in 0..60_000u64 {
+                w.element();
+                w.begin_array();
+                w.int_pair_elements(("doc_id", "tf"), &[(i as u32, (i % 7 + 1) as u32)]);
+                w.end_array();
+                w.element();
+                w.string("caf\u{e9} \"quoted\"");
+            }
+            w.end_array();
+            w.end_object();
+        };
+        let mut whole = PyJson::new(Some(2), 0);
+        write(&mut whole);
+        let whole = whole.finish();
+        assert!(whole.len() > 3 * STREAM_CHUNK_BYTES);
+        let mut sink = Vec::new();
+        let mut streamed = PyJson::streaming(Some(2), &mut sink);
+        write(&mut streamed);
+        streamed.finish_streaming().unwrap();
+        assert!(sink == whole.as_bytes());
+        // A sink that fails: the first error comes back, and writing stops there.
+        struct Full(usize);
+        impl std::io::Write for Full {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0 += 1;
+                Err(std::io::Error::other(format!(
+                    "disk full ({} bytes)",
+                    buf.len()
+                )))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut full = Full(0);
+        let mut failing = PyJson::streaming(Some(2), &mut full);
+        write(&mut failing);
+        let err = failing.finish_streaming().unwrap_err();
+        assert!(err.to_string().starts_with("disk full"), "{err}");
+        assert_eq!(full.0, 1);
+    }
 
     #[test]
     fn indent_two_matches_python() {
@@ -276,34 +463,46 @@ mod tests {
     }
 
     #[test]
-    fn int_objects_are_laid_out_as_member_by_member() {
-        let members: &[(&str, u64)] = &[("doc_id", 12), ("tf", 3), ("\u{e9}\"", 0)];
+    fn int_pair_elements_are_laid_out_as_member_by_member() {
+        let pairs: &[(u32, u32)] = &[(12, 3), (0, 4_294_967_295), (7, 1)];
         for indent in [None, Some(2)] {
             for depth in 0..3 {
-                for count in 0..=members.len() {
-                    let mut fast = PyJson::new(indent, 0);
-                    let mut slow = PyJson::new(indent, 0);
-                    for w in [&mut fast, &mut slow] {
-                        for _ in 0..depth {
+                for count in 0..=pairs.len() {
+                    for before in [false, true] {
+                        let mut fast = PyJson::new(indent, 0);
+                        let mut slow = PyJson::new(indent, 0);
+                        for w in [&mut fast, &mut slow] {
+                            for _ in 0..depth {
+                                w.begin_array();
+                                w.element();
+                            }
                             w.begin_array();
-                            w.element();
+                            if before {
+                                w.element();
+                                w.null();
+                            }
                         }
-                    }
-                    fast.int_object(&members[..count]);
-                    slow.begin_object();
-                    for &(key, value) in &members[..count] {
-                        slow.key(key);
-                        slow.int(value);
-                    }
-                    slow.end_object();
-                    for w in [&mut fast, &mut slow] {
-                        w.element();
-                        w.null();
-                        for _ in 0..depth {
+                        fast.int_pair_elements(("doc_id", "\u{e9}\""), &pairs[..count]);
+                        for &(a, b) in &pairs[..count] {
+                            slow.element();
+                            slow.begin_object();
+                            slow.key("doc_id");
+                            slow.int(u64::from(a));
+                            slow.key("\u{e9}\"");
+                            slow.int(u64::from(b));
+                            slow.end_object();
+                        }
+                        for w in [&mut fast, &mut slow] {
                             w.end_array();
+                            w.element();
+                            w.null();
+                            for _ in 0..depth {
+                                w.end_array();
+                            }
                         }
+                        let (fast, slow) = (fast.finish(), slow.finish());
+                        assert_eq!(fast, slow, "{indent:?} {depth} {count} {before}");
                     }
-                    assert_eq!(fast.finish(), slow.finish(), "{indent:?} {depth} {count}");
                 }
             }
         }
