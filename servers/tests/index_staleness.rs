@@ -813,6 +813,15 @@ fn an_incremental_rebuild_after_every_kind_of_change_equals_a_full_build_and_is_
     // Read: the edited, added, renamed, re-moded, linked and emptied files (a FIFO is no
     // source: only regular files and links to them are).
     assert_eq!(read, 6, "{unchanged} unchanged");
+    // Again on the cache that build wrote, which kept the first one's term numbers and appended
+    // the new terms: one file edited with words no other has.
+    project.write(
+        "tool/added.py",
+        "def added_again(gizmo, sprocket):\n    return gizmo\n",
+    );
+    settle();
+    let (unchanged, read) = reuse_counts(&project.index_build(&[]));
+    assert_eq!(read, 1, "{unchanged} unchanged");
     let upgraded = Dependencies {
         external: AS_BUILT.external,
         resolved: &["PyYAML==6.0.1", "requests==2.32.0"],

@@ -13,6 +13,7 @@
 //! ([`super::postings::Postings::add_known`]) is read again.
 
 use agentteams_mcp::file_identity::FileIdentity;
+use std::borrow::Cow;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -50,6 +51,18 @@ impl Identity {
             file,
             link_ino: link.ino,
         })
+    }
+
+    /// The file's length, and its modification time (seconds, nanoseconds).
+    pub fn len(&self) -> u64 {
+        self.file.len
+    }
+
+    pub fn mtime(&self) -> (i64, u32) {
+        (
+            self.file.mtime.0,
+            self.file.mtime.1.clamp(0, 999_999_999) as u32,
+        )
     }
 
     /// Whether the file changed more than [`RACY_WINDOW`] before `started`: only then may the
@@ -160,7 +173,7 @@ pub struct ToEncode<'b> {
     pub source_mtime: f64,
     pub length: u64,
     pub entries: &'b [(u32, u32)],
-    pub outline: &'b [String],
+    pub outline: &'b [std::borrow::Cow<'b, str>],
 }
 
 impl ToEncode<'_> {
@@ -353,34 +366,44 @@ impl<'a> BuildCache<'a> {
         Ok((cache, body_lens, tail_at))
     }
 
-    /// The term table: term numbers index it.
-    pub fn terms(&self) -> Result<Vec<&'a str>, CacheError> {
-        Reader {
+    /// The term table: term numbers index it; each term with the number of documents it was
+    /// in.
+    pub fn terms(&self) -> Result<Vec<(&'a str, u32)>, CacheError> {
+        let mut r = Reader {
             bytes: self.terms,
             at: 0,
+        };
+        let mut all = Vec::new();
+        while r.at < self.terms.len() {
+            let term = r.str()?;
+            let documents = u32::try_from(r.varint()?).map_err(|_| CacheError::Damaged("term"))?;
+            all.push((term, documents));
         }
-        .strs_to_end()
+        Ok(all)
     }
 }
 
 /// Writes a cache: its head and its tail gathered apart, then put together
 /// ([`Writer::write_to`]).
-pub struct Writer {
+pub struct Writer<'b> {
     head: Vec<u8>,
-    tail: Vec<u8>,
+    /// The term table's encoding, then each body, borrowed where it is the previous cache's.
+    table: Vec<u8>,
+    bodies: Vec<Cow<'b, [u8]>>,
     files: usize,
     files_at: usize,
 }
 
-impl Writer {
+impl<'b> Writer<'b> {
     /// Starts a cache for `root`, written by the binary `builder`, after a build whose outputs
-    /// are `outputs`, with its term table (`terms`, by number).
+    /// are `outputs`, with its term table (`terms`, by number, each with the number of
+    /// documents it is in).
     pub fn new<'t>(
         builder: &Identity,
         root: &str,
         outputs: &Outputs,
-        terms: impl Iterator<Item = &'t str>,
-    ) -> Writer {
+        terms: impl Iterator<Item = (&'t str, usize)>,
+    ) -> Writer<'b> {
         let mut head = Vec::with_capacity(1 << 20);
         builder.write(&mut head);
         put_str(&mut head, root);
@@ -396,16 +419,18 @@ impl Writer {
         put_str(&mut head, &outputs.framework);
         let files_at = head.len();
         put_u64(&mut head, 0);
-        let mut tail = Vec::with_capacity(1 << 20);
-        put_u64(&mut tail, 0);
-        for term in terms {
-            put_str(&mut tail, term);
+        let mut table = Vec::with_capacity(1 << 20);
+        put_u64(&mut table, 0);
+        for (term, documents) in terms {
+            put_str(&mut table, term);
+            put_varint(&mut table, documents as u64);
         }
-        let terms_len = (tail.len() - 8) as u64;
-        tail[..8].copy_from_slice(&terms_len.to_le_bytes());
+        let terms_len = (table.len() - 8) as u64;
+        table[..8].copy_from_slice(&terms_len.to_le_bytes());
         Writer {
             head,
-            tail,
+            table,
+            bodies: Vec::new(),
             files: 0,
             files_at,
         }
@@ -418,7 +443,7 @@ impl Writer {
         rel: &str,
         identity: Option<&Identity>,
         imports: &[String],
-        body: Option<&[u8]>,
+        body: Option<Cow<'b, [u8]>>,
     ) {
         let head = &mut self.head;
         put_str(head, rel);
@@ -437,7 +462,7 @@ impl Writer {
             None => put_u64(head, 0),
             Some(body) => {
                 put_u64(head, body.len() as u64 + 1);
-                self.tail.extend_from_slice(body);
+                self.bodies.push(body);
             }
         }
         self.files += 1;
@@ -450,7 +475,11 @@ impl Writer {
         out.write_all(MAGIC)?;
         out.write_all(&(self.head.len() as u64).to_le_bytes())?;
         out.write_all(&self.head)?;
-        out.write_all(&self.tail)
+        out.write_all(&self.table)?;
+        for body in &self.bodies {
+            out.write_all(body)?;
+        }
+        Ok(())
     }
 
     #[cfg(test)]
@@ -538,14 +567,6 @@ impl<'a> Reader<'a> {
         let n = self.count(1)?;
         (0..n).map(|_| self.str()).collect()
     }
-
-    fn strs_to_end(&mut self) -> Result<Vec<&'a str>, CacheError> {
-        let mut all = Vec::new();
-        while self.at < self.bytes.len() {
-            all.push(self.str()?);
-        }
-        Ok(all)
-    }
 }
 
 #[cfg(test)]
@@ -586,7 +607,7 @@ mod tests {
             &identity(7),
             "/p",
             &outputs(),
-            ["alpha", "beta"].into_iter(),
+            [("alpha", 1), ("beta", 1)].into_iter(),
         );
         let mut body = Vec::new();
         ToEncode {
@@ -599,7 +620,12 @@ mod tests {
             outline: &["\"length\": 0}".into()],
         }
         .encode(&mut body);
-        w.file("a.py", Some(&identity(1)), &["os".into()], Some(&body));
+        w.file(
+            "a.py",
+            Some(&identity(1)),
+            &["os".into()],
+            Some(body.into()),
+        );
         w.file("b.sh", None, &[], None);
         w.finish()
     }
@@ -609,7 +635,7 @@ mod tests {
         let bytes = sample();
         let cache = BuildCache::parse(&bytes, &identity(7), "/p").unwrap();
         assert_eq!(cache.outputs, outputs());
-        assert_eq!(cache.terms().unwrap(), ["alpha", "beta"]);
+        assert_eq!(cache.terms().unwrap(), [("alpha", 1), ("beta", 1)]);
         assert_eq!(cache.files.len(), 2);
         assert_eq!(
             (cache.files[0].rel, cache.files[0].identity),

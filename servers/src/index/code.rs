@@ -18,6 +18,7 @@ use super::stamp::Stamp;
 use crate::corpus::tokenize::Tokenizer;
 use agentteams_mcp::json::{obj, Value};
 use agentteams_mcp::sha256;
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -109,18 +110,25 @@ fn prepare(root: &Path, rel: &Path) -> Option<Prepared> {
     })
 }
 
-/// The `local` partition, its outline and the imports of its `.py` files.
-pub struct Local {
+/// The `local` partition, its outline and the imports of its `.py` files; `'c`: the previous
+/// build's cache, which parts of them borrow.
+pub struct Local<'c> {
     pub partition: Partition,
-    pub outline: Outline,
+    pub outline: Outline<'c>,
     pub imports: BTreeSet<String>,
     /// Per source, in order, what the next build's cache keeps of it.
-    pub files: Vec<FileRow>,
+    pub files: Vec<FileRow<'c>>,
     /// How the partition's content (and so the outline's) compares with what the previous
     /// build's cache describes.
     pub changed: Change,
     /// Sources taken from the previous build's cache rather than read.
     pub reused: usize,
+    /// The sources' bytes, and the newest modification time among them (seconds,
+    /// nanoseconds), as they were looked at.
+    pub source_bytes: u64,
+    pub newest: (i64, u32),
+    /// The previous cache's term table as this build met it; `None` when none was used.
+    known: Option<KnownTerms<'c>>,
 }
 
 /// How a built `local` partition compares with the one the previous build's cache describes.
@@ -135,16 +143,16 @@ pub enum Change {
 }
 
 /// One source of the `local` partition, as the build cache keeps it.
-pub struct FileRow {
+pub struct FileRow<'c> {
     pub rel: String,
     /// `None`: not to be cached (racy, or gone before it could be looked at).
     pub identity: Option<Identity>,
     pub imports: Vec<String>,
-    pub read: FileRead,
+    pub read: FileRead<'c>,
 }
 
 /// What a source gave the partition.
-pub enum FileRead {
+pub enum FileRead<'c> {
     /// Not read as text (unreadable, too large, not UTF-8, not a regular file).
     Unreadable,
     /// Read, and no code tokens in it: counted in `source_count`, no document.
@@ -153,34 +161,66 @@ pub enum FileRead {
         source_mtime: f64,
     },
     /// The partition's document `doc`, with its terms as `(number in the partition's postings,
-    /// tf)` and its definitions' places in the outline.
+    /// tf)`, its definitions' places in the outline, and, when it came from the previous cache,
+    /// its encoding there (valid while that cache's term numbers are kept).
     Document {
         doc: usize,
         terms: Vec<(u32, u32)>,
         outline: std::ops::Range<usize>,
+        cached: Option<&'c [u8]>,
     },
 }
 
-impl Local {
+/// The next cache keeps the previous one's term numbers (so documents taken from it are copied
+/// as they are, and new terms are appended) while its table holds at most this many terms per
+/// term in use; past it, the table is written afresh and every document encoded again.
+const MAX_TERMS_PER_LIVE_TERM: usize = 2;
+
+impl Local<'_> {
     /// The build cache to write after this build (`build_cache`), whose outputs were `outputs`.
     pub fn cache_writer(
         &self,
         builder: &Identity,
         root: &str,
         outputs: &Outputs,
-    ) -> build_cache::Writer {
-        let terms = self
-            .partition
-            .postings
-            .terms
-            .iter()
-            .map(|(t, _)| t.as_str());
-        let mut writer = build_cache::Writer::new(builder, root, outputs, terms);
-        let mut body = Vec::new();
+    ) -> build_cache::Writer<'_> {
+        let postings = &self.partition.postings.terms;
+        let documents_of = |global: usize| postings[global].1.len();
+        // The table: the previous one's terms in their numbers, then the terms it lacks; or,
+        // without one (or with one grown too large), the postings' own order.
+        let keep = self
+            .known
+            .as_ref()
+            .filter(|k| k.len() <= MAX_TERMS_PER_LIVE_TERM * postings.len().max(1));
+        let mut to_table: Vec<u32> = Vec::new();
+        let mut table: Vec<(&str, usize)> = Vec::new();
+        if let Some(known) = keep {
+            to_table = vec![u32::MAX; postings.len()];
+            for (number, (text, global)) in known.numbered().enumerate() {
+                table.push((text, global.map_or(0, documents_of)));
+                if let Some(global) = global {
+                    to_table[global] = number as u32;
+                }
+            }
+            for (global, slot) in to_table.iter_mut().enumerate() {
+                if *slot == u32::MAX {
+                    *slot = table.len() as u32;
+                    table.push((&postings[global].0, documents_of(global)));
+                }
+            }
+        } else {
+            table.extend(postings.iter().map(|(t, e)| (t.as_str(), e.len())));
+        }
+        let mut writer = build_cache::Writer::new(builder, root, outputs, table.into_iter());
+        let (mut body, mut entries) = (Vec::new(), Vec::new());
         for row in &self.files {
             body.clear();
             let body = match &row.read {
                 FileRead::Unreadable => None,
+                FileRead::Document {
+                    cached: Some(cached),
+                    ..
+                } if keep.is_some() => Some(Cow::Borrowed(*cached)),
                 FileRead::Empty {
                     source_hash,
                     source_mtime,
@@ -195,13 +235,21 @@ impl Local {
                         outline: &[],
                     }
                     .encode(&mut body);
-                    Some(body.as_slice())
+                    Some(Cow::Owned(std::mem::take(&mut body)))
                 }
                 FileRead::Document {
                     doc,
                     terms,
                     outline,
+                    ..
                 } => {
+                    let terms = if keep.is_some() {
+                        entries.clear();
+                        entries.extend(terms.iter().map(|&(g, tf)| (to_table[g as usize], tf)));
+                        &entries
+                    } else {
+                        terms
+                    };
                     let d = &self.partition.docs[*doc];
                     ToEncode {
                         snippet: &d.snippet,
@@ -213,7 +261,7 @@ impl Local {
                         outline: &self.outline.documents[outline.clone()],
                     }
                     .encode(&mut body);
-                    Some(body.as_slice())
+                    Some(Cow::Owned(std::mem::take(&mut body)))
                 }
             };
             writer.file(&row.rel, row.identity.as_ref(), &row.imports, body);
@@ -226,14 +274,15 @@ impl Local {
 /// per definition of each file of the `local` partition, at every level (methods included), in a
 /// partition's format with no postings, on one line and without the documents' optional fields,
 /// so it costs recall little to load. Its documents are laid out as the files are read.
-pub struct Outline {
-    /// Each document's members after `doc_id` (`"length": 0, ..., "title": "..."}`).
-    documents: Vec<String>,
+pub struct Outline<'c> {
+    /// Each document's members after `doc_id` (`"length": 0, ..., "title": "..."}`), made now
+    /// or borrowed from the previous build's cache.
+    documents: Vec<Cow<'c, str>>,
     /// Files the documents come from.
     pub source_count: usize,
 }
 
-impl Outline {
+impl Outline<'_> {
     /// Definitions (documents) held.
     pub fn definition_count(&self) -> usize {
         self.documents.len()
@@ -402,13 +451,13 @@ enum Gathered {
 /// documents (the two threads' shares of the work are about even on the Python standard
 /// library). The output is the same as one thread's; if no thread can be started, this thread
 /// does both.
-pub fn build_local(
+pub fn build_local<'c>(
     root: &Path,
     sources: &[PathBuf],
     stamp: &Stamp,
-    previous: Option<&BuildCache<'_>>,
+    previous: Option<&BuildCache<'c>>,
     progress: &mut dyn FnMut(usize),
-) -> Local {
+) -> Local<'c> {
     let start = std::time::SystemTime::now();
     let cached: HashMap<&str, usize> = previous.map_or_else(HashMap::new, |p| {
         p.files
@@ -432,11 +481,14 @@ pub fn build_local(
             Change::Unknown
         },
         reused: 0,
+        source_bytes: 0,
+        newest: (0, 0),
+        known: None,
     };
     // The previous build's term table, decoded when the first cached document needs it; `None`
     // inside when it cannot be, and then every file is read.
     let previous_terms = previous.map(|p| p.terms().ok());
-    let mut known: Option<Option<KnownTerms<'_>>> = None;
+    let mut known: Option<Option<KnownTerms<'c>>> = None;
     // Which of the previous build's files are still sources.
     let mut still_listed = vec![false; previous.map_or(0, |p| p.files.len())];
     let mut take = |done: usize, gathered: Gathered| {
@@ -446,6 +498,14 @@ pub fn build_local(
             still_listed[number] = true;
             &p.files[number]
         });
+        let looked_at = match &gathered {
+            Gathered::Cached(identity) => Some(*identity),
+            Gathered::Read(_, identity) => *identity,
+        };
+        if let Some(identity) = looked_at {
+            local.source_bytes += identity.len();
+            local.newest = local.newest.max(identity.mtime());
+        }
         let (prepared, identity) = match gathered {
             Gathered::Cached(identity) => {
                 let file = before.expect("a cached file is in the cache");
@@ -517,6 +577,7 @@ pub fn build_local(
             local.changed = Change::Differs;
         }
     }
+    local.known = known.flatten();
     local
 }
 
@@ -524,7 +585,7 @@ pub fn build_local(
 /// compares with what it gave the build the cache describes (`before`; `None`: not a source
 /// then). A file that gives no document compares by whether it was read, since that is all the
 /// partition shows of it (`source_count`).
-fn compare(before: Option<&CachedFile<'_>>, now: &FileRead, docs: &[CodeDoc]) -> Change {
+fn compare(before: Option<&CachedFile<'_>>, now: &FileRead<'_>, docs: &[CodeDoc]) -> Change {
     let Some(before) = before else {
         return match now {
             FileRead::Unreadable => Change::Same,
@@ -552,7 +613,7 @@ fn compare(before: Option<&CachedFile<'_>>, now: &FileRead, docs: &[CodeDoc]) ->
     }
 }
 
-impl Local {
+impl<'c> Local<'c> {
     /// Adds a file read now (`None`: not as text).
     fn add_read(&mut self, rel: &Path, prepared: Option<Prepared>, identity: Option<Identity>) {
         let rel_text = rel.to_string_lossy().into_owned();
@@ -581,14 +642,17 @@ impl Local {
         let read = if doc.length > 0 {
             self.outline.source_count += 1;
             let first = self.outline.documents.len();
-            self.outline
-                .documents
-                .extend(outline_documents(&rel_text, definitions));
+            self.outline.documents.extend(
+                outline_documents(&rel_text, definitions)
+                    .into_iter()
+                    .map(Cow::Owned),
+            );
             self.partition.docs.push(doc);
             FileRead::Document {
                 doc: self.partition.docs.len() - 1,
                 terms,
                 outline: first..self.outline.documents.len(),
+                cached: None,
             }
         } else {
             FileRead::Empty {
@@ -610,9 +674,9 @@ impl Local {
         &mut self,
         root: &Path,
         rel: &Path,
-        file: &CachedFile<'_>,
+        file: &CachedFile<'c>,
         identity: Identity,
-        known: &mut KnownTerms<'_>,
+        known: &mut KnownTerms<'c>,
     ) -> bool {
         let imports: Vec<String> = file.imports.iter().map(|i| i.to_string()).collect();
         let read = match file.body.map(Contribution::decode) {
@@ -632,7 +696,7 @@ impl Local {
                         let first = self.outline.documents.len();
                         self.outline
                             .documents
-                            .extend(c.outline.iter().map(|d| d.to_string()));
+                            .extend(c.outline.iter().map(|d| Cow::Borrowed(*d)));
                         let absolute = root.join(rel);
                         self.partition.docs.push(CodeDoc {
                             path: absolute.to_string_lossy().into_owned(),
@@ -650,6 +714,7 @@ impl Local {
                             doc: self.partition.docs.len() - 1,
                             terms,
                             outline: first..self.outline.documents.len(),
+                            cached: file.body,
                         }
                     }
                 }

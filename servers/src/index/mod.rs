@@ -35,7 +35,6 @@ use agentteams_mcp::json::{self, Reader, Token, Value};
 use agentteams_mcp::voice::PREFIX;
 use stamp::Stamp;
 use std::collections::BTreeSet;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// What `index build` was asked to do.
@@ -267,14 +266,11 @@ pub fn build(
         (None, Some(kept)) => kept.imports.clone(),
         (None, None) => BTreeSet::new(),
     };
-    let (mut source_bytes, mut newest) = (0, (0, 0));
-    for meta in code_paths
-        .iter()
-        .filter_map(|p| std::fs::metadata(root.join(p)).ok())
-    {
-        source_bytes += meta.len();
-        newest = newest.max((meta.mtime(), meta.mtime_nsec() as u32));
-    }
+    let (source_bytes, newest) = match (&built, kept) {
+        (Some(local), _) => (local.source_bytes, local.newest),
+        (None, Some(kept)) => (kept.source_bytes, kept.newest),
+        (None, None) => (0, (0, 0)),
+    };
     // The API partitions carry the reference's dependency fingerprint, so its CLI finds them
     // fresh; if a manifest cannot be read the way the reference reads it, `null` (stale there).
     // Everything they read, in all, is bounded by one budget, Python's files first: the
@@ -415,6 +411,9 @@ pub fn build(
 struct Kept {
     outputs: build_cache::Outputs,
     imports: BTreeSet<String>,
+    /// The sources' bytes and newest modification time, from their identities.
+    source_bytes: u64,
+    newest: (i64, u32),
 }
 
 impl Kept {
@@ -424,9 +423,17 @@ impl Kept {
             .iter()
             .flat_map(|f| f.imports.iter().copied())
             .collect();
+        let identities = cache.files.iter().filter_map(|f| f.identity);
+        let (mut source_bytes, mut newest) = (0, (0, 0));
+        for identity in identities {
+            source_bytes += identity.len();
+            newest = newest.max(identity.mtime());
+        }
         Kept {
             outputs: cache.outputs.clone(),
             imports: imports.into_iter().map(str::to_owned).collect(),
+            source_bytes,
+            newest,
         }
     }
 }

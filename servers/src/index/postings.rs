@@ -30,6 +30,9 @@ fn term_hash(state: &TermHashState, term: &str) -> u64 {
 /// hash's low bits) meets few occupied slots.
 const SLOTS_PER_ENTRY: usize = 2;
 
+/// Most terms [`Postings::known_terms`] makes room for ahead (a table of 64 MiB of slots).
+const MAX_RESERVED_TERMS: usize = 1 << 22;
+
 /// Slots of a new table (a power of two).
 const MIN_SLOTS: usize = 64;
 
@@ -84,7 +87,22 @@ impl Slots {
 
     /// Doubles the table (at least [`MIN_SLOTS`]) and places the `entries` held by their hashes.
     fn grow(&mut self, entries: usize, hash_of: &impl Fn(usize) -> u64) {
-        let size = (self.slots.len() * 2).max(MIN_SLOTS);
+        self.grow_to((self.slots.len() * 2).max(MIN_SLOTS), entries, hash_of);
+    }
+
+    /// Grows the table at once to hold `total` entries without growing again (it holds
+    /// `entries` now).
+    fn reserve(&mut self, total: usize, entries: usize, hash_of: &impl Fn(usize) -> u64) {
+        let needed = (total + 1)
+            .saturating_mul(SLOTS_PER_ENTRY)
+            .next_power_of_two();
+        if needed > self.slots.len() {
+            self.grow_to(needed, entries, hash_of);
+        }
+    }
+
+    /// Makes the table `size` slots and places the `entries` held by their hashes.
+    fn grow_to(&mut self, size: usize, entries: usize, hash_of: &impl Fn(usize) -> u64) {
         self.slots = vec![0; size];
         for number in 0..entries {
             let mut at = hash_of(number) as usize & (size - 1);
@@ -214,12 +232,27 @@ fn start_of(terms: &[CountedTerm], n: usize) -> usize {
 /// The terms an earlier build numbered ([`Postings::known_terms`]) and, once met, each one's
 /// number in the table being built.
 pub struct KnownTerms<'t> {
-    terms: Vec<&'t str>,
+    terms: Vec<(&'t str, u32)>,
     /// Per known term, its number in [`Postings::terms`], or `u32::MAX` until first met.
     here: Vec<u32>,
     /// Per known term, the last document (plus one) that named it: a term named twice in one
     /// document is a damaged cache.
     seen_in: Vec<u32>,
+}
+
+impl<'t> KnownTerms<'t> {
+    /// The known terms, by number, each with its number in the table being built if a document
+    /// added so far has it.
+    pub fn numbered(&self) -> impl Iterator<Item = (&'t str, Option<usize>)> + '_ {
+        self.terms
+            .iter()
+            .zip(&self.here)
+            .map(|(&(text, _), &here)| (text, (here != u32::MAX).then_some(here as usize)))
+    }
+
+    pub fn len(&self) -> usize {
+        self.terms.len()
+    }
 }
 
 /// A term and its entries, `(doc, tf)` in document order.
@@ -316,6 +349,11 @@ impl Postings {
     /// The number of `text` (hashed `hash` with this table's key) in [`Postings::terms`], added
     /// with no entries if it is new.
     fn term_number(&mut self, text: &str, hash: u64) -> usize {
+        self.term_number_expecting(text, hash, 0)
+    }
+
+    /// [`Postings::term_number`]; a new term's entries are given room for `expected` of them.
+    fn term_number_expecting(&mut self, text: &str, hash: u64, expected: usize) -> usize {
         let Postings {
             slots,
             hashes,
@@ -324,15 +362,23 @@ impl Postings {
         } = self;
         let found = slots.find_or_claim(hash, terms.len(), |n| hashes[n], |n| terms[n].0 == text);
         found.unwrap_or_else(|| {
-            terms.push((text.to_owned(), Vec::new()));
+            terms.push((text.to_owned(), Vec::with_capacity(expected)));
             hashes.push(hash);
             terms.len() - 1
         })
     }
 
-    /// A table of the terms an earlier build numbered (`terms`, by number), for documents added
-    /// with [`Postings::add_known`]: each term is hashed and looked up here at most once.
-    pub fn known_terms<'t>(&self, terms: Vec<&'t str>) -> KnownTerms<'t> {
+    /// A table of the terms an earlier build numbered (`terms`, by number, each with the number
+    /// of documents it was in then, which sizes its entries here), for documents added with
+    /// [`Postings::add_known`]: each term is hashed and looked up here at most once.
+    pub fn known_terms<'t>(&mut self, terms: Vec<(&'t str, u32)>) -> KnownTerms<'t> {
+        // Room for them at once (up to a bound: the table is the cache's word, not the
+        // documents'): the table then does not grow (and rehash) term by term.
+        let room = terms.len().min(MAX_RESERVED_TERMS);
+        let (held, hashes) = (self.terms.len(), &self.hashes);
+        self.slots.reserve(held + room, held, &|n| hashes[n]);
+        self.terms.reserve(room);
+        self.hashes.reserve(room);
         KnownTerms {
             here: vec![u32::MAX; terms.len()],
             seen_in: vec![0; terms.len()],
@@ -373,8 +419,11 @@ impl Postings {
         for &(n, tf) in entries {
             let slot = &mut known.here[n as usize];
             if *slot == u32::MAX {
-                let text = known.terms[n as usize];
-                *slot = self.term_number(text, term_hash(&self.state, text)) as u32;
+                let (text, documents) = known.terms[n as usize];
+                let hash = term_hash(&self.state, text);
+                // At most a document per entry: a damaged count cannot reserve more.
+                let expected = (documents as usize).min(self.lengths.len() + 1);
+                *slot = self.term_number_expecting(text, hash, expected) as u32;
             }
             self.terms[*slot as usize].1.push((doc, tf));
             noted.push((*slot, tf));
@@ -430,7 +479,7 @@ mod tests {
         }
         let table: Vec<String> = counted.terms.iter().map(|(t, _)| t.clone()).collect();
         let mut again = Postings::new();
-        let mut known = again.known_terms(table.iter().map(String::as_str).collect());
+        let mut known = again.known_terms(table.iter().map(|t| (t.as_str(), 1)).collect());
         // The second document from the cache, the others counted: the same postings.
         let mut sink = Vec::new();
         again.add_noting(docs[0], Tokenizer::Prose, &mut sink);
@@ -456,7 +505,7 @@ mod tests {
             (4, vec![(0, 2), (1, 1)]), // counts that do not sum to the length
             (2, vec![]),               // a length with no terms
         ] {
-            let mut known = postings.known_terms(table.to_vec());
+            let mut known = postings.known_terms(table.iter().map(|&t| (t, 1)).collect());
             assert_eq!(
                 postings.add_known(length, &entries, &mut known, &mut noted),
                 None
