@@ -53,8 +53,8 @@ impl Identity {
         })
     }
 
-    /// The file's length, and its modification time (seconds, nanoseconds).
-    pub fn len(&self) -> u64 {
+    /// The file's length in bytes, and its modification time (seconds, nanoseconds).
+    pub fn bytes(&self) -> u64 {
         self.file.len
     }
 

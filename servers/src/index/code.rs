@@ -191,7 +191,7 @@ impl Local<'_> {
         let keep = self
             .known
             .as_ref()
-            .filter(|k| k.len() <= MAX_TERMS_PER_LIVE_TERM * postings.len().max(1));
+            .filter(|k| k.count() <= MAX_TERMS_PER_LIVE_TERM * postings.len().max(1));
         let mut to_table: Vec<u32> = Vec::new();
         let mut table: Vec<(&str, usize)> = Vec::new();
         if let Some(known) = keep {
@@ -503,7 +503,7 @@ pub fn build_local<'c>(
             Gathered::Read(_, identity) => *identity,
         };
         if let Some(identity) = looked_at {
-            local.source_bytes += identity.len();
+            local.source_bytes += identity.bytes();
             local.newest = local.newest.max(identity.mtime());
         }
         let (prepared, identity) = match gathered {

@@ -426,7 +426,7 @@ impl Kept {
         let identities = cache.files.iter().filter_map(|f| f.identity);
         let (mut source_bytes, mut newest) = (0, (0, 0));
         for identity in identities {
-            source_bytes += identity.len();
+            source_bytes += identity.bytes();
             newest = newest.max(identity.mtime());
         }
         Kept {

@@ -250,7 +250,8 @@ impl<'t> KnownTerms<'t> {
             .map(|(&(text, _), &here)| (text, (here != u32::MAX).then_some(here as usize)))
     }
 
-    pub fn len(&self) -> usize {
+    /// How many terms the earlier build numbered.
+    pub fn count(&self) -> usize {
         self.terms.len()
     }
 }
