@@ -29,7 +29,7 @@ const MAGIC: &[u8] = b"agentteams-mcp build cache 01\n";
 /// A file changed less than this long before the build started is not cached: a change made in
 /// the same clock tick as the build's look at it could leave every part of its identity as it
 /// was (git calls such entries "racy").
-pub const RACY_WINDOW: Duration = Duration::from_secs(1);
+pub const CACHE_RACY_WINDOW: Duration = Duration::from_secs(1);
 
 /// What changes when a source's content may have: the identity of the file it names (links
 /// followed) and the inode of the path itself, so a file replaced by a link to it is a change.
@@ -65,10 +65,10 @@ impl Identity {
         )
     }
 
-    /// Whether the file changed more than [`RACY_WINDOW`] before `started`: only then may the
+    /// Whether the file changed more than [`CACHE_RACY_WINDOW`] before `started`: only then may the
     /// next build take it from the cache on its identity alone.
     pub fn is_settled(&self, started: SystemTime) -> bool {
-        self.file.is_settled(started, RACY_WINDOW)
+        self.file.is_settled(started, CACHE_RACY_WINDOW)
     }
 
     fn write(&self, out: &mut Vec<u8>) {
