@@ -27,7 +27,8 @@ STAMPED = re.compile(rb'"(built_at|index_build_id|build_id)": "[^"]*"')
 
 def clear(references: Path) -> None:
     shutil.rmtree(references / "code-index", ignore_errors=True)
-    for name in ("memory-index.json", "memory-sections.json", "code-outline.json"):
+    # The build cache too: every build here is a full one.
+    for name in ("memory-index.json", "memory-sections.json", "code-outline.json", "code-build-cache.bin"):
         (references / name).unlink(missing_ok=True)
 
 
