@@ -13,7 +13,6 @@
 //! ([`super::postings::Postings::add_known`]) is read again.
 
 use agentteams_mcp::file_identity::FileIdentity;
-use std::borrow::Cow;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -234,8 +233,8 @@ impl<'a> Contribution<'a> {
 /// A cache read back: borrowed from its bytes.
 ///
 /// The file is two parts: the head (magic, its length, the builder, the root, the outputs and a
-/// row per file: path, identity, imports, body length) and the tail (the term table, then each
-/// file's body in row order). A build that finds nothing changed reads the head alone
+/// row per file: path, identity, imports) and the tail (the term table, then each file's body in
+/// row order, each after its length plus one, 0 for none). A build that finds nothing changed reads the head alone
 /// ([`read_head`]).
 pub struct BuildCache<'a> {
     pub outputs: Outputs,
@@ -280,12 +279,12 @@ impl<'a> BuildCache<'a> {
     /// Reads `bytes` (the whole file) as a cache written by the binary whose identity is
     /// `builder` for `root`.
     pub fn parse(bytes: &'a [u8], builder: &Identity, root: &str) -> Result<Self, CacheError> {
-        let (mut cache, body_lens, tail_at) = BuildCache::parse_head(bytes, builder, root)?;
+        let (mut cache, tail_at) = BuildCache::parse_head(bytes, builder, root)?;
         let mut r = Reader { bytes, at: tail_at };
         let terms_len = r.u64()?;
         cache.terms = r.bytes(terms_len)?;
-        for (file, len) in cache.files.iter_mut().zip(body_lens) {
-            file.body = match len {
+        for file in &mut cache.files {
+            file.body = match r.varint()? {
                 0 => None,
                 n => Some(r.bytes(n - 1)?),
             };
@@ -296,13 +295,13 @@ impl<'a> BuildCache<'a> {
         Ok(cache)
     }
 
-    /// Reads the head of `bytes`: every file's row but no bodies or terms, each file's body length
-    /// (plus one; 0: none), and where the tail starts.
+    /// Reads the head of `bytes`: every file's row but no bodies or terms, and where the tail
+    /// starts.
     pub fn parse_head(
         bytes: &'a [u8],
         builder: &Identity,
         root: &str,
-    ) -> Result<(Self, Vec<u64>, usize), CacheError> {
+    ) -> Result<(Self, usize), CacheError> {
         if !bytes.starts_with(MAGIC) {
             return Err(CacheError::Foreign);
         }
@@ -335,10 +334,9 @@ impl<'a> BuildCache<'a> {
             project_name: r.str()?.to_owned(),
             framework: r.str()?.to_owned(),
         };
-        // A path, an identity flag, imports and a body length: at least 25 bytes each.
-        let count = r.count(25)?;
+        // A path, an identity flag and imports: at least 17 bytes each.
+        let count = r.count(17)?;
         let mut files = Vec::with_capacity(count);
-        let mut body_lens = Vec::with_capacity(count);
         for _ in 0..count {
             let rel = r.str()?;
             let identity = match r.u64()? {
@@ -347,7 +345,6 @@ impl<'a> BuildCache<'a> {
                 _ => return Err(CacheError::Damaged("identity flag")),
             };
             let imports = r.strs()?;
-            body_lens.push(r.u64()?);
             files.push(CachedFile {
                 rel,
                 identity,
@@ -363,7 +360,7 @@ impl<'a> BuildCache<'a> {
             files,
             terms: &[],
         };
-        Ok((cache, body_lens, tail_at))
+        Ok((cache, tail_at))
     }
 
     /// The term table: term numbers index it; each term with the number of documents it was
@@ -383,18 +380,27 @@ impl<'a> BuildCache<'a> {
     }
 }
 
-/// Writes a cache: its head and its tail gathered apart, then put together
-/// ([`Writer::write_to`]).
-pub struct Writer<'b> {
+/// A file's body as [`Writer::write_to`] asks for it.
+pub enum Body<'b> {
+    /// Not read as text.
+    None,
+    /// Encoded into the buffer it was given.
+    Encoded,
+    /// As the previous cache holds it.
+    Cached(&'b [u8]),
+}
+
+/// Writes a cache: its head gathered first, then streamed with the tail, each body encoded as it
+/// is written ([`Writer::write_to`]), so the cache never sits whole in memory.
+pub struct Writer {
     head: Vec<u8>,
-    /// The term table's encoding, then each body, borrowed where it is the previous cache's.
+    /// The term table's encoding.
     table: Vec<u8>,
-    bodies: Vec<Cow<'b, [u8]>>,
     files: usize,
     files_at: usize,
 }
 
-impl<'b> Writer<'b> {
+impl Writer {
     /// Starts a cache for `root`, written by the binary `builder`, after a build whose outputs
     /// are `outputs`, with its term table (`terms`, by number, each with the number of
     /// documents it is in).
@@ -403,7 +409,7 @@ impl<'b> Writer<'b> {
         root: &str,
         outputs: &Outputs,
         terms: impl Iterator<Item = (&'t str, usize)>,
-    ) -> Writer<'b> {
+    ) -> Writer {
         let mut head = Vec::with_capacity(1 << 20);
         builder.write(&mut head);
         put_str(&mut head, root);
@@ -430,21 +436,14 @@ impl<'b> Writer<'b> {
         Writer {
             head,
             table,
-            bodies: Vec::new(),
             files: 0,
             files_at,
         }
     }
 
-    /// Adds a file: its path relative to the root, identity (`None`: not to be trusted next
-    /// time), imports and encoded contribution (`None`: not read as text).
-    pub fn file(
-        &mut self,
-        rel: &str,
-        identity: Option<&Identity>,
-        imports: &[String],
-        body: Option<Cow<'b, [u8]>>,
-    ) {
+    /// Adds a file's row: its path relative to the root, identity (`None`: not to be trusted
+    /// next time) and imports. Its body comes when the cache is written.
+    pub fn file(&mut self, rel: &str, identity: Option<&Identity>, imports: &[String]) {
         let head = &mut self.head;
         put_str(head, rel);
         match identity {
@@ -458,35 +457,39 @@ impl<'b> Writer<'b> {
         for i in imports {
             put_str(head, i);
         }
-        match body {
-            None => put_u64(head, 0),
-            Some(body) => {
-                put_u64(head, body.len() as u64 + 1);
-                self.bodies.push(body);
-            }
-        }
         self.files += 1;
     }
 
-    /// Writes the cache: magic, the head's length, the head, the tail.
-    pub fn write_to(mut self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    /// Writes the cache: magic, the head's length, the head, the term table, then each file's
+    /// body in row order, which `body(row, buffer)` gives (encoding it into `buffer`, emptied
+    /// before each call, or lending the previous cache's).
+    pub fn write_to<'b>(
+        mut self,
+        out: &mut dyn std::io::Write,
+        mut body: impl FnMut(usize, &mut Vec<u8>) -> Body<'b>,
+    ) -> std::io::Result<()> {
         let at = self.files_at;
         self.head[at..at + 8].copy_from_slice(&(self.files as u64).to_le_bytes());
         out.write_all(MAGIC)?;
         out.write_all(&(self.head.len() as u64).to_le_bytes())?;
         out.write_all(&self.head)?;
         out.write_all(&self.table)?;
-        for body in &self.bodies {
-            out.write_all(body)?;
+        let (mut buffer, mut length) = (Vec::new(), Vec::new());
+        for row in 0..self.files {
+            buffer.clear();
+            let bytes: Option<&[u8]> = match body(row, &mut buffer) {
+                Body::None => None,
+                Body::Encoded => Some(&buffer),
+                Body::Cached(bytes) => Some(bytes),
+            };
+            length.clear();
+            put_varint(&mut length, bytes.map_or(0, |b| b.len() as u64 + 1));
+            out.write_all(&length)?;
+            if let Some(bytes) = bytes {
+                out.write_all(bytes)?;
+            }
         }
         Ok(())
-    }
-
-    #[cfg(test)]
-    fn finish(self) -> Vec<u8> {
-        let mut out = Vec::new();
-        self.write_to(&mut out).unwrap();
-        out
     }
 }
 
@@ -620,14 +623,15 @@ mod tests {
             outline: &["\"length\": 0}".into()],
         }
         .encode(&mut body);
-        w.file(
-            "a.py",
-            Some(&identity(1)),
-            &["os".into()],
-            Some(body.into()),
-        );
-        w.file("b.sh", None, &[], None);
-        w.finish()
+        w.file("a.py", Some(&identity(1)), &["os".into()]);
+        w.file("b.sh", None, &[]);
+        let mut out = Vec::new();
+        w.write_to(&mut out, |row, _| match row {
+            0 => Body::Cached(&body),
+            _ => Body::None,
+        })
+        .unwrap();
+        out
     }
 
     #[test]

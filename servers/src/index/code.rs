@@ -6,7 +6,7 @@
 //! fingerprint), and the manifest; all in the reference's formats.
 
 use super::build_cache;
-use super::build_cache::{BuildCache, CachedFile, Contribution, Identity, Outputs, ToEncode};
+use super::build_cache::{Body, BuildCache, CachedFile, Contribution, Identity, Outputs, ToEncode};
 use super::deps::{ApiDoc, ApiModule, Provenance};
 use super::memory::write_postings;
 use super::outline;
@@ -177,24 +177,27 @@ pub enum FileRead<'c> {
 const MAX_TERMS_PER_LIVE_TERM: usize = 2;
 
 impl Local<'_> {
-    /// The build cache to write after this build (`build_cache`), whose outputs were `outputs`.
-    pub fn cache_writer(
+    /// Writes into `sink` the build cache of this build (`build_cache`), whose outputs were
+    /// `outputs`.
+    pub fn write_cache(
         &self,
+        sink: &mut dyn std::io::Write,
         builder: &Identity,
         root: &str,
         outputs: &Outputs,
-    ) -> build_cache::Writer<'_> {
+    ) -> std::io::Result<()> {
         let postings = &self.partition.postings.terms;
         let documents_of = |global: usize| postings[global].1.len();
         // The table: the previous one's terms in their numbers, then the terms it lacks; or,
         // without one (or with one grown too large), the postings' own order.
-        let keep = self
+        let known = self
             .known
             .as_ref()
             .filter(|k| k.count() <= MAX_TERMS_PER_LIVE_TERM * postings.len().max(1));
+        let keep = known.is_some();
         let mut to_table: Vec<u32> = Vec::new();
         let mut table: Vec<(&str, usize)> = Vec::new();
-        if let Some(known) = keep {
+        if let Some(known) = known {
             to_table = vec![u32::MAX; postings.len()];
             for (number, (text, global)) in known.numbered().enumerate() {
                 table.push((text, global.map_or(0, documents_of)));
@@ -212,61 +215,60 @@ impl Local<'_> {
             table.extend(postings.iter().map(|(t, e)| (t.as_str(), e.len())));
         }
         let mut writer = build_cache::Writer::new(builder, root, outputs, table.into_iter());
-        let (mut body, mut entries) = (Vec::new(), Vec::new());
         for row in &self.files {
-            body.clear();
-            let body = match &row.read {
-                FileRead::Unreadable => None,
-                FileRead::Document {
-                    cached: Some(cached),
-                    ..
-                } if keep.is_some() => Some(Cow::Borrowed(*cached)),
-                FileRead::Empty {
-                    source_hash,
-                    source_mtime,
-                } => {
-                    ToEncode {
-                        snippet: "",
-                        passages: &[],
-                        source_hash,
-                        source_mtime: *source_mtime,
-                        length: 0,
-                        entries: &[],
-                        outline: &[],
-                    }
-                    .encode(&mut body);
-                    Some(Cow::Owned(std::mem::take(&mut body)))
-                }
-                FileRead::Document {
-                    doc,
-                    terms,
-                    outline,
-                    ..
-                } => {
-                    let terms = if keep.is_some() {
-                        entries.clear();
-                        entries.extend(terms.iter().map(|&(g, tf)| (to_table[g as usize], tf)));
-                        &entries
-                    } else {
-                        terms
-                    };
-                    let d = &self.partition.docs[*doc];
-                    ToEncode {
-                        snippet: &d.snippet,
-                        passages: &d.passages,
-                        source_hash: &d.source_hash,
-                        source_mtime: d.source_mtime,
-                        length: d.length,
-                        entries: terms,
-                        outline: &self.outline.documents[outline.clone()],
-                    }
-                    .encode(&mut body);
-                    Some(Cow::Owned(std::mem::take(&mut body)))
-                }
-            };
-            writer.file(&row.rel, row.identity.as_ref(), &row.imports, body);
+            writer.file(&row.rel, row.identity.as_ref(), &row.imports);
         }
-        writer
+        let mut entries = Vec::new();
+        let body = move |row: usize, buffer: &mut Vec<u8>| match &self.files[row].read {
+            FileRead::Unreadable => Body::None,
+            FileRead::Document {
+                cached: Some(cached),
+                ..
+            } if keep => Body::Cached(cached),
+            FileRead::Empty {
+                source_hash,
+                source_mtime,
+            } => {
+                ToEncode {
+                    snippet: "",
+                    passages: &[],
+                    source_hash,
+                    source_mtime: *source_mtime,
+                    length: 0,
+                    entries: &[],
+                    outline: &[],
+                }
+                .encode(buffer);
+                Body::Encoded
+            }
+            FileRead::Document {
+                doc,
+                terms,
+                outline,
+                ..
+            } => {
+                let terms = if keep {
+                    entries.clear();
+                    entries.extend(terms.iter().map(|&(g, tf)| (to_table[g as usize], tf)));
+                    &entries
+                } else {
+                    terms
+                };
+                let d = &self.partition.docs[*doc];
+                ToEncode {
+                    snippet: &d.snippet,
+                    passages: &d.passages,
+                    source_hash: &d.source_hash,
+                    source_mtime: d.source_mtime,
+                    length: d.length,
+                    entries: terms,
+                    outline: &self.outline.documents[outline.clone()],
+                }
+                .encode(buffer);
+                Body::Encoded
+            }
+        };
+        writer.write_to(sink, body)
     }
 }
 

@@ -217,7 +217,7 @@ pub fn build(
     if let Some((builder, (file, head))) = builder.as_ref().zip(build_cache::read_head(&cache_path))
     {
         match build_cache::BuildCache::parse_head(&head, builder, &root_text) {
-            Ok((cache, _, _)) => {
+            Ok((cache, _)) => {
                 if outputs_unchanged(&cache, &stamp, &local_path, &outline_path)
                     && sources_unchanged(&cache, &root, &code_paths)
                 {
@@ -399,8 +399,11 @@ pub fn build(
         if let Some(outputs) = local_entry
             .and_then(|entry| written_outputs(local, &entry, &stamp, &local_path, &outline_path))
         {
-            let writer = local.cache_writer(builder, &root_text, &outputs);
-            atomic::write_atomic_streamed(&cache_path, |sink| writer.write_to(sink), |_| Ok(()))?;
+            atomic::write_atomic_streamed(
+                &cache_path,
+                |sink| local.write_cache(sink, builder, &root_text, &outputs),
+                |_| Ok(()),
+            )?;
         }
     }
     Ok(report)
