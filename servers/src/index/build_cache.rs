@@ -363,18 +363,15 @@ impl<'a> BuildCache<'a> {
         Ok((cache, tail_at))
     }
 
-    /// The term table: term numbers index it; each term with the number of documents it was
-    /// in.
-    pub fn terms(&self) -> Result<Vec<(&'a str, u32)>, CacheError> {
+    /// The term table: term numbers index it.
+    pub fn terms(&self) -> Result<Vec<&'a str>, CacheError> {
         let mut r = Reader {
             bytes: self.terms,
             at: 0,
         };
         let mut all = Vec::new();
         while r.at < self.terms.len() {
-            let term = r.str()?;
-            let documents = u32::try_from(r.varint()?).map_err(|_| CacheError::Damaged("term"))?;
-            all.push((term, documents));
+            all.push(r.str()?);
         }
         Ok(all)
     }
@@ -402,13 +399,12 @@ pub struct Writer {
 
 impl Writer {
     /// Starts a cache for `root`, written by the binary `builder`, after a build whose outputs
-    /// are `outputs`, with its term table (`terms`, by number, each with the number of
-    /// documents it is in).
+    /// are `outputs`, with its term table (`terms`, by number).
     pub fn new<'t>(
         builder: &Identity,
         root: &str,
         outputs: &Outputs,
-        terms: impl Iterator<Item = (&'t str, usize)>,
+        terms: impl Iterator<Item = &'t str>,
     ) -> Writer {
         let mut head = Vec::with_capacity(1 << 20);
         builder.write(&mut head);
@@ -427,9 +423,8 @@ impl Writer {
         put_u64(&mut head, 0);
         let mut table = Vec::with_capacity(1 << 20);
         put_u64(&mut table, 0);
-        for (term, documents) in terms {
+        for term in terms {
             put_str(&mut table, term);
-            put_varint(&mut table, documents as u64);
         }
         let terms_len = (table.len() - 8) as u64;
         table[..8].copy_from_slice(&terms_len.to_le_bytes());
@@ -610,7 +605,7 @@ mod tests {
             &identity(7),
             "/p",
             &outputs(),
-            [("alpha", 1), ("beta", 1)].into_iter(),
+            ["alpha", "beta"].into_iter(),
         );
         let mut body = Vec::new();
         ToEncode {
@@ -639,7 +634,7 @@ mod tests {
         let bytes = sample();
         let cache = BuildCache::parse(&bytes, &identity(7), "/p").unwrap();
         assert_eq!(cache.outputs, outputs());
-        assert_eq!(cache.terms().unwrap(), [("alpha", 1), ("beta", 1)]);
+        assert_eq!(cache.terms().unwrap(), ["alpha", "beta"]);
         assert_eq!(cache.files.len(), 2);
         assert_eq!(
             (cache.files[0].rel, cache.files[0].identity),

@@ -160,12 +160,11 @@ pub enum FileRead<'c> {
         source_hash: String,
         source_mtime: f64,
     },
-    /// The partition's document `doc`, with its terms as `(number in the partition's postings,
-    /// tf)`, its definitions' places in the outline, and, when it came from the previous cache,
-    /// its encoding there (valid while that cache's term numbers are kept).
+    /// The partition's document `doc` (its terms are the postings' document `doc`), its
+    /// definitions' places in the outline, and, when it came from the previous cache, its
+    /// encoding there (valid while that cache's term numbers are kept).
     Document {
         doc: usize,
-        terms: Vec<(u32, u32)>,
         outline: std::ops::Range<usize>,
         cached: Option<&'c [u8]>,
     },
@@ -186,21 +185,20 @@ impl Local<'_> {
         root: &str,
         outputs: &Outputs,
     ) -> std::io::Result<()> {
-        let postings = &self.partition.postings.terms;
-        let documents_of = |global: usize| postings[global].1.len();
+        let postings = &self.partition.postings;
         // The table: the previous one's terms in their numbers, then the terms it lacks; or,
         // without one (or with one grown too large), the postings' own order.
         let known = self
             .known
             .as_ref()
-            .filter(|k| k.count() <= MAX_TERMS_PER_LIVE_TERM * postings.len().max(1));
+            .filter(|k| k.count() <= MAX_TERMS_PER_LIVE_TERM * postings.term_count().max(1));
         let keep = known.is_some();
         let mut to_table: Vec<u32> = Vec::new();
-        let mut table: Vec<(&str, usize)> = Vec::new();
+        let mut table: Vec<&str> = Vec::new();
         if let Some(known) = known {
-            to_table = vec![u32::MAX; postings.len()];
+            to_table = vec![u32::MAX; postings.term_count()];
             for (number, (text, global)) in known.numbered().enumerate() {
-                table.push((text, global.map_or(0, documents_of)));
+                table.push(text);
                 if let Some(global) = global {
                     to_table[global] = number as u32;
                 }
@@ -208,11 +206,11 @@ impl Local<'_> {
             for (global, slot) in to_table.iter_mut().enumerate() {
                 if *slot == u32::MAX {
                     *slot = table.len() as u32;
-                    table.push((&postings[global].0, documents_of(global)));
+                    table.push(postings.term(global));
                 }
             }
         } else {
-            table.extend(postings.iter().map(|(t, e)| (t.as_str(), e.len())));
+            table.extend((0..postings.term_count()).map(|i| postings.term(i)));
         }
         let mut writer = build_cache::Writer::new(builder, root, outputs, table.into_iter());
         for row in &self.files {
@@ -241,12 +239,8 @@ impl Local<'_> {
                 .encode(buffer);
                 Body::Encoded
             }
-            FileRead::Document {
-                doc,
-                terms,
-                outline,
-                ..
-            } => {
+            FileRead::Document { doc, outline, .. } => {
+                let terms = postings.document(*doc);
                 let terms = if keep {
                     entries.clear();
                     entries.extend(terms.iter().map(|&(g, tf)| (to_table[g as usize], tf)));
@@ -636,11 +630,7 @@ impl<'c> Local<'c> {
         };
         self.imports.extend(found.iter().cloned());
         self.partition.source_count += 1;
-        let mut terms = Vec::new();
-        doc.length = self
-            .partition
-            .postings
-            .add_noting(&text, Tokenizer::Code, &mut terms);
+        doc.length = self.partition.postings.add(&text, Tokenizer::Code);
         let read = if doc.length > 0 {
             self.outline.source_count += 1;
             let first = self.outline.documents.len();
@@ -652,7 +642,6 @@ impl<'c> Local<'c> {
             self.partition.docs.push(doc);
             FileRead::Document {
                 doc: self.partition.docs.len() - 1,
-                terms,
                 outline: first..self.outline.documents.len(),
                 cached: None,
             }
@@ -685,9 +674,8 @@ impl<'c> Local<'c> {
             None => FileRead::Unreadable,
             Some(Err(_)) => return false,
             Some(Ok(c)) => {
-                let mut terms = Vec::new();
                 let postings = &mut self.partition.postings;
-                match postings.add_known(c.length, &c.entries, known, &mut terms) {
+                match postings.add_known(c.length, &c.entries, known) {
                     None => return false,
                     Some(0) => FileRead::Empty {
                         source_hash: c.source_hash.to_owned(),
@@ -714,7 +702,6 @@ impl<'c> Local<'c> {
                         });
                         FileRead::Document {
                             doc: self.partition.docs.len() - 1,
-                            terms,
                             outline: first..self.outline.documents.len(),
                             cached: file.body,
                         }
@@ -862,7 +849,7 @@ impl Partition {
 
     /// The file's bytes with the given `built_at` and `index_build_id`.
     fn to_json_with(&self, built_at: &str, build_id: &str) -> String {
-        let mut w = PyJson::new(Some(2), 4096 + self.postings.terms.len() * 64);
+        let mut w = PyJson::new(Some(2), 4096 + self.postings.term_count() * 64);
         self.write_json(&mut w, built_at, build_id);
         w.finish()
     }
@@ -877,7 +864,8 @@ impl Partition {
 
     fn write_json(&self, w: &mut PyJson, built_at: &str, build_id: &str) {
         let fingerprint = self.source_fingerprint();
-        let norms = self.postings.vector_norms();
+        let by_term = self.postings.by_term();
+        let norms = self.postings.vector_norms(&by_term);
         w.begin_object();
         w.key("N");
         w.int(self.docs.len() as u64);
@@ -909,7 +897,7 @@ impl Partition {
         w.key("index_write_owner");
         w.string(WRITE_OWNER);
         w.key("postings");
-        write_postings(w, &self.postings, true);
+        write_postings(w, &self.postings, &by_term, true);
         finish_partition(
             w,
             &self.stamp.project_name,

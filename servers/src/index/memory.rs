@@ -3,7 +3,7 @@
 //! reference's key order with `json.dumps(indent=2)` layout.
 
 use super::passages::{blocks, py_splitlines};
-use super::postings::Postings;
+use super::postings::{ByTerm, Postings};
 use super::pyjson::PyJson;
 use super::sections;
 use super::sources::{mtime, read_text};
@@ -326,8 +326,9 @@ impl MemoryIndex {
     /// memory index's, which is how recall knows the two belong together.
     pub fn to_json_with_build_id(&self, build_id: &str) -> String {
         let source_fingerprint = fingerprint(&self.docs);
-        let norms = self.postings.vector_norms();
-        let mut w = PyJson::new(Some(2), 1024 + self.postings.terms.len() * 64);
+        let by_term = self.postings.by_term();
+        let norms = self.postings.vector_norms(&by_term);
+        let mut w = PyJson::new(Some(2), 1024 + self.postings.term_count() * 64);
         w.begin_object();
         for (key, value) in [
             ("artifact_type", "memory-index"),
@@ -388,7 +389,7 @@ impl MemoryIndex {
         }
         w.end_array();
         w.key("postings");
-        write_postings(&mut w, &self.postings, false);
+        write_postings(&mut w, &self.postings, &by_term, false);
         w.key("avgdl");
         w.float(self.postings.avgdl());
         w.key("N");
@@ -400,26 +401,28 @@ impl MemoryIndex {
     }
 }
 
-/// `{"term": [{"doc_id": d, "tf": n}, ...], ...}`, terms in first-seen order or sorted.
-pub fn write_postings(w: &mut PyJson, postings: &Postings, sorted: bool) {
-    let mut order: Vec<usize> = (0..postings.terms.len()).collect();
+/// `{"term": [{"doc_id": d, "tf": n}, ...], ...}` from `postings` turned around (`by_term`),
+/// terms in first-seen order or sorted.
+pub fn write_postings(w: &mut PyJson, postings: &Postings, by_term: &ByTerm, sorted: bool) {
+    let mut order: Vec<usize> = (0..postings.term_count()).collect();
     if sorted {
         // Terms are distinct, so an unstable sort gives the one order; comparing their first
         // eight bytes as integers first spares most comparisons a visit to the text.
-        let terms = &postings.terms;
         let mut keyed: Vec<(u64, usize)> = order
             .iter()
-            .map(|&i| (sort_prefix(&terms[i].0), i))
+            .map(|&i| (sort_prefix(postings.term(i)), i))
             .collect();
-        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| terms[a.1].0.cmp(&terms[b.1].0)));
+        keyed.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| postings.term(a.1).cmp(postings.term(b.1)))
+        });
         order = keyed.into_iter().map(|(_, i)| i).collect();
     }
     w.begin_object();
     for i in order {
-        let (term, entries) = &postings.terms[i];
-        w.key(term);
+        w.key(postings.term(i));
         w.begin_array();
-        w.int_pair_elements(("doc_id", "tf"), entries);
+        w.int_pair_elements(("doc_id", "tf"), by_term.entries(i));
         w.end_array();
     }
     w.end_object();

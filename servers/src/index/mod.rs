@@ -299,7 +299,7 @@ pub fn build(
             local.partition.source_count,
             local.partition.docs.len(),
             local.outline.definition_count(),
-            local.partition.postings.terms.len(),
+            local.partition.postings.term_count(),
         ),
         (None, Some(kept)) => {
             let o = &kept.outputs;
@@ -318,7 +318,7 @@ pub fn build(
         memory_sources: memory.source_count,
         memory_documents: memory.docs.len(),
         memory_sections: sections.docs.len(),
-        memory_terms: memory.postings.terms.len(),
+        memory_terms: memory.postings.term_count(),
         code_files,
         code_documents,
         code_definitions,
@@ -554,7 +554,7 @@ fn written_outputs(
         documents: partition.docs.len() as u64,
         source_count: partition.source_count as u64,
         source_fingerprint: entry.get("source_fingerprint")?.as_str()?.to_owned(),
-        terms: partition.postings.terms.len() as u64,
+        terms: partition.postings.term_count() as u64,
         definitions: local.outline.definition_count() as u64,
         project_name: stamp.project_name.clone(),
         framework: stamp.framework.clone(),

@@ -232,7 +232,7 @@ fn start_of(terms: &[CountedTerm], n: usize) -> usize {
 /// The terms an earlier build numbered ([`Postings::known_terms`]) and, once met, each one's
 /// number in the table being built.
 pub struct KnownTerms<'t> {
-    terms: Vec<(&'t str, u32)>,
+    terms: Vec<&'t str>,
     /// Per known term, its number in [`Postings::terms`], or `u32::MAX` until first met.
     here: Vec<u32>,
     /// Per known term, the last document (plus one) that named it: a term named twice in one
@@ -247,7 +247,7 @@ impl<'t> KnownTerms<'t> {
         self.terms
             .iter()
             .zip(&self.here)
-            .map(|(&(text, _), &here)| (text, (here != u32::MAX).then_some(here as usize)))
+            .map(|(&text, &here)| (text, (here != u32::MAX).then_some(here as usize)))
     }
 
     /// How many terms the earlier build numbered.
@@ -257,20 +257,48 @@ impl<'t> KnownTerms<'t> {
 }
 
 /// A term and its entries, `(doc, tf)` in document order.
+#[cfg(test)]
 pub type TermEntries = (String, Vec<(u32, u32)>);
 
-/// Postings under construction and, once finished, as written.
+/// Postings under construction and, once finished, as written. Held as each document's terms
+/// (the counting's own output, in a few flat arrays rather than a vector per term, which for a
+/// large code base was hundreds of thousands of allocations); [`Postings::by_term`] turns them
+/// around for writing.
 pub struct Postings {
     state: TermHashState,
-    /// The global term table: slots into `terms`, each term's hash in `hashes`.
+    /// The global term table: slots into the terms, each term's hash in `hashes`.
     slots: Slots,
     hashes: Vec<u64>,
-    /// `(term, [(doc, tf)])` in first-seen order.
-    pub terms: Vec<TermEntries>,
+    /// The terms' text back to back, in first-seen order; term `i` ends at `ends[i]`.
+    text: String,
+    ends: Vec<usize>,
+    /// Each document's `(term, tf)` in first-occurrence order, back to back; document `d`'s are
+    /// `entries[starts[d]..starts[d + 1]]`.
+    entries: Vec<(u32, u32)>,
+    starts: Vec<usize>,
     /// Token count per document.
     pub lengths: Vec<u64>,
     /// The counting table [`Postings::add`] reuses.
     counted: DocumentTerms,
+}
+
+/// The postings turned around: per term (in first-seen order), its `(doc, tf)` entries in
+/// document order.
+pub struct ByTerm {
+    offsets: Vec<usize>,
+    entries: Vec<(u32, u32)>,
+}
+
+impl ByTerm {
+    /// Term `i`'s entries.
+    pub fn entries(&self, i: usize) -> &[(u32, u32)] {
+        &self.entries[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// Number of terms.
+    pub fn count(&self) -> usize {
+        self.offsets.len() - 1
+    }
 }
 
 impl Default for Postings {
@@ -287,7 +315,10 @@ impl Postings {
             state,
             slots: Slots::default(),
             hashes: Vec::new(),
-            terms: Vec::new(),
+            text: String::new(),
+            ends: Vec::new(),
+            entries: Vec::new(),
+            starts: vec![0],
             lengths: Vec::new(),
         }
     }
@@ -301,20 +332,10 @@ impl Postings {
     /// Tokenizes `text` as the next document; returns its token count. A document with no tokens
     /// is not added (callers skip it) and 0 is returned.
     pub fn add(&mut self, text: &str, tokenizer: Tokenizer) -> u64 {
-        self.add_noting(text, tokenizer, &mut Vec::new())
-    }
-
-    /// [`Postings::add`], noting the document's terms as [`Postings::add_counted_noting`] does.
-    pub fn add_noting(
-        &mut self,
-        text: &str,
-        tokenizer: Tokenizer,
-        noted: &mut Vec<(u32, u32)>,
-    ) -> u64 {
         let empty = self.document_terms();
         let mut counted = std::mem::replace(&mut self.counted, empty);
         counted.count(text, tokenizer);
-        let length = self.add_counted_noting(&counted, noted);
+        let length = self.add_counted(&counted);
         self.counted = counted;
         length
     }
@@ -323,62 +344,97 @@ impl Postings {
     /// next one: one lookup per distinct term. Returns its token count; a document with no
     /// tokens is not added and 0 is returned.
     pub fn add_counted(&mut self, counted: &DocumentTerms) -> u64 {
-        self.add_counted_noting(counted, &mut Vec::new())
-    }
-
-    /// [`Postings::add_counted`], and appends the document's terms to `noted` as `(term number,
-    /// tf)` in first-occurrence order (the number is the term's place in [`Postings::terms`]),
-    /// which is what the build cache keeps of a document.
-    pub fn add_counted_noting(
-        &mut self,
-        counted: &DocumentTerms,
-        noted: &mut Vec<(u32, u32)>,
-    ) -> u64 {
         if counted.length == 0 {
             return 0;
         }
-        let doc = self.lengths.len() as u32;
         for (text, hash, tf) in counted.each() {
             let id = self.term_number(text, hash);
-            self.terms[id].1.push((doc, tf));
-            noted.push((id as u32, tf));
+            self.entries.push((id as u32, tf));
         }
-        self.lengths.push(counted.length);
+        self.end_document(counted.length);
         counted.length
     }
 
-    /// The number of `text` (hashed `hash` with this table's key) in [`Postings::terms`], added
-    /// with no entries if it is new.
-    fn term_number(&mut self, text: &str, hash: u64) -> usize {
-        self.term_number_expecting(text, hash, 0)
+    fn end_document(&mut self, length: u64) {
+        self.starts.push(self.entries.len());
+        self.lengths.push(length);
     }
 
-    /// [`Postings::term_number`]; a new term's entries are given room for `expected` of them.
-    fn term_number_expecting(&mut self, text: &str, hash: u64, expected: usize) -> usize {
+    /// The number of `text` (hashed `hash` with this table's key) among the terms, added if it
+    /// is new.
+    fn term_number(&mut self, text: &str, hash: u64) -> usize {
         let Postings {
             slots,
             hashes,
-            terms,
+            text: all,
+            ends,
             ..
         } = self;
-        let found = slots.find_or_claim(hash, terms.len(), |n| hashes[n], |n| terms[n].0 == text);
+        let term = |n: usize| &all[if n == 0 { 0 } else { ends[n - 1] }..ends[n]];
+        let found = slots.find_or_claim(hash, ends.len(), |n| hashes[n], |n| term(n) == text);
         found.unwrap_or_else(|| {
-            terms.push((text.to_owned(), Vec::with_capacity(expected)));
+            all.push_str(text);
+            ends.push(all.len());
             hashes.push(hash);
-            terms.len() - 1
+            ends.len() - 1
         })
     }
 
-    /// A table of the terms an earlier build numbered (`terms`, by number, each with the number
-    /// of documents it was in then, which sizes its entries here), for documents added with
-    /// [`Postings::add_known`]: each term is hashed and looked up here at most once.
-    pub fn known_terms<'t>(&mut self, terms: Vec<(&'t str, u32)>) -> KnownTerms<'t> {
+    /// Number of distinct terms.
+    pub fn term_count(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Term `i`'s text (terms are numbered in first-seen order).
+    pub fn term(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+
+    /// Document `d`'s `(term, tf)` in first-occurrence order.
+    pub fn document(&self, d: usize) -> &[(u32, u32)] {
+        &self.entries[self.starts[d]..self.starts[d + 1]]
+    }
+
+    /// Every term's entries, in document order (a counting sort of the documents' entries).
+    pub fn by_term(&self) -> ByTerm {
+        let mut offsets = vec![0usize; self.term_count() + 1];
+        for &(term, _) in &self.entries {
+            offsets[term as usize + 1] += 1;
+        }
+        for i in 1..offsets.len() {
+            offsets[i] += offsets[i - 1];
+        }
+        let mut next = offsets.clone();
+        let mut entries = vec![(0u32, 0u32); self.entries.len()];
+        for doc in 0..self.n() {
+            for &(term, tf) in self.document(doc) {
+                let at = &mut next[term as usize];
+                entries[*at] = (doc as u32, tf);
+                *at += 1;
+            }
+        }
+        ByTerm { offsets, entries }
+    }
+
+    /// The postings as `(term, entries)` in first-seen order.
+    #[cfg(test)]
+    pub fn term_entries(&self) -> Vec<TermEntries> {
+        let by_term = self.by_term();
+        (0..self.term_count())
+            .map(|i| (self.term(i).to_owned(), by_term.entries(i).to_vec()))
+            .collect()
+    }
+
+    /// A table of the terms an earlier build numbered (`terms`, by number), for documents added
+    /// with [`Postings::add_known`]: each term is hashed and looked up here at most once.
+    pub fn known_terms<'t>(&mut self, terms: Vec<&'t str>) -> KnownTerms<'t> {
         // Room for them at once (up to a bound: the table is the cache's word, not the
         // documents'): the table then does not grow (and rehash) term by term.
         let room = terms.len().min(MAX_RESERVED_TERMS);
-        let (held, hashes) = (self.terms.len(), &self.hashes);
+        let (held, hashes) = (self.ends.len(), &self.hashes);
         self.slots.reserve(held + room, held, &|n| hashes[n]);
-        self.terms.reserve(room);
+        self.ends.reserve(room);
         self.hashes.reserve(room);
         KnownTerms {
             here: vec![u32::MAX; terms.len()],
@@ -389,18 +445,16 @@ impl Postings {
 
     /// Adds, as the next document, one an earlier build counted: `length` tokens and `entries`,
     /// `(number in known, tf)` in first-occurrence order. Gives the postings [`Postings::add`]
-    /// would give for the same text. Appends the entries as numbered here to `noted`. `None`
-    /// when an entry names a number `known` does not have (a damaged cache; the caller then reads
-    /// the file instead), in which case nothing was added.
+    /// would give for the same text. `None` when the entries are not what counting gives (a
+    /// number `known` does not have, a term twice, a count of zero, counts that do not sum to
+    /// the length: a damaged cache, and the caller reads the file instead); nothing is then
+    /// added.
     pub fn add_known(
         &mut self,
         length: u64,
         entries: &[(u32, u32)],
         known: &mut KnownTerms<'_>,
-        noted: &mut Vec<(u32, u32)>,
     ) -> Option<u64> {
-        // What counting gives: each term once, each at least once, the counts summing to the
-        // length. A cache that says otherwise is refused before anything is added.
         let doc = self.lengths.len() as u32;
         let mut sum = 0u64;
         for &(n, tf) in entries {
@@ -420,16 +474,12 @@ impl Postings {
         for &(n, tf) in entries {
             let slot = &mut known.here[n as usize];
             if *slot == u32::MAX {
-                let (text, documents) = known.terms[n as usize];
-                let hash = term_hash(&self.state, text);
-                // At most a document per entry: a damaged count cannot reserve more.
-                let expected = (documents as usize).min(self.lengths.len() + 1);
-                *slot = self.term_number_expecting(text, hash, expected) as u32;
+                let text = known.terms[n as usize];
+                *slot = self.term_number(text, term_hash(&self.state, text)) as u32;
             }
-            self.terms[*slot as usize].1.push((doc, tf));
-            noted.push((*slot, tf));
+            self.entries.push((*slot, tf));
         }
-        self.lengths.push(length);
+        self.end_document(length);
         Some(length)
     }
 
@@ -448,10 +498,11 @@ impl Postings {
     }
 
     /// Each document's `Σ (tf·idf)²`, accumulated term by term in postings order.
-    pub fn vector_norms(&self) -> Vec<f64> {
+    pub fn vector_norms(&self, by_term: &ByTerm) -> Vec<f64> {
         let n = self.n() as f64;
         let mut norms = vec![0.0f64; self.n()];
-        for (_, entries) in &self.terms {
+        for i in 0..by_term.count() {
+            let entries = by_term.entries(i);
             let df = entries.len() as f64;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             for &(doc, tf) in entries {
@@ -471,26 +522,20 @@ mod tests {
     fn documents_counted_before_give_the_postings_of_counting_them_again() {
         let docs = ["gear bolt gear", "nut", "bolt washer gear washer"];
         let mut counted = Postings::new();
-        let mut noted = Vec::new();
-        let mut per_doc = Vec::new();
         for d in docs {
-            noted.clear();
-            let length = counted.add_noting(d, Tokenizer::Prose, &mut noted);
-            per_doc.push((length, noted.clone()));
+            counted.add(d, Tokenizer::Prose);
         }
-        let table: Vec<String> = counted.terms.iter().map(|(t, _)| t.clone()).collect();
+        let table: Vec<String> = (0..counted.term_count())
+            .map(|i| counted.term(i).to_owned())
+            .collect();
         let mut again = Postings::new();
-        let mut known = again.known_terms(table.iter().map(|t| (t.as_str(), 1)).collect());
+        let mut known = again.known_terms(table.iter().map(String::as_str).collect());
         // The second document from the cache, the others counted: the same postings.
-        let mut sink = Vec::new();
-        again.add_noting(docs[0], Tokenizer::Prose, &mut sink);
-        let (length, entries) = &per_doc[1];
-        assert_eq!(
-            again.add_known(*length, entries, &mut known, &mut sink),
-            Some(*length)
-        );
-        again.add_noting(docs[2], Tokenizer::Prose, &mut sink);
-        assert_eq!(again.terms, counted.terms);
+        again.add(docs[0], Tokenizer::Prose);
+        let (length, entries) = (counted.lengths[1], counted.document(1).to_vec());
+        assert_eq!(again.add_known(length, &entries, &mut known), Some(length));
+        again.add(docs[2], Tokenizer::Prose);
+        assert_eq!(again.term_entries(), counted.term_entries());
         assert_eq!(again.lengths, counted.lengths);
     }
 
@@ -498,7 +543,6 @@ mod tests {
     fn a_cached_document_whose_terms_do_not_add_up_is_refused_and_adds_nothing() {
         let mut postings = Postings::new();
         let table = ["gear", "bolt"];
-        let mut noted = Vec::new();
         for (length, entries) in [
             (3, vec![(0, 2), (2, 1)]), // a number the table does not have
             (3, vec![(0, 2), (0, 1)]), // a term twice
@@ -506,12 +550,9 @@ mod tests {
             (4, vec![(0, 2), (1, 1)]), // counts that do not sum to the length
             (2, vec![]),               // a length with no terms
         ] {
-            let mut known = postings.known_terms(table.iter().map(|&t| (t, 1)).collect());
-            assert_eq!(
-                postings.add_known(length, &entries, &mut known, &mut noted),
-                None
-            );
-            assert!(postings.terms.is_empty() && postings.lengths.is_empty() && noted.is_empty());
+            let mut known = postings.known_terms(table.to_vec());
+            assert_eq!(postings.add_known(length, &entries, &mut known), None);
+            assert!(postings.term_count() == 0 && postings.lengths.is_empty());
         }
     }
 
@@ -521,25 +562,19 @@ mod tests {
         assert_eq!(p.add("gamma alpha gamma", Tokenizer::Prose), 3);
         assert_eq!(p.add("the and", Tokenizer::Prose), 0);
         assert_eq!(p.add("beta gamma", Tokenizer::Prose), 2);
-        let terms: Vec<(&str, &[(u32, u32)])> = p
-            .terms
-            .iter()
-            .map(|(t, e)| (t.as_str(), e.as_slice()))
-            .collect();
-        assert_eq!(
-            terms,
-            [
-                ("gamma", &[(0, 2), (1, 1)][..]),
-                ("alpha", &[(0, 1)][..]),
-                ("beta", &[(1, 1)][..])
-            ]
-        );
+        let terms = p.term_entries();
+        let expected: Vec<TermEntries> = vec![
+            ("gamma".into(), vec![(0, 2), (1, 1)]),
+            ("alpha".into(), vec![(0, 1)]),
+            ("beta".into(), vec![(1, 1)]),
+        ];
+        assert_eq!(terms, expected);
         assert_eq!(p.n(), 2);
         assert_eq!(p.avgdl(), 2.5);
         // python3: idf(gamma)=log(1+0.5/2.5), idf(alpha)=idf(beta)=log(1+1.5/1.5)
         let g = (1.0f64 + 0.5 / 2.5).ln();
         let a = 2.0f64.ln();
-        let norms = p.vector_norms();
+        let norms = p.vector_norms(&p.by_term());
         assert_eq!(norms[0], (2.0 * g) * (2.0 * g) + a * a);
         assert_eq!(norms[1], g * g + a * a);
     }
@@ -642,9 +677,13 @@ mod tests {
                 }
                 let (terms, model_lengths) = one_map_per_token(&docs, tokenizer);
                 assert!(terms.len() > 100, "{tokenizer:?}: {} terms", terms.len());
-                assert_eq!(postings.terms, terms, "{tokenizer:?} round {round}");
+                assert_eq!(
+                    postings.term_entries(),
+                    terms,
+                    "{tokenizer:?} round {round}"
+                );
                 assert_eq!(postings.lengths, model_lengths);
-                assert_eq!(apart.terms, terms);
+                assert_eq!(apart.term_entries(), terms);
                 assert_eq!(apart.lengths, model_lengths);
                 let nonzero: Vec<u64> = lengths.into_iter().filter(|&l| l > 0).collect();
                 assert_eq!(nonzero, model_lengths);
@@ -671,7 +710,7 @@ mod tests {
             distinct += counted.terms.len() as u64;
             postings.add_counted(&counted);
         }
-        assert_eq!(postings.terms.len(), 300_000);
+        assert_eq!(postings.term_count(), 300_000);
         assert!(
             counted.slots.probes <= 3 * tokens,
             "{} probes for {tokens} tokens",
