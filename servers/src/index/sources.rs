@@ -152,6 +152,42 @@ fn resolves_inside(path: &Path, root: &Path) -> bool {
     resolve_lenient(path).is_some_and(|real| real.starts_with(root))
 }
 
+/// Whether the directory `dir` (under the canonical `root`) resolves inside it, remembered in
+/// `memo`: a directory that is no link is inside exactly when its parent is, so only links are
+/// resolved whole, and each directory costs one `lstat` rather than one per component. Walks up
+/// to the nearest directory already decided (or the root, or a link), then back down.
+fn listed_dir_inside(root: &Path, dir: &Path, memo: &mut HashMap<PathBuf, bool>) -> bool {
+    let mut undecided: Vec<&Path> = Vec::new();
+    let mut at = dir;
+    let decided = loop {
+        if at == root {
+            break true;
+        }
+        if let Some(&known) = memo.get(at) {
+            break known;
+        }
+        match fs::symlink_metadata(at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let inside = resolves_inside(at, root);
+                memo.insert(at.to_path_buf(), inside);
+                break inside;
+            }
+            Ok(meta) if meta.is_dir() && at.starts_with(root) => match at.parent() {
+                Some(parent) => {
+                    undecided.push(at);
+                    at = parent;
+                }
+                None => break false,
+            },
+            _ => break false,
+        }
+    };
+    for dir in undecided {
+        memo.insert(dir.to_path_buf(), decided);
+    }
+    decided
+}
+
 /// Whether `rel`, listed by git or the walk, is a file whose realpath stays inside `root`. The
 /// walk never descends a symlinked directory, but git lists its index as the repository wrote it:
 /// an entry can lie beneath a directory that is now a link out of the project, so each parent
@@ -160,10 +196,8 @@ fn resolves_inside(path: &Path, root: &Path) -> bool {
 /// points to).
 fn is_file_inside(root: &Path, rel: &Path, dirs_inside: &mut HashMap<PathBuf, bool>) -> bool {
     let path = root.join(rel);
-    let parent = path.parent().unwrap_or(root).to_path_buf();
-    let parent_inside = *dirs_inside
-        .entry(parent)
-        .or_insert_with_key(|dir| resolves_inside(dir, root));
+    let parent = path.parent().unwrap_or(root);
+    let parent_inside = listed_dir_inside(root, parent, dirs_inside);
     parent_inside
         && match fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => {
