@@ -172,7 +172,7 @@ pub struct ToEncode<'b> {
     pub source_mtime: f64,
     pub length: u64,
     pub entries: &'b [(u32, u32)],
-    pub outline: &'b [std::borrow::Cow<'b, str>],
+    pub outline: &'b [&'b str],
 }
 
 impl ToEncode<'_> {
@@ -615,7 +615,7 @@ mod tests {
             source_mtime: 1.5,
             length: 3,
             entries: &[(0, 2), (1, 1)],
-            outline: &["\"length\": 0}".into()],
+            outline: &["\"length\": 0}"],
         }
         .encode(&mut body);
         w.file("a.py", Some(&identity(1)), &["os".into()]);

@@ -18,7 +18,6 @@ use super::stamp::Stamp;
 use crate::corpus::tokenize::Tokenizer;
 use agentteams_mcp::json::{obj, Value};
 use agentteams_mcp::sha256;
-use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -256,7 +255,7 @@ impl Local<'_> {
                     source_mtime: d.source_mtime,
                     length: d.length,
                     entries: terms,
-                    outline: &self.outline.documents[outline.clone()],
+                    outline: &self.outline.documents_in(outline.clone()),
                 }
                 .encode(buffer);
                 Body::Encoded
@@ -272,16 +271,59 @@ impl Local<'_> {
 /// so it costs recall little to load. Its documents are laid out as the files are read.
 pub struct Outline<'c> {
     /// Each document's members after `doc_id` (`"length": 0, ..., "title": "..."}`), made now
-    /// or borrowed from the previous build's cache.
-    documents: Vec<Cow<'c, str>>,
+    /// (in `made`, back to back: a few hundred thousand of them on a large tree, so not an
+    /// allocation each) or borrowed from the previous build's cache.
+    documents: Vec<OutlineDocument<'c>>,
+    made: String,
     /// Files the documents come from.
     pub source_count: usize,
 }
 
-impl Outline<'_> {
+/// Where an outline document's members are.
+enum OutlineDocument<'c> {
+    /// `made[start..end]`.
+    Made(usize, usize),
+    Cached(&'c str),
+}
+
+impl<'c> Outline<'c> {
+    fn new() -> Outline<'c> {
+        Outline {
+            documents: Vec::new(),
+            made: String::new(),
+            source_count: 0,
+        }
+    }
+
     /// Definitions (documents) held.
     pub fn definition_count(&self) -> usize {
         self.documents.len()
+    }
+
+    /// Document `i`'s members.
+    fn document(&self, i: usize) -> &str {
+        match self.documents[i] {
+            OutlineDocument::Made(start, end) => &self.made[start..end],
+            OutlineDocument::Cached(members) => members,
+        }
+    }
+
+    /// Documents `range`'s members.
+    fn documents_in(&self, range: std::ops::Range<usize>) -> Vec<&str> {
+        range.map(|i| self.document(i)).collect()
+    }
+
+    /// Adds a document made now.
+    fn push_made(&mut self, members: &str) {
+        let start = self.made.len();
+        self.made.push_str(members);
+        self.documents
+            .push(OutlineDocument::Made(start, self.made.len()));
+    }
+
+    /// Adds a document from the previous build's cache.
+    fn push_cached(&mut self, members: &'c str) {
+        self.documents.push(OutlineDocument::Cached(members));
     }
 
     /// The file's bytes, carrying `build_id`: its `local` partition's `index_build_id` as that
@@ -289,7 +331,9 @@ impl Outline<'_> {
     pub fn to_json(&self, stamp: &Stamp, source_fingerprint: &str, build_id: &str) -> String {
         let mut w = PyJson::new(
             None,
-            1024 + self.documents.iter().map(|d| d.len() + 24).sum::<usize>(),
+            1024 + (0..self.documents.len())
+                .map(|i| self.document(i).len() + 24)
+                .sum::<usize>(),
         );
         self.write_json(&mut w, stamp, source_fingerprint, build_id);
         w.finish()
@@ -324,10 +368,10 @@ impl Outline<'_> {
         w.null();
         w.key("documents");
         w.begin_array();
-        for (doc_id, members) in self.documents.iter().enumerate() {
+        for doc_id in 0..self.documents.len() {
             w.element();
             w.raw(&format!("{{\"doc_id\": {doc_id}, "));
-            w.raw(members);
+            w.raw(self.document(doc_id));
         }
         w.end_array();
         for (key, value) in [
@@ -388,44 +432,41 @@ const OUTLINE_PASSAGE_CHARS: usize = 240;
 /// document requires, keys sorted; `title` the qualified name; passages its passage and, second,
 /// its tokens made here (`crate::corpus::sidecars::definition_tokens`), so a query never tokenizes
 /// a definition.
-fn outline_documents(rel: &str, units: Vec<outline::Unit>) -> Vec<String> {
-    units
-        .into_iter()
-        .map(|unit| {
-            let passage = crate::corpus::text::cut_chars(&unit.passage, OUTLINE_PASSAGE_CHARS);
-            let tokens = crate::corpus::sidecars::definition_tokens(&unit.name, passage);
-            let mut w = PyJson::new(None, 64 + rel.len() + passage.len() + tokens.len());
-            w.begin_object();
-            w.key("length");
-            w.int(0);
-            w.key("passages");
-            w.begin_array();
-            for text in [passage, tokens.as_str()] {
-                w.element();
-                w.string(text);
-            }
-            w.end_array();
-            w.key("path");
-            w.string(&crate::corpus::locator::locate(
-                rel,
-                unit.first_line,
-                unit.last_line,
-            ));
-            w.key("snippet");
-            w.string("");
-            w.key("source_kind");
-            w.string("local-script");
-            w.key("source_mtime");
-            w.float(0.0);
-            w.key("title");
-            w.string(&unit.name);
-            w.end_object();
-            // The members and the closing brace: `Outline::to_json` writes `{"doc_id": N, `.
-            let mut members = w.finish();
-            members.remove(0);
-            members
-        })
-        .collect()
+fn outline_documents(rel: &str, units: Vec<outline::Unit>) -> impl Iterator<Item = String> + '_ {
+    units.into_iter().map(move |unit| {
+        let passage = crate::corpus::text::cut_chars(&unit.passage, OUTLINE_PASSAGE_CHARS);
+        let tokens = crate::corpus::sidecars::definition_tokens(&unit.name, passage);
+        let mut w = PyJson::new(None, 64 + rel.len() + passage.len() + tokens.len());
+        w.begin_object();
+        w.key("length");
+        w.int(0);
+        w.key("passages");
+        w.begin_array();
+        for text in [passage, tokens.as_str()] {
+            w.element();
+            w.string(text);
+        }
+        w.end_array();
+        w.key("path");
+        w.string(&crate::corpus::locator::locate(
+            rel,
+            unit.first_line,
+            unit.last_line,
+        ));
+        w.key("snippet");
+        w.string("");
+        w.key("source_kind");
+        w.string("local-script");
+        w.key("source_mtime");
+        w.float(0.0);
+        w.key("title");
+        w.string(&unit.name);
+        w.end_object();
+        // The members and the closing brace: `Outline::to_json` writes `{"doc_id": N, `.
+        let mut members = w.finish();
+        members.remove(0);
+        members
+    })
 }
 
 /// What the reading thread hands the counting thread for one source.
@@ -465,10 +506,7 @@ pub fn build_local<'c>(
     let known_rel = |rel: &Path| rel.to_str().and_then(|r| cached.get(r).copied());
     let mut local = Local {
         partition: Partition::empty("local-script", stamp),
-        outline: Outline {
-            documents: Vec::new(),
-            source_count: 0,
-        },
+        outline: Outline::new(),
         imports: BTreeSet::new(),
         files: Vec::with_capacity(sources.len()),
         changed: if previous.is_some() {
@@ -634,11 +672,9 @@ impl<'c> Local<'c> {
         let read = if doc.length > 0 {
             self.outline.source_count += 1;
             let first = self.outline.documents.len();
-            self.outline.documents.extend(
-                outline_documents(&rel_text, definitions)
-                    .into_iter()
-                    .map(Cow::Owned),
-            );
+            for members in outline_documents(&rel_text, definitions) {
+                self.outline.push_made(&members);
+            }
             self.partition.docs.push(doc);
             FileRead::Document {
                 doc: self.partition.docs.len() - 1,
@@ -684,9 +720,9 @@ impl<'c> Local<'c> {
                     Some(length) => {
                         self.outline.source_count += 1;
                         let first = self.outline.documents.len();
-                        self.outline
-                            .documents
-                            .extend(c.outline.iter().map(|d| Cow::Borrowed(*d)));
+                        for members in &c.outline {
+                            self.outline.push_cached(members);
+                        }
                         let absolute = root.join(rel);
                         self.partition.docs.push(CodeDoc {
                             path: absolute.to_string_lossy().into_owned(),
