@@ -40,16 +40,24 @@ pub struct Identity {
 
 impl Identity {
     pub fn of(path: &Path) -> Option<Identity> {
-        let link = FileIdentity::unfollowed(path)?;
-        let file = if link.mode & 0o170000 == 0o120000 {
-            FileIdentity::followed(path)?
+        let link = std::fs::symlink_metadata(path).ok()?;
+        if link.file_type().is_symlink() {
+            Some(Identity::from_metadata(
+                &link,
+                &std::fs::metadata(path).ok()?,
+            ))
         } else {
-            link
-        };
-        Some(Identity {
-            file,
-            link_ino: link.ino,
-        })
+            Some(Identity::from_metadata(&link, &link))
+        }
+    }
+
+    /// The identity of a path whose own metadata is `link` (`lstat`) and whose file's is
+    /// `file` (`stat`; the same for a path that is no link).
+    pub fn from_metadata(link: &std::fs::Metadata, file: &std::fs::Metadata) -> Identity {
+        Identity {
+            file: FileIdentity::of(file),
+            link_ino: FileIdentity::of(link).ino,
+        }
     }
 
     /// The file's length in bytes, and its modification time (seconds, nanoseconds).

@@ -13,13 +13,13 @@ use super::outline;
 use super::passages;
 use super::postings::{KnownTerms, Postings};
 use super::pyjson::PyJson;
-use super::sources::{language_for, mtime, read_text};
+use super::sources::{language_for, mtime, read_text, CodeSource};
 use super::stamp::Stamp;
 use crate::corpus::tokenize::Tokenizer;
 use agentteams_mcp::json::{obj, Value};
 use agentteams_mcp::sha256;
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The partitions written, as `(name, source_kind)`, in manifest (sorted) order.
 pub const PARTITIONS: [(&str, &str); 3] = [
@@ -490,7 +490,7 @@ enum Gathered {
 /// does both.
 pub fn build_local<'c>(
     root: &Path,
-    sources: &[PathBuf],
+    sources: &[CodeSource],
     stamp: &Stamp,
     previous: Option<&BuildCache<'c>>,
     progress: &mut dyn FnMut(usize),
@@ -527,7 +527,7 @@ pub fn build_local<'c>(
     let mut still_listed = vec![false; previous.map_or(0, |p| p.files.len())];
     let mut take = |done: usize, gathered: Gathered| {
         progress(done + 1);
-        let rel = &sources[done];
+        let rel = &sources[done].rel;
         let before = known_rel(rel).zip(previous).map(|(number, p)| {
             still_listed[number] = true;
             &p.files[number]
@@ -570,8 +570,9 @@ pub fn build_local<'c>(
         }
     };
     std::thread::scope(|scope| {
-        let gather = |rel: &PathBuf| {
-            let identity = Identity::of(&root.join(rel));
+        // The identity the listing took (before anything is read, so a later change shows).
+        let gather = |source: &CodeSource| {
+            let (rel, identity) = (&source.rel, source.identity);
             match (known_rel(rel), identity) {
                 (Some(number), Some(identity))
                     if previous.is_some_and(|p| p.files[number].identity == Some(identity)) =>
@@ -585,8 +586,8 @@ pub fn build_local<'c>(
         let reader = std::thread::Builder::new()
             .name("index-read".into())
             .spawn_scoped(scope, move || {
-                for rel in sources {
-                    if send.send(gather(rel)).is_err() {
+                for source in sources {
+                    if send.send(gather(source)).is_err() {
                         return;
                     }
                 }
@@ -596,8 +597,8 @@ pub fn build_local<'c>(
                 take(done, gathered);
             }
         } else {
-            for (done, rel) in sources.iter().enumerate() {
-                take(done, gather(rel));
+            for (done, source) in sources.iter().enumerate() {
+                take(done, gather(source));
             }
         }
     });
@@ -1118,11 +1119,10 @@ mod tests {
         .unwrap();
         std::fs::write(dir.join("b.sh"), "beta() {\n}\n").unwrap();
         std::fs::write(dir.join("empty.py"), "").unwrap();
-        let sources = [
-            PathBuf::from("b.sh"),
-            PathBuf::from("empty.py"),
-            PathBuf::from("pkg/a.py"),
-        ];
+        let sources = ["b.sh", "empty.py", "pkg/a.py"].map(|rel| CodeSource {
+            rel: rel.into(),
+            identity: Identity::of(&dir.join(rel)),
+        });
         let stamp = Stamp {
             built_at: "2026-10-07T12:34:56Z".into(),
             project_name: "Gears".into(),

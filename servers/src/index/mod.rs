@@ -219,7 +219,7 @@ pub fn build(
         match build_cache::BuildCache::parse_head(&head, builder, &root_text) {
             Ok((cache, _)) => {
                 if outputs_unchanged(&cache, &stamp, &local_path, &outline_path)
-                    && sources_unchanged(&cache, &root, &code_paths)
+                    && sources_unchanged(&cache, &code_paths)
                 {
                     kept = Some(Kept::from(&cache));
                 }
@@ -456,16 +456,12 @@ fn outputs_unchanged(
 }
 
 /// Whether the sources are the cached ones, in order, each with the identity it had.
-fn sources_unchanged(
-    cache: &build_cache::BuildCache<'_>,
-    root: &Path,
-    sources: &[PathBuf],
-) -> bool {
+fn sources_unchanged(cache: &build_cache::BuildCache<'_>, sources: &[sources::CodeSource]) -> bool {
     sources.len() == cache.files.len()
-        && sources.iter().zip(&cache.files).all(|(rel, file)| {
-            rel.to_str() == Some(file.rel)
+        && sources.iter().zip(&cache.files).all(|(source, file)| {
+            source.rel.to_str() == Some(file.rel)
                 && file.identity.is_some()
-                && build_cache::Identity::of(&root.join(rel)) == file.identity
+                && source.identity == file.identity
         })
 }
 

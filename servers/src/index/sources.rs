@@ -2,6 +2,7 @@
 //! scratch-dir exclusions) and the code index's local sources (`git ls-files` through gitread's
 //! hardened runner, else a pruned walk), plus reading a source as the reference does.
 
+use super::build_cache::Identity;
 use super::description::Description;
 use super::pattern::{glob, has_magic, FnPattern, GlobError};
 use crate::corpus::teamdir::resolve_lenient;
@@ -194,18 +195,34 @@ fn listed_dir_inside(root: &Path, dir: &Path, memo: &mut HashMap<PathBuf, bool>)
 /// directory is resolved (once, remembered in `dirs_inside`). A link as the last component is
 /// followed only if it stays inside (deliberate difference: the reference would read the file it
 /// points to).
-fn is_file_inside(root: &Path, rel: &Path, dirs_inside: &mut HashMap<PathBuf, bool>) -> bool {
+///
+/// Gives the file's identity when it is one (the look the build cache compares), else `None`.
+fn file_inside(
+    root: &Path,
+    rel: &Path,
+    dirs_inside: &mut HashMap<PathBuf, bool>,
+) -> Option<Identity> {
     let path = root.join(rel);
     let parent = path.parent().unwrap_or(root);
-    let parent_inside = listed_dir_inside(root, parent, dirs_inside);
-    parent_inside
-        && match fs::symlink_metadata(&path) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                path.is_file() && resolves_inside(&path, root)
-            }
-            Ok(meta) => meta.is_file(),
-            Err(_) => false,
-        }
+    if !listed_dir_inside(root, parent, dirs_inside) {
+        return None;
+    }
+    let meta = fs::symlink_metadata(&path).ok()?;
+    if meta.file_type().is_symlink() {
+        let target = fs::metadata(&path).ok().filter(fs::Metadata::is_file)?;
+        resolves_inside(&path, root).then(|| Identity::from_metadata(&meta, &target))
+    } else {
+        meta.is_file()
+            .then(|| Identity::from_metadata(&meta, &meta))
+    }
+}
+
+/// A code source: its path relative to the root, and its identity when it was listed (`None`:
+/// it could not be looked at then).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeSource {
+    pub rel: PathBuf,
+    pub identity: Option<Identity>,
 }
 
 /// Entries under `dir` whose name satisfies `wanted` (files, directories and links alike, as
@@ -462,12 +479,19 @@ pub fn code_sources(
     root: &Path,
     description: &Description,
     git: &GitSettings,
-) -> Result<Vec<PathBuf>, SourceError> {
+) -> Result<Vec<CodeSource>, SourceError> {
     let listed = git_listing(root, git).unwrap_or_else(|| walk_code(root));
     let mut dirs_inside = HashMap::new();
-    let mut rel: Vec<PathBuf> = listed
+    let mut sources: Vec<CodeSource> = listed
         .into_iter()
-        .filter(|p| language_for(p).is_some() && is_file_inside(root, p, &mut dirs_inside))
+        .filter(|p| language_for(p).is_some())
+        .filter_map(|rel| {
+            let identity = file_inside(root, &rel, &mut dirs_inside)?;
+            Some(CodeSource {
+                rel,
+                identity: Some(identity),
+            })
+        })
         .collect();
     for raw in &description.code_extra_dirs {
         // `rglob("*.py")` and friends: the suffix as written, case and all.
@@ -479,20 +503,26 @@ pub fn code_sources(
             })
         };
         let candidates = extra_candidates(root, "code_index_extra_dirs", raw, scan)?;
-        rel.extend(
+        sources.extend(
             candidates
                 .into_iter()
                 .filter(|c| c.is_file() && language_for(c).is_some() && resolves_inside(c, root))
-                .filter_map(|c| c.strip_prefix(root).ok().map(Path::to_path_buf)),
+                .filter_map(|c| {
+                    let rel = c.strip_prefix(root).ok()?.to_path_buf();
+                    Some(CodeSource {
+                        identity: Identity::of(&c),
+                        rel,
+                    })
+                }),
         );
-        if rel.len() >= 2 * MAX_SOURCE_FILES {
+        if sources.len() >= 2 * MAX_SOURCE_FILES {
             break;
         }
     }
-    rel.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-    rel.dedup();
-    rel.truncate(MAX_SOURCE_FILES);
-    Ok(rel)
+    sources.sort_by(|a, b| a.rel.as_os_str().cmp(b.rel.as_os_str()));
+    sources.dedup_by(|a, b| a.rel == b.rel);
+    sources.truncate(MAX_SOURCE_FILES);
+    Ok(sources)
 }
 
 /// The pruned walk the reference falls back to when git is unavailable.
@@ -551,6 +581,11 @@ fn git_listing(root: &Path, git: &GitSettings) -> Option<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The paths of a listing that succeeded.
+    fn code_rels(listed: Result<Vec<CodeSource>, SourceError>) -> Vec<PathBuf> {
+        listed.unwrap().into_iter().map(|s| s.rel).collect()
+    }
     use crate::scratch::TempDir;
 
     #[test]
@@ -694,7 +729,7 @@ mod tests {
             ["inside/i.md", "alias/i.md"],
             "links and `..` leading out of the root are refused"
         );
-        let code = code_sources(&tree.0, &description, &GitSettings::default()).unwrap();
+        let code = code_rels(code_sources(&tree.0, &description, &GitSettings::default()));
         let code: Vec<String> = code
             .iter()
             .map(|p| p.to_string_lossy().into_owned())
@@ -730,7 +765,7 @@ mod tests {
         let none = Description::default();
         let memory = memory_sources(&tree.0, &none).unwrap();
         assert_eq!(tree.relative(memory), ["references/kept.md"]);
-        let code = code_sources(&tree.0, &none, &GitSettings::default()).unwrap();
+        let code = code_rels(code_sources(&tree.0, &none, &GitSettings::default()));
         assert_eq!(code, ["src/alias.py", "src/kept.py"].map(PathBuf::from));
     }
 
@@ -748,7 +783,7 @@ mod tests {
         }
         // `tools` is walked already (no git here); the extra entries add nothing new twice.
         let description = described(&[], &[], &["tools", "tools/*.PY", "tools/*.py"]);
-        let code = code_sources(&tree.0, &description, &GitSettings::default()).unwrap();
+        let code = code_rels(code_sources(&tree.0, &description, &GitSettings::default()));
         assert_eq!(
             code,
             [
