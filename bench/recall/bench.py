@@ -26,6 +26,8 @@ Run under `nice -n 19` on a shared machine; wall times include contention, CPU t
 import argparse, ast, json, os, random, resource, shutil, statistics, subprocess, sys, sysconfig, tempfile, time
 from pathlib import Path
 
+from parity import rpc_session
+
 SKIP_DIRS = {"site-packages", "__pycache__"}
 
 
@@ -68,27 +70,14 @@ def pct(values, p):
 
 
 def stdio_latencies(binary, root, tool, queries):
-    proc = subprocess.Popen([binary, "--serve-mcp", "recall", "--root", str(root)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    n = [0]
-
-    def request(method, params):
-        n[0] += 1
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": n[0], "method": method, "params": params}) + "\n")
-        proc.stdin.flush()
-        reply = json.loads(proc.stdout.readline())
-        if "result" not in reply or reply["result"].get("isError"):
-            sys.exit(f"{tool}: {reply}")
-        return reply
-
-    request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                           "clientInfo": {"name": "bench", "version": "1"}})
-    proc.stdin.write('{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    proc, call = rpc_session(binary, str(root))
     times = []
     for q in [queries[0]] + queries:
         t0 = time.perf_counter()
-        request("tools/call", {"name": tool, "arguments": {"query": q, "k": 20}})
+        reply = call("tools/call", {"name": tool, "arguments": {"query": q, "k": 20}})
         times.append((time.perf_counter() - t0) * 1e3)
+        if "result" not in reply or reply["result"].get("isError"):
+            sys.exit(f"{tool}: {reply}")
     proc.stdin.close()
     proc.wait()
     return times[0], pct(times[1:], 50), pct(times[1:], 99)

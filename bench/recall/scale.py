@@ -18,8 +18,11 @@ checked (a result, not an error, with at least one hit for the code queries).
 usage: scale.py [--bin target/release/agentteams-mcp] [--runs 3] [--queries 50] ROOT [ROOT ...]
 Run on a quiet machine: wall times include contention.
 """
-import argparse, json, os, statistics, subprocess, sys, time
+import argparse, os, statistics, subprocess, sys, time
 from pathlib import Path
+
+from parity import rpc_session
+from tree_peak import status
 
 # Queries of one to three words a developer might ask of a Python code base.
 CODE_QUERIES = [
@@ -81,42 +84,22 @@ def builds(binary, root: Path, runs):
     }
 
 
-def rss_kib(pid, field):
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    return 0
-
-
 def serve(binary, root: Path, tool, queries):
     """A fresh server: (first call ms, VmRSS KiB after it, VmHWM KiB, warm ms list)."""
-    proc = subprocess.Popen([binary, "--serve-mcp", "recall", "--root", str(root)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    n = [0]
-
-    def call(method, params):
-        n[0] += 1
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": n[0], "method": method, "params": params}) + "\n")
-        proc.stdin.flush()
-        reply = json.loads(proc.stdout.readline())
-        if "result" not in reply or reply["result"].get("isError"):
-            sys.exit(f"{tool}: {reply}")
-        return reply
-
-    call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                        "clientInfo": {"name": "scale", "version": "1"}})
-    proc.stdin.write('{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    proc, call = rpc_session(binary, str(root))
     times = []
     for q in queries:
         t0 = time.perf_counter()
         reply = call("tools/call", {"name": tool, "arguments": {"query": q, "k": 20}})
         times.append((time.perf_counter() - t0) * 1e3)
+        if "result" not in reply or reply["result"].get("isError"):
+            sys.exit(f"{tool} {q!r}: {reply}")
         text = reply["result"]["content"][0]["text"]
         if tool == "query_code" and '"path"' not in text:
             sys.exit(f"{tool} {q!r}: no hits: {text[:200]}")
         if len(times) == 1:
-            after_first = rss_kib(proc.pid, "VmRSS")
-    peak = rss_kib(proc.pid, "VmHWM")
+            after_first = status(proc.pid, "VmRSS")
+    peak = status(proc.pid, "VmHWM")
     proc.stdin.close()
     proc.wait()
     return times[0], after_first, peak, times[1:]
