@@ -446,23 +446,41 @@ fn a_planted_foreign_or_damaged_build_cache_means_reading_every_file() {
     let twin = fixture();
     std::fs::create_dir_all(twin.path("references")).unwrap();
     std::fs::write(twin.path("references/code-build-cache.bin"), &good).unwrap();
-    let plants: [(&str, &dyn Fn()); 5] = [
-        ("garbage", &|| {
+    // What stderr says of each plant: `Some(words)` a warning naming the cache with them (once),
+    // `None` nothing (not a cache of ours to use).
+    type Plant<'a> = (&'a str, Option<&'a str>, &'a dyn Fn());
+    let plants: [Plant<'_>; 7] = [
+        ("garbage", None, &|| {
             std::fs::write(&cache, b"not a cache at all").unwrap()
         }),
-        ("truncated", &|| {
+        ("truncated", Some("is damaged (ends early)"), &|| {
             std::fs::write(&cache, &good[..good.len() / 2]).unwrap()
         }),
-        ("another binary's", &|| {
+        (
+            "cut inside its head",
+            Some("is damaged (ends early)"),
+            &|| std::fs::write(&cache, &good[..30 + 8 + 20]).unwrap(),
+        ),
+        (
+            "larger than its limit",
+            Some("larger than MAX_BUILD_CACHE_BYTES"),
+            &|| {
+                // Sparse: the size is refused before a byte is read.
+                std::fs::write(&cache, &good).unwrap();
+                let file = std::fs::File::options().write(true).open(&cache).unwrap();
+                file.set_len((1 << 30) + 1).unwrap();
+            },
+        ),
+        ("another binary's", None, &|| {
             // The builder's identity follows the 30-byte magic line: another inode.
             let mut other = good.clone();
             other[30 + 8] ^= 1;
             std::fs::write(&cache, other).unwrap();
         }),
-        ("a link out of the project", &|| {
+        ("a link out of the project", None, &|| {
             std::os::unix::fs::symlink(&victim, &cache).unwrap()
         }),
-        ("a FIFO", &|| {
+        ("a FIFO", None, &|| {
             let made = std::process::Command::new("mkfifo")
                 .arg(&cache)
                 .status()
@@ -470,7 +488,7 @@ fn a_planted_foreign_or_damaged_build_cache_means_reading_every_file() {
             assert!(made.success());
         }),
     ];
-    for (what, plant) in plants {
+    for (what, warning, plant) in plants {
         let _ = std::fs::remove_file(&cache);
         plant();
         let out = project.index_build(&[]);
@@ -481,8 +499,14 @@ fn a_planted_foreign_or_damaged_build_cache_means_reading_every_file() {
             !stderr.contains("unchanged since the last build"),
             "{what}: {stderr}"
         );
-        let damaged = stderr.contains("build cache") && stderr.contains("is damaged");
-        assert_eq!(damaged, what == "truncated", "{what}: {stderr}");
+        let warnings = stderr.matches("warning: the build cache").count();
+        match warning {
+            Some(words) => {
+                assert_eq!(warnings, 1, "{what}: {stderr}");
+                assert!(stderr.contains(words), "{what}: {stderr}");
+            }
+            None => assert_eq!(warnings, 0, "{what}: {stderr}"),
+        }
         assert!(
             std::fs::symlink_metadata(&cache).unwrap().is_file(),
             "{what}"

@@ -721,6 +721,18 @@ fn outputs_without_stamps(project: &Project) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Waits past the build cache's racy window (`CACHE_RACY_WINDOW`, 1 s), so every file changed
+/// so far can be taken from the cache the next build writes.
+fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(1_100));
+}
+
+/// A build after [`settle`], and its `(unchanged, read)` counts.
+fn rebuild_settled(project: &Project) -> (usize, usize) {
+    settle();
+    reuse_counts(&project.index_build(&[]))
+}
+
 /// The `(unchanged, read)` counts of a build's summary ("N files unchanged since the last build,
 /// M files read").
 fn reuse_counts(out: &std::process::Output) -> (usize, usize) {
@@ -755,7 +767,6 @@ fn an_incremental_rebuild_after_every_kind_of_change_equals_a_full_build_and_is_
         );
     }
     // Older than the cache's racy window, so every file can be taken from the cache.
-    let settle = || std::thread::sleep(std::time::Duration::from_millis(1_100));
     settle();
     let first = project.index_build(&[]);
     assert!(first.status.success());
@@ -808,8 +819,7 @@ fn an_incremental_rebuild_after_every_kind_of_change_equals_a_full_build_and_is_
         ".venv/lib/python3.11/site-packages/requests-2.31.0.dist-info/METADATA",
         "Name: requests\nVersion: 2.32.0\n",
     );
-    settle();
-    let (unchanged, read) = reuse_counts(&project.index_build(&[]));
+    let (unchanged, read) = rebuild_settled(&project);
     // Read: the edited, added, renamed, re-moded, linked and emptied files (a FIFO is no
     // source: only regular files and links to them are).
     assert_eq!(read, 6, "{unchanged} unchanged");
@@ -819,8 +829,7 @@ fn an_incremental_rebuild_after_every_kind_of_change_equals_a_full_build_and_is_
         "tool/added.py",
         "def added_again(gizmo, sprocket):\n    return gizmo\n",
     );
-    settle();
-    let (unchanged, read) = reuse_counts(&project.index_build(&[]));
+    let (unchanged, read) = rebuild_settled(&project);
     assert_eq!(read, 1, "{unchanged} unchanged");
     let upgraded = Dependencies {
         external: AS_BUILT.external,
@@ -847,7 +856,45 @@ fn an_incremental_rebuild_after_every_kind_of_change_equals_a_full_build_and_is_
         );
     }
     // And the cache the full build wrote serves the next build.
-    settle();
-    let (unchanged, read) = reuse_counts(&project.index_build(&[]));
+    let (unchanged, read) = rebuild_settled(&project);
     assert_eq!(read, 0, "{unchanged} unchanged");
+}
+
+#[test]
+fn a_cache_whose_table_outgrew_its_terms_is_written_afresh_and_still_equals_a_full_build() {
+    let project = python_project();
+    let cache = project.path("references/code-build-cache.bin");
+    // Each round replaces one file's words with new ones: the kept term numbers of the words it
+    // had become dead entries of the next cache's table, until the table holds more than
+    // MAX_TERMS_PER_LIVE_TERM numbers per term in use and is written afresh.
+    let churn = |round: usize| {
+        let words: String = (0..40)
+            .map(|i| format!("def churned_{round}_{i}(widget_{round}_{i}):\n    pass\n"))
+            .collect();
+        project.write("tool/churn.py", &words);
+    };
+    churn(0);
+    settle();
+    assert!(project.index_build(&[]).status.success());
+    let mut sizes = Vec::new();
+    for round in 1..=6 {
+        churn(round);
+        let (_, read) = rebuild_settled(&project);
+        assert_eq!(read, 1, "round {round}");
+        sizes.push(std::fs::metadata(&cache).unwrap().len());
+    }
+    let largest = *sizes.iter().max().unwrap();
+    assert!(
+        sizes.last() < Some(&largest),
+        "the table never shrank: {sizes:?}"
+    );
+    let incremental = outputs_without_stamps(&project);
+    std::fs::remove_file(&cache).unwrap();
+    assert!(project.index_build(&[]).status.success());
+    for ((name, a), (_, b)) in incremental.iter().zip(outputs_without_stamps(&project)) {
+        assert!(
+            *a == b,
+            "{name} differs between the incremental and the full build"
+        );
+    }
 }

@@ -114,6 +114,8 @@ pub enum CacheError {
     Foreign,
     /// Ends early or holds something impossible; names the part.
     Damaged(&'static str),
+    /// Larger than [`MAX_BUILD_CACHE_BYTES`]: its size.
+    TooLarge(u64),
 }
 
 impl std::fmt::Display for CacheError {
@@ -123,6 +125,10 @@ impl std::fmt::Display for CacheError {
                 f.write_str("written by another build of agentteams-mcp or for another root")
             }
             CacheError::Damaged(part) => write!(f, "damaged ({part})"),
+            CacheError::TooLarge(size) => write!(
+                f,
+                "{size} bytes, larger than MAX_BUILD_CACHE_BYTES ({MAX_BUILD_CACHE_BYTES} bytes)"
+            ),
         }
     }
 }
@@ -251,36 +257,64 @@ pub struct BuildCache<'a> {
     terms: &'a [u8],
 }
 
-/// The bytes of the file at `path` up to the end of its head: the magic, the head's length,
-/// the head. `None` when it is not a regular file or not a cache whose head is within
-/// [`MAX_BUILD_CACHE_BYTES`]. Opened without following a link and without blocking.
-pub fn read_head(path: &Path) -> Option<(std::fs::File, Vec<u8>)> {
-    use std::io::Read;
-    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
-        return None;
-    }
-    let mut file = agentteams_mcp::regular_file::open(path).ok()?;
-    let mut bytes = vec![0u8; MAGIC.len() + 8];
-    file.read_exact(&mut bytes).ok()?;
-    if !bytes.starts_with(MAGIC) {
-        return None;
-    }
-    let head_len = u64::from_le_bytes(bytes[MAGIC.len()..].try_into().ok()?);
-    if head_len > MAX_BUILD_CACHE_BYTES {
-        return None;
-    }
-    let wanted = bytes.len() + head_len as usize;
-    (&mut file).take(head_len).read_to_end(&mut bytes).ok()?;
-    (bytes.len() == wanted).then_some((file, bytes))
+/// A cache file opened, its head read ([`CacheFile::open`]); the rest is read only when a
+/// build needs it ([`CacheFile::read_tail`]).
+pub struct CacheFile {
+    file: std::fs::File,
+    /// The magic, the head's length and the head; after `read_tail`, the whole file.
+    pub bytes: Vec<u8>,
 }
 
-/// Appends the rest of the file (`file`, read by [`read_head`] up to there) to `bytes`, within
-/// [`MAX_BUILD_CACHE_BYTES`] in all; false when it is larger or cannot be read.
-pub fn read_tail(mut file: std::fs::File, bytes: &mut Vec<u8>) -> bool {
-    use std::io::Read;
-    let left = MAX_BUILD_CACHE_BYTES.saturating_sub(bytes.len() as u64);
-    let before = bytes.len();
-    (&mut file).take(left + 1).read_to_end(bytes).is_ok() && bytes.len() - before <= left as usize
+impl CacheFile {
+    /// Opens the cache at `path` and reads its head. `Ok(None)` when there is none to use: no
+    /// regular file there (a link or a FIFO is not followed, nothing blocks) or not a cache at
+    /// all. A file larger than [`MAX_BUILD_CACHE_BYTES`] is refused before anything is read.
+    pub fn open(path: &Path) -> Result<Option<CacheFile>, CacheError> {
+        use std::io::Read;
+        if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+            return Ok(None);
+        }
+        let Ok(mut file) = agentteams_mcp::regular_file::open(path) else {
+            return Ok(None);
+        };
+        let size = file.metadata().map_or(0, |m| m.len());
+        if size > MAX_BUILD_CACHE_BYTES {
+            return Err(CacheError::TooLarge(size));
+        }
+        let mut bytes = vec![0u8; MAGIC.len() + 8];
+        if file.read_exact(&mut bytes).is_err() || !bytes.starts_with(MAGIC) {
+            return Ok(None);
+        }
+        let head_len = u64::from_le_bytes(bytes[MAGIC.len()..].try_into().expect("eight bytes"));
+        if head_len > size {
+            return Err(CacheError::Damaged("ends early"));
+        }
+        let wanted = bytes.len() + head_len as usize;
+        (&mut file)
+            .take(head_len)
+            .read_to_end(&mut bytes)
+            .map_err(|_| CacheError::Damaged("unreadable"))?;
+        if bytes.len() != wanted {
+            return Err(CacheError::Damaged("ends early"));
+        }
+        Ok(Some(CacheFile { file, bytes }))
+    }
+
+    /// Reads the rest of the file after its head, within [`MAX_BUILD_CACHE_BYTES`] in all (the
+    /// file may have grown since it was opened).
+    pub fn read_tail(mut self) -> Result<Vec<u8>, CacheError> {
+        use std::io::Read;
+        let left = MAX_BUILD_CACHE_BYTES.saturating_sub(self.bytes.len() as u64);
+        let before = self.bytes.len();
+        (&mut self.file)
+            .take(left + 1)
+            .read_to_end(&mut self.bytes)
+            .map_err(|_| CacheError::Damaged("unreadable"))?;
+        if (self.bytes.len() - before) as u64 > left {
+            return Err(CacheError::TooLarge(self.bytes.len() as u64));
+        }
+        Ok(self.bytes)
+    }
 }
 
 impl<'a> BuildCache<'a> {

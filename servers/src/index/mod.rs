@@ -200,77 +200,57 @@ pub fn build(
     let root_text = root.to_string_lossy().into_owned();
     let outline_path = references.join(OUTLINE_FILE);
     let local_path = code_dir.join("local.json");
-    let damaged = |e: &build_cache::CacheError| {
-        let warning = format!(
-            "the build cache {} is {e}; every file is read",
-            cache_path.display()
-        );
-        note!(
-            "{PREFIX}index build: warning: {}",
-            agentteams_mcp::sanitize::sanitize(&warning)
-        );
+    let unusable = |e: build_cache::CacheError| {
+        if e != build_cache::CacheError::Foreign {
+            let warning = format!(
+                "the build cache {} is {e}; every file is read",
+                cache_path.display()
+            );
+            note!(
+                "{PREFIX}index build: warning: {}",
+                agentteams_mcp::sanitize::sanitize(&warning)
+            );
+        }
     };
-    // Its head first: when nothing the `local` partition depends on changed, the partition and
-    // the outline stay as they are and the rest of the cache is not read.
-    let mut cache_bytes = Vec::new();
-    let mut kept: Option<Kept> = None;
-    if let Some((builder, (file, head))) = builder.as_ref().zip(build_cache::read_head(&cache_path))
-    {
-        match build_cache::BuildCache::parse_head(&head, builder, &root_text) {
-            Ok((cache, _)) => {
-                if outputs_unchanged(&cache, &stamp, &local_path, &outline_path)
-                    && sources_unchanged(&cache, &code_paths)
-                {
-                    kept = Some(Kept::from(&cache));
-                }
-            }
-            Err(e @ build_cache::CacheError::Damaged(_)) => damaged(&e),
-            Err(build_cache::CacheError::Foreign) => {}
+    let read = builder.as_ref().map(|builder| {
+        let unchanged = |cache: &build_cache::BuildCache<'_>| {
+            outputs_unchanged(cache, &stamp, &local_path, &outline_path)
+                && sources_unchanged(cache, &code_paths)
+        };
+        read_previous(&cache_path, builder, &root_text, unchanged)
+    });
+    let previous_bytes = match read {
+        Some(Ok(previous)) => previous,
+        Some(Err(e)) => {
+            unusable(e);
+            Previous::None
         }
-        if kept.is_none() {
-            cache_bytes = head;
-            if !build_cache::read_tail(file, &mut cache_bytes) {
-                cache_bytes.clear();
-            }
+        None => Previous::None,
+    };
+    // The previous cache parsed whole, when a build needs it.
+    let previous = match (&previous_bytes, &builder) {
+        (Previous::Cache(bytes), Some(builder)) => {
+            build_cache::BuildCache::parse(bytes, builder, &root_text)
+                .map_err(unusable)
+                .ok()
         }
-    }
-    let previous = builder
-        .as_ref()
-        .filter(|_| kept.is_none() && !cache_bytes.is_empty())
-        .and_then(|builder| {
-            match build_cache::BuildCache::parse(&cache_bytes, builder, &root_text) {
-                Ok(cache) => Some(cache),
-                Err(e @ build_cache::CacheError::Damaged(_)) => {
-                    damaged(&e);
-                    None
-                }
-                Err(build_cache::CacheError::Foreign) => None,
-            }
-        });
-    let kept = kept.as_ref();
-    let built = match kept {
-        Some(_) => {
+        _ => None,
+    };
+    let cache_used = previous.is_some() || matches!(previous_bytes, Previous::Unchanged(_));
+    let local = match &previous_bytes {
+        Previous::Unchanged(kept) => {
             progress(total, total);
-            None
+            LocalPartition::Kept(kept)
         }
-        None => Some(code::build_local(
+        _ => LocalPartition::Built(Box::new(code::build_local(
             &root,
             &code_paths,
             &stamp,
             previous.as_ref(),
             &mut |done| progress(done, total),
-        )),
+        ))),
     };
-    let imports: BTreeSet<String> = match (&built, kept) {
-        (Some(local), _) => local.imports.clone(),
-        (None, Some(kept)) => kept.imports.clone(),
-        (None, None) => BTreeSet::new(),
-    };
-    let (source_bytes, newest) = match (&built, kept) {
-        (Some(local), _) => (local.source_bytes, local.newest),
-        (None, Some(kept)) => (kept.source_bytes, kept.newest),
-        (None, None) => (0, (0, 0)),
-    };
+    let imports = local.imports();
     // The API partitions carry the reference's dependency fingerprint, so its CLI finds them
     // fresh; if a manifest cannot be read the way the reference reads it, `null` (stale there).
     // Everything they read, in all, is bounded by one budget, Python's files first: the
@@ -294,25 +274,8 @@ pub fn build(
             None
         }
     };
-    let (code_files, code_documents, code_definitions, code_terms) = match (&built, kept) {
-        (Some(local), _) => (
-            local.partition.source_count,
-            local.partition.docs.len(),
-            local.outline.definition_count(),
-            local.partition.postings.term_count(),
-        ),
-        (None, Some(kept)) => {
-            let o = &kept.outputs;
-            let n = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
-            (
-                n(o.source_count),
-                n(o.documents),
-                n(o.definitions),
-                n(o.terms),
-            )
-        }
-        (None, None) => (0, 0, 0, 0),
-    };
+    let (code_files, code_documents, code_definitions, code_terms) = local.figures();
+    let (source_bytes, newest) = local.sources_seen();
     let mut report = BuildReport {
         team_dir: team_dir.clone(),
         memory_sources: memory.source_count,
@@ -324,11 +287,11 @@ pub fn build(
         code_definitions,
         code_terms,
         code_sources: total,
-        code_files_reused: match (&built, kept) {
-            (Some(local), _) => local.reused,
-            (None, _) => total,
+        code_files_reused: match &local {
+            LocalPartition::Built(built) => built.reused,
+            LocalPartition::Kept(_) => total,
         },
-        cache_used: previous.is_some() || kept.is_some(),
+        cache_used,
         source_bytes,
         rewritten: Vec::new(),
     };
@@ -337,18 +300,17 @@ pub fn build(
         let api;
         let partition = match kind {
             "local-script" => {
-                let entry = match (&built, kept) {
-                    (Some(local), _) => write_local(
+                let entry = match &local {
+                    LocalPartition::Built(built) => write_local(
                         &references,
                         &code_dir,
-                        local,
+                        built,
                         &stamp,
                         newest,
                         previous.as_ref(),
                         &mut report,
                     )?,
-                    (None, Some(kept)) => kept_entry(&kept.outputs),
-                    (None, None) => unreachable!("the partition is either built or kept"),
+                    LocalPartition::Kept(kept) => kept_entry(&kept.outputs),
                 };
                 on_disk.push((name, entry));
                 continue;
@@ -393,7 +355,7 @@ pub fn build(
         validate_code_index(v).map(|_| ())
     })?;
     atomic::write_atomic(&code_dir.join("manifest.json"), manifest.as_bytes())?;
-    if let (Some(local), Some(builder)) = (&built, &builder) {
+    if let (LocalPartition::Built(local), Some(builder)) = (&local, &builder) {
         // Last: a build that stopped before here leaves the old cache, whose outputs no longer
         // match the files, so the next build reads every file that changed since it.
         if let Some(outputs) = local_entry
@@ -407,6 +369,84 @@ pub fn build(
         }
     }
     Ok(report)
+}
+
+/// The previous build's cache, as far as this build read it.
+enum Previous {
+    /// None to use: absent, foreign, or refused (with a warning).
+    None,
+    /// Nothing the `local` partition depends on changed: its head was enough.
+    Unchanged(Box<Kept>),
+    /// The whole file, for a build that reuses what did not change.
+    Cache(Vec<u8>),
+}
+
+/// Reads the cache at `path` written by `builder` for `root`: its head first, and the rest only
+/// when `unchanged` (judged on the head) says the partition cannot simply be kept. A damaged or
+/// oversized head is an error (the caller warns); the tail's damage shows when it is parsed.
+fn read_previous(
+    path: &Path,
+    builder: &build_cache::Identity,
+    root: &str,
+    unchanged: impl Fn(&build_cache::BuildCache<'_>) -> bool,
+) -> Result<Previous, build_cache::CacheError> {
+    let Some(file) = build_cache::CacheFile::open(path)? else {
+        return Ok(Previous::None);
+    };
+    let kept = {
+        let (head, _) = build_cache::BuildCache::parse_head(&file.bytes, builder, root)?;
+        unchanged(&head).then(|| Kept::from(&head))
+    };
+    Ok(match kept {
+        Some(kept) => Previous::Unchanged(Box::new(kept)),
+        None => Previous::Cache(file.read_tail()?),
+    })
+}
+
+/// The `local` partition as this build has it: kept as the cached build left it, or built.
+enum LocalPartition<'p, 'c> {
+    Kept(&'p Kept),
+    Built(Box<code::Local<'c>>),
+}
+
+impl LocalPartition<'_, '_> {
+    /// The absolute imports of its `.py` files.
+    fn imports(&self) -> BTreeSet<String> {
+        match self {
+            LocalPartition::Built(local) => local.imports.clone(),
+            LocalPartition::Kept(kept) => kept.imports.clone(),
+        }
+    }
+
+    /// The sources' bytes and newest modification time, as looked at.
+    fn sources_seen(&self) -> (u64, (i64, u32)) {
+        match self {
+            LocalPartition::Built(local) => (local.source_bytes, local.newest),
+            LocalPartition::Kept(kept) => (kept.source_bytes, kept.newest),
+        }
+    }
+
+    /// Files, documents, definitions and terms, for the report.
+    fn figures(&self) -> (usize, usize, usize, usize) {
+        match self {
+            LocalPartition::Built(local) => (
+                local.partition.source_count,
+                local.partition.docs.len(),
+                local.outline.definition_count(),
+                local.partition.postings.term_count(),
+            ),
+            LocalPartition::Kept(kept) => {
+                let o = &kept.outputs;
+                let n = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+                (
+                    n(o.source_count),
+                    n(o.documents),
+                    n(o.definitions),
+                    n(o.terms),
+                )
+            }
+        }
+    }
 }
 
 /// What a build that keeps the `local` partition needs of the cache: its outputs and the
@@ -606,9 +646,7 @@ fn write_partition(
     compare: bool,
 ) -> Result<(Value, bool), String> {
     let path = dir.join(format!("{name}.json"));
-    let previous = compare
-        .then(|| previous_file(&path, MAX_INDEX_FILE_BYTES))
-        .flatten();
+    let previous = compare.then(|| previous_file(&path)).flatten();
     if let Some(previous) = previous {
         if let Some(built_at) = top_level_string(&previous, "built_at") {
             let fresh = newest_source.is_none_or(|(s, n)| clock::built_after(&built_at, s, n));
@@ -633,12 +671,12 @@ fn write_partition(
 }
 
 /// The bytes of the file at `path` if it is a regular file (not a link: recall would refuse to
-/// follow one out of the project) of at most `limit` bytes.
-fn previous_file(path: &Path, limit: u64) -> Option<Vec<u8>> {
+/// follow one out of the project) of at most `MAX_INDEX_FILE_BYTES`.
+fn previous_file(path: &Path) -> Option<Vec<u8>> {
     if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
         return None;
     }
-    crate::regular_file::read_at_most(path, limit)
+    crate::regular_file::read_at_most(path, MAX_INDEX_FILE_BYTES)
         .ok()
         .flatten()
 }
