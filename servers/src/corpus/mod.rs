@@ -11,6 +11,7 @@
 
 pub mod built_at;
 pub mod locator;
+pub mod lookup;
 pub mod schema;
 pub mod sidecars;
 pub mod sources;

@@ -60,6 +60,11 @@ impl Identity {
         }
     }
 
+    /// The identity of the file the path names.
+    pub fn file(&self) -> FileIdentity {
+        self.file
+    }
+
     /// The file's length in bytes, and its modification time (seconds, nanoseconds).
     pub fn bytes(&self) -> u64 {
         self.file.len

@@ -15,7 +15,9 @@ use super::postings::{KnownTerms, Postings};
 use super::pyjson::PyJson;
 use super::sources::{language_for, mtime, read_text, CodeSource};
 use super::stamp::Stamp;
+use crate::corpus::lookup::{self, Cuts, DocumentEntry};
 use crate::corpus::tokenize::Tokenizer;
+use agentteams_mcp::file_identity::FileIdentity;
 use agentteams_mcp::json::{obj, Value};
 use agentteams_mcp::sha256;
 use std::collections::{BTreeSet, HashMap};
@@ -265,6 +267,75 @@ impl Local<'_> {
     }
 }
 
+/// Where the parts of a partition or outline just written lie in its file: what the lookup
+/// sidecar ([`crate::corpus::lookup`]) records.
+#[derive(Debug, Default)]
+pub struct Written {
+    pub cuts: Cuts,
+    /// Per document (per definition in the outline), `{` to `}`.
+    pub documents: Vec<(u64, u64)>,
+    /// Per term in written order: its number in the postings, its key's opening quote to its
+    /// list's `]`, and its list's length.
+    pub terms: Vec<(u32, u64, u64, u32)>,
+}
+
+impl Local<'_> {
+    /// The lookup sidecar's bytes for `local.json` and the outline as `local_written` and
+    /// `outline_written` say they were written, bound to the files' identities.
+    pub fn lookup_bytes(
+        &self,
+        local: (&Written, FileIdentity),
+        outline: (&Written, FileIdentity),
+    ) -> Vec<u8> {
+        let partition = &self.partition;
+        let mut documents: Vec<DocumentEntry> = partition
+            .docs
+            .iter()
+            .zip(&local.0.documents)
+            .map(|(doc, &range)| DocumentEntry {
+                local: range,
+                length: doc.length,
+                outline: (0, 0),
+            })
+            .collect();
+        for row in &self.files {
+            if let FileRead::Document {
+                doc,
+                outline: definitions,
+                ..
+            } = &row.read
+            {
+                if definitions.is_empty() {
+                    continue;
+                }
+                let first = outline.0.documents.get(definitions.start);
+                let last = definitions
+                    .end
+                    .checked_sub(1)
+                    .and_then(|i| outline.0.documents.get(i));
+                if let (Some(entry), Some(first), Some(last)) =
+                    (documents.get_mut(*doc), first, last)
+                {
+                    entry.outline = (first.0, last.1);
+                }
+            }
+        }
+        let paths: Vec<&str> = partition.docs.iter().map(|d| d.path.as_str()).collect();
+        let postings = &self.partition.postings;
+        let mut terms = (local.0.terms.iter())
+            .map(|&(i, start, end, count)| (postings.term(i as usize), (start, end), count));
+        lookup::encode(lookup::Contents {
+            local: local.1,
+            outline: outline.1,
+            local_cuts: local.0.cuts,
+            outline_cuts: outline.0.cuts,
+            documents: &documents,
+            paths: &paths,
+            terms: &mut terms,
+        })
+    }
+}
+
 /// The code outline (`references/code-outline.json`, [`crate::recall::outline`]): one document
 /// per definition of each file of the `local` partition, at every level (methods included), in a
 /// partition's format with no postings, on one line and without the documents' optional fields,
@@ -335,24 +406,38 @@ impl<'c> Outline<'c> {
                 .map(|i| self.document(i).len() + 24)
                 .sum::<usize>(),
         );
-        self.write_json(&mut w, stamp, source_fingerprint, build_id);
+        self.write_json(
+            &mut w,
+            stamp,
+            source_fingerprint,
+            build_id,
+            &mut Written::default(),
+        );
         w.finish()
     }
 
-    /// [`Outline::to_json`] streamed into `sink`.
+    /// [`Outline::to_json`] streamed into `sink`, recording where its parts lie in `written`.
     pub fn write_to(
         &self,
         sink: &mut dyn std::io::Write,
         stamp: &Stamp,
         source_fingerprint: &str,
         build_id: &str,
+        written: &mut Written,
     ) -> std::io::Result<()> {
         let mut w = PyJson::streaming(None, sink);
-        self.write_json(&mut w, stamp, source_fingerprint, build_id);
+        self.write_json(&mut w, stamp, source_fingerprint, build_id, written);
         w.finish_streaming()
     }
 
-    fn write_json(&self, w: &mut PyJson, stamp: &Stamp, source_fingerprint: &str, build_id: &str) {
+    fn write_json(
+        &self,
+        w: &mut PyJson,
+        stamp: &Stamp,
+        source_fingerprint: &str,
+        build_id: &str,
+        written: &mut Written,
+    ) {
         w.begin_object();
         w.key("N");
         w.int(self.documents.len() as u64);
@@ -367,13 +452,18 @@ impl<'c> Outline<'c> {
         w.key("dependency_fingerprint");
         w.null();
         w.key("documents");
+        *written = Written::default();
+        written.documents.reserve_exact(self.documents.len());
+        let start = w.position();
         w.begin_array();
         for doc_id in 0..self.documents.len() {
-            w.element();
+            let at = w.element_at();
             w.raw(&format!("{{\"doc_id\": {doc_id}, "));
             w.raw(self.document(doc_id));
+            written.documents.push((at, w.position()));
         }
         w.end_array();
+        written.cuts.documents = (start, w.position());
         for (key, value) in [
             ("fallback_policy", FALLBACK_POLICY),
             ("framework", stamp.framework.as_str()),
@@ -385,8 +475,10 @@ impl<'c> Outline<'c> {
             w.string(value);
         }
         w.key("postings");
+        let start = w.position();
         w.begin_object();
         w.end_object();
+        written.cuts.postings = (start, w.position());
         finish_partition(
             w,
             &stamp.project_name,
@@ -874,7 +966,12 @@ impl Partition {
     /// [`Partition::to_json`] as if built at `built_at` (with the build id that follows from it):
     /// what a previous build of the same content wrote.
     pub fn to_json_at(&self, built_at: &str) -> String {
-        self.to_json_with(built_at, &self.build_id_at(built_at))
+        self.to_json_recorded(built_at, &mut Written::default())
+    }
+
+    /// [`Partition::to_json_at`], recording where its parts lie in `written`.
+    pub fn to_json_recorded(&self, built_at: &str, written: &mut Written) -> String {
+        self.to_json_with(built_at, &self.build_id_at(built_at), written)
     }
 
     /// The `index_build_id` of this partition written at `built_at`: SHA-256 of
@@ -885,21 +982,25 @@ impl Partition {
     }
 
     /// The file's bytes with the given `built_at` and `index_build_id`.
-    fn to_json_with(&self, built_at: &str, build_id: &str) -> String {
+    fn to_json_with(&self, built_at: &str, build_id: &str, written: &mut Written) -> String {
         let mut w = PyJson::new(Some(2), 4096 + self.postings.term_count() * 64);
-        self.write_json(&mut w, built_at, build_id);
+        self.write_json(&mut w, built_at, build_id, written);
         w.finish()
     }
 
-    /// [`Partition::to_json`] streamed into `sink`.
-    pub fn write_to(&self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+    /// [`Partition::to_json`] streamed into `sink`, recording where its parts lie in `written`.
+    pub fn write_to(
+        &self,
+        sink: &mut dyn std::io::Write,
+        written: &mut Written,
+    ) -> std::io::Result<()> {
         let built_at = &self.stamp.built_at;
         let mut w = PyJson::streaming(Some(2), sink);
-        self.write_json(&mut w, built_at, &self.build_id_at(built_at));
+        self.write_json(&mut w, built_at, &self.build_id_at(built_at), written);
         w.finish_streaming()
     }
 
-    fn write_json(&self, w: &mut PyJson, built_at: &str, build_id: &str) {
+    fn write_json(&self, w: &mut PyJson, built_at: &str, build_id: &str, written: &mut Written) {
         let fingerprint = self.source_fingerprint();
         let by_term = self.postings.by_term();
         let norms = self.postings.vector_norms(&by_term);
@@ -917,12 +1018,17 @@ impl Partition {
         w.key("dependency_fingerprint");
         w.opt_string(self.dependency_fingerprint.as_deref());
         w.key("documents");
+        *written = Written::default();
+        written.documents.reserve_exact(self.docs.len());
+        let start = w.position();
         w.begin_array();
         for (doc_id, doc) in self.docs.iter().enumerate() {
-            w.element();
+            let at = w.element_at();
             self.write_document(w, doc_id, doc, norms[doc_id]);
+            written.documents.push((at, w.position()));
         }
         w.end_array();
+        written.cuts.documents = (start, w.position());
         w.key("fallback_policy");
         w.string(FALLBACK_POLICY);
         w.key("framework");
@@ -934,7 +1040,9 @@ impl Partition {
         w.key("index_write_owner");
         w.string(WRITE_OWNER);
         w.key("postings");
-        write_postings(w, &self.postings, &by_term, true);
+        let start = w.position();
+        write_postings(w, &self.postings, &by_term, true, Some(&mut written.terms));
+        written.cuts.postings = (start, w.position());
         finish_partition(
             w,
             &self.stamp.project_name,

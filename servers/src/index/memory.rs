@@ -389,7 +389,7 @@ impl MemoryIndex {
         }
         w.end_array();
         w.key("postings");
-        write_postings(&mut w, &self.postings, &by_term, false);
+        write_postings(&mut w, &self.postings, &by_term, false, None);
         w.key("avgdl");
         w.float(self.postings.avgdl());
         w.key("N");
@@ -402,8 +402,15 @@ impl MemoryIndex {
 }
 
 /// `{"term": [{"doc_id": d, "tf": n}, ...], ...}` from `postings` turned around (`by_term`),
-/// terms in first-seen order or sorted.
-pub fn write_postings(w: &mut PyJson, postings: &Postings, by_term: &ByTerm, sorted: bool) {
+/// terms in first-seen order or sorted; `record` gets each term's number, the bytes from its
+/// key's opening quote to its list's `]` and its list's length, in written order.
+pub fn write_postings(
+    w: &mut PyJson,
+    postings: &Postings,
+    by_term: &ByTerm,
+    sorted: bool,
+    mut record: Option<&mut Vec<(u32, u64, u64, u32)>>,
+) {
     let mut order: Vec<usize> = (0..postings.term_count()).collect();
     if sorted {
         // Terms are distinct, so an unstable sort gives the one order; comparing their first
@@ -419,11 +426,22 @@ pub fn write_postings(w: &mut PyJson, postings: &Postings, by_term: &ByTerm, sor
         order = keyed.into_iter().map(|(_, i)| i).collect();
     }
     w.begin_object();
+    if let Some(record) = record.as_deref_mut() {
+        record.reserve_exact(order.len());
+    }
     for i in order {
-        w.key(postings.term(i));
+        let start = w.key_at(postings.term(i));
         w.begin_array();
         w.int_pair_elements(("doc_id", "tf"), by_term.entries(i));
         w.end_array();
+        if let Some(record) = record.as_deref_mut() {
+            record.push((
+                i as u32,
+                start,
+                w.position(),
+                by_term.entries(i).len() as u32,
+            ));
+        }
     }
     w.end_object();
 }

@@ -26,11 +26,13 @@ pub mod sections;
 pub mod sources;
 pub mod stamp;
 
+use crate::corpus::lookup;
 use crate::corpus::schema::{
     validate_code_index, validate_memory_index, CodeIndexFile, MAX_INDEX_FILE_BYTES,
 };
 use crate::corpus::sidecars::{OUTLINE_FILE, SECTIONS_FILE};
 use crate::corpus::teamdir::{confine, CODE_MARKER, MEMORY_MARKER, TEAM_DIRS};
+use agentteams_mcp::file_identity::FileIdentity;
 use agentteams_mcp::json::{self, Reader, Token, Value};
 use agentteams_mcp::voice::PREFIX;
 use stamp::Stamp;
@@ -214,7 +216,7 @@ pub fn build(
     };
     let read = builder.as_ref().map(|builder| {
         let unchanged = |cache: &build_cache::BuildCache<'_>| {
-            outputs_unchanged(cache, &stamp, &local_path, &outline_path)
+            outputs_unchanged(cache, &stamp, &local_path, &references)
                 && sources_unchanged(cache, &code_paths)
         };
         read_previous(&cache_path, builder, &root_text, unchanged)
@@ -328,7 +330,9 @@ pub fn build(
                 &api
             }
         };
-        let (entry, rewritten) = write_partition(&code_dir, name, partition, None, true)?;
+        let mut written = code::Written::default();
+        let (entry, rewritten) =
+            write_partition(&code_dir, name, partition, None, true, &mut written)?;
         if rewritten {
             report.rewritten.push(name);
         }
@@ -482,17 +486,23 @@ impl Kept {
 }
 
 /// Whether `local.json` and the outline are as the cached build left them, for the same stamp.
+/// The lookup sidecar in `references` must be bound to both as they are.
 fn outputs_unchanged(
     cache: &build_cache::BuildCache<'_>,
     stamp: &Stamp,
     local: &Path,
-    outline: &Path,
+    references: &Path,
 ) -> bool {
     let o = &cache.outputs;
     o.project_name == stamp.project_name
         && o.framework == stamp.framework
         && build_cache::Identity::of(local) == Some(o.local)
-        && build_cache::Identity::of(outline) == Some(o.outline)
+        && build_cache::Identity::of(&references.join(OUTLINE_FILE)) == Some(o.outline)
+        && lookup::binds(
+            &references.join(lookup::LOOKUP_FILE),
+            &o.local.file(),
+            &o.outline.file(),
+        )
 }
 
 /// Whether the sources are the cached ones, in order, each with the identity it had.
@@ -517,9 +527,9 @@ fn kept_entry(o: &build_cache::Outputs) -> Value {
     )
 }
 
-/// Writes the `local` partition and the outline, unless the cache shows the partition's content
-/// is what is on disk (then both stay, the outline rewritten only if it is not the one that
-/// build wrote); returns the partition's manifest entry.
+/// Writes the `local` partition, the outline and the lookup sidecar that says where their parts
+/// lie, unless the cache shows all three are what this build would write (then they stay);
+/// returns the partition's manifest entry.
 fn write_local(
     references: &Path,
     code_dir: &Path,
@@ -531,26 +541,26 @@ fn write_local(
 ) -> Result<Value, String> {
     let partition = &local.partition;
     let outline_path = references.join(OUTLINE_FILE);
-    let same_content = previous.filter(|cache| {
+    let local_path = code_dir.join("local.json");
+    let kept = previous.filter(|cache| {
         local.changed == code::Change::Same
-            && cache.outputs.project_name == stamp.project_name
-            && cache.outputs.framework == stamp.framework
-            && build_cache::Identity::of(&code_dir.join("local.json")) == Some(cache.outputs.local)
+            && outputs_unchanged(cache, stamp, &local_path, references)
             && clock::built_after(&cache.outputs.built_at, newest.0, newest.1)
     });
-    let (entry, rewritten) = match same_content {
-        Some(cache) => {
-            if build_cache::Identity::of(&outline_path) == Some(cache.outputs.outline) {
-                return Ok(partition.manifest_entry(&cache.outputs.built_at));
-            }
-            (partition.manifest_entry(&cache.outputs.built_at), false)
-        }
-        // When the cache shows the content changed, the old file need not be read to compare.
-        None => {
-            let compare = local.changed != code::Change::Differs;
-            write_partition(code_dir, "local", partition, Some(newest), compare)?
-        }
-    };
+    if let Some(cache) = kept {
+        return Ok(partition.manifest_entry(&cache.outputs.built_at));
+    }
+    // When the cache shows the content changed, the old file need not be read to compare.
+    let compare = local.changed != code::Change::Differs;
+    let mut local_written = code::Written::default();
+    let (entry, rewritten) = write_partition(
+        code_dir,
+        "local",
+        partition,
+        Some(newest),
+        compare,
+        &mut local_written,
+    )?;
     if rewritten {
         report.rewritten.push("local");
     }
@@ -562,15 +572,33 @@ fn write_local(
         partition.source_fingerprint(),
         partition.build_id_at(built_at),
     );
+    let mut outline_written = code::Written::default();
     atomic::write_atomic_streamed(
         &outline_path,
-        |sink| local.outline.write_to(sink, stamp, &fingerprint, &build_id),
+        |sink| {
+            let written = &mut outline_written;
+            local
+                .outline
+                .write_to(sink, stamp, &fingerprint, &build_id, written)
+        },
         |written| {
             check_written(written, OUTLINE_FILE, |v| {
                 validate_code_index(v).map(|_| ())
             })
         },
     )?;
+    // Bound to the two files as they are now: their identities after the renames that put
+    // them in place.
+    let identity = |path: &Path| {
+        let meta = std::fs::symlink_metadata(path)
+            .map_err(|e| format!("cannot look at {}: {e}", path.display()))?;
+        Ok::<_, String>(FileIdentity::of(&meta))
+    };
+    let bytes = local.lookup_bytes(
+        (&local_written, identity(&local_path)?),
+        (&outline_written, identity(&outline_path)?),
+    );
+    atomic::write_atomic(&references.join(lookup::LOOKUP_FILE), &bytes)?;
     Ok(entry)
 }
 
@@ -644,13 +672,14 @@ fn write_partition(
     partition: &code::Partition,
     newest_source: Option<(i64, u32)>,
     compare: bool,
+    written: &mut code::Written,
 ) -> Result<(Value, bool), String> {
     let path = dir.join(format!("{name}.json"));
     let previous = compare.then(|| previous_file(&path)).flatten();
     if let Some(previous) = previous {
         if let Some(built_at) = top_level_string(&previous, "built_at") {
             let fresh = newest_source.is_none_or(|(s, n)| clock::built_after(&built_at, s, n));
-            if fresh && partition.to_json_at(&built_at).as_bytes() == previous.as_slice() {
+            if fresh && partition.to_json_recorded(&built_at, written).as_bytes() == previous {
                 return Ok((partition.manifest_entry(&built_at), false));
             }
         }
@@ -664,7 +693,7 @@ fn write_partition(
     };
     atomic::write_atomic_streamed(
         &path,
-        |sink| partition.write_to(sink),
+        |sink| partition.write_to(sink, written),
         |written| check_written(written, name, check),
     )?;
     Ok((partition.manifest_entry(&partition.stamp.built_at), true))

@@ -43,6 +43,8 @@ pub struct PyJson<'w> {
     /// (after which nothing more is sent).
     sink: Option<&'w mut dyn std::io::Write>,
     failed: Option<std::io::Error>,
+    /// Bytes handed to the sink so far.
+    sent: u64,
     /// The layout [`PyJson::int_pair_elements`] last worked out.
     pairs: Option<PairLayout>,
 }
@@ -112,6 +114,7 @@ impl<'w> PyJson<'w> {
             empty: Vec::new(),
             sink: None,
             failed: None,
+            sent: 0,
             pairs: None,
         }
     }
@@ -146,6 +149,7 @@ impl<'w> PyJson<'w> {
                     self.failed = Some(e);
                 }
             }
+            self.sent += self.out.len() as u64;
             self.out.clear();
         }
     }
@@ -205,6 +209,26 @@ impl<'w> PyJson<'w> {
     }
     pub fn end_array(&mut self) {
         self.close(']');
+    }
+
+    /// Where the next byte written will be in the output.
+    pub fn position(&self) -> u64 {
+        self.sent + self.out.len() as u64
+    }
+
+    /// [`PyJson::key`], returning where the key's opening quote is in the output.
+    pub fn key_at(&mut self, key: &str) -> u64 {
+        self.member();
+        let at = self.position();
+        self.string(key);
+        self.out.push_str(": ");
+        at
+    }
+
+    /// [`PyJson::element`], returning where the element will start in the output.
+    pub fn element_at(&mut self) -> u64 {
+        self.member();
+        self.position()
     }
 
     /// Starts an object member; the value follows.

@@ -387,6 +387,20 @@ pub enum CodeFile {
 }
 
 impl Corpus {
+    /// A copy of this corpus's metadata, without its documents and postings.
+    pub fn metadata(&self) -> Corpus {
+        Corpus {
+            tokenizer: self.tokenizer,
+            n: self.n,
+            avgdl: self.avgdl,
+            documents: Vec::new(),
+            postings: PostingTable::default(),
+            built_at: self.built_at.clone(),
+            build_id: self.build_id.clone(),
+            source_kind: self.source_kind.clone(),
+        }
+    }
+
     /// Bytes the corpus occupies (estimated from its allocations).
     fn resident_bytes(&self) -> usize {
         std::mem::size_of::<Corpus>()

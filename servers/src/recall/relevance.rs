@@ -167,169 +167,221 @@ pub fn rank_words(
     root: &Path,
     outline: Option<&Outline>,
 ) -> Vec<Hit> {
-    if corpus.n == 0.0 {
-        return Vec::new();
-    }
-    let words = &query_words.words;
-    if words.is_empty() {
-        return Vec::new();
-    }
-    let avgdl = if corpus.avgdl == 0.0 {
+    FirstPass::score(corpus, query_words, k).rescore(corpus, query_words, query, k, root, outline)
+}
+
+/// A ranking's first pass: BM25 over the postings of the query's words scaled by coverage and
+/// the length prior, and the best of it kept to be re-scored with the documents' definitions
+/// and paths. It reads only the documents' lengths, so a corpus whose documents are not all
+/// loaded can be scored, and only the [`FirstPass::candidates`] loaded before re-scoring.
+pub struct FirstPass {
+    /// Per document: the bits of the words it holds.
+    matched: Vec<u64>,
+    /// The documents to re-score with their first-pass scores, best first.
+    pool: Vec<(f64, usize)>,
+}
+
+/// The first-pass order: score descending, then position.
+fn best_first(a: &(f64, usize), b: &(f64, usize)) -> std::cmp::Ordering {
+    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
+}
+
+/// `avgdl` as the scorer uses it (a stored `0` would divide by zero).
+fn average_length(corpus: &Corpus) -> f64 {
+    if corpus.avgdl == 0.0 {
         1.0
     } else {
         corpus.avgdl
-    };
-    let docs = corpus.documents.len();
-    let mut bm25 = vec![0.0f64; docs];
-    let mut matched = vec![0u64; docs];
-    let mut seen = vec![false; docs];
-    let mut touched: Vec<usize> = Vec::new();
-    for (bit, word) in words.iter().enumerate() {
-        for (i, (term, weight, _)) in word.variants.iter().enumerate() {
-            let list: &[Posting] = corpus.postings.get(term).map_or(&[], |(_, l)| l);
-            let bits = if i < word.held { 1 << bit } else { 0 };
-            for posting in list {
-                let dl = corpus.documents[posting.doc].length;
-                let tf = posting.tf;
-                let denom = tf + K1 * ((1.0 - B) + (B * dl) / avgdl);
-                bm25[posting.doc] += weight * ((tf * (K1 + 1.0)) / denom);
-                if !seen[posting.doc] {
-                    seen[posting.doc] = true;
-                    touched.push(posting.doc);
-                }
-                matched[posting.doc] |= bits;
-            }
-        }
     }
-    let coverage = |mask: u64| coverage_of(words, mask);
-    let code = corpus.tokenizer == Tokenizer::Code;
-    // A long file holds some of any question's words by chance (see LENGTH_PRIOR).
-    let prior = |d: usize| {
-        if code {
-            (corpus.documents[d].length.max(1.0) / avgdl).powf(-LENGTH_PRIOR)
-        } else {
-            1.0
+}
+
+impl FirstPass {
+    /// The first pass over `corpus` for the top `k`.
+    pub fn score(corpus: &Corpus, query_words: &QueryWords, k: usize) -> FirstPass {
+        let words = &query_words.words;
+        if corpus.n == 0.0 || words.is_empty() {
+            return FirstPass {
+                matched: Vec::new(),
+                pool: Vec::new(),
+            };
         }
-    };
-    // First pass: BM25 scaled by coverage and the length prior; the best of those are
-    // re-scored with their definitions and paths, which needs their passages.
-    let first = |d: usize| {
-        bm25[d] * (COVERAGE_FLOOR + (1.0 - COVERAGE_FLOOR) * coverage(matched[d])) * prior(d)
-    };
-    let order = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-    let mut pool: Vec<(f64, usize)> = touched.iter().map(|&d| (first(d), d)).collect();
-    let keep = RESCORED.max(2 * k);
-    if pool.len() > keep {
-        pool.select_nth_unstable_by(keep, order);
-        pool.truncate(keep);
-    }
-    let wants_tests = query_says_any(query, TEST_WORDS);
-    let wants_examples = query_says_any(query, EXAMPLE_WORDS);
-    // An `api-doc` document's passages are paragraphs of a description, not signatures.
-    let signatures = code && corpus.source_kind.as_deref() != Some("api-doc");
-    // Best first, so that once a first-pass score cannot reach the k-th best re-scored one
-    // however its features turn out, neither can any after it: they are not read.
-    pool.sort_unstable_by(order);
-    let mut best_scores: Vec<f64> = Vec::with_capacity(k + 1);
-    let mut rescored: Vec<(f64, usize, Features)> = Vec::with_capacity(pool.len());
-    let mut votes: Vec<(&str, f64)> = Vec::new();
-    for (position, (score, d)) in pool.into_iter().enumerate() {
-        if k == 0 || best_scores.len() == k && score * MAX_RESCORE_FACTOR < best_scores[k - 1] {
-            break;
-        }
-        let deep = position < DEEP_RESCORED;
-        let (score, features) = {
-            let doc = &corpus.documents[d];
-            let features = features(
-                doc,
-                query_words,
-                root,
-                code,
-                signatures,
-                outline.filter(|_| deep),
-                deep,
-            );
-            let weighted = |mask: u64| coverage(mask);
-            let mut score = score
-                * (1.0
-                    + DEFINITION_WEIGHT * weighted(features.definition_mask)
-                    + PATH_WEIGHT * weighted(features.path_mask)
-                    + PASSAGE_WEIGHT * weighted(features.passage_mask)
-                    + EXACT_NAME_WEIGHT * features.exact_share);
-            // Its score before TEST_FACTOR: how well it matches, whatever the query asks.
-            if features.test_or_generated {
-                if let Some(subject) = tested_subject(relative(doc.path(), root)) {
-                    votes.push((subject, score));
+        let avgdl = average_length(corpus);
+        let docs = corpus.documents.len();
+        let mut bm25 = vec![0.0f64; docs];
+        let mut matched = vec![0u64; docs];
+        let mut seen = vec![false; docs];
+        let mut touched: Vec<usize> = Vec::new();
+        for (bit, word) in words.iter().enumerate() {
+            for (i, (term, weight, _)) in word.variants.iter().enumerate() {
+                let list: &[Posting] = corpus.postings.get(term).map_or(&[], |(_, l)| l);
+                let bits = if i < word.held { 1 << bit } else { 0 };
+                for posting in list {
+                    let dl = corpus.documents[posting.doc].length;
+                    let tf = posting.tf;
+                    let denom = tf + K1 * ((1.0 - B) + (B * dl) / avgdl);
+                    bm25[posting.doc] += weight * ((tf * (K1 + 1.0)) / denom);
+                    if !seen[posting.doc] {
+                        seen[posting.doc] = true;
+                        touched.push(posting.doc);
+                    }
+                    matched[posting.doc] |= bits;
                 }
             }
-            if features.test_or_generated && !wants_tests {
-                score *= TEST_FACTOR;
+        }
+        let coverage = |mask: u64| coverage_of(words, mask);
+        let code = corpus.tokenizer == Tokenizer::Code;
+        // A long file holds some of any question's words by chance (see LENGTH_PRIOR).
+        let prior = |d: usize| {
+            if code {
+                (corpus.documents[d].length.max(1.0) / avgdl).powf(-LENGTH_PRIOR)
+            } else {
+                1.0
             }
-            if features.example && !wants_examples {
-                score *= EXAMPLE_FACTOR;
-            }
-            (score, features)
         };
-        let at = best_scores.partition_point(|&b| b >= score);
-        if at < k {
-            best_scores.insert(at, score);
-            best_scores.truncate(k);
+        let first = |d: usize| {
+            bm25[d] * (COVERAGE_FLOOR + (1.0 - COVERAGE_FLOOR) * coverage(matched[d])) * prior(d)
+        };
+        let mut pool: Vec<(f64, usize)> = touched.iter().map(|&d| (first(d), d)).collect();
+        let keep = RESCORED.max(2 * k);
+        if pool.len() > keep {
+            pool.select_nth_unstable_by(keep, best_first);
+            pool.truncate(keep);
         }
-        rescored.push((score, d, features));
+        // Best first, so that once a first-pass score cannot reach the k-th best re-scored one
+        // however its features turn out, neither can any after it: they are not read.
+        pool.sort_unstable_by(best_first);
+        FirstPass { matched, pool }
     }
-    // A test file votes for the file it is named after with a share of its own score (see
-    // MIRROR_WEIGHT). Only files already re-scored receive votes: one passed over above stays
-    // passed over. At most `pool` votes and files (`RESCORED.max(2 * k)` each).
-    if !votes.is_empty() {
-        for (score, d, features) in &mut rescored {
-            if features.test_or_generated {
-                continue;
-            }
-            let stem = file_stem(relative(corpus.documents[*d].path(), root));
-            let vote = votes
-                .iter()
-                .filter(|(subject, _)| subject.eq_ignore_ascii_case(stem))
-                .map(|v| v.1)
-                .fold(0.0, f64::max);
-            *score += MIRROR_WEIGHT * vote;
+
+    /// The documents re-scoring may read, best first.
+    pub fn candidates(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        self.pool.iter().map(|&(_, d)| d)
+    }
+
+    /// The top `k`: the candidates re-scored with their definitions (from `outline` for the
+    /// first [`DEEP_RESCORED`]), paths and kinds. `corpus` is the one scored, with at least the
+    /// candidates' documents loaded.
+    pub fn rescore(
+        self,
+        corpus: &Corpus,
+        query_words: &QueryWords,
+        query: &str,
+        k: usize,
+        root: &Path,
+        outline: Option<&Outline>,
+    ) -> Vec<Hit> {
+        let FirstPass { matched, pool } = self;
+        if pool.is_empty() {
+            return Vec::new();
         }
-    }
-    rescored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    rescored.truncate(k);
-    // Each term's weight as a snippet counts it: the first word's, where a term is a variant of
-    // several. Looked up once per token of every passage of every hit.
-    let mut terms: HashMap<&str, f64, BuildHasherDefault<Fnv>> = HashMap::default();
-    for (term, weight, _) in words.iter().flat_map(|w| &w.variants) {
-        terms.entry(term.as_str()).or_insert(*weight);
-    }
-    rescored
-        .into_iter()
-        .map(|(score, d, features)| {
-            let doc = &corpus.documents[d];
-            let coverage = coverage(matched[d]);
-            let definitions = coverage_of(words, features.definition_mask | features.path_mask);
-            Hit {
-                doc_id: d,
-                path: doc.path().to_owned(),
-                title: if code {
-                    relative(doc.path(), root).to_owned()
-                } else {
-                    doc.title().to_owned()
-                },
-                // A document that is one definition (an API unit) is named by it; a file by the
-                // definition naming the most query words.
-                symbol: doc
-                    .symbol()
-                    .flatten()
-                    .map(str::to_owned)
-                    .or(features.symbol),
-                score,
-                snippet: snippet(doc, corpus.tokenizer, &terms),
-                tier: Some(tier(coverage, definitions)),
-                lines: None,
+        let words = &query_words.words;
+        let coverage = |mask: u64| coverage_of(words, mask);
+        let code = corpus.tokenizer == Tokenizer::Code;
+        let wants_tests = query_says_any(query, TEST_WORDS);
+        let wants_examples = query_says_any(query, EXAMPLE_WORDS);
+        // An `api-doc` document's passages are paragraphs of a description, not signatures.
+        let signatures = code && corpus.source_kind.as_deref() != Some("api-doc");
+        let mut best_scores: Vec<f64> = Vec::with_capacity(k + 1);
+        let mut rescored: Vec<(f64, usize, Features)> = Vec::with_capacity(pool.len());
+        let mut votes: Vec<(&str, f64)> = Vec::new();
+        for (position, (score, d)) in pool.into_iter().enumerate() {
+            if k == 0 || best_scores.len() == k && score * MAX_RESCORE_FACTOR < best_scores[k - 1] {
+                break;
             }
-        })
-        .collect()
+            let deep = position < DEEP_RESCORED;
+            let (score, features) = {
+                let doc = &corpus.documents[d];
+                let features = features(
+                    doc,
+                    query_words,
+                    root,
+                    code,
+                    signatures,
+                    outline.filter(|_| deep),
+                    deep,
+                );
+                let weighted = |mask: u64| coverage(mask);
+                let mut score = score
+                    * (1.0
+                        + DEFINITION_WEIGHT * weighted(features.definition_mask)
+                        + PATH_WEIGHT * weighted(features.path_mask)
+                        + PASSAGE_WEIGHT * weighted(features.passage_mask)
+                        + EXACT_NAME_WEIGHT * features.exact_share);
+                // Its score before TEST_FACTOR: how well it matches, whatever the query asks.
+                if features.test_or_generated {
+                    if let Some(subject) = tested_subject(relative(doc.path(), root)) {
+                        votes.push((subject, score));
+                    }
+                }
+                if features.test_or_generated && !wants_tests {
+                    score *= TEST_FACTOR;
+                }
+                if features.example && !wants_examples {
+                    score *= EXAMPLE_FACTOR;
+                }
+                (score, features)
+            };
+            let at = best_scores.partition_point(|&b| b >= score);
+            if at < k {
+                best_scores.insert(at, score);
+                best_scores.truncate(k);
+            }
+            rescored.push((score, d, features));
+        }
+        // A test file votes for the file it is named after with a share of its own score (see
+        // MIRROR_WEIGHT). Only files already re-scored receive votes: one passed over above stays
+        // passed over. At most `pool` votes and files (`RESCORED.max(2 * k)` each).
+        if !votes.is_empty() {
+            for (score, d, features) in &mut rescored {
+                if features.test_or_generated {
+                    continue;
+                }
+                let stem = file_stem(relative(corpus.documents[*d].path(), root));
+                let vote = votes
+                    .iter()
+                    .filter(|(subject, _)| subject.eq_ignore_ascii_case(stem))
+                    .map(|v| v.1)
+                    .fold(0.0, f64::max);
+                *score += MIRROR_WEIGHT * vote;
+            }
+        }
+        rescored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        rescored.truncate(k);
+        // Each term's weight as a snippet counts it: the first word's, where a term is a variant of
+        // several. Looked up once per token of every passage of every hit.
+        let mut terms: HashMap<&str, f64, BuildHasherDefault<Fnv>> = HashMap::default();
+        for (term, weight, _) in words.iter().flat_map(|w| &w.variants) {
+            terms.entry(term.as_str()).or_insert(*weight);
+        }
+        rescored
+            .into_iter()
+            .map(|(score, d, features)| {
+                let doc = &corpus.documents[d];
+                let coverage = coverage(matched[d]);
+                let definitions = coverage_of(words, features.definition_mask | features.path_mask);
+                Hit {
+                    doc_id: d,
+                    path: doc.path().to_owned(),
+                    title: if code {
+                        relative(doc.path(), root).to_owned()
+                    } else {
+                        doc.title().to_owned()
+                    },
+                    // A document that is one definition (an API unit) is named by it; a file by the
+                    // definition naming the most query words.
+                    symbol: doc
+                        .symbol()
+                        .flatten()
+                        .map(str::to_owned)
+                        .or(features.symbol),
+                    score,
+                    snippet: snippet(doc, corpus.tokenizer, &terms),
+                    tier: Some(tier(coverage, definitions)),
+                    lines: None,
+                }
+            })
+            .collect()
+    }
 }
 
 /// A query's words, looked up once among a corpus's terms, to choose each hit's definition from
@@ -348,9 +400,52 @@ pub struct QueryWords {
     term_hashes: Vec<(u64, u64)>,
 }
 
+/// What choosing a query's words asks of an index's terms: how many documents hold a term and
+/// which terms start with a prefix. A loaded corpus answers from its postings; the lookup
+/// sidecar ([`super::lookup`]) from its term table, without reading a posting.
+pub trait Vocabulary {
+    fn tokenizer(&self) -> Tokenizer;
+    /// The stored `N`.
+    fn document_total(&self) -> f64;
+    /// The stored term equal to `term` and how many documents hold it.
+    fn documents_holding(&self, term: &str) -> Option<(&str, usize)>;
+    /// Every stored term starting with `prefix` and how many documents hold it, in term order.
+    fn with_prefix<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> Box<dyn Iterator<Item = (&'a str, usize)> + 'a>;
+}
+
+impl Vocabulary for Corpus {
+    fn tokenizer(&self) -> Tokenizer {
+        self.tokenizer
+    }
+
+    fn document_total(&self) -> f64 {
+        self.n
+    }
+
+    fn documents_holding(&self, term: &str) -> Option<(&str, usize)> {
+        self.postings
+            .get(term)
+            .map(|(term, list)| (term, list.len()))
+    }
+
+    fn with_prefix<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> Box<dyn Iterator<Item = (&'a str, usize)> + 'a> {
+        Box::new(
+            self.postings
+                .with_prefix(prefix)
+                .map(|(t, list)| (t, list.len())),
+        )
+    }
+}
+
 impl QueryWords {
-    pub fn new(corpus: &Corpus, query: &str) -> QueryWords {
-        let words = query_words(corpus, query);
+    pub fn new(vocabulary: &dyn Vocabulary, query: &str) -> QueryWords {
+        let words = query_words(vocabulary, query);
         let mut masks: HashMap<String, u64, BuildHasherDefault<Fnv>> = HashMap::default();
         for (bit, word) in words.iter().enumerate() {
             for (term, _, _) in &word.variants[..word.held] {
@@ -369,11 +464,22 @@ impl QueryWords {
         let term_hashes = masks.iter().map(|(t, &bits)| (fnv1a(t), bits)).collect();
         QueryWords {
             words,
-            tokenizer: corpus.tokenizer,
+            tokenizer: vocabulary.tokenizer(),
             masks,
             identifiers,
             term_hashes,
         }
+    }
+
+    /// Every term the ranking reads the postings of (the words' variants), each once.
+    pub fn terms(&self) -> Vec<&str> {
+        let mut terms: Vec<&str> = (self.words.iter())
+            .flat_map(|w| &w.variants)
+            .map(|v| v.0.as_str())
+            .collect();
+        terms.sort_unstable();
+        terms.dedup();
+        terms
     }
 
     fn mask(&self, token: &str) -> u64 {
@@ -446,9 +552,10 @@ fn coverage_of(words: &[Word], mask: u64) -> f64 {
 }
 
 /// The query's words (each once, in order) with their variants among the index's terms.
-fn query_words(corpus: &Corpus, query: &str) -> Vec<Word> {
+fn query_words(corpus: &dyn Vocabulary, query: &str) -> Vec<Word> {
+    let tokenizer = corpus.tokenizer();
     let mut seen: Vec<String> = Vec::new();
-    corpus.tokenizer.each_token(query, &mut |t| {
+    tokenizer.each_token(query, &mut |t| {
         if !QUERY_STOPWORDS.contains(&t)
             && !seen.iter().any(|s| s == t)
             && seen.len() < MAX_QUERY_WORDS
@@ -456,14 +563,14 @@ fn query_words(corpus: &Corpus, query: &str) -> Vec<Word> {
             seen.push(t.to_owned());
         }
     });
-    let n = corpus.n;
+    let n = corpus.document_total();
     let idf = |df: usize| {
         let df = df as f64;
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     };
     // Prose names a topic by the noun a question asks about with the verb ("Key rotation",
     // "rotate the key"); code keeps such nouns as concepts of their own.
-    let stemmer = if corpus.tokenizer == Tokenizer::Code {
+    let stemmer = if tokenizer == Tokenizer::Code {
         stem
     } else {
         prose_stem
@@ -471,21 +578,17 @@ fn query_words(corpus: &Corpus, query: &str) -> Vec<Word> {
     let mut words = Vec::new();
     for word in seen {
         let mut variants: Vec<(String, f64, usize)> = Vec::new();
-        if let Some((term, list)) = corpus.postings.get(&word) {
-            variants.push((term.to_owned(), idf(list.len()), list.len()));
+        if let Some((term, count)) = corpus.documents_holding(&word) {
+            variants.push((term.to_owned(), idf(count), count));
         }
         let stem = stemmer(&word);
         if stem.len() >= 3 {
-            for (term, list) in corpus.postings.with_prefix(stem).take(MAX_PREFIX_SCAN) {
+            for (term, count) in corpus.with_prefix(stem).take(MAX_PREFIX_SCAN) {
                 if variants.len() > MAX_VARIANTS {
                     break;
                 }
                 if term != word && stemmer(term) == stem {
-                    variants.push((
-                        term.to_owned(),
-                        VARIANT_WEIGHT * idf(list.len()),
-                        list.len(),
-                    ));
+                    variants.push((term.to_owned(), VARIANT_WEIGHT * idf(count), count));
                 }
             }
         }
@@ -496,11 +599,11 @@ fn query_words(corpus: &Corpus, query: &str) -> Vec<Word> {
         let plain =
             raw_words(query).any(|w| w == word && w.bytes().all(|b| b.is_ascii_lowercase()));
         let mut held = variants.len();
-        if corpus.tokenizer == Tokenizer::Code && plain {
+        if tokenizer == Tokenizer::Code && plain {
             let add = |variants: &mut Vec<(String, f64, usize)>, key: &str, weight: f64| {
-                if let Some((term, list)) = corpus.postings.get(key) {
+                if let Some((term, count)) = corpus.documents_holding(key) {
                     if !variants.iter().any(|v| v.0 == term) {
-                        variants.push((term.to_owned(), weight * idf(list.len()), list.len()));
+                        variants.push((term.to_owned(), weight * idf(count), count));
                     }
                 }
             };

@@ -172,10 +172,6 @@ fn read_documents(reader: &mut Reader<'_>, kind: IndexKind) -> Option<Vec<Docume
     if !matches!(reader.next(), Ok(Some(Token::BeginArray))) {
         return None;
     }
-    let (code, tokenizer, passages_key) = match kind {
-        IndexKind::Memory => (false, Tokenizer::Prose, "paragraphs"),
-        IndexKind::Code => (true, Tokenizer::Code, "passages"),
-    };
     let mut documents = Vec::new();
     loop {
         match reader.next() {
@@ -186,26 +182,72 @@ fn read_documents(reader: &mut Reader<'_>, kind: IndexKind) -> Option<Vec<Docume
             }
             _ => return None,
         }
-        let mut passages = None;
-        let members = read_members(reader, |key, reader| {
-            if key != passages_key {
-                return Some(None);
-            }
-            if passages.is_some() {
-                // Repeated: declined before it is read again (see `load`).
-                return None;
-            }
-            passages = Some(read_passages(reader)?);
-            // The validator sees an empty array of strings: what was read is one.
-            Some(Some(Value::Array(Array::new())))
-        })?;
-        let document = Value::Object(members);
-        validate_document(&document, code).ok()?;
-        let Value::Object(members) = &document else {
-            return None;
-        };
-        documents.push(document_from(members.iter(), tokenizer, passages));
+        documents.push(read_document(reader, kind)?.0);
     }
+}
+
+/// One document after its `{`, with its `doc_id` when it has an integral one.
+fn read_document(reader: &mut Reader<'_>, kind: IndexKind) -> Option<(Document, Option<f64>)> {
+    let (code, tokenizer, passages_key) = match kind {
+        IndexKind::Memory => (false, Tokenizer::Prose, "paragraphs"),
+        IndexKind::Code => (true, Tokenizer::Code, "passages"),
+    };
+    let mut passages = None;
+    let members = read_members(reader, |key, reader| {
+        if key != passages_key {
+            return Some(None);
+        }
+        if passages.is_some() {
+            // Repeated: declined before it is read again (see `load`).
+            return None;
+        }
+        passages = Some(read_passages(reader)?);
+        // The validator sees an empty array of strings: what was read is one.
+        Some(Some(Value::Array(Array::new())))
+    })?;
+    let document = Value::Object(members);
+    validate_document(&document, code).ok()?;
+    let Value::Object(members) = &document else {
+        return None;
+    };
+    let doc_id = (members.get("doc_id"))
+        .and_then(Value::as_number)
+        .and_then(integral_number);
+    Some((document_from(members.iter(), tokenizer, passages), doc_id))
+}
+
+/// The document whose object is exactly `bytes` (`{` to `}`), validated as a document of a file
+/// is, with its `doc_id`; `None` for anything else.
+pub(super) fn document_at(bytes: &[u8], kind: IndexKind) -> Option<(Document, Option<f64>)> {
+    let mut reader = Reader::new(bytes);
+    if !matches!(reader.next(), Ok(Some(Token::BeginObject))) {
+        return None;
+    }
+    let document = read_document(&mut reader, kind)?;
+    matches!(reader.next(), Ok(None)).then_some(document)
+}
+
+/// The documents of `bytes`, a JSON array of them, each validated as [`document_at`] does.
+pub(super) fn documents_in(bytes: &[u8], kind: IndexKind) -> Option<Vec<Document>> {
+    let mut reader = Reader::new(bytes);
+    let documents = read_documents(&mut reader, kind)?;
+    matches!(reader.next(), Ok(None)).then_some(documents)
+}
+
+/// One term's postings from `bytes`, a JSON object of exactly that member (`{"term": [...]}`),
+/// each posting validated as a file's are; `None` for anything else.
+pub(super) fn term_postings(bytes: &[u8]) -> Option<(String, Vec<Posting>)> {
+    let mut reader = Reader::new(bytes);
+    let (table, _) = read_postings(&mut reader)?;
+    if !matches!(reader.next(), Ok(None)) {
+        return None;
+    }
+    let mut terms = table.with_prefix("");
+    let (term, list) = terms.next()?;
+    terms
+        .next()
+        .is_none()
+        .then(|| (term.to_owned(), list.to_vec()))
 }
 
 /// An array of strings as a document's passages; `None` for anything else (the tree path

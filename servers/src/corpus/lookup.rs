@@ -1,0 +1,502 @@
+//! The code-lookup sidecar (`references/code-lookup.bin`): where each term's postings, each
+//! document and each file's outline definitions lie in the `local` partition and the outline, so
+//! recall can answer a query by reading those parts alone instead of loading both files whole.
+//!
+//! The file is ours, written by `agentteams-mcp index build` after `local.json` and the outline,
+//! and bound to them by their identities ([`FileIdentity`]: device, inode, length, mode, mtime,
+//! ctime as they were once written). Any other file at those paths (rewritten by the reference's
+//! builder, copied, restored from git) does not match, and recall loads the files whole as it
+//! would without a sidecar. A sidecar checked in to a repository therefore never matches: the
+//! inode and ctime are the filesystem's.
+//!
+//! Layout (integers little-endian, so the tables are searched where they lie, never decoded
+//! into structures): the magic line; the two identities; the cut points of each file's
+//! skeleton (its `documents` array and `postings` object, whose removal leaves the small
+//! metadata recall validates as it validates any partition); then per document its byte range
+//! in `local.json`, its length and the byte range of its file's definitions in the outline;
+//! the documents' paths; then per term, in the order of its bytes, its postings' byte range
+//! (from the key's opening quote to the list's `]`) and its document count.
+//!
+//! What this module does not do: write or read the index files themselves, or rank.
+
+use agentteams_mcp::file_identity::FileIdentity;
+use std::io::Read;
+use std::ops::Range;
+use std::path::Path;
+
+/// The sidecar's file name, under `references/` beside the outline.
+pub const LOOKUP_FILE: &str = "code-lookup.bin";
+
+/// The first bytes of a lookup file; a layout change changes the number.
+const MAGIC: &[u8] = b"agentteams-mcp code lookup 01\n";
+
+/// Largest lookup file read: far above what a partition within `MAX_INDEX_FILE_BYTES` needs
+/// (its terms and documents, about a tenth of its size).
+pub const MAX_LOOKUP_BYTES: u64 = 1 << 30;
+
+/// Largest skeleton (a file without its documents and postings) read: a partition's metadata
+/// is a few hundred bytes; a sidecar whose cuts leave more describes another file.
+pub const MAX_SKELETON_BYTES: u64 = 64 * 1024;
+
+const IDENTITY_BYTES: usize = 8 * 8;
+const DOCUMENT_BYTES: usize = 5 * 8;
+const TERM_BYTES: usize = 8 + 8 + 4 + 4;
+
+/// Where the two large members of an index file lie: what is left without them is its skeleton.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cuts {
+    /// The `documents` array, `[` to `]` inclusive.
+    pub documents: (u64, u64),
+    /// The `postings` object, `{` to `}` inclusive.
+    pub postings: (u64, u64),
+}
+
+impl Cuts {
+    /// The file's skeleton: its bytes with the documents written `[]` and the postings `{}`,
+    /// read through `read(range)`; `None` when the cuts are out of order, past `len`, or leave
+    /// more than [`MAX_SKELETON_BYTES`].
+    pub fn skeleton(
+        &self,
+        len: u64,
+        mut read: impl FnMut(Range<u64>) -> Option<Vec<u8>>,
+    ) -> Option<Vec<u8>> {
+        let (d, p) = (self.documents, self.postings);
+        let ordered = d.0 < d.1 && d.1 <= p.0 && p.0 < p.1 && p.1 <= len;
+        let kept = d.0 + (p.0 - d.1.min(p.0)) + (len - p.1.min(len));
+        if !ordered || kept > MAX_SKELETON_BYTES {
+            return None;
+        }
+        let mut bytes = read(0..d.0)?;
+        bytes.extend_from_slice(b"[]");
+        bytes.extend(read(d.1..p.0)?);
+        bytes.extend_from_slice(b"{}");
+        bytes.extend(read(p.1..len)?);
+        Some(bytes)
+    }
+}
+
+/// One document as the builder records it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DocumentEntry {
+    /// Its object in `local.json`, `{` to `}`.
+    pub local: (u64, u64),
+    /// Its stored `length`.
+    pub length: u64,
+    /// Its file's definitions in the outline, from the first's `{` to the last's `}`; empty
+    /// (`(0, 0)`) when the outline holds none.
+    pub outline: (u64, u64),
+}
+
+/// Everything a lookup file says, as the builder gives it.
+pub struct Contents<'a> {
+    pub local: FileIdentity,
+    pub outline: FileIdentity,
+    pub local_cuts: Cuts,
+    pub outline_cuts: Cuts,
+    pub documents: &'a [DocumentEntry],
+    pub paths: &'a [&'a str],
+    /// `(term, postings range, document count)`, terms in the order of their bytes.
+    pub terms: &'a mut dyn Iterator<Item = (&'a str, (u64, u64), u32)>,
+}
+
+/// The lookup file's bytes.
+pub fn encode(contents: Contents<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4096 + contents.documents.len() * (DOCUMENT_BYTES + 64));
+    out.extend_from_slice(MAGIC);
+    for identity in [contents.local, contents.outline] {
+        put_identity(&mut out, &identity);
+    }
+    for cuts in [contents.local_cuts, contents.outline_cuts] {
+        for n in [
+            cuts.documents.0,
+            cuts.documents.1,
+            cuts.postings.0,
+            cuts.postings.1,
+        ] {
+            put(&mut out, n);
+        }
+    }
+    put(&mut out, contents.documents.len() as u64);
+    for d in contents.documents {
+        for n in [d.local.0, d.local.1, d.length, d.outline.0, d.outline.1] {
+            put(&mut out, n);
+        }
+    }
+    let mut end = 0u32;
+    for path in contents.paths {
+        end = end.saturating_add(path.len() as u32);
+        out.extend_from_slice(&end.to_le_bytes());
+    }
+    for path in contents.paths {
+        out.extend_from_slice(path.as_bytes());
+    }
+    // The term table's count comes first, so the terms are gathered before they are written.
+    let mut table = Vec::new();
+    let mut text = Vec::new();
+    for (term, (start, end), count) in contents.terms {
+        text.extend_from_slice(term.as_bytes());
+        table.extend_from_slice(&start.to_le_bytes());
+        table.extend_from_slice(&end.to_le_bytes());
+        table.extend_from_slice(&count.to_le_bytes());
+        table.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    }
+    put(&mut out, (table.len() / TERM_BYTES) as u64);
+    out.extend_from_slice(&table);
+    out.extend_from_slice(&text);
+    out
+}
+
+fn put(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(&n.to_le_bytes());
+}
+
+fn put_identity(out: &mut Vec<u8>, f: &FileIdentity) {
+    for n in [
+        f.dev,
+        f.ino,
+        f.len,
+        u64::from(f.mode),
+        f.mtime.0 as u64,
+        f.mtime.1 as u64,
+        f.ctime.0 as u64,
+        f.ctime.1 as u64,
+    ] {
+        put(out, n);
+    }
+}
+
+/// Whether the lookup file at `path` (read to its identities only) is bound to `local.json` and
+/// the outline as they are now: what a build that keeps both checks before keeping it too.
+pub fn binds(path: &Path, local: &FileIdentity, outline: &FileIdentity) -> bool {
+    let mut head = vec![0u8; MAGIC.len() + 2 * IDENTITY_BYTES];
+    let read = agentteams_mcp::regular_file::open(path).and_then(|mut f| f.read_exact(&mut head));
+    if read.is_err() || !head.starts_with(MAGIC) {
+        return false;
+    }
+    let mut r = Cursor {
+        bytes: &head,
+        at: MAGIC.len(),
+    };
+    r.identity().ok() == Some(*local) && r.identity().ok() == Some(*outline)
+}
+
+/// Why a lookup file was not used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LookupError(&'static str);
+
+impl std::fmt::Display for LookupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the code lookup is unusable: {}", self.0)
+    }
+}
+
+/// A lookup file, validated: every range inside its file and in order, every table's size what
+/// its count says, every term and path UTF-8 and the terms strictly ascending. Lookups never
+/// index out of bounds whatever the bytes were.
+#[derive(Debug)]
+pub struct Lookup {
+    bytes: Vec<u8>,
+    pub local: FileIdentity,
+    pub outline: FileIdentity,
+    pub local_cuts: Cuts,
+    pub outline_cuts: Cuts,
+    documents: usize,
+    /// Where the tables start in `bytes`.
+    document_table: usize,
+    path_ends: usize,
+    /// The paths back to back, and the terms (checked UTF-8 once, so lookups slice them).
+    path_text: String,
+    term_count: usize,
+    term_table: usize,
+    term_text: String,
+}
+
+/// One term's entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TermEntry<'a> {
+    pub term: &'a str,
+    /// `"term": [...]` in `local.json`.
+    pub postings: (u64, u64),
+    /// Its document count (the list's length).
+    pub documents: usize,
+}
+
+impl Lookup {
+    /// Validates `bytes` as a lookup file.
+    pub fn parse(bytes: Vec<u8>) -> Result<Lookup, LookupError> {
+        let mut r = Cursor {
+            bytes: &bytes,
+            at: 0,
+        };
+        if r.take(MAGIC.len())? != MAGIC {
+            return Err(LookupError("not a lookup file"));
+        }
+        let local = r.identity()?;
+        let outline = r.identity()?;
+        let local_cuts = r.cuts()?;
+        let outline_cuts = r.cuts()?;
+        let documents = r.count(DOCUMENT_BYTES + 4)?;
+        let document_table = r.at;
+        r.take(documents * DOCUMENT_BYTES)?;
+        let path_ends = r.at;
+        r.take(documents * 4)?;
+        let path_text = r.at;
+        let path_bytes = ends_total(&bytes[path_ends..path_text])?;
+        r.take(path_bytes)?;
+        let term_count = r.count(TERM_BYTES)?;
+        let term_table = r.at;
+        r.take(term_count * TERM_BYTES)?;
+        let term_text = r.at;
+        let text_bytes = match term_count {
+            0 => 0,
+            n => read_u32(&bytes, term_table + n * TERM_BYTES - 4) as usize,
+        };
+        r.take(text_bytes)?;
+        if r.at != bytes.len() {
+            return Err(LookupError("bytes after the terms"));
+        }
+        let utf8 = |range: Range<usize>, what| {
+            String::from_utf8(bytes[range].to_vec()).map_err(|_| LookupError(what))
+        };
+        let path_text = utf8(path_text..path_text + path_bytes, "a path is not UTF-8")?;
+        let term_text = utf8(term_text..bytes.len(), "a term is not UTF-8")?;
+        let mut bytes = bytes;
+        bytes.truncate(term_table + term_count * TERM_BYTES);
+        bytes.shrink_to_fit();
+        let lookup = Lookup {
+            bytes,
+            local,
+            outline,
+            local_cuts,
+            outline_cuts,
+            documents,
+            document_table,
+            path_ends,
+            path_text,
+            term_count,
+            term_table,
+            term_text,
+        };
+        lookup.check()?;
+        Ok(lookup)
+    }
+
+    /// The checks that need the tables in place: order, bounds and text.
+    fn check(&self) -> Result<(), LookupError> {
+        let (local_len, outline_len) = (self.local.len, self.outline.len);
+        let documents = self.local_cuts.documents;
+        let outline_documents = self.outline_cuts.documents;
+        let postings = self.local_cuts.postings;
+        if documents.1 > local_len || outline_documents.1 > outline_len || postings.1 > local_len {
+            return Err(LookupError("a cut past its file"));
+        }
+        let mut local_at = documents.0;
+        // The files' definitions are laid out as the files were read, not in document order:
+        // checked apart from one another once sorted.
+        let mut definitions = Vec::new();
+        for d in 0..self.documents {
+            let entry = self.document(d);
+            let (start, end) = entry.local;
+            if start <= local_at || end <= start || end >= documents.1 {
+                return Err(LookupError("a document's range out of order"));
+            }
+            local_at = end;
+            if entry.outline != (0, 0) {
+                definitions.push(entry.outline);
+            }
+        }
+        definitions.sort_unstable();
+        let mut outline_at = outline_documents.0;
+        for (start, end) in definitions {
+            if start <= outline_at || end <= start || end >= outline_documents.1 {
+                return Err(LookupError("a file's definitions overlap another's"));
+            }
+            outline_at = end;
+        }
+        // Path ends were checked non-decreasing when the table was measured.
+        for d in 0..self.documents {
+            let end = read_u32(&self.bytes, self.path_ends + 4 * d) as usize;
+            if !self.path_text.is_char_boundary(end) {
+                return Err(LookupError("a path's end inside a character"));
+            }
+        }
+        let text = self.term_text.as_str();
+        let (mut postings_at, mut text_at, mut previous): (u64, usize, Option<&str>) =
+            (postings.0, 0, None);
+        for i in 0..self.term_count {
+            let at = self.term_table + i * TERM_BYTES;
+            let (start, end) = (read_u64(&self.bytes, at), read_u64(&self.bytes, at + 8));
+            let count = read_u32(&self.bytes, at + 16);
+            let text_end = read_u32(&self.bytes, at + 20) as usize;
+            if start <= postings_at || end <= start || end >= postings.1 || count == 0 {
+                return Err(LookupError("a term's postings out of order"));
+            }
+            postings_at = end;
+            if text_end < text_at || !text.is_char_boundary(text_end) {
+                return Err(LookupError("a term's end out of order"));
+            }
+            let term = &text[text_at..text_end];
+            if previous.is_some_and(|p| p >= term) {
+                return Err(LookupError("terms out of order"));
+            }
+            (previous, text_at) = (Some(term), text_end);
+        }
+        Ok(())
+    }
+
+    /// How many documents the partition holds.
+    pub fn document_count(&self) -> usize {
+        self.documents
+    }
+
+    /// Document `d`'s entry (`d` below [`Lookup::document_count`]).
+    pub fn document(&self, d: usize) -> DocumentEntry {
+        let at = self.document_table + d * DOCUMENT_BYTES;
+        let n = |i: usize| read_u64(&self.bytes, at + 8 * i);
+        DocumentEntry {
+            local: (n(0), n(1)),
+            length: n(2),
+            outline: (n(3), n(4)),
+        }
+    }
+
+    /// Document `d`'s stored path.
+    pub fn path(&self, d: usize) -> &str {
+        let end = |i: usize| read_u32(&self.bytes, self.path_ends + 4 * i) as usize;
+        let start = if d == 0 { 0 } else { end(d - 1) };
+        self.path_text.get(start..end(d)).unwrap_or("")
+    }
+
+    /// Every document's path, in order.
+    pub fn paths(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.documents).map(|d| self.path(d))
+    }
+
+    fn term_at(&self, i: usize) -> TermEntry<'_> {
+        let at = self.term_table + i * TERM_BYTES;
+        let text_end = |i: usize| read_u32(&self.bytes, self.term_table + i * TERM_BYTES + 20);
+        let start = if i == 0 { 0 } else { text_end(i - 1) as usize };
+        TermEntry {
+            term: self
+                .term_text
+                .get(start..text_end(i) as usize)
+                .unwrap_or(""),
+            postings: (read_u64(&self.bytes, at), read_u64(&self.bytes, at + 8)),
+            documents: read_u32(&self.bytes, at + 16) as usize,
+        }
+    }
+
+    /// The entry of `term`, if the partition holds it.
+    pub fn term(&self, term: &str) -> Option<TermEntry<'_>> {
+        let first = self.first_at_least(term);
+        Some(self.term_at(first))
+            .filter(|_| first < self.term_count)
+            .filter(|e| e.term == term)
+    }
+
+    /// The entries of the terms starting with `prefix`, in order.
+    pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = TermEntry<'a>> + 'a {
+        (self.first_at_least(prefix)..self.term_count)
+            .map(|i| self.term_at(i))
+            .take_while(move |e| e.term.starts_with(prefix))
+    }
+
+    /// The position of the first term not below `term`.
+    fn first_at_least(&self, term: &str) -> usize {
+        let (mut low, mut high) = (0, self.term_count);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            if self.term_at(mid).term < term {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        low
+    }
+
+    /// Bytes the lookup holds.
+    pub fn resident_bytes(&self) -> usize {
+        self.bytes.capacity() + self.path_text.capacity() + self.term_text.capacity()
+    }
+}
+
+/// The total of a table of cumulative `u32` ends (its last), checked non-decreasing.
+fn ends_total(table: &[u8]) -> Result<usize, LookupError> {
+    let mut previous = 0u32;
+    for chunk in table.chunks_exact(4) {
+        let end = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        if end < previous {
+            return Err(LookupError("a path's end out of order"));
+        }
+        previous = end;
+    }
+    Ok(previous as usize)
+}
+
+fn read_u64(bytes: &[u8], at: usize) -> u64 {
+    bytes
+        .get(at..at + 8)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+fn read_u32(bytes: &[u8], at: usize) -> u32 {
+    bytes
+        .get(at..at + 4)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u32::from_le_bytes)
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], LookupError> {
+        let slice = self
+            .at
+            .checked_add(n)
+            .and_then(|end| self.bytes.get(self.at..end))
+            .ok_or(LookupError("it ends early"))?;
+        self.at += n;
+        Ok(slice)
+    }
+
+    fn u64(&mut self) -> Result<u64, LookupError> {
+        Ok(read_u64(self.take(8)?, 0))
+    }
+
+    /// A count of entries of at least `each` bytes: at most what the rest of the file can hold.
+    fn count(&mut self, each: usize) -> Result<usize, LookupError> {
+        let n = self.u64()?;
+        let left = (self.bytes.len() - self.at) as u64;
+        if n > left / each as u64 {
+            return Err(LookupError("a count larger than the file"));
+        }
+        Ok(n as usize)
+    }
+
+    fn identity(&mut self) -> Result<FileIdentity, LookupError> {
+        let mut n = [0u64; 8];
+        for slot in &mut n {
+            *slot = self.u64()?;
+        }
+        Ok(FileIdentity {
+            dev: n[0],
+            ino: n[1],
+            len: n[2],
+            mode: u32::try_from(n[3]).map_err(|_| LookupError("a mode out of range"))?,
+            mtime: (n[4] as i64, n[5] as i64),
+            ctime: (n[6] as i64, n[7] as i64),
+        })
+    }
+
+    fn cuts(&mut self) -> Result<Cuts, LookupError> {
+        Ok(Cuts {
+            documents: (self.u64()?, self.u64()?),
+            postings: (self.u64()?, self.u64()?),
+        })
+    }
+}
