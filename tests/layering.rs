@@ -62,7 +62,8 @@ const LIBRARY: Rules = Rules {
     apart: &[],
 };
 
-/// The servers' layers, bottom up: the shared leaves (`compat`, `regular_file`, `scratch`), then
+/// The servers' layers, bottom up: the shared leaves (`compat`, `regular_file`, `scratch`,
+/// `size`), then
 /// `corpus` (the index formats), `gitread`, and above them `index` (the builder) and `recall` (the
 /// query side), which never import each other; then `catalogue` (builds a server by name from
 /// explicit settings) and the commands over it, the argument reader and start-up checks first.
@@ -71,6 +72,7 @@ const SERVERS: Rules = Rules {
         "compat",
         "regular_file",
         "scratch",
+        "size",
         "corpus",
         "gitread",
         "index",

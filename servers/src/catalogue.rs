@@ -20,6 +20,9 @@ pub struct Settings {
     pub compat: Compat,
     /// How gitread starts git (`--git-memory-limit`, the exec helper).
     pub git: GitSettings,
+    /// `--lookup-from`: recall answers `local.json` files of at least this many bytes through
+    /// the lookup sidecar; `None`: the default ([`crate::recall::LOOKUP_FROM_BYTES`]).
+    pub lookup_from: Option<u64>,
 }
 
 /// Builds one server's tool set for the project at a root (already resolved and checked).
@@ -53,7 +56,13 @@ pub const GITREAD: Entry = Entry {
 pub const RECALL: Entry = Entry {
     name: "recall",
     summary: "search the project's notes and code in the indexes `index build` writes",
-    build: |root, settings| Ok(Arc::new(Recall::new(root)?.with_compat(settings.compat))),
+    build: |root, settings| {
+        let mut server = Recall::new(root)?.with_compat(settings.compat);
+        if let Some(bytes) = settings.lookup_from {
+            server = server.with_lookup_from(bytes);
+        }
+        Ok(Arc::new(server))
+    },
 };
 
 impl Catalogue {

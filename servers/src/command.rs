@@ -84,6 +84,9 @@ options:
                               finish the calls in flight (up to 20 s), complete the audit run
   --git-memory-limit SIZE     address space each git process may use: 1G (the default), 512M,
                               a number of bytes (at least 64M), or none for no limit
+  --lookup-from SIZE          recall: answer code partitions of at least SIZE (64M, the default)
+                              through index build's lookup, reading only what each query touches;
+                              0 for every partition, none to load each whole
   --compat reference          answer with the reference implementation's exact texts
 
 HTTP: GET /healthz answers 200 \"ok\" for load-balancer checks (no token; it reveals nothing).
@@ -95,6 +98,9 @@ wait 15 s). docs/deploy.md sizes a deployment.
 exit codes: 0 served until end of input; 1 I/O failure; 2 usage error, unknown server, unusable
 root (gitread: not the top of a git work tree), permission mode, approvals, policy or audit log;
 each command's help gives its own";
+
+/// recall's threshold for answering through the lookup sidecar.
+const LOOKUP_FROM_OPTION: &str = "--lookup-from";
 
 /// The global `--help`, with a line for every server of `catalogue`.
 fn usage(catalogue: Catalogue) -> String {
@@ -207,6 +213,15 @@ fn run(
                         None => MemoryLimit::default(),
                     },
                     exec_helper,
+                },
+                lookup_from: match args.value(LOOKUP_FROM_OPTION)?.as_deref() {
+                    None => None,
+                    Some("none") => Some(u64::MAX),
+                    Some(size) => Some(crate::size::parse(size).ok_or_else(|| {
+                        UsageError(format!(
+                            "{LOOKUP_FROM_OPTION} needs a size such as 64M, 0 or none; not {size:?}"
+                        ))
+                    })?),
                 },
             },
             catalogue,

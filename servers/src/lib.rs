@@ -29,6 +29,7 @@ pub mod recall;
 pub mod regular_file;
 #[cfg(test)]
 mod scratch;
+pub mod size;
 pub mod startup;
 
 use agentteams_mcp::audit;

@@ -495,15 +495,15 @@ fn recall_says_may_be_stale_only_when_the_references_rules_could_find_the_index_
     let memory = || read_json(&project, "references/memory-index.json");
     let index = r#"{"query": "widget reports"}"#;
     let local = r#"{"query": "load widgets", "kind": "local"}"#;
-    let mut server = Server::start(root);
+    // A server per look: a running one reuses its verdict for a second (tested below).
     // Built a moment ago: fresh by the reference's rules, and recall says so.
     assert_eq!(memory_stale(&memory(), root, &memory_sources(&[])), None);
-    assert!(!says_stale(&mut server, "query_index", index));
-    assert!(!says_stale(&mut server, "query_code", local));
+    assert!(!says_stale(&mut Server::start(root), "query_index", index));
+    assert!(!says_stale(&mut Server::start(root), "query_code", local));
     let doc = r#"{"query": "YAML parser", "kind": "doc"}"#;
     let all = r#"{"query": "load"}"#;
-    assert!(!says_stale(&mut server, "query_code", doc));
-    assert!(!says_stale(&mut server, "query_code", all));
+    assert!(!says_stale(&mut Server::start(root), "query_code", doc));
+    assert!(!says_stale(&mut Server::start(root), "query_code", all));
     // The reference's recall always says true, and so does `--compat reference`.
     let mut reference = Server::start_with(root, &["--compat", "reference"]);
     assert!(says_stale(&mut reference, "query_index", index));
@@ -518,32 +518,38 @@ fn recall_says_may_be_stale_only_when_the_references_rules_could_find_the_index_
         ("tool/report.py", "query_code", local),
     ] {
         set_mtime(&project.path(source), later);
-        assert!(says_stale(&mut server, tool, arguments), "{source}");
+        assert!(
+            says_stale(&mut Server::start(root), tool, arguments),
+            "{source}"
+        );
         set_mtime(&project.path(source), long_ago);
-        assert!(!says_stale(&mut server, tool, arguments), "{source}");
+        assert!(
+            !says_stale(&mut Server::start(root), tool, arguments),
+            "{source}"
+        );
     }
     assert_eq!(memory_stale(&memory(), root, &memory_sources(&[])), None);
 
     // The API partitions' inputs: a manifest edited, a distribution installed (its folder
     // appears in site-packages), a `.py` file's imports (the local partition's file).
     set_mtime(&project.path("requirements.txt"), later);
-    assert!(says_stale(&mut server, "query_code", doc));
-    assert!(says_stale(&mut server, "query_code", all));
-    assert!(!says_stale(&mut server, "query_code", local));
+    assert!(says_stale(&mut Server::start(root), "query_code", doc));
+    assert!(says_stale(&mut Server::start(root), "query_code", all));
+    assert!(!says_stale(&mut Server::start(root), "query_code", local));
     set_mtime(&project.path("requirements.txt"), long_ago);
-    assert!(!says_stale(&mut server, "query_code", doc));
+    assert!(!says_stale(&mut Server::start(root), "query_code", doc));
     set_mtime(&project.path("tool/report.py"), later);
-    assert!(says_stale(&mut server, "query_code", doc));
+    assert!(says_stale(&mut Server::start(root), "query_code", doc));
     set_mtime(&project.path("tool/report.py"), long_ago);
-    assert!(!says_stale(&mut server, "query_code", doc));
+    assert!(!says_stale(&mut Server::start(root), "query_code", doc));
     project.write(
         ".venv/lib/python3.11/site-packages/attrs-23.1.0.dist-info/METADATA",
         "Name: attrs\nVersion: 23.1.0\n",
     );
-    assert!(says_stale(&mut server, "query_code", doc));
-    assert!(!says_stale(&mut server, "query_code", local));
+    assert!(says_stale(&mut Server::start(root), "query_code", doc));
+    assert!(!says_stale(&mut Server::start(root), "query_code", local));
     assert!(project.index_build(&[]).status.success());
-    assert!(!says_stale(&mut server, "query_code", doc));
+    assert!(!says_stale(&mut Server::start(root), "query_code", doc));
     // A change no rule sees (a distribution nothing imports, Python's bytecode beside the
     // sources) may be stale until the next build looks: that build keeps the partitions and
     // their built_at (their content is the same), and they are fresh from then on.
@@ -552,8 +558,8 @@ fn recall_says_may_be_stale_only_when_the_references_rules_could_find_the_index_
         "Name: pytest\nVersion: 8.0.0\n",
     );
     project.write("tool/__pycache__/report.cpython-311.pyc", "bytecode");
-    assert!(says_stale(&mut server, "query_code", doc));
-    assert!(says_stale(&mut server, "query_code", local));
+    assert!(says_stale(&mut Server::start(root), "query_code", doc));
+    assert!(says_stale(&mut Server::start(root), "query_code", local));
     let stamp = |name: &str| {
         str_field(
             &read_json(&project, &format!("references/code-index/{name}.json")),
@@ -569,8 +575,8 @@ fn recall_says_may_be_stale_only_when_the_references_rules_could_find_the_index_
         resolved: &["PyYAML==6.0.1", "attrs==23.1.0", "requests==2.31.0"],
     };
     assert_eq!(staleness(&project, root, &installed), Vec::<String>::new());
-    assert!(!says_stale(&mut server, "query_code", doc));
-    assert!(!says_stale(&mut server, "query_code", local));
+    assert!(!says_stale(&mut Server::start(root), "query_code", doc));
+    assert!(!says_stale(&mut Server::start(root), "query_code", local));
 
     // A new source in a folder the index reads: the reference's current source list holds it.
     project.write(
@@ -579,17 +585,17 @@ fn recall_says_may_be_stale_only_when_the_references_rules_could_find_the_index_
     );
     let with_new = memory_sources(&["workSummaries/2026-10-02.md"]);
     assert!(memory_stale(&memory(), root, &with_new).is_some());
-    assert!(says_stale(&mut server, "query_index", index));
+    assert!(says_stale(&mut Server::start(root), "query_index", index));
     assert!(project.index_build(&[]).status.success());
     assert_eq!(memory_stale(&memory(), root, &with_new), None);
-    assert!(!says_stale(&mut server, "query_index", index));
+    assert!(!says_stale(&mut Server::start(root), "query_index", index));
 
     // A source removed: its hash cannot be read.
     std::fs::remove_file(project.path("workSummaries/2026-10-02.md")).unwrap();
     assert!(memory_stale(&memory(), root, &memory_sources(&[])).is_some());
-    assert!(says_stale(&mut server, "query_index", index));
+    assert!(says_stale(&mut Server::start(root), "query_index", index));
     assert!(project.index_build(&[]).status.success());
-    assert!(!says_stale(&mut server, "query_index", index));
+    assert!(!says_stale(&mut Server::start(root), "query_index", index));
 
     // An index naming a file outside the project, directly or through a link, learns nothing of
     // it: recall cannot tell, and says so.
@@ -612,7 +618,10 @@ fn recall_says_may_be_stale_only_when_the_references_rules_could_find_the_index_
         );
         assert_ne!(altered, text);
         project.write("references/memory-index.json", &altered);
-        assert!(says_stale(&mut server, "query_index", index), "{planted}");
+        assert!(
+            says_stale(&mut Server::start(root), "query_index", index),
+            "{planted}"
+        );
     }
 }
 
@@ -681,6 +690,27 @@ fn a_projects_docs_are_memory_sources_by_default_and_the_reference_still_finds_t
     }
 }
 
+#[test]
+fn a_running_server_reuses_a_staleness_verdict_for_a_second_then_looks_again() {
+    let project = python_project();
+    assert!(project.index_build(&[]).status.success());
+    let root = &project.root;
+    let local = r#"{"query": "load widgets", "kind": "local"}"#;
+    let mut server = Server::start(root);
+    assert!(!says_stale(&mut server, "query_code", local));
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    set_mtime(&project.path("tool/report.py"), later);
+    // Within the second (the look above was moments ago): the verdict it made.
+    let looked = std::time::Instant::now();
+    let reused = says_stale(&mut server, "query_code", local);
+    if looked.elapsed() < std::time::Duration::from_millis(500) {
+        assert!(!reused);
+    }
+    // After it: looked at again.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert!(says_stale(&mut server, "query_code", local));
+}
+
 /// The index files a build writes, each with its `built_at` and `index_build_id` values (and
 /// the manifest's per partition) replaced by a placeholder: what must be byte-identical between
 /// an incremental build and a full one.
@@ -718,7 +748,18 @@ fn outputs_without_stamps(project: &Project) -> Vec<(String, String)> {
             }
             (rel.to_string(), text)
         })
+        .chain(std::iter::once(lookup_without_identities(project)))
         .collect()
+}
+
+/// The lookup sidecar, its two files' identities (the files are written anew by each build)
+/// left out: where it says each part lies must be what a full build would say.
+fn lookup_without_identities(project: &Project) -> (String, String) {
+    const IDENTITIES: std::ops::Range<usize> = 30..30 + 2 * 64;
+    let mut bytes = std::fs::read(project.path("references/code-lookup.bin")).unwrap();
+    assert!(bytes.starts_with(b"agentteams-mcp code lookup 01\n"));
+    bytes[IDENTITIES].fill(0);
+    ("references/code-lookup.bin".into(), format!("{bytes:?}"))
 }
 
 /// Waits past the build cache's racy window (`CACHE_RACY_WINDOW`, 1 s), so every file changed

@@ -3,24 +3,11 @@
 
 mod recall_support;
 
-use agentteams_mcp::json::{self, Map, Value};
-use agentteams_mcp::server::{CallContext, CancelToken, ToolOutput, ToolSet};
+use agentteams_mcp::json::{self, Value};
+use agentteams_mcp::server::ToolSet;
 use agentteams_mcp_servers::recall::Recall;
 use agentteams_mcp_servers::Compat;
-use recall_support::{hits, manifest, memory_index, partition, str_field, Project, Server};
-
-fn call(recall: &Recall, tool: &str, args: &str) -> Result<String, String> {
-    let args: Map = json::parse(args.as_bytes())
-        .unwrap()
-        .as_object()
-        .unwrap()
-        .clone();
-    match recall.call(tool, &args, &CallContext::detached(CancelToken::new())) {
-        Ok(ToolOutput::Value(v)) => Ok(json::to_pretty_ascii_sorted(&v)),
-        Ok(other) => panic!("unexpected output {other:?}"),
-        Err(e) => Err(e.message().to_owned()),
-    }
-}
+use recall_support::{call, hits, manifest, memory_index, partition, str_field, Project, Server};
 
 /// Three documents whose scores `recall::rank`'s unit test derives by hand.
 fn widget_project() -> Project {

@@ -88,7 +88,7 @@ pub struct DocumentEntry {
 }
 
 /// Everything a lookup file says, as the builder gives it.
-pub struct Contents<'a> {
+pub struct Contents<'a, 't> {
     pub local: FileIdentity,
     pub outline: FileIdentity,
     pub local_cuts: Cuts,
@@ -96,11 +96,11 @@ pub struct Contents<'a> {
     pub documents: &'a [DocumentEntry],
     pub paths: &'a [&'a str],
     /// `(term, postings range, document count)`, terms in the order of their bytes.
-    pub terms: &'a mut dyn Iterator<Item = (&'a str, (u64, u64), u32)>,
+    pub terms: &'a mut dyn Iterator<Item = (&'t str, (u64, u64), u32)>,
 }
 
 /// The lookup file's bytes.
-pub fn encode(contents: Contents<'_>) -> Vec<u8> {
+pub fn encode(contents: Contents<'_, '_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(4096 + contents.documents.len() * (DOCUMENT_BYTES + 64));
     out.extend_from_slice(MAGIC);
     for identity in [contents.local, contents.outline] {
@@ -498,5 +498,188 @@ impl<'a> Cursor<'a> {
             documents: (self.u64()?, self.u64()?),
             postings: (self.u64()?, self.u64()?),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(n: u64) -> FileIdentity {
+        FileIdentity {
+            dev: n,
+            ino: n + 1,
+            len: 10_000,
+            mode: 0o100644,
+            mtime: (n as i64, 5),
+            ctime: (n as i64 + 1, 6),
+        }
+    }
+
+    fn sample() -> Vec<u8> {
+        let documents = [
+            DocumentEntry {
+                local: (110, 400),
+                length: 7,
+                outline: (600, 900),
+            },
+            DocumentEntry {
+                local: (402, 800),
+                length: 9,
+                outline: (0, 0),
+            },
+            DocumentEntry {
+                local: (802, 950),
+                length: 3,
+                outline: (120, 590),
+            },
+        ];
+        let terms = [
+            ("alpha", (5010, 5100), 2),
+            ("beta", (5102, 5200), 1),
+            ("bé", (5202, 5300), 3),
+        ];
+        encoded(&documents, &["a.py", "é/b.py", ""], &terms)
+    }
+
+    /// A lookup of `documents` and `terms` for two files of 10,000 bytes: `local.json`'s
+    /// documents at 100..1000 and postings at 5000..9000, the outline's documents at 100..1000.
+    fn encoded(
+        documents: &[DocumentEntry],
+        paths: &[&str],
+        terms: &[(&str, (u64, u64), u32)],
+    ) -> Vec<u8> {
+        let mut terms = terms.iter().copied();
+        encode(Contents {
+            local: identity(1),
+            outline: identity(2),
+            local_cuts: Cuts {
+                documents: (100, 1000),
+                postings: (5000, 9000),
+            },
+            outline_cuts: Cuts {
+                documents: (100, 1000),
+                postings: (1200, 1202),
+            },
+            documents,
+            paths,
+            terms: &mut terms,
+        })
+    }
+
+    #[test]
+    fn a_lookup_reads_back_what_was_written() {
+        let lookup = Lookup::parse(sample()).unwrap();
+        assert_eq!((lookup.local, lookup.outline), (identity(1), identity(2)));
+        assert_eq!(lookup.document_count(), 3);
+        assert_eq!(lookup.document(2).outline, (120, 590));
+        assert_eq!(lookup.document(1).length, 9);
+        assert_eq!(lookup.paths().collect::<Vec<_>>(), ["a.py", "é/b.py", ""]);
+        let beta = lookup.term("beta").unwrap();
+        assert_eq!((beta.postings, beta.documents), ((5102, 5200), 1));
+        assert!(lookup.term("b").is_none() && lookup.term("zeta").is_none());
+        let with_b: Vec<&str> = lookup.with_prefix("b").map(|e| e.term).collect();
+        assert_eq!(with_b, ["beta", "bé"]);
+        assert_eq!(lookup.with_prefix("").count(), 3);
+    }
+
+    #[test]
+    fn every_cut_and_flipped_byte_is_refused_or_read_within_bounds() {
+        let good = sample();
+        for len in 0..good.len() {
+            assert!(Lookup::parse(good[..len].to_vec()).is_err(), "cut to {len}");
+        }
+        for at in 0..good.len() {
+            for flip in [0x01, 0x80, 0xff] {
+                let mut bytes = good.clone();
+                bytes[at] ^= flip;
+                // Refused, or valid: then every lookup answers within its tables.
+                if let Ok(lookup) = Lookup::parse(bytes) {
+                    for d in 0..lookup.document_count() {
+                        let entry = lookup.document(d);
+                        assert!(entry.local.1 <= lookup.local.len, "byte {at}");
+                        let _ = lookup.path(d);
+                    }
+                    for term in ["alpha", "beta", "bé", "b", ""] {
+                        let _ = lookup.term(term);
+                        let _ = lookup.with_prefix(term).count();
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn out_of_order_or_overlapping_ranges_are_refused() {
+        let lookup = |documents: &[DocumentEntry], terms: &[(&str, (u64, u64), u32)]| {
+            Lookup::parse(encoded(documents, &vec![""; documents.len()], terms))
+        };
+        let doc = |local: (u64, u64), outline: (u64, u64)| DocumentEntry {
+            local,
+            length: 1,
+            outline,
+        };
+        let fine = [doc((110, 200), (300, 400)), doc((210, 300), (110, 200))];
+        assert!(lookup(&fine, &[("a", (5010, 5020), 1)]).is_ok());
+        for (documents, terms, why) in [
+            (
+                vec![doc((210, 300), (0, 0)), doc((110, 200), (0, 0))],
+                vec![],
+                "documents",
+            ),
+            (vec![doc((110, 2000), (0, 0))], vec![], "past the array"),
+            (
+                vec![doc((110, 200), (110, 300)), doc((210, 300), (200, 400))],
+                vec![],
+                "overlap",
+            ),
+            (
+                vec![doc((110, 200), (300, 300))],
+                vec![],
+                "empty definitions",
+            ),
+            (
+                vec![],
+                vec![("b", (5010, 5020), 1), ("a", (5030, 5040), 1)],
+                "terms",
+            ),
+            (
+                vec![],
+                vec![("a", (5010, 5020), 1), ("a", (5030, 5040), 1)],
+                "repeated",
+            ),
+            (
+                vec![],
+                vec![("a", (5030, 5040), 1), ("b", (5010, 5020), 1)],
+                "postings",
+            ),
+            (vec![], vec![("a", (5010, 9500), 1)], "past the postings"),
+            (vec![], vec![("a", (5010, 5020), 0)], "no documents"),
+        ] {
+            assert!(lookup(&documents, &terms).is_err(), "{why}");
+        }
+    }
+
+    #[test]
+    fn a_skeleton_is_cut_only_where_the_cuts_are_in_order_and_small() {
+        let file = b"{\"a\": [1, 2], \"p\": {\"x\": 1}, \"z\": 0}".to_vec();
+        let read = |r: Range<u64>| Some(file[r.start as usize..r.end as usize].to_vec());
+        let cuts = Cuts {
+            documents: (6, 12),
+            postings: (19, 27),
+        };
+        let skeleton = cuts.skeleton(file.len() as u64, read).unwrap();
+        assert_eq!(skeleton, b"{\"a\": [], \"p\": {}, \"z\": 0}");
+        let reversed = Cuts {
+            documents: (19, 27),
+            postings: (6, 12),
+        };
+        assert!(reversed.skeleton(file.len() as u64, read).is_none());
+        assert!(cuts.skeleton(20, read).is_none());
+        let huge = Cuts {
+            documents: (MAX_SKELETON_BYTES + 1, MAX_SKELETON_BYTES + 2),
+            postings: (MAX_SKELETON_BYTES + 3, MAX_SKELETON_BYTES + 4),
+        };
+        assert!(huge.skeleton(MAX_SKELETON_BYTES + 5, |_| None).is_none());
     }
 }

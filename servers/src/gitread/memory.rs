@@ -67,22 +67,7 @@ impl MemoryLimit {
                  none; not {text:?}"
             )
         };
-        let (digits, shift) = match text.char_indices().last() {
-            Some((i, 'k' | 'K')) => (&text[..i], 10),
-            Some((i, 'm' | 'M')) => (&text[..i], 20),
-            Some((i, 'g' | 'G')) => (&text[..i], 30),
-            Some((i, 't' | 'T')) => (&text[..i], 40),
-            _ => (text, 0),
-        };
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(invalid());
-        }
-        let bytes = digits
-            .parse::<u64>()
-            .ok()
-            .and_then(|n| n.checked_mul(1 << shift))
-            .filter(|&n| n < 1 << 60)
-            .ok_or_else(invalid)?;
+        let bytes = crate::size::parse(text).ok_or_else(invalid)?;
         if bytes < MIN_GIT_MEMORY_LIMIT {
             return Err(invalid());
         }

@@ -80,6 +80,8 @@ pub struct Recall {
     /// The lookup last opened, or the identities of files that gave none (so a bad sidecar is
     /// not read again on every query).
     lookup: std::sync::Mutex<Option<(lookup::LookupKey, Option<Arc<lookup::LocalLookup>>)>>,
+    /// The last staleness verdicts, reused for a burst of queries.
+    verdicts: staleness::Verdicts,
 }
 
 impl Recall {
@@ -104,6 +106,7 @@ impl Recall {
             outline: std::sync::Mutex::new(None),
             lookup_from: LOOKUP_FROM_BYTES,
             lookup: std::sync::Mutex::new(None),
+            verdicts: staleness::Verdicts::default(),
         })
     }
 
@@ -234,13 +237,17 @@ impl Recall {
             return Err("memory index failed schema validation: not a memory index".into());
         };
         let stale = self.compat == Compat::Reference
-            || staleness::may_be_stale(
-                &self.root,
-                &corpus.built_at,
-                &corpus.built_at,
-                corpus.documents.iter().map(|d| d.path()),
-                true,
-            );
+            || self
+                .verdicts
+                .reuse("memory", &corpus.built_at, &corpus.built_at, || {
+                    staleness::may_be_stale(
+                        &self.root,
+                        &corpus.built_at,
+                        &corpus.built_at,
+                        corpus.documents.iter().map(|d| d.path()),
+                        true,
+                    )
+                });
         Ok(result(
             Value::from(corpus.built_at.as_str()),
             stale,
@@ -319,13 +326,8 @@ impl Recall {
                     built_at = Some(partition.built_at.clone());
                 }
                 if !stale {
-                    local_stale = Some(staleness::may_be_stale(
-                        &self.root,
-                        &partition.built_at,
-                        last_build,
-                        lookup.paths(),
-                        false,
-                    ));
+                    local_stale =
+                        Some(self.local_stale(&partition.built_at, last_build, lookup.paths()));
                 }
                 needs_local |= wanted;
                 hits.extend(ranked);
@@ -341,13 +343,8 @@ impl Recall {
             }
             if let CodeFile::Partition(corpus) = file {
                 if !stale && corpus.source_kind.as_deref() == Some(LOCAL_KIND) {
-                    local_stale = Some(staleness::may_be_stale(
-                        &self.root,
-                        &corpus.built_at,
-                        last_build,
-                        corpus.documents.iter().map(|d| d.path()),
-                        false,
-                    ));
+                    let paths = corpus.documents.iter().map(|d| d.path());
+                    local_stale = Some(self.local_stale(&corpus.built_at, last_build, paths));
                 }
                 if corpus
                     .source_kind
@@ -392,6 +389,19 @@ impl Recall {
             stale || partitions.is_empty() || (needs_local && local_stale != Some(false)),
             hits.iter().map(|h| self.hit_value(h, true)).collect(),
         ))
+    }
+
+    /// Whether the local partition of `built_at` over the documents at `paths` may be stale
+    /// ([`staleness::may_be_stale`], a verdict reused for a burst of queries).
+    fn local_stale<'a>(
+        &self,
+        built_at: &str,
+        last_build: &str,
+        paths: impl ExactSizeIterator<Item = &'a str>,
+    ) -> bool {
+        self.verdicts.reuse("local", built_at, last_build, || {
+            staleness::may_be_stale(&self.root, built_at, last_build, paths, false)
+        })
     }
 
     /// The top `k` documents of one corpus, scored the way the compat mode chooses: the

@@ -15,7 +15,8 @@
 //!
 //! Cost per answer: one `lstat` per document, one resolution ([`teamdir::confine`], an `lstat`
 //! per path component) and one `stat` per distinct folder; at most [`MAX_STALENESS_FILES`] files;
-//! for the API partitions six manifests and each environment's `site-packages`.
+//! for the API partitions six manifests and each environment's `site-packages`. recall reuses a
+//! verdict for [`VERDICT_REUSE`] ([`Verdicts`]), so a change shows in answers within a second.
 
 use crate::corpus::built_at::Stamp;
 use crate::corpus::sources::{DEPENDENCY_MANIFESTS, ENVIRONMENT_DIRS, TOP_LEVEL_SOURCES};
@@ -23,10 +24,58 @@ use crate::corpus::teamdir::{self, TEAM_DIRS};
 use std::collections::{BTreeSet, HashMap};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Most documents whose files one answer checks; an index with more says `may_be_stale: true`
 /// (a bound on the `stat` work per query: about 4 µs a document measured, so 8 ms at the bound).
 pub const MAX_STALENESS_FILES: usize = 2000;
+
+/// How long a verdict is reused: answers within it of the look that made it say what that look
+/// found, so a burst of queries (an agent's parallel calls, a script's) pays for one look (about
+/// 4 ms for the standard library's 1,763 files), and a file changed since shows within this long.
+pub const VERDICT_REUSE: Duration = Duration::from_secs(1);
+
+/// The last verdicts of [`may_be_stale`], per index (named by the caller) and build stamps.
+#[derive(Debug, Default)]
+pub struct Verdicts {
+    kept: Mutex<Vec<Verdict>>,
+}
+
+#[derive(Debug)]
+struct Verdict {
+    key: (&'static str, String, String),
+    stale: bool,
+    made: Instant,
+}
+
+impl Verdicts {
+    /// `judge` (a [`may_be_stale`] of the index `name` of `built_at` and `last_build`), unless
+    /// a verdict on the same index and stamps was made less than [`VERDICT_REUSE`] ago.
+    pub fn reuse(
+        &self,
+        name: &'static str,
+        built_at: &str,
+        last_build: &str,
+        judge: impl FnOnce() -> bool,
+    ) -> bool {
+        let key = (name, built_at.to_owned(), last_build.to_owned());
+        let reusable = |v: &Verdict| v.made.elapsed() < VERDICT_REUSE;
+        {
+            let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(v) = kept.iter().find(|v| v.key == key).filter(|v| reusable(v)) {
+                return v.stale;
+            }
+        }
+        let made = Instant::now();
+        let stale = judge();
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        // One verdict per index name: another build's is of no more use.
+        kept.retain(|v| v.key.0 != name);
+        kept.push(Verdict { key, stale, made });
+        stale
+    }
+}
 
 /// Entries of an environment's `lib` folder looked at for `python*` (a planted folder of
 /// millions of entries is not listed to its end).

@@ -16,6 +16,23 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_agentteams-mcp");
 
+/// Calls `tool` of `recall` the way the engine does (`ToolSet::call`): the result's JSON, pretty
+/// and sorted, or the error's message.
+pub fn call(
+    recall: &agentteams_mcp_servers::recall::Recall,
+    tool: &str,
+    args: &str,
+) -> Result<String, String> {
+    use agentteams_mcp::server::{CallContext, CancelToken, ToolOutput, ToolSet};
+    let parsed = json::parse(args.as_bytes()).unwrap();
+    let args = parsed.as_object().unwrap();
+    match recall.call(tool, args, &CallContext::detached(CancelToken::new())) {
+        Ok(ToolOutput::Value(v)) => Ok(json::to_pretty_ascii_sorted(&v)),
+        Ok(other) => panic!("unexpected output {other:?}"),
+        Err(e) => Err(e.message().to_owned()),
+    }
+}
+
 /// A project directory under the system temp dir, removed on drop.
 pub struct Project {
     pub root: PathBuf,
