@@ -16,8 +16,8 @@ import argparse, json, os, random, subprocess, sys
 from pathlib import Path
 
 
-def rpc_session(binary, root, compat=None):
-    extra = ["--compat", compat] if compat else []
+def rpc_session(binary, root, compat=None, options=()):
+    extra = (["--compat", compat] if compat else []) + list(options)
     proc = subprocess.Popen([binary, "--serve-mcp", "recall", "--root", root, *extra],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     ids = iter(range(1, 10**9))

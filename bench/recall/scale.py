@@ -84,10 +84,11 @@ def builds(binary, root: Path, runs):
     }
 
 
-def serve(binary, root: Path, tool, queries):
-    """A fresh server: (first call ms, VmRSS KiB after it, VmHWM KiB, warm ms list)."""
-    proc, call = rpc_session(binary, str(root))
-    times = []
+def serve(binary, root: Path, tool, queries, options=()):
+    """A fresh server started with `options`: (first call ms, VmRSS KiB after it, VmHWM KiB, warm
+    ms list, every answer's text)."""
+    proc, call = rpc_session(binary, str(root), options=options)
+    times, answers = [], []
     for q in queries:
         t0 = time.perf_counter()
         reply = call("tools/call", {"name": tool, "arguments": {"query": q, "k": 20}})
@@ -97,19 +98,20 @@ def serve(binary, root: Path, tool, queries):
         text = reply["result"]["content"][0]["text"]
         if tool == "query_code" and '"path"' not in text:
             sys.exit(f"{tool} {q!r}: no hits: {text[:200]}")
+        answers.append(text)
         if len(times) == 1:
             after_first = status(proc.pid, "VmRSS")
     peak = status(proc.pid, "VmHWM")
     proc.stdin.close()
     proc.wait()
-    return times[0], after_first, peak, times[1:]
+    return times[0], after_first, peak, times[1:], answers
 
 
 def queries_for(binary, root, tool, pool, runs, count):
     firsts, rss, peaks, warm = [], [], [], []
     for run in range(runs):
         qs = [pool[(run + i) % len(pool)] for i in range(count + 1)]
-        first, after, peak, rest = serve(binary, root, tool, qs)
+        first, after, peak, rest, _ = serve(binary, root, tool, qs)
         firsts.append(first)
         rss.append(after)
         peaks.append(peak)

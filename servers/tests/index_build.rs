@@ -248,6 +248,8 @@ fn queries_write_nothing_and_ignore_staleness() {
         );
         b
     };
+    // A new server: a running one reuses its verdict for a second (`VERDICT_REUSE`).
+    let mut server = Server::start(&project.root);
     let (_, after_text) = server.call("query_code", r#"{"query": "gears widget"}"#);
     // Fresh just after the build; after the change, the same hits, now flagged maybe-stale.
     assert!(
