@@ -199,16 +199,7 @@ impl LocalLookup {
             lists.push((entry.term, list));
         }
         let documents = (0..count)
-            .map(|d| {
-                Document::new(
-                    "",
-                    "",
-                    self.lookup.document(d).length as f64,
-                    "",
-                    [""; 0],
-                    Some(None),
-                )
-            })
+            .map(|d| Document::length_only(self.lookup.document(d).length as f64))
             .collect();
         Some(Corpus {
             documents,
