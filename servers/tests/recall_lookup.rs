@@ -160,6 +160,24 @@ fn a_rebuilt_index_is_answered_from_its_new_lookup() {
     assert!(after.contains("boats.py"), "{after}");
     let whole = Recall::new(root).unwrap().with_lookup_from(u64::MAX);
     assert_eq!(after, call(&whole, "query_code", query));
+    // Without the build cache the next build compares what it would write with local.json and
+    // keeps the file: the lookup written beside it is bound to the kept file and answers alike.
+    let local_before = std::fs::metadata(project.path(LOCAL))
+        .unwrap()
+        .modified()
+        .unwrap();
+    std::fs::remove_file(project.path("references/code-build-cache.bin")).unwrap();
+    let out = project.index_build(&[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no partition changed"));
+    let local_after = std::fs::metadata(project.path(LOCAL))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(local_before, local_after);
+    let fresh = Recall::new(root).unwrap().with_lookup_from(0);
+    assert_eq!(call(&fresh, "query_code", query), after);
+    // The manifest and the two API partitions only: the lookup answered.
+    assert_eq!(fresh.files_read(), 3);
 }
 
 /// The sidecar's bytes with one change, for the lying-sidecar cases.

@@ -12,16 +12,20 @@
 //! Layout (integers little-endian, so the tables are searched where they lie, never decoded
 //! into structures): the magic line; the two identities; the cut points of each file's
 //! skeleton (its `documents` array and `postings` object, whose removal leaves the small
-//! metadata recall validates as it validates any partition); then per document its byte range
-//! in `local.json`, its length and the byte range of its file's definitions in the outline;
-//! the documents' paths; then per term, in the order of its bytes, its postings' byte range
-//! (from the key's opening quote to the list's `]`) and its document count.
+//! metadata recall validates as it validates any partition); per term, in the order of its
+//! bytes, its postings' byte range (from the key's opening quote to the list's `]`), its
+//! document count and the end of its text, then the terms' text; then per document its byte
+//! range in `local.json`, its length and the byte range of its file's definitions in the
+//! outline, and the documents' paths. The builder writes the terms while it writes
+//! `local.json` ([`Writer`]), so they are never held in memory.
 //!
 //! What this module does not do: write or read the index files themselves, or rank.
 
 use agentteams_mcp::file_identity::FileIdentity;
+use std::fs::File;
 use std::io::Read;
 use std::ops::Range;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 /// The sidecar's file name, under `references/` beside the outline.
@@ -39,6 +43,7 @@ pub const MAX_LOOKUP_BYTES: u64 = 1 << 30;
 pub const MAX_SKELETON_BYTES: u64 = 64 * 1024;
 
 const IDENTITY_BYTES: usize = 8 * 8;
+const CUTS_BYTES: usize = 4 * 8;
 const DOCUMENT_BYTES: usize = 5 * 8;
 const TERM_BYTES: usize = 8 + 8 + 4 + 4;
 
@@ -87,81 +92,162 @@ pub struct DocumentEntry {
     pub outline: (u64, u64),
 }
 
-/// Everything a lookup file says, as the builder gives it.
-pub struct Contents<'a, 't> {
+/// Where the term table starts: after the magic line, the identities, the cuts and the count.
+const TERMS_AT: u64 = (MAGIC.len() + 2 * IDENTITY_BYTES + 2 * CUTS_BYTES + 8) as u64;
+
+/// What the head of a lookup file says, known once both files are written.
+pub struct Head {
     pub local: FileIdentity,
     pub outline: FileIdentity,
     pub local_cuts: Cuts,
     pub outline_cuts: Cuts,
-    pub documents: &'a [DocumentEntry],
-    pub paths: &'a [&'a str],
-    /// `(term, postings range, document count)`, terms in the order of their bytes.
-    pub terms: &'a mut dyn Iterator<Item = (&'t str, (u64, u64), u32)>,
 }
 
-/// The lookup file's bytes.
-pub fn encode(contents: Contents<'_, '_>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(4096 + contents.documents.len() * (DOCUMENT_BYTES + 64));
-    out.extend_from_slice(MAGIC);
-    for identity in [contents.local, contents.outline] {
-        put_identity(&mut out, &identity);
-    }
-    for cuts in [contents.local_cuts, contents.outline_cuts] {
-        for n in [
-            cuts.documents.0,
-            cuts.documents.1,
-            cuts.postings.0,
-            cuts.postings.1,
-        ] {
-            put(&mut out, n);
+/// Writes a lookup file into a fresh file: its terms as `local.json`'s postings are written
+/// ([`Writer::term`], the table and the text each at its place), then its head, documents and
+/// paths ([`Writer::finish`]). Nothing is held but two buffers.
+pub struct Writer<'f> {
+    file: &'f File,
+    expected: usize,
+    terms: usize,
+    table: Positioned,
+    text: Positioned,
+    text_end: u64,
+    failed: Option<std::io::Error>,
+}
+
+/// Output gathered for one place of the file before it is written there.
+struct Positioned {
+    at: u64,
+    buffer: Vec<u8>,
+}
+
+/// What [`Positioned`] gathers before writing.
+const WRITE_BUFFER_BYTES: usize = 64 * 1024;
+
+impl Positioned {
+    fn new(at: u64) -> Positioned {
+        Positioned {
+            at,
+            buffer: Vec::with_capacity(WRITE_BUFFER_BYTES),
         }
     }
-    put(&mut out, contents.documents.len() as u64);
-    for d in contents.documents {
-        for n in [d.local.0, d.local.1, d.length, d.outline.0, d.outline.1] {
-            put(&mut out, n);
+
+    fn push(&mut self, file: &File, bytes: &[u8]) -> std::io::Result<()> {
+        self.buffer.extend_from_slice(bytes);
+        if self.buffer.len() >= WRITE_BUFFER_BYTES {
+            self.flush(file)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, file: &File) -> std::io::Result<()> {
+        file.write_all_at(&self.buffer, self.at)?;
+        self.at += self.buffer.len() as u64;
+        self.buffer.clear();
+        Ok(())
+    }
+}
+
+impl<'f> Writer<'f> {
+    /// A writer of a lookup of `terms` terms into `file` (fresh, empty).
+    pub fn new(file: &'f File, terms: usize) -> Writer<'f> {
+        let text_at = TERMS_AT + (terms * TERM_BYTES) as u64;
+        Writer {
+            file,
+            expected: terms,
+            terms: 0,
+            table: Positioned::new(TERMS_AT),
+            text: Positioned::new(text_at),
+            text_end: 0,
+            failed: None,
         }
     }
-    let mut end = 0u32;
-    for path in contents.paths {
-        end = end.saturating_add(path.len() as u32);
-        out.extend_from_slice(&end.to_le_bytes());
-    }
-    for path in contents.paths {
-        out.extend_from_slice(path.as_bytes());
-    }
-    // The term table's count comes first, so the terms are gathered before they are written.
-    let mut table = Vec::new();
-    let mut text = Vec::new();
-    for (term, (start, end), count) in contents.terms {
-        text.extend_from_slice(term.as_bytes());
-        table.extend_from_slice(&start.to_le_bytes());
-        table.extend_from_slice(&end.to_le_bytes());
-        table.extend_from_slice(&count.to_le_bytes());
-        table.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    }
-    put(&mut out, (table.len() / TERM_BYTES) as u64);
-    out.extend_from_slice(&table);
-    out.extend_from_slice(&text);
-    out
-}
 
-fn put(out: &mut Vec<u8>, n: u64) {
-    out.extend_from_slice(&n.to_le_bytes());
-}
+    /// The next term, in the order of its bytes: `"term": [...]` at `postings` in `local.json`,
+    /// held by `documents` documents. The first error is kept for [`Writer::finish`].
+    pub fn term(&mut self, term: &str, postings: (u64, u64), documents: u32) {
+        if self.failed.is_some() {
+            return;
+        }
+        if self.terms == self.expected {
+            self.failed = Some(std::io::Error::other("more terms than announced"));
+            return;
+        }
+        self.terms += 1;
+        self.text_end += term.len() as u64;
+        let mut entry = [0u8; TERM_BYTES];
+        entry[..8].copy_from_slice(&postings.0.to_le_bytes());
+        entry[8..16].copy_from_slice(&postings.1.to_le_bytes());
+        entry[16..20].copy_from_slice(&documents.to_le_bytes());
+        entry[20..].copy_from_slice(&(self.text_end as u32).to_le_bytes());
+        let written = (self.table.push(self.file, &entry))
+            .and_then(|()| self.text.push(self.file, term.as_bytes()));
+        self.failed = written.err();
+    }
 
-fn put_identity(out: &mut Vec<u8>, f: &FileIdentity) {
-    for n in [
-        f.dev,
-        f.ino,
-        f.len,
-        u64::from(f.mode),
-        f.mtime.0 as u64,
-        f.mtime.1 as u64,
-        f.ctime.0 as u64,
-        f.ctime.1 as u64,
-    ] {
-        put(out, n);
+    /// Writes the head, the documents and their paths after the terms.
+    pub fn finish(
+        mut self,
+        head: &Head,
+        documents: &[DocumentEntry],
+        paths: &[&str],
+    ) -> std::io::Result<()> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        if self.terms != self.expected || self.text_end > u64::from(u32::MAX) {
+            return Err(std::io::Error::other(
+                "the terms written are not those announced",
+            ));
+        }
+        self.table.flush(self.file)?;
+        self.text.flush(self.file)?;
+        let mut start = Vec::with_capacity(TERMS_AT as usize);
+        start.extend_from_slice(MAGIC);
+        for f in [head.local, head.outline] {
+            for n in [
+                f.dev,
+                f.ino,
+                f.len,
+                u64::from(f.mode),
+                f.mtime.0 as u64,
+                f.mtime.1 as u64,
+                f.ctime.0 as u64,
+                f.ctime.1 as u64,
+            ] {
+                start.extend_from_slice(&n.to_le_bytes());
+            }
+        }
+        for cuts in [head.local_cuts, head.outline_cuts] {
+            for n in [
+                cuts.documents.0,
+                cuts.documents.1,
+                cuts.postings.0,
+                cuts.postings.1,
+            ] {
+                start.extend_from_slice(&n.to_le_bytes());
+            }
+        }
+        start.extend_from_slice(&(self.expected as u64).to_le_bytes());
+        self.file.write_all_at(&start, 0)?;
+        let mut rest = Positioned::new(self.text.at);
+        let file = self.file;
+        rest.push(file, &(documents.len() as u64).to_le_bytes())?;
+        for d in documents {
+            for n in [d.local.0, d.local.1, d.length, d.outline.0, d.outline.1] {
+                rest.push(file, &n.to_le_bytes())?;
+            }
+        }
+        let mut end = 0u32;
+        for path in paths {
+            end = end.saturating_add(path.len() as u32);
+            rest.push(file, &end.to_le_bytes())?;
+        }
+        for path in paths {
+            rest.push(file, path.as_bytes())?;
+        }
+        rest.flush(file)
     }
 }
 
@@ -235,14 +321,6 @@ impl Lookup {
         let outline = r.identity()?;
         let local_cuts = r.cuts()?;
         let outline_cuts = r.cuts()?;
-        let documents = r.count(DOCUMENT_BYTES + 4)?;
-        let document_table = r.at;
-        r.take(documents * DOCUMENT_BYTES)?;
-        let path_ends = r.at;
-        r.take(documents * 4)?;
-        let path_text = r.at;
-        let path_bytes = ends_total(&bytes[path_ends..path_text])?;
-        r.take(path_bytes)?;
         let term_count = r.count(TERM_BYTES)?;
         let term_table = r.at;
         r.take(term_count * TERM_BYTES)?;
@@ -252,16 +330,25 @@ impl Lookup {
             n => read_u32(&bytes, term_table + n * TERM_BYTES - 4) as usize,
         };
         r.take(text_bytes)?;
+        let documents = r.count(DOCUMENT_BYTES + 4)?;
+        let document_table = r.at;
+        r.take(documents * DOCUMENT_BYTES)?;
+        let path_ends = r.at;
+        r.take(documents * 4)?;
+        let path_text = r.at;
+        let path_bytes = ends_total(&bytes[path_ends..path_text])?;
+        r.take(path_bytes)?;
         if r.at != bytes.len() {
-            return Err(LookupError("bytes after the terms"));
+            return Err(LookupError("bytes after the paths"));
         }
         let utf8 = |range: Range<usize>, what| {
             String::from_utf8(bytes[range].to_vec()).map_err(|_| LookupError(what))
         };
         let path_text = utf8(path_text..path_text + path_bytes, "a path is not UTF-8")?;
-        let term_text = utf8(term_text..bytes.len(), "a term is not UTF-8")?;
+        let term_text = utf8(term_text..term_text + text_bytes, "a term is not UTF-8")?;
+        // The tables stay; the texts were copied out of the bytes.
         let mut bytes = bytes;
-        bytes.truncate(term_table + term_count * TERM_BYTES);
+        bytes.truncate(path_ends + documents * 4);
         bytes.shrink_to_fit();
         let lookup = Lookup {
             bytes,
@@ -549,8 +636,24 @@ mod tests {
         paths: &[&str],
         terms: &[(&str, (u64, u64), u32)],
     ) -> Vec<u8> {
-        let mut terms = terms.iter().copied();
-        encode(Contents {
+        let dir = std::env::temp_dir().join(format!("lookup-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!(
+            "{}.bin",
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        let mut writer = Writer::new(&file, terms.len());
+        for &(term, range, count) in terms {
+            writer.term(term, range, count);
+        }
+        let head = Head {
             local: identity(1),
             outline: identity(2),
             local_cuts: Cuts {
@@ -561,11 +664,14 @@ mod tests {
                 documents: (100, 1000),
                 postings: (1200, 1202),
             },
-            documents,
-            paths,
-            terms: &mut terms,
-        })
+        };
+        writer.finish(&head, documents, paths).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        bytes
     }
+
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
     #[test]
     fn a_lookup_reads_back_what_was_written() {

@@ -4,7 +4,7 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Replaces `path` with `bytes` atomically (`<name>.tmp` in the same folder, fsync, rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
@@ -19,40 +19,79 @@ pub fn write_atomic_streamed(
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
     check: impl FnOnce(&Path) -> Result<(), String>,
 ) -> Result<(), String> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!("{name}.tmp"));
+    let pending = Pending::create(path)?;
     let written = (|| {
-        // A leftover or planted `<name>.tmp` is removed (a symlink is unlinked, never followed) and
-        // the new one is created exclusively: `O_EXCL` does not follow links. A directory there
-        // is not removed (it may hold anything); the error names it.
-        match fs::remove_file(&tmp) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
-        let file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        let mut buffered = std::io::BufWriter::with_capacity(WRITE_BUFFER_BYTES, file);
+        let mut buffered = std::io::BufWriter::with_capacity(WRITE_BUFFER_BYTES, pending.file());
         write(&mut buffered)?;
-        buffered
-            .into_inner()
-            .map_err(std::io::IntoInnerError::into_error)?
-            .sync_all()
+        buffered.flush()
     })();
-    // The rename replaces a target that is a symlink itself, not the file it points to.
-    let result = match written {
-        Ok(()) => check(&tmp).and_then(|()| {
-            fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
-        }),
-        Err(e) => Err(format!("cannot write {}: {e}", tmp.display())),
-    };
-    result.inspect_err(|_| {
-        let _ = fs::remove_file(&tmp);
-    })
+    written.map_err(|e| pending.error(e))?;
+    pending.commit(check)
+}
+
+/// A replacement of a file under way: `<name>.tmp` beside it, created fresh, written by the
+/// caller through [`Pending::file`] (in order or at positions), then put in place by
+/// [`Pending::commit`]; dropped uncommitted, it is removed and the file stays as it was.
+pub struct Pending {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: Option<fs::File>,
+}
+
+impl Pending {
+    /// Creates `<name>.tmp` beside `path`. A leftover or planted one is removed first (a symlink
+    /// is unlinked, never followed) and the new one is created exclusively: `O_EXCL` does not
+    /// follow links. A directory there is not removed (it may hold anything); the error names it.
+    pub fn create(path: &Path) -> Result<Pending, String> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = path.with_file_name(format!("{name}.tmp"));
+        let created = match fs::remove_file(&tmp) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&tmp),
+        };
+        let file = created.map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        Ok(Pending {
+            path: path.to_owned(),
+            tmp,
+            file: Some(file),
+        })
+    }
+
+    /// The temporary file.
+    pub fn file(&self) -> &fs::File {
+        self.file.as_ref().expect("a pending file until committed")
+    }
+
+    /// The message for an error met while writing it.
+    pub fn error(&self, e: std::io::Error) -> String {
+        format!("cannot write {}: {e}", self.tmp.display())
+    }
+
+    /// Flushes the temporary file to disk, lets `check` read it (its path) and refuse it, then
+    /// renames it over the file: the rename replaces a target that is a symlink itself, not the
+    /// file it points to.
+    pub fn commit(mut self, check: impl FnOnce(&Path) -> Result<(), String>) -> Result<(), String> {
+        let file = self.file.take().expect("committed once");
+        file.sync_all().map_err(|e| self.error(e))?;
+        drop(file);
+        check(&self.tmp)?;
+        fs::rename(&self.tmp, &self.path)
+            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        // Uncommitted, or a commit that failed: nothing half-written stays behind.
+        let _ = fs::remove_file(&self.tmp);
+    }
 }
 
 /// What the writer gathers before each write call.

@@ -8,16 +8,15 @@
 use super::build_cache;
 use super::build_cache::{Body, BuildCache, CachedFile, Contribution, Identity, Outputs, ToEncode};
 use super::deps::{ApiDoc, ApiModule, Provenance};
-use super::memory::write_postings;
+use super::memory::{write_postings, TermRecorder};
 use super::outline;
 use super::passages;
 use super::postings::{KnownTerms, Postings};
 use super::pyjson::PyJson;
 use super::sources::{language_for, mtime, read_text, CodeSource};
 use super::stamp::Stamp;
-use crate::corpus::lookup::{self, Cuts, DocumentEntry};
+use crate::corpus::lookup::{Cuts, DocumentEntry};
 use crate::corpus::tokenize::Tokenizer;
-use agentteams_mcp::file_identity::FileIdentity;
 use agentteams_mcp::json::{obj, Value};
 use agentteams_mcp::sha256;
 use std::collections::{BTreeSet, HashMap};
@@ -269,29 +268,22 @@ impl Local<'_> {
 
 /// Where the parts of a partition or outline just written lie in its file: what the lookup
 /// sidecar ([`crate::corpus::lookup`]) records.
-#[derive(Debug, Default)]
-pub struct Written {
+#[derive(Default)]
+pub struct Written<'t> {
     pub cuts: Cuts,
     /// Per document (per definition in the outline), `{` to `}`.
     pub documents: Vec<(u64, u64)>,
-    /// Per term in written order: its number in the postings, its key's opening quote to its
+    /// Given each term as its postings are written: the term, its key's opening quote to its
     /// list's `]`, and its list's length.
-    pub terms: Vec<(u32, u64, u64, u32)>,
+    pub terms: Option<&'t mut TermRecorder<'t>>,
 }
 
 impl Local<'_> {
-    /// The lookup sidecar's bytes for `local.json` and the outline as `local_written` and
-    /// `outline_written` say they were written, bound to the files' identities.
-    pub fn lookup_bytes(
-        &self,
-        local: (&Written, FileIdentity),
-        outline: (&Written, FileIdentity),
-    ) -> Vec<u8> {
-        let partition = &self.partition;
-        let mut documents: Vec<DocumentEntry> = partition
-            .docs
-            .iter()
-            .zip(&local.0.documents)
+    /// The lookup's documents: each one's range in `local.json` as `local` says it was written,
+    /// its length, and its file's definitions in the outline as `outline` says.
+    pub fn lookup_documents(&self, local: &Written, outline: &Written) -> Vec<DocumentEntry> {
+        let mut documents: Vec<DocumentEntry> = (self.partition.docs.iter())
+            .zip(&local.documents)
             .map(|(doc, &range)| DocumentEntry {
                 local: range,
                 length: doc.length,
@@ -308,11 +300,8 @@ impl Local<'_> {
                 if definitions.is_empty() {
                     continue;
                 }
-                let first = outline.0.documents.get(definitions.start);
-                let last = definitions
-                    .end
-                    .checked_sub(1)
-                    .and_then(|i| outline.0.documents.get(i));
+                let first = outline.documents.get(definitions.start);
+                let last = outline.documents.get(definitions.end - 1);
                 if let (Some(entry), Some(first), Some(last)) =
                     (documents.get_mut(*doc), first, last)
                 {
@@ -320,19 +309,7 @@ impl Local<'_> {
                 }
             }
         }
-        let paths: Vec<&str> = partition.docs.iter().map(|d| d.path.as_str()).collect();
-        let postings = &self.partition.postings;
-        let mut terms = (local.0.terms.iter())
-            .map(|&(i, start, end, count)| (postings.term(i as usize), (start, end), count));
-        lookup::encode(lookup::Contents {
-            local: local.1,
-            outline: outline.1,
-            local_cuts: local.0.cuts,
-            outline_cuts: outline.0.cuts,
-            documents: &documents,
-            paths: &paths,
-            terms: &mut terms,
-        })
+        documents
     }
 }
 
@@ -452,7 +429,7 @@ impl<'c> Outline<'c> {
         w.key("dependency_fingerprint");
         w.null();
         w.key("documents");
-        *written = Written::default();
+        written.documents.clear();
         written.documents.reserve_exact(self.documents.len());
         let start = w.position();
         w.begin_array();
@@ -1000,7 +977,13 @@ impl Partition {
         w.finish_streaming()
     }
 
-    fn write_json(&self, w: &mut PyJson, built_at: &str, build_id: &str, written: &mut Written) {
+    fn write_json(
+        &self,
+        w: &mut PyJson,
+        built_at: &str,
+        build_id: &str,
+        written: &mut Written<'_>,
+    ) {
         let fingerprint = self.source_fingerprint();
         let by_term = self.postings.by_term();
         let norms = self.postings.vector_norms(&by_term);
@@ -1018,7 +1001,7 @@ impl Partition {
         w.key("dependency_fingerprint");
         w.opt_string(self.dependency_fingerprint.as_deref());
         w.key("documents");
-        *written = Written::default();
+        written.documents.clear();
         written.documents.reserve_exact(self.docs.len());
         let start = w.position();
         w.begin_array();
@@ -1041,7 +1024,13 @@ impl Partition {
         w.string(WRITE_OWNER);
         w.key("postings");
         let start = w.position();
-        write_postings(w, &self.postings, &by_term, true, Some(&mut written.terms));
+        write_postings(
+            w,
+            &self.postings,
+            &by_term,
+            true,
+            written.terms.as_deref_mut(),
+        );
         written.cuts.postings = (start, w.position());
         finish_partition(
             w,

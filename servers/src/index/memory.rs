@@ -401,15 +401,19 @@ impl MemoryIndex {
     }
 }
 
+/// Told each term [`write_postings`] writes: the term, its key's opening quote to its list's `]`
+/// in the output, and its list's length.
+pub type TermRecorder<'r> = dyn FnMut(&str, (u64, u64), u32) + 'r;
+
 /// `{"term": [{"doc_id": d, "tf": n}, ...], ...}` from `postings` turned around (`by_term`),
-/// terms in first-seen order or sorted; `record` gets each term's number, the bytes from its
-/// key's opening quote to its list's `]` and its list's length, in written order.
-pub fn write_postings(
+/// terms in first-seen order or sorted; `record` gets each term, the bytes from its key's opening
+/// quote to its list's `]` and its list's length, in written order.
+pub fn write_postings<'r>(
     w: &mut PyJson,
     postings: &Postings,
     by_term: &ByTerm,
     sorted: bool,
-    mut record: Option<&mut Vec<(u32, u64, u64, u32)>>,
+    mut record: Option<&mut TermRecorder<'r>>,
 ) {
     let mut order: Vec<usize> = (0..postings.term_count()).collect();
     if sorted {
@@ -426,21 +430,14 @@ pub fn write_postings(
         order = keyed.into_iter().map(|(_, i)| i).collect();
     }
     w.begin_object();
-    if let Some(record) = record.as_deref_mut() {
-        record.reserve_exact(order.len());
-    }
     for i in order {
         let start = w.key_at(postings.term(i));
         w.begin_array();
         w.int_pair_elements(("doc_id", "tf"), by_term.entries(i));
         w.end_array();
         if let Some(record) = record.as_deref_mut() {
-            record.push((
-                i as u32,
-                start,
-                w.position(),
-                by_term.entries(i).len() as u32,
-            ));
+            let documents = by_term.entries(i).len() as u32;
+            record(postings.term(i), (start, w.position()), documents);
         }
     }
     w.end_object();

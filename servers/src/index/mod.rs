@@ -550,9 +550,16 @@ fn write_local(
     if let Some(cache) = kept {
         return Ok(partition.manifest_entry(&cache.outputs.built_at));
     }
+    // The lookup's terms are written as the postings are, into the lookup's temporary file.
+    let lookup_file = atomic::Pending::create(&references.join(lookup::LOOKUP_FILE))?;
+    let mut lookup = lookup::Writer::new(lookup_file.file(), partition.postings.term_count());
+    let mut record = |term: &str, range, count| lookup.term(term, range, count);
+    let mut local_written = code::Written {
+        terms: Some(&mut record),
+        ..code::Written::default()
+    };
     // When the cache shows the content changed, the old file need not be read to compare.
     let compare = local.changed != code::Change::Differs;
-    let mut local_written = code::Written::default();
     let (entry, rewritten) = write_partition(
         code_dir,
         "local",
@@ -561,6 +568,7 @@ fn write_local(
         compare,
         &mut local_written,
     )?;
+    local_written.terms = None;
     if rewritten {
         report.rewritten.push("local");
     }
@@ -594,11 +602,16 @@ fn write_local(
             .map_err(|e| format!("cannot look at {}: {e}", path.display()))?;
         Ok::<_, String>(FileIdentity::of(&meta))
     };
-    let bytes = local.lookup_bytes(
-        (&local_written, identity(&local_path)?),
-        (&outline_written, identity(&outline_path)?),
-    );
-    atomic::write_atomic(&references.join(lookup::LOOKUP_FILE), &bytes)?;
+    let head = lookup::Head {
+        local: identity(&local_path)?,
+        outline: identity(&outline_path)?,
+        local_cuts: local_written.cuts,
+        outline_cuts: outline_written.cuts,
+    };
+    let documents = local.lookup_documents(&local_written, &outline_written);
+    let paths: Vec<&str> = partition.docs.iter().map(|d| d.path.as_str()).collect();
+    (lookup.finish(&head, &documents, &paths)).map_err(|e| lookup_file.error(e))?;
+    lookup_file.commit(|_| Ok(()))?;
     Ok(entry)
 }
 
@@ -679,7 +692,14 @@ fn write_partition(
     if let Some(previous) = previous {
         if let Some(built_at) = top_level_string(&previous, "built_at") {
             let fresh = newest_source.is_none_or(|(s, n)| clock::built_after(&built_at, s, n));
-            if fresh && partition.to_json_recorded(&built_at, written).as_bytes() == previous {
+            // Compared without telling `written`'s recorder the terms: they are told once, by
+            // the write below, or again here for a file that is kept.
+            let terms = written.terms.take();
+            let same =
+                fresh && partition.to_json_recorded(&built_at, written).as_bytes() == previous;
+            written.terms = terms;
+            if same {
+                partition.to_json_recorded(&built_at, written);
                 return Ok((partition.manifest_entry(&built_at), false));
             }
         }
