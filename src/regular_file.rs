@@ -78,10 +78,12 @@ pub fn open_directory(path: &Path) -> io::Result<File> {
 /// Reads the regular file at `path` whole if it holds at most `limit` bytes; `Ok(None)` if it
 /// holds more (found while reading, so a growing file is caught too).
 pub fn read_at_most(path: &Path, limit: u64) -> io::Result<Option<Vec<u8>>> {
-    let mut bytes = Vec::new();
-    open(path)?
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)?;
+    let file = open(path)?;
+    // Room for the length it has now (within the limit): a buffer grown by doubling would hold
+    // up to twice the file, and its old and new blocks both while it moves.
+    let len = file.metadata()?.len().min(limit);
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 

@@ -346,19 +346,22 @@ impl Lookup {
         };
         let path_text = utf8(path_text..path_text + path_bytes, "a path is not UTF-8")?;
         let term_text = utf8(term_text..term_text + text_bytes, "a term is not UTF-8")?;
-        // The tables stay; the texts were copied out of the bytes.
-        let mut bytes = bytes;
-        bytes.truncate(path_ends + documents * 4);
-        bytes.shrink_to_fit();
+        // Only the tables stay, back to back: the texts were copied out.
+        let text_at = term_table + term_count * TERM_BYTES;
+        let mut tables =
+            Vec::with_capacity(text_at + (path_ends + documents * 4 - text_at - text_bytes));
+        tables.extend_from_slice(&bytes[..text_at]);
+        tables.extend_from_slice(&bytes[text_at + text_bytes..path_ends + documents * 4]);
+        drop(bytes);
         let lookup = Lookup {
-            bytes,
+            bytes: tables,
             local,
             outline,
             local_cuts,
             outline_cuts,
             documents,
-            document_table,
-            path_ends,
+            document_table: document_table - text_bytes,
+            path_ends: path_ends - text_bytes,
             path_text,
             term_count,
             term_table,
