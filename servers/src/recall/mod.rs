@@ -121,7 +121,11 @@ impl Recall {
     /// mode, a sidecar bound to that file and its outline, and a file of at least
     /// `lookup_from` bytes.
     fn local_lookup(&self, team: &Path, partition: &Path) -> Option<Arc<lookup::LocalLookup>> {
-        if self.compat != Compat::Product {
+        // The partition's size first (one `stat`): most answers need look no further.
+        let small = |len: u64| len < self.lookup_from;
+        if self.compat != Compat::Product
+            || std::fs::metadata(partition).map_or(true, |m| small(m.len()))
+        {
             return None;
         }
         let paths = lookup::LookupPaths::of(&self.root, team)?;
@@ -132,7 +136,7 @@ impl Recall {
         let [Some(_), Some(local), Some(_)] = key.identities() else {
             return None;
         };
-        if local.len < self.lookup_from {
+        if small(local.len) {
             return None;
         }
         let mut cached = self.lookup.lock().unwrap_or_else(|e| e.into_inner());
