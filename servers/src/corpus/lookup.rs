@@ -504,11 +504,6 @@ impl Lookup {
         }
         low
     }
-
-    /// Bytes the lookup holds.
-    pub fn resident_bytes(&self) -> usize {
-        self.bytes.capacity() + self.path_text.capacity() + self.term_text.capacity()
-    }
 }
 
 /// The total of a table of cumulative `u32` ends (its last), checked non-decreasing.

@@ -33,7 +33,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The lookup of one `local.json` and outline, with both files open: what it was made from is
-/// what it reads, whatever the paths name later ([`LocalLookup::is_current`] tells).
+/// what it reads, whatever the paths name later (the caller keeps it by the files' [`LookupKey`]
+/// and opens another when the key changes).
 pub struct LocalLookup {
     lookup: Lookup,
     local: File,
@@ -124,19 +125,9 @@ impl LocalLookup {
         &self.partition
     }
 
-    /// Bytes `local.json` holds.
-    pub fn local_bytes(&self) -> u64 {
-        self.lookup.local.len
-    }
-
     /// Every document's stored path, in order.
     pub fn paths(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         self.lookup.paths()
-    }
-
-    /// Bytes this lookup holds in memory.
-    pub fn resident_bytes(&self) -> usize {
-        self.lookup.resident_bytes()
     }
 
     /// The top `k` of the partition for `query`, as the whole load ranks them with the outline
