@@ -64,6 +64,10 @@ fn usage_errors_exit_2_with_a_message() {
             "--root and --project are the same option; give one",
         ),
         (&[][..], "nothing to do"),
+        (
+            &["--serve-mcp", "recall", "--lookup-from", "lots"][..],
+            "--lookup-from needs a size such as 64M, 0 or none; not \"lots\"",
+        ),
     ] {
         let o = agentteams(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

@@ -178,6 +178,25 @@ fn a_rebuilt_index_is_answered_from_its_new_lookup() {
     assert_eq!(call(&fresh, "query_code", query), after);
     // The manifest and the two API partitions only: the lookup answered.
     assert_eq!(fresh.files_read(), 3);
+    // Nothing changed but the lookup is gone (or is another build's): a build that would keep
+    // every output writes it again, bound to the files it keeps.
+    for planted in [None, Some(&b"agentteams-mcp code lookup 01\n"[..])] {
+        match planted {
+            None => std::fs::remove_file(project.path(SIDECAR)).unwrap(),
+            Some(bytes) => std::fs::write(project.path(SIDECAR), bytes).unwrap(),
+        }
+        assert!(project.index_build(&[]).status.success());
+        assert_eq!(
+            std::fs::metadata(project.path(LOCAL))
+                .unwrap()
+                .modified()
+                .unwrap(),
+            local_after
+        );
+        let again = Recall::new(root).unwrap().with_lookup_from(0);
+        assert_eq!(call(&again, "query_code", query), after);
+        assert_eq!(again.files_read(), 3, "{planted:?}");
+    }
 }
 
 /// The sidecar's bytes with one change, for the lying-sidecar cases.

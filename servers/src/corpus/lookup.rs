@@ -67,8 +67,7 @@ impl Cuts {
     ) -> Option<Vec<u8>> {
         let (d, p) = (self.documents, self.postings);
         let ordered = d.0 < d.1 && d.1 <= p.0 && p.0 < p.1 && p.1 <= len;
-        let kept = d.0 + (p.0 - d.1.min(p.0)) + (len - p.1.min(len));
-        if !ordered || kept > MAX_SKELETON_BYTES {
+        if !ordered || d.0 + (p.0 - d.1) + (len - p.1) > MAX_SKELETON_BYTES {
             return None;
         }
         let mut bytes = read(0..d.0)?;

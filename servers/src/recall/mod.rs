@@ -325,10 +325,7 @@ impl Recall {
             });
             if let Some((lookup, ranked)) = looked_up {
                 let partition = lookup.partition();
-                let stamp = partition.built_at.as_str();
-                if !stamp.is_empty() && built_at.as_deref().is_none_or(|b| stamp > b) {
-                    built_at = Some(partition.built_at.clone());
-                }
+                keep_latest(&mut built_at, &partition.built_at);
                 if !stale {
                     local_stale =
                         Some(self.local_stale(&partition.built_at, last_build, lookup.paths()));
@@ -341,10 +338,7 @@ impl Recall {
             let Loaded::Code(file) = &*loaded else {
                 continue;
             };
-            let stamp = file.built_at();
-            if !stamp.is_empty() && built_at.as_deref().is_none_or(|b| stamp > b) {
-                built_at = Some(stamp.to_owned());
-            }
+            keep_latest(&mut built_at, file.built_at());
             if let CodeFile::Partition(corpus) = file {
                 if !stale && corpus.source_kind.as_deref() == Some(LOCAL_KIND) {
                     let paths = corpus.documents.iter().map(|d| d.path());
@@ -456,6 +450,14 @@ impl Recall {
             }
             _ => stored.to_owned(),
         }
+    }
+}
+
+/// `stamp` in `latest` if it is later (an empty stamp never is): an answer's `built_at` is its
+/// newest partition's.
+fn keep_latest(latest: &mut Option<String>, stamp: &str) {
+    if !stamp.is_empty() && latest.as_deref().is_none_or(|b| stamp > b) {
+        *latest = Some(stamp.to_owned());
     }
 }
 
