@@ -60,6 +60,12 @@ struct Fixture {
     dir: PathBuf,
 }
 
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 impl Fixture {
     fn start(name: &str, knobs: Knobs) -> Fixture {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();

@@ -163,6 +163,7 @@ fn a_pack_larger_than_the_limit_is_still_served() {
             })
             .collect()
     });
+    git(&f.root, &["reset", "-q", "--hard", "main"]);
     append(&f.root.join("a.txt"), "three\n");
     git(&f.root, &["commit", "-q", "-am", "third"]);
     let packs: u64 = std::fs::read_dir(f.root.join(".git/objects/pack"))
@@ -420,7 +421,8 @@ fn git_wrapper(f: &Fixture, body: &str) -> std::path::PathBuf {
 /// The variable that selects the git the server runs.
 const GIT_ENV_NAME: &str = agentteams_mcp_servers::gitread::GIT_ENV;
 
-/// Commits `name` holding `size` bytes made by `chunk(n)` pieces, streamed into one pack.
+/// Commits `name` holding `size` bytes made by `chunk(n)` pieces, streamed into one pack; the
+/// work tree and the index are left as they were (a 300 MB checkout is disk no test needs).
 fn commit_streamed_blob(
     root: &Path,
     name: &str,
@@ -448,7 +450,6 @@ fn commit_streamed_blob(
     stdin.write_all(b"\n").expect("end");
     drop(stdin);
     assert!(child.wait().is_ok_and(|s| s.success()), "fast-import");
-    git(root, &["reset", "-q", "--hard", "main"]);
 }
 
 /// The gitread server over stateless HTTP on a free loopback port; returns it and the port.

@@ -633,10 +633,9 @@ mod tests {
         paths: &[&str],
         terms: &[(&str, (u64, u64), u32)],
     ) -> Vec<u8> {
-        let dir = std::env::temp_dir().join(format!("lookup-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!(
-            "{}.bin",
+        let path = std::env::temp_dir().join(format!(
+            "lookup-unit-{}-{}.bin",
+            std::process::id(),
             NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         let file = File::options()
