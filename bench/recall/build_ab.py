@@ -11,9 +11,13 @@ Reports per binary the median and min of wall and CPU seconds and MB/s (source b
 reports them plus the memory corpus, as bench.py counts them), and the paired ratios B/A (min
 and median over rounds).
 
-usage: build_ab.py ROOT BIN_A BIN_B [--rounds 5] [--cpu N]
+usage: build_ab.py ROOT BIN_A BIN_B [--rounds 5] [--cpu N] [--one-edit]
   --cpu N pins both builds to CPU N with taskset (the build's two threads then share one core:
   CPU time is still comparable, wall time no longer shows the two stages' overlap).
+  --one-edit times, after each full build, a rebuild once one source file (the first `.py` in
+  sorted order) has gained a function; the outputs compared are the rebuild's, and the figures
+  are the rebuild's wall and CPU time and its share of the full build's (the file is restored
+  at the end).
 """
 import argparse, hashlib, os, re, shutil, statistics, subprocess, sys, time
 from pathlib import Path
@@ -64,15 +68,34 @@ def main():
     ap.add_argument("b")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--cpu", type=int)
+    ap.add_argument("--one-edit", action="store_true")
     args = ap.parse_args()
     root = Path(args.root)
     references = root / "references"
+    edited = min(p for p in root.rglob("*.py") if "references" not in p.relative_to(root).parts)
+    original, stamp = edited.read_bytes(), edited.stat().st_mtime_ns
+
+    def put(content, mtime_ns):
+        """The edited file's content, with a fixed mtime: the outputs then compare across rounds."""
+        edited.write_bytes(content)
+        os.utime(edited, ns=(mtime_ns, mtime_ns))
+    edit = original + b"\n\ndef one_edit_function(argument):\n    return argument\n"
     md_mb = sum(p.stat().st_size for p in (references / "modules").glob("*.md")) / 1e6
     expected = {}
 
     def measure(side, r):
         clear(references)
+        if args.one_edit:
+            put(original, stamp)
+            time.sleep(1.1)  # past the build cache's racy window: the file can be cached
         wall, cpu, src_mb = build(getattr(args, side), root, args.cpu)
+        if args.one_edit:
+            full = wall
+            put(edit, stamp + 1_000_000_000)
+            time.sleep(1.1)
+            wall, cpu, src_mb = build(getattr(args, side), root, args.cpu)
+            print(f"round {r} {side}: one edit {100 * wall / full:.1f} % of the full build "
+                  f"({full:.2f} s)", flush=True)
         got = digest_of_outputs(references)
         expected.setdefault("digests", got)
         if got != expected["digests"]:
@@ -83,7 +106,10 @@ def main():
         print(f"round {r} {side}: {wall:.2f} s wall, {cpu:.2f} s CPU", flush=True)
         return wall, cpu
 
-    times = alternate(args.rounds, [("a", lambda r: measure("a", r)), ("b", lambda r: measure("b", r))])
+    try:
+        times = alternate(args.rounds, [("a", lambda r: measure("a", r)), ("b", lambda r: measure("b", r))])
+    finally:
+        put(original, stamp)
     src_mb = expected["src_mb"]
     expected = expected["digests"]
     mb = src_mb + md_mb
