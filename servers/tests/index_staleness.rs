@@ -939,3 +939,32 @@ fn a_cache_whose_table_outgrew_its_terms_is_written_afresh_and_still_equals_a_fu
         );
     }
 }
+
+#[test]
+fn after_a_rebuild_that_changed_the_partition_a_build_with_nothing_changed_keeps_every_output() {
+    let project = python_project();
+    settle();
+    assert!(project.index_build(&[]).status.success());
+    project.write(
+        "tool/edited.py",
+        "def edited_thing(widget):\n    return widget\n",
+    );
+    let (_, read) = rebuild_settled(&project);
+    assert_eq!(read, 1);
+    // The cache that build wrote (beside the partition and the outline, their identities put
+    // in once they were in place) says the outputs are as it left them: nothing is written.
+    let inode = |rel: &str| {
+        std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(project.path(rel)).unwrap())
+    };
+    let outputs = [
+        "references/code-index/local.json",
+        "references/code-outline.json",
+        "references/code-lookup.bin",
+        "references/code-build-cache.bin",
+    ];
+    let before: Vec<u64> = outputs.iter().map(|rel| inode(rel)).collect();
+    let (unchanged, read) = rebuild_settled(&project);
+    assert_eq!(read, 0, "{unchanged} unchanged");
+    let after: Vec<u64> = outputs.iter().map(|rel| inode(rel)).collect();
+    assert_eq!(before, after, "{outputs:?}");
+}

@@ -19,14 +19,24 @@ pub fn write_atomic_streamed(
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
     check: impl FnOnce(&Path) -> Result<(), String>,
 ) -> Result<(), String> {
+    write_pending(path, write)?.commit(check)
+}
+
+/// The replacement of `path` with what `write` writes (through a buffer), written and flushed
+/// to disk but not yet in place: [`Pending::commit`] puts it there (then at little cost).
+pub fn write_pending(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<Pending, String> {
     let pending = Pending::create(path)?;
     let written = (|| {
         let mut buffered = std::io::BufWriter::with_capacity(WRITE_BUFFER_BYTES, pending.file());
         write(&mut buffered)?;
-        buffered.flush()
+        buffered.flush()?;
+        pending.file().sync_all()
     })();
     written.map_err(|e| pending.error(e))?;
-    pending.commit(check)
+    Ok(pending)
 }
 
 /// A replacement of a file under way: `<name>.tmp` beside it, created fresh, written by the

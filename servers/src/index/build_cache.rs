@@ -38,7 +38,24 @@ pub struct Identity {
     link_ino: u64,
 }
 
+/// Bytes of an [`Identity`] in the cache.
+const IDENTITY_BYTES: usize = 9 * 8;
+
 impl Identity {
+    /// An identity no file has: what a cache written before its outputs were in place holds
+    /// until [`write_identities`] writes theirs (a cache left with it never matches a file).
+    pub const UNKNOWN: Identity = Identity {
+        file: FileIdentity {
+            dev: 0,
+            ino: 0,
+            len: 0,
+            mode: 0,
+            mtime: (0, 0),
+            ctime: (0, 0),
+        },
+        link_ino: 0,
+    };
+
     pub fn of(path: &Path) -> Option<Identity> {
         let link = std::fs::symlink_metadata(path).ok()?;
         if link.file_type().is_symlink() {
@@ -442,6 +459,8 @@ pub struct Writer {
     table: Vec<u8>,
     files: usize,
     files_at: usize,
+    /// Where the head holds the outputs' two identities.
+    outputs_at: usize,
 }
 
 impl Writer {
@@ -456,6 +475,7 @@ impl Writer {
         let mut head = Vec::with_capacity(1 << 20);
         builder.write(&mut head);
         put_str(&mut head, root);
+        let outputs_at = head.len();
         outputs.local.write(&mut head);
         outputs.outline.write(&mut head);
         put_str(&mut head, &outputs.built_at);
@@ -480,6 +500,7 @@ impl Writer {
             table,
             files: 0,
             files_at,
+            outputs_at,
         }
     }
 
@@ -504,12 +525,13 @@ impl Writer {
 
     /// Writes the cache: magic, the head's length, the head, the term table, then each file's
     /// body in row order, which `body(row, buffer)` gives (encoding it into `buffer`, emptied
-    /// before each call, or lending the previous cache's).
+    /// before each call, or lending the previous cache's). Returns where in the file the
+    /// outputs' identities lie ([`write_identities`]).
     pub fn write_to<'b>(
         mut self,
         out: &mut dyn std::io::Write,
         mut body: impl FnMut(usize, &mut Vec<u8>) -> Body<'b>,
-    ) -> std::io::Result<()> {
+    ) -> std::io::Result<u64> {
         let at = self.files_at;
         self.head[at..at + 8].copy_from_slice(&(self.files as u64).to_le_bytes());
         out.write_all(MAGIC)?;
@@ -531,8 +553,22 @@ impl Writer {
                 out.write_all(bytes)?;
             }
         }
-        Ok(())
+        Ok((MAGIC.len() + 8 + self.outputs_at) as u64)
     }
+}
+
+/// Writes the outputs' identities at `at` (from [`Writer::write_to`]) in a cache written before
+/// they were known.
+pub fn write_identities(
+    file: &std::fs::File,
+    at: u64,
+    local: &Identity,
+    outline: &Identity,
+) -> std::io::Result<()> {
+    let mut bytes = Vec::with_capacity(2 * IDENTITY_BYTES);
+    local.write(&mut bytes);
+    outline.write(&mut bytes);
+    std::os::unix::fs::FileExt::write_all_at(file, &bytes, at)
 }
 
 fn put_u64(out: &mut Vec<u8>, n: u64) {

@@ -177,14 +177,14 @@ const MAX_TERMS_PER_LIVE_TERM: usize = 2;
 
 impl Local<'_> {
     /// Writes into `sink` the build cache of this build (`build_cache`), whose outputs were
-    /// `outputs`.
+    /// `outputs`; returns where their identities lie in it.
     pub fn write_cache(
         &self,
         sink: &mut dyn std::io::Write,
         builder: &Identity,
         root: &str,
         outputs: &Outputs,
-    ) -> std::io::Result<()> {
+    ) -> std::io::Result<u64> {
         let postings = &self.partition.postings;
         // The table: the previous one's terms in their numbers, then the terms it lacks; or,
         // without one (or with one grown too large), the postings' own order.

@@ -297,21 +297,34 @@ pub fn build(
         source_bytes,
         rewritten: Vec::new(),
     };
+    let destinations = Destinations {
+        references: &references,
+        code_dir: &code_dir,
+        cache: builder.as_ref().map(|builder| CacheTarget {
+            path: &cache_path,
+            builder,
+            root: &root_text,
+        }),
+    };
+    let mut pending_cache = None;
     let mut on_disk: Vec<(&str, Value)> = Vec::new();
     for (name, kind) in code::PARTITIONS {
         let api;
         let partition = match kind {
             "local-script" => {
                 let entry = match &local {
-                    LocalPartition::Built(built) => write_local(
-                        &references,
-                        &code_dir,
-                        built,
-                        &stamp,
-                        newest,
-                        previous.as_ref(),
-                        &mut report,
-                    )?,
+                    LocalPartition::Built(built) => {
+                        let (entry, cache) = write_local(
+                            &destinations,
+                            built,
+                            &stamp,
+                            newest,
+                            previous.as_ref(),
+                            &mut report,
+                        )?;
+                        pending_cache = cache;
+                        entry
+                    }
                     LocalPartition::Kept(kept) => kept_entry(&kept.outputs),
                 };
                 on_disk.push((name, entry));
@@ -365,11 +378,22 @@ pub fn build(
         if let Some(outputs) = local_entry
             .and_then(|entry| written_outputs(local, &entry, &stamp, &local_path, &outline_path))
         {
-            atomic::write_atomic_streamed(
-                &cache_path,
-                |sink| local.write_cache(sink, builder, &root_text, &outputs),
-                |_| Ok(()),
-            )?;
+            // Written already (beside `local.json`) unless its outputs turned out otherwise.
+            let committed = match pending_cache {
+                Some(pending) => pending.commit(&outputs)?,
+                None => false,
+            };
+            if !committed {
+                atomic::write_atomic_streamed(
+                    &cache_path,
+                    |sink| {
+                        local
+                            .write_cache(sink, builder, &root_text, &outputs)
+                            .map(|_| ())
+                    },
+                    |_| Ok(()),
+                )?;
+            }
         }
     }
     Ok(report)
@@ -531,14 +555,14 @@ fn kept_entry(o: &build_cache::Outputs) -> Value {
 /// lie, unless the cache shows all three are what this build would write (then they stay);
 /// returns the partition's manifest entry.
 fn write_local(
-    references: &Path,
-    code_dir: &Path,
+    to: &Destinations,
     local: &code::Local,
     stamp: &Stamp,
     newest: (i64, u32),
     previous: Option<&build_cache::BuildCache<'_>>,
     report: &mut BuildReport,
-) -> Result<Value, String> {
+) -> Result<(Value, Option<PendingCache>), String> {
+    let (references, code_dir) = (to.references, to.code_dir);
     let partition = &local.partition;
     let outline_path = references.join(OUTLINE_FILE);
     let local_path = code_dir.join("local.json");
@@ -548,8 +572,21 @@ fn write_local(
             && clock::built_after(&cache.outputs.built_at, newest.0, newest.1)
     });
     if let Some(cache) = kept {
-        return Ok(partition.manifest_entry(&cache.outputs.built_at));
+        return Ok((partition.manifest_entry(&cache.outputs.built_at), None));
     }
+    let write_outline = |built_at: &str| {
+        let (fingerprint, build_id) = (
+            partition.source_fingerprint(),
+            partition.build_id_at(built_at),
+        );
+        let mut written = code::Written::default();
+        let pending = atomic::write_pending(&outline_path, |sink| {
+            local
+                .outline
+                .write_to(sink, stamp, &fingerprint, &build_id, &mut written)
+        })?;
+        Ok::<_, String>((pending, written.cuts, written.documents))
+    };
     // The lookup's terms are written as the postings are, into the lookup's temporary file.
     let lookup_file = atomic::Pending::create(&references.join(lookup::LOOKUP_FILE))?;
     let mut lookup = lookup::Writer::new(lookup_file.file(), partition.postings.term_count());
@@ -560,14 +597,54 @@ fn write_local(
     };
     // When the cache shows the content changed, the old file need not be read to compare.
     let compare = local.changed != code::Change::Differs;
-    let (entry, rewritten) = write_partition(
-        code_dir,
-        "local",
-        partition,
-        Some(newest),
-        compare,
-        &mut local_written,
-    )?;
+    // When the content changed, `local.json` is written with this build's `built_at`, which the
+    // outline names: the outline is then written meanwhile on a second thread, and each is put
+    // in place in turn, `local.json` first.
+    // With them, the build cache: its outputs' identities are written once they are in place.
+    let write_cache = |target: &CacheTarget| {
+        let fingerprint = partition.source_fingerprint();
+        let unknown = build_cache::Identity::UNKNOWN;
+        let outputs = outputs_of(
+            local,
+            stamp,
+            &stamp.built_at,
+            fingerprint,
+            (unknown, unknown),
+        );
+        let mut identities_at = 0;
+        let file = atomic::write_pending(target.path, |sink| {
+            identities_at = local.write_cache(sink, target.builder, target.root, &outputs)?;
+            Ok(())
+        })?;
+        Ok::<_, String>(PendingCache {
+            file,
+            identities_at,
+            outputs,
+        })
+    };
+    let (local_outcome, outline_outcome) = std::thread::scope(|scope| {
+        let outline = (local.changed == code::Change::Differs).then(|| {
+            scope.spawn(|| {
+                let outline = write_outline(&stamp.built_at)?;
+                let cache = to.cache.as_ref().map(write_cache).transpose()?;
+                Ok::<_, String>((outline, cache))
+            })
+        });
+        let local_outcome = write_partition(
+            code_dir,
+            "local",
+            partition,
+            Some(newest),
+            compare,
+            &mut local_written,
+        );
+        let outline_outcome = outline.map(|job| {
+            job.join()
+                .unwrap_or_else(|_| Err("internal error: the outline's writer stopped".into()))
+        });
+        (local_outcome, outline_outcome)
+    });
+    let (entry, rewritten) = local_outcome?;
     local_written.terms = None;
     if rewritten {
         report.rewritten.push("local");
@@ -576,25 +653,20 @@ fn write_local(
     // `built_at` of the build that wrote it.
     let built_at = entry.get("built_at").and_then(Value::as_str);
     let built_at = built_at.unwrap_or(&stamp.built_at);
-    let (fingerprint, build_id) = (
-        partition.source_fingerprint(),
-        partition.build_id_at(built_at),
-    );
-    let mut outline_written = code::Written::default();
-    atomic::write_atomic_streamed(
-        &outline_path,
-        |sink| {
-            let written = &mut outline_written;
-            local
-                .outline
-                .write_to(sink, stamp, &fingerprint, &build_id, written)
-        },
-        |written| {
-            check_written(written, OUTLINE_FILE, |v| {
-                validate_code_index(v).map(|_| ())
-            })
-        },
-    )?;
+    let ((outline_file, outline_cuts, outline_documents), cache) = match outline_outcome {
+        Some(written) if built_at == stamp.built_at => written?,
+        _ => (write_outline(built_at)?, None),
+    };
+    outline_file.commit(|written| {
+        check_written(written, OUTLINE_FILE, |v| {
+            validate_code_index(v).map(|_| ())
+        })
+    })?;
+    let outline_written = code::Written {
+        cuts: outline_cuts,
+        documents: outline_documents,
+        terms: None,
+    };
     // Bound to the two files as they are now: their identities after the renames that put
     // them in place.
     let identity = |path: &Path| {
@@ -612,7 +684,49 @@ fn write_local(
     let paths: Vec<&str> = partition.docs.iter().map(|d| d.path.as_str()).collect();
     (lookup.finish(&head, &documents, &paths)).map_err(|e| lookup_file.error(e))?;
     lookup_file.commit(|_| Ok(()))?;
-    Ok(entry)
+    Ok((entry, cache))
+}
+
+/// Where a build writes: the `references/` folder, its `code-index/`, and the build cache
+/// (`None`: no cache is written).
+struct Destinations<'a> {
+    references: &'a Path,
+    code_dir: &'a Path,
+    cache: Option<CacheTarget<'a>>,
+}
+
+/// The build cache to write: its path, the binary writing it and the project root it is for.
+struct CacheTarget<'a> {
+    path: &'a Path,
+    builder: &'a build_cache::Identity,
+    root: &'a str,
+}
+
+/// A build cache written while its outputs were being written, awaiting their identities.
+struct PendingCache {
+    file: atomic::Pending,
+    identities_at: u64,
+    outputs: build_cache::Outputs,
+}
+
+impl PendingCache {
+    /// Puts the cache in place with `outputs`' identities, when what it holds was written for
+    /// the rest of `outputs`; `false` (nothing written) when it was not.
+    fn commit(self, outputs: &build_cache::Outputs) -> Result<bool, String> {
+        let same = build_cache::Outputs {
+            local: outputs.local,
+            outline: outputs.outline,
+            ..self.outputs.clone()
+        };
+        if same != *outputs {
+            return Ok(false);
+        }
+        let file = self.file.file();
+        build_cache::write_identities(file, self.identities_at, &outputs.local, &outputs.outline)
+            .map_err(|e| self.file.error(e))?;
+        self.file.commit(|_| Ok(()))?;
+        Ok(true)
+    }
 }
 
 /// What the cache records of this build's `local.json` and outline, as they are on disk now.
@@ -623,19 +737,37 @@ fn written_outputs(
     local_path: &Path,
     outline_path: &Path,
 ) -> Option<build_cache::Outputs> {
+    let identities = (
+        build_cache::Identity::of(local_path)?,
+        build_cache::Identity::of(outline_path)?,
+    );
+    let built_at = entry.get("built_at")?.as_str()?;
+    let fingerprint = entry.get("source_fingerprint")?.as_str()?.to_owned();
+    Some(outputs_of(local, stamp, built_at, fingerprint, identities))
+}
+
+/// The cache's record of outputs written from `local` at `built_at` with `fingerprint`, whose
+/// files have `identities` (`local.json`'s, the outline's).
+fn outputs_of(
+    local: &code::Local,
+    stamp: &Stamp,
+    built_at: &str,
+    source_fingerprint: String,
+    (local_identity, outline_identity): (build_cache::Identity, build_cache::Identity),
+) -> build_cache::Outputs {
     let partition = &local.partition;
-    Some(build_cache::Outputs {
-        local: build_cache::Identity::of(local_path)?,
-        outline: build_cache::Identity::of(outline_path)?,
-        built_at: entry.get("built_at")?.as_str()?.to_owned(),
+    build_cache::Outputs {
+        local: local_identity,
+        outline: outline_identity,
+        built_at: built_at.to_owned(),
         documents: partition.docs.len() as u64,
         source_count: partition.source_count as u64,
-        source_fingerprint: entry.get("source_fingerprint")?.as_str()?.to_owned(),
+        source_fingerprint,
         terms: partition.postings.term_count() as u64,
         definitions: local.outline.definition_count() as u64,
         project_name: stamp.project_name.clone(),
         framework: stamp.framework.clone(),
-    })
+    }
 }
 
 /// Parses what the builder is about to write and validates it with recall's validator: a
