@@ -713,6 +713,34 @@ mod tests {
     }
 
     #[test]
+    fn identities_written_afterwards_read_back_as_if_written_at_once() {
+        let unknown = Outputs {
+            local: Identity::UNKNOWN,
+            outline: Identity::UNKNOWN,
+            ..outputs()
+        };
+        let w = Writer::new(&identity(7), "/p", &unknown, ["alpha"].into_iter());
+        let path = std::env::temp_dir().join(format!("build-cache-unit-{}", std::process::id()));
+        let file = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        let at = w.write_to(&mut &file, |_, _| Body::None).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let cache = BuildCache::parse(&before, &identity(7), "/p").unwrap();
+        assert_eq!(cache.outputs, unknown);
+        write_identities(&file, at, &identity(90), &identity(91)).unwrap();
+        let after = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(after.len(), before.len());
+        let cache = BuildCache::parse(&after, &identity(7), "/p").unwrap();
+        assert_eq!(cache.outputs, outputs());
+    }
+
+    #[test]
     fn a_cache_reads_back_what_was_written() {
         let bytes = sample();
         let cache = BuildCache::parse(&bytes, &identity(7), "/p").unwrap();

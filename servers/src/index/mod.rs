@@ -597,10 +597,8 @@ fn write_local(
     };
     // When the cache shows the content changed, the old file need not be read to compare.
     let compare = local.changed != code::Change::Differs;
-    // When the content changed, `local.json` is written with this build's `built_at`, which the
-    // outline names: the outline is then written meanwhile on a second thread, and each is put
-    // in place in turn, `local.json` first.
-    // With them, the build cache: its outputs' identities are written once they are in place.
+    // The build cache, written before the files it records are in place: their identities are
+    // written into it once they are ([`PendingCache::commit`]).
     let write_cache = |target: &CacheTarget| {
         let fingerprint = partition.source_fingerprint();
         let unknown = build_cache::Identity::UNKNOWN;
@@ -622,6 +620,9 @@ fn write_local(
             outputs,
         })
     };
+    // When the content changed, `local.json` is written with this build's `built_at`, which the
+    // outline names: the outline and then the cache are written meanwhile on a second thread,
+    // and each is put in place in turn, `local.json` first.
     let (local_outcome, outline_outcome) = std::thread::scope(|scope| {
         let outline = (local.changed == code::Change::Differs).then(|| {
             scope.spawn(|| {
