@@ -721,13 +721,7 @@ mod tests {
         };
         let w = Writer::new(&identity(7), "/p", &unknown, ["alpha"].into_iter());
         let path = std::env::temp_dir().join(format!("build-cache-unit-{}", std::process::id()));
-        let file = std::fs::File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .unwrap();
+        let file = std::fs::File::create(&path).unwrap();
         let at = w.write_to(&mut &file, |_, _| Body::None).unwrap();
         let before = std::fs::read(&path).unwrap();
         let cache = BuildCache::parse(&before, &identity(7), "/p").unwrap();
