@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{stderr, stdout};
+use common::{stderr, stdout, TempDir};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -26,41 +26,9 @@ fn example_server() -> String {
 }
 
 /// A fresh project directory for the trust policy, removed when the test ends.
-fn project(name: &str) -> Project {
-    let dir = std::env::temp_dir().join(format!("client-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    Project(dir)
+fn project(name: &str) -> TempDir {
+    TempDir::new(&format!("client-cli-{name}"))
 }
-
-/// A project directory that is removed on drop.
-struct Project(PathBuf);
-
-impl std::ops::Deref for Project {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl AsRef<Path> for Project {
-    fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl AsRef<std::ffi::OsStr> for Project {
-    fn as_ref(&self) -> &std::ffi::OsStr {
-        self.0.as_os_str()
-    }
-}
-
-impl Drop for Project {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn run(args: &[&str]) -> Output {
     Command::new(BIN)
         .args(args)
@@ -368,7 +336,7 @@ fn the_trust_policy_gates_calls_and_is_managed_by_trust_commands() {
 }
 
 /// A git repository with one commit, built for the test.
-fn repo(name: &str) -> Project {
+fn repo(name: &str) -> TempDir {
     let dir = project(name);
     let git = |args: &[&str]| {
         let o = Command::new("git")
@@ -536,7 +504,7 @@ fn tools_with_token_file(url: &str, token: &Path) -> Output {
 /// (`/` as `_`) from its directory, `@ID@` replaced by the request's id (other requests get
 /// -32601): [`hostile_replies`], and `call_reply` for `tools/call`. Returns the directory (also
 /// the project) and the command.
-fn hostile_server(name: &str, call_reply: &str) -> (Project, Vec<String>) {
+fn hostile_server(name: &str, call_reply: &str) -> (TempDir, Vec<String>) {
     let dir = project(name);
     for (method, body) in hostile_replies(call_reply) {
         std::fs::write(dir.join(format!("{method}.json")), format!("{body}\n")).unwrap();

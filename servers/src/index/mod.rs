@@ -375,15 +375,13 @@ pub fn build(
     if let (LocalPartition::Built(local), Some(builder)) = (&local, &builder) {
         // Last: a build that stopped before here leaves the old cache, whose outputs no longer
         // match the files, so the next build reads every file that changed since it.
-        if let Some(outputs) = local_entry
-            .and_then(|entry| written_outputs(local, &entry, &stamp, &local_path, &outline_path))
-        {
-            // Written already (beside `local.json`) unless its outputs turned out otherwise.
-            let committed = match pending_cache {
-                Some(pending) => pending.commit(&outputs)?,
-                None => false,
-            };
-            if !committed {
+        let outputs = local_entry
+            .and_then(|entry| written_outputs(local, &entry, &stamp, &local_path, &outline_path));
+        if let Some(outputs) = outputs {
+            // Written already, beside `local.json`, but for the identities.
+            if let Some(pending) = pending_cache {
+                pending.commit(&outputs.local, &outputs.outline)?;
+            } else {
                 atomic::write_atomic_streamed(
                     &cache_path,
                     |sink| {
@@ -617,7 +615,6 @@ fn write_local(
         Ok::<_, String>(PendingCache {
             file,
             identities_at,
-            outputs,
         })
     };
     // When the content changed, `local.json` is written with this build's `built_at`, which the
@@ -654,9 +651,10 @@ fn write_local(
     // `built_at` of the build that wrote it.
     let built_at = entry.get("built_at").and_then(Value::as_str);
     let built_at = built_at.unwrap_or(&stamp.built_at);
+    // Written meanwhile for this build's `built_at`, which a `local.json` written whole has.
     let ((outline_file, outline_cuts, outline_documents), cache) = match outline_outcome {
-        Some(written) if built_at == stamp.built_at => written?,
-        _ => (write_outline(built_at)?, None),
+        Some(written) => written?,
+        None => (write_outline(built_at)?, None),
     };
     outline_file.commit(|written| {
         check_written(written, OUTLINE_FILE, |v| {
@@ -707,26 +705,18 @@ struct CacheTarget<'a> {
 struct PendingCache {
     file: atomic::Pending,
     identities_at: u64,
-    outputs: build_cache::Outputs,
 }
 
 impl PendingCache {
-    /// Puts the cache in place with `outputs`' identities, when what it holds was written for
-    /// the rest of `outputs`; `false` (nothing written) when it was not.
-    fn commit(self, outputs: &build_cache::Outputs) -> Result<bool, String> {
-        let same = build_cache::Outputs {
-            local: outputs.local,
-            outline: outputs.outline,
-            ..self.outputs.clone()
-        };
-        if same != *outputs {
-            return Ok(false);
-        }
-        let file = self.file.file();
-        build_cache::write_identities(file, self.identities_at, &outputs.local, &outputs.outline)
+    /// Puts the cache in place with the identities of `local.json` and the outline.
+    fn commit(
+        self,
+        local: &build_cache::Identity,
+        outline: &build_cache::Identity,
+    ) -> Result<(), String> {
+        build_cache::write_identities(self.file.file(), self.identities_at, local, outline)
             .map_err(|e| self.file.error(e))?;
-        self.file.commit(|_| Ok(()))?;
-        Ok(true)
+        self.file.commit(|_| Ok(()))
     }
 }
 

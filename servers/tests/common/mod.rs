@@ -283,6 +283,26 @@ impl Drop for TempDir {
     }
 }
 
+/// Lets a test hand the directory to anything that takes a path or an argument.
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TempDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
 /// POSTs `body` to `/mcp` on 127.0.0.1:`port` with extra header lines `headers` (each ending in
 /// CRLF), on a connection of its own; returns the status code and the whole response.
 pub fn http_post(port: u16, headers: &str, body: &str) -> (u16, String) {
