@@ -401,6 +401,9 @@ impl MemoryIndex {
     }
 }
 
+/// Terms [`write_postings`] looks up ahead of writing them.
+const LOOKUP_BATCH: usize = 4096;
+
 /// Told each term [`write_postings`] writes: the term, its key's opening quote to its list's `]`
 /// in the output, and its list's length.
 pub type TermRecorder<'r> = dyn FnMut(&str, (u64, u64), u32) + 'r;
@@ -430,14 +433,20 @@ pub fn write_postings<'r>(
         order = keyed.into_iter().map(|(_, i)| i).collect();
     }
     w.begin_object();
-    for i in order {
-        let start = w.key_at(postings.term(i));
-        w.begin_array();
-        w.int_pair_elements(("doc_id", "tf"), by_term.entries(i));
-        w.end_array();
-        if let Some(record) = record.as_deref_mut() {
-            let documents = by_term.entries(i).len() as u32;
-            record(postings.term(i), (start, w.position()), documents);
+    // The terms are looked up a batch at a time before any is written: sorted, their numbers
+    // fall all over the tables, and a loop that only looks them up waits for many at once
+    // (writing them one by one waited for each).
+    let mut batch: Vec<(&str, &[(u32, u32)])> = Vec::with_capacity(LOOKUP_BATCH);
+    for numbers in order.chunks(LOOKUP_BATCH) {
+        batch.extend(numbers.iter().map(|&i| (postings.term(i), by_term.entries(i))));
+        for (term, entries) in batch.drain(..) {
+            let start = w.key_at(term);
+            w.begin_array();
+            w.int_pair_elements(("doc_id", "tf"), entries);
+            w.end_array();
+            if let Some(record) = record.as_deref_mut() {
+                record(term, (start, w.position()), entries.len() as u32);
+            }
         }
     }
     w.end_object();
