@@ -795,7 +795,9 @@ fn reuse_counts(out: &std::process::Output) -> (usize, usize) {
 fn an_incremental_rebuild_after_every_kind_of_change_equals_a_full_build_and_is_fresh() {
     let project = python_project();
     let elsewhere = Project::new("staleness-incremental");
-    for i in 0..12 {
+    // More unchanged files than the builder's reader sends at once (`CACHED_BATCH`, 256), so its
+    // batches end at their size as well as at a file read.
+    for i in 0..300 {
         project.write(
             &format!("tool/same_{i}.py"),
             &format!("def same_{i}(x):\n    \"\"\"Adds {i}.\"\"\"\n    return x + {i}\n"),
@@ -855,15 +857,20 @@ fn an_incremental_rebuild_after_every_kind_of_change_equals_a_full_build_and_is_
         .unwrap();
     assert!(made.success());
     project.write("tool/emptied.py", "");
+    // Edited: the last in sorted order, after more unchanged files than one batch holds.
+    project.write(
+        "tool/same_99.py",
+        "def same_99(x):\n    \"\"\"Adds 99 twice.\"\"\"\n    return x + 99 + 99\n",
+    );
     // A dependency upgraded in the virtual environment.
     project.write(
         ".venv/lib/python3.11/site-packages/requests-2.31.0.dist-info/METADATA",
         "Name: requests\nVersion: 2.32.0\n",
     );
     let (unchanged, read) = rebuild_settled(&project);
-    // Read: the edited, added, renamed, re-moded, linked and emptied files (a FIFO is no
+    // Read: the two edited, added, renamed, re-moded, linked and emptied files (a FIFO is no
     // source: only regular files and links to them are).
-    assert_eq!(read, 6, "{unchanged} unchanged");
+    assert_eq!(read, 7, "{unchanged} unchanged");
     // Again on the cache that build wrote, which kept the first one's term numbers and appended
     // the new terms: one file edited with words no other has.
     project.write(

@@ -67,6 +67,9 @@ pub struct Partition {
 /// of text, so this bounds the memory the pipeline adds).
 const PREPARED_AHEAD: usize = 4;
 
+/// Most files taken from the build cache that the reader sends the postings at once.
+const CACHED_BATCH: usize = 256;
+
 /// One source file read and turned into everything but its postings: the part of a document
 /// that does not depend on the other files, so it can be made on a second thread.
 struct Prepared {
@@ -651,18 +654,30 @@ pub fn build_local<'c>(
                 _ => Gathered::Read(prepare(root, rel).map(Box::new), identity),
             }
         };
+        // Sent in batches: a file taken from the cache costs the reader next to nothing, and
+        // sent one by one, every such file cost both threads a wake-up. A batch ends at a file
+        // read, so no more than `PREPARED_AHEAD` read files wait at a time, as before.
         let (send, receive) = std::sync::mpsc::sync_channel(PREPARED_AHEAD);
         let reader = std::thread::Builder::new()
             .name("index-read".into())
             .spawn_scoped(scope, move || {
+                let mut batch = Vec::new();
                 for source in sources {
-                    if send.send(gather(source)).is_err() {
+                    let gathered = gather(source);
+                    let read = matches!(gathered, Gathered::Read(..));
+                    batch.push(gathered);
+                    if (read || batch.len() >= CACHED_BATCH)
+                        && send.send(std::mem::take(&mut batch)).is_err()
+                    {
                         return;
                     }
                 }
+                if !batch.is_empty() {
+                    let _ = send.send(batch);
+                }
             });
         if reader.is_ok() {
-            for (done, gathered) in receive.iter().enumerate() {
+            for (done, gathered) in receive.iter().flatten().enumerate() {
                 take(done, gathered);
             }
         } else {

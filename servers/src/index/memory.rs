@@ -438,7 +438,11 @@ pub fn write_postings<'r>(
     // (writing them one by one waited for each).
     let mut batch: Vec<(&str, &[(u32, u32)])> = Vec::with_capacity(LOOKUP_BATCH);
     for numbers in order.chunks(LOOKUP_BATCH) {
-        batch.extend(numbers.iter().map(|&i| (postings.term(i), by_term.entries(i))));
+        batch.extend(
+            numbers
+                .iter()
+                .map(|&i| (postings.term(i), by_term.entries(i))),
+        );
         for (term, entries) in batch.drain(..) {
             let start = w.key_at(term);
             w.begin_array();
