@@ -409,6 +409,12 @@ const TERMS_PER_PART: usize = 4096;
 /// Parts the second thread may have written ahead of this one (they wait in memory).
 const PARTS_AHEAD: usize = 2;
 
+/// Bytes of a term's key and list around its text, and of one `{"doc_id": d, "tf": n}` entry
+/// with a five-digit `d` and a one-digit `n`, laid out as the indexes write their postings: a
+/// part's room (`SITE`'s postings: 1 % over).
+const TERM_BYTES: usize = 18;
+const ENTRY_BYTES: usize = 58;
+
 /// Told each term [`write_postings`] writes: the term, its key's opening quote to its list's `]`
 /// in the output, and its list's length.
 pub type TermRecorder<'r> = dyn FnMut(&str, (u64, u64), u32) + 'r;
@@ -452,10 +458,14 @@ pub fn write_postings<'r>(
         } else {
             place.clone().after_members()
         };
-        let mut part = PyJson::resume(start);
         let terms: Vec<(&str, &[(u32, u32)])> = (parts[k].iter())
             .map(|&i| (postings.term(i), by_term.entries(i)))
             .collect();
+        // Room for the part at once (grown by doubling, it was copied about once more).
+        let room = (terms.iter())
+            .map(|(term, entries)| term.len() + TERM_BYTES + entries.len() * ENTRY_BYTES)
+            .sum();
+        let mut part = PyJson::resume(start, room);
         let mut written = Vec::with_capacity(terms.len());
         for (term, entries) in terms {
             let start = part.key_at(term);

@@ -175,12 +175,12 @@ impl<'w> PyJson<'w> {
         }
     }
 
-    /// A writer (with no sink) that writes what a writer at `place` would write next; its output
-    /// is then added to that writer with [`PyJson::append`].
-    pub fn resume(place: Place) -> PyJson<'static> {
+    /// A writer (with no sink, room for `capacity` bytes) that writes what a writer at `place`
+    /// would write next; its output is then added to that writer with [`PyJson::append`].
+    pub fn resume(place: Place, capacity: usize) -> PyJson<'static> {
         PyJson {
             empty: place.empty,
-            ..PyJson::new(place.indent, 0)
+            ..PyJson::new(place.indent, capacity)
         }
     }
 
