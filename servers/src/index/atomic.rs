@@ -88,7 +88,7 @@ impl EarlySync<'_, '_> {
 
 impl Write for EarlySync<'_, '_> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let n = (&mut &*self.file).write(bytes)?;
+        let n = self.file.write(bytes)?;
         self.unsynced += n as u64;
         if self.unsynced >= SYNC_EVERY_BYTES {
             self.unsynced = 0;

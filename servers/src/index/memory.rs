@@ -450,14 +450,11 @@ pub fn write_postings<'r>(
         order = keyed.into_iter().map(|(_, i)| i).collect();
     }
     w.begin_object();
-    let place = w.place();
+    // The first part starts the object; every later one follows members.
+    let (first, later) = (w.place(), w.place().after_members());
     let parts: Vec<&[usize]> = order.chunks(TERMS_PER_PART).collect();
     let write_part = |k: usize| -> WrittenPart<'_> {
-        let start = if k == 0 {
-            place.clone()
-        } else {
-            place.clone().after_members()
-        };
+        let start = if k == 0 { &first } else { &later }.clone();
         let terms: Vec<(&str, &[(u32, u32)])> = (parts[k].iter())
             .map(|&i| (postings.term(i), by_term.entries(i)))
             .collect();

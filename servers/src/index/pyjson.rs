@@ -69,10 +69,11 @@ impl Place {
     }
 }
 
-/// Output written at a [`Place`] by another writer, to be added with [`PyJson::append`].
+/// Output written at a [`Place`] by another writer, to be added with [`PyJson::append`], and
+/// its open containers where it ended.
 pub struct Part {
     out: String,
-    place: Place,
+    empty: Vec<bool>,
 }
 
 /// The constant pieces of one `{a: n, b: m}` element of an array at `depth`.
@@ -188,10 +189,7 @@ impl<'w> PyJson<'w> {
     pub fn into_part(self) -> Part {
         Part {
             out: self.out,
-            place: Place {
-                indent: self.indent,
-                empty: self.empty,
-            },
+            empty: self.empty,
         }
     }
 
@@ -206,7 +204,7 @@ impl<'w> PyJson<'w> {
         } else {
             self.out.push_str(&part.out);
         }
-        self.empty = part.place.empty;
+        self.empty = part.empty;
     }
 
     /// Hands the output gathered so far to the sink, if there is one.
