@@ -270,8 +270,8 @@ impl<'a> Contribution<'a> {
 ///
 /// The file is two parts: the head (magic, its length, the builder, the root, the outputs and a
 /// row per file: path, identity, imports) and the tail (the term table, then each file's body in
-/// row order, each after its length plus one, 0 for none). A build that finds nothing changed reads the head alone
-/// ([`read_head`]).
+/// row order, each after its length plus one, 0 for none). A build that finds nothing changed
+/// parses the head alone ([`BuildCache::parse_head`]).
 pub struct BuildCache<'a> {
     pub outputs: Outputs,
     pub files: Vec<CachedFile<'a>>,
@@ -279,12 +279,16 @@ pub struct BuildCache<'a> {
     terms: &'a [u8],
 }
 
-/// A cache file opened, its head read ([`CacheFile::open`]); the rest is read only when a
-/// build needs it ([`CacheFile::read_tail`]).
+/// A cache file opened, its head read ([`CacheFile::open`]); the rest is read ahead
+/// ([`CacheFile::read_ahead`]) or when a build needs it ([`CacheFile::read_tail`]).
 pub struct CacheFile {
     file: std::fs::File,
-    /// The magic, the head's length and the head; after `read_tail`, the whole file.
+    /// The magic, the head's length and the head; once the tail is read, the whole file.
     pub bytes: Vec<u8>,
+    /// The file's size when it was opened (at most [`MAX_BUILD_CACHE_BYTES`]).
+    size: u64,
+    /// How reading the tail went, once [`CacheFile::read_ahead`] has read it.
+    tail: Option<Result<(), CacheError>>,
 }
 
 impl CacheFile {
@@ -319,15 +323,64 @@ impl CacheFile {
         if bytes.len() != wanted {
             return Err(CacheError::Damaged("ends early"));
         }
-        Ok(Some(CacheFile { file, bytes }))
+        Ok(Some(CacheFile {
+            file,
+            bytes,
+            size,
+            tail: None,
+        }))
+    }
+
+    /// Reads the tail now, before the build knows whether it needs it (it does on a thread of its
+    /// own while the sources are listed); what went wrong is kept for [`CacheFile::read_tail`],
+    /// and the head stays readable either way.
+    pub fn read_ahead(mut self) -> CacheFile {
+        let head = self.bytes.len();
+        let outcome = self.read_rest();
+        if outcome.is_err() {
+            self.bytes.truncate(head);
+        }
+        self.tail = Some(outcome);
+        self
+    }
+
+    /// Whether any source the head lists (under `root`, for whose text `root_text` and by
+    /// `builder` it must have been written) now has another identity, or none: a guess, made
+    /// while the sources are listed, at whether the build will need the tail ([`read_ahead`]).
+    /// A head that does not parse guesses no.
+    ///
+    /// [`read_ahead`]: CacheFile::read_ahead
+    pub fn sources_moved(&self, builder: &Identity, root: &Path, root_text: &str) -> bool {
+        let Ok((head, _)) = BuildCache::parse_head(&self.bytes, builder, root_text) else {
+            return false;
+        };
+        head.files.iter().any(|file| {
+            let plain = Path::new(file.rel)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+            !plain || file.identity.is_none() || Identity::of(&root.join(file.rel)) != file.identity
+        })
+    }
+
+    /// The whole file: the rest after its head read now, unless it was read ahead.
+    pub fn read_tail(mut self) -> Result<Vec<u8>, CacheError> {
+        match self.tail.take() {
+            Some(outcome) => outcome?,
+            None => self.read_rest()?,
+        }
+        Ok(self.bytes)
     }
 
     /// Reads the rest of the file after its head, within [`MAX_BUILD_CACHE_BYTES`] in all (the
     /// file may have grown since it was opened).
-    pub fn read_tail(mut self) -> Result<Vec<u8>, CacheError> {
+    fn read_rest(&mut self) -> Result<(), CacheError> {
         use std::io::Read;
         let left = MAX_BUILD_CACHE_BYTES.saturating_sub(self.bytes.len() as u64);
         let before = self.bytes.len();
+        // Room for the rest at once: grown by doubling, the buffer of a 100 MB tail was briefly
+        // held twice over, and copied at each step.
+        let rest = self.size.saturating_sub(before as u64).min(left) + 1;
+        self.bytes.reserve_exact(usize::try_from(rest).unwrap_or(0));
         (&mut self.file)
             .take(left + 1)
             .read_to_end(&mut self.bytes)
@@ -335,7 +388,7 @@ impl CacheFile {
         if (self.bytes.len() - before) as u64 > left {
             return Err(CacheError::TooLarge(self.bytes.len() as u64));
         }
-        Ok(self.bytes)
+        Ok(())
     }
 }
 
@@ -758,6 +811,67 @@ mod tests {
         );
         assert_eq!(doc.outline, ["\"length\": 0}"]);
         assert!(cache.files[1].body.is_none());
+    }
+
+    #[test]
+    fn a_tail_read_ahead_or_when_asked_is_the_rest_of_the_file_as_it_is_then() {
+        let path = std::env::temp_dir().join(format!("build-cache-ahead-{}", std::process::id()));
+        let bytes = sample();
+        std::fs::write(&path, &bytes).unwrap();
+        let ahead = CacheFile::open(&path).unwrap().unwrap().read_ahead();
+        // The head parses from the bytes read ahead as from the head alone.
+        let (head, tail_at) = BuildCache::parse_head(&ahead.bytes, &identity(7), "/p").unwrap();
+        assert_eq!((head.outputs, head.files.len()), (outputs(), 2));
+        assert!(tail_at < bytes.len());
+        assert_eq!(ahead.read_tail().unwrap(), bytes);
+        // Grown after it was opened (the room made for the tail is the size seen at opening):
+        // both ways read what is there when they read.
+        let opened = CacheFile::open(&path).unwrap().unwrap();
+        let opened_ahead = CacheFile::open(&path).unwrap().unwrap();
+        let grown = [bytes.as_slice(), b"more"].concat();
+        std::fs::write(&path, &grown).unwrap();
+        assert_eq!(opened.read_tail().unwrap(), grown);
+        assert_eq!(opened_ahead.read_ahead().read_tail().unwrap(), grown);
+        // Cut short after opening: what is left, which then fails to parse.
+        let opened_ahead = CacheFile::open(&path).unwrap().unwrap();
+        std::fs::write(&path, &bytes[..tail_at + 3]).unwrap();
+        let short = opened_ahead.read_ahead().read_tail().unwrap();
+        assert_eq!(short, bytes[..tail_at + 3]);
+        assert!(BuildCache::parse(&short, &identity(7), "/p").is_err());
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn sources_moved_says_whether_a_listed_source_has_another_identity_now() {
+        let dir = std::env::temp_dir().join(format!("build-cache-moved-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("pkg")).unwrap();
+        std::fs::write(dir.join("a.py"), "a = 1\n").unwrap();
+        std::fs::write(dir.join("pkg/b.py"), "b = 2\n").unwrap();
+        let cache_path = dir.join("cache.bin");
+        let moved = |rows: &[(&str, Option<Identity>)], builder: &Identity| {
+            let mut w = Writer::new(&identity(7), "/p", &outputs(), [].into_iter());
+            for (rel, identity) in rows {
+                w.file(rel, identity.as_ref(), &[]);
+            }
+            let mut out = Vec::new();
+            w.write_to(&mut out, |_, _| Body::None).unwrap();
+            std::fs::write(&cache_path, out).unwrap();
+            let cache = CacheFile::open(&cache_path).unwrap().unwrap();
+            cache.sources_moved(builder, &dir, "/p")
+        };
+        let a = Identity::of(&dir.join("a.py"));
+        let b = Identity::of(&dir.join("pkg/b.py"));
+        assert!(!moved(&[("a.py", a), ("pkg/b.py", b)], &identity(7)));
+        // Not this builder's cache: no guess that it is needed.
+        assert!(!moved(&[("a.py", a), ("pkg/b.py", None)], &identity(8)));
+        // Racy last time, gone, outside the root, or written again since.
+        assert!(moved(&[("a.py", a), ("pkg/b.py", None)], &identity(7)));
+        assert!(moved(&[("a.py", a), ("pkg/c.py", b)], &identity(7)));
+        assert!(moved(&[("a.py", a), ("../pkg/b.py", b)], &identity(7)));
+        std::fs::remove_file(dir.join("pkg/b.py")).unwrap();
+        std::fs::write(dir.join("pkg/b.py"), "b = 33\n").unwrap();
+        assert!(moved(&[("a.py", a), ("pkg/b.py", b)], &identity(7)));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -151,16 +151,34 @@ pub fn build(
             );
         }
     }
-    let memory_paths = sources::memory_sources(&root, &description).map_err(in_description)?;
-    let code_paths =
-        sources::code_sources(&root, &description, &options.git).map_err(in_description)?;
-
     // `references/` and `code-index/` may be symlinks in a hostile repository: resolved and
     // confined before anything is created or written, and the writes go to the resolved paths.
     let inside = |dir: PathBuf| {
         confine(&root, &dir).map_err(|e| format!("cannot write under {}: {e}", dir.display()))
     };
-    let references = inside(team_dir.join("references"))?;
+    let references = inside(team_dir.join("references"));
+    // The previous build's cache, if this binary wrote it for this root; without an identity of
+    // its own, the builder neither reads nor writes one. Opened on a second thread while the
+    // sources are listed, and read whole there when a source it lists moved (on a large tree,
+    // reading it took about as long as git's listing).
+    let builder = std::env::current_exe()
+        .ok()
+        .and_then(|exe| build_cache::Identity::of(&exe));
+    let root_text = root.to_string_lossy().into_owned();
+    let cache_ahead = match (&builder, &references) {
+        (Some(builder), Ok(references)) => read_cache_ahead(
+            references.join(build_cache::BUILD_CACHE_FILE),
+            *builder,
+            root.clone(),
+            root_text.clone(),
+        ),
+        _ => None,
+    };
+    let memory_paths = sources::memory_sources(&root, &description).map_err(in_description)?;
+    let code_paths =
+        sources::code_sources(&root, &description, &options.git).map_err(in_description)?;
+
+    let references = references?;
     let code_dir = inside(references.join("code-index"))?;
     std::fs::create_dir_all(&code_dir)
         .map_err(|e| format!("cannot create {}: {e}", code_dir.display()))?;
@@ -193,13 +211,7 @@ pub fn build(
     )?;
 
     let total = code_paths.len();
-    // The previous build's cache, if this binary wrote it for this root; without an identity of
-    // its own, the builder neither reads nor writes one.
-    let builder = std::env::current_exe()
-        .ok()
-        .and_then(|exe| build_cache::Identity::of(&exe));
     let cache_path = references.join(build_cache::BUILD_CACHE_FILE);
-    let root_text = root.to_string_lossy().into_owned();
     let outline_path = references.join(OUTLINE_FILE);
     let local_path = code_dir.join("local.json");
     let unusable = |e: build_cache::CacheError| {
@@ -219,7 +231,10 @@ pub fn build(
             outputs_unchanged(cache, &stamp, &local_path, &references)
                 && sources_unchanged(cache, &code_paths)
         };
-        read_previous(&cache_path, builder, &root_text, unchanged)
+        let opened = cache_ahead
+            .and_then(|ahead| ahead.join().ok())
+            .unwrap_or_else(|| build_cache::CacheFile::open(&cache_path));
+        read_previous(opened, builder, &root_text, unchanged)
     });
     let previous_bytes = match read {
         Some(Ok(previous)) => previous,
@@ -407,16 +422,46 @@ enum Previous {
     Cache(Vec<u8>),
 }
 
-/// Reads the cache at `path` written by `builder` for `root`: its head first, and the rest only
-/// when `unchanged` (judged on the head) says the partition cannot simply be kept. A damaged or
-/// oversized head is an error (the caller warns); the tail's damage shows when it is parsed.
+/// Opens the cache at `path` (written by `builder` for `root`, whose text is `root_text`) on a
+/// thread of its own, and reads it whole there if a source it lists moved: what
+/// [`read_previous`] takes. `None` when no thread could be started.
+fn read_cache_ahead(
+    path: PathBuf,
+    builder: build_cache::Identity,
+    root: PathBuf,
+    root_text: String,
+) -> Option<std::thread::JoinHandle<CacheOpened>> {
+    let read = move || {
+        let opened = build_cache::CacheFile::open(&path)?;
+        Ok(opened.map(|cache| {
+            if cache.sources_moved(&builder, &root, &root_text) {
+                cache.read_ahead()
+            } else {
+                cache
+            }
+        }))
+    };
+    std::thread::Builder::new()
+        .name("index-cache".into())
+        .spawn(read)
+        .ok()
+}
+
+/// A cache file as [`build_cache::CacheFile::open`] gives it.
+type CacheOpened = Result<Option<build_cache::CacheFile>, build_cache::CacheError>;
+
+/// Takes the cache `opened` (written by `builder` for `root`, its head read and perhaps its
+/// tail): the head judged first, and the whole file used only when `unchanged` (judged on the
+/// head) says the partition cannot simply be kept. A damaged or oversized head is an error (the
+/// caller warns); so is a tail that could not be read when it is needed; the tail's damage shows
+/// when it is parsed.
 fn read_previous(
-    path: &Path,
+    opened: CacheOpened,
     builder: &build_cache::Identity,
     root: &str,
     unchanged: impl Fn(&build_cache::BuildCache<'_>) -> bool,
 ) -> Result<Previous, build_cache::CacheError> {
-    let Some(file) = build_cache::CacheFile::open(path)? else {
+    let Some(file) = opened? else {
         return Ok(Previous::None);
     };
     let kept = {

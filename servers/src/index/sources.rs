@@ -217,6 +217,56 @@ fn file_inside(
     }
 }
 
+/// Fewest listed files [`files_inside`] splits between two threads: below it, a thread costs
+/// more than it saves.
+const MIN_FILES_TO_SPLIT: usize = 512;
+
+/// The listed files (relative to `root`) that are files inside it ([`file_inside`]), with their
+/// identities, in order. Looked at in two halves on two threads: a file's identity is two or
+/// three system calls, and a large tree's (11,672 files) took a third as long as git's listing.
+fn files_inside(root: &Path, mut rels: Vec<PathBuf>) -> Vec<CodeSource> {
+    let look = |rels: Vec<PathBuf>| -> Vec<CodeSource> {
+        let mut dirs_inside = HashMap::new();
+        rels.into_iter()
+            .filter_map(|rel| {
+                let identity = file_inside(root, &rel, &mut dirs_inside)?;
+                Some(CodeSource {
+                    rel,
+                    identity: Some(identity),
+                })
+            })
+            .collect()
+    };
+    if rels.len() < MIN_FILES_TO_SPLIT {
+        return look(rels);
+    }
+    // The second half where either thread can take it: the other, or this one if no thread
+    // could be started.
+    let second = std::sync::Mutex::new(Some(rels.split_off(rels.len() / 2)));
+    let take = || {
+        second
+            .lock()
+            .ok()
+            .and_then(|mut s| s.take())
+            .unwrap_or_default()
+    };
+    std::thread::scope(|scope| {
+        let other = std::thread::Builder::new()
+            .name("index-stat".into())
+            .spawn_scoped(scope, || look(take()));
+        let mut found = look(rels);
+        match other {
+            Ok(other) => found.extend(
+                other
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            ),
+            Err(_) => found.extend(look(take())),
+        }
+        found
+    })
+}
+
 /// A code source: its path relative to the root, and its identity when it was listed (`None`:
 /// it could not be looked at then).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -481,18 +531,11 @@ pub fn code_sources(
     git: &GitSettings,
 ) -> Result<Vec<CodeSource>, SourceError> {
     let listed = git_listing(root, git).unwrap_or_else(|| walk_code(root));
-    let mut dirs_inside = HashMap::new();
-    let mut sources: Vec<CodeSource> = listed
+    let code: Vec<PathBuf> = listed
         .into_iter()
         .filter(|p| language_for(p).is_some())
-        .filter_map(|rel| {
-            let identity = file_inside(root, &rel, &mut dirs_inside)?;
-            Some(CodeSource {
-                rel,
-                identity: Some(identity),
-            })
-        })
         .collect();
+    let mut sources = files_inside(root, code);
     for raw in &description.code_extra_dirs {
         // `rglob("*.py")` and friends: the suffix as written, case and all.
         let scan = |dir: &Path| {
@@ -767,6 +810,53 @@ mod tests {
         assert_eq!(tree.relative(memory), ["references/kept.md"]);
         let code = code_rels(code_sources(&tree.0, &none, &GitSettings::default()));
         assert_eq!(code, ["src/alias.py", "src/kept.py"].map(PathBuf::from));
+    }
+
+    #[test]
+    fn files_looked_at_on_two_threads_come_out_in_order_with_the_same_refusals() {
+        // Enough files for two halves, each with a link leading out, a link staying in, a file
+        // under a directory link leading out, and an entry that is gone.
+        let outside = Tree::new("outside-halves");
+        outside.file("o.py");
+        outside.file("d/x.py");
+        let tree = Tree::new("halves");
+        let count = 2 * MIN_FILES_TO_SPLIT;
+        let mut listed = Vec::new();
+        let mut expected = Vec::new();
+        for i in 0..count {
+            let rel = format!("p{}/f{i:04}.py", i / 100);
+            tree.file(&rel);
+            listed.push(PathBuf::from(&rel));
+            expected.push(rel.clone());
+            if i % MIN_FILES_TO_SPLIT == 7 {
+                let half = i / MIN_FILES_TO_SPLIT;
+                tree.link(
+                    &outside.0.join("o.py"),
+                    &format!("p{}/leak{half}.py", i / 100),
+                );
+                tree.link(&tree.0.join(&rel), &format!("p{}/same{half}.py", i / 100));
+                tree.link(&outside.0.join("d"), &format!("out{half}"));
+                for name in ["leak", "same"] {
+                    listed.push(PathBuf::from(format!("p{}/{name}{half}.py", i / 100)));
+                }
+                expected.push(format!("p{}/same{half}.py", i / 100));
+                listed.push(PathBuf::from(format!("out{half}/x.py")));
+                listed.push(PathBuf::from(format!("p{}/gone{half}.py", i / 100)));
+            }
+        }
+        let found = files_inside(&tree.0, listed.clone());
+        let rels: Vec<String> = (found.iter())
+            .map(|s| s.rel.to_string_lossy().into_owned())
+            .collect();
+        let mut in_listed_order = expected.clone();
+        in_listed_order.sort_by_key(|r| listed.iter().position(|l| l == Path::new(r)));
+        assert_eq!(rels, in_listed_order);
+        for source in &found {
+            let path = tree.0.join(&source.rel);
+            assert_eq!(source.identity, Identity::of(&path), "{}", path.display());
+        }
+        // One thread's answer is the same.
+        assert_eq!(files_inside(&tree.0, listed[..7].to_vec()), found[..7]);
     }
 
     #[test]
