@@ -9,8 +9,10 @@
 //! Nothing in it is trusted beyond what it would have let a full build compute from the same
 //! files: a file whose identity (device, inode, size, mode, modification and change times, and
 //! the link's own inode) differs is read again, counts are checked against the bytes that remain
-//! before anything is allocated for them, and a document whose terms do not add up
-//! ([`super::postings::Postings::add_known`]) is read again.
+//! before anything is allocated for them, a document whose terms do not add up
+//! ([`super::postings::Postings::add_known`]) is read again, and a term table that is not in
+//! the order of its terms' bytes, each once, is damaged (a rebuild numbers terms by their place
+//! in it).
 
 use agentteams_mcp::file_identity::FileIdentity;
 use std::path::Path;
@@ -23,7 +25,7 @@ pub const BUILD_CACHE_FILE: &str = "code-build-cache.bin";
 pub const MAX_BUILD_CACHE_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// The first bytes of the file; the last two digits are the layout's version.
-const MAGIC: &[u8] = b"agentteams-mcp build cache 01\n";
+const MAGIC: &[u8] = b"agentteams-mcp build cache 02\n";
 
 /// A file changed less than this long before the build started is not cached: a change made in
 /// the same clock tick as the build's look at it could leave every part of its identity as it
@@ -196,6 +198,9 @@ pub struct Contribution<'a> {
     pub length: u64,
     /// `(term number, tf)` in first-occurrence order; numbers index [`BuildCache::terms`].
     pub entries: Vec<(u32, u32)>,
+    /// Where the entries lie in the encoding, their count included: what
+    /// [`encode_entries`] writes.
+    pub entries_at: std::ops::Range<usize>,
     /// The outline's documents, each as `Outline` keeps them.
     pub outline: Vec<&'a str>,
 }
@@ -222,11 +227,7 @@ impl ToEncode<'_> {
         put_str(out, self.source_hash);
         put_u64(out, self.source_mtime.to_bits());
         put_u64(out, self.length);
-        put_len(out, self.entries.len());
-        for &(n, tf) in self.entries {
-            put_varint(out, u64::from(n));
-            put_varint(out, u64::from(tf));
-        }
+        encode_entries(out, self.entries.iter().copied());
         put_len(out, self.outline.len());
         for d in self.outline {
             put_str(out, d);
@@ -242,6 +243,7 @@ impl<'a> Contribution<'a> {
         let source_hash = r.str()?;
         let source_mtime = f64::from_bits(r.u64()?);
         let length = r.u64()?;
+        let entries_start = r.at;
         // Two varints of at least a byte each.
         let count = r.count(2)?;
         let mut entries = Vec::with_capacity(count);
@@ -250,6 +252,7 @@ impl<'a> Contribution<'a> {
             let tf = u32::try_from(r.varint()?).map_err(|_| CacheError::Damaged("tf"))?;
             entries.push((n, tf));
         }
+        let entries_at = entries_start..r.at;
         let outline = r.strs()?;
         if r.at != body.len() || !(source_mtime.is_finite() && source_mtime >= 0.0) {
             return Err(CacheError::Damaged("document"));
@@ -261,6 +264,7 @@ impl<'a> Contribution<'a> {
             source_mtime,
             length,
             entries,
+            entries_at,
             outline,
         })
     }
@@ -480,15 +484,20 @@ impl<'a> BuildCache<'a> {
         Ok((cache, tail_at))
     }
 
-    /// The term table: term numbers index it.
+    /// The term table: term numbers index it, and it is in the order of the terms' bytes, each
+    /// once (a table that is not is damaged: a build numbers terms by their place in it).
     pub fn terms(&self) -> Result<Vec<&'a str>, CacheError> {
         let mut r = Reader {
             bytes: self.terms,
             at: 0,
         };
-        let mut all = Vec::new();
+        let mut all: Vec<&str> = Vec::new();
         while r.at < self.terms.len() {
-            all.push(r.str()?);
+            let term = r.str()?;
+            if all.last().is_some_and(|&last| last >= term) {
+                return Err(CacheError::Damaged("term table order"));
+            }
+            all.push(term);
         }
         Ok(all)
     }
@@ -518,7 +527,8 @@ pub struct Writer {
 
 impl Writer {
     /// Starts a cache for `root`, written by the binary `builder`, after a build whose outputs
-    /// are `outputs`, with its term table (`terms`, by number).
+    /// are `outputs`, with its term table (`terms`, by number: in the order of their bytes, each
+    /// once, as [`BuildCache::terms`] requires).
     pub fn new<'t>(
         builder: &Identity,
         root: &str,
@@ -622,6 +632,16 @@ pub fn write_identities(
     local.write(&mut bytes);
     outline.write(&mut bytes);
     std::os::unix::fs::FileExt::write_all_at(file, &bytes, at)
+}
+
+/// Appends a contribution's entries as [`Contribution::decode`] reads them: their count, then
+/// each `(term number, tf)` (a cached contribution's are at [`Contribution::entries_at`]).
+pub fn encode_entries(out: &mut Vec<u8>, entries: impl ExactSizeIterator<Item = (u32, u32)>) {
+    put_len(out, entries.len());
+    for (n, tf) in entries {
+        put_varint(out, u64::from(n));
+        put_varint(out, u64::from(tf));
+    }
 }
 
 fn put_u64(out: &mut Vec<u8>, n: u64) {
@@ -872,6 +892,21 @@ mod tests {
         std::fs::write(dir.join("pkg/b.py"), "b = 33\n").unwrap();
         assert!(moved(&[("a.py", a), ("pkg/b.py", b)], &identity(7)));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_term_table_out_of_order_or_with_a_term_twice_is_damaged() {
+        for table in [["beta", "alpha"], ["alpha", "alpha"]] {
+            let w = Writer::new(&identity(7), "/p", &outputs(), table.into_iter());
+            let mut out = Vec::new();
+            w.write_to(&mut out, |_, _| Body::None).unwrap();
+            let cache = BuildCache::parse(&out, &identity(7), "/p").unwrap();
+            assert_eq!(
+                cache.terms().err(),
+                Some(CacheError::Damaged("term table order")),
+                "{table:?}"
+            );
+        }
     }
 
     #[test]

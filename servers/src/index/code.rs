@@ -8,7 +8,7 @@
 use super::build_cache;
 use super::build_cache::{Body, BuildCache, CachedFile, Contribution, Identity, Outputs, ToEncode};
 use super::deps::{ApiDoc, ApiModule, Provenance};
-use super::memory::{write_postings, TermRecorder};
+use super::memory::{write_postings, TermOrder, TermRecorder};
 use super::outline;
 use super::passages;
 use super::postings::{KnownTerms, Postings};
@@ -61,11 +61,18 @@ pub struct Partition {
     pub stamp: Stamp,
     /// API partitions: the reference's `dependency_fingerprint` (`None`: `null`, as for `local`).
     pub dependency_fingerprint: Option<String>,
+    /// The terms' numbers in the order of their bytes, when the build that counted them sorted
+    /// them already ([`Postings::sorted_terms`]); else they are sorted as they are written.
+    pub sorted_terms: Option<Vec<usize>>,
 }
 
 /// Source files read and prepared ahead of the postings (each holds at most `MAX_SOURCE_BYTES`
 /// of text, so this bounds the memory the pipeline adds).
 const PREPARED_AHEAD: usize = 4;
+
+/// A rebuild numbers terms by their place among the previous build's when the bytes it reads
+/// are at most this fraction (one part in this many) of the sources' ([`Postings::known_terms`]).
+const READ_SHARE_BY_PLACE: u64 = 64;
 
 /// Most files taken from the build cache that the reader sends the postings at once.
 const CACHED_BATCH: usize = 256;
@@ -165,18 +172,14 @@ pub enum FileRead<'c> {
     },
     /// The partition's document `doc` (its terms are the postings' document `doc`), its
     /// definitions' places in the outline, and, when it came from the previous cache, its
-    /// encoding there (valid while that cache's term numbers are kept).
+    /// encoding there and where its entries lie in it (the rest stays valid when the term
+    /// numbers move).
     Document {
         doc: usize,
         outline: std::ops::Range<usize>,
-        cached: Option<&'c [u8]>,
+        cached: Option<(&'c [u8], std::ops::Range<usize>)>,
     },
 }
-
-/// The next cache keeps the previous one's term numbers (so documents taken from it are copied
-/// as they are, and new terms are appended) while its table holds at most this many terms per
-/// term in use; past it, the table is written afresh and every document encoded again.
-const MAX_TERMS_PER_LIVE_TERM: usize = 2;
 
 impl Local<'_> {
     /// Writes into `sink` the build cache of this build (`build_cache`), whose outputs were
@@ -189,43 +192,44 @@ impl Local<'_> {
         outputs: &Outputs,
     ) -> std::io::Result<u64> {
         let postings = &self.partition.postings;
-        // The table: the previous one's terms in their numbers, then the terms it lacks; or,
-        // without one (or with one grown too large), the postings' own order.
-        let known = self
-            .known
-            .as_ref()
-            .filter(|k| k.count() <= MAX_TERMS_PER_LIVE_TERM * postings.term_count().max(1));
-        let keep = known.is_some();
-        let mut to_table: Vec<u32> = Vec::new();
-        let mut table: Vec<&str> = Vec::new();
-        if let Some(known) = known {
-            to_table = vec![u32::MAX; postings.term_count()];
-            for (number, (text, global)) in known.numbered().enumerate() {
-                table.push(text);
-                if let Some(global) = global {
-                    to_table[global] = number as u32;
-                }
-            }
-            for (global, slot) in to_table.iter_mut().enumerate() {
-                if *slot == u32::MAX {
-                    *slot = table.len() as u32;
-                    table.push(postings.term(global));
-                }
-            }
-        } else {
-            table.extend((0..postings.term_count()).map(|i| postings.term(i)));
+        // The table: the terms in the order of their bytes, each numbered by its place. When
+        // they are the previous table's terms, the documents taken from it keep their encoding.
+        let sorted = match &self.partition.sorted_terms {
+            Some(sorted) => std::borrow::Cow::Borrowed(sorted),
+            None => std::borrow::Cow::Owned(postings.sorted_terms(None)),
+        };
+        let keep = (self.known.as_ref()).is_some_and(|k| k.same_as_built(postings.term_count()));
+        let mut to_table = vec![0u32; postings.term_count()];
+        for (place, &term) in sorted.iter().enumerate() {
+            to_table[term] = place as u32;
         }
-        let mut writer = build_cache::Writer::new(builder, root, outputs, table.into_iter());
+        let table = sorted.iter().map(|&term| postings.term(term));
+        let mut writer = build_cache::Writer::new(builder, root, outputs, table);
         for row in &self.files {
             writer.file(&row.rel, row.identity.as_ref(), &row.imports);
         }
         let mut entries = Vec::new();
+        let in_table = |doc: usize| {
+            let terms = postings.document(doc).iter();
+            terms.map(|&(g, tf)| (to_table[g as usize], tf))
+        };
         let body = move |row: usize, buffer: &mut Vec<u8>| match &self.files[row].read {
             FileRead::Unreadable => Body::None,
             FileRead::Document {
-                cached: Some(cached),
+                cached: Some((cached, _)),
                 ..
             } if keep => Body::Cached(cached),
+            // Its term numbers moved: the rest of the encoding is as it was.
+            FileRead::Document {
+                doc,
+                cached: Some((cached, at)),
+                ..
+            } => {
+                buffer.extend_from_slice(&cached[..at.start]);
+                build_cache::encode_entries(buffer, in_table(*doc));
+                buffer.extend_from_slice(&cached[at.end..]);
+                Body::Encoded
+            }
             FileRead::Empty {
                 source_hash,
                 source_mtime,
@@ -243,14 +247,8 @@ impl Local<'_> {
                 Body::Encoded
             }
             FileRead::Document { doc, outline, .. } => {
-                let terms = postings.document(*doc);
-                let terms = if keep {
-                    entries.clear();
-                    entries.extend(terms.iter().map(|&(g, tf)| (to_table[g as usize], tf)));
-                    &entries
-                } else {
-                    terms
-                };
+                entries.clear();
+                entries.extend(in_table(*doc));
                 let d = &self.partition.docs[*doc];
                 ToEncode {
                     snippet: &d.snippet,
@@ -258,7 +256,7 @@ impl Local<'_> {
                     source_hash: &d.source_hash,
                     source_mtime: d.source_mtime,
                     length: d.length,
-                    entries: terms,
+                    entries: &entries,
                     outline: &self.outline.documents_in(outline.clone()),
                 }
                 .encode(buffer);
@@ -591,10 +589,27 @@ pub fn build_local<'c>(
         newest: (0, 0),
         known: None,
     };
-    // The previous build's term table, decoded when the first cached document needs it; `None`
-    // inside when it cannot be, and then every file is read.
-    let previous_terms = previous.map(|p| p.terms().ok());
-    let mut known: Option<Option<KnownTerms<'c>>> = None;
+    // The previous build's term table; when it cannot be decoded, every file is read.
+    let previous_terms = previous.and_then(|p| p.terms().ok());
+    if let Some(terms) = previous_terms {
+        // Terms are numbered by their place in it when the files to read are a small part of
+        // the sources: it spares hashing every term the others bring.
+        let (mut to_read, mut all) = (0u64, 0u64);
+        for source in sources {
+            let bytes = source.identity.map_or(0, |i| i.bytes());
+            all += bytes;
+            let cached = known_rel(&source.rel)
+                .zip(previous)
+                .is_some_and(|(number, p)| {
+                    source.identity.is_some() && p.files[number].identity == source.identity
+                });
+            if !cached {
+                to_read += bytes;
+            }
+        }
+        let by_place = to_read.saturating_mul(READ_SHARE_BY_PLACE) <= all;
+        local.known = Some(local.partition.postings.known_terms(terms, by_place));
+    }
     // Which of the previous build's files are still sources.
     let mut still_listed = vec![false; previous.map_or(0, |p| p.files.len())];
     let mut take = |done: usize, gathered: Gathered| {
@@ -615,17 +630,9 @@ pub fn build_local<'c>(
         let (prepared, identity) = match gathered {
             Gathered::Cached(identity) => {
                 let file = before.expect("a cached file is in the cache");
-                let known = known.get_or_insert_with(|| {
-                    previous_terms
-                        .clone()
-                        .flatten()
-                        .map(|t| local.partition.postings.known_terms(t))
-                });
-                if let Some(known) = known {
-                    if local.add_cached(root, rel, file, identity, known) {
-                        local.reused += 1;
-                        return;
-                    }
+                if local.add_cached(root, rel, file, identity) {
+                    local.reused += 1;
+                    return;
                 }
                 // A damaged entry: read the file as if it were new.
                 (prepare(root, rel), Some(identity))
@@ -696,7 +703,8 @@ pub fn build_local<'c>(
             local.changed = Change::Differs;
         }
     }
-    local.known = known.flatten();
+    let sorted = (local.partition.postings).sorted_terms(local.known.as_ref());
+    local.partition.sorted_terms = Some(sorted);
     local
 }
 
@@ -753,7 +761,11 @@ impl<'c> Local<'c> {
         };
         self.imports.extend(found.iter().cloned());
         self.partition.source_count += 1;
-        doc.length = self.partition.postings.add(&text, Tokenizer::Code);
+        let postings = &mut self.partition.postings;
+        doc.length = match &mut self.known {
+            Some(known) => postings.add_among(&text, Tokenizer::Code, known),
+            None => postings.add(&text, Tokenizer::Code),
+        };
         let read = if doc.length > 0 {
             self.outline.source_count += 1;
             let first = self.outline.documents.len();
@@ -788,8 +800,10 @@ impl<'c> Local<'c> {
         rel: &Path,
         file: &CachedFile<'c>,
         identity: Identity,
-        known: &mut KnownTerms<'c>,
     ) -> bool {
+        let Some(known) = &mut self.known else {
+            return false;
+        };
         let imports: Vec<String> = file.imports.iter().map(|i| i.to_string()).collect();
         let read = match file.body.map(Contribution::decode) {
             None => FileRead::Unreadable,
@@ -824,7 +838,7 @@ impl<'c> Local<'c> {
                         FileRead::Document {
                             doc: self.partition.docs.len() - 1,
                             outline: first..self.outline.documents.len(),
-                            cached: file.body,
+                            cached: file.body.map(|body| (body, c.entries_at.clone())),
                         }
                     }
                 }
@@ -930,6 +944,7 @@ impl Partition {
             source_count: 0,
             stamp: stamp.clone(),
             dependency_fingerprint: None,
+            sorted_terms: None,
         }
     }
 
@@ -1039,11 +1054,15 @@ impl Partition {
         w.string(WRITE_OWNER);
         w.key("postings");
         let start = w.position();
+        let order = match &self.sorted_terms {
+            Some(order) => TermOrder::Given(order),
+            None => TermOrder::Sorted,
+        };
         write_postings(
             w,
             &self.postings,
             &by_term,
-            true,
+            order,
             written.terms.as_deref_mut(),
         );
         written.cuts.postings = (start, w.position());

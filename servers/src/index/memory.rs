@@ -10,7 +10,6 @@ use super::sources::{mtime, read_text};
 use super::stamp::Stamp;
 use crate::corpus::text::cut_chars;
 use crate::corpus::text::is_python_whitespace;
-use crate::corpus::text::sort_prefix;
 use crate::corpus::tokenize::{Tokenizer, NOTES_FORMAT};
 use agentteams_mcp::sha256;
 use std::path::{Path, PathBuf};
@@ -389,7 +388,7 @@ impl MemoryIndex {
         }
         w.end_array();
         w.key("postings");
-        write_postings(&mut w, &self.postings, &by_term, false, None);
+        write_postings(&mut w, &self.postings, &by_term, TermOrder::FirstSeen, None);
         w.key("avgdl");
         w.float(self.postings.avgdl());
         w.key("N");
@@ -423,8 +422,17 @@ pub type TermRecorder<'r> = dyn FnMut(&str, (u64, u64), u32) + 'r;
 /// its range counted from the part's start.
 type WrittenPart<'p> = (Part, Vec<(&'p str, (u64, u64), u32)>);
 
+/// The order [`write_postings`] writes the terms in.
+pub enum TermOrder<'o> {
+    FirstSeen,
+    /// By their bytes (Python's `sort_keys`).
+    Sorted,
+    /// Sorted already ([`Postings::sorted_terms`]): each term's number once.
+    Given(&'o [usize]),
+}
+
 /// `{"term": [{"doc_id": d, "tf": n}, ...], ...}` from `postings` turned around (`by_term`),
-/// terms in first-seen order or sorted; `record` gets each term, the bytes from its key's opening
+/// terms in `order`; `record` gets each term, the bytes from its key's opening
 /// quote to its list's `]` and its list's length, in written order. Parts of [`TERMS_PER_PART`]
 /// terms are written alternately here and on a second thread (formatting is most of the work)
 /// and added in order; without a second thread, all here.
@@ -432,23 +440,21 @@ pub fn write_postings<'r>(
     w: &mut PyJson,
     postings: &Postings,
     by_term: &ByTerm,
-    sorted: bool,
+    order: TermOrder<'_>,
     mut record: Option<&mut TermRecorder<'r>>,
 ) {
-    let mut order: Vec<usize> = (0..postings.term_count()).collect();
-    if sorted {
-        // Terms are distinct, so an unstable sort gives the one order; comparing their first
-        // eight bytes as integers first spares most comparisons a visit to the text.
-        let mut keyed: Vec<(u64, usize)> = order
-            .iter()
-            .map(|&i| (sort_prefix(postings.term(i)), i))
-            .collect();
-        keyed.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| postings.term(a.1).cmp(postings.term(b.1)))
-        });
-        order = keyed.into_iter().map(|(_, i)| i).collect();
-    }
+    let made;
+    let order: &[usize] = match order {
+        TermOrder::FirstSeen => {
+            made = (0..postings.term_count()).collect::<Vec<_>>();
+            &made
+        }
+        TermOrder::Sorted => {
+            made = postings.sorted_terms(None);
+            &made
+        }
+        TermOrder::Given(order) => order,
+    };
     w.begin_object();
     // The first part starts the object; every later one follows members.
     let (first, later) = (w.place(), w.place().after_members());
@@ -553,13 +559,19 @@ mod tests {
             recorded.push((term.to_owned(), range, documents));
         };
         let mut w = PyJson::new(Some(2), 0);
-        write_postings(&mut w, &postings, &by_term, true, Some(&mut record));
+        write_postings(
+            &mut w,
+            &postings,
+            &by_term,
+            TermOrder::Sorted,
+            Some(&mut record),
+        );
         let text = w.finish();
         assert!(text == expected, "the postings differ from json.dumps'");
         // Streamed to a sink, the same bytes.
         let mut sink = Vec::new();
         let mut w = PyJson::streaming(Some(2), &mut sink);
-        write_postings(&mut w, &postings, &by_term, true, None);
+        write_postings(&mut w, &postings, &by_term, TermOrder::Sorted, None);
         w.finish_streaming().unwrap();
         assert!(sink == expected.as_bytes(), "streamed postings differ");
         // Each term told in order, with its key-to-`]` range and its list's length.

@@ -8,7 +8,9 @@
 //! keyed by the same hash of the term, computed once per token: std's keyed SipHash, whose key
 //! is random per [`Postings`], so a repository cannot choose terms that collide.
 
+use crate::corpus::text::sort_prefix;
 use crate::corpus::tokenize::Tokenizer;
+use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 
 /// The term tables' hasher: std's keyed SipHash, a new random key per [`Postings`]. The keys
@@ -230,8 +232,9 @@ fn start_of(terms: &[CountedTerm], n: usize) -> usize {
     }
 }
 
-/// The terms an earlier build numbered ([`Postings::known_terms`]) and, once met, each one's
-/// number in the table being built.
+/// The terms an earlier build numbered ([`Postings::known_terms`]), in the order of their bytes
+/// (as its build cache keeps them, which checks the order), and, once met, each one's number in
+/// the table being built.
 pub struct KnownTerms<'t> {
     terms: Vec<&'t str>,
     /// Per known term, its number in [`Postings::terms`], or `u32::MAX` until first met.
@@ -239,21 +242,22 @@ pub struct KnownTerms<'t> {
     /// Per known term, the last document (plus one) that named it: a term named twice in one
     /// document is a damaged cache.
     seen_in: Vec<u32>,
+    /// `Some` when terms are numbered by their place among the known ones rather than through
+    /// the global table ([`Postings::known_terms`]): then the terms met that are not known, with
+    /// their numbers.
+    new: Option<HashMap<String, u32>>,
 }
 
 impl<'t> KnownTerms<'t> {
-    /// The known terms, by number, each with its number in the table being built if a document
-    /// added so far has it.
-    pub fn numbered(&self) -> impl Iterator<Item = (&'t str, Option<usize>)> + '_ {
-        self.terms
-            .iter()
-            .zip(&self.here)
-            .map(|(&text, &here)| (text, (here != u32::MAX).then_some(here as usize)))
-    }
-
     /// How many terms the earlier build numbered.
     pub fn count(&self) -> usize {
         self.terms.len()
+    }
+
+    /// Whether the table being built (of `terms` terms) holds the known terms and no others,
+    /// so each one's place among them is the same in both.
+    pub fn same_as_built(&self, terms: usize) -> bool {
+        terms == self.terms.len() && self.here.iter().all(|&h| h != u32::MAX)
     }
 }
 
@@ -345,15 +349,63 @@ impl Postings {
     /// next one: one lookup per distinct term. Returns its token count; a document with no
     /// tokens is not added and 0 is returned.
     pub fn add_counted(&mut self, counted: &DocumentTerms) -> u64 {
+        self.add_counted_among(counted, None)
+    }
+
+    /// [`Postings::add`] in a table that numbers the terms of `known` (an earlier build's), as
+    /// [`Postings::known_terms`] set it up.
+    pub fn add_among(&mut self, text: &str, tokenizer: Tokenizer, known: &mut KnownTerms) -> u64 {
+        let empty = self.document_terms();
+        let mut counted = std::mem::replace(&mut self.counted, empty);
+        counted.count(text, tokenizer);
+        let length = self.add_counted_among(&counted, Some(known));
+        self.counted = counted;
+        length
+    }
+
+    fn add_counted_among(
+        &mut self,
+        counted: &DocumentTerms,
+        mut known: Option<&mut KnownTerms>,
+    ) -> u64 {
         if counted.length == 0 {
             return 0;
         }
         for (text, hash, tf) in counted.each() {
-            let id = self.term_number(text, hash);
+            let id = match known.as_deref_mut() {
+                Some(known) if known.new.is_some() => self.number_among(text, known),
+                _ => self.term_number(text, hash),
+            };
             self.entries.push((id as u32, tf));
         }
         self.end_document(counted.length);
         counted.length
+    }
+
+    /// The number of `text` in a table that numbers terms by their place among `known`'s: the
+    /// known term's (searched among them), else the new term's, added if it is new.
+    fn number_among(&mut self, text: &str, known: &mut KnownTerms) -> usize {
+        if let Ok(n) = known.terms.binary_search(&text) {
+            if known.here[n] == u32::MAX {
+                known.here[n] = self.push_unhashed(text) as u32;
+            }
+            return known.here[n] as usize;
+        }
+        let new = known.new.as_mut().expect("numbered among the known terms");
+        if let Some(&number) = new.get(text) {
+            return number as usize;
+        }
+        let number = self.push_unhashed(text);
+        new.insert(text.to_owned(), number as u32);
+        number
+    }
+
+    /// Appends `text` as a new term without placing it in the global table (numbered among the
+    /// known terms, it is found through them).
+    fn push_unhashed(&mut self, text: &str) -> usize {
+        self.text.push_str(text);
+        self.ends.push(self.text.len());
+        self.ends.len() - 1
     }
 
     fn end_document(&mut self, length: u64) {
@@ -427,21 +479,79 @@ impl Postings {
             .collect()
     }
 
-    /// A table of the terms an earlier build numbered (`terms`, by number), for documents added
-    /// with [`Postings::add_known`]: each term is hashed and looked up here at most once.
-    pub fn known_terms<'t>(&mut self, terms: Vec<&'t str>) -> KnownTerms<'t> {
+    /// A table of the terms an earlier build numbered (`terms`, by number, in the order of their
+    /// bytes), for documents added with [`Postings::add_known`] and [`Postings::add_among`], to
+    /// an empty table. With `by_place`, a term is numbered by its place among them, found by
+    /// binary search for a document read now and not looked for at all for one the earlier build
+    /// counted (most of a rebuild's terms): nothing is hashed into the global table. Without, each
+    /// is hashed and looked up there at most once, as for documents read now; a search costs
+    /// about twenty string comparisons, so `by_place` is for rebuilds that read a little.
+    pub fn known_terms<'t>(&mut self, terms: Vec<&'t str>, by_place: bool) -> KnownTerms<'t> {
+        debug_assert_eq!(
+            self.term_count(),
+            0,
+            "known terms are set before any document"
+        );
         // Room for them at once (up to a bound: the table is the cache's word, not the
         // documents'): the table then does not grow (and rehash) term by term.
         let room = terms.len().min(MAX_RESERVED_TERMS);
-        let (held, hashes) = (self.ends.len(), &self.hashes);
-        self.slots.reserve(held + room, held, &|n| hashes[n]);
+        if !by_place {
+            let (held, hashes) = (self.ends.len(), &self.hashes);
+            self.slots.reserve(held + room, held, &|n| hashes[n]);
+            self.hashes.reserve(room);
+        }
         self.ends.reserve(room);
-        self.hashes.reserve(room);
         KnownTerms {
             here: vec![u32::MAX; terms.len()],
             seen_in: vec![0; terms.len()],
             terms,
+            new: by_place.then(HashMap::new),
         }
+    }
+
+    /// Every term's number in the order of their bytes (the postings' keys, sorted). With the
+    /// known terms the table was built among, those met are already in order, and only the
+    /// others are sorted and merged in.
+    pub fn sorted_terms(&self, known: Option<&KnownTerms>) -> Vec<usize> {
+        let Some(known) = known else {
+            return self.sorted((0..self.term_count()).collect());
+        };
+        let mut is_known = vec![false; self.term_count()];
+        let met: Vec<usize> = (known.here.iter())
+            .filter(|&&h| h != u32::MAX)
+            .map(|&h| {
+                is_known[h as usize] = true;
+                h as usize
+            })
+            .collect();
+        let others = self.sorted((0..self.term_count()).filter(|&i| !is_known[i]).collect());
+        let mut order = Vec::with_capacity(self.term_count());
+        let (mut a, mut b) = (met.iter().peekable(), others.iter().peekable());
+        while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
+            if self.term(x) < self.term(y) {
+                order.push(x);
+                a.next();
+            } else {
+                order.push(y);
+                b.next();
+            }
+        }
+        order.extend(a.chain(b));
+        order
+    }
+
+    /// `terms` sorted by their bytes.
+    fn sorted(&self, terms: Vec<usize>) -> Vec<usize> {
+        // Terms are distinct, so an unstable sort gives the one order; comparing their first
+        // eight bytes as integers first spares most comparisons a visit to the text.
+        let mut keyed: Vec<(u64, usize)> = (terms.into_iter())
+            .map(|i| (sort_prefix(self.term(i)), i))
+            .collect();
+        keyed.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| self.term(a.1).cmp(self.term(b.1)))
+        });
+        keyed.into_iter().map(|(_, i)| i).collect()
     }
 
     /// Adds, as the next document, one an earlier build counted: `length` tokens and `entries`,
@@ -472,11 +582,16 @@ impl Postings {
         if length == 0 {
             return Some(0);
         }
+        let by_place = known.new.is_some();
         for &(n, tf) in entries {
             let slot = &mut known.here[n as usize];
             if *slot == u32::MAX {
                 let text = known.terms[n as usize];
-                *slot = self.term_number(text, term_hash(&self.state, text)) as u32;
+                *slot = if by_place {
+                    self.push_unhashed(text)
+                } else {
+                    self.term_number(text, term_hash(&self.state, text))
+                } as u32;
             }
             self.entries.push((*slot, tf));
         }
@@ -521,29 +636,79 @@ mod tests {
 
     #[test]
     fn documents_counted_before_give_the_postings_of_counting_them_again() {
-        let docs = ["gear bolt gear", "nut", "bolt washer gear washer"];
+        let docs = [
+            "gear bolt gear",
+            "nut",
+            "bolt washer gear washer",
+            "axle gear",
+        ];
         let mut counted = Postings::new();
         for d in docs {
             counted.add(d, Tokenizer::Prose);
         }
-        let table: Vec<String> = (0..counted.term_count())
-            .map(|i| counted.term(i).to_owned())
+        // The earlier build's table in the order of the terms' bytes (as its cache keeps it),
+        // without `axle`, which only this build's last document has.
+        let mut table: Vec<&str> = (0..counted.term_count())
+            .map(|i| counted.term(i))
+            .filter(|&t| t != "axle")
             .collect();
-        let mut again = Postings::new();
-        let mut known = again.known_terms(table.iter().map(String::as_str).collect());
-        // The second document from the cache, the others counted: the same postings.
-        again.add(docs[0], Tokenizer::Prose);
-        let (length, entries) = (counted.lengths[1], counted.document(1).to_vec());
-        assert_eq!(again.add_known(length, &entries, &mut known), Some(length));
-        again.add(docs[2], Tokenizer::Prose);
-        assert_eq!(again.term_entries(), counted.term_entries());
-        assert_eq!(again.lengths, counted.lengths);
+        table.sort_unstable();
+        let place = |g: u32| table.iter().position(|&t| t == counted.term(g as usize));
+        for by_place in [false, true] {
+            let mut again = Postings::new();
+            let mut known = again.known_terms(table.clone(), by_place);
+            // The second and third documents from the cache, the others read: the same postings.
+            again.add_among(docs[0], Tokenizer::Prose, &mut known);
+            for d in [1, 2] {
+                let entries: Vec<(u32, u32)> = (counted.document(d).iter())
+                    .map(|&(g, tf)| (place(g).unwrap() as u32, tf))
+                    .collect();
+                let length = counted.lengths[d];
+                assert_eq!(again.add_known(length, &entries, &mut known), Some(length));
+            }
+            again.add_among(docs[3], Tokenizer::Prose, &mut known);
+            assert_eq!(again.term_entries(), counted.term_entries(), "{by_place}");
+            assert_eq!(again.lengths, counted.lengths);
+            // Sorted through the known terms as by sorting them all; `axle` merged in first.
+            let sorted = again.sorted_terms(Some(&known));
+            assert_eq!(sorted, again.sorted_terms(None));
+            let texts: Vec<&str> = sorted.iter().map(|&i| again.term(i)).collect();
+            assert_eq!(texts, ["axle", "bolt", "gear", "nut", "washer"]);
+            assert!(!known.same_as_built(again.term_count()));
+        }
+    }
+
+    #[test]
+    fn sorted_terms_merge_the_known_terms_met_with_the_others() {
+        // Known terms met and not, and new ones before, between and after them.
+        let table = ["bolt", "disk", "fan", "hub"];
+        for by_place in [false, true] {
+            let mut p = Postings::new();
+            let mut known = p.known_terms(table.to_vec(), by_place);
+            p.add_among("zinc hub axle disk edge", Tokenizer::Prose, &mut known);
+            p.add_known(2, &[(1, 1), (0, 1)], &mut known).unwrap();
+            let texts: Vec<&str> = (p.sorted_terms(Some(&known)).iter())
+                .map(|&i| p.term(i))
+                .collect();
+            assert_eq!(
+                texts,
+                ["axle", "bolt", "disk", "edge", "hub", "zinc"],
+                "{by_place}"
+            );
+            assert!(!known.same_as_built(p.term_count()));
+            let mut all = Postings::new();
+            let mut known = all.known_terms(table.to_vec(), by_place);
+            all.add_among("hub fan disk bolt", Tokenizer::Prose, &mut known);
+            // Through the global table, a known term read now is not matched to its place: the
+            // next cache's table is then written afresh.
+            assert_eq!(known.same_as_built(all.term_count()), by_place);
+        }
     }
 
     #[test]
     fn a_cached_document_whose_terms_do_not_add_up_is_refused_and_adds_nothing() {
         let mut postings = Postings::new();
-        let table = ["gear", "bolt"];
+        let table = ["bolt", "gear"];
         for (length, entries) in [
             (3, vec![(0, 2), (2, 1)]), // a number the table does not have
             (3, vec![(0, 2), (0, 1)]), // a term twice
@@ -551,9 +716,11 @@ mod tests {
             (4, vec![(0, 2), (1, 1)]), // counts that do not sum to the length
             (2, vec![]),               // a length with no terms
         ] {
-            let mut known = postings.known_terms(table.to_vec());
-            assert_eq!(postings.add_known(length, &entries, &mut known), None);
-            assert!(postings.term_count() == 0 && postings.lengths.is_empty());
+            for by_place in [false, true] {
+                let mut known = postings.known_terms(table.to_vec(), by_place);
+                assert_eq!(postings.add_known(length, &entries, &mut known), None);
+                assert!(postings.term_count() == 0 && postings.lengths.is_empty());
+            }
         }
     }
 
