@@ -351,13 +351,23 @@ impl CacheFile {
     /// Whether any source the head lists (under `root`, for whose text `root_text` and by
     /// `builder` it must have been written) now has another identity, or none: a guess, made
     /// while the sources are listed, at whether the build will need the tail ([`read_ahead`]).
-    /// A head that does not parse guesses no.
+    /// A head that does not parse guesses no; one listing more than `at_most` sources (more
+    /// than a build lists) guesses yes without looking at any.
     ///
     /// [`read_ahead`]: CacheFile::read_ahead
-    pub fn sources_moved(&self, builder: &Identity, root: &Path, root_text: &str) -> bool {
+    pub fn sources_moved(
+        &self,
+        builder: &Identity,
+        root: &Path,
+        root_text: &str,
+        at_most: usize,
+    ) -> bool {
         let Ok((head, _)) = BuildCache::parse_head(&self.bytes, builder, root_text) else {
             return false;
         };
+        if head.files.len() > at_most {
+            return true;
+        }
         head.files.iter().any(|file| {
             let plain = Path::new(file.rel)
                 .components()
@@ -877,7 +887,7 @@ mod tests {
             w.write_to(&mut out, |_, _| Body::None).unwrap();
             std::fs::write(&cache_path, out).unwrap();
             let cache = CacheFile::open(&cache_path).unwrap().unwrap();
-            cache.sources_moved(builder, &dir, "/p")
+            cache.sources_moved(builder, &dir, "/p", 2)
         };
         let a = Identity::of(&dir.join("a.py"));
         let b = Identity::of(&dir.join("pkg/b.py"));
@@ -888,6 +898,11 @@ mod tests {
         assert!(moved(&[("a.py", a), ("pkg/b.py", None)], &identity(7)));
         assert!(moved(&[("a.py", a), ("pkg/c.py", b)], &identity(7)));
         assert!(moved(&[("a.py", a), ("../pkg/b.py", b)], &identity(7)));
+        // More sources than a build lists: not looked at.
+        assert!(moved(
+            &[("a.py", a), ("pkg/b.py", b), ("a.py", a)],
+            &identity(7)
+        ));
         std::fs::remove_file(dir.join("pkg/b.py")).unwrap();
         std::fs::write(dir.join("pkg/b.py"), "b = 33\n").unwrap();
         assert!(moved(&[("a.py", a), ("pkg/b.py", b)], &identity(7)));

@@ -434,7 +434,7 @@ fn read_cache_ahead(
     let read = move || {
         let opened = build_cache::CacheFile::open(&path)?;
         Ok(opened.map(|cache| {
-            if cache.sources_moved(&builder, &root, &root_text) {
+            if cache.sources_moved(&builder, &root, &root_text, sources::MAX_SOURCE_FILES) {
                 cache.read_ahead()
             } else {
                 cache
