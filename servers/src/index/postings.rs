@@ -249,11 +249,6 @@ pub struct KnownTerms<'t> {
 }
 
 impl<'t> KnownTerms<'t> {
-    /// How many terms the earlier build numbered.
-    pub fn count(&self) -> usize {
-        self.terms.len()
-    }
-
     /// Whether the table being built (of `terms` terms) holds the known terms and no others,
     /// so each one's place among them is the same in both.
     pub fn same_as_built(&self, terms: usize) -> bool {
@@ -337,12 +332,7 @@ impl Postings {
     /// Tokenizes `text` as the next document; returns its token count. A document with no tokens
     /// is not added (callers skip it) and 0 is returned.
     pub fn add(&mut self, text: &str, tokenizer: Tokenizer) -> u64 {
-        let empty = self.document_terms();
-        let mut counted = std::mem::replace(&mut self.counted, empty);
-        counted.count(text, tokenizer);
-        let length = self.add_counted(&counted);
-        self.counted = counted;
-        length
+        self.add_text(text, tokenizer, None)
     }
 
     /// Adds the document `counted` (made by this table's [`Postings::document_terms`]) as the
@@ -355,10 +345,19 @@ impl Postings {
     /// [`Postings::add`] in a table that numbers the terms of `known` (an earlier build's), as
     /// [`Postings::known_terms`] set it up.
     pub fn add_among(&mut self, text: &str, tokenizer: Tokenizer, known: &mut KnownTerms) -> u64 {
+        self.add_text(text, tokenizer, Some(known))
+    }
+
+    fn add_text(
+        &mut self,
+        text: &str,
+        tokenizer: Tokenizer,
+        known: Option<&mut KnownTerms>,
+    ) -> u64 {
         let empty = self.document_terms();
         let mut counted = std::mem::replace(&mut self.counted, empty);
         counted.count(text, tokenizer);
-        let length = self.add_counted_among(&counted, Some(known));
+        let length = self.add_counted_among(&counted, known);
         self.counted = counted;
         length
     }
@@ -373,8 +372,8 @@ impl Postings {
         }
         for (text, hash, tf) in counted.each() {
             let id = match known.as_deref_mut() {
-                Some(known) if known.new.is_some() => self.number_among(text, known),
-                _ => self.term_number(text, hash),
+                Some(known) => self.number_among(text, hash, known),
+                None => self.term_number(text, hash),
             };
             self.entries.push((id as u32, tf));
         }
@@ -382,16 +381,19 @@ impl Postings {
         counted.length
     }
 
-    /// The number of `text` in a table that numbers terms by their place among `known`'s: the
-    /// known term's (searched among them), else the new term's, added if it is new.
-    fn number_among(&mut self, text: &str, known: &mut KnownTerms) -> usize {
+    /// The number of `text` (hashed `hash`) in a table set up with `known`: when it numbers
+    /// terms by their place among them, the known term's (searched among them), else the new
+    /// term's, added if it is new; otherwise through the global table.
+    fn number_among(&mut self, text: &str, hash: u64, known: &mut KnownTerms) -> usize {
+        let Some(new) = &mut known.new else {
+            return self.term_number(text, hash);
+        };
         if let Ok(n) = known.terms.binary_search(&text) {
             if known.here[n] == u32::MAX {
                 known.here[n] = self.push_unhashed(text) as u32;
             }
             return known.here[n] as usize;
         }
-        let new = known.new.as_mut().expect("numbered among the known terms");
         if let Some(&number) = new.get(text) {
             return number as usize;
         }
@@ -426,10 +428,8 @@ impl Postings {
         let term = |n: usize| &all[if n == 0 { 0 } else { ends[n - 1] }..ends[n]];
         let found = slots.find_or_claim(hash, ends.len(), |n| hashes[n], |n| term(n) == text);
         found.unwrap_or_else(|| {
-            all.push_str(text);
-            ends.push(all.len());
-            hashes.push(hash);
-            ends.len() - 1
+            self.hashes.push(hash);
+            self.push_unhashed(text)
         })
     }
 
