@@ -64,6 +64,10 @@ pub struct Partition {
     /// The terms' numbers in the order of their bytes, when the build that counted them sorted
     /// them already ([`Postings::sorted_terms`]); else they are sorted as they are written.
     pub sorted_terms: Option<Vec<usize>>,
+    /// [`Partition::source_fingerprint`], computed the first time it is asked for: by then the
+    /// partition is built (its builders never ask), and a build asks about seven times (each
+    /// output names it), each a sort and a SHA-256 over every document's path and hash.
+    fingerprint: std::sync::OnceLock<String>,
 }
 
 /// Source files read and prepared ahead of the postings (each holds at most `MAX_SOURCE_BYTES`
@@ -934,6 +938,21 @@ fn build_api(
     partition
 }
 
+/// SHA-256 of `path:symbol:source_hash` joined by `|`, sorted by (path, symbol).
+fn fingerprint_of(docs: &[CodeDoc]) -> String {
+    let mut parts: Vec<((&str, &str), String)> = docs
+        .iter()
+        .map(|d| {
+            let symbol = d.symbol.as_deref().unwrap_or("");
+            let part = format!("{}:{symbol}:{}", d.path, d.source_hash);
+            ((d.path.as_str(), symbol), part)
+        })
+        .collect();
+    parts.sort_by(|a, b| a.0.cmp(&b.0));
+    let joined: Vec<String> = parts.into_iter().map(|(_, s)| s).collect();
+    sha256::hex_digest(joined.join("|").as_bytes())
+}
+
 impl Partition {
     /// A partition with no documents.
     pub fn empty(source_kind: &'static str, stamp: &Stamp) -> Partition {
@@ -945,23 +964,15 @@ impl Partition {
             stamp: stamp.clone(),
             dependency_fingerprint: None,
             sorted_terms: None,
+            fingerprint: std::sync::OnceLock::new(),
         }
     }
 
     /// SHA-256 of `path:symbol:source_hash` joined by `|`, sorted by (path, symbol).
     pub fn source_fingerprint(&self) -> String {
-        let mut parts: Vec<((&str, &str), String)> = self
-            .docs
-            .iter()
-            .map(|d| {
-                let symbol = d.symbol.as_deref().unwrap_or("");
-                let part = format!("{}:{symbol}:{}", d.path, d.source_hash);
-                ((d.path.as_str(), symbol), part)
-            })
-            .collect();
-        parts.sort_by(|a, b| a.0.cmp(&b.0));
-        let joined: Vec<String> = parts.into_iter().map(|(_, s)| s).collect();
-        sha256::hex_digest(joined.join("|").as_bytes())
+        self.fingerprint
+            .get_or_init(|| fingerprint_of(&self.docs))
+            .clone()
     }
 
     /// The file's bytes: `json.dumps(partition, indent=2, sort_keys=True) + "\n"` (keys are
