@@ -544,11 +544,37 @@ fn outline_documents(rel: &str, units: Vec<outline::Unit>) -> impl Iterator<Item
 }
 
 /// What the reading thread hands the counting thread for one source.
-enum Gathered {
+enum Gathered<'c> {
     /// Read now (`None`: not as text), with the identity it had just before.
     Read(Option<Box<Prepared>>, Option<Identity>),
-    /// Unchanged since the previous build (the cache holds it with this identity).
-    Cached(Identity),
+    /// Unchanged since the previous build (the cache holds it with this identity), its entry
+    /// decoded there too: decoding was a sixth of the counting thread's work on a rebuild.
+    Cached(Identity, Option<Decoded<'c>>),
+}
+
+/// A cached file's entry decoded by the reading thread (`None` when it does not decode), with
+/// the document it gives if its terms add up.
+type Decoded<'c> = Option<Box<(Contribution<'c>, CodeDoc)>>;
+
+/// Decodes a cached file's entry (`None`: the file was not read as text then) and makes its
+/// document, `rel` under `root`.
+fn decode_cached<'c>(root: &Path, rel: &Path, file: &CachedFile<'c>) -> Option<Decoded<'c>> {
+    let c = Contribution::decode(file.body?).ok();
+    Some(c.map(|c| {
+        let doc = CodeDoc {
+            path: root.join(rel).to_string_lossy().into_owned(),
+            language: language_for(rel),
+            length: c.length,
+            snippet: c.snippet.to_owned(),
+            passages: c.passages.iter().map(|p| p.to_string()).collect(),
+            source_hash: c.source_hash.to_owned(),
+            source_mtime: c.source_mtime,
+            symbol: None,
+            signature: None,
+            provenance: None,
+        };
+        Box::new((c, doc))
+    }))
 }
 
 /// Builds the `local` partition over `sources` (paths relative to `root`, sorted), and collects
@@ -616,7 +642,7 @@ pub fn build_local<'c>(
     }
     // Which of the previous build's files are still sources.
     let mut still_listed = vec![false; previous.map_or(0, |p| p.files.len())];
-    let mut take = |done: usize, gathered: Gathered| {
+    let mut take = |done: usize, gathered: Gathered<'c>| {
         progress(done + 1);
         let rel = &sources[done].rel;
         let before = known_rel(rel).zip(previous).map(|(number, p)| {
@@ -624,7 +650,7 @@ pub fn build_local<'c>(
             &p.files[number]
         });
         let looked_at = match &gathered {
-            Gathered::Cached(identity) => Some(*identity),
+            Gathered::Cached(identity, _) => Some(*identity),
             Gathered::Read(_, identity) => *identity,
         };
         if let Some(identity) = looked_at {
@@ -632,9 +658,9 @@ pub fn build_local<'c>(
             local.newest = local.newest.max(identity.mtime());
         }
         let (prepared, identity) = match gathered {
-            Gathered::Cached(identity) => {
+            Gathered::Cached(identity, decoded) => {
                 let file = before.expect("a cached file is in the cache");
-                if local.add_cached(root, rel, file, identity) {
+                if local.add_cached(rel, file, identity, decoded) {
                     local.reused += 1;
                     return;
                 }
@@ -656,17 +682,17 @@ pub fn build_local<'c>(
         // The identity the listing took (before anything is read, so a later change shows).
         let gather = |source: &CodeSource| {
             let (rel, identity) = (&source.rel, source.identity);
-            match (known_rel(rel), identity) {
-                (Some(number), Some(identity))
-                    if previous.is_some_and(|p| p.files[number].identity == Some(identity)) =>
+            match (known_rel(rel).zip(previous), identity) {
+                (Some((number, p)), Some(identity))
+                    if p.files[number].identity == Some(identity) =>
                 {
-                    Gathered::Cached(identity)
+                    Gathered::Cached(identity, decode_cached(root, rel, &p.files[number]))
                 }
                 _ => Gathered::Read(prepare(root, rel).map(Box::new), identity),
             }
         };
-        // Sent in batches: a file taken from the cache costs the reader next to nothing, and
-        // sent one by one, every such file cost both threads a wake-up. A batch ends at a file
+        // Sent in batches: a file taken from the cache costs the reader little (its entry is
+        // decoded), and sent one by one, every such file cost both threads a wake-up. A batch ends at a file
         // read, so no more than `PREPARED_AHEAD` read files wait at a time, as before.
         let (send, receive) = std::sync::mpsc::sync_channel(PREPARED_AHEAD);
         let reader = std::thread::Builder::new()
@@ -796,23 +822,24 @@ impl<'c> Local<'c> {
         });
     }
 
-    /// Adds a file from the previous build's cache; false (nothing added) when its entry does not
-    /// decode or its terms do not add up.
+    /// Adds a file from the previous build's cache, its entry as [`decode_cached`] decoded it;
+    /// false (nothing added) when the entry did not decode or its terms do not add up.
     fn add_cached(
         &mut self,
-        root: &Path,
         rel: &Path,
         file: &CachedFile<'c>,
         identity: Identity,
+        decoded: Option<Decoded<'c>>,
     ) -> bool {
         let Some(known) = &mut self.known else {
             return false;
         };
         let imports: Vec<String> = file.imports.iter().map(|i| i.to_string()).collect();
-        let read = match file.body.map(Contribution::decode) {
+        let read = match decoded {
             None => FileRead::Unreadable,
-            Some(Err(_)) => return false,
-            Some(Ok(c)) => {
+            Some(None) => return false,
+            Some(Some(decoded)) => {
+                let (c, doc) = *decoded;
                 let postings = &mut self.partition.postings;
                 match postings.add_known(c.length, &c.entries, known) {
                     None => return false,
@@ -820,25 +847,14 @@ impl<'c> Local<'c> {
                         source_hash: c.source_hash.to_owned(),
                         source_mtime: c.source_mtime,
                     },
-                    Some(length) => {
+                    // The document's length is the entry's, which the terms added up to.
+                    Some(_) => {
                         self.outline.source_count += 1;
                         let first = self.outline.documents.len();
                         for members in &c.outline {
                             self.outline.push_cached(members);
                         }
-                        let absolute = root.join(rel);
-                        self.partition.docs.push(CodeDoc {
-                            path: absolute.to_string_lossy().into_owned(),
-                            language: language_for(rel),
-                            length,
-                            snippet: c.snippet.to_owned(),
-                            passages: c.passages.iter().map(|p| p.to_string()).collect(),
-                            source_hash: c.source_hash.to_owned(),
-                            source_mtime: c.source_mtime,
-                            symbol: None,
-                            signature: None,
-                            provenance: None,
-                        });
+                        self.partition.docs.push(doc);
                         FileRead::Document {
                             doc: self.partition.docs.len() - 1,
                             outline: first..self.outline.documents.len(),
@@ -1249,6 +1265,59 @@ mod tests {
     use super::*;
     use crate::corpus::schema::validate_code_index;
     use agentteams_mcp::json::parse;
+
+    #[test]
+    fn a_cached_entry_that_does_not_decode_is_read_again_and_the_rest_are_kept() {
+        let dir = crate::scratch::TempDir::new("index-code-cached-entry");
+        let rels = ["a.py", "b.py", "c.py"];
+        for (i, rel) in rels.iter().enumerate() {
+            let text = format!("def gear_{i}(bolt):\n    return bolt + {i}\n");
+            std::fs::write(dir.join(rel), text).unwrap();
+        }
+        // Past the racy window, so the cache may serve every file on its identity.
+        let racy = build_cache::CACHE_RACY_WINDOW;
+        std::thread::sleep(racy + std::time::Duration::from_millis(100));
+        let sources = rels.map(|rel| CodeSource {
+            rel: rel.into(),
+            identity: Identity::of(&dir.join(rel)),
+        });
+        let stamp = Stamp {
+            built_at: "2026-12-07T12:00:00Z".into(),
+            project_name: "Gears".into(),
+            framework: "claude".into(),
+        };
+        let full = build_local(&dir, &sources, &stamp, None, &mut |_| {});
+        let builder = Identity::of(&dir.join("a.py")).unwrap();
+        let root = dir.to_string_lossy();
+        let outputs = Outputs {
+            local: Identity::UNKNOWN,
+            outline: Identity::UNKNOWN,
+            built_at: stamp.built_at.clone(),
+            documents: 3,
+            source_count: 3,
+            source_fingerprint: full.partition.source_fingerprint(),
+            terms: 0,
+            definitions: 0,
+            project_name: stamp.project_name.clone(),
+            framework: stamp.framework.clone(),
+        };
+        let mut bytes = Vec::new();
+        full.write_cache(&mut bytes, &builder, &root, &outputs)
+            .unwrap();
+        let mut cache = BuildCache::parse(&bytes, &builder, &root).unwrap();
+        // Taken whole from the cache, the rebuild is the full build.
+        let kept = build_local(&dir, &sources, &stamp, Some(&cache), &mut |_| {});
+        assert_eq!(kept.reused, 3);
+        assert_eq!(kept.partition.to_json(), full.partition.to_json());
+        // b.py's entry cut short: b.py is read again, a.py and c.py still come from the cache.
+        let body = cache.files[1].body.unwrap();
+        cache.files[1].body = Some(&body[..body.len() - 1]);
+        let rebuilt = build_local(&dir, &sources, &stamp, Some(&cache), &mut |_| {});
+        assert_eq!(rebuilt.reused, 2);
+        assert_eq!(rebuilt.partition.to_json(), full.partition.to_json());
+        let outline = |local: &Local<'_>| local.outline.to_json(&stamp, "fingerprint", "build");
+        assert_eq!(outline(&rebuilt), outline(&full));
+    }
 
     #[test]
     fn a_partition_is_written_valid_with_sorted_keys_and_its_stamp() {
