@@ -1266,6 +1266,22 @@ mod tests {
     use crate::corpus::schema::validate_code_index;
     use agentteams_mcp::json::parse;
 
+    /// `rels` under `dir` as listed sources, and a stamp for project "Gears".
+    fn sources_and_stamp(dir: &Path, rels: &[&str]) -> (Vec<CodeSource>, Stamp) {
+        let sources = (rels.iter())
+            .map(|rel| CodeSource {
+                rel: rel.into(),
+                identity: Identity::of(&dir.join(rel)),
+            })
+            .collect();
+        let stamp = Stamp {
+            built_at: "2026-10-07T12:34:56Z".into(),
+            project_name: "Gears".into(),
+            framework: "claude".into(),
+        };
+        (sources, stamp)
+    }
+
     #[test]
     fn a_cached_entry_that_does_not_decode_is_read_again_and_the_rest_are_kept() {
         let dir = crate::scratch::TempDir::new("index-code-cached-entry");
@@ -1277,15 +1293,7 @@ mod tests {
         // Past the racy window, so the cache may serve every file on its identity.
         let racy = build_cache::CACHE_RACY_WINDOW;
         std::thread::sleep(racy + std::time::Duration::from_millis(100));
-        let sources = rels.map(|rel| CodeSource {
-            rel: rel.into(),
-            identity: Identity::of(&dir.join(rel)),
-        });
-        let stamp = Stamp {
-            built_at: "2026-12-07T12:00:00Z".into(),
-            project_name: "Gears".into(),
-            framework: "claude".into(),
-        };
+        let (sources, stamp) = sources_and_stamp(&dir, &rels);
         let full = build_local(&dir, &sources, &stamp, None, &mut |_| {});
         let builder = Identity::of(&dir.join("a.py")).unwrap();
         let root = dir.to_string_lossy();
@@ -1330,15 +1338,7 @@ mod tests {
         .unwrap();
         std::fs::write(dir.join("b.sh"), "beta() {\n}\n").unwrap();
         std::fs::write(dir.join("empty.py"), "").unwrap();
-        let sources = ["b.sh", "empty.py", "pkg/a.py"].map(|rel| CodeSource {
-            rel: rel.into(),
-            identity: Identity::of(&dir.join(rel)),
-        });
-        let stamp = Stamp {
-            built_at: "2026-10-07T12:34:56Z".into(),
-            project_name: "Gears".into(),
-            framework: "claude".into(),
-        };
+        let (sources, stamp) = sources_and_stamp(&dir, &["b.sh", "empty.py", "pkg/a.py"]);
         let Local {
             partition, imports, ..
         } = build_local(&dir, &sources, &stamp, None, &mut |_| {});
