@@ -583,11 +583,12 @@ fn decode_cached<'c>(root: &Path, rel: &Path, file: &CachedFile<'c>) -> Option<D
 /// from there instead of being read; the result is the same as reading it.
 ///
 /// Two stages: a second thread looks at each file and reads it and makes its passages, snippet,
-/// hash, mtime and definitions (`prepare`) up to [`PREPARED_AHEAD`] files ahead, while this
-/// thread counts the postings, which must see the files in order, and lays out the outline's
-/// documents (the two threads' shares of the work are about even on the Python standard
-/// library). The output is the same as one thread's; if no thread can be started, this thread
-/// does both.
+/// hash, mtime and definitions (`prepare`) up to [`PREPARED_AHEAD`] files ahead, or decodes
+/// what the cache holds of it ([`decode_cached`], in batches of at most [`CACHED_BATCH`]), while
+/// this thread counts the postings, which must see the files in order, and lays out the
+/// outline's documents (the two threads' shares of the work are about even on the Python
+/// standard library). The output is the same as one thread's; if no thread can be started, this
+/// thread does both.
 pub fn build_local<'c>(
     root: &Path,
     sources: &[CodeSource],
