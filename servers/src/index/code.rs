@@ -693,8 +693,8 @@ pub fn build_local<'c>(
             }
         };
         // Sent in batches: a file taken from the cache costs the reader little (its entry is
-        // decoded), and sent one by one, every such file cost both threads a wake-up. A batch ends at a file
-        // read, so no more than `PREPARED_AHEAD` read files wait at a time, as before.
+        // decoded), and sent one by one, every such file cost both threads a wake-up. A batch
+        // ends at a file read, so no more than `PREPARED_AHEAD` read files wait at a time.
         let (send, receive) = std::sync::mpsc::sync_channel(PREPARED_AHEAD);
         let reader = std::thread::Builder::new()
             .name("index-read".into())
@@ -985,7 +985,7 @@ impl Partition {
         }
     }
 
-    /// SHA-256 of `path:symbol:source_hash` joined by `|`, sorted by (path, symbol).
+    /// The documents' [`fingerprint_of`], computed once: ask only once the partition is built.
     pub fn source_fingerprint(&self) -> String {
         self.fingerprint
             .get_or_init(|| fingerprint_of(&self.docs))
