@@ -102,6 +102,13 @@ pub fn run(raw: Vec<String>, exec_helper: Option<PathBuf>) -> u8 {
                     } else {
                         format!("rewrote {}", report.rewritten.join(", "))
                     };
+                    let rewrote = match report.code_lists_copied {
+                        Some(copied) => format!(
+                            "{rewrote} with {copied} of {} copied from the previous local.json",
+                            counted(report.code_terms as u64, "term list"),
+                        ),
+                        None => rewrote,
+                    };
                     if report.cache_used {
                         let read = report.code_sources.saturating_sub(report.code_files_reused);
                         format!(

@@ -306,7 +306,8 @@ fn the_rules_notice_changes_and_a_rebuild_makes_the_indexes_fresh_again() {
     project.write("tool/__init__.py", &text);
     assert!(!staleness(&project, &elsewhere.root, &without_attrs).is_empty());
     let out = project.index_build(&[]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("(rewrote local;"));
+    // Its lists are formatted again, the others' copied from the partition it replaces.
+    assert!(String::from_utf8_lossy(&out.stderr).contains("(rewrote local with "));
     assert_eq!(
         staleness(&project, &elsewhere.root, &without_attrs),
         Vec::<String>::new()
@@ -791,6 +792,40 @@ fn reuse_counts(out: &std::process::Output) -> (usize, usize) {
     (numbers[0], numbers[1])
 }
 
+/// The term lists a build copied from the previous `local.json` and all of them, from its
+/// summary ("rewrote local with N of M term lists copied from the previous local.json"); `None`
+/// when it wrote the postings whole.
+fn lists_copied(out: &std::process::Output) -> Option<(usize, usize)> {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let end = stderr.find(" copied from the previous local.json")?;
+    let start = stderr[..end].rfind(" with ").unwrap() + 6;
+    let numbers: Vec<usize> = stderr[start..end]
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    Some((numbers[0], numbers[1]))
+}
+
+/// Asserts that the outputs as they are equal those of a full build of the same tree (the
+/// build cache removed, every file read), which this leaves in place.
+fn assert_equals_a_full_build(project: &Project) {
+    let incremental = outputs_without_stamps(project);
+    std::fs::remove_file(project.path("references/code-build-cache.bin")).unwrap();
+    let full = project.index_build(&[]);
+    let stderr = String::from_utf8_lossy(&full.stderr);
+    assert!(
+        full.status.success() && !stderr.contains("unchanged since"),
+        "{stderr}"
+    );
+    for ((name, a), (_, b)) in incremental.iter().zip(outputs_without_stamps(project)) {
+        assert!(
+            *a == b,
+            "{name} differs between the incremental and the full build"
+        );
+    }
+}
+
 #[test]
 fn an_incremental_rebuild_after_every_kind_of_change_equals_a_full_build_and_is_fresh() {
     let project = python_project();
@@ -872,13 +907,18 @@ fn an_incremental_rebuild_after_every_kind_of_change_equals_a_full_build_and_is_
     // source: only regular files and links to them are).
     assert_eq!(read, 7, "{unchanged} unchanged");
     // Again on the cache that build wrote, which kept the first one's term numbers and appended
-    // the new terms: one file edited with words no other has.
+    // the new terms: one file edited with words no other has. The documents are the previous
+    // build's, so the lists of the terms it did not name are copied from its `local.json`.
     project.write(
         "tool/added.py",
         "def added_again(gizmo, sprocket):\n    return gizmo\n",
     );
-    let (unchanged, read) = rebuild_settled(&project);
+    settle();
+    let out = project.index_build(&[]);
+    let (unchanged, read) = reuse_counts(&out);
     assert_eq!(read, 1, "{unchanged} unchanged");
+    let (copied, all) = lists_copied(&out).expect("lists copied");
+    assert!(copied > 0 && copied < all, "{copied} of {all}");
     let upgraded = Dependencies {
         external: AS_BUILT.external,
         resolved: &["PyYAML==6.0.1", "requests==2.32.0"],
@@ -887,22 +927,7 @@ fn an_incremental_rebuild_after_every_kind_of_change_equals_a_full_build_and_is_
         staleness(&project, &elsewhere.root, &upgraded),
         Vec::<String>::new()
     );
-    let incremental = outputs_without_stamps(&project);
-
-    // A full build of the same tree: the cache removed, every file read.
-    std::fs::remove_file(project.path("references/code-build-cache.bin")).unwrap();
-    let full = project.index_build(&[]);
-    let stderr = String::from_utf8_lossy(&full.stderr);
-    assert!(
-        full.status.success() && !stderr.contains("unchanged since"),
-        "{stderr}"
-    );
-    for ((name, a), (_, b)) in incremental.iter().zip(outputs_without_stamps(&project)) {
-        assert!(
-            *a == b,
-            "{name} differs between the incremental and the full build"
-        );
-    }
+    assert_equals_a_full_build(&project);
     // And the cache the full build wrote serves the next build.
     let (unchanged, read) = rebuild_settled(&project);
     assert_eq!(read, 0, "{unchanged} unchanged");
@@ -927,23 +952,77 @@ fn a_cache_holds_only_the_terms_in_use_as_a_file_churns_and_still_equals_a_full_
     let mut sizes = Vec::new();
     for round in 1..=6 {
         churn(round);
-        let (_, read) = rebuild_settled(&project);
-        assert_eq!(read, 1, "round {round}");
+        settle();
+        let out = project.index_build(&[]);
+        assert_eq!(reuse_counts(&out).1, 1, "round {round}");
+        // Each round's lists of the other files' terms come from the round before's file.
+        assert!(
+            lists_copied(&out).is_some_and(|(copied, _)| copied > 0),
+            "round {round}"
+        );
         sizes.push(std::fs::metadata(&cache).unwrap().len());
     }
     assert!(
         sizes.iter().all(|&size| size == sizes[0]),
         "the table grew: {sizes:?}"
     );
-    let incremental = outputs_without_stamps(&project);
-    std::fs::remove_file(&cache).unwrap();
-    assert!(project.index_build(&[]).status.success());
-    for ((name, a), (_, b)) in incremental.iter().zip(outputs_without_stamps(&project)) {
-        assert!(
-            *a == b,
-            "{name} differs between the incremental and the full build"
+    assert_equals_a_full_build(&project);
+}
+
+#[test]
+fn a_rebuild_copies_postings_only_from_the_local_json_and_lookup_the_previous_build_left() {
+    let project = python_project();
+    // Each edit changes a term's count in a list that stays, drops a term, and adds one.
+    let edit = |round: usize| {
+        let text = format!(
+            "def edited_{round}(widget):\n    return widget + widget_{round} + {}\n",
+            "widget + ".repeat(round % 3)
         );
+        project.write("tool/edited.py", &text);
+    };
+    edit(0);
+    settle();
+    assert!(project.index_build(&[]).status.success());
+    let local = project.path("references/code-index/local.json");
+    let lookup = project.path("references/code-lookup.bin");
+    let first_lookup = std::fs::read(&lookup).unwrap();
+    let rebuilt = |round: usize| {
+        edit(round);
+        settle();
+        let out = project.index_build(&[]);
+        assert_eq!(reuse_counts(&out).1, 1, "round {round}");
+        lists_copied(&out)
+    };
+    assert!(rebuilt(1).is_some_and(|(copied, all)| copied > 0 && copied < all));
+    // A lookup damaged in place, its identities kept: every term's range (its table of
+    // `start, end, documents, text end` from byte 230, its count before it) ends a byte short,
+    // so no run ends at a `]`.
+    let mut damaged = std::fs::read(&lookup).unwrap();
+    let terms = u64::from_le_bytes(damaged[222..230].try_into().unwrap()) as usize;
+    for term in 0..terms {
+        let at = 230 + term * 24 + 8;
+        let end = u64::from_le_bytes(damaged[at..at + 8].try_into().unwrap());
+        damaged[at..at + 8].copy_from_slice(&(end - 1).to_le_bytes());
     }
+    std::fs::write(&lookup, &damaged).unwrap();
+    assert_eq!(rebuilt(2), None, "a damaged lookup");
+    // Files the previous build did not leave as they are: nothing is copied from them.
+    local_rewritten(&local);
+    assert_eq!(rebuilt(3), None, "local.json written again");
+    std::fs::write(&lookup, &first_lookup).unwrap();
+    assert_eq!(rebuilt(4), None, "an earlier build's lookup");
+    std::fs::remove_file(&lookup).unwrap();
+    assert_eq!(rebuilt(5), None, "no lookup");
+    // Then copied again, from the file the build before wrote whole.
+    assert!(rebuilt(6).is_some_and(|(copied, _)| copied > 0));
+    assert_equals_a_full_build(&project);
+}
+
+/// Writes `path` again with its own bytes: the same content, another file.
+fn local_rewritten(path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    std::fs::remove_file(path).unwrap();
+    std::fs::write(path, bytes).unwrap();
 }
 
 #[test]

@@ -461,6 +461,17 @@ impl Lookup {
         (0..self.documents).map(|d| self.path(d))
     }
 
+    /// How many terms the partition holds.
+    pub fn term_count(&self) -> usize {
+        self.term_count
+    }
+
+    /// The entry of the term at `place` in the order of their bytes (below
+    /// [`Lookup::term_count`]).
+    pub fn term_by_place(&self, place: usize) -> TermEntry<'_> {
+        self.term_at(place)
+    }
+
     fn term_at(&self, i: usize) -> TermEntry<'_> {
         let at = self.term_table + i * TERM_BYTES;
         let text_end = |i: usize| read_u32(&self.bytes, self.term_table + i * TERM_BYTES + 20);

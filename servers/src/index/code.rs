@@ -13,6 +13,7 @@ use super::outline;
 use super::passages;
 use super::postings::{KnownTerms, Postings};
 use super::pyjson::PyJson;
+use super::reuse::PostingsReuse;
 use super::sources::{language_for, mtime, read_text, CodeSource};
 use super::stamp::Stamp;
 use crate::corpus::lookup::{Cuts, DocumentEntry};
@@ -772,6 +773,38 @@ fn compare(before: Option<&CachedFile<'_>>, now: &FileRead<'_>, docs: &[CodeDoc]
 }
 
 impl<'c> Local<'c> {
+    /// The previous build's term table as this build met it, if one was used.
+    pub fn known_terms(&self) -> Option<&KnownTerms<'c>> {
+        self.known.as_ref()
+    }
+
+    /// Per term number of the partition, its place in the previous build's term table when no
+    /// file read now names it (`None` for the others, and for terms that table does not hold):
+    /// every document naming it was taken from the cache. Its list is then the previous
+    /// build's for that place if the documents are the previous build's, in the same order,
+    /// and the list there holds as many: each document the previous list held and this one
+    /// does not would be a file read now that named it then. `None` when there was no previous
+    /// table.
+    pub fn postings_as_before(&self) -> Option<Vec<Option<u32>>> {
+        let known = self.known.as_ref()?;
+        let postings = &self.partition.postings;
+        let mut place_of = vec![None; postings.term_count()];
+        for (place, number) in known.met() {
+            place_of[number] = Some(place as u32);
+        }
+        for row in &self.files {
+            if let FileRead::Document {
+                doc, cached: None, ..
+            } = row.read
+            {
+                for &(number, _) in postings.document(doc) {
+                    place_of[number as usize] = None;
+                }
+            }
+        }
+        Some(place_of)
+    }
+
     /// Adds a file read now (`None`: not as text).
     fn add_read(&mut self, rel: &Path, prepared: Option<Prepared>, identity: Option<Identity>) {
         let rel_text = rel.to_string_lossy().into_owned();
@@ -1019,19 +1052,24 @@ impl Partition {
     /// The file's bytes with the given `built_at` and `index_build_id`.
     fn to_json_with(&self, built_at: &str, build_id: &str, written: &mut Written) -> String {
         let mut w = PyJson::new(Some(2), 4096 + self.postings.term_count() * 64);
-        self.write_json(&mut w, built_at, build_id, written);
+        // Without a previous file to copy from, nothing but the sink can fail, and there is none.
+        let _ = self.write_json(&mut w, built_at, build_id, written, None);
         w.finish()
     }
 
     /// [`Partition::to_json`] streamed into `sink`, recording where its parts lie in `written`.
+    /// With `reuse`, the postings that the previous file holds as they are now are copied from
+    /// it ([`PostingsReuse`]).
     pub fn write_to(
         &self,
         sink: &mut dyn std::io::Write,
         written: &mut Written,
+        reuse: Option<&PostingsReuse>,
     ) -> std::io::Result<()> {
         let built_at = &self.stamp.built_at;
         let mut w = PyJson::streaming(Some(2), sink);
-        self.write_json(&mut w, built_at, &self.build_id_at(built_at), written);
+        let build_id = self.build_id_at(built_at);
+        self.write_json(&mut w, built_at, &build_id, written, reuse)?;
         w.finish_streaming()
     }
 
@@ -1041,7 +1079,8 @@ impl Partition {
         built_at: &str,
         build_id: &str,
         written: &mut Written<'_>,
-    ) {
+        reuse: Option<&PostingsReuse>,
+    ) -> std::io::Result<()> {
         let fingerprint = self.source_fingerprint();
         let by_term = self.postings.by_term();
         let norms = self.postings.vector_norms(&by_term);
@@ -1082,17 +1121,16 @@ impl Partition {
         w.string(WRITE_OWNER);
         w.key("postings");
         let start = w.position();
-        let order = match &self.sorted_terms {
-            Some(order) => TermOrder::Given(order),
-            None => TermOrder::Sorted,
-        };
-        write_postings(
-            w,
-            &self.postings,
-            &by_term,
-            order,
-            written.terms.as_deref_mut(),
-        );
+        let record = written.terms.as_deref_mut();
+        match (&self.sorted_terms, reuse) {
+            (Some(order), Some(reuse)) => {
+                reuse.write(w, &self.postings, &by_term, order, record)?
+            }
+            (Some(order), None) => {
+                write_postings(w, &self.postings, &by_term, TermOrder::Given(order), record)
+            }
+            (None, _) => write_postings(w, &self.postings, &by_term, TermOrder::Sorted, record),
+        }
         written.cuts.postings = (start, w.position());
         finish_partition(
             w,
@@ -1101,6 +1139,7 @@ impl Partition {
             &fingerprint,
             self.source_kind,
         );
+        Ok(())
     }
 
     /// The manifest's entry for this partition as written at `built_at`.

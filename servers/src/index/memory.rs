@@ -422,6 +422,16 @@ pub type TermRecorder<'r> = dyn FnMut(&str, (u64, u64), u32) + 'r;
 /// its range counted from the part's start.
 type WrittenPart<'p> = (Part, Vec<(&'p str, (u64, u64), u32)>);
 
+/// Writes one member of the postings, `"term": [{"doc_id": d, "tf": n}, ...]`; returns its
+/// key's opening quote to its list's `]` in the output.
+pub fn write_term(w: &mut PyJson, term: &str, entries: &[(u32, u32)]) -> (u64, u64) {
+    let start = w.key_at(term);
+    w.begin_array();
+    w.int_pair_elements(("doc_id", "tf"), entries);
+    w.end_array();
+    (start, w.position())
+}
+
 /// The order [`write_postings`] writes the terms in.
 pub enum TermOrder<'o> {
     FirstSeen,
@@ -471,11 +481,8 @@ pub fn write_postings<'r>(
         let mut part = PyJson::resume(start, room);
         let mut written = Vec::with_capacity(terms.len());
         for (term, entries) in terms {
-            let start = part.key_at(term);
-            part.begin_array();
-            part.int_pair_elements(("doc_id", "tf"), entries);
-            part.end_array();
-            written.push((term, (start, part.position()), entries.len() as u32));
+            let range = write_term(&mut part, term, entries);
+            written.push((term, range, entries.len() as u32));
         }
         (part.into_part(), written)
     };

@@ -22,6 +22,7 @@ pub mod passages;
 pub mod pattern;
 pub mod postings;
 pub mod pyjson;
+pub mod reuse;
 pub mod sections;
 pub mod sources;
 pub mod stamp;
@@ -75,6 +76,9 @@ pub struct BuildReport {
     pub code_sources: usize,
     pub code_files_reused: usize,
     pub cache_used: bool,
+    /// Term lists of the rewritten `local.json` copied from the previous one ([`reuse`]);
+    /// `None` when its postings were written whole.
+    pub code_lists_copied: Option<usize>,
 }
 
 /// The team dir to write to when none is given: one that already holds an index (so a rebuild
@@ -309,6 +313,7 @@ pub fn build(
             LocalPartition::Kept(_) => total,
         },
         cache_used,
+        code_lists_copied: None,
         source_bytes,
         rewritten: Vec::new(),
     };
@@ -360,7 +365,7 @@ pub fn build(
         };
         let mut written = code::Written::default();
         let (entry, rewritten) =
-            write_partition(&code_dir, name, partition, None, true, &mut written)?;
+            write_partition(&code_dir, name, partition, None, true, &mut written, None)?;
         if rewritten {
             report.rewritten.push(name);
         }
@@ -630,6 +635,18 @@ fn write_local(
         })?;
         Ok::<_, String>((pending, written.cuts, written.documents))
     };
+    // After an edit, the lists of the terms it did not touch are copied from the previous file.
+    let reuse = previous.filter(|_| local.changed == code::Change::Differs);
+    let reuse = reuse.and_then(|cache| {
+        let previous = reuse::Previous {
+            local: &local_path,
+            lookup: &references.join(lookup::LOOKUP_FILE),
+            outputs: &cache.outputs,
+            terms: local.known_terms()?.terms(),
+            place_of: local.postings_as_before()?,
+        };
+        reuse::PostingsReuse::plan(previous, partition.docs.iter().map(|d| d.path.as_str()))
+    });
     // The lookup's terms are written as the postings are, into the lookup's temporary file.
     let lookup_file = atomic::Pending::create(&references.join(lookup::LOOKUP_FILE))?;
     let mut lookup = lookup::Writer::new(lookup_file.file(), partition.postings.term_count());
@@ -680,6 +697,7 @@ fn write_local(
             Some(newest),
             compare,
             &mut local_written,
+            reuse.as_ref(),
         );
         let outline_outcome = outline.map(|job| {
             job.join()
@@ -691,6 +709,7 @@ fn write_local(
     local_written.terms = None;
     if rewritten {
         report.rewritten.push("local");
+        report.code_lists_copied = reuse.as_ref().and_then(|r| r.copied());
     }
     // The outline names the `local` partition as it is on disk: rewritten now, or kept with the
     // `built_at` of the build that wrote it.
@@ -854,6 +873,7 @@ fn write_partition(
     newest_source: Option<(i64, u32)>,
     compare: bool,
     written: &mut code::Written,
+    reuse: Option<&reuse::PostingsReuse>,
 ) -> Result<(Value, bool), String> {
     let path = dir.join(format!("{name}.json"));
     let previous = compare.then(|| previous_file(&path)).flatten();
@@ -881,7 +901,7 @@ fn write_partition(
     };
     atomic::write_atomic_streamed(
         &path,
-        |sink| partition.write_to(sink, written),
+        |sink| partition.write_to(sink, written, reuse),
         |written| check_written(written, name, check),
     )?;
     Ok((partition.manifest_entry(&partition.stamp.built_at), true))

@@ -254,6 +254,19 @@ impl<'t> KnownTerms<'t> {
     pub fn same_as_built(&self, terms: usize) -> bool {
         terms == self.terms.len() && self.here.iter().all(|&h| h != u32::MAX)
     }
+
+    /// The known terms, in the order of their bytes.
+    pub fn terms(&self) -> &[&'t str] {
+        &self.terms
+    }
+
+    /// Each known term met so far: its place among the known terms and its number in the
+    /// table being built.
+    pub fn met(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (self.here.iter().enumerate())
+            .filter(|&(_, &h)| h != u32::MAX)
+            .map(|(place, &h)| (place, h as usize))
+    }
 }
 
 /// A term and its entries, `(doc, tf)` in document order.

@@ -398,6 +398,44 @@ impl<'w> PyJson<'w> {
         self.pairs = Some(pieces);
     }
 
+    /// Adds, as the next members of the open container, `len` bytes of members laid out
+    /// elsewhere in this writer's layout at this depth (separated as it separates them), which
+    /// `copy` writes into the writer it is given: the sink itself when streaming, so they never
+    /// pass through this writer's buffer. Returns where they start in the output; an error of
+    /// `copy` (or, without a sink, bytes that are not UTF-8) is also the writer's first error.
+    pub fn members_copied(
+        &mut self,
+        len: u64,
+        copy: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> std::io::Result<u64> {
+        self.member();
+        self.send();
+        let at = self.position();
+        let copied = match self.sink.as_mut() {
+            Some(_) if self.failed.is_some() => Ok(()),
+            Some(sink) => copy(sink),
+            None => {
+                let mut bytes = Vec::new();
+                copy(&mut bytes).and_then(|()| {
+                    let text = String::from_utf8(bytes).map_err(|_| {
+                        std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8")
+                    })?;
+                    self.out.push_str(&text);
+                    Ok(())
+                })
+            }
+        };
+        if self.sink.is_some() {
+            self.sent += len;
+        }
+        copied.inspect_err(|e| {
+            if self.failed.is_none() {
+                self.failed = Some(std::io::Error::new(e.kind(), e.to_string()));
+            }
+        })?;
+        Ok(at)
+    }
+
     /// Writes `json`, already laid out by another writer of the same layout, as it is.
     pub fn raw(&mut self, json: &str) {
         self.out.push_str(json);
@@ -484,6 +522,59 @@ mod tests {
         let err = failing.finish_streaming().unwrap_err();
         assert!(err.to_string().starts_with("disk full"), "{err}");
         assert_eq!(full.0, 1);
+    }
+
+    #[test]
+    fn members_copied_from_another_output_read_as_if_written_here() {
+        // The members `"a": [1]` and `"b": 2`, and a third written here after them.
+        let write = |w: &mut PyJson, copied: Option<&str>| {
+            w.begin_object();
+            w.key("first");
+            w.int(0);
+            let at = match copied {
+                Some(members) => {
+                    let len = members.len() as u64;
+                    w.members_copied(len, |into| into.write_all(members.as_bytes()))
+                        .unwrap()
+                }
+                None => {
+                    let at = w.key_at("a");
+                    w.begin_array();
+                    w.element();
+                    w.int(1);
+                    w.end_array();
+                    w.key("b");
+                    w.int(2);
+                    at
+                }
+            };
+            w.key("last");
+            w.int(3);
+            w.end_object();
+            at
+        };
+        let mut whole = PyJson::new(Some(2), 0);
+        let at = write(&mut whole, None);
+        let whole = whole.finish();
+        let members = "\"a\": [\n    1\n  ],\n  \"b\": 2";
+        assert_eq!(&whole[at as usize..at as usize + members.len()], members);
+        // Into a string, and streamed (where they go to the sink, not through the buffer).
+        let mut string = PyJson::new(Some(2), 0);
+        assert_eq!(write(&mut string, Some(members)), at);
+        assert_eq!(string.finish(), whole);
+        let mut sink = Vec::new();
+        let mut streamed = PyJson::streaming(Some(2), &mut sink);
+        assert_eq!(write(&mut streamed, Some(members)), at);
+        streamed.finish_streaming().unwrap();
+        assert!(sink == whole.as_bytes());
+        // A copy that fails is the writer's error.
+        let mut sink = Vec::new();
+        let mut failing = PyJson::streaming(Some(2), &mut sink);
+        failing.begin_object();
+        let err = (failing.members_copied(4, |_| Err(std::io::Error::other("gone")))).unwrap_err();
+        assert_eq!(err.to_string(), "gone");
+        failing.end_object();
+        assert_eq!(failing.finish_streaming().unwrap_err().to_string(), "gone");
     }
 
     #[test]
