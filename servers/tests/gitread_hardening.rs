@@ -74,7 +74,7 @@ fn a_split_index_refuses_the_file_listing_without_writing() {
     std::thread::sleep(Duration::from_millis(20));
     let before = snapshot(&f.root);
     let server = GitRead::new(&f.root).expect("server");
-    let listing = server.list_files(Duration::from_secs(30), 1 << 20);
+    let listing = server.list_files(Duration::from_secs(30), 1 << 20, |_| ());
     assert_eq!(snapshot(&f.root), before, "the repository changed");
     let message = listing.expect_err("a split index must refuse the listing");
     assert!(message.contains(SPLIT_INDEX_WAY_OUT), "{message}");

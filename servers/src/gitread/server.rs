@@ -331,23 +331,46 @@ impl GitRead {
     /// untracked, ignored ones left out), NUL-separated, for the code-index builder: the same
     /// repository checks, config pre-flight and hardened invocation as every tool, with the
     /// builder's own `timeout` and a listing of at most `max_bytes` (more is an error, never a
-    /// silently shortened list).
-    pub fn list_files(&self, timeout: Duration, max_bytes: usize) -> Result<Vec<u8>, String> {
+    /// silently shortened list). In two parts, run at once: the tracked files (`-c`, read from
+    /// the index) are handed to `tracked` while a second git walks the tree for the untracked
+    /// ones (`-o --exclude-standard`, most of the time on a large tree); returns what `tracked`
+    /// gave and the untracked files. The parts are the one listing's files, each once.
+    pub fn list_files<T>(
+        &self,
+        timeout: Duration,
+        max_bytes: usize,
+        tracked: impl FnOnce(&[u8]) -> T,
+    ) -> Result<(T, Vec<u8>), String> {
         let runner = self.runner.as_ref().map_err(Clone::clone)?;
         let cancel = CancelToken::new();
         let layout = self.layout()?;
         let verdict = self.config.verdict(runner, &self.root, &layout, &cancel)?;
         self.split_index.refuse_if_split(&layout.git_dir)?;
-        let command = runner.command(
-            &layout,
-            &verdict.hook_names,
-            ["ls-files", "-co", "--exclude-standard", "-z"],
-        );
-        let done = runner.run(command, max_bytes + 1, timeout, &cancel)?;
-        if done.stdout_more || done.stdout.len() > max_bytes {
-            return Err(format!("git ls-files listed more than {max_bytes} bytes"));
-        }
-        Ok(done.stdout)
+        let too_many = || format!("git ls-files listed more than {max_bytes} bytes");
+        let list = |arguments: &[&str]| {
+            let command = runner.command(&layout, &verdict.hook_names, arguments);
+            let done = runner.run(command, max_bytes + 1, timeout, &cancel)?;
+            if done.stdout_more || done.stdout.len() > max_bytes {
+                return Err(too_many());
+            }
+            Ok(done.stdout)
+        };
+        const UNTRACKED: [&str; 4] = ["ls-files", "-o", "--exclude-standard", "-z"];
+        std::thread::scope(|scope| {
+            let walk = std::thread::Builder::new()
+                .name("git-untracked".into())
+                .spawn_scoped(scope, || list(&UNTRACKED));
+            let listed = list(&["ls-files", "-c", "-z"]);
+            // The walk ends before an error returns: the scope waits for it.
+            let given = tracked(&listed?);
+            let untracked = match walk {
+                Ok(walk) => walk
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))?,
+                Err(_) => list(&UNTRACKED)?,
+            };
+            Ok((given, untracked))
+        })
     }
 }
 
@@ -493,25 +516,30 @@ mod tests {
     use std::process::Command;
 
     /// A two-commit repository built with the git under test (as the integration tests do).
+    /// Runs git with `args` in `dir` (no global or system config), asserting it succeeds; its
+    /// stdout.
+    fn git_in(dir: &Path, args: &[&str]) -> Vec<u8> {
+        let git = std::env::var_os(GIT_ENV).unwrap_or_else(|| "git".into());
+        let out = Command::new(&git)
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "A")
+            .env("GIT_AUTHOR_EMAIL", "a@example.com")
+            .env("GIT_COMMITTER_NAME", "A")
+            .env("GIT_COMMITTER_EMAIL", "a@example.com")
+            .output()
+            .unwrap_or_else(|e| panic!("git {args:?}: {e}"));
+        assert!(out.status.success(), "git {args:?}");
+        out.stdout
+    }
+
     fn repository(tag: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("gitread-direct-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap_or_default();
-        let git = std::env::var_os(GIT_ENV).unwrap_or_else(|| "git".into());
-        let run = |args: &[&str]| {
-            let ok = Command::new(&git)
-                .args(args)
-                .current_dir(&dir)
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env("GIT_AUTHOR_NAME", "A")
-                .env("GIT_AUTHOR_EMAIL", "a@example.com")
-                .env("GIT_COMMITTER_NAME", "A")
-                .env("GIT_COMMITTER_EMAIL", "a@example.com")
-                .status()
-                .is_ok_and(|s| s.success());
-            assert!(ok, "git {args:?}");
-        };
+        let run = |args: &[&str]| git_in(&dir, args);
         run(&["init", "-q"]);
         std::fs::write(dir.join("a.txt"), "one\n").unwrap_or_default();
         run(&["add", "a.txt"]);
@@ -580,27 +608,79 @@ mod tests {
         std::fs::write(dir.join(".gitignore"), "ignored.txt\n").unwrap_or_default();
         std::fs::write(dir.join("ignored.txt"), "x\n").unwrap_or_default();
         let server = GitRead::new(&dir).unwrap_or_else(|e| panic!("{e}"));
-        let listing = server
-            .list_files(Duration::from_secs(30), 1024)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let mut names: Vec<&[u8]> = listing
-            .split(|&b| b == 0)
-            .filter(|n| !n.is_empty())
-            .collect();
-        names.sort();
+        let list = |max: usize| {
+            let (tracked, untracked) =
+                server.list_files(Duration::from_secs(30), max, <[u8]>::to_vec)?;
+            let mut names: Vec<Vec<u8>> = [tracked, untracked]
+                .concat()
+                .split(|&b| b == 0)
+                .filter(|n| !n.is_empty())
+                .map(<[u8]>::to_vec)
+                .collect();
+            names.sort();
+            Ok::<_, String>(names)
+        };
+        let names = list(1024).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(names, [&b".gitignore"[..], b"a.txt", b"new.txt"]);
-        // 25 bytes listed: a limit of 25 is served, 24 is an error.
-        assert!(server.list_files(Duration::from_secs(30), 25).is_ok());
+        // Each part within the limit: tracked `a.txt` (6 bytes), untracked `.gitignore`
+        // and `new.txt` (19 bytes); 19 is served, 18 is an error.
+        assert!(list(19).is_ok());
         assert_eq!(
-            server.list_files(Duration::from_secs(30), 24),
-            Err("git ls-files listed more than 24 bytes".to_owned())
+            list(18),
+            Err("git ls-files listed more than 18 bytes".to_owned())
         );
         std::fs::write(dir.join(".git/config"), "[filter \"x\"]\n\tclean = cat\n")
             .unwrap_or_default();
+        assert_eq!(list(1024), Err(config_check::FILTER_REFUSAL.to_owned()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_two_parts_of_the_listing_are_the_files_one_listing_gives() {
+        let dir = repository("ls-parts");
+        let run = |args: &[&str]| git_in(&dir, args);
+        let write = |rel: &str| {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap_or(&dir)).unwrap_or_default();
+            std::fs::write(path, "x\n").unwrap_or_default();
+        };
+        // Tracked files an ignore rule matches, untracked ones in ignored and plain folders, a
+        // negated rule, names with spaces and glob characters, a tracked file deleted.
+        std::fs::write(dir.join(".gitignore"), "*.log\nbuild/\n!keep.log\n").unwrap_or_default();
+        for rel in ["tracked.log", "src/one.py", "src/[x]*.py", "gone.py"] {
+            write(rel);
+        }
+        run(&["add", "-f", "tracked.log", "src", "gone.py"]);
+        std::fs::remove_file(dir.join("gone.py")).unwrap_or_default();
+        for rel in [
+            "new.log",
+            "keep.log",
+            "build/out.py",
+            "src/deep/new one.py",
+            "top.py",
+        ] {
+            write(rel);
+        }
+        let server = GitRead::new(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let (tracked, untracked) = server
+            .list_files(Duration::from_secs(30), 1 << 20, <[u8]>::to_vec)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let names = |listing: &[u8]| {
+            let mut names: Vec<String> = (listing.split(|&b| b == 0))
+                .filter(|n| !n.is_empty())
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        let whole = run(&["ls-files", "-co", "--exclude-standard", "-z"]);
         assert_eq!(
-            server.list_files(Duration::from_secs(30), 1024),
-            Err(config_check::FILTER_REFUSAL.to_owned())
+            names(&[tracked.clone(), untracked.clone()].concat()),
+            names(&whole)
         );
+        assert!(names(&tracked).contains(&"tracked.log".to_owned()));
+        assert!(names(&untracked).contains(&"src/deep/new one.py".to_owned()));
+        assert!(!names(&untracked).contains(&"build/out.py".to_owned()));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

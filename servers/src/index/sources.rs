@@ -530,12 +530,13 @@ pub fn code_sources(
     description: &Description,
     git: &GitSettings,
 ) -> Result<Vec<CodeSource>, SourceError> {
-    let listed = git_listing(root, git).unwrap_or_else(|| walk_code(root));
-    let code: Vec<PathBuf> = listed
-        .into_iter()
-        .filter(|p| language_for(p).is_some())
-        .collect();
-    let mut sources = files_inside(root, code);
+    let code = |listed: Vec<PathBuf>| -> Vec<PathBuf> {
+        (listed.into_iter())
+            .filter(|p| language_for(p).is_some())
+            .collect()
+    };
+    let mut sources =
+        git_sources(root, git, &code).unwrap_or_else(|| files_inside(root, code(walk_code(root))));
     for raw in &description.code_extra_dirs {
         // `rglob("*.py")` and friends: the suffix as written, case and all.
         let scan = |dir: &Path| {
@@ -600,25 +601,36 @@ fn walk_code(root: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// `git ls-files -co --exclude-standard -z` through gitread ([`GitRead::list_files`]): the same
-/// repository checks (a `.git` file, link or `commondir` leading outside the project is refused;
-/// filter drivers are refused), the same hardened invocation and process control. `None` when the
-/// root is no such work tree, git is missing, refuses, fails, times out or lists more than
-/// [`MAX_GIT_LISTING_BYTES`]: the caller walks the tree instead.
-fn git_listing(root: &Path, git: &GitSettings) -> Option<Vec<PathBuf>> {
+/// The sources `git ls-files -co --exclude-standard -z` lists through gitread
+/// ([`GitRead::list_files`]), with their identities: the same repository checks (a `.git` file,
+/// link or `commondir` leading outside the project is refused; filter drivers are refused), the
+/// same hardened invocation and process control. The tracked ones (`code` keeps the code files
+/// of a listing) are looked at while git still walks the tree for the untracked ones. `None`
+/// when the root is no such work tree, git is missing, refuses, fails, times out or lists more
+/// than [`MAX_GIT_LISTING_BYTES`]: the caller walks the tree instead.
+fn git_sources(
+    root: &Path,
+    git: &GitSettings,
+    code: &dyn Fn(Vec<PathBuf>) -> Vec<PathBuf>,
+) -> Option<Vec<CodeSource>> {
     let gitread = GitRead::with_settings(root, git).ok()?;
-    let listing = gitread
-        .list_files(GIT_LISTING_TIMEOUT, MAX_GIT_LISTING_BYTES)
+    let look = |listing: &[u8]| files_inside(root, code(listed_paths(listing)));
+    let (mut sources, untracked) = gitread
+        .list_files(GIT_LISTING_TIMEOUT, MAX_GIT_LISTING_BYTES, look)
         .ok()?;
-    Some(
-        listing
-            .split(|&b| b == 0)
-            .filter(|s| !s.is_empty())
-            .filter_map(|s| std::str::from_utf8(s).ok())
-            .map(PathBuf::from)
-            .filter(|p| p.components().all(|c| matches!(c, Component::Normal(_))))
-            .collect(),
-    )
+    sources.extend(look(&untracked));
+    Some(sources)
+}
+
+/// The paths of a NUL-separated listing that are UTF-8 and plain relative paths.
+fn listed_paths(listing: &[u8]) -> Vec<PathBuf> {
+    listing
+        .split(|&b| b == 0)
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| std::str::from_utf8(s).ok())
+        .map(PathBuf::from)
+        .filter(|p| p.components().all(|c| matches!(c, Component::Normal(_))))
+        .collect()
 }
 
 #[cfg(test)]
