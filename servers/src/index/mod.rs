@@ -638,7 +638,7 @@ fn write_local(
     // After an edit, the lists of the terms it did not touch are copied from the previous file.
     let reuse = previous.filter(|_| local.changed == code::Change::Differs);
     let reuse = reuse.and_then(|cache| {
-        let previous = reuse::Previous {
+        let previous = reuse::PreviousBuild {
             local: &local_path,
             lookup: &references.join(lookup::LOOKUP_FILE),
             outputs: &cache.outputs,

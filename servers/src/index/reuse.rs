@@ -40,7 +40,7 @@ pub struct PostingsReuse {
 
 /// What a rebuild knows of the previous build and of its own partition, to judge whether the
 /// previous `local.json`'s lists can be reused.
-pub struct Previous<'a> {
+pub struct PreviousBuild<'a> {
     /// The previous `local.json` and lookup sidecar.
     pub local: &'a Path,
     pub lookup: &'a Path,
@@ -57,7 +57,7 @@ impl PostingsReuse {
     /// The reuse `previous` allows for a partition whose documents have `paths` (in order), or
     /// `None` when the previous file is not one to copy from.
     pub fn plan<'p>(
-        previous: Previous<'_>,
+        previous: PreviousBuild<'_>,
         mut paths: impl ExactSizeIterator<Item = &'p str>,
     ) -> Option<PostingsReuse> {
         let recorded = previous.outputs.local;
@@ -124,7 +124,9 @@ impl PostingsReuse {
                 }
                 Piece::Copied(places) => {
                     let (from, to) = self.span(&places);
-                    let start = w.members_copied(to - from, |sink| self.copy(from, to, sink))?;
+                    let start = w.members_copied(to - from, |sink| {
+                        copy_range(&self.previous, from..to, sink, COPY_CHUNK_BYTES)
+                    })?;
                     if let Some(record) = record.as_deref_mut() {
                         for place in places.clone() {
                             let entry = self.lookup.term_by_place(place);
@@ -191,19 +193,25 @@ impl PostingsReuse {
     pub fn copied(&self) -> Option<usize> {
         self.copied.get()
     }
+}
 
-    /// Copies the previous file's bytes `from..to` into `sink`.
-    fn copy(&self, from: u64, to: u64, sink: &mut dyn Write) -> std::io::Result<()> {
-        let mut buffer = vec![0u8; COPY_CHUNK_BYTES.min((to - from) as usize)];
-        let mut at = from;
-        while at < to {
-            let chunk = &mut buffer[..COPY_CHUNK_BYTES.min((to - at) as usize)];
-            self.previous.read_exact_at(chunk, at)?;
-            sink.write_all(chunk)?;
-            at += chunk.len() as u64;
-        }
-        Ok(())
+/// Copies `file`'s bytes `range` into `sink`, `chunk` bytes at a time; a range past the file's
+/// end is an error (`UnexpectedEof`) after what was there was copied.
+fn copy_range(
+    file: &File,
+    range: std::ops::Range<u64>,
+    sink: &mut dyn Write,
+    chunk: usize,
+) -> std::io::Result<()> {
+    let mut buffer = vec![0u8; chunk.min((range.end - range.start) as usize)];
+    let mut at = range.start;
+    while at < range.end {
+        let part = &mut buffer[..chunk.min((range.end - at) as usize)];
+        file.read_exact_at(part, at)?;
+        sink.write_all(part)?;
+        at += part.len() as u64;
     }
+    Ok(())
 }
 
 /// A piece of the postings being written.
@@ -212,4 +220,27 @@ enum Piece {
     Formatted(usize),
     /// The terms at these places of the previous table, copied in one piece.
     Copied(std::ops::Range<usize>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_is_copied_whole_across_chunks_and_one_past_the_end_is_an_error() {
+        let dir = crate::scratch::TempDir::new("reuse-copy");
+        let path = dir.join("previous");
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let file = File::open(&path).unwrap();
+        for (range, chunk) in [(0..1000, 7), (13..14, 7), (100..900, 800), (5..5, 3)] {
+            let mut sink = Vec::new();
+            copy_range(&file, range.clone(), &mut sink, chunk).unwrap();
+            assert_eq!(sink, bytes[range.start as usize..range.end as usize]);
+        }
+        let mut sink = Vec::new();
+        let err = copy_range(&file, 990..1010, &mut sink, 8).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+        assert_eq!(sink, bytes[990..998]);
+    }
 }
